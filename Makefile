@@ -1,0 +1,183 @@
+# tracepipe — plain Makefile.
+#
+#   make              build core library, `pipeline` and every plugin into build/
+#   make run          install missing Debian packages, build, run the sample pipeline
+#   make check        every test, then the same suite under ASan+UBSan
+#   make bench        benchmarks on generated big traces (see docs/performance.md)
+#   make install PREFIX=/usr/local
+#
+# VARIANT=release (default) builds into build/, VARIANT=san into build/san/.
+
+VARIANT ?= release
+ifeq ($(VARIANT),san)
+BUILD ?= build/san
+VFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+VLDFLAGS := -fsanitize=address,undefined
+else
+BUILD ?= build
+VFLAGS := -O2 -g
+VLDFLAGS :=
+endif
+
+CC ?= cc
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+SONAME := libtracepipe.so.1
+
+PKGS := yaml-0.1 jansson zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion -Wstrict-prototypes \
+        -Wmissing-prototypes -Wformat=2 -Wswitch
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(VFLAGS) -Iinclude -Icore $(PKG_CFLAGS) \
+        -Itests -DTP_VERSION='"$(VERSION)"' -DTP_DEFAULT_PLUGIN_DIR='"$(PREFIX)/lib/tracepipe/plugins"' \
+        -MMD -MP
+override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
+LDFLAGS += $(VLDFLAGS)
+
+# ---------------------------------------------------------------- core
+CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+LIB := $(BUILD)/libtracepipe.so
+BIN := $(BUILD)/pipeline
+CORE_LIBS := $(PKG_LIBS) -ldl -lpthread -lm
+
+# ---------------------------------------------------------------- plugins
+# Every folder plugins/<kind>/<name>/ becomes $(BUILD)/plugins/<name>.so.
+# An optional plugins/<kind>/<name>/plugin.mk sets LIBS_<name> (extra -l flags).
+PLUGIN_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*/*.c))))
+PLUGIN_NAMES := $(notdir $(PLUGIN_DIRS))
+PLUGINS := $(PLUGIN_NAMES:%=$(BUILD)/plugins/%.so)
+-include $(wildcard plugins/*/*/plugin.mk)
+
+# Plugins see the public headers only: -Iinclude, never -Icore.
+PLUGIN_CFLAGS = $(filter-out -Icore -Itests,$(CFLAGS)) -fvisibility=hidden
+PLUGIN_LDFLAGS = -shared -Wl,--no-undefined $(LDFLAGS)
+
+define plugin_rules
+$(BUILD)/plugins/$(notdir $(1)).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
+	@mkdir -p $$(@D)
+	$$(CC) $$(PLUGIN_LDFLAGS) -o $$@ $$^ $$(LIBS_$(notdir $(1))) -lm
+$(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c)): $(BUILD)/obj/$(1)/%.o: $(1)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(PLUGIN_CFLAGS) $$(CFLAGS_$(notdir $(1))) -c -o $$@ $$<
+endef
+$(foreach d,$(PLUGIN_DIRS),$(eval $(call plugin_rules,$(d))))
+
+# ---------------------------------------------------------------- tests
+UNIT_SRC := $(wildcard tests/unit/*.c) tests/tp_test.c
+UNIT_BIN := $(BUILD)/tests/unit_tests
+PLUGTEST_SRC := $(wildcard tests/plugins/*.c) tests/tp_test.c
+PLUGTEST_BIN := $(BUILD)/tests/plugin_tests
+TESTPLUGIN_SRC := $(wildcard tests/testplugins/*.c)
+BADPLUGIN_SRC := $(wildcard tests/testplugins/bad/*.c)
+TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so) \
+               $(BADPLUGIN_SRC:tests/testplugins/bad/%.c=$(BUILD)/testplugins/bad/%.so)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+.PHONY: all run check check-suite check-unit check-plugins check-pipelines check-headers \
+        check-exports check-san check-warnings deps install uninstall bench clean fuzz
+all: $(LIB) $(BIN) $(PLUGINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+
+$(BIN): $(BUILD)/obj/core/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD) -ltracepipe -Wl,-rpath,'$$ORIGIN' $(CORE_LIBS)
+
+$(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(CORE_LIBS)
+
+$(PLUGTEST_BIN): $(PLUGTEST_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(CORE_LIBS)
+
+$(BUILD)/testplugins/%.so: tests/testplugins/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $<
+$(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $<
+
+# ---------------------------------------------------------------- entry points
+DEB_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev check libpcre2-dev \
+                clang valgrind python3
+deps:
+	@sh tests/tools/install-deps.sh $(DEB_PACKAGES)
+
+run: deps
+	$(MAKE) all
+	$(BIN) run pipelines/dlrm_breakdown.yaml
+
+check: deps
+	$(MAKE) check-suite
+	$(MAKE) VARIANT=san check-suite
+	@echo "make check: all suites passed (release and sanitizer builds)"
+
+check-suite: all check-headers check-exports check-unit check-plugins check-pipelines
+
+check-unit: $(UNIT_BIN) $(TESTPLUGINS) $(PLUGINS)
+	TP_BUILD=$(BUILD) TP_TESTPLUGIN_DIR=$(BUILD)/testplugins $(UNIT_BIN)
+
+check-plugins: $(PLUGTEST_BIN) $(PLUGINS)
+	TP_BUILD=$(BUILD) TRACEPIPE_PLUGIN_PATH= $(PLUGTEST_BIN)
+
+check-pipelines: all $(TESTPLUGINS)
+	sh tests/e2e/run.sh $(BUILD)
+
+check-headers:
+	@mkdir -p $(BUILD)/tests
+	@for h in include/tracepipe/*.h; do \
+	  printf '#include "%s"\nint tp__header_check(void);\nint tp__header_check(void) { return 0; }\n' "$${h#include/}" \
+	    | $(CC) -std=c99 -pedantic -Werror -Wall -Wextra -Iinclude -x c -c -o /dev/null - || exit 1; \
+	done; echo "check-headers: public headers compile with -std=c99 -pedantic -Werror"
+
+check-exports: $(PLUGINS)
+	@for p in $(PLUGINS); do \
+	  syms=$$(nm -D --defined-only $$p | awk '{print $$3}' | grep -v '^_' | sort | tr '\n' ' '); \
+	  if [ "$$syms" != "tp_plugin_descriptor " ]; then echo "check-exports: $$p exports: $$syms"; exit 1; fi; \
+	done; echo "check-exports: every plugin exports only tp_plugin_descriptor"
+
+check-warnings:
+	$(MAKE) clean-obj BUILD=build/clang
+	$(MAKE) all BUILD=build/clang CC=clang CFLAGS=-Werror
+	$(MAKE) all BUILD=build/gccw CC=gcc CFLAGS=-Werror
+
+bench: all
+	sh tests/tools/bench.sh $(BUILD)
+
+fuzz:
+	@echo "fuzz targets are not written yet (issue 6)"; exit 1
+
+# ---------------------------------------------------------------- install
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tracepipe/plugins \
+	  $(DESTDIR)$(PREFIX)/include/tracepipe $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pipeline
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtracepipe.so
+	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/tracepipe/plugins/
+	install -m 644 include/tracepipe/*.h $(DESTDIR)$(PREFIX)/include/tracepipe/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' docs/tracepipe.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tracepipe.pc
+	install -m 644 docs/pipeline.1 $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/bin/pipeline $(DESTDIR)$(PREFIX)/lib/$(SONAME) \
+	  $(DESTDIR)$(PREFIX)/lib/libtracepipe.so $(DESTDIR)$(PREFIX)/lib/tracepipe \
+	  $(DESTDIR)$(PREFIX)/include/tracepipe $(DESTDIR)$(PREFIX)/lib/pkgconfig/tracepipe.pc \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

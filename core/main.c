@@ -1,0 +1,263 @@
+/*
+ * pipeline — the tracepipe command line.
+ *
+ *   pipeline run FILE.yaml [--set k=v]... [-q|-v] [--plugin-dir DIR]...
+ *   pipeline validate FILE.yaml [--set k=v]...
+ *   pipeline plugins
+ *   pipeline describe NAME
+ *
+ * Exit codes: 0 ok, 1 failure while running, 2 usage or configuration error.
+ */
+#include "tp_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "Usage: pipeline COMMAND [OPTIONS]\n"
+    "\n"
+    "Run tracepipe pipelines over profiler traces.\n"
+    "\n"
+    "Commands:\n"
+    "  run FILE.yaml        validate, then run the pipeline\n"
+    "  validate FILE.yaml   check the pipeline and report every problem; run nothing\n"
+    "  plugins              list the available stages (kind, version, summary)\n"
+    "  describe NAME        show a stage's options (type, default, range, help)\n"
+    "\n"
+    "Options:\n"
+    "  --set NAME=VALUE     override a variable declared under vars: (repeatable)\n"
+    "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
+    "  -q, --quiet          print errors only; no progress bar\n"
+    "  -v, --verbose        also print what each stage did and how long it took\n"
+    "  --no-progress        no progress bar even on a terminal\n"
+    "  -h, --help           this help\n"
+    "  --version            print the version\n"
+    "\n"
+    "Plugins are searched in the build/installed plugin directory, $TRACEPIPE_PLUGIN_PATH,\n"
+    "plugin_path: in the YAML, and --plugin-dir, later ones winning.\n"
+    "Exit status: 0 success, 1 failure while running, 2 usage or configuration error.\n";
+
+typedef struct cli {
+    const char *command;
+    const char *arg;
+    tp_var *sets;
+    size_t n_sets;
+    const char **dirs;
+    size_t n_dirs;
+    int verbosity;
+    int no_progress;
+} cli;
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "pipeline: %s%s%s\nTry 'pipeline --help'.\n", what, arg ? " " : "",
+            arg ? arg : "");
+    return TP_EXIT_USAGE;
+}
+
+static int add_set(cli *c, char *kv)
+{
+    char *eq = strchr(kv, '=');
+    if (eq == NULL || eq == kv)
+        return usage_error("--set needs NAME=VALUE, got", kv);
+    *eq = '\0';
+    c->sets[c->n_sets++] = (tp_var){kv, eq + 1};
+    return 0;
+}
+
+static int parse_args(cli *c, int argc, char **argv)
+{
+    c->verbosity = 1;
+    c->sets = calloc((size_t)argc, sizeof *c->sets);
+    c->dirs = calloc((size_t)argc, sizeof *c->dirs);
+    if (c->sets == NULL || c->dirs == NULL)
+        return TP_EXIT_FAIL;
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("pipeline (tracepipe) %s, plugin ABI %d.%d\n", TP_VERSION, TP_ABI_MAJOR,
+                   TP_ABI_MINOR);
+            exit(0);
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            c->verbosity = 0;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            c->verbosity++;
+        } else if (strcmp(a, "--no-progress") == 0) {
+            c->no_progress = 1;
+        } else if (strcmp(a, "--set") == 0 || strcmp(a, "--plugin-dir") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("this option needs a value:", a);
+            if (a[2] == 's') {
+                if (add_set(c, argv[++i]))
+                    return TP_EXIT_USAGE;
+            } else {
+                c->dirs[c->n_dirs++] = argv[++i];
+            }
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            if (add_set(c, a + 6))
+                return TP_EXIT_USAGE;
+        } else if (strncmp(a, "--plugin-dir=", 13) == 0) {
+            c->dirs[c->n_dirs++] = a + 13;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option", a);
+        } else if (c->command == NULL) {
+            c->command = a;
+        } else if (c->arg == NULL) {
+            c->arg = a;
+        } else {
+            return usage_error("unexpected argument", a);
+        }
+    }
+    if (c->command == NULL) {
+        fputs(usage_text, stderr);
+        return TP_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static tp_ctx *make_ctx(const cli *c, const char *argv0, tp_diags *d)
+{
+    tp_ctx *ctx = tp_ctx_new();
+    if (ctx == NULL)
+        return NULL;
+    tp_ctx_add_default_dirs(ctx, argv0);
+    for (size_t i = 0; i < c->n_dirs; i++)
+        tp_ctx_add_dir(ctx, c->dirs[i]);
+    tp_ctx_load_all(ctx, d);
+    return ctx;
+}
+
+static int cmd_plugins(tp_ctx *ctx)
+{
+    size_t n = tp_ctx_stage_count(ctx);
+    if (n == 0) {
+        fprintf(stderr, "pipeline: no plugins found (set TRACEPIPE_PLUGIN_PATH or --plugin-dir)\n");
+        return TP_EXIT_FAIL;
+    }
+    printf("%-9s %-20s %-8s %s\n", "KIND", "NAME", "VERSION", "SUMMARY");
+    for (tp_stage_kind k = TP_STAGE_READER; k <= TP_STAGE_WRITER; k++) {
+        for (size_t i = 0; i < n; i++) {
+            const tp_plugin_desc *pd;
+            const tp_stage_desc *s = tp_ctx_stage_at(ctx, i, &pd);
+            if (s->kind == k)
+                printf("%-9s %-20s %-8s %s\n", tp_stage_kind_name(k), s->name,
+                       pd->version ? pd->version : "-", s->summary ? s->summary : "");
+        }
+    }
+    return TP_EXIT_OK;
+}
+
+static const char *opt_type_name(tp_opt_type t)
+{
+    switch (t) {
+    case TP_OPT_BOOL:
+        return "bool";
+    case TP_OPT_INT:
+        return "int";
+    case TP_OPT_FLOAT:
+        return "float";
+    case TP_OPT_STRING:
+        return "string";
+    case TP_OPT_CHOICE:
+        return "choice";
+    case TP_OPT_LIST:
+        return "list";
+    }
+    return "?";
+}
+
+static void describe_option(const tp_option *o)
+{
+    char range[256] = "";
+    if ((o->flags & TP_OPT_RANGE) && (o->type == TP_OPT_INT || o->type == TP_OPT_FLOAT))
+        snprintf(range, sizeof range, "[%.15g, %.15g]", o->min, o->max);
+    for (size_t i = 0; o->type == TP_OPT_CHOICE && o->choices[i]; i++) {
+        size_t used = strlen(range);
+        snprintf(range + used, sizeof range - used, "%s%s", i ? "|" : "", o->choices[i]);
+    }
+    printf("  %-16s %-7s %-10s %-18s %s%s\n", o->name, opt_type_name(o->type),
+           (o->flags & TP_OPT_REQUIRED) ? "(required)" : o->def ? o->def : "-", range,
+           o->help ? o->help : "", "");
+}
+
+static int cmd_describe(tp_ctx *ctx, const char *name)
+{
+    if (name == NULL)
+        return usage_error("describe needs a stage name (see 'pipeline plugins')", NULL);
+    const char *path = NULL;
+    const tp_stage_desc *s = tp_ctx_find_stage(ctx, 0, name, &path);
+    if (s == NULL) {
+        fprintf(stderr, "pipeline: no stage named '%s' (see 'pipeline plugins')\n", name);
+        return TP_EXIT_USAGE;
+    }
+    printf("%s %s — %s\n  plugin: %s\n", tp_stage_kind_name(s->kind), s->name,
+           s->summary ? s->summary : "", path);
+    if (s->requires)
+        printf("  requires: analysis %s (run first with defaults if the pipeline lacks it)\n",
+               s->requires);
+    printf("\n  %-16s %-7s %-10s %-18s %s\n", "OPTION", "TYPE", "DEFAULT", "RANGE/CHOICES",
+           "HELP");
+    for (const tp_option *o = s->options; o && o->name; o++)
+        describe_option(o);
+    if (s->options == NULL || s->options[0].name == NULL)
+        printf("  (no options)\n");
+    return TP_EXIT_OK;
+}
+
+static int cmd_pipeline(tp_ctx *ctx, const cli *c, tp_diags *d)
+{
+    if (c->arg == NULL)
+        return usage_error("this command needs a pipeline file:", c->command);
+    tp_pipeline *p = tp_pipeline_load_file(ctx, c->arg, c->sets, c->n_sets, d);
+    tp_diags_print(d, stderr);
+    if (p == NULL)
+        return TP_EXIT_USAGE;
+    if (strcmp(c->command, "validate") == 0) {
+        if (c->verbosity > 0)
+            printf("%s: ok (%zu stages)\n", c->arg, tp_pipeline_stage_count(p));
+        tp_pipeline_free(p);
+        return TP_EXIT_OK;
+    }
+    tp_run_opts opts = {.verbosity = c->verbosity,
+                        .progress = c->verbosity > 0 && !c->no_progress && isatty(2)};
+    int rc = tp_pipeline_run(p, &opts, NULL);
+    tp_pipeline_free(p);
+    return rc == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
+}
+
+int main(int argc, char **argv)
+{
+    cli c = {0};
+    int rc = parse_args(&c, argc, argv);
+    if (rc != 0) {
+        free(c.sets);
+        free(c.dirs);
+        return rc;
+    }
+    tp_diags d = {0};
+    tp_ctx *ctx = make_ctx(&c, argv[0], &d);
+    if (ctx == NULL) {
+        fprintf(stderr, "pipeline: out of memory\n");
+        return TP_EXIT_FAIL;
+    }
+    if (strcmp(c.command, "run") == 0 || strcmp(c.command, "validate") == 0) {
+        rc = cmd_pipeline(ctx, &c, &d);
+    } else {
+        tp_diags_print(&d, stderr);
+        if (strcmp(c.command, "plugins") == 0)
+            rc = cmd_plugins(ctx);
+        else if (strcmp(c.command, "describe") == 0)
+            rc = cmd_describe(ctx, c.arg);
+        else
+            rc = usage_error("unknown command", c.command);
+    }
+    tp_diags_free(&d);
+    tp_ctx_free(ctx);
+    free(c.sets);
+    free(c.dirs);
+    return rc;
+}

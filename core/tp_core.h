@@ -1,0 +1,97 @@
+/*
+ * tracepipe core API (internal: used by main.c and the test suites, never
+ * installed, never seen by plugins).
+ *
+ *   tp_ctx       the plugin registry: search path and loaded plugins.
+ *                Filled once, then read-only, so runs in several threads
+ *                can share it.
+ *   tp_pipeline  a validated pipeline description (stages, typed configs).
+ *   tp_run       one execution of a pipeline: string pool, current trace,
+ *                results.  All run state lives here; no mutable globals.
+ */
+#ifndef TRACEPIPE_TP_CORE_H
+#define TRACEPIPE_TP_CORE_H
+
+#define TP_CORE_BUILD 1
+#include <stdio.h>
+#include <tracepipe/tp_plugin.h>
+
+typedef struct tp_ctx tp_ctx;
+typedef struct tp_pipeline tp_pipeline;
+typedef struct tp_run tp_run;
+
+/* Exit codes of `pipeline`. */
+enum { TP_EXIT_OK = 0, TP_EXIT_FAIL = 1, TP_EXIT_USAGE = 2 };
+
+/* ---- diagnostics: every problem found, each as "file:line:col: message" */
+typedef struct tp_diags {
+    char **lines;   /* new strings, "file:line:col: error: ..." */
+    size_t n, cap;
+} tp_diags;
+void tp_diags_add(tp_diags *d, const char *file, int line, int col, const char *fmt, ...)
+    TP_PRINTF(5, 6);
+void tp_diags_print(const tp_diags *d, FILE *f);
+void tp_diags_free(tp_diags *d);
+
+/* ---- plugin registry */
+tp_ctx *tp_ctx_new(void);
+void tp_ctx_free(tp_ctx *ctx);
+/* Appends a directory to the search path (later ones win on name clashes
+ * only if earlier ones lack the stage). */
+int tp_ctx_add_dir(tp_ctx *ctx, const char *dir);
+/* Adds the default directories: the build/installed plugin dir next to the
+ * executable and $TRACEPIPE_PLUGIN_PATH (colon-separated). */
+int tp_ctx_add_default_dirs(tp_ctx *ctx, const char *argv0);
+/* Loads one plugin file.  On refusal returns < 0 and sets *err (new string)
+ * to a one-line message naming the file and, for ABI mismatches, both
+ * versions. */
+int tp_ctx_load_file(tp_ctx *ctx, const char *path, char **err);
+/* Loads every *.so of every directory in the search path not yet loaded;
+ * refusals go to diags. */
+int tp_ctx_load_all(tp_ctx *ctx, tp_diags *d);
+/* Finds a stage by kind and name (kind 0 = any kind). */
+const tp_stage_desc *tp_ctx_find_stage(const tp_ctx *ctx, tp_stage_kind kind, const char *name,
+                                       const char **plugin_path);
+size_t tp_ctx_stage_count(const tp_ctx *ctx);
+const tp_stage_desc *tp_ctx_stage_at(const tp_ctx *ctx, size_t i, const tp_plugin_desc **plugin);
+
+/* ---- pipelines */
+typedef struct tp_var {
+    const char *name, *value;
+} tp_var;
+/* Parses and validates; on any problem returns NULL with every diagnostic
+ * in d.  `sets` override `vars:` defaults (from --set).  Plugin dirs named
+ * by `plugin_path:` are added to ctx and loaded. */
+tp_pipeline *tp_pipeline_load_file(tp_ctx *ctx, const char *path, const tp_var *sets,
+                                   size_t n_sets, tp_diags *d);
+tp_pipeline *tp_pipeline_load_string(tp_ctx *ctx, const char *yaml, size_t len,
+                                     const char *name, const tp_var *sets, size_t n_sets,
+                                     tp_diags *d);
+void tp_pipeline_free(tp_pipeline *p);
+const char *tp_pipeline_name(const tp_pipeline *p);
+size_t tp_pipeline_stage_count(const tp_pipeline *p);
+
+/* ---- runs */
+typedef struct tp_run_opts {
+    int verbosity;          /* 0 quiet, 1 normal, 2 verbose */
+    int progress;           /* show a progress bar on stderr */
+    FILE *log;              /* where messages go; NULL = stderr */
+} tp_run_opts;
+
+/* Runs every stage in order.  Returns TP_OK or the first stage's error
+ * (already printed to opts->log with the stage's name).  *out (if not NULL)
+ * receives the run for inspection; free it with tp_run_free. */
+int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out);
+void tp_run_free(tp_run *r);
+const tp_result *tp_run_result(const tp_run *r, const char *id);
+size_t tp_run_result_count(const tp_run *r);
+const tp_result *tp_run_result_at(const tp_run *r, size_t i);
+const tp_trace *tp_run_trace(const tp_run *r);
+const char *tp_run_str(const tp_run *r, tp_str id);
+/* The last error message of the run (empty string if none). */
+const char *tp_run_error(const tp_run *r);
+
+/* The host table the core hands to plugins (tests use it directly). */
+const tp_host_api *tp_core_host_api(void);
+
+#endif

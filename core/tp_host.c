@@ -1,0 +1,263 @@
+/*
+ * The host function table: the only door from a plugin into the core.
+ * Every entry takes the running stage (or a trace/result handle) and
+ * forwards to the core modules; nothing here keeps state of its own.
+ */
+#include "tp_internal.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void host_log(tp_stage *st, tp_level level, const char *fmt, ...) TP_PRINTF(3, 4);
+static void host_log(tp_stage *st, tp_level level, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tp_run_log(st->run, level, st->id, msg);
+}
+
+static int host_fail(tp_stage *st, int code, const char *fmt, ...) TP_PRINTF(3, 4);
+static int host_fail(tp_stage *st, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->error, sizeof st->error, fmt, ap);
+    va_end(ap);
+    /* keep it one line: a stray newline in a plugin message would break
+     * the "one line per error" promise */
+    for (char *p = st->error; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    st->error_code = code < 0 ? code : TP_ERR;
+    return st->error_code;
+}
+
+static void host_progress(tp_stage *st, uint64_t done, uint64_t total)
+{
+    tp_progress_update(st->run, st->id, done, total);
+}
+
+static tp_str host_intern(tp_stage *st, const char *s, size_t len)
+{
+    tp_str id = tp_strpool_intern(st->run->pool, s, len);
+    return id == TP_STR_NOMEM ? 0 : id;
+}
+
+static const char *host_str(tp_stage *st, tp_str id)
+{
+    return tp_strpool_text(st->run->pool, id);
+}
+
+static size_t host_str_len(tp_stage *st, tp_str id)
+{
+    return tp_strpool_len(st->run->pool, id);
+}
+
+static int host_str_lookup(tp_stage *st, const char *s, size_t len, tp_str *out)
+{
+    return tp_strpool_lookup(st->run->pool, s, len, out) ? 1 : 0;
+}
+
+static size_t host_str_count(tp_stage *st)
+{
+    return tp_strpool_count(st->run->pool);
+}
+
+static const char *host_stage_id(tp_stage *st) { return st->id; }
+static tp_trace *host_stage_trace(tp_stage *st) { return st->trace; }
+static uint8_t *host_keep_mask(tp_stage *st) { return st->keep; }
+static size_t host_input_count(tp_stage *st) { return st->n_inputs; }
+
+static const tp_result *host_input(tp_stage *st, size_t i)
+{
+    return i < st->n_inputs ? st->inputs[i] : NULL;
+}
+
+static const tp_cols *host_trace_cols(const tp_trace *t) { return tp_trace_columns(t); }
+
+static int host_trace_reserve(tp_stage *st, tp_trace *t, size_t n)
+{
+    (void)st;
+    return tp_trace_reserve_rows(t, n);
+}
+
+static int host_trace_append(tp_stage *st, tp_trace *t, const tp_event *ev)
+{
+    (void)st;
+    return tp_trace_push(t, ev);
+}
+
+static int host_trace_set_meta(tp_stage *st, tp_trace *t, const char *key, const char *json,
+                               size_t len)
+{
+    (void)st;
+    return tp_trace_meta_set(t, key, json, len);
+}
+
+static int host_trace_set_source(tp_stage *st, tp_trace *t, const char *path)
+{
+    (void)st;
+    return tp_trace_source_set(t, path);
+}
+
+static void *host_trace_attach(tp_stage *st, tp_trace *t, const char *name, tp_coltype type,
+                               size_t n)
+{
+    (void)st;
+    return tp_trace_attach_array(t, name, type, n);
+}
+
+static tp_result *host_result_new(tp_stage *st, const char *name)
+{
+    char id[512];
+    if (name == NULL || name[0] == '\0')
+        snprintf(id, sizeof id, "%s", st->id);
+    else
+        snprintf(id, sizeof id, "%s.%s", st->id, name);
+    return tp_run_new_result(st->run, id);
+}
+
+static int host_result_add_col(tp_stage *st, tp_result *r, const char *name, tp_coltype type)
+{
+    (void)st;
+    return tp_result_col_add(r, name, type);
+}
+
+static int host_result_add_row(tp_stage *st, tp_result *r, size_t *row)
+{
+    (void)st;
+    return tp_result_row_add(r, row);
+}
+
+static int host_set_str(tp_stage *st, tp_result *r, size_t row, int col, const char *s)
+{
+    (void)st;
+    return tp_result_put_str(r, row, col, s);
+}
+
+static int host_set_i64(tp_stage *st, tp_result *r, size_t row, int col, int64_t v)
+{
+    (void)st;
+    return tp_result_put_i64(r, row, col, v);
+}
+
+static int host_set_f64(tp_stage *st, tp_result *r, size_t row, int col, double v)
+{
+    (void)st;
+    return tp_result_put_f64(r, row, col, v);
+}
+
+static int host_result_set_meta(tp_stage *st, tp_result *r, const char *k, const char *v)
+{
+    (void)st;
+    return tp_result_meta_put(r, k, v);
+}
+
+/* Refuses an output that would replace the trace being analysed. */
+static int overwrites_input(tp_stage *st, const char *path)
+{
+    if (st->trace == NULL)
+        return 0;
+    const char *src = tp_trace_source_path(st->trace);
+    char a[PATH_MAX], b[PATH_MAX];
+    if (src[0] == '\0' || realpath(src, a) == NULL || realpath(path, b) == NULL)
+        return 0;
+    return strcmp(a, b) == 0;
+}
+
+static const char *host_output_begin(tp_stage *st, const char *path)
+{
+    if (path == NULL || path[0] == '\0') {
+        host_fail(st, TP_EINVAL, "empty output path");
+        return NULL;
+    }
+    if (overwrites_input(st, path)) {
+        host_fail(st, TP_EINVAL, "%s: refusing to overwrite the input trace", path);
+        return NULL;
+    }
+    tp_output *o = realloc(st->outputs, (st->n_outputs + 1) * sizeof *o);
+    if (o == NULL)
+        return NULL;
+    st->outputs = o;
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    size_t n = strlen(path) + 64;
+    char *tmp = malloc(n);
+    char *fin = strdup(path);
+    if (tmp == NULL || fin == NULL) {
+        free(tmp);
+        free(fin);
+        return NULL;
+    }
+    /* hidden name in the same directory, so the final rename is atomic */
+    snprintf(tmp, n, "%.*s.%s.tmp-%ld-%zu", (int)dirlen, path, path + dirlen, (long)getpid(),
+             st->n_outputs);
+    st->outputs[st->n_outputs++] = (tp_output){fin, tmp};
+    return tmp;
+}
+
+static const tp_host_api host_api = {
+    .struct_size = sizeof(tp_host_api),
+    .abi_major = TP_ABI_MAJOR,
+    .abi_minor = TP_ABI_MINOR,
+    .log = host_log,
+    .fail = host_fail,
+    .progress = host_progress,
+    .malloc = malloc,
+    .calloc = calloc,
+    .realloc = realloc,
+    .free = free,
+    .intern = host_intern,
+    .str = host_str,
+    .str_len = host_str_len,
+    .str_lookup = host_str_lookup,
+    .str_count = host_str_count,
+    .stage_id = host_stage_id,
+    .stage_trace = host_stage_trace,
+    .keep_mask = host_keep_mask,
+    .input_count = host_input_count,
+    .input = host_input,
+    .trace_cols = host_trace_cols,
+    .trace_reserve = host_trace_reserve,
+    .trace_append = host_trace_append,
+    .trace_args = tp_trace_args_text,
+    .trace_set_meta = host_trace_set_meta,
+    .trace_meta = tp_trace_meta_get,
+    .trace_meta_count = tp_trace_meta_n,
+    .trace_meta_key = tp_trace_meta_key_at,
+    .trace_source = tp_trace_source_path,
+    .trace_set_source = host_trace_set_source,
+    .trace_attach = host_trace_attach,
+    .trace_attached = tp_trace_find_array,
+    .result_new = host_result_new,
+    .result_add_col = host_result_add_col,
+    .result_add_row = host_result_add_row,
+    .result_set_str = host_set_str,
+    .result_set_i64 = host_set_i64,
+    .result_set_f64 = host_set_f64,
+    .result_set_meta = host_result_set_meta,
+    .result_id = tp_result_get_id,
+    .result_rows = tp_result_nrows,
+    .result_cols = tp_result_ncols,
+    .result_col_name = tp_result_colname,
+    .result_col_type = tp_result_coltype,
+    .result_find_col = tp_result_colfind,
+    .result_is_null = tp_result_null,
+    .result_get_str = tp_result_str,
+    .result_get_i64 = tp_result_i64,
+    .result_get_f64 = tp_result_f64,
+    .result_meta = tp_result_meta_get,
+    .output_begin = host_output_begin,
+    .json_find = tp_json_find_key,
+};
+
+const tp_host_api *tp_core_host_api(void)
+{
+    return &host_api;
+}

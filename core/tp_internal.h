@@ -1,0 +1,158 @@
+/*
+ * Core-internal declarations shared between the core sources.  Never
+ * installed, never included by plugins.
+ */
+#ifndef TRACEPIPE_TP_INTERNAL_H
+#define TRACEPIPE_TP_INTERNAL_H
+
+#include "tp_core.h"
+
+#include <stdbool.h>
+#include <yaml.h>
+
+/* ---- string pool (tp_strpool.c) */
+typedef struct tp_strpool tp_strpool;
+tp_strpool *tp_strpool_new(void);
+void tp_strpool_free(tp_strpool *p);
+/* Returns the id of the text, adding it if new; 0 for "", UINT32_MAX on ENOMEM. */
+tp_str tp_strpool_intern(tp_strpool *p, const char *s, size_t len);
+bool tp_strpool_lookup(const tp_strpool *p, const char *s, size_t len, tp_str *out);
+const char *tp_strpool_text(const tp_strpool *p, tp_str id);
+size_t tp_strpool_len(const tp_strpool *p, tp_str id);
+size_t tp_strpool_count(const tp_strpool *p);
+#define TP_STR_NOMEM UINT32_MAX
+
+/* ---- traces (tp_trace.c) */
+tp_trace *tp_trace_new(tp_strpool *pool);
+void tp_trace_free(tp_trace *t);
+const tp_cols *tp_trace_columns(const tp_trace *t);
+int tp_trace_reserve_rows(tp_trace *t, size_t n);
+int tp_trace_push(tp_trace *t, const tp_event *ev);
+const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len);
+int tp_trace_meta_set(tp_trace *t, const char *key, const char *json, size_t len);
+const char *tp_trace_meta_get(const tp_trace *t, const char *key);
+size_t tp_trace_meta_n(const tp_trace *t);
+const char *tp_trace_meta_key_at(const tp_trace *t, size_t i);
+const char *tp_trace_source_path(const tp_trace *t);
+int tp_trace_source_set(tp_trace *t, const char *path);
+void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n);
+const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype type, size_t *n);
+/* A new trace holding the rows whose keep byte is non-zero, with the same
+ * metadata and source; attachments are not carried over (they describe the
+ * old rows). */
+tp_trace *tp_trace_filtered(const tp_trace *t, const uint8_t *keep);
+/* Marks that the named analysis has run on this trace (for `requires`). */
+int tp_trace_mark_done(tp_trace *t, const char *analysis);
+bool tp_trace_is_done(const tp_trace *t, const char *analysis);
+/* Bytes held by the trace (columns, args, metadata). */
+size_t tp_trace_memory(const tp_trace *t);
+
+/* ---- results (tp_result.c) */
+tp_result *tp_result_create(const char *id);
+void tp_result_destroy(tp_result *r);
+int tp_result_col_add(tp_result *r, const char *name, tp_coltype type);
+int tp_result_row_add(tp_result *r, size_t *row);
+int tp_result_put_str(tp_result *r, size_t row, int col, const char *s);
+int tp_result_put_i64(tp_result *r, size_t row, int col, int64_t v);
+int tp_result_put_f64(tp_result *r, size_t row, int col, double v);
+int tp_result_meta_put(tp_result *r, const char *key, const char *value);
+const char *tp_result_get_id(const tp_result *r);
+size_t tp_result_nrows(const tp_result *r);
+size_t tp_result_ncols(const tp_result *r);
+const char *tp_result_colname(const tp_result *r, int col);
+tp_coltype tp_result_coltype(const tp_result *r, int col);
+int tp_result_colfind(const tp_result *r, const char *name);
+int tp_result_null(const tp_result *r, size_t row, int col);
+const char *tp_result_str(const tp_result *r, size_t row, int col);
+int64_t tp_result_i64(const tp_result *r, size_t row, int col);
+double tp_result_f64(const tp_result *r, size_t row, int col);
+const char *tp_result_meta_get(const tp_result *r, const char *key);
+
+/* ---- YAML documents with locations (tp_yaml.c) */
+typedef enum { TP_YNODE_SCALAR = 1, TP_YNODE_SEQ, TP_YNODE_MAP } tp_ynode_type;
+typedef struct tp_ynode tp_ynode;
+struct tp_ynode {
+    tp_ynode_type type;
+    int line, col;          /* 1-based */
+    char *text;             /* scalars: the value (after ${var} substitution) */
+    bool quoted;            /* scalars written in quotes are never numbers/bools */
+    size_t n;               /* children (seq items or map pairs) */
+    tp_ynode **keys;        /* maps: key scalars */
+    tp_ynode **items;       /* seq items or map values */
+};
+/* Parses one YAML document; aliases and anchors are refused (a pipeline
+ * never needs them, and refusing them rules out alias bombs), duplicate keys
+ * are reported.  Returns NULL with diagnostics on error. */
+tp_ynode *tp_yaml_parse(const char *text, size_t len, const char *file, tp_diags *d);
+void tp_ynode_free(tp_ynode *n);
+const tp_ynode *tp_ymap_get(const tp_ynode *map, const char *key);
+/* Replaces ${name} in every scalar of the tree; unknown names are errors. */
+int tp_yaml_substitute(tp_ynode *root, const tp_var *vars, size_t n_vars, const char *file,
+                       tp_diags *d);
+
+/* ---- options (tp_option.c) */
+/* Validates the option nodes of one stage (every map pair of `stage` whose
+ * key is not in `reserved`) against the schema and fills a new config
+ * block.  Every problem goes to d; returns NULL if there were any. */
+void *tp_options_build(const tp_option *schema, size_t config_size, const tp_ynode *stage,
+                       const char *const *reserved, const char *file, const char *who,
+                       tp_diags *d);
+void tp_options_free(const tp_option *schema, void *config);
+/* Parses a scalar per type; for use by option building and tests. */
+int tp_parse_bool(const char *s, int *out);
+int tp_parse_int(const char *s, int64_t *out);
+int tp_parse_float(const char *s, double *out);
+/* Edit distance, for did-you-mean hints. */
+size_t tp_edit_distance(const char *a, const char *b);
+/* The closest name in a NULL-terminated list (or NULL if none is close). */
+const char *tp_closest(const char *name, const char *const *names, size_t n);
+
+/* ---- JSON helper (tp_jsonfind.c) */
+const char *tp_json_find_key(const char *json, size_t len, const char *key, size_t *vlen);
+
+const char *tp_stage_kind_name(tp_stage_kind kind);
+
+/* ---- runs and running stages (tp_pipeline.c, tp_host.c) */
+typedef struct tp_output {
+    char *final_path, *tmp_path;
+} tp_output;
+
+/* One stage while it runs: what the host functions reach through tp_stage*. */
+struct tp_stage {
+    tp_run *run;
+    const tp_stage_desc *desc;
+    const char *id;
+    const void *config;
+    tp_trace *trace;          /* readers: the new trace; others: the current one */
+    uint8_t *keep;            /* filters */
+    const tp_result **inputs;
+    size_t n_inputs;
+    tp_output *outputs;
+    size_t n_outputs;
+    char error[1024];         /* set by fail() */
+    int error_code;
+};
+
+struct tp_run {
+    tp_pipeline *pipeline;
+    tp_strpool *pool;
+    tp_trace *trace;
+    tp_result **results;
+    size_t n_results, cap_results;
+    tp_run_opts opts;
+    char error[1200];
+    /* progress display */
+    double progress_last;
+    double progress_start;
+    const char *progress_label;
+};
+
+/* Adds a result owned by the run. */
+tp_result *tp_run_new_result(tp_run *run, const char *id);
+/* Progress display (tp_progress.c). */
+void tp_progress_update(tp_run *run, const char *label, uint64_t done, uint64_t total);
+void tp_progress_done(tp_run *run);
+/* Log output of a run. */
+void tp_run_log(tp_run *run, tp_level level, const char *who, const char *msg);
+
+#endif

@@ -1,0 +1,369 @@
+/*
+ * Plugin registry and loader.
+ *
+ * Plugins are opened with dlopen(RTLD_NOW | RTLD_LOCAL) so a missing
+ * symbol fails at load time and plugin symbols never collide.  The single
+ * exported descriptor is checked (ABI major equal, minor not newer, struct
+ * sizes, complete stages, sane option tables) before bind() hands it the
+ * host table.  Plugins are never unloaded before the registry is freed:
+ * names and help texts point into them.
+ */
+#include "tp_internal.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct plugin {
+    char *path;
+    void *handle;
+    const tp_plugin_desc *desc;
+    int priority;
+} plugin;
+
+typedef struct stage_entry {
+    const tp_stage_desc *desc;
+    const tp_plugin_desc *plugin;
+    const char *path;
+    int priority;
+} stage_entry;
+
+typedef struct dir_entry {
+    char *path;
+    int priority;
+    bool scanned;
+} dir_entry;
+
+struct tp_ctx {
+    dir_entry *dirs;
+    size_t n_dirs;
+    plugin *plugins;
+    size_t n_plugins;
+    stage_entry *stages;
+    size_t n_stages;
+    int next_priority;
+};
+
+tp_ctx *tp_ctx_new(void)
+{
+    return calloc(1, sizeof(tp_ctx));
+}
+
+void tp_ctx_free(tp_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    for (size_t i = 0; i < ctx->n_plugins; i++) {
+        dlclose(ctx->plugins[i].handle);
+        free(ctx->plugins[i].path);
+    }
+    for (size_t i = 0; i < ctx->n_dirs; i++)
+        free(ctx->dirs[i].path);
+    free(ctx->plugins);
+    free(ctx->stages);
+    free(ctx->dirs);
+    free(ctx);
+}
+
+int tp_ctx_add_dir(tp_ctx *ctx, const char *dir)
+{
+    for (size_t i = 0; i < ctx->n_dirs; i++) {
+        if (strcmp(ctx->dirs[i].path, dir) == 0) {
+            ctx->dirs[i].priority = ++ctx->next_priority; /* named again: now wins */
+            return TP_OK;
+        }
+    }
+    dir_entry *d = realloc(ctx->dirs, (ctx->n_dirs + 1) * sizeof *d);
+    if (d == NULL)
+        return TP_ENOMEM;
+    ctx->dirs = d;
+    char *copy = strdup(dir);
+    if (copy == NULL)
+        return TP_ENOMEM;
+    ctx->dirs[ctx->n_dirs++] = (dir_entry){copy, ++ctx->next_priority, false};
+    return TP_OK;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+int tp_ctx_add_default_dirs(tp_ctx *ctx, const char *argv0)
+{
+    (void)argv0;
+    /* lowest priority first: compiled-in install dir, then the dirs beside
+     * the executable (build tree, or PREFIX/bin -> PREFIX/lib/...), then
+     * $TRACEPIPE_PLUGIN_PATH */
+    if (is_dir(TP_DEFAULT_PLUGIN_DIR))
+        tp_ctx_add_dir(ctx, TP_DEFAULT_PLUGIN_DIR);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char dir[PATH_MAX + 32];
+            snprintf(dir, sizeof dir, "%s/../lib/tracepipe/plugins", exe);
+            if (is_dir(dir))
+                tp_ctx_add_dir(ctx, dir);
+            snprintf(dir, sizeof dir, "%s/plugins", exe);
+            if (is_dir(dir))
+                tp_ctx_add_dir(ctx, dir);
+        }
+    }
+    const char *env = getenv("TRACEPIPE_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = strdup(env), *save = NULL;
+        if (copy == NULL)
+            return TP_ENOMEM;
+        for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+            tp_ctx_add_dir(ctx, tok);
+        free(copy);
+    }
+    return TP_OK;
+}
+
+static const char *kind_name(tp_stage_kind kind)
+{
+    switch (kind) {
+    case TP_STAGE_READER:
+        return "reader";
+    case TP_STAGE_FILTER:
+        return "filter";
+    case TP_STAGE_ANALYSIS:
+        return "analysis";
+    case TP_STAGE_WRITER:
+        return "writer";
+    }
+    return "?";
+}
+
+static size_t opt_field_size(tp_opt_type t)
+{
+    switch (t) {
+    case TP_OPT_BOOL:
+        return sizeof(int);
+    case TP_OPT_INT:
+        return sizeof(int64_t);
+    case TP_OPT_FLOAT:
+        return sizeof(double);
+    case TP_OPT_STRING:
+    case TP_OPT_CHOICE:
+        return sizeof(char *);
+    case TP_OPT_LIST:
+        return sizeof(tp_strlist);
+    }
+    return 0;
+}
+
+/* Checks one stage description; returns a static reason or NULL if fine. */
+static const char *stage_problem(const tp_stage_desc *s)
+{
+    if (s->struct_size < sizeof(tp_stage_desc))
+        return "stage description too small";
+    if (s->kind < TP_STAGE_READER || s->kind > TP_STAGE_WRITER)
+        return "stage has an unknown kind";
+    if (s->run == NULL)
+        return "stage has no run callback";
+    for (const tp_option *o = s->options; o && o->name; o++) {
+        size_t fs = opt_field_size(o->type);
+        if (fs == 0)
+            return "an option has an unknown type";
+        if (o->offset + fs > s->config_size)
+            return "an option lies outside the config struct";
+        if (o->type == TP_OPT_CHOICE && o->choices == NULL)
+            return "a choice option has no choices";
+    }
+    return NULL;
+}
+
+static int refuse(char **err, const char *path, const char *fmt, ...) TP_PRINTF(3, 4);
+static int refuse(char **err, const char *path, const char *fmt, ...)
+{
+    char msg[1024], detail[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "%s: plugin refused: %s", path, detail);
+    if (err)
+        *err = strdup(msg);
+    return TP_EINVAL;
+}
+
+static int check_descriptor(const tp_plugin_desc *d, const char *path, char **err)
+{
+    if (d->abi_major != TP_ABI_MAJOR || d->abi_minor > TP_ABI_MINOR)
+        return refuse(err, path,
+                      "ABI version %u.%u, this core has %u.%u; rebuild it against this core's "
+                      "include/tracepipe/",
+                      d->abi_major, d->abi_minor, TP_ABI_MAJOR, TP_ABI_MINOR);
+    if (d->struct_size < sizeof(tp_plugin_desc))
+        return refuse(err, path, "descriptor is %u bytes, expected at least %zu", d->struct_size,
+                      sizeof(tp_plugin_desc));
+    if (d->name == NULL || d->bind == NULL || d->stages == NULL)
+        return refuse(err, path, "incomplete descriptor (name, bind or stages missing)");
+    for (const tp_stage_desc *s = d->stages; s->name; s++) {
+        const char *why = stage_problem(s);
+        if (why)
+            return refuse(err, path, "stage '%s': %s", s->name, why);
+    }
+    return TP_OK;
+}
+
+static bool already_loaded(const tp_ctx *ctx, const char *path)
+{
+    for (size_t i = 0; i < ctx->n_plugins; i++)
+        if (strcmp(ctx->plugins[i].path, path) == 0)
+            return true;
+    return false;
+}
+
+static int register_stages(tp_ctx *ctx, const plugin *p)
+{
+    for (const tp_stage_desc *s = p->desc->stages; s->name; s++) {
+        stage_entry *st = realloc(ctx->stages, (ctx->n_stages + 1) * sizeof *st);
+        if (st == NULL)
+            return TP_ENOMEM;
+        ctx->stages = st;
+        ctx->stages[ctx->n_stages++] = (stage_entry){s, p->desc, p->path, p->priority};
+    }
+    return TP_OK;
+}
+
+static int load_file(tp_ctx *ctx, const char *path, int priority, char **err)
+{
+    if (err)
+        *err = NULL;
+    if (already_loaded(ctx, path))
+        return TP_OK;
+    dlerror();
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s: plugin refused: cannot load: %s (missing dependency? try ldd)",
+                 path, dlerror());
+        if (err)
+            *err = strdup(msg);
+        return TP_EIO;
+    }
+    const tp_plugin_desc *d = dlsym(h, TP_DESCRIPTOR_SYMBOL);
+    if (d == NULL) {
+        dlclose(h);
+        return refuse(err, path, "no '" TP_DESCRIPTOR_SYMBOL "' symbol (not a tracepipe plugin)");
+    }
+    int rc = check_descriptor(d, path, err);
+    if (rc != TP_OK) {
+        dlclose(h);
+        return rc;
+    }
+    plugin *ps = realloc(ctx->plugins, (ctx->n_plugins + 1) * sizeof *ps);
+    char *copy = strdup(path);
+    if (ps == NULL || copy == NULL) {
+        if (ps)
+            ctx->plugins = ps;
+        free(copy);
+        dlclose(h);
+        return TP_ENOMEM;
+    }
+    ctx->plugins = ps;
+    plugin *p = &ctx->plugins[ctx->n_plugins++];
+    *p = (plugin){copy, h, d, priority};
+    d->bind(tp_core_host_api());
+    return register_stages(ctx, p);
+}
+
+int tp_ctx_load_file(tp_ctx *ctx, const char *path, char **err)
+{
+    return load_file(ctx, path, ++ctx->next_priority, err);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void scan_dir(tp_ctx *ctx, dir_entry *dir, tp_diags *d)
+{
+    dir->scanned = true;
+    DIR *dh = opendir(dir->path);
+    if (dh == NULL) {
+        tp_diags_add(d, dir->path, 0, 0, "warning: cannot open plugin directory");
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(dh)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
+            continue;
+        char **nn = realloc(names, (n + 1) * sizeof *nn);
+        if (nn == NULL)
+            break;
+        names = nn;
+        if ((names[n] = strdup(e->d_name)) != NULL)
+            n++;
+    }
+    closedir(dh);
+    qsort(names, n, sizeof *names, by_name); /* deterministic order */
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir->path, names[i]);
+        char *err = NULL;
+        if (load_file(ctx, path, dir->priority, &err) != TP_OK && err)
+            tp_diags_add(d, NULL, 0, 0, "warning: %s", err);
+        free(err);
+        free(names[i]);
+    }
+    free(names);
+}
+
+int tp_ctx_load_all(tp_ctx *ctx, tp_diags *d)
+{
+    for (size_t i = 0; i < ctx->n_dirs; i++)
+        if (!ctx->dirs[i].scanned)
+            scan_dir(ctx, &ctx->dirs[i], d);
+    return TP_OK;
+}
+
+const tp_stage_desc *tp_ctx_find_stage(const tp_ctx *ctx, tp_stage_kind kind, const char *name,
+                                       const char **plugin_path)
+{
+    const stage_entry *best = NULL;
+    for (size_t i = 0; i < ctx->n_stages; i++) {
+        const stage_entry *s = &ctx->stages[i];
+        if ((kind == 0 || s->desc->kind == kind) && strcmp(s->desc->name, name) == 0 &&
+            (best == NULL || s->priority > best->priority))
+            best = s;
+    }
+    if (best && plugin_path)
+        *plugin_path = best->path;
+    return best ? best->desc : NULL;
+}
+
+size_t tp_ctx_stage_count(const tp_ctx *ctx)
+{
+    return ctx->n_stages;
+}
+
+const tp_stage_desc *tp_ctx_stage_at(const tp_ctx *ctx, size_t i, const tp_plugin_desc **owner)
+{
+    if (i >= ctx->n_stages)
+        return NULL;
+    if (owner)
+        *owner = ctx->stages[i].plugin;
+    return ctx->stages[i].desc;
+}
+
+const char *tp_stage_kind_name(tp_stage_kind kind)
+{
+    return kind_name(kind);
+}

@@ -1,0 +1,380 @@
+/*
+ * Option schemas: validate a stage's YAML options against the table the
+ * stage declares and fill its config struct.  Every problem is reported
+ * (unknown option with a did-you-mean, wrong type, out of range, bad
+ * choice, missing required), each with the line and column of the value.
+ */
+#include "tp_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int tp_parse_bool(const char *s, int *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "True", "TRUE", "Yes", "On", NULL};
+    static const char *const no[] = {"false", "no", "off", "False", "FALSE", "No", "Off", NULL};
+    for (size_t i = 0; yes[i]; i++)
+        if (strcmp(s, yes[i]) == 0)
+            return *out = 1, 0;
+    for (size_t i = 0; no[i]; i++)
+        if (strcmp(s, no[i]) == 0)
+            return *out = 0, 0;
+    return -1;
+}
+
+int tp_parse_int(const char *s, int64_t *out)
+{
+    if (s[0] == '\0')
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int tp_parse_float(const char *s, double *out)
+{
+    if (s[0] == '\0')
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+size_t tp_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return la > lb ? la : lb;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = diag + cost;
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *tp_closest(const char *name, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    size_t len = strlen(name);
+    for (size_t i = 0; i < n; i++) /* a typed prefix is a strong hint */
+        if (len >= 3 && strncmp(names[i], name, len) == 0)
+            return names[i];
+    for (size_t i = 0; i < n; i++) {
+        size_t dist = tp_edit_distance(name, names[i]);
+        if (dist < best_d) {
+            best_d = dist;
+            best = names[i];
+        }
+    }
+    /* close enough to be a typo: at most a third of the name, at least 1 */
+    size_t limit = len / 3 + 1;
+    return best_d <= limit ? best : NULL;
+}
+
+static size_t field_size(tp_opt_type type)
+{
+    switch (type) {
+    case TP_OPT_BOOL:
+        return sizeof(int);
+    case TP_OPT_INT:
+        return sizeof(int64_t);
+    case TP_OPT_FLOAT:
+        return sizeof(double);
+    case TP_OPT_STRING:
+    case TP_OPT_CHOICE:
+        return sizeof(const char *);
+    case TP_OPT_LIST:
+        return sizeof(tp_strlist);
+    }
+    return 0;
+}
+
+static const char *type_name(tp_opt_type type)
+{
+    switch (type) {
+    case TP_OPT_BOOL:
+        return "a boolean (true/false)";
+    case TP_OPT_INT:
+        return "an integer";
+    case TP_OPT_FLOAT:
+        return "a number";
+    case TP_OPT_STRING:
+        return "a string";
+    case TP_OPT_CHOICE:
+        return "one of the choices";
+    case TP_OPT_LIST:
+        return "a list of strings";
+    }
+    return "?";
+}
+
+/* Where a value comes from, for messages: a YAML node or a default. */
+typedef struct origin {
+    const char *file;
+    int line, col;
+    const char *who; /* "analysis 'host' (host_breakdown)" */
+    tp_diags *d;
+} origin;
+
+#define REPORT(o, ...) tp_diags_add((o)->d, (o)->file, (o)->line, (o)->col, __VA_ARGS__)
+
+static void list_choices(const char *const *choices, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; choices && choices[i]; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used, "%s%s", i ? ", " : "", choices[i]);
+    }
+}
+
+static int set_scalar(const tp_option *opt, void *field, const char *text, bool quoted,
+                      const origin *o)
+{
+    switch (opt->type) {
+    case TP_OPT_BOOL: {
+        int v;
+        if (quoted || tp_parse_bool(text, &v) != 0) {
+            REPORT(o, "error: %s: option '%s' must be %s, not '%s'", o->who, opt->name,
+                   type_name(opt->type), text);
+            return -1;
+        }
+        *(int *)field = v;
+        return 0;
+    }
+    case TP_OPT_INT: {
+        int64_t v;
+        if (quoted || tp_parse_int(text, &v) != 0) {
+            REPORT(o, "error: %s: option '%s' must be %s, not '%s'", o->who, opt->name,
+                   type_name(opt->type), text);
+            return -1;
+        }
+        if ((opt->flags & TP_OPT_RANGE) && ((double)v < opt->min || (double)v > opt->max)) {
+            REPORT(o, "error: %s: option '%s' = %s is out of range [%.15g, %.15g]", o->who,
+                   opt->name, text, opt->min, opt->max);
+            return -1;
+        }
+        *(int64_t *)field = v;
+        return 0;
+    }
+    case TP_OPT_FLOAT: {
+        double v;
+        if (quoted || tp_parse_float(text, &v) != 0) {
+            REPORT(o, "error: %s: option '%s' must be %s, not '%s'", o->who, opt->name,
+                   type_name(opt->type), text);
+            return -1;
+        }
+        if ((opt->flags & TP_OPT_RANGE) && (v < opt->min || v > opt->max)) {
+            REPORT(o, "error: %s: option '%s' = %s is out of range [%.15g, %.15g]", o->who,
+                   opt->name, text, opt->min, opt->max);
+            return -1;
+        }
+        *(double *)field = v;
+        return 0;
+    }
+    case TP_OPT_STRING: {
+        char *s = strdup(text);
+        if (s == NULL)
+            return -1;
+        free(*(char **)field);
+        *(char **)field = s;
+        return 0;
+    }
+    case TP_OPT_CHOICE:
+        for (size_t i = 0; opt->choices && opt->choices[i]; i++) {
+            if (strcmp(opt->choices[i], text) == 0) {
+                *(const char **)field = opt->choices[i];
+                return 0;
+            }
+        }
+        {
+            char all[512];
+            size_t n = 0;
+            while (opt->choices && opt->choices[n])
+                n++;
+            const char *near = tp_closest(text, opt->choices, n);
+            list_choices(opt->choices, all, sizeof all);
+            REPORT(o, "error: %s: option '%s' = '%s' is not one of: %s%s%s%s", o->who, opt->name,
+                   text, all, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        }
+        return -1;
+    case TP_OPT_LIST:
+        break;
+    }
+    return -1;
+}
+
+static void free_list(tp_strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free((char *)l->items[i]);
+    free((void *)l->items);
+    l->n = 0;
+    l->items = NULL;
+}
+
+static int set_list(const tp_option *opt, void *field, const tp_ynode *v, const origin *o)
+{
+    tp_strlist *l = field;
+    free_list(l);
+    size_t n = v->type == TP_YNODE_SEQ ? v->n : 1;
+    char **items = calloc(n ? n : 1, sizeof *items);
+    if (items == NULL)
+        return -1;
+    l->items = (const char *const *)items;
+    for (size_t i = 0; i < n; i++) {
+        const tp_ynode *it = v->type == TP_YNODE_SEQ ? v->items[i] : v;
+        if (it->type != TP_YNODE_SCALAR) {
+            tp_diags_add(o->d, o->file, it->line, it->col,
+                         "error: %s: option '%s' must be %s", o->who, opt->name,
+                         type_name(opt->type));
+            return -1;
+        }
+        if ((items[i] = strdup(it->text)) == NULL)
+            return -1;
+        l->n = i + 1;
+    }
+    return 0;
+}
+
+static int set_from_node(const tp_option *opt, void *field, const tp_ynode *v, const origin *o)
+{
+    if (opt->type == TP_OPT_LIST)
+        return set_list(opt, field, v, o);
+    if (v->type != TP_YNODE_SCALAR) {
+        REPORT(o, "error: %s: option '%s' must be %s, not a %s", o->who, opt->name,
+               type_name(opt->type), v->type == TP_YNODE_MAP ? "mapping" : "list");
+        return -1;
+    }
+    return set_scalar(opt, field, v->text, v->quoted, o);
+}
+
+static int apply_default(const tp_option *opt, void *field, const origin *o)
+{
+    if (opt->def == NULL)
+        return 0;
+    origin od = *o;
+    od.line = od.col = 0;
+    if (opt->type == TP_OPT_LIST) {
+        tp_ynode scalar = {.type = TP_YNODE_SCALAR, .text = (char *)opt->def};
+        return set_list(opt, field, &scalar, &od);
+    }
+    return set_scalar(opt, field, opt->def, false, &od);
+}
+
+static bool is_reserved(const char *key, const char *const *reserved)
+{
+    for (size_t i = 0; reserved && reserved[i]; i++)
+        if (strcmp(key, reserved[i]) == 0)
+            return true;
+    return false;
+}
+
+static const tp_option *find_option(const tp_option *schema, const char *name)
+{
+    for (const tp_option *opt = schema; opt && opt->name; opt++)
+        if (strcmp(opt->name, name) == 0)
+            return opt;
+    return NULL;
+}
+
+static void report_unknown(const tp_option *schema, const tp_ynode *key, const origin *o)
+{
+    const char *names[256] = {0};
+    size_t n = 0;
+    char all[1024] = "";
+    for (const tp_option *opt = schema; opt && opt->name && n < 256; opt++) {
+        names[n++] = opt->name;
+        size_t used = strlen(all);
+        snprintf(all + used, sizeof all - used, "%s%s", n > 1 ? ", " : "", opt->name);
+    }
+    const char *near = tp_closest(key->text, names, n);
+    tp_diags_add(o->d, o->file, key->line, key->col,
+                 "error: %s: unknown option '%s'%s%s%s; valid options: %s", o->who, key->text,
+                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+                 n ? all : "(none)");
+}
+
+void *tp_options_build(const tp_option *schema, size_t config_size, const tp_ynode *stage,
+                       const char *const *reserved, const char *file, const char *who,
+                       tp_diags *d)
+{
+    size_t errors = d->n;
+    origin o = {file, stage ? stage->line : 0, stage ? stage->col : 0, who, d};
+    void *config = calloc(1, config_size ? config_size : 1);
+    if (config == NULL)
+        return NULL;
+    for (const tp_option *opt = schema; opt && opt->name; opt++) {
+        if (opt->offset + field_size(opt->type) > config_size || field_size(opt->type) == 0) {
+            REPORT(&o, "error: %s: plugin bug: option '%s' lies outside its config struct", who,
+                   opt->name);
+            continue;
+        }
+        if (apply_default(opt, (char *)config + opt->offset, &o) != 0)
+            REPORT(&o, "error: %s: plugin bug: bad default '%s' for option '%s'", who, opt->def,
+                   opt->name);
+    }
+    for (size_t i = 0; stage && i < stage->n; i++) {
+        const tp_ynode *key = stage->keys[i];
+        if (is_reserved(key->text, reserved))
+            continue;
+        const tp_option *opt = find_option(schema, key->text);
+        if (opt == NULL) {
+            report_unknown(schema, key, &o);
+            continue;
+        }
+        origin ov = o;
+        ov.line = stage->items[i]->line;
+        ov.col = stage->items[i]->col;
+        if (opt->offset + field_size(opt->type) <= config_size)
+            set_from_node(opt, (char *)config + opt->offset, stage->items[i], &ov);
+    }
+    for (const tp_option *opt = schema; opt && opt->name; opt++)
+        if ((opt->flags & TP_OPT_REQUIRED) && tp_ymap_get(stage, opt->name) == NULL)
+            REPORT(&o, "error: %s: missing required option '%s' (%s)", who, opt->name,
+                   opt->help ? opt->help : type_name(opt->type));
+    if (d->n > errors) {
+        tp_options_free(schema, config);
+        return NULL;
+    }
+    return config;
+}
+
+void tp_options_free(const tp_option *schema, void *config)
+{
+    if (config == NULL)
+        return;
+    for (const tp_option *opt = schema; opt && opt->name; opt++) {
+        void *field = (char *)config + opt->offset;
+        if (opt->type == TP_OPT_STRING)
+            free(*(char **)field);
+        else if (opt->type == TP_OPT_LIST)
+            free_list(field);
+    }
+    free(config);
+}

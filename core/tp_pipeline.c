@@ -1,0 +1,480 @@
+/*
+ * Pipeline descriptions: YAML -> validated list of stages with typed
+ * configs.  Everything is checked before anything runs, and every problem
+ * is reported with its file:line:col.
+ */
+#include "tp_pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const top_keys[] = {"name", "description", "vars", "stages", "plugin_path",
+                                        NULL};
+static const char *const kind_keys[] = {"reader", "filter", "analysis", "writer", NULL};
+static const char *const reserved_keys[] = {"reader", "filter", "analysis", "writer",
+                                            "id",     "input",  NULL};
+
+typedef struct loader {
+    tp_ctx *ctx;
+    tp_pipeline *p;
+    const char *file;
+    const char *base_dir; /* for relative plugin_path entries, or NULL */
+    tp_diags *d;
+} loader;
+
+static void free_stage(pstage *s)
+{
+    free(s->plugin);
+    free(s->id);
+    for (size_t i = 0; i < s->n_inputs; i++)
+        free(s->inputs[i]);
+    free(s->inputs);
+    if (s->desc)
+        tp_options_free(s->desc->options, s->config);
+    if (s->req_desc)
+        tp_options_free(s->req_desc->options, s->req_config);
+    free(s->req_id);
+}
+
+void tp_pipeline_free(tp_pipeline *p)
+{
+    if (p == NULL)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        free_stage(&p->stages[i]);
+    free(p->stages);
+    free(p->file);
+    free(p->name);
+    free(p->description);
+    free(p);
+}
+
+const char *tp_pipeline_name(const tp_pipeline *p) { return p->name ? p->name : ""; }
+size_t tp_pipeline_stage_count(const tp_pipeline *p) { return p->n; }
+
+static void check_top_keys(loader *L, const tp_ynode *root)
+{
+    for (size_t i = 0; i < root->n; i++) {
+        const tp_ynode *k = root->keys[i];
+        bool known = false;
+        for (size_t j = 0; top_keys[j]; j++)
+            known |= strcmp(k->text, top_keys[j]) == 0;
+        if (!known) {
+            const char *near = tp_closest(k->text, top_keys, 5);
+            tp_diags_add(L->d, L->file, k->line, k->col,
+                         "error: unknown top-level key '%s'%s%s%s; valid keys: name, "
+                         "description, vars, stages, plugin_path",
+                         k->text, near ? " (did you mean '" : "", near ? near : "",
+                         near ? "'?)" : "");
+        }
+    }
+}
+
+static char *scalar_copy(loader *L, const tp_ynode *n, const char *what)
+{
+    if (n->type != TP_YNODE_SCALAR) {
+        tp_diags_add(L->d, L->file, n->line, n->col, "error: %s must be a string", what);
+        return NULL;
+    }
+    return strdup(n->text);
+}
+
+/* vars: defaults, then --set values appended after them (later wins). */
+static tp_var *collect_vars(loader *L, const tp_ynode *vars, const tp_var *sets, size_t n_sets,
+                            size_t *n_out)
+{
+    size_t nv = vars && vars->type == TP_YNODE_MAP ? vars->n : 0;
+    tp_var *v = calloc(nv + n_sets + 1, sizeof *v);
+    if (v == NULL)
+        return NULL;
+    if (vars && vars->type != TP_YNODE_MAP)
+        tp_diags_add(L->d, L->file, vars->line, vars->col,
+                     "error: vars must be a mapping of names to values");
+    size_t n = 0;
+    for (size_t i = 0; i < nv; i++) {
+        const tp_ynode *val = vars->items[i];
+        if (val->type != TP_YNODE_SCALAR) {
+            tp_diags_add(L->d, L->file, val->line, val->col,
+                         "error: variable '%s' must be a scalar value", vars->keys[i]->text);
+            continue;
+        }
+        v[n++] = (tp_var){vars->keys[i]->text, val->text};
+    }
+    for (size_t i = 0; i < n_sets; i++) {
+        bool declared = false;
+        for (size_t j = 0; j < nv; j++)
+            declared |= strcmp(vars->keys[j]->text, sets[i].name) == 0;
+        if (!declared)
+            tp_diags_add(L->d, L->file, 0, 0,
+                         "error: --set %s: the pipeline declares no variable '%s' under vars:",
+                         sets[i].name, sets[i].name);
+        v[n++] = sets[i];
+    }
+    *n_out = n;
+    return v;
+}
+
+static void add_plugin_dirs(loader *L, const tp_ynode *pp)
+{
+    if (pp == NULL)
+        return;
+    size_t n = pp->type == TP_YNODE_SEQ ? pp->n : 1;
+    for (size_t i = 0; i < n; i++) {
+        const tp_ynode *it = pp->type == TP_YNODE_SEQ ? pp->items[i] : pp;
+        if (it->type != TP_YNODE_SCALAR) {
+            tp_diags_add(L->d, L->file, it->line, it->col,
+                         "error: plugin_path must be a directory or a list of directories");
+            continue;
+        }
+        char dir[4096];
+        if (it->text[0] != '/' && L->base_dir)
+            snprintf(dir, sizeof dir, "%s/%s", L->base_dir, it->text);
+        else
+            snprintf(dir, sizeof dir, "%s", it->text);
+        tp_ctx_add_dir(L->ctx, dir);
+    }
+}
+
+static const char *kind_plural(tp_stage_kind k)
+{
+    switch (k) {
+    case TP_STAGE_READER:
+        return "readers";
+    case TP_STAGE_FILTER:
+        return "filters";
+    case TP_STAGE_ANALYSIS:
+        return "analyses";
+    case TP_STAGE_WRITER:
+        return "writers";
+    }
+    return "stages";
+}
+
+static void report_unknown_plugin(loader *L, tp_stage_kind kind, const tp_ynode *name)
+{
+    const char *other_path;
+    const tp_stage_desc *other = tp_ctx_find_stage(L->ctx, 0, name->text, &other_path);
+    if (other) {
+        tp_diags_add(L->d, L->file, name->line, name->col, "error: '%s' is a %s, not a %s",
+                     name->text, tp_stage_kind_name(other->kind), tp_stage_kind_name(kind));
+        return;
+    }
+    const char *names[512];
+    size_t n = 0;
+    char known[2048] = "";
+    for (size_t i = 0; i < tp_ctx_stage_count(L->ctx) && n < 512; i++) {
+        const tp_stage_desc *s = tp_ctx_stage_at(L->ctx, i, NULL);
+        if (s->kind != kind)
+            continue;
+        bool dup = false;
+        for (size_t j = 0; j < n; j++)
+            dup |= strcmp(names[j], s->name) == 0;
+        if (dup)
+            continue;
+        names[n++] = s->name;
+        size_t used = strlen(known);
+        snprintf(known + used, sizeof known - used, "%s%s", n > 1 ? ", " : "", s->name);
+    }
+    const char *near = tp_closest(name->text, names, n);
+    tp_diags_add(L->d, L->file, name->line, name->col,
+                 "error: unknown %s '%s'%s%s%s; known %s: %s", tp_stage_kind_name(kind),
+                 name->text, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+                 kind_plural(kind), n ? known : "(none found; check the plugin path)");
+}
+
+/* Finds the kind key of a stage mapping; reports none or several. */
+static const tp_ynode *stage_kind(loader *L, const tp_ynode *m, tp_stage_kind *kind)
+{
+    const tp_ynode *found = NULL;
+    for (size_t k = 0; kind_keys[k]; k++) {
+        const tp_ynode *v = tp_ymap_get(m, kind_keys[k]);
+        if (v == NULL)
+            continue;
+        if (found) {
+            tp_diags_add(L->d, L->file, v->line, v->col,
+                         "error: a stage names exactly one of reader:, filter:, analysis:, "
+                         "writer:");
+            return NULL;
+        }
+        found = v;
+        *kind = (tp_stage_kind)(k + 1);
+    }
+    if (found == NULL)
+        tp_diags_add(L->d, L->file, m->line, m->col,
+                     "error: stage has none of reader:, filter:, analysis:, writer:");
+    else if (found->type != TP_YNODE_SCALAR) {
+        tp_diags_add(L->d, L->file, found->line, found->col,
+                     "error: the plugin name must be a string");
+        return NULL;
+    }
+    return found;
+}
+
+static bool id_taken(const tp_pipeline *p, const char *id)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->stages[i].id, id) == 0)
+            return true;
+    return false;
+}
+
+/* The explicit id, or the plugin name made unique with a _N suffix. */
+static char *stage_id(loader *L, const tp_ynode *m, const char *plugin)
+{
+    const tp_ynode *idn = tp_ymap_get(m, "id");
+    if (idn) {
+        if (idn->type != TP_YNODE_SCALAR || idn->text[0] == '\0') {
+            tp_diags_add(L->d, L->file, idn->line, idn->col, "error: id must be a non-empty string");
+            return NULL;
+        }
+        if (id_taken(L->p, idn->text))
+            tp_diags_add(L->d, L->file, idn->line, idn->col,
+                         "error: id '%s' is used by an earlier stage", idn->text);
+        return strdup(idn->text);
+    }
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", plugin);
+    for (int k = 2; id_taken(L->p, buf); k++)
+        snprintf(buf, sizeof buf, "%s_%d", plugin, k);
+    return strdup(buf);
+}
+
+static bool input_known(const tp_pipeline *p, size_t before, const char *name)
+{
+    for (size_t i = 0; i < before; i++) {
+        size_t len = strlen(p->stages[i].id);
+        if (strcmp(p->stages[i].id, name) == 0 ||
+            (strncmp(p->stages[i].id, name, len) == 0 && name[len] == '.'))
+            return true;
+    }
+    return false;
+}
+
+/* `index` = how many stages come before this one. */
+static void parse_inputs(loader *L, pstage *s, const tp_ynode *in, size_t index)
+{
+    if (in == NULL)
+        return;
+    s->inputs_given = true;
+    size_t n = in->type == TP_YNODE_SEQ ? in->n : 1;
+    s->inputs = calloc(n ? n : 1, sizeof *s->inputs);
+    if (s->inputs == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const tp_ynode *it = in->type == TP_YNODE_SEQ ? in->items[i] : in;
+        if (it->type != TP_YNODE_SCALAR) {
+            tp_diags_add(L->d, L->file, it->line, it->col,
+                         "error: input must be a stage id or a list of stage ids");
+            continue;
+        }
+        if (!input_known(L->p, index, it->text)) {
+            const char *ids[256];
+            size_t k = 0;
+            char all[1024] = "";
+            for (size_t j = 0; j < index && k < 256; j++) {
+                ids[k++] = L->p->stages[j].id;
+                size_t used = strlen(all);
+                snprintf(all + used, sizeof all - used, "%s%s", k > 1 ? ", " : "",
+                         L->p->stages[j].id);
+            }
+            const char *near = tp_closest(it->text, ids, k);
+            tp_diags_add(L->d, L->file, it->line, it->col,
+                         "error: input '%s' names no earlier stage%s%s%s; earlier ids: %s",
+                         it->text, near ? " (did you mean '" : "", near ? near : "",
+                         near ? "'?)" : "", k ? all : "(none)");
+            continue;
+        }
+        s->inputs[s->n_inputs++] = strdup(it->text);
+    }
+}
+
+/* A stage that `requires` another gets that one's default config now, so
+ * the run can add it without any validation left to do. */
+static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
+{
+    if (s->desc->requires == NULL)
+        return;
+    s->req_desc = tp_ctx_find_stage(L->ctx, TP_STAGE_ANALYSIS, s->desc->requires, NULL);
+    if (s->req_desc == NULL) {
+        tp_diags_add(L->d, L->file, where->line, where->col,
+                     "error: %s '%s' needs analysis '%s', which no loaded plugin provides",
+                     tp_stage_kind_name(s->kind), s->plugin, s->desc->requires);
+        return;
+    }
+    char who[256];
+    snprintf(who, sizeof who, "analysis '%s' (required by '%s')", s->desc->requires, s->id);
+    s->req_config = tp_options_build(s->req_desc->options, s->req_desc->config_size, NULL, NULL,
+                                     L->file, who, L->d);
+    size_t n = strlen(s->id) + strlen(s->desc->requires) + 2;
+    s->req_id = malloc(n);
+    if (s->req_id)
+        snprintf(s->req_id, n, "%s.%s", s->id, s->desc->requires);
+}
+
+static void parse_stage(loader *L, const tp_ynode *m)
+{
+    if (m->type != TP_YNODE_MAP) {
+        tp_diags_add(L->d, L->file, m->line, m->col,
+                     "error: each stage must be a mapping such as '- analysis: hierarchy'");
+        return;
+    }
+    tp_stage_kind kind = TP_STAGE_READER;
+    const tp_ynode *name = stage_kind(L, m, &kind);
+    if (name == NULL)
+        return;
+    pstage *s = &L->p->stages[L->p->n];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->line = m->line;
+    s->col = m->col;
+    s->plugin = strdup(name->text);
+    s->id = stage_id(L, m, name->text);
+    L->p->n++; /* owned by the pipeline from here on, so freed on any error */
+    if (s->plugin == NULL || s->id == NULL)
+        return;
+    s->desc = tp_ctx_find_stage(L->ctx, kind, name->text, &s->plugin_path);
+    if (s->desc == NULL) {
+        report_unknown_plugin(L, kind, name);
+        return;
+    }
+    parse_inputs(L, s, tp_ymap_get(m, "input"), L->p->n - 1);
+    char who[256];
+    snprintf(who, sizeof who, "%s '%s'", tp_stage_kind_name(kind), s->id);
+    if (strcmp(s->id, s->plugin) != 0)
+        snprintf(who, sizeof who, "%s '%s' (%s)", tp_stage_kind_name(kind), s->id, s->plugin);
+    s->config = tp_options_build(s->desc->options, s->desc->config_size, m, reserved_keys,
+                                 L->file, who, L->d);
+    resolve_requirement(L, s, name);
+}
+
+static void parse_stages(loader *L, const tp_ynode *stages, const tp_ynode *root)
+{
+    if (stages == NULL) {
+        tp_diags_add(L->d, L->file, root->line, root->col,
+                     "error: the pipeline has no 'stages:' list");
+        return;
+    }
+    if (stages->type != TP_YNODE_SEQ || stages->n == 0) {
+        tp_diags_add(L->d, L->file, stages->line, stages->col,
+                     "error: 'stages:' must be a non-empty list of stages");
+        return;
+    }
+    L->p->stages = calloc(stages->n, sizeof *L->p->stages);
+    if (L->p->stages == NULL)
+        return;
+    for (size_t i = 0; i < stages->n; i++)
+        parse_stage(L, stages->items[i]);
+}
+
+static char *optional_text(loader *L, const tp_ynode *root, const char *key)
+{
+    const tp_ynode *n = tp_ymap_get(root, key);
+    return n ? scalar_copy(L, n, key) : NULL;
+}
+
+static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *sets,
+                         size_t n_sets)
+{
+    size_t errors = L->d->n;
+    tp_ynode *root = tp_yaml_parse(yaml, len, L->file, L->d);
+    if (root == NULL)
+        return NULL;
+    if (root->type != TP_YNODE_MAP) {
+        tp_diags_add(L->d, L->file, root->line, root->col,
+                     "error: a pipeline is a mapping with a 'stages:' list");
+        tp_ynode_free(root);
+        return NULL;
+    }
+    L->p = calloc(1, sizeof *L->p);
+    if (L->p == NULL) {
+        tp_ynode_free(root);
+        return NULL;
+    }
+    L->p->ctx = L->ctx;
+    L->p->file = strdup(L->file);
+    check_top_keys(L, root);
+    L->p->name = optional_text(L, root, "name");
+    L->p->description = optional_text(L, root, "description");
+    size_t nv = 0;
+    tp_var *vars = collect_vars(L, tp_ymap_get(root, "vars"), sets, n_sets, &nv);
+    tp_ynode *stages = (tp_ynode *)tp_ymap_get(root, "stages");
+    tp_ynode *pp = (tp_ynode *)tp_ymap_get(root, "plugin_path");
+    if (vars) {
+        tp_yaml_substitute(stages, vars, nv, L->file, L->d);
+        tp_yaml_substitute(pp, vars, nv, L->file, L->d);
+    }
+    add_plugin_dirs(L, pp);
+    tp_ctx_load_all(L->ctx, L->d);
+    /* plugin refusals are warnings unless a stage needs the refused plugin;
+     * they stay in d so the unknown-plugin error is read next to them */
+    size_t before_stages = L->d->n;
+    parse_stages(L, stages, root);
+    free(vars);
+    tp_ynode_free(root);
+    bool failed = false;
+    for (size_t i = errors; i < L->d->n; i++)
+        failed |= strstr(L->d->lines[i], "error:") != NULL;
+    (void)before_stages;
+    if (failed) {
+        tp_pipeline_free(L->p);
+        return NULL;
+    }
+    return L->p;
+}
+
+tp_pipeline *tp_pipeline_load_string(tp_ctx *ctx, const char *yaml, size_t len, const char *name,
+                                     const tp_var *sets, size_t n_sets, tp_diags *d)
+{
+    loader L = {.ctx = ctx, .file = name ? name : "<string>", .d = d};
+    return load(&L, yaml, len, sets, n_sets);
+}
+
+tp_pipeline *tp_pipeline_load_file(tp_ctx *ctx, const char *path, const tp_var *sets,
+                                   size_t n_sets, tp_diags *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        tp_diags_add(d, path, 0, 0, "error: cannot open pipeline: %s", strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 8192;
+            if (cap > (64u << 20)) {
+                tp_diags_add(d, path, 0, 0, "error: pipeline file larger than 64 MiB");
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            char *nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (read_error) {
+        tp_diags_add(d, path, 0, 0, "error: cannot read pipeline (is it a directory?)");
+        free(buf);
+        return NULL;
+    }
+    char *dir = strdup(path);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash)
+        *slash = '\0';
+    loader L = {.ctx = ctx, .file = path, .base_dir = slash ? dir : NULL, .d = d};
+    tp_pipeline *p = load(&L, buf, len, sets, n_sets);
+    free(dir);
+    free(buf);
+    return p;
+}

@@ -1,0 +1,35 @@
+/* Core-internal: the validated pipeline, shared by tp_pipeline.c (loading)
+ * and tp_run.c (running). */
+#ifndef TRACEPIPE_TP_PIPELINE_H
+#define TRACEPIPE_TP_PIPELINE_H
+
+#include "tp_internal.h"
+
+#include <errno.h>
+
+typedef struct pstage {
+    tp_stage_kind kind;
+    char *plugin;            /* the name written in YAML */
+    char *id;
+    const tp_stage_desc *desc;
+    const char *plugin_path; /* borrowed from the registry */
+    char **inputs;
+    size_t n_inputs;
+    bool inputs_given;
+    void *config;
+    int line, col;
+    /* the analysis named by desc->requires, run first when needed */
+    const tp_stage_desc *req_desc;
+    void *req_config;
+    char *req_id;
+} pstage;
+
+struct tp_pipeline {
+    tp_ctx *ctx;
+    char *file;
+    char *name, *description;
+    pstage *stages;
+    size_t n;
+};
+
+#endif

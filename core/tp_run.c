@@ -1,0 +1,298 @@
+/*
+ * Running a pipeline: one tp_run holds everything a run touches (string
+ * pool, current trace, results), so runs share no mutable state and
+ * several may proceed in parallel threads over one registry.
+ */
+#include "tp_pipeline.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *level_name(tp_level level)
+{
+    switch (level) {
+    case TP_LOG_ERROR:
+        return "error";
+    case TP_LOG_WARN:
+        return "warning";
+    case TP_LOG_INFO:
+        return "info";
+    case TP_LOG_DEBUG:
+        return "debug";
+    }
+    return "log";
+}
+
+void tp_run_log(tp_run *run, tp_level level, const char *who, const char *msg)
+{
+    /* verbosity 0 (-q): errors; 1: + warnings; 2 (-v): + info; 3: + debug */
+    int shown = run->opts.verbosity;
+    if ((int)level > shown && level != TP_LOG_ERROR)
+        return;
+    FILE *f = run->opts.log ? run->opts.log : stderr;
+    tp_progress_done(run);
+    fprintf(f, "pipeline: %s: [%s] %s\n", level_name(level), who, msg);
+}
+
+tp_result *tp_run_new_result(tp_run *run, const char *id)
+{
+    /* a result id is unique in a run: a repeated one replaces the old */
+    tp_result *r = tp_result_create(id);
+    if (r == NULL)
+        return NULL;
+    for (size_t i = 0; i < run->n_results; i++) {
+        if (strcmp(tp_result_get_id(run->results[i]), id) == 0) {
+            tp_result_destroy(run->results[i]);
+            run->results[i] = r;
+            return r;
+        }
+    }
+    if (run->n_results == run->cap_results) {
+        size_t cap = run->cap_results ? run->cap_results * 2 : 8;
+        tp_result **rs = realloc(run->results, cap * sizeof *rs);
+        if (rs == NULL) {
+            tp_result_destroy(r);
+            return NULL;
+        }
+        run->results = rs;
+        run->cap_results = cap;
+    }
+    run->results[run->n_results++] = r;
+    return r;
+}
+
+void tp_run_free(tp_run *run)
+{
+    if (run == NULL)
+        return;
+    for (size_t i = 0; i < run->n_results; i++)
+        tp_result_destroy(run->results[i]);
+    free(run->results);
+    tp_trace_free(run->trace);
+    tp_strpool_free(run->pool);
+    free(run);
+}
+
+const tp_result *tp_run_result(const tp_run *run, const char *id)
+{
+    for (size_t i = 0; i < run->n_results; i++)
+        if (strcmp(tp_result_get_id(run->results[i]), id) == 0)
+            return run->results[i];
+    return NULL;
+}
+
+size_t tp_run_result_count(const tp_run *run) { return run->n_results; }
+
+const tp_result *tp_run_result_at(const tp_run *run, size_t i)
+{
+    return i < run->n_results ? run->results[i] : NULL;
+}
+
+const tp_trace *tp_run_trace(const tp_run *run) { return run->trace; }
+const char *tp_run_str(const tp_run *run, tp_str id) { return tp_strpool_text(run->pool, id); }
+const char *tp_run_error(const tp_run *run) { return run->error; }
+
+static bool result_of(const char *result_id, const char *name)
+{
+    size_t len = strlen(name);
+    return strcmp(result_id, name) == 0 ||
+           (strncmp(result_id, name, len) == 0 && result_id[len] == '.');
+}
+
+/* Results of the inputs the stage names, or by default those of the
+ * nearest earlier stage that produced any (writers only). */
+static int resolve_inputs(tp_run *run, const tp_pipeline *p, size_t index, tp_stage *st)
+{
+    const pstage *s = &p->stages[index];
+    st->inputs = calloc(run->n_results + 1, sizeof *st->inputs);
+    if (st->inputs == NULL)
+        return TP_ENOMEM;
+    if (s->inputs_given) {
+        for (size_t k = 0; k < s->n_inputs; k++) {
+            size_t before = st->n_inputs;
+            for (size_t i = 0; i < run->n_results; i++)
+                if (result_of(tp_result_get_id(run->results[i]), s->inputs[k]))
+                    st->inputs[st->n_inputs++] = run->results[i];
+            if (st->n_inputs == before) {
+                snprintf(st->error, sizeof st->error, "input '%s' produced no results",
+                         s->inputs[k]);
+                return TP_ENOTFOUND;
+            }
+        }
+        return TP_OK;
+    }
+    if (s->kind != TP_STAGE_WRITER)
+        return TP_OK;
+    for (size_t j = index; j-- > 0;) {
+        for (size_t i = 0; i < run->n_results; i++)
+            if (result_of(tp_result_get_id(run->results[i]), p->stages[j].id))
+                st->inputs[st->n_inputs++] = run->results[i];
+        if (st->n_inputs > 0)
+            break;
+    }
+    return TP_OK;
+}
+
+static void finish_outputs(tp_stage *st, int ok)
+{
+    for (size_t i = 0; i < st->n_outputs; i++) {
+        tp_output *o = &st->outputs[i];
+        if (ok && st->error_code == 0 && rename(o->tmp_path, o->final_path) != 0) {
+            snprintf(st->error, sizeof st->error, "%s: cannot complete the output: %s",
+                     o->final_path, strerror(errno));
+            st->error_code = TP_EIO;
+        }
+        if (!ok || st->error_code != 0)
+            unlink(o->tmp_path); /* never leave a partial file behind */
+    }
+    /* a failed rename of one output leaves earlier ones in place: each is
+     * complete on its own */
+    for (size_t i = 0; i < st->n_outputs; i++) {
+        free(st->outputs[i].tmp_path);
+        free(st->outputs[i].final_path);
+    }
+    free(st->outputs);
+    st->outputs = NULL;
+    st->n_outputs = 0;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs one stage: init, run, destroy, and the kind-specific plumbing. */
+static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,
+                     tp_stage *st, const char *where)
+{
+    st->run = run;
+    st->desc = desc;
+    st->id = id;
+    st->config = config;
+    tp_trace *fresh = NULL;
+    if (desc->kind == TP_STAGE_READER) {
+        if ((fresh = tp_trace_new(run->pool)) == NULL)
+            return TP_ENOMEM;
+        st->trace = fresh;
+    } else {
+        st->trace = run->trace;
+    }
+    if (desc->kind == TP_STAGE_FILTER) {
+        if (run->trace == NULL) {
+            snprintf(st->error, sizeof st->error, "no trace to filter: put a reader first");
+            return TP_EINVAL;
+        }
+        size_t n = tp_trace_columns(run->trace)->n;
+        if ((st->keep = malloc(n ? n : 1)) == NULL)
+            return TP_ENOMEM;
+        memset(st->keep, 1, n);
+    }
+    double t0 = now_seconds();
+    void *state = NULL;
+    int rc = TP_OK;
+    if (desc->init)
+        rc = desc->init(st, config, &state);
+    if (rc == TP_OK)
+        rc = desc->run(st, config, state);
+    if (desc->destroy)
+        desc->destroy(st, state);
+    tp_progress_done(run);
+    if (rc != TP_OK && st->error_code == 0)
+        st->error_code = rc;
+    if (rc == TP_OK && st->error_code != 0)
+        rc = st->error_code; /* failed without saying so through its return */
+    finish_outputs(st, rc == TP_OK);
+    rc = rc == TP_OK ? st->error_code : rc;
+
+    if (rc == TP_OK && desc->kind == TP_STAGE_READER) {
+        tp_trace_free(run->trace);
+        run->trace = fresh;
+        fresh = NULL;
+    } else if (rc == TP_OK && desc->kind == TP_STAGE_FILTER) {
+        tp_trace *out = tp_trace_filtered(run->trace, st->keep);
+        if (out == NULL) {
+            rc = TP_ENOMEM;
+        } else {
+            char msg[256];
+            snprintf(msg, sizeof msg, "kept %zu of %zu events", tp_trace_columns(out)->n,
+                     tp_trace_columns(run->trace)->n);
+            tp_run_log(run, TP_LOG_INFO, id, msg);
+            tp_trace_free(run->trace);
+            run->trace = out;
+        }
+    } else if (rc == TP_OK && desc->kind == TP_STAGE_ANALYSIS && run->trace) {
+        rc = tp_trace_mark_done(run->trace, desc->name);
+    }
+    tp_trace_free(fresh);
+    free(st->keep);
+    st->keep = NULL;
+    if (rc == TP_OK) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s done in %.3f s", where, now_seconds() - t0);
+        tp_run_log(run, TP_LOG_INFO, id, msg);
+    }
+    return rc;
+}
+
+static void report_failure(tp_run *run, const pstage *s, const char *id, const tp_stage *st,
+                           int rc)
+{
+    const char *msg = st->error[0] ? st->error : rc == TP_ENOMEM ? "out of memory" : "failed";
+    snprintf(run->error, sizeof run->error, "%s:%d:%d: %s '%s': %s", run->pipeline->file,
+             s->line, s->col, tp_stage_kind_name(s->kind), id, msg);
+    FILE *f = run->opts.log ? run->opts.log : stderr;
+    fprintf(f, "pipeline: error: %s\n", run->error);
+}
+
+static int run_requirement(tp_run *run, const pstage *s)
+{
+    if (s->req_desc == NULL || run->trace == NULL ||
+        tp_trace_is_done(run->trace, s->req_desc->name))
+        return TP_OK;
+    tp_stage st;
+    memset(&st, 0, sizeof st);
+    int rc = run_stage(run, s->req_desc, s->req_id, s->req_config, &st, "required analysis");
+    if (rc != TP_OK)
+        report_failure(run, s, s->req_id, &st, rc);
+    return rc;
+}
+
+int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
+{
+    if (out)
+        *out = NULL;
+    tp_run *run = calloc(1, sizeof *run);
+    if (run == NULL || (run->pool = tp_strpool_new()) == NULL) {
+        free(run);
+        return TP_ENOMEM;
+    }
+    run->pipeline = p;
+    if (opts)
+        run->opts = *opts;
+    else
+        run->opts.verbosity = 1;
+    int rc = TP_OK;
+    for (size_t i = 0; i < p->n && rc == TP_OK; i++) {
+        const pstage *s = &p->stages[i];
+        if ((rc = run_requirement(run, s)) != TP_OK)
+            break;
+        tp_stage st;
+        memset(&st, 0, sizeof st);
+        rc = resolve_inputs(run, p, i, &st);
+        if (rc == TP_OK)
+            rc = run_stage(run, s->desc, s->id, s->config, &st, tp_stage_kind_name(s->kind));
+        if (rc != TP_OK)
+            report_failure(run, s, s->id, &st, rc);
+        free(st.inputs);
+    }
+    if (out)
+        *out = run;
+    else
+        tp_run_free(run);
+    return rc;
+}

@@ -1,0 +1,384 @@
+/*
+ * Traces: the columnar event table, each event's raw args text, trace
+ * metadata and the derived arrays analyses attach.
+ *
+ * Columns grow by doubling.  Args texts go into one byte arena addressed by
+ * (offset, length) per row, so an event costs no allocation of its own.
+ */
+#include "tp_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct attachment {
+    char *name;
+    tp_coltype type;
+    size_t n;
+    void *data;
+} attachment;
+
+typedef struct meta_entry {
+    char *key, *json;
+} meta_entry;
+
+struct tp_trace {
+    tp_strpool *pool; /* borrowed from the run */
+    tp_cols cols;     /* const views of the arrays below */
+    size_t cap;
+    int64_t *ts, *dur, *pid, *tid, *ext_id, *corr, *flow_id;
+    tp_str *name, *cat;
+    uint8_t *kind, *phase;
+    int32_t *device, *stream;
+    uint64_t *args_off;
+    uint32_t *args_len;
+    char *arena;
+    size_t arena_used, arena_cap;
+    meta_entry *meta;
+    size_t n_meta;
+    attachment *att;
+    size_t n_att;
+    char **done;
+    size_t n_done;
+    char *source;
+};
+
+static void refresh_views(tp_trace *t)
+{
+    t->cols.struct_size = sizeof t->cols;
+    t->cols.ts = t->ts;
+    t->cols.dur = t->dur;
+    t->cols.name = t->name;
+    t->cols.cat = t->cat;
+    t->cols.pid = t->pid;
+    t->cols.tid = t->tid;
+    t->cols.kind = t->kind;
+    t->cols.phase = t->phase;
+    t->cols.ext_id = t->ext_id;
+    t->cols.corr = t->corr;
+    t->cols.flow_id = t->flow_id;
+    t->cols.device = t->device;
+    t->cols.stream = t->stream;
+}
+
+tp_trace *tp_trace_new(tp_strpool *pool)
+{
+    tp_trace *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    t->pool = pool;
+    refresh_views(t);
+    return t;
+}
+
+void tp_trace_free(tp_trace *t)
+{
+    if (t == NULL)
+        return;
+    void *cols[] = {t->ts, t->dur, t->pid, t->tid, t->ext_id, t->corr, t->flow_id, t->name,
+                    t->cat, t->kind, t->phase, t->device, t->stream, t->args_off, t->args_len,
+                    t->arena};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        free(cols[i]);
+    for (size_t i = 0; i < t->n_meta; i++) {
+        free(t->meta[i].key);
+        free(t->meta[i].json);
+    }
+    free(t->meta);
+    for (size_t i = 0; i < t->n_att; i++) {
+        free(t->att[i].name);
+        free(t->att[i].data);
+    }
+    free(t->att);
+    for (size_t i = 0; i < t->n_done; i++)
+        free(t->done[i]);
+    free(t->done);
+    free(t->source);
+    free(t);
+}
+
+const tp_cols *tp_trace_columns(const tp_trace *t)
+{
+    return &t->cols;
+}
+
+static int grow(void **p, size_t elem, size_t cap)
+{
+    void *q = realloc(*p, elem * cap);
+    if (q == NULL)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+int tp_trace_reserve_rows(tp_trace *t, size_t n)
+{
+    if (n <= t->cap)
+        return TP_OK;
+    /* on failure some columns may be larger than others; cap is only
+     * raised once all of them have grown, so the trace stays consistent */
+    if (grow((void **)&t->ts, sizeof *t->ts, n) || grow((void **)&t->dur, sizeof *t->dur, n) ||
+        grow((void **)&t->pid, sizeof *t->pid, n) || grow((void **)&t->tid, sizeof *t->tid, n) ||
+        grow((void **)&t->ext_id, sizeof *t->ext_id, n) ||
+        grow((void **)&t->corr, sizeof *t->corr, n) ||
+        grow((void **)&t->flow_id, sizeof *t->flow_id, n) ||
+        grow((void **)&t->name, sizeof *t->name, n) || grow((void **)&t->cat, sizeof *t->cat, n) ||
+        grow((void **)&t->kind, sizeof *t->kind, n) ||
+        grow((void **)&t->phase, sizeof *t->phase, n) ||
+        grow((void **)&t->device, sizeof *t->device, n) ||
+        grow((void **)&t->stream, sizeof *t->stream, n) ||
+        grow((void **)&t->args_off, sizeof *t->args_off, n) ||
+        grow((void **)&t->args_len, sizeof *t->args_len, n)) {
+        refresh_views(t);
+        return TP_ENOMEM;
+    }
+    t->cap = n;
+    refresh_views(t);
+    return TP_OK;
+}
+
+static int arena_put(tp_trace *t, const char *s, size_t len, uint64_t *off)
+{
+    if (t->arena_cap - t->arena_used < len) {
+        size_t cap = t->arena_cap ? t->arena_cap : 1 << 16;
+        while (cap - t->arena_used < len)
+            cap *= 2;
+        char *a = realloc(t->arena, cap);
+        if (a == NULL)
+            return TP_ENOMEM;
+        t->arena = a;
+        t->arena_cap = cap;
+    }
+    memcpy(t->arena + t->arena_used, s, len);
+    *off = t->arena_used;
+    t->arena_used += len;
+    return TP_OK;
+}
+
+int tp_trace_push(tp_trace *t, const tp_event *ev)
+{
+    size_t i = t->cols.n;
+    if (i == t->cap && tp_trace_reserve_rows(t, t->cap ? t->cap * 2 : 1024) != TP_OK)
+        return TP_ENOMEM;
+    uint64_t off = 0;
+    size_t alen = ev->args ? ev->args_len : 0;
+    if (alen > UINT32_MAX)
+        return TP_EINVAL;
+    if (alen > 0 && arena_put(t, ev->args, alen, &off) != TP_OK)
+        return TP_ENOMEM;
+    t->ts[i] = ev->ts;
+    t->dur[i] = ev->dur;
+    t->name[i] = ev->name;
+    t->cat[i] = ev->cat;
+    t->pid[i] = ev->pid;
+    t->tid[i] = ev->tid;
+    t->kind[i] = ev->kind;
+    t->phase[i] = ev->phase;
+    t->ext_id[i] = ev->ext_id;
+    t->corr[i] = ev->corr;
+    t->flow_id[i] = ev->flow_id;
+    t->device[i] = ev->device;
+    t->stream[i] = ev->stream;
+    t->args_off[i] = off;
+    t->args_len[i] = (uint32_t)alen;
+    t->cols.n = i + 1;
+    return TP_OK;
+}
+
+const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len)
+{
+    if (row >= t->cols.n || t->args_len[row] == 0) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = t->args_len[row];
+    return t->arena + t->args_off[row];
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+int tp_trace_meta_set(tp_trace *t, const char *key, const char *json, size_t len)
+{
+    char *copy = dup_n(json, len);
+    if (copy == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < t->n_meta; i++) {
+        if (strcmp(t->meta[i].key, key) == 0) {
+            free(t->meta[i].json);
+            t->meta[i].json = copy;
+            return TP_OK;
+        }
+    }
+    meta_entry *m = realloc(t->meta, (t->n_meta + 1) * sizeof *m);
+    char *k = strdup(key);
+    if (m == NULL || k == NULL) {
+        if (m)
+            t->meta = m;
+        free(copy);
+        free(k);
+        return TP_ENOMEM;
+    }
+    t->meta = m;
+    t->meta[t->n_meta].key = k;
+    t->meta[t->n_meta].json = copy;
+    t->n_meta++;
+    return TP_OK;
+}
+
+const char *tp_trace_meta_get(const tp_trace *t, const char *key)
+{
+    for (size_t i = 0; i < t->n_meta; i++)
+        if (strcmp(t->meta[i].key, key) == 0)
+            return t->meta[i].json;
+    return NULL;
+}
+
+size_t tp_trace_meta_n(const tp_trace *t)
+{
+    return t->n_meta;
+}
+
+const char *tp_trace_meta_key_at(const tp_trace *t, size_t i)
+{
+    return i < t->n_meta ? t->meta[i].key : NULL;
+}
+
+const char *tp_trace_source_path(const tp_trace *t)
+{
+    return t->source ? t->source : "";
+}
+
+int tp_trace_source_set(tp_trace *t, const char *path)
+{
+    char *s = strdup(path ? path : "");
+    if (s == NULL)
+        return TP_ENOMEM;
+    free(t->source);
+    t->source = s;
+    return TP_OK;
+}
+
+static size_t coltype_size(tp_coltype type)
+{
+    return type == TP_COL_F64 ? sizeof(double) : sizeof(int64_t);
+}
+
+void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n)
+{
+    if (type != TP_COL_I64 && type != TP_COL_F64)
+        return NULL;
+    void *data = calloc(n ? n : 1, coltype_size(type));
+    if (data == NULL)
+        return NULL;
+    for (size_t i = 0; i < t->n_att; i++) {
+        if (strcmp(t->att[i].name, name) == 0) {
+            free(t->att[i].data);
+            t->att[i].data = data;
+            t->att[i].type = type;
+            t->att[i].n = n;
+            return data;
+        }
+    }
+    attachment *a = realloc(t->att, (t->n_att + 1) * sizeof *a);
+    char *nm = strdup(name);
+    if (a == NULL || nm == NULL) {
+        if (a)
+            t->att = a;
+        free(nm);
+        free(data);
+        return NULL;
+    }
+    t->att = a;
+    t->att[t->n_att++] = (attachment){nm, type, n, data};
+    return data;
+}
+
+const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype type, size_t *n)
+{
+    for (size_t i = 0; i < t->n_att; i++) {
+        if (strcmp(t->att[i].name, name) == 0 && t->att[i].type == type) {
+            if (n)
+                *n = t->att[i].n;
+            return t->att[i].data;
+        }
+    }
+    return NULL;
+}
+
+static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
+{
+    size_t alen = 0;
+    const char *args = tp_trace_args_text(src, i, &alen);
+    tp_event ev = {src->ts[i],      src->dur[i],    src->name[i],    src->cat[i],
+                   src->pid[i],     src->tid[i],    src->kind[i],    src->phase[i],
+                   src->ext_id[i],  src->corr[i],   src->flow_id[i], src->device[i],
+                   src->stream[i],  args,           alen};
+    return tp_trace_push(dst, &ev);
+}
+
+tp_trace *tp_trace_filtered(const tp_trace *t, const uint8_t *keep)
+{
+    tp_trace *out = tp_trace_new(t->pool);
+    if (out == NULL)
+        return NULL;
+    size_t kept = 0;
+    for (size_t i = 0; i < t->cols.n; i++)
+        kept += keep[i] != 0;
+    if (tp_trace_reserve_rows(out, kept) != TP_OK)
+        goto fail;
+    for (size_t i = 0; i < t->cols.n; i++)
+        if (keep[i] && copy_row(out, t, i) != TP_OK)
+            goto fail;
+    for (size_t i = 0; i < t->n_meta; i++)
+        if (tp_trace_meta_set(out, t->meta[i].key, t->meta[i].json, strlen(t->meta[i].json)))
+            goto fail;
+    if (tp_trace_source_set(out, tp_trace_source_path(t)) != TP_OK)
+        goto fail;
+    return out;
+fail:
+    tp_trace_free(out);
+    return NULL;
+}
+
+int tp_trace_mark_done(tp_trace *t, const char *analysis)
+{
+    if (tp_trace_is_done(t, analysis))
+        return TP_OK;
+    char **d = realloc(t->done, (t->n_done + 1) * sizeof *d);
+    if (d == NULL)
+        return TP_ENOMEM;
+    t->done = d;
+    if ((t->done[t->n_done] = strdup(analysis)) == NULL)
+        return TP_ENOMEM;
+    t->n_done++;
+    return TP_OK;
+}
+
+bool tp_trace_is_done(const tp_trace *t, const char *analysis)
+{
+    for (size_t i = 0; i < t->n_done; i++)
+        if (strcmp(t->done[i], analysis) == 0)
+            return true;
+    return false;
+}
+
+size_t tp_trace_memory(const tp_trace *t)
+{
+    size_t per_row = 7 * sizeof(int64_t) + 2 * sizeof(tp_str) + 2 + 2 * sizeof(int32_t) +
+                     sizeof(uint64_t) + sizeof(uint32_t);
+    size_t bytes = t->cap * per_row + t->arena_cap;
+    for (size_t i = 0; i < t->n_meta; i++)
+        bytes += strlen(t->meta[i].json);
+    for (size_t i = 0; i < t->n_att; i++)
+        bytes += t->att[i].n * coltype_size(t->att[i].type);
+    return bytes;
+}

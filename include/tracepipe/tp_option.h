@@ -1,0 +1,68 @@
+/*
+ * Declarative stage options.  A stage lists its options in a table; the core
+ * validates the YAML pipeline against it before anything runs, fills a
+ * zeroed config struct of config_size bytes at the given offsets, and hands
+ * it to the stage as const.  The core owns every value in it (strings
+ * included) until the pipeline is freed.
+ */
+#ifndef TRACEPIPE_TP_OPTION_H
+#define TRACEPIPE_TP_OPTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tp_opt_type {
+    TP_OPT_BOOL = 1,   /* field: int (0 or 1); YAML true/false/yes/no/on/off */
+    TP_OPT_INT = 2,    /* field: int64_t */
+    TP_OPT_FLOAT = 3,  /* field: double */
+    TP_OPT_STRING = 4, /* field: const char * (NULL when absent without default) */
+    TP_OPT_CHOICE = 5, /* field: const char *, one of `choices` */
+    TP_OPT_LIST = 6    /* field: tp_strlist; a YAML sequence of scalars or one scalar */
+} tp_opt_type;
+
+/* A list of strings, as TP_OPT_LIST fields hold it. */
+typedef struct tp_strlist {
+    size_t n;
+    const char *const *items;
+} tp_strlist;
+
+enum {
+    TP_OPT_REQUIRED = 1u << 0, /* the pipeline must give it */
+    TP_OPT_RANGE = 1u << 1     /* min/max apply (INT and FLOAT) */
+};
+
+typedef struct tp_option {
+    const char *name;
+    tp_opt_type type;
+    unsigned flags;            /* TP_OPT_REQUIRED, TP_OPT_RANGE */
+    size_t offset;             /* offsetof(config struct, field) */
+    const char *def;           /* default as YAML text, parsed like user input; NULL = none */
+    double min, max;           /* inclusive range when TP_OPT_RANGE is set */
+    const char *const *choices; /* NULL-terminated, for TP_OPT_CHOICE */
+    const char *help;          /* one line */
+} tp_option;
+
+#define TP_OPTION_BOOL(NAME, T, FIELD, DEF, HELP) \
+    { NAME, TP_OPT_BOOL, 0, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP }
+#define TP_OPTION_INT(NAME, T, FIELD, DEF, MIN, MAX, HELP) \
+    { NAME, TP_OPT_INT, TP_OPT_RANGE, offsetof(T, FIELD), DEF, MIN, MAX, NULL, HELP }
+#define TP_OPTION_FLOAT(NAME, T, FIELD, DEF, MIN, MAX, HELP) \
+    { NAME, TP_OPT_FLOAT, TP_OPT_RANGE, offsetof(T, FIELD), DEF, MIN, MAX, NULL, HELP }
+#define TP_OPTION_STRING(NAME, T, FIELD, DEF, HELP) \
+    { NAME, TP_OPT_STRING, 0, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP }
+#define TP_OPTION_REQUIRED_STRING(NAME, T, FIELD, HELP) \
+    { NAME, TP_OPT_STRING, TP_OPT_REQUIRED, offsetof(T, FIELD), NULL, 0, 0, NULL, HELP }
+#define TP_OPTION_CHOICE(NAME, T, FIELD, DEF, CHOICES, HELP) \
+    { NAME, TP_OPT_CHOICE, 0, offsetof(T, FIELD), DEF, 0, 0, CHOICES, HELP }
+#define TP_OPTION_LIST(NAME, T, FIELD, HELP) \
+    { NAME, TP_OPT_LIST, 0, offsetof(T, FIELD), NULL, 0, 0, NULL, HELP }
+#define TP_OPTION_END { NULL, (tp_opt_type)0, 0, 0, NULL, 0, 0, NULL, NULL }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,104 @@
+/*
+ * Test plugin: stages with every option type, used by the core's option
+ * validation and pipeline tests.  `probe` records its typed config as a
+ * one-row result so tests can see what the core passed; `fail_probe` fails
+ * (optionally after starting an output) to test error paths.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+
+typedef struct probe_cfg {
+    int flag;
+    int64_t count;
+    double ratio;
+    const char *label;
+    const char *mode;
+    tp_strlist names;
+    const char *need;
+} probe_cfg;
+
+static const char *const modes[] = {"fast", "exact", NULL};
+
+static const tp_option probe_options[] = {
+    TP_OPTION_BOOL("flag", probe_cfg, flag, "false", "a boolean"),
+    TP_OPTION_INT("count", probe_cfg, count, "3", 1, 100, "an integer in [1, 100]"),
+    TP_OPTION_FLOAT("ratio", probe_cfg, ratio, "0.5", 0, 1, "a fraction"),
+    TP_OPTION_STRING("label", probe_cfg, label, "none", "a string"),
+    TP_OPTION_CHOICE("mode", probe_cfg, mode, "fast", modes, "fast or exact"),
+    TP_OPTION_LIST("names", probe_cfg, names, "a list of names"),
+    TP_OPTION_END};
+
+static const tp_option need_options[] = {
+    TP_OPTION_REQUIRED_STRING("need", probe_cfg, need, "a required string"), TP_OPTION_END};
+
+static int probe_run(tp_stage *st, const void *config, void *state)
+{
+    const probe_cfg *c = config;
+    (void)state;
+    tp_result *r = tp_result_new(st, NULL);
+    if (r == NULL)
+        return tp_fail(st, TP_ENOMEM, "no memory");
+    int cf = tp_result_add_col(st, r, "flag", TP_COL_I64);
+    int cc = tp_result_add_col(st, r, "count", TP_COL_I64);
+    int cr = tp_result_add_col(st, r, "ratio", TP_COL_F64);
+    int cl = tp_result_add_col(st, r, "label", TP_COL_STR);
+    int cm = tp_result_add_col(st, r, "mode", TP_COL_STR);
+    int cn = tp_result_add_col(st, r, "names", TP_COL_STR);
+    size_t row;
+    tp_result_add_row(st, r, &row);
+    tp_result_set_i64(st, r, row, cf, c->flag);
+    tp_result_set_i64(st, r, row, cc, c->count);
+    tp_result_set_f64(st, r, row, cr, c->ratio);
+    tp_result_set_str(st, r, row, cl, c->label);
+    tp_result_set_str(st, r, row, cm, c->mode);
+    char joined[256] = "";
+    for (size_t i = 0; i < c->names.n; i++) {
+        size_t used = strlen(joined);
+        snprintf(joined + used, sizeof joined - used, "%s%s", i ? "," : "", c->names.items[i]);
+    }
+    tp_result_set_str(st, r, row, cn, joined);
+    return TP_OK;
+}
+
+static int need_run(tp_stage *st, const void *config, void *state)
+{
+    (void)st, (void)config, (void)state;
+    return TP_OK;
+}
+
+typedef struct fail_cfg {
+    const char *path;
+} fail_cfg;
+
+static const tp_option fail_options[] = {
+    TP_OPTION_STRING("path", fail_cfg, path, NULL, "write half a file here, then fail"),
+    TP_OPTION_END};
+
+static int fail_run(tp_stage *st, const void *config, void *state)
+{
+    const fail_cfg *c = config;
+    (void)state;
+    if (c->path) {
+        const char *tmp = tp_output_begin(st, c->path);
+        if (tmp == NULL)
+            return TP_EIO;
+        FILE *f = fopen(tmp, "w");
+        if (f) {
+            fputs("half", f);
+            fclose(f);
+        }
+    }
+    return tp_fail(st, TP_EFORMAT, "deliberate failure");
+}
+
+static const tp_stage_desc stages[] = {
+    TP_STAGE(TP_STAGE_ANALYSIS, "probe", "echoes its typed options", probe_options, probe_cfg,
+             NULL, probe_run, NULL),
+    TP_STAGE(TP_STAGE_ANALYSIS, "need_probe", "has a required option", need_options, probe_cfg,
+             NULL, need_run, NULL),
+    TP_STAGE(TP_STAGE_WRITER, "fail_probe", "fails on purpose", fail_options, fail_cfg, NULL,
+             fail_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("tp_probe", "1.0", stages);

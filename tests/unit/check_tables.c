@@ -1,0 +1,152 @@
+/* Traces (columns, args, metadata, attachments, filtering) and result tables. */
+#include "tp_internal.h"
+#include "tp_test.h"
+
+#include <string.h>
+
+static tp_event ev(int64_t ts, int64_t dur, tp_str name, const char *args)
+{
+    tp_event e = {ts, dur, name, 0, 1, 2, TP_KIND_CPU_OP, 'X', TP_NONE, TP_NONE, TP_NONE, -1, -1,
+                  args, args ? strlen(args) : 0};
+    return e;
+}
+
+START_TEST(trace_columns_and_args)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    tp_str mm = tp_strpool_intern(pool, "aten::mm", 8);
+    for (int i = 0; i < 5000; i++) {
+        tp_event e = ev(i * 1000, 500, mm, i % 2 ? "{\"External id\": 7}" : NULL);
+        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
+    }
+    const tp_cols *c = tp_trace_columns(t);
+    ck_assert_uint_eq(c->n, 5000);
+    ck_assert_int_eq(c->ts[4999], 4999000);
+    ck_assert_int_eq(c->dur[17], 500);
+    ck_assert_uint_eq(c->name[42], mm);
+    size_t len = 0;
+    ck_assert_ptr_null(tp_trace_args_text(t, 0, &len));
+    const char *a = tp_trace_args_text(t, 3, &len);
+    ck_assert_uint_eq(len, 18);
+    ck_assert(strncmp(a, "{\"External id\": 7}", len) == 0);
+    size_t vlen;
+    const char *v = tp_json_find_key(a, len, "External id", &vlen);
+    ck_assert(v && vlen == 1 && v[0] == '7');
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
+START_TEST(trace_meta_attach_filter)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    for (int i = 0; i < 10; i++) {
+        tp_event e = ev(i, 1, 0, "{\"i\": 1}");
+        tp_trace_push(t, &e);
+    }
+    ck_assert_int_eq(tp_trace_meta_set(t, "schemaVersion", "1", 1), TP_OK);
+    ck_assert_int_eq(tp_trace_meta_set(t, "schemaVersion", "2", 1), TP_OK);
+    ck_assert_str_eq(tp_trace_meta_get(t, "schemaVersion"), "2");
+    ck_assert_uint_eq(tp_trace_meta_n(t), 1);
+    int64_t *par = tp_trace_attach_array(t, "hierarchy.parent", TP_COL_I64, 10);
+    par[3] = 2;
+    size_t n;
+    const int64_t *got = tp_trace_find_array(t, "hierarchy.parent", TP_COL_I64, &n);
+    ck_assert_uint_eq(n, 10);
+    ck_assert_int_eq(got[3], 2);
+    ck_assert_ptr_null(tp_trace_find_array(t, "hierarchy.parent", TP_COL_F64, &n));
+    tp_trace_mark_done(t, "hierarchy");
+    ck_assert(tp_trace_is_done(t, "hierarchy"));
+
+    uint8_t keep[10] = {1, 0, 1, 0, 1, 0, 1, 0, 0, 1};
+    tp_trace *f = tp_trace_filtered(t, keep);
+    const tp_cols *c = tp_trace_columns(f);
+    ck_assert_uint_eq(c->n, 5);
+    ck_assert_int_eq(c->ts[4], 9);
+    ck_assert_str_eq(tp_trace_meta_get(f, "schemaVersion"), "2");
+    size_t len = 0;
+    const char *args = tp_trace_args_text(f, 2, &len);
+    ck_assert_uint_eq(len, 8);
+    ck_assert(strncmp(args, "{\"i\": 1}", len) == 0);
+    /* attachments describe the old rows: not carried over */
+    ck_assert_ptr_null(tp_trace_find_array(f, "hierarchy.parent", TP_COL_I64, &n));
+    ck_assert(!tp_trace_is_done(f, "hierarchy"));
+    tp_trace_free(f);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
+START_TEST(result_table_types_and_nulls)
+{
+    tp_result *r = tp_result_create("host");
+    int name = tp_result_col_add(r, "name", TP_COL_STR);
+    int count = tp_result_col_add(r, "count", TP_COL_I64);
+    int time = tp_result_col_add(r, "time_us", TP_COL_F64);
+    ck_assert_int_eq(name, 0);
+    ck_assert_int_eq(time, 2);
+    ck_assert_int_eq(tp_result_col_add(r, "name", TP_COL_STR), TP_EINVAL); /* duplicate */
+    for (int i = 0; i < 100; i++) {
+        size_t row;
+        ck_assert_int_eq(tp_result_row_add(r, &row), TP_OK);
+        ck_assert_uint_eq(row, (size_t)i);
+        if (i % 3 == 0)
+            tp_result_put_str(r, row, name, "aten::mm");
+        tp_result_put_i64(r, row, count, i);
+    }
+    /* a column added later reads as null in existing rows */
+    int late = tp_result_col_add(r, "late", TP_COL_F64);
+    ck_assert(tp_result_null(r, 50, late));
+    tp_result_put_f64(r, 99, time, 1.5);
+    ck_assert_uint_eq(tp_result_nrows(r), 100);
+    ck_assert_str_eq(tp_result_str(r, 99, name), "aten::mm");
+    ck_assert_ptr_null(tp_result_str(r, 98, name));
+    ck_assert(tp_result_null(r, 98, name));
+    ck_assert_int_eq(tp_result_i64(r, 98, count), 98);
+    ck_assert_double_eq(tp_result_f64(r, 99, time), 1.5);
+    ck_assert_double_eq(tp_result_f64(r, 98, count), 98.0); /* ints read as doubles */
+    ck_assert_int_eq(tp_result_put_i64(r, 1, time, 3), TP_EINVAL); /* wrong type */
+    ck_assert_int_eq(tp_result_put_i64(r, 100, count, 3), TP_EINVAL); /* no such row */
+    tp_result_meta_put(r, "kind", "tree");
+    ck_assert_str_eq(tp_result_meta_get(r, "kind"), "tree");
+    ck_assert_ptr_null(tp_result_meta_get(r, "title"));
+    ck_assert_int_eq(tp_result_colfind(r, "count"), 1);
+    ck_assert_int_eq(tp_result_colfind(r, "nope"), -1);
+    tp_result_destroy(r);
+}
+END_TEST
+
+START_TEST(json_find_skips_nested_values)
+{
+    const char *j = "{ \"a\": {\"b\": [1, {\"c\": \"}\"}]}, \"s\": \"x\\\"y\", \"n\": -12.5e3 }";
+    size_t len = strlen(j), vl;
+    const char *v = tp_json_find_key(j, len, "n", &vl);
+    ck_assert(v != NULL);
+    ck_assert_int_eq((int)vl, 7);
+    ck_assert(strncmp(v, "-12.5e3", vl) == 0);
+    v = tp_json_find_key(j, len, "s", &vl);
+    ck_assert(strncmp(v, "\"x\\\"y\"", vl) == 0);
+    v = tp_json_find_key(j, len, "a", &vl);
+    ck_assert(strncmp(v, "{\"b\": [1, {\"c\": \"}\"}]}", vl) == 0);
+    ck_assert_ptr_null(tp_json_find_key(j, len, "c", &vl)); /* nested keys are not top level */
+    ck_assert_ptr_null(tp_json_find_key("[1]", 3, "a", &vl));
+    ck_assert_ptr_null(tp_json_find_key("{\"a\": ", 6, "b", &vl));
+}
+END_TEST
+
+static Suite *tables_suite(void)
+{
+    Suite *s = suite_create("tables");
+    TCase *tc = tcase_create("trace");
+    tcase_add_test(tc, trace_columns_and_args);
+    tcase_add_test(tc, trace_meta_attach_filter);
+    tcase_add_test(tc, json_find_skips_nested_values);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("result");
+    tcase_add_test(tc, result_table_types_and_nulls);
+    suite_add_tcase(s, tc);
+    return s;
+}
+TP_TEST_SUITE(tables_suite)
