@@ -29,7 +29,7 @@ PKGS := yaml-0.1 jansson zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-WARN := -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion -Wstrict-prototypes \
+WARN := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
         -Wmissing-prototypes -Wformat=2 -Wswitch
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(VFLAGS) -Iinclude -Icore $(PKG_CFLAGS) \
         -Itests -DTP_VERSION='"$(VERSION)"' -DTP_DEFAULT_PLUGIN_DIR='"$(PREFIX)/lib/tracepipe/plugins"' \
@@ -77,7 +77,7 @@ TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so)
                $(BADPLUGIN_SRC:tests/testplugins/bad/%.c=$(BUILD)/testplugins/bad/%.so)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: all run check check-suite check-unit check-plugins check-pipelines check-headers \
+.PHONY: check-install all run check check-suite check-unit check-plugins check-pipelines check-headers \
         check-exports check-san check-warnings deps install uninstall bench clean fuzz
 all: $(LIB) $(BIN) $(PLUGINS)
 
@@ -90,7 +90,7 @@ $(LIB): $(CORE_OBJ)
 	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
 $(BIN): $(BUILD)/obj/core/main.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD) -ltracepipe -Wl,-rpath,'$$ORIGIN' $(CORE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD) -ltracepipe -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' $(CORE_LIBS)
 
 $(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ)
 	@mkdir -p $(@D)
@@ -115,6 +115,7 @@ deps:
 
 run: deps
 	$(MAKE) all
+	mkdir -p build/out/dlrm_breakdown
 	$(BIN) run pipelines/dlrm_breakdown.yaml
 
 check: deps
@@ -122,12 +123,20 @@ check: deps
 	$(MAKE) VARIANT=san check-suite
 	@echo "make check: all suites passed (release and sanitizer builds)"
 
-check-suite: all check-headers check-exports check-unit check-plugins check-pipelines
+CHECK_SUITE := all check-headers check-exports check-unit check-plugins check-pipelines
+ifeq ($(VARIANT),release)
+CHECK_SUITE += check-install check-warnings
+endif
+check-suite: $(CHECK_SUITE)
+
+# install into a scratch prefix and build the example plugin out of tree
+check-install: all
+	sh tests/tools/out_of_tree.sh $(BUILD)
 
 check-unit: $(UNIT_BIN) $(TESTPLUGINS) $(PLUGINS)
 	TP_BUILD=$(BUILD) TP_TESTPLUGIN_DIR=$(BUILD)/testplugins $(UNIT_BIN)
 
-check-plugins: $(PLUGTEST_BIN) $(PLUGINS)
+check-plugins: $(PLUGTEST_BIN) $(PLUGINS) $(TESTPLUGINS)
 	TP_BUILD=$(BUILD) TRACEPIPE_PLUGIN_PATH= $(PLUGTEST_BIN)
 
 check-pipelines: all $(TESTPLUGINS)
@@ -146,10 +155,13 @@ check-exports: $(PLUGINS)
 	  if [ "$$syms" != "tp_plugin_descriptor " ]; then echo "check-exports: $$p exports: $$syms"; exit 1; fi; \
 	done; echo "check-exports: every plugin exports only tp_plugin_descriptor"
 
+# every source warning-free under both compilers (separate build dirs)
 check-warnings:
-	$(MAKE) clean-obj BUILD=build/clang
-	$(MAKE) all BUILD=build/clang CC=clang CFLAGS=-Werror
-	$(MAKE) all BUILD=build/gccw CC=gcc CFLAGS=-Werror
+	$(MAKE) -s BUILD=build/clang CC=clang CFLAGS=-Werror all build/clang/tests/unit_tests \
+	  build/clang/tests/plugin_tests $(TESTPLUGINS:$(BUILD)/%=build/clang/%)
+	$(MAKE) -s BUILD=build/gccw CC=gcc CFLAGS=-Werror all build/gccw/tests/unit_tests \
+	  build/gccw/tests/plugin_tests $(TESTPLUGINS:$(BUILD)/%=build/gccw/%)
+	@echo 'check-warnings: no warnings under gcc and clang'
 
 bench: all
 	sh tests/tools/bench.sh $(BUILD)

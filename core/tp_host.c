@@ -182,8 +182,10 @@ static const char *host_output_begin(tp_stage *st, const char *path)
         return NULL;
     }
     tp_output *o = realloc(st->outputs, (st->n_outputs + 1) * sizeof *o);
-    if (o == NULL)
+    if (o == NULL) {
+        host_fail(st, TP_ENOMEM, "out of memory");
         return NULL;
+    }
     st->outputs = o;
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
@@ -193,6 +195,7 @@ static const char *host_output_begin(tp_stage *st, const char *path)
     if (tmp == NULL || fin == NULL) {
         free(tmp);
         free(fin);
+        host_fail(st, TP_ENOMEM, "out of memory");
         return NULL;
     }
     /* hidden name in the same directory, so the final rename is atomic */

@@ -155,8 +155,10 @@ static void report_unknown_plugin(loader *L, tp_stage_kind kind, const tp_ynode 
     const char *other_path;
     const tp_stage_desc *other = tp_ctx_find_stage(L->ctx, 0, name->text, &other_path);
     if (other) {
-        tp_diags_add(L->d, L->file, name->line, name->col, "error: '%s' is a %s, not a %s",
-                     name->text, tp_stage_kind_name(other->kind), tp_stage_kind_name(kind));
+        const char *is = tp_stage_kind_name(other->kind), *want = tp_stage_kind_name(kind);
+        tp_diags_add(L->d, L->file, name->line, name->col, "error: '%s' is %s %s, not %s %s",
+                     name->text, is[0] == 'a' ? "an" : "a", is, want[0] == 'a' ? "an" : "a",
+                     want);
         return;
     }
     const char *names[512];

@@ -110,7 +110,7 @@ START_TEST(every_problem_is_reported)
         "string)",
         "p.yaml:10:15: error: unknown analysis 'prbe' (did you mean 'probe'?); known analyses: "
         "probe, need_probe",
-        "p.yaml:11:13: error: 'probe' is a analysis, not a writer",
+        "p.yaml:11:13: error: 'probe' is an analysis, not a writer",
     };
     size_t nwant = sizeof want / sizeof want[0];
     ck_assert_msg(d.n == nwant, "got %zu diagnostics, first: %s", d.n, d.n ? d.lines[0] : "");

@@ -1,0 +1,222 @@
+/*
+ * writer `csv`: result tables as RFC 4180 CSV.
+ *
+ * One header row of column names (option `header`), then one record per
+ * row.  A field is quoted when it holds a comma, a double quote, CR or LF;
+ * quotes inside are doubled.  Nulls are empty fields.  Integers are written
+ * exactly, floats as the shortest of %.15g/%.16g/%.17g that reads back as
+ * the same double.  Records end in LF, or CRLF with `crlf: true`.
+ *
+ * Without `path` the tables go to stdout, separated by an empty line.  With
+ * several input results `path` must contain `{id}`, replaced by each result
+ * id, so every table gets its own file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracepipe/tp_plugin.h>
+
+typedef struct csv_config {
+    const char *path;
+    int crlf;
+    int header;
+} csv_config;
+
+static const tp_option csv_options[] = {
+    TP_OPTION_STRING("path", csv_config, path, NULL,
+                     "output file ({id} = result id); stdout when absent"),
+    TP_OPTION_BOOL("crlf", csv_config, crlf, "false", "end records with CRLF instead of LF"),
+    TP_OPTION_BOOL("header", csv_config, header, "true", "write a header row of column names"),
+    TP_OPTION_END
+};
+
+/* Shortest of %.15g, %.16g, %.17g that parses back to the same double
+ * (%.17g always does; NaN never compares equal and ends there too). */
+static void csv_format_f64(double v, char *buf, size_t size)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+static int csv_needs_quotes(const char *s)
+{
+    return strpbrk(s, ",\"\r\n") != NULL;
+}
+
+static void csv_put_text(FILE *f, const char *s)
+{
+    if (!csv_needs_quotes(s)) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_put_cell(FILE *f, const tp_result *r, size_t row, int col)
+{
+    char num[64];
+
+    if (tp_result_is_null(r, row, col))
+        return;
+    switch (tp_result_col_type(r, col)) {
+    case TP_COL_STR:
+        csv_put_text(f, tp_result_get_str(r, row, col));
+        break;
+    case TP_COL_I64:
+        fprintf(f, "%" PRId64, tp_result_get_i64(r, row, col));
+        break;
+    case TP_COL_F64:
+        csv_format_f64(tp_result_get_f64(r, row, col), num, sizeof num);
+        fputs(num, f);
+        break;
+    }
+}
+
+static void csv_end_record(FILE *f, const csv_config *cfg)
+{
+    fputs(cfg->crlf ? "\r\n" : "\n", f);
+}
+
+static void csv_write_table(FILE *f, const tp_result *r, const csv_config *cfg)
+{
+    int ncols = (int)tp_result_cols(r);
+    size_t nrows = tp_result_rows(r);
+
+    if (cfg->header && ncols > 0) {
+        for (int c = 0; c < ncols; c++) {
+            if (c > 0)
+                fputc(',', f);
+            csv_put_text(f, tp_result_col_name(r, c));
+        }
+        csv_end_record(f, cfg);
+    }
+    for (size_t row = 0; row < nrows; row++) {
+        for (int c = 0; c < ncols; c++) {
+            if (c > 0)
+                fputc(',', f);
+            csv_put_cell(f, r, row, c);
+        }
+        csv_end_record(f, cfg);
+    }
+}
+
+/* Closes f and reports the first write error against the user's path. */
+static int csv_close(tp_stage *st, FILE *f, const char *path)
+{
+    int failed = ferror(f) || fflush(f) != 0;
+    int err = errno;
+
+    if (fclose(f) != 0 && !failed) {
+        failed = 1;
+        err = errno;
+    }
+    if (failed)
+        return tp_fail(st, TP_EIO, "%s: write failed: %s", path, strerror(err ? err : EIO));
+    return TP_OK;
+}
+
+static int csv_write_file(tp_stage *st, const char *path, const tp_result *r,
+                          const csv_config *cfg)
+{
+    const char *tmp = tp_output_begin(st, path);
+    FILE *f;
+
+    if (!tmp) /* the core has said why */
+        return TP_EIO;
+    f = fopen(tmp, "wb");
+    if (!f)
+        return tp_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(errno));
+    errno = 0;
+    csv_write_table(f, r, cfg);
+    return csv_close(st, f, path);
+}
+
+/* path with every "{id}" replaced by id ('/' in the id becomes '_' so a
+ * result id never points into another directory).  New string or NULL. */
+static char *csv_expand_path(const char *path, const char *id)
+{
+    size_t idlen = strlen(id), n = 0;
+    const char *p;
+    char *out, *o;
+
+    for (p = strstr(path, "{id}"); p; p = strstr(p + 4, "{id}"))
+        n++;
+    out = malloc(strlen(path) + n * idlen + 1);
+    if (!out)
+        return NULL;
+    for (o = out; *path;) {
+        if (strncmp(path, "{id}", 4) == 0) {
+            for (size_t i = 0; i < idlen; i++)
+                *o++ = id[i] == '/' ? '_' : id[i];
+            path += 4;
+        } else {
+            *o++ = *path++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static int csv_write_stdout(tp_stage *st, const csv_config *cfg)
+{
+    size_t n = tp_input_count(st);
+
+    errno = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            csv_end_record(stdout, cfg);
+        csv_write_table(stdout, tp_input(st, i), cfg);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return tp_fail(st, TP_EIO, "<stdout>: write failed: %s", strerror(errno ? errno : EIO));
+    return TP_OK;
+}
+
+static int csv_run(tp_stage *st, const void *config, void *state)
+{
+    const csv_config *cfg = config;
+    size_t n = tp_input_count(st);
+    (void)state;
+
+    if (n == 0)
+        return tp_fail(st, TP_EINVAL, "no input results to write");
+    if (!cfg->path)
+        return csv_write_stdout(st, cfg);
+    if (n > 1 && !strstr(cfg->path, "{id}"))
+        return tp_fail(st, TP_EINVAL,
+                       "path '%s' must contain {id} to write %zu results (one file each)",
+                       cfg->path, n);
+    for (size_t i = 0; i < n; i++) {
+        const tp_result *r = tp_input(st, i);
+        char *path = csv_expand_path(cfg->path, tp_result_id(r));
+        int rc;
+
+        if (!path)
+            return tp_fail(st, TP_ENOMEM, "out of memory");
+        rc = csv_write_file(st, path, r, cfg);
+        free(path);
+        if (rc != TP_OK)
+            return rc;
+    }
+    return TP_OK;
+}
+
+static const tp_stage_desc csv_stages[] = {
+    TP_STAGE(TP_STAGE_WRITER, "csv", "write result tables as CSV (RFC 4180)", csv_options,
+             csv_config, NULL, csv_run, NULL),
+    TP_STAGE_END
+};
+
+TP_PLUGIN_DEFINE("csv", "0.1.0", csv_stages);

@@ -1,0 +1,401 @@
+/*
+ * writer `json`: every input result in one JSON document.
+ *
+ *   { "<result id>": [ {"<column>": value, ...}, ... ], ... }
+ *
+ * A flat table is an array of row objects keyed by column name (null for
+ * null cells).  A tree (I64 columns `id` and `parent_id`, rows in pre-order)
+ * is an array of its roots, each row object carrying its other columns, `id`
+ * kept and `parent_id` dropped, plus a `children` array (empty for leaves).
+ *
+ * Numbers are printed here rather than by jansson's dumper, which always
+ * uses %.17g (0.1 -> 0.10000000000000001): integers exactly, floats as the
+ * shortest %.15g/%.16g/%.17g text that reads back as the same double, with
+ * ".0" added when it would otherwise look like an integer; NaN and
+ * infinities, which JSON cannot express, become null.  jansson escapes the
+ * strings; invalid UTF-8 bytes are replaced by U+FFFD first.
+ *
+ * `indent` 0 writes one compact line; otherwise each value goes on its own
+ * line indented by `indent` spaces per level.  The document ends in "\n".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <tracepipe/tp_plugin.h>
+
+typedef struct json_config {
+    const char *path;
+    int64_t indent;
+} json_config;
+
+static const tp_option json_options[] = {
+    TP_OPTION_STRING("path", json_config, path, NULL, "output file; stdout when absent"),
+    TP_OPTION_INT("indent", json_config, indent, "2", 0, 8,
+                  "spaces per nesting level; 0 = one compact line"),
+    TP_OPTION_END
+};
+
+/* The output stream and its layout. */
+typedef struct jw {
+    FILE *f;
+    int indent;
+} jw;
+
+/* A node of a tree whose object is still open while its subtree is written. */
+typedef struct jw_open {
+    int64_t id;
+    int level;        /* nesting level of the node's "{" */
+    int has_children; /* a child has been written into its "children" array */
+} jw_open;
+
+/* Starts a new line at nesting level `level` (nothing in compact mode). */
+static void jw_newline(const jw *w, int level)
+{
+    if (w->indent == 0)
+        return;
+    fputc('\n', w->f);
+    for (int i = 0; i < level * w->indent; i++)
+        fputc(' ', w->f);
+}
+
+/* Length of the valid UTF-8 sequence starting at s, or 0 when invalid
+ * (overlong forms, surrogates and code points above U+10FFFF included). */
+static size_t jw_utf8_len(const unsigned char *s)
+{
+    uint32_t cp;
+    size_t n;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        n = 2;
+        cp = s[0] & 0x1Fu;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        n = 3;
+        cp = s[0] & 0x0Fu;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        n = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* A copy of s with every invalid UTF-8 byte replaced by U+FFFD, or NULL. */
+static char *jw_utf8_repair(const char *s)
+{
+    size_t len = strlen(s);
+    char *out = malloc(len * 3 + 1), *o = out;
+    const unsigned char *p = (const unsigned char *)s;
+
+    if (!out)
+        return NULL;
+    while (*p) {
+        size_t n = jw_utf8_len(p);
+        if (n == 0) {
+            memcpy(o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            p++;
+        } else {
+            memcpy(o, p, n);
+            o += n;
+            p += n;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Writes s as a JSON string literal.  Returns 0, or -1 on ENOMEM. */
+static int jw_string(const jw *w, const char *s)
+{
+    json_t *j;
+
+    if (s[strcspn(s, "\"\\")] == '\0') { /* common case: nothing to escape */
+        const unsigned char *p = (const unsigned char *)s;
+        while (*p >= 0x20 && *p < 0x7F)
+            p++;
+        if (*p == '\0') {
+            fprintf(w->f, "\"%s\"", s);
+            return 0;
+        }
+    }
+    j = json_string(s);
+    if (!j) { /* jansson refuses invalid UTF-8 */
+        char *fixed = jw_utf8_repair(s);
+        if (fixed)
+            j = json_string(fixed);
+        free(fixed);
+        if (!j)
+            return -1;
+    }
+    json_dumpf(j, w->f, JSON_ENCODE_ANY);
+    json_decref(j);
+    return 0;
+}
+
+static void jw_real(const jw *w, double v)
+{
+    char buf[64];
+
+    if (!isfinite(v)) {
+        fputs("null", w->f);
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, w->f);
+    if (!strpbrk(buf, ".e"))
+        fputs(".0", w->f);
+}
+
+static int jw_cell(const jw *w, const tp_result *r, size_t row, int col)
+{
+    if (tp_result_is_null(r, row, col)) {
+        fputs("null", w->f);
+        return 0;
+    }
+    switch (tp_result_col_type(r, col)) {
+    case TP_COL_STR:
+        return jw_string(w, tp_result_get_str(r, row, col));
+    case TP_COL_I64:
+        fprintf(w->f, "%" PRId64, tp_result_get_i64(r, row, col));
+        break;
+    case TP_COL_F64:
+        jw_real(w, tp_result_get_f64(r, row, col));
+        break;
+    }
+    return 0;
+}
+
+/* Writes `"key": ` (or `"key":` when compact) at the start of a member. */
+static int jw_key(const jw *w, const char *key, int level, int first)
+{
+    if (!first)
+        fputc(',', w->f);
+    jw_newline(w, level);
+    if (jw_string(w, key) != 0)
+        return -1;
+    fputs(w->indent ? ": " : ":", w->f);
+    return 0;
+}
+
+/* Opens a row object at `level` and writes every column but `skip` (-1 for
+ * none).  The object is left open.  Returns 0 or -1 on ENOMEM. */
+static int jw_row_fields(const jw *w, const tp_result *r, size_t row, int level, int skip)
+{
+    int ncols = (int)tp_result_cols(r), first = 1;
+
+    fputc('{', w->f);
+    for (int c = 0; c < ncols; c++) {
+        if (c == skip)
+            continue;
+        if (jw_key(w, tp_result_col_name(r, c), level + 1, first) != 0 ||
+            jw_cell(w, r, row, c) != 0)
+            return -1;
+        first = 0;
+    }
+    return 0;
+}
+
+static int jw_flat(const jw *w, const tp_result *r, int level)
+{
+    size_t nrows = tp_result_rows(r);
+
+    fputc('[', w->f);
+    for (size_t row = 0; row < nrows; row++) {
+        if (row > 0)
+            fputc(',', w->f);
+        jw_newline(w, level + 1);
+        if (jw_row_fields(w, r, row, level + 1, -1) != 0)
+            return -1;
+        jw_newline(w, level + 1);
+        fputc('}', w->f);
+    }
+    if (nrows > 0)
+        jw_newline(w, level);
+    fputc(']', w->f);
+    return 0;
+}
+
+/* Closes the children array and the object of an open tree node. */
+static void jw_close_node(const jw *w, const jw_open *node)
+{
+    if (node->has_children)
+        jw_newline(w, node->level + 1);
+    fputc(']', w->f);
+    jw_newline(w, node->level);
+    fputc('}', w->f);
+}
+
+/* The tree columns of r, or 0 when r is a flat table. */
+static int jw_tree_cols(const tp_result *r, int *id_col, int *parent_col)
+{
+    *id_col = tp_result_find_col(r, "id");
+    *parent_col = tp_result_find_col(r, "parent_id");
+    return *id_col >= 0 && *parent_col >= 0 && tp_result_col_type(r, *id_col) == TP_COL_I64 &&
+           tp_result_col_type(r, *parent_col) == TP_COL_I64;
+}
+
+/* Checks that every row has an id and that its parent is an ancestor on
+ * the pre-order path, before anything is written.  stack: rows entries. */
+static int jw_tree_check(tp_stage *st, const tp_result *r, int id_col, int parent_col,
+                         jw_open *stack)
+{
+    size_t depth = 0, nrows = tp_result_rows(r);
+
+    for (size_t row = 0; row < nrows; row++) {
+        if (tp_result_is_null(r, row, id_col))
+            return tp_fail(st, TP_EINVAL, "result '%s' row %zu: tree row without an id",
+                           tp_result_id(r), row);
+        if (tp_result_is_null(r, row, parent_col)) {
+            depth = 0;
+        } else {
+            int64_t parent = tp_result_get_i64(r, row, parent_col);
+            while (depth > 0 && stack[depth - 1].id != parent)
+                depth--;
+            if (depth == 0)
+                return tp_fail(st, TP_EINVAL,
+                               "result '%s' row %zu: parent_id %" PRId64
+                               " is not an earlier ancestor (tree rows must be in pre-order)",
+                               tp_result_id(r), row, parent);
+        }
+        stack[depth++].id = tp_result_get_i64(r, row, id_col);
+    }
+    return TP_OK;
+}
+
+/* Writes a checked pre-order tree as nested objects; open: rows entries. */
+static int jw_tree(const jw *w, const tp_result *r, int id_col, int parent_col, int level,
+                   jw_open *open)
+{
+    size_t depth = 0, nrows = tp_result_rows(r), roots = 0;
+
+    fputc('[', w->f);
+    for (size_t row = 0; row < nrows; row++) {
+        int is_root = tp_result_is_null(r, row, parent_col);
+        int64_t parent = is_root ? 0 : tp_result_get_i64(r, row, parent_col);
+        int node_level;
+
+        while (depth > 0 && (is_root || open[depth - 1].id != parent))
+            jw_close_node(w, &open[--depth]);
+        if (depth == 0) {
+            if (roots++ > 0)
+                fputc(',', w->f);
+            node_level = level + 1;
+        } else {
+            jw_open *up = &open[depth - 1];
+            if (up->has_children)
+                fputc(',', w->f);
+            up->has_children = 1;
+            node_level = up->level + 2;
+        }
+        jw_newline(w, node_level);
+        if (jw_row_fields(w, r, row, node_level, parent_col) != 0 ||
+            jw_key(w, "children", node_level + 1, 0) != 0) /* `id` was written before */
+            return -1;
+        fputc('[', w->f);
+        open[depth++] = (jw_open){ tp_result_get_i64(r, row, id_col), node_level, 0 };
+    }
+    while (depth > 0)
+        jw_close_node(w, &open[--depth]);
+    if (nrows > 0)
+        jw_newline(w, level);
+    fputc(']', w->f);
+    return 0;
+}
+
+static int jw_result(tp_stage *st, const jw *w, const tp_result *r, int level)
+{
+    int id_col, parent_col, rc;
+    jw_open *open;
+
+    if (!jw_tree_cols(r, &id_col, &parent_col))
+        return jw_flat(w, r, level) == 0 ? TP_OK : tp_fail(st, TP_ENOMEM, "out of memory");
+    open = malloc((tp_result_rows(r) + 1) * sizeof *open);
+    if (!open)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    rc = jw_tree_check(st, r, id_col, parent_col, open);
+    if (rc == TP_OK && jw_tree(w, r, id_col, parent_col, level, open) != 0)
+        rc = tp_fail(st, TP_ENOMEM, "out of memory");
+    free(open);
+    return rc;
+}
+
+/* The whole document: an object keyed by result id. */
+static int jw_document(tp_stage *st, const jw *w)
+{
+    size_t n = tp_input_count(st);
+
+    fputc('{', w->f);
+    for (size_t i = 0; i < n; i++) {
+        const tp_result *r = tp_input(st, i);
+        int rc;
+
+        if (jw_key(w, tp_result_id(r), 1, i == 0) != 0)
+            return tp_fail(st, TP_ENOMEM, "out of memory");
+        rc = jw_result(st, w, r, 1);
+        if (rc != TP_OK)
+            return rc;
+    }
+    if (n > 0)
+        jw_newline(w, 0);
+    fputs("}\n", w->f);
+    return TP_OK;
+}
+
+static int json_run(tp_stage *st, const void *config, void *state)
+{
+    const json_config *cfg = config;
+    const char *name = cfg->path ? cfg->path : "<stdout>";
+    jw w = { stdout, (int)cfg->indent };
+    int rc, failed, err;
+    (void)state;
+
+    if (tp_input_count(st) == 0)
+        return tp_fail(st, TP_EINVAL, "no input results to write");
+    if (cfg->path) {
+        const char *tmp = tp_output_begin(st, cfg->path);
+        if (!tmp) /* the core has said why */
+            return TP_EIO;
+        w.f = fopen(tmp, "wb");
+        if (!w.f)
+            return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(errno));
+    }
+    errno = 0;
+    rc = jw_document(st, &w);
+    failed = ferror(w.f) || fflush(w.f) != 0;
+    err = errno;
+    if (cfg->path && fclose(w.f) != 0 && !failed) {
+        failed = 1;
+        err = errno;
+    }
+    if (rc == TP_OK && failed)
+        rc = tp_fail(st, TP_EIO, "%s: write failed: %s", name, strerror(err ? err : EIO));
+    return rc;
+}
+
+static const tp_stage_desc json_stages[] = {
+    TP_STAGE(TP_STAGE_WRITER, "json", "write results as one JSON object keyed by result id",
+             json_options, json_config, NULL, json_run, NULL),
+    TP_STAGE_END
+};
+
+TP_PLUGIN_DEFINE("json", "0.1.0", json_stages);

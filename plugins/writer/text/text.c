@@ -1,0 +1,570 @@
+/*
+ * writer `text`: results as human-readable text.
+ *
+ * A tree (I64 columns `id` and `parent_id`, rows in pre-order) prints as the
+ * indented breakdown of seed 001's print_host_results:
+ *
+ *   Host runtime breakdown: 92363.00 us
+ *     ## BENCHMARK ##:    (91658.00 us, 99.24%, 10)
+ *       DLRM backward:    (56180.00 us, 61.29%, 10)
+ *       Unaccounted:      (  475.00 us,  0.51%)
+ *
+ * With a single root, the first line is "<title>: <root time_us> us" and the
+ * root's descendants follow, two spaces per level.  With several roots the
+ * first line is the title alone and every root is a node at the first level.
+ * Node tuples hold time_us, percent_of_parent (percent_of_total when there
+ * is none) and count (left out when null); the tuples line up in one column
+ * (names wider than TEXT_NAME_CAP just get one space).  The title is meta
+ * "title", else the single root's name, else the result id.
+ *
+ * A flat table prints as the title, a header line, a dashed rule and one
+ * line per row; numbers right-aligned, text left-aligned, null as "-".
+ *
+ * Control characters and invalid UTF-8 bytes in text show as \n, \r, \t or
+ * \xHH so that every row stays on one line.  Results in a file are
+ * separated by an empty line; on stdout every result is followed by one, so
+ * the output of several writer stages stays apart.  Floats use `precision`
+ * digits after the point.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracepipe/tp_plugin.h>
+
+#define TEXT_NAME_CAP 60 /* widest name column a tree pads to */
+
+typedef struct text_config {
+    const char *path;
+    int64_t precision;
+} text_config;
+
+static const tp_option text_options[] = {
+    TP_OPTION_STRING("path", text_config, path, NULL, "output file; stdout when absent"),
+    TP_OPTION_INT("precision", text_config, precision, "2", 0, 17,
+                  "digits after the decimal point of floats"),
+    TP_OPTION_END
+};
+
+/* ------------------------------------------------------------ text buffer */
+
+/* A growable string; `oom` sticks once an allocation failed. */
+typedef struct tbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} tbuf;
+
+static void tb_reserve(tbuf *b, size_t extra)
+{
+    size_t need = b->len + extra + 1;
+    char *p;
+
+    if (b->oom || need <= b->cap)
+        return;
+    p = realloc(b->p, need * 2);
+    if (!p) {
+        b->oom = 1;
+        return;
+    }
+    b->p = p;
+    b->cap = need * 2;
+}
+
+static void tb_add(tbuf *b, const char *s, size_t n)
+{
+    tb_reserve(b, n);
+    if (b->oom)
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+/* Empties b (allocating its first bytes). */
+static void tb_clear(tbuf *b)
+{
+    b->len = 0;
+    tb_add(b, "", 0);
+}
+
+static void tb_printf(tbuf *b, const char *fmt, ...) TP_PRINTF(2, 3);
+static void tb_printf(tbuf *b, const char *fmt, ...)
+{
+    char small[128];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        tb_add(b, small, (size_t)n);
+        return;
+    }
+    tb_reserve(b, (size_t)n);
+    if (b->oom)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* Length of the valid multi-byte UTF-8 sequence at s, or 0 (overlong
+ * forms, surrogates and code points above U+10FFFF are invalid). */
+static size_t text_utf8_len(const unsigned char *s)
+{
+    uint32_t cp;
+    size_t n;
+
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        n = 2;
+        cp = s[0] & 0x1Fu;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        n = 3;
+        cp = s[0] & 0x0Fu;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        n = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* Appends s with control characters and invalid bytes escaped. */
+static void text_escape(tbuf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        size_t n = *p >= 0x80 ? text_utf8_len(p) : 1;
+        if (n > 1) {
+            tb_add(b, (const char *)p, n);
+            p += n;
+            continue;
+        }
+        if (*p == '\n')
+            tb_add(b, "\\n", 2);
+        else if (*p == '\r')
+            tb_add(b, "\\r", 2);
+        else if (*p == '\t')
+            tb_add(b, "\\t", 2);
+        else if (*p < 0x20 || *p == 0x7F || *p >= 0x80)
+            tb_printf(b, "\\x%02x", *p);
+        else
+            tb_add(b, (const char *)p, 1);
+        p++;
+    }
+}
+
+/* Columns a valid UTF-8 text takes: one per code point. */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void text_pad(FILE *f, size_t n)
+{
+    while (n-- > 0)
+        fputc(' ', f);
+}
+
+/* Replaces b's text with the cell at (row, col): escaped text, the integer,
+ * the float with prec decimals, or "-" for null. */
+static void text_cell(tbuf *b, const tp_result *r, size_t row, int col, int prec)
+{
+    tb_clear(b);
+    if (tp_result_is_null(r, row, col)) {
+        tb_add(b, "-", 1);
+        return;
+    }
+    switch (tp_result_col_type(r, col)) {
+    case TP_COL_STR:
+        text_escape(b, tp_result_get_str(r, row, col));
+        break;
+    case TP_COL_I64:
+        tb_printf(b, "%" PRId64, tp_result_get_i64(r, row, col));
+        break;
+    case TP_COL_F64:
+        tb_printf(b, "%.*f", prec, tp_result_get_f64(r, row, col));
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ flat tables */
+
+static size_t text_col_width(const tp_result *r, int col, int prec, tbuf *b)
+{
+    size_t w, nrows = tp_result_rows(r);
+
+    tb_clear(b);
+    text_escape(b, tp_result_col_name(r, col));
+    w = text_width(b->p);
+    for (size_t row = 0; row < nrows && !b->oom; row++) {
+        size_t cw;
+        text_cell(b, r, row, col, prec);
+        cw = text_width(b->p);
+        if (cw > w)
+            w = cw;
+    }
+    return w;
+}
+
+/* One line of the table: cell texts from fill(), aligned by widths. */
+static void text_line(FILE *f, const tp_result *r, const size_t *widths, tbuf *b,
+                      void (*fill)(tbuf *, const tp_result *, size_t, int, int), size_t row,
+                      int prec)
+{
+    int ncols = (int)tp_result_cols(r);
+
+    for (int c = 0; c < ncols; c++) {
+        size_t pad, w;
+        fill(b, r, row, c, prec);
+        w = text_width(b->p);
+        pad = w < widths[c] ? widths[c] - w : 0;
+        if (c > 0)
+            fputs("  ", f);
+        if (tp_result_col_type(r, c) != TP_COL_STR)
+            text_pad(f, pad);
+        fputs(b->p, f);
+        if (tp_result_col_type(r, c) == TP_COL_STR && c + 1 < ncols)
+            text_pad(f, pad);
+    }
+    fputc('\n', f);
+}
+
+static void text_header_cell(tbuf *b, const tp_result *r, size_t row, int col, int prec)
+{
+    (void)row;
+    (void)prec;
+    tb_clear(b);
+    text_escape(b, tp_result_col_name(r, col));
+}
+
+static int text_flat(FILE *f, const tp_result *r, int prec, tbuf *b)
+{
+    const char *title = tp_result_meta(r, "title");
+    int ncols = (int)tp_result_cols(r);
+    size_t nrows = tp_result_rows(r);
+    size_t *widths = calloc((size_t)ncols + 1, sizeof *widths);
+
+    if (!widths)
+        return -1;
+    tb_clear(b);
+    text_escape(b, title ? title : tp_result_id(r));
+    fprintf(f, "%s\n", b->p);
+    for (int c = 0; c < ncols; c++)
+        widths[c] = text_col_width(r, c, prec, b);
+    if (ncols > 0) {
+        text_line(f, r, widths, b, text_header_cell, 0, prec);
+        for (int c = 0; c < ncols; c++) {
+            if (c > 0)
+                fputs("  ", f);
+            for (size_t i = 0; i < widths[c]; i++)
+                fputc('-', f);
+        }
+        fputc('\n', f);
+    }
+    for (size_t row = 0; row < nrows; row++)
+        text_line(f, r, widths, b, text_cell, row, prec);
+    if (nrows == 0)
+        fputs("(no rows)\n", f);
+    free(widths);
+    return b->oom ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ trees */
+
+typedef struct text_tree {
+    const tp_result *r;
+    int id, parent, name, time, pct, count; /* column indexes, -1 if absent */
+    size_t *level;                          /* per row: 0 for roots */
+    size_t roots;
+    int prec;
+    size_t name_w, time_w, pct_w; /* column widths of the node lines */
+} text_tree;
+
+static int text_numeric_col(const tp_result *r, const char *name)
+{
+    int c = tp_result_find_col(r, name);
+    return c >= 0 && tp_result_col_type(r, c) != TP_COL_STR ? c : -1;
+}
+
+static int text_is_tree(text_tree *t, const tp_result *r)
+{
+    t->r = r;
+    t->id = tp_result_find_col(r, "id");
+    t->parent = tp_result_find_col(r, "parent_id");
+    if (t->id < 0 || t->parent < 0 || tp_result_col_type(r, t->id) != TP_COL_I64 ||
+        tp_result_col_type(r, t->parent) != TP_COL_I64)
+        return 0;
+    t->name = tp_result_find_col(r, "name");
+    if (t->name >= 0 && tp_result_col_type(r, t->name) != TP_COL_STR)
+        t->name = -1;
+    t->time = text_numeric_col(r, "time_us");
+    t->pct = text_numeric_col(r, "percent_of_parent");
+    if (t->pct < 0)
+        t->pct = text_numeric_col(r, "percent_of_total");
+    t->count = text_numeric_col(r, "count");
+    return 1;
+}
+
+/* Fills t->level from the parent links, checking pre-order. */
+static int text_tree_levels(tp_stage *st, text_tree *t)
+{
+    const tp_result *r = t->r;
+    size_t depth = 0, nrows = tp_result_rows(r);
+    int64_t *stack = malloc((nrows + 1) * sizeof *stack);
+
+    if (!stack)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    for (size_t row = 0; row < nrows; row++) {
+        if (tp_result_is_null(r, row, t->id)) {
+            free(stack);
+            return tp_fail(st, TP_EINVAL, "result '%s' row %zu: tree row without an id",
+                           tp_result_id(r), row);
+        }
+        if (tp_result_is_null(r, row, t->parent)) {
+            depth = 0;
+            t->roots++;
+        } else {
+            int64_t parent = tp_result_get_i64(r, row, t->parent);
+            while (depth > 0 && stack[depth - 1] != parent)
+                depth--;
+            if (depth == 0) {
+                free(stack);
+                return tp_fail(st, TP_EINVAL,
+                               "result '%s' row %zu: parent_id %" PRId64
+                               " is not an earlier ancestor (tree rows must be in pre-order)",
+                               tp_result_id(r), row, parent);
+            }
+        }
+        t->level[row] = depth;
+        stack[depth++] = tp_result_get_i64(r, row, t->id);
+    }
+    free(stack);
+    return TP_OK;
+}
+
+/* Indentation of a node line: the single root's children start at 2. */
+static size_t text_indent(const text_tree *t, size_t row)
+{
+    return 2 * (t->roots == 1 ? t->level[row] : t->level[row] + 1);
+}
+
+/* The "name:" label of a row. */
+static void text_label(tbuf *b, const text_tree *t, size_t row)
+{
+    if (t->name >= 0)
+        text_cell(b, t->r, row, t->name, t->prec);
+    else
+        text_cell(b, t->r, row, t->id, t->prec);
+    tb_add(b, ":", 1);
+}
+
+/* The time slot ("12.50 us" or "-"); empty when there is no time column. */
+static void text_time(tbuf *b, const text_tree *t, size_t row)
+{
+    tb_clear(b);
+    if (t->time < 0)
+        return;
+    text_cell(b, t->r, row, t->time, t->prec);
+    if (!tp_result_is_null(t->r, row, t->time))
+        tb_add(b, " us", 3);
+}
+
+static void text_pct(tbuf *b, const text_tree *t, size_t row)
+{
+    tb_clear(b);
+    if (t->pct < 0)
+        return;
+    text_cell(b, t->r, row, t->pct, t->prec);
+    if (!tp_result_is_null(t->r, row, t->pct))
+        tb_add(b, "%", 1);
+}
+
+static void text_tree_widths(text_tree *t, size_t first, tbuf *b)
+{
+    size_t nrows = tp_result_rows(t->r);
+
+    for (size_t row = first; row < nrows; row++) {
+        size_t w;
+        text_label(b, t, row);
+        w = text_indent(t, row) + text_width(b->p);
+        if (w > t->name_w && w <= TEXT_NAME_CAP)
+            t->name_w = w;
+        text_time(b, t, row);
+        if (b->len > t->time_w)
+            t->time_w = b->len;
+        text_pct(b, t, row);
+        if (b->len > t->pct_w)
+            t->pct_w = b->len;
+    }
+}
+
+static void text_node(FILE *f, const text_tree *t, size_t row, tbuf *b)
+{
+    size_t w = text_indent(t, row), parts = 0;
+    int has_count = t->count >= 0 && !tp_result_is_null(t->r, row, t->count);
+
+    text_pad(f, w);
+    text_label(b, t, row);
+    fputs(b->p, f);
+    w += text_width(b->p);
+    if (t->time < 0 && t->pct < 0 && !has_count) {
+        fputc('\n', f);
+        return;
+    }
+    text_pad(f, (w < t->name_w ? t->name_w - w : 0) + 1);
+    fputc('(', f);
+    if (t->time >= 0) {
+        text_time(b, t, row);
+        fprintf(f, "%*s", (int)t->time_w, b->p);
+        parts++;
+    }
+    if (t->pct >= 0) {
+        text_pct(b, t, row);
+        fprintf(f, "%s%*s", parts++ ? ", " : "", (int)t->pct_w, b->p);
+    }
+    if (has_count)
+        fprintf(f, "%s%" PRId64, parts ? ", " : "", tp_result_get_i64(t->r, row, t->count));
+    fputs(")\n", f);
+}
+
+/* The first line: title, plus the single root's time. */
+static void text_tree_title(FILE *f, const text_tree *t, const char *meta_title, tbuf *b)
+{
+    int single = t->roots == 1;
+
+    if (meta_title) {
+        tb_clear(b);
+        text_escape(b, meta_title);
+    } else if (single && t->name >= 0 && !tp_result_is_null(t->r, 0, t->name)) {
+        text_cell(b, t->r, 0, t->name, t->prec);
+    } else {
+        tb_clear(b);
+        text_escape(b, tp_result_id(t->r));
+    }
+    fputs(b->p, f);
+    if (single && t->time >= 0 && !tp_result_is_null(t->r, 0, t->time)) {
+        text_cell(b, t->r, 0, t->time, t->prec);
+        fprintf(f, ": %s us", b->p);
+    }
+    fputc('\n', f);
+}
+
+static int text_tree_write(tp_stage *st, FILE *f, text_tree *t, int prec, tbuf *b)
+{
+    size_t nrows = tp_result_rows(t->r), first;
+    int rc;
+
+    t->prec = prec;
+    t->level = malloc((nrows + 1) * sizeof *t->level);
+    if (!t->level)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    rc = text_tree_levels(st, t);
+    if (rc != TP_OK) {
+        free(t->level);
+        return rc;
+    }
+    first = t->roots == 1 ? 1 : 0;
+    text_tree_widths(t, first, b);
+    text_tree_title(f, t, tp_result_meta(t->r, "title"), b);
+    for (size_t row = first; row < nrows; row++)
+        text_node(f, t, row, b);
+    if (nrows == 0)
+        fputs("(no rows)\n", f);
+    free(t->level);
+    return b->oom ? tp_fail(st, TP_ENOMEM, "out of memory") : TP_OK;
+}
+
+/* ------------------------------------------------------------ stage */
+
+static int text_result(tp_stage *st, FILE *f, const tp_result *r, int prec, tbuf *b)
+{
+    text_tree t = { 0 };
+
+    if (text_is_tree(&t, r))
+        return text_tree_write(st, f, &t, prec, b);
+    if (text_flat(f, r, prec, b) != 0)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    return TP_OK;
+}
+
+static int text_all(tp_stage *st, FILE *f, int prec, int to_stdout)
+{
+    size_t n = tp_input_count(st);
+    tbuf b = { 0 };
+    int rc = TP_OK;
+
+    tb_clear(&b); /* from here on b.p is never NULL */
+    if (b.oom)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        if (i > 0 && !to_stdout)
+            fputc('\n', f);
+        rc = text_result(st, f, tp_input(st, i), prec, &b);
+        if (to_stdout)
+            fputc('\n', f);
+    }
+    free(b.p);
+    return rc;
+}
+
+static int text_run(tp_stage *st, const void *config, void *state)
+{
+    const text_config *cfg = config;
+    const char *name = cfg->path ? cfg->path : "<stdout>";
+    FILE *f = stdout;
+    int rc, failed, err;
+    (void)state;
+
+    if (tp_input_count(st) == 0)
+        return tp_fail(st, TP_EINVAL, "no input results to write");
+    if (cfg->path) {
+        const char *tmp = tp_output_begin(st, cfg->path);
+        if (!tmp) /* the core has said why */
+            return TP_EIO;
+        f = fopen(tmp, "wb");
+        if (!f)
+            return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(errno));
+    }
+    errno = 0;
+    rc = text_all(st, f, (int)cfg->precision, cfg->path == NULL);
+    failed = ferror(f) || fflush(f) != 0;
+    err = errno;
+    if (cfg->path && fclose(f) != 0 && !failed) {
+        failed = 1;
+        err = errno;
+    }
+    if (rc == TP_OK && failed)
+        rc = tp_fail(st, TP_EIO, "%s: write failed: %s", name, strerror(err ? err : EIO));
+    return rc;
+}
+
+static const tp_stage_desc text_stages[] = {
+    TP_STAGE(TP_STAGE_WRITER, "text", "write results as indented trees and aligned tables",
+             text_options, text_config, NULL, text_run, NULL),
+    TP_STAGE_END
+};
+
+TP_PLUGIN_DEFINE("text", "0.1.0", text_stages);

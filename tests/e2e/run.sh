@@ -1,0 +1,112 @@
+#!/bin/sh
+# End-to-end tests of the `pipeline` command (run from the repository root).
+#
+#   tests/pipelines/invalid/<case>/pipeline.yaml  + error   expected stderr of
+#       `pipeline validate`, exactly; + exit (optional, default 2)
+#   tests/pipelines/valid/<case>/pipeline.yaml    + expected/<file>...
+#       `pipeline run pipeline.yaml --set out=DIR` must exit 0 and write each
+#       expected file into DIR with exactly that content (expected/stdout is
+#       compared with what the run printed). An optional `args` file adds
+#       command-line arguments.
+# Prints "N passed, M failed" and exits non-zero on any failure.
+set -u
+BUILD=${1:-build}
+PIPELINE="$BUILD/pipeline"
+EXTRA="--plugin-dir $BUILD/testplugins"
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
+
+# Lines of `error` must equal stderr's lines; with a file `prefix` in the
+# case, each only has to begin stderr's line (for messages that list every
+# installed plugin, which grows).
+same_text() { # expected, actual
+    if [ -f "$(dirname "$1")/prefix" ]; then
+        awk 'NR == FNR { want[FNR] = $0; n = FNR; next }
+             { got[FNR] = $0; m = FNR }
+             END { if (n != m) exit 1
+                   for (i = 1; i <= n; i++) if (index(got[i], want[i]) != 1) exit 1 }' "$1" "$2"
+    else
+        diff -u "$1" "$2"
+    fi
+}
+
+for dir in tests/pipelines/invalid/*/; do
+    dir=${dir%/}
+    [ -f "$dir/pipeline.yaml" ] || continue
+    name=$(basename "$dir")
+    want_exit=2
+    [ -f "$dir/exit" ] && want_exit=$(cat "$dir/exit")
+    args=""
+    [ -f "$dir/args" ] && args=$(cat "$dir/args")
+    cmd=validate
+    [ -f "$dir/command" ] && cmd=$(cat "$dir/command")
+    # shellcheck disable=SC2086
+    "$PIPELINE" $cmd "$dir/pipeline.yaml" $EXTRA --no-progress $args >"$tmp/out" 2>"$tmp/err"
+    got_exit=$?
+    if [ "$got_exit" != "$want_exit" ]; then
+        ko "invalid/$name: exit $got_exit, expected $want_exit"; cat "$tmp/err"; continue
+    fi
+    if ! same_text "$dir/error" "$tmp/err" >"$tmp/diff"; then
+        ko "invalid/$name: stderr differs"; cat "$tmp/diff"; continue
+    fi
+    ok
+done
+
+for dir in tests/pipelines/valid/*/; do
+    dir=${dir%/}
+    [ -f "$dir/pipeline.yaml" ] || continue
+    name=$(basename "$dir")
+    out="$tmp/valid-$name"
+    mkdir -p "$out"
+    args=""
+    [ -f "$dir/args" ] && args=$(cat "$dir/args")
+    # shellcheck disable=SC2086
+    if ! "$PIPELINE" run "$dir/pipeline.yaml" $EXTRA -q --set out="$out" $args \
+        >"$out/stdout" 2>"$tmp/err"; then
+        ko "valid/$name: run failed"; cat "$tmp/err"; continue
+    fi
+    bad=0
+    for exp in "$dir"/expected/*; do
+        [ -f "$exp" ] || continue
+        f=$(basename "$exp")
+        if ! diff -u "$exp" "$out/$f" >"$tmp/diff" 2>&1; then
+            ko "valid/$name: $f differs"; head -40 "$tmp/diff"; bad=1
+        fi
+    done
+    # no temporary output may be left behind
+    if ls -A "$out" | grep -q '\.tmp-'; then ko "valid/$name: temporary file left"; bad=1; fi
+    [ $bad = 0 ] && ok
+done
+
+# command-line behaviour
+check_cli() { # description, expected exit, expected text in output, command...
+    desc=$1; want=$2; text=$3; shift 3
+    "$@" >"$tmp/cli" 2>&1
+    rc=$?
+    if [ "$rc" != "$want" ]; then ko "cli: $desc: exit $rc, expected $want"; cat "$tmp/cli"; return; fi
+    if ! grep -qF -- "$text" "$tmp/cli"; then ko "cli: $desc: no '$text' in output"; cat "$tmp/cli"; return; fi
+    ok
+}
+check_cli "--help" 0 "Usage: pipeline COMMAND" "$PIPELINE" --help
+check_cli "--version" 0 "plugin ABI 1." "$PIPELINE" --version
+check_cli "no command" 2 "Usage: pipeline COMMAND" "$PIPELINE"
+check_cli "unknown command" 2 "pipeline: unknown command frobnicate" "$PIPELINE" frobnicate
+check_cli "unknown option" 2 "pipeline: unknown option --frob" "$PIPELINE" run x.yaml --frob
+check_cli "bad --set" 2 "--set needs NAME=VALUE" "$PIPELINE" run x.yaml --set novalue
+check_cli "missing pipeline" 2 "nope.yaml: error: cannot open pipeline: No such file or directory" \
+    "$PIPELINE" run nope.yaml
+check_cli "pipeline is a directory" 2 "tests: error: cannot read pipeline" "$PIPELINE" validate tests
+check_cli "plugins lists kineto" 0 "reader    kineto" "$PIPELINE" plugins
+check_cli "describe probe" 0 "count            int     3          [1, 100]" \
+    "$PIPELINE" describe probe $EXTRA
+check_cli "describe unknown" 2 "no stage named 'nosuch'" "$PIPELINE" describe nosuch
+check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 2.0, this core has 1.0" \
+    "$PIPELINE" plugins --plugin-dir "$BUILD/testplugins/bad"
+
+echo "e2e: $pass passed, $fail failed"
+[ "$fail" = 0 ]
