@@ -40,7 +40,7 @@ LDFLAGS += $(VLDFLAGS)
 # ---------------------------------------------------------------- core
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
-LIB := $(BUILD)/libtracepipe.so
+LIB := $(BUILD)/$(SONAME)
 BIN := $(BUILD)/pipeline
 CORE_LIBS := $(PKG_LIBS) -ldl -lpthread -lm
 
@@ -88,6 +88,7 @@ $(BUILD)/obj/%.o: %.c
 $(LIB): $(CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+	ln -sf $(SONAME) $(BUILD)/libtracepipe.so
 
 $(BIN): $(BUILD)/obj/core/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD) -ltracepipe -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' $(CORE_LIBS)

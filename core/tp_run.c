@@ -166,6 +166,17 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Says how big the trace is in memory, per event (-v). */
+static void log_trace_size(tp_run *run, const char *id)
+{
+    size_t n = tp_trace_columns(run->trace)->n, bytes = tp_trace_memory(run->trace);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%zu events, %.1f MB held (%.0f bytes/event incl. args), %zu names",
+             n, (double)bytes / 1e6, n ? (double)bytes / (double)n : 0.0,
+             tp_strpool_count(run->pool));
+    tp_run_log(run, TP_LOG_INFO, id, msg);
+}
+
 /* Runs one stage: init, run, destroy, and the kind-specific plumbing. */
 static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,
                      tp_stage *st, const char *where)
@@ -213,6 +224,7 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
         tp_trace_free(run->trace);
         run->trace = fresh;
         fresh = NULL;
+        log_trace_size(run, id);
     } else if (rc == TP_OK && desc->kind == TP_STAGE_FILTER) {
         tp_trace *out = tp_trace_filtered(run->trace, st->keep);
         if (out == NULL) {

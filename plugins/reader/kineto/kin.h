@@ -1,0 +1,111 @@
+/*
+ * kineto reader: internal declarations shared by its source files.
+ *
+ * The reader streams the file through a bounded window (kin_parser.buf) fed
+ * by a byte source (kin_src: plain read() or gzip inflated on a second
+ * thread).  Parsing is split into small retryable steps: a step either
+ * completes, reports KIN_MORE (the window ended inside it: refill and run
+ * the step again from its start), or records a syntax error.
+ */
+#ifndef KIN_H
+#define KIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tracepipe/tp_plugin.h>
+
+/* ---- byte source (kin_input.c) */
+typedef struct kin_src kin_src;
+/* Opens path; detects gzip by its magic bytes.  On failure returns NULL
+ * with a one-line message (without the path) in err. */
+kin_src *kin_src_open(const char *path, char *err, size_t err_size);
+/* Reads up to n bytes; returns the count, 0 at the end, -1 on error (err). */
+long kin_src_read(kin_src *s, char *dst, size_t n, char *err, size_t err_size);
+int kin_src_is_gzip(const kin_src *s);
+uint64_t kin_src_size(const kin_src *s);     /* file size in bytes */
+uint64_t kin_src_consumed(const kin_src *s); /* file bytes consumed so far */
+void kin_src_close(kin_src *s);
+
+/* ---- step results */
+enum { KIN_OK = 0, KIN_MORE = 1, KIN_ERR = 2 };
+
+/* Why an event was dropped under on_error: skip. */
+enum {
+    KIN_DROP_TYPE = 0,  /* a field of the wrong JSON type */
+    KIN_DROP_MISSING,   /* missing ph, or missing ts on a timed event */
+    KIN_DROP_NEGDUR,    /* negative duration */
+    KIN_DROP_RANGE,     /* ts/dur do not fit int64 nanoseconds */
+    KIN_DROP_NOTOBJ,    /* an element of traceEvents that is not an object */
+    KIN_DROP__COUNT
+};
+
+/* A scanned JSON number, as text pieces (kin_json.c). */
+typedef struct kin_num {
+    int neg;
+    const char *ip; size_t il; /* integer digits */
+    const char *fp; size_t fl; /* fraction digits (fl 0 if none) */
+    int64_t exp;               /* decimal exponent, saturated */
+} kin_num;
+
+/* Builds  value * 10^shift  as int64 from the text, rounding to nearest
+ * (halves away from zero).  Returns 0, or -1 when it does not fit; *inexact
+ * is set when digits were rounded away. */
+int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact);
+
+typedef struct kin_pend kin_pend; /* a "B" event waiting for its "E" */
+
+typedef struct kin_parser {
+    tp_stage *st;
+    tp_trace *trace;
+    const char *path;
+    int keep_args, skip_bad;
+    kin_src *src;
+
+    char *buf;            /* window: buf[0, len) holds file bytes */
+    size_t cap, len;
+    const char *p, *end;  /* scan cursor and end of the valid bytes */
+    uint64_t base;        /* file offset of buf[0] */
+    uint64_t line;        /* 1-based line of the cursor */
+    uint64_t line_start;  /* file offset of that line's first byte */
+    int eof;              /* no bytes beyond end */
+
+    char *tmp;            /* scratch for unescaped strings */
+    size_t tmp_cap;
+    uint8_t *cat_kind;    /* per cat id: 0 = not yet known, else kind + 1 */
+    size_t cat_kind_n;
+
+    kin_pend *pend;       /* open "B" events, in file order */
+    size_t n_pend, cap_pend;
+
+    size_t n_events, n_dropped[KIN_DROP__COUNT], n_unmatched_e, n_unmatched_b;
+    size_t n_big_int;     /* ids too large for int64 (kept in args only) */
+    int code;             /* set by kin_fail */
+} kin_parser;
+
+/* ---- diagnostics (kineto.c) */
+/* Reports "path:line:col: msg" for a problem at byte `at` of the window and
+ * returns KIN_ERR. */
+int kin_syntax(kin_parser *kp, const char *at, const char *fmt, ...) TP_PRINTF(3, 4);
+/* The line/column of byte `at` (must not precede the cursor's line). */
+void kin_where(const kin_parser *kp, const char *at, uint64_t *line, uint64_t *col);
+
+/* ---- JSON scanning (kin_json.c); all advance kp->p */
+int kin_ws(kin_parser *kp);
+/* String at kp->p (which is '"'): raw bytes between the quotes; *esc set if
+ * it holds escapes.  Validates escapes, control characters and UTF-8. */
+int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc);
+/* Unescapes a validated raw string into kp->tmp (NUL-terminated). */
+int kin_unescape(kin_parser *kp, const char *s, size_t len, const char **out, size_t *out_len);
+int kin_number(kin_parser *kp, kin_num *n);
+/* Validates and skips any value. */
+int kin_skip_value(kin_parser *kp, int depth);
+
+/* ---- events (kin_event.c) */
+/* Parses the event object at kp->p and appends it (or drops it). */
+int kin_event(kin_parser *kp);
+/* Flushes unmatched "B" events at the end of the file. */
+int kin_events_finish(kin_parser *kp);
+void kin_events_free(kin_parser *kp);
+tp_kind kin_kind_of_cat(const char *cat, size_t len);
+
+#endif

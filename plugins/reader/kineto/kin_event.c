@@ -1,0 +1,608 @@
+/*
+ * kineto reader: one trace event object -> one tp_event.
+ *
+ * The extractor reads the few top-level fields it needs (ph, cat, name, ts,
+ * dur, pid, tid, id, args) and, inside args, the ids (External id,
+ * correlation, device, stream); every other value is validated and skipped.
+ * The args object itself is kept as its raw JSON text.  Nothing here
+ * allocates per event except for "B" events waiting for their "E".
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kin.h"
+
+struct kin_pend {
+    tp_event ev;
+    char *args; /* own copy, or NULL */
+};
+
+typedef struct ev_fields {
+    tp_event ev;
+    const char *args;
+    size_t args_len;
+    int have_ph, have_ts, have_dur;
+    int64_t id; /* "id", applied to flows only */
+    int bad, reason;
+    uint64_t line, col;   /* of the first problem */
+    char msg[128];
+} ev_fields;
+
+static const char *json_type(char c)
+{
+    switch (c) {
+    case '"': return "a string";
+    case '{': return "an object";
+    case '[': return "an array";
+    case 't': case 'f': return "a boolean";
+    case 'n': return "null";
+    default: return "a number";
+    }
+}
+
+static void mark_bad(kin_parser *kp, ev_fields *f, const char *at, int reason, const char *fmt, ...)
+    TP_PRINTF(5, 6);
+static void mark_bad(kin_parser *kp, ev_fields *f, const char *at, int reason, const char *fmt, ...)
+{
+    if (f->bad)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+    va_end(ap);
+    f->bad = 1;
+    f->reason = reason;
+    if (at)
+        kin_where(kp, at, &f->line, &f->col);
+}
+
+tp_kind kin_kind_of_cat(const char *c, size_t n)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && memcmp(c, lit, n) == 0)
+#define ENDS(lit) (n >= sizeof(lit) - 1 && memcmp(c + n - (sizeof(lit) - 1), lit, sizeof(lit) - 1) == 0)
+    if (IS("cpu_op") || IS("Operator"))
+        return TP_KIND_CPU_OP;
+    if (IS("kernel") || IS("Kernel"))
+        return TP_KIND_KERNEL;
+    if (IS("cuda_runtime") || IS("cuda_driver") || IS("Runtime") || ENDS("_runtime") ||
+        ENDS("_driver"))
+        return TP_KIND_RUNTIME;
+    if (IS("user_annotation"))
+        return TP_KIND_ANNOTATION;
+    if (IS("gpu_user_annotation"))
+        return TP_KIND_GPU_ANNOTATION;
+    if (IS("python_function"))
+        return TP_KIND_PYTHON;
+    if (IS("gpu_memcpy") || IS("Memcpy"))
+        return TP_KIND_MEMCPY;
+    if (IS("gpu_memset") || IS("Memset"))
+        return TP_KIND_MEMSET;
+    if (IS("ac2g") || IS("async_cpu_to_gpu") || IS("async_gpu") || IS("fwdbwd"))
+        return TP_KIND_FLOW;
+    if (IS("cpu_instant_event"))
+        return TP_KIND_INSTANT;
+    if (IS("Trace"))
+        return TP_KIND_TRACE;
+    return TP_KIND__COUNT; /* unknown */
+#undef IS
+#undef ENDS
+}
+
+/* Kind of an interned category, cached per string id. */
+static int cat_kind(kin_parser *kp, tp_str cat, tp_kind *out)
+{
+    if (cat >= kp->cat_kind_n) {
+        size_t n = cat + 64 > kp->cat_kind_n * 2 ? cat + 64 : kp->cat_kind_n * 2;
+        uint8_t *a = tp_realloc(kp->cat_kind, n);
+        if (!a)
+            return TP_ENOMEM;
+        memset(a + kp->cat_kind_n, 0, n - kp->cat_kind_n);
+        kp->cat_kind = a;
+        kp->cat_kind_n = n;
+    }
+    if (!kp->cat_kind[cat])
+        kp->cat_kind[cat] = (uint8_t)(1 + kin_kind_of_cat(tp_str_text(kp->st, cat),
+                                                          tp_str_len(kp->st, cat)));
+    *out = (tp_kind)(kp->cat_kind[cat] - 1);
+    return TP_OK;
+}
+
+static tp_kind event_kind(kin_parser *kp, const ev_fields *f, int *err)
+{
+    tp_kind k = TP_KIND__COUNT;
+    char ph = (char)f->ev.phase;
+    *err = TP_OK;
+    if (ph == 'M')
+        return TP_KIND_METADATA;
+    if (ph == 'C')
+        return TP_KIND_COUNTER;
+    if (f->ev.cat && (*err = cat_kind(kp, f->ev.cat, &k)) != TP_OK)
+        return TP_KIND_OTHER;
+    if (k != TP_KIND__COUNT)
+        return k;
+    if (ph == 's' || ph == 't' || ph == 'f')
+        return TP_KIND_FLOW;
+    if (ph == 'i' || ph == 'I')
+        return TP_KIND_INSTANT;
+    return TP_KIND_OTHER;
+}
+
+static int intern_raw(kin_parser *kp, const char *s, size_t len, int esc, tp_str *out)
+{
+    if (esc) {
+        int rc = kin_unescape(kp, s, len, &s, &len);
+        if (rc != TP_OK)
+            return rc;
+    }
+    *out = tp_intern(kp->st, s, len);
+    return (*out == 0 && len > 0) ? TP_ENOMEM : TP_OK;
+}
+
+/* A canonical unsigned decimal ("0", "7", "1890023232"), as profilers
+ * write numeric thread ids as strings. */
+static int parse_decimal(const char *s, size_t len, int64_t *v)
+{
+    if (len == 0 || len > 18 || (s[0] == '0' && len > 1))
+        return 0;
+    int64_t x = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x;
+    return 1;
+}
+
+static int parse_hex(const char *s, size_t len, int64_t *v)
+{
+    if (len < 3 || len > 17 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+        return 0;
+    uint64_t x = 0;
+    for (size_t i = 2; i < len; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return 0;
+        x = x * 16 + (uint64_t)d;
+    }
+    if (x > (uint64_t)INT64_MAX)
+        return 0;
+    *v = (int64_t)x;
+    return 1;
+}
+
+/* An integer id from a number: TP_NONE if fractional or beyond int64. */
+static int64_t num_id(kin_parser *kp, const kin_num *n)
+{
+    int64_t v;
+    int inexact;
+    if (kin_num_scaled(n, 0, &v, &inexact) != 0) {
+        kp->n_big_int++;
+        return TP_NONE;
+    }
+    return inexact ? TP_NONE : v;
+}
+
+/* pid / tid: numbers as they are, text interned (TP_ID_FROM_STR).  Text
+ * holding a plain decimal, and numbers the negative range cannot hold, are
+ * normalised so one thread never gets two ids. */
+static int pid_value(kin_parser *kp, ev_fields *f, const char *key, int64_t *out)
+{
+    const char *at = kp->p, *s;
+    size_t len;
+    int esc, r;
+    tp_str id;
+    if (*at == '"') {
+        if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
+            return r;
+        if (!esc && parse_decimal(s, len, out))
+            return KIN_OK;
+    } else if (*at == '-' || (*at >= '0' && *at <= '9')) {
+        kin_num n;
+        int64_t v;
+        int inexact;
+        if ((r = kin_number(kp, &n)) != KIN_OK)
+            return r;
+        if (kin_num_scaled(&n, 0, &v, &inexact) == 0 && !inexact && v >= 0) {
+            *out = v;
+            return KIN_OK;
+        }
+        s = at; /* keep an odd number as its text */
+        len = (size_t)(kp->p - at);
+        esc = 0;
+    } else {
+        mark_bad(kp, f, at, KIN_DROP_TYPE, "\"%s\" must be a number or a string, not %s", key,
+                 json_type(*at));
+        return kin_skip_value(kp, 1);
+    }
+    if (intern_raw(kp, s, len, esc, &id) != TP_OK)
+        return kin_syntax(kp, at, "out of memory");
+    *out = TP_ID_FROM_STR(id);
+    return KIN_OK;
+}
+
+static int str_value(kin_parser *kp, ev_fields *f, const char *key, tp_str *out)
+{
+    const char *s, *at = kp->p;
+    size_t len;
+    int esc, r;
+    if (*at != '"') {
+        mark_bad(kp, f, at, KIN_DROP_TYPE, "\"%s\" must be a string, not %s", key, json_type(*at));
+        return kin_skip_value(kp, 1);
+    }
+    if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
+        return r;
+    if (intern_raw(kp, s, len, esc, out) != TP_OK)
+        return kin_syntax(kp, at, "out of memory");
+    return KIN_OK;
+}
+
+static int time_value(kin_parser *kp, ev_fields *f, const char *key, int64_t *out, int *have)
+{
+    const char *at = kp->p;
+    kin_num n;
+    int r, inexact;
+    if (*at != '-' && (*at < '0' || *at > '9')) {
+        mark_bad(kp, f, at, KIN_DROP_TYPE, "\"%s\" must be a number, not %s", key, json_type(*at));
+        return kin_skip_value(kp, 1);
+    }
+    if ((r = kin_number(kp, &n)) != KIN_OK)
+        return r;
+    /* microseconds -> nanoseconds: shift the decimal point by 3 */
+    if (kin_num_scaled(&n, 3, out, &inexact) != 0)
+        mark_bad(kp, f, at, KIN_DROP_RANGE, "\"%s\" does not fit in int64 nanoseconds", key);
+    *have = 1;
+    return KIN_OK;
+}
+
+static int flow_id_value(kin_parser *kp, ev_fields *f)
+{
+    const char *at = kp->p, *s;
+    size_t len;
+    int esc, r;
+    if (*at == '"') {
+        tp_str id;
+        if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
+            return r;
+        if (!esc && (parse_decimal(s, len, &f->id) || parse_hex(s, len, &f->id)))
+            return KIN_OK;
+        if (intern_raw(kp, s, len, esc, &id) != TP_OK)
+            return kin_syntax(kp, at, "out of memory");
+        f->id = TP_ID_FROM_STR(id);
+        return KIN_OK;
+    }
+    if (*at == '-' || (*at >= '0' && *at <= '9')) {
+        kin_num n;
+        if ((r = kin_number(kp, &n)) != KIN_OK)
+            return r;
+        f->id = num_id(kp, &n);
+        return KIN_OK;
+    }
+    mark_bad(kp, f, at, KIN_DROP_TYPE, "\"id\" must be a number or a string, not %s", json_type(*at));
+    return kin_skip_value(kp, 1);
+}
+
+/* Fields of args we extract; anything else (or of another type) is only
+ * validated. */
+static int args_member(kin_parser *kp, ev_fields *f, const char *k, size_t kl)
+{
+    enum { A_EXT, A_CORR, A_DEV, A_STREAM, A_NONE } which = A_NONE;
+    if (kl == 11 && (memcmp(k, "External id", 11) == 0 || memcmp(k, "external id", 11) == 0))
+        which = A_EXT;
+    else if (kl == 11 && memcmp(k, "correlation", 11) == 0)
+        which = A_CORR;
+    else if (kl == 6 && memcmp(k, "device", 6) == 0)
+        which = A_DEV;
+    else if (kl == 6 && memcmp(k, "stream", 6) == 0)
+        which = A_STREAM;
+    char c = *kp->p;
+    if (which == A_NONE || (c != '-' && (c < '0' || c > '9')))
+        return kin_skip_value(kp, 2);
+    kin_num n;
+    int r = kin_number(kp, &n);
+    if (r != KIN_OK)
+        return r;
+    int64_t v = num_id(kp, &n);
+    switch (which) {
+    case A_EXT: f->ev.ext_id = v; break;
+    case A_CORR: f->ev.corr = v; break;
+    default: {
+        int32_t v32 = (v == TP_NONE || v < INT32_MIN || v > INT32_MAX) ? -1 : (int32_t)v;
+        if (which == A_DEV)
+            f->ev.device = v32;
+        else
+            f->ev.stream = v32;
+    }
+    }
+    return KIN_OK;
+}
+
+/* Calls member() for each "key": value of the object at kp->p, with the
+ * cursor on the value. */
+static int each_member(kin_parser *kp, ev_fields *f,
+                       int (*member)(kin_parser *, ev_fields *, const char *, size_t))
+{
+    int r;
+    kp->p++;
+    if ((r = kin_ws(kp)) != KIN_OK)
+        return r;
+    if (*kp->p == '}') {
+        kp->p++;
+        return KIN_OK;
+    }
+    for (;;) {
+        const char *k;
+        size_t kl;
+        int esc;
+        if (*kp->p != '"')
+            return kin_syntax(kp, kp->p, "object key (string) expected");
+        if ((r = kin_string(kp, &k, &kl, &esc)) != KIN_OK)
+            return r;
+        if (esc && kin_unescape(kp, k, kl, &k, &kl) != TP_OK)
+            return kin_syntax(kp, kp->p, "out of memory");
+        if ((r = kin_ws(kp)) != KIN_OK)
+            return r;
+        if (*kp->p != ':')
+            return kin_syntax(kp, kp->p, "':' expected after object key");
+        kp->p++;
+        if ((r = kin_ws(kp)) != KIN_OK)
+            return r;
+        if ((r = member(kp, f, k, kl)) != KIN_OK)
+            return r;
+        if ((r = kin_ws(kp)) != KIN_OK)
+            return r;
+        if (*kp->p == '}') {
+            kp->p++;
+            return KIN_OK;
+        }
+        if (*kp->p != ',')
+            return kin_syntax(kp, kp->p, "',' or '}' expected");
+        kp->p++;
+        if ((r = kin_ws(kp)) != KIN_OK)
+            return r;
+    }
+}
+
+static int args_value(kin_parser *kp, ev_fields *f)
+{
+    const char *at = kp->p;
+    if (*at != '{') {
+        mark_bad(kp, f, at, KIN_DROP_TYPE, "\"args\" must be an object, not %s", json_type(*at));
+        return kin_skip_value(kp, 1);
+    }
+    int r = each_member(kp, f, args_member);
+    if (r == KIN_OK) {
+        f->args = at;
+        f->args_len = (size_t)(kp->p - at);
+    }
+    return r;
+}
+
+#define KEY(lit) (kl == sizeof(lit) - 1 && memcmp(k, lit, kl) == 0)
+
+static int event_member(kin_parser *kp, ev_fields *f, const char *k, size_t kl)
+{
+    if (KEY("ph")) {
+        const char *at = kp->p, *s;
+        size_t len;
+        int esc, r;
+        if (*at != '"') {
+            mark_bad(kp, f, at, KIN_DROP_TYPE, "\"ph\" must be a string, not %s", json_type(*at));
+            return kin_skip_value(kp, 1);
+        }
+        if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
+            return r;
+        if (len == 0 || esc || (unsigned char)s[0] >= 0x80) {
+            mark_bad(kp, f, at, KIN_DROP_TYPE, "\"ph\" must be a one-letter string");
+            return KIN_OK;
+        }
+        f->ev.phase = (uint8_t)s[0];
+        f->have_ph = 1;
+        return KIN_OK;
+    }
+    if (KEY("ts"))
+        return time_value(kp, f, "ts", &f->ev.ts, &f->have_ts);
+    if (KEY("dur"))
+        return time_value(kp, f, "dur", &f->ev.dur, &f->have_dur);
+    if (KEY("name"))
+        return str_value(kp, f, "name", &f->ev.name);
+    if (KEY("cat"))
+        return str_value(kp, f, "cat", &f->ev.cat);
+    if (KEY("pid"))
+        return pid_value(kp, f, "pid", &f->ev.pid);
+    if (KEY("tid"))
+        return pid_value(kp, f, "tid", &f->ev.tid);
+    if (KEY("args"))
+        return args_value(kp, f);
+    if (KEY("id"))
+        return flow_id_value(kp, f);
+    return kin_skip_value(kp, 1);
+}
+
+static void fields_init(ev_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    f->ev.dur = -1;
+    f->ev.pid = f->ev.tid = TP_ID_FROM_STR(0); /* absent = "" */
+    f->ev.ext_id = f->ev.corr = f->ev.flow_id = TP_NONE;
+    f->ev.device = f->ev.stream = -1;
+    f->id = TP_NONE;
+}
+
+/* Derived fields and the checks that need the whole event. */
+static int finish_fields(kin_parser *kp, ev_fields *f)
+{
+    int err;
+    char ph = (char)f->ev.phase;
+    if (!f->have_ph)
+        mark_bad(kp, f, NULL, KIN_DROP_MISSING, "event has no \"ph\"");
+    else if (!f->have_ts && ph != 'M')
+        mark_bad(kp, f, NULL, KIN_DROP_MISSING, "event with ph '%c' has no \"ts\"", ph);
+    else if (f->have_dur && f->ev.dur < 0)
+        mark_bad(kp, f, NULL, KIN_DROP_NEGDUR, "negative \"dur\"");
+    f->ev.kind = (uint8_t)event_kind(kp, f, &err);
+    if (err != TP_OK)
+        return err;
+    if (ph == 's' || ph == 't' || ph == 'f')
+        f->ev.flow_id = f->id;
+    if (TP_KIND_IS_GPU(f->ev.kind) && f->ev.stream < 0) {
+        int64_t tid = f->ev.tid, v;
+        if (!TP_ID_IS_STR(tid) && tid <= INT32_MAX) {
+            f->ev.stream = (int32_t)tid;
+        } else if (TP_ID_IS_STR(tid)) {
+            const char *s = tp_str_text(kp->st, TP_ID_STR(tid));
+            size_t n = tp_str_len(kp->st, TP_ID_STR(tid));
+            if (n > 7 && memcmp(s, "stream ", 7) == 0 && parse_decimal(s + 7, n - 7, &v) &&
+                v <= INT32_MAX)
+                f->ev.stream = (int32_t)v;
+        }
+    }
+    return TP_OK;
+}
+
+static int append(kin_parser *kp, tp_event *ev, const char *args, size_t args_len)
+{
+    ev->args = kp->keep_args ? args : NULL;
+    ev->args_len = kp->keep_args && args ? args_len : 0;
+    int rc = tp_trace_append(kp->st, kp->trace, ev);
+    if (rc != TP_OK) {
+        kp->code = rc;
+        return tp_fail(kp->st, rc, "%s: cannot store event %zu", kp->path, kp->n_events + 1);
+    }
+    kp->n_events++;
+    return TP_OK;
+}
+
+static int push_begin(kin_parser *kp, const ev_fields *f)
+{
+    if (kp->n_pend == kp->cap_pend) {
+        size_t cap = kp->cap_pend ? kp->cap_pend * 2 : 16;
+        kin_pend *a = tp_realloc(kp->pend, cap * sizeof *a);
+        if (!a)
+            return TP_ENOMEM;
+        kp->pend = a;
+        kp->cap_pend = cap;
+    }
+    kin_pend *b = &kp->pend[kp->n_pend];
+    b->ev = f->ev;
+    b->args = NULL;
+    if (f->args && kp->keep_args) {
+        if (!(b->args = tp_malloc(f->args_len)))
+            return TP_ENOMEM;
+        memcpy(b->args, f->args, f->args_len);
+        b->ev.args_len = f->args_len;
+    } else {
+        b->ev.args_len = 0;
+    }
+    kp->n_pend++;
+    return TP_OK;
+}
+
+/* Closes the innermost open "B" of the same pid/tid. */
+static int end_event(kin_parser *kp, ev_fields *f, uint64_t line, uint64_t col)
+{
+    size_t i = kp->n_pend;
+    while (i > 0 && (kp->pend[i - 1].ev.pid != f->ev.pid || kp->pend[i - 1].ev.tid != f->ev.tid))
+        i--;
+    if (i == 0) {
+        kp->n_unmatched_e++;
+        return TP_OK;
+    }
+    kin_pend b = kp->pend[i - 1];
+    memmove(&kp->pend[i - 1], &kp->pend[i], (kp->n_pend - i) * sizeof b);
+    kp->n_pend--;
+    int rc = TP_OK;
+    if (f->ev.ts < b.ev.ts) {
+        if (!kp->skip_bad)
+            rc = tp_fail(kp->st, TP_EFORMAT, "%s:%llu:%llu: \"E\" event ends before its \"B\"",
+                         kp->path, (unsigned long long)line, (unsigned long long)col);
+        else
+            kp->n_dropped[KIN_DROP_NEGDUR]++;
+    } else {
+        tp_event ev = b.ev;
+        ev.phase = 'X';
+        ev.dur = f->ev.ts - b.ev.ts;
+        if (!ev.name)
+            ev.name = f->ev.name;
+        if (b.args)
+            rc = append(kp, &ev, b.args, b.ev.args_len);
+        else
+            rc = append(kp, &ev, f->args, f->args_len);
+    }
+    tp_free(b.args);
+    return rc;
+}
+
+int kin_event(kin_parser *kp)
+{
+    ev_fields f;
+    uint64_t line, col;
+    int r, rc;
+    fields_init(&f);
+    kin_where(kp, kp->p, &line, &col);
+    if (*kp->p != '{') {
+        mark_bad(kp, &f, kp->p, KIN_DROP_NOTOBJ, "traceEvents element must be an object, not %s",
+                 json_type(*kp->p));
+        if ((r = kin_skip_value(kp, 1)) != KIN_OK)
+            return r;
+    } else if ((r = each_member(kp, &f, event_member)) != KIN_OK) {
+        return r;
+    } else if ((rc = finish_fields(kp, &f)) != TP_OK) {
+        return kin_syntax(kp, kp->p, "out of memory");
+    }
+    if (f.bad) {
+        if (!f.line) {
+            f.line = line;
+            f.col = col;
+        }
+        if (!kp->skip_bad) {
+            kp->code = TP_EFORMAT;
+            tp_fail(kp->st, TP_EFORMAT, "%s:%llu:%llu: %s", kp->path, (unsigned long long)f.line,
+                    (unsigned long long)f.col, f.msg);
+            return KIN_ERR;
+        }
+        kp->n_dropped[f.reason]++;
+        return KIN_OK;
+    }
+    if (f.ev.phase == 'B')
+        rc = push_begin(kp, &f);
+    else if (f.ev.phase == 'E')
+        rc = end_event(kp, &f, line, col);
+    else
+        rc = append(kp, &f.ev, f.args, f.args_len);
+    if (rc == TP_ENOMEM && !kp->code) {
+        kp->code = rc;
+        tp_fail(kp->st, rc, "%s: out of memory", kp->path);
+    }
+    if (rc != TP_OK && !kp->code)
+        kp->code = rc;
+    return rc == TP_OK ? KIN_OK : KIN_ERR;
+}
+
+int kin_events_finish(kin_parser *kp)
+{
+    /* Unmatched "B" events stay as they are: phase 'B', no duration. */
+    for (size_t i = 0; i < kp->n_pend; i++) {
+        kin_pend *b = &kp->pend[i];
+        kp->n_unmatched_b++;
+        int rc = append(kp, &b->ev, b->args, b->ev.args_len);
+        if (rc != TP_OK)
+            return rc;
+    }
+    return TP_OK;
+}
+
+void kin_events_free(kin_parser *kp)
+{
+    for (size_t i = 0; i < kp->n_pend; i++)
+        tp_free(kp->pend[i].args);
+    tp_free(kp->pend);
+    kp->pend = NULL;
+    kp->n_pend = kp->cap_pend = 0;
+    tp_free(kp->cat_kind);
+    kp->cat_kind = NULL;
+}

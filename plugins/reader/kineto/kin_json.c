@@ -1,0 +1,424 @@
+/*
+ * kineto reader: a strict, allocation-free JSON scanner over the window.
+ *
+ * Every function starts at kp->p and returns KIN_OK (kp->p moved past the
+ * token), KIN_MORE (the window ended first; the caller restarts the whole
+ * step after a refill, so partial progress is simply discarded) or KIN_ERR
+ * (reported through kin_syntax with the offending byte's position).
+ * Newlines can only occur in whitespace of valid JSON, so kin_ws is the
+ * only place that counts lines.
+ */
+#include <string.h>
+
+#include "kin.h"
+
+#define KIN_MAX_DEPTH 512
+
+/* Byte classes inside strings: 0 plain, 1 quote, 2 backslash, 3 control,
+ * 4 start of a multi-byte UTF-8 sequence (or an invalid byte). */
+static const uint8_t str_class[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
+
+int kin_ws(kin_parser *kp)
+{
+    const char *p = kp->p, *end = kp->end;
+    while (p < end) {
+        char c = *p;
+        if (c == ' ' || c == '\t' || c == '\r') {
+            p++;
+        } else if (c == '\n') {
+            p++;
+            kp->line++;
+            kp->line_start = kp->base + (uint64_t)(p - kp->buf);
+        } else {
+            break;
+        }
+    }
+    kp->p = p;
+    return p < end ? KIN_OK : KIN_MORE;
+}
+
+static int hex_val(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Validates one UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, at most U+10FFFF); returns its length, 0 if invalid, -1 if
+ * the window ends inside it. */
+static int utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    int n;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4;
+    else
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+    for (int i = 1; i < n; i++) {
+        if (p + i >= end)
+            return -1;
+        unsigned b = p[i];
+        if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF))
+            return 0;
+    }
+    return n;
+}
+
+/* Checks the escape at p (p[0] == '\\'); returns its length, 0 if bad, -1
+ * if the window ends inside it. */
+static int escape_len(const char *p, const char *end)
+{
+    if (p + 1 >= end)
+        return -1;
+    switch (p[1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 2;
+    case 'u':
+        for (int i = 2; i < 6; i++) {
+            if (p + i >= end)
+                return -1;
+            if (hex_val(p[i]) < 0)
+                return 0;
+        }
+        return 6;
+    default:
+        return 0;
+    }
+}
+
+int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc)
+{
+    const char *start = kp->p + 1, *p = start, *end = kp->end;
+    int has_esc = 0;
+    for (;;) {
+        while (p < end && str_class[(unsigned char)*p] == 0)
+            p++;
+        if (p >= end)
+            return KIN_MORE;
+        switch (str_class[(unsigned char)*p]) {
+        case 1:
+            *s = start;
+            *len = (size_t)(p - start);
+            *esc = has_esc;
+            kp->p = p + 1;
+            return KIN_OK;
+        case 2: {
+            int n = escape_len(p, end);
+            if (n < 0)
+                return KIN_MORE;
+            if (n == 0)
+                return kin_syntax(kp, p, "invalid escape sequence in string");
+            has_esc = 1;
+            p += n;
+            break;
+        }
+        case 3:
+            return kin_syntax(kp, p, "control character (0x%02x) in string", (unsigned)*p);
+        default: {
+            int n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            if (n < 0)
+                return KIN_MORE;
+            if (n == 0)
+                return kin_syntax(kp, p, "invalid UTF-8 byte 0x%02x in string",
+                                  (unsigned)(unsigned char)*p);
+            p += n;
+        }
+        }
+    }
+}
+
+static char *put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        *o++ = (char)cp;
+    } else if (cp < 0x800) {
+        *o++ = (char)(0xC0 | (cp >> 6));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *o++ = (char)(0xE0 | (cp >> 12));
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | (cp >> 18));
+        *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    }
+    return o;
+}
+
+static uint32_t hex4(const char *p)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++)
+        v = v * 16 + (uint32_t)hex_val(p[i]);
+    return v;
+}
+
+int kin_unescape(kin_parser *kp, const char *s, size_t len, const char **out, size_t *out_len)
+{
+    /* Unescaped text is never longer than the escaped text. */
+    if (len + 1 > kp->tmp_cap) {
+        size_t cap = len + 1 < 256 ? 256 : (len + 1) * 2;
+        char *t = tp_realloc(kp->tmp, cap);
+        if (!t)
+            return TP_ENOMEM;
+        kp->tmp = t;
+        kp->tmp_cap = cap;
+    }
+    char *o = kp->tmp;
+    const char *end = s + len;
+    while (s < end) {
+        if (*s != '\\') {
+            *o++ = *s++;
+            continue;
+        }
+        char c = s[1];
+        s += 2;
+        switch (c) {
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+            uint32_t cp = hex4(s);
+            s += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF && end - s >= 6 && s[0] == '\\' && s[1] == 'u') {
+                uint32_t lo = hex4(s + 2);
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    s += 6;
+                }
+            }
+            if (cp >= 0xD800 && cp <= 0xDFFF)
+                cp = 0xFFFD; /* a lone surrogate has no UTF-8 form */
+            o = put_utf8(o, cp);
+            break;
+        }
+        default: *o++ = c; break; /* " \ / */
+        }
+    }
+    *o = '\0';
+    *out = kp->tmp;
+    *out_len = (size_t)(o - kp->tmp);
+    return TP_OK;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* A number may go on past the window's end; a byte that cannot continue it
+ * is needed to know it ended. */
+int kin_number(kin_parser *kp, kin_num *n)
+{
+    const char *p = kp->p, *end = kp->end;
+    memset(n, 0, sizeof *n);
+    if (*p == '-') {
+        n->neg = 1;
+        if (++p >= end)
+            return KIN_MORE;
+    }
+    if (!is_digit(*p))
+        return kin_syntax(kp, p, "invalid number");
+    n->ip = p;
+    if (*p == '0') {
+        p++;
+    } else {
+        while (p < end && is_digit(*p))
+            p++;
+    }
+    if (p >= end)
+        return KIN_MORE;
+    n->il = (size_t)(p - n->ip);
+    if (*p == '.') {
+        if (++p >= end)
+            return KIN_MORE;
+        if (!is_digit(*p))
+            return kin_syntax(kp, p, "invalid number: digit expected after '.'");
+        n->fp = p;
+        while (p < end && is_digit(*p))
+            p++;
+        if (p >= end)
+            return KIN_MORE;
+        n->fl = (size_t)(p - n->fp);
+    }
+    if (*p == 'e' || *p == 'E') {
+        int eneg = 0;
+        int64_t e = 0;
+        if (++p >= end)
+            return KIN_MORE;
+        if (*p == '+' || *p == '-') {
+            eneg = *p == '-';
+            if (++p >= end)
+                return KIN_MORE;
+        }
+        if (!is_digit(*p))
+            return kin_syntax(kp, p, "invalid number: digit expected in exponent");
+        while (p < end && is_digit(*p)) {
+            if (e < 100000000)
+                e = e * 10 + (*p - '0');
+            p++;
+        }
+        if (p >= end)
+            return KIN_MORE;
+        n->exp = eneg ? -e : e;
+    }
+    if (is_digit(*p) || *p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-')
+        return kin_syntax(kp, p, "invalid number");
+    kp->p = p;
+    return KIN_OK;
+}
+
+/* Digit i of the number's digit string (integer digits then fraction). */
+static int digit_at(const kin_num *n, size_t i)
+{
+    if (i < n->il)
+        return n->ip[i] - '0';
+    i -= n->il;
+    return i < n->fl ? n->fp[i] - '0' : 0;
+}
+
+int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact)
+{
+    size_t total = n->il + n->fl, first = 0;
+    while (first < total && digit_at(n, first) == 0)
+        first++;
+    *inexact = 0;
+    if (first == total) {
+        *out = 0;
+        return 0;
+    }
+    /* The decimal point sits before digit `point` of the digit string. */
+    int64_t point = (int64_t)n->il + n->exp + shift;
+    if (point - (int64_t)first > 19)
+        return -1; /* at least 20 integer digits */
+    uint64_t acc = 0;
+    for (int64_t i = (int64_t)first; i < point; i++) {
+        acc = acc * 10 + (uint64_t)digit_at(n, (size_t)i);
+        if (acc > (uint64_t)INT64_MAX)
+            return -1;
+    }
+    int64_t r = point < (int64_t)first ? (int64_t)first : point;
+    for (int64_t i = r; i < (int64_t)total; i++) {
+        if (digit_at(n, (size_t)i) != 0) {
+            *inexact = 1;
+            break;
+        }
+    }
+    if (point >= 0 && point < (int64_t)total && digit_at(n, (size_t)point) >= 5) {
+        if (++acc > (uint64_t)INT64_MAX)
+            return -1;
+    }
+    *out = n->neg ? -(int64_t)acc : (int64_t)acc;
+    return 0;
+}
+
+static int literal(kin_parser *kp, const char *word, size_t len)
+{
+    size_t have = (size_t)(kp->end - kp->p);
+    size_t m = have < len ? have : len;
+    if (memcmp(kp->p, word, m) != 0) {
+        size_t i = 0;
+        while (kp->p[i] == word[i])
+            i++;
+        return kin_syntax(kp, kp->p + i, "invalid literal (expected '%s')", word);
+    }
+    if (have < len)
+        return KIN_MORE;
+    kp->p += len;
+    return KIN_OK;
+}
+
+/* Members of an object or elements of an array, after the opening bracket. */
+static int skip_container(kin_parser *kp, int depth, char close)
+{
+    int r;
+    kp->p++;
+    if ((r = kin_ws(kp)) != KIN_OK)
+        return r;
+    if (*kp->p == close) {
+        kp->p++;
+        return KIN_OK;
+    }
+    for (;;) {
+        if (close == '}') {
+            const char *s;
+            size_t len;
+            int esc;
+            if (*kp->p != '"')
+                return kin_syntax(kp, kp->p, "object key (string) expected");
+            if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
+                return r;
+            if ((r = kin_ws(kp)) != KIN_OK)
+                return r;
+            if (*kp->p != ':')
+                return kin_syntax(kp, kp->p, "':' expected after object key");
+            kp->p++;
+            if ((r = kin_ws(kp)) != KIN_OK)
+                return r;
+        }
+        if ((r = kin_skip_value(kp, depth + 1)) != KIN_OK)
+            return r;
+        if ((r = kin_ws(kp)) != KIN_OK)
+            return r;
+        if (*kp->p == close) {
+            kp->p++;
+            return KIN_OK;
+        }
+        if (*kp->p != ',')
+            return kin_syntax(kp, kp->p, "',' or '%c' expected", close);
+        kp->p++;
+        if ((r = kin_ws(kp)) != KIN_OK)
+            return r;
+    }
+}
+
+int kin_skip_value(kin_parser *kp, int depth)
+{
+    const char *s;
+    size_t len;
+    int esc;
+    kin_num num;
+    if (kp->p >= kp->end)
+        return KIN_MORE;
+    if (depth > KIN_MAX_DEPTH)
+        return kin_syntax(kp, kp->p, "nesting deeper than %d levels", KIN_MAX_DEPTH);
+    switch (*kp->p) {
+    case '{': return skip_container(kp, depth, '}');
+    case '[': return skip_container(kp, depth, ']');
+    case '"': return kin_string(kp, &s, &len, &esc);
+    case 't': return literal(kp, "true", 4);
+    case 'f': return literal(kp, "false", 5);
+    case 'n': return literal(kp, "null", 4);
+    default:
+        if (*kp->p == '-' || is_digit(*kp->p))
+            return kin_number(kp, &num);
+        return kin_syntax(kp, kp->p, "value expected");
+    }
+}

@@ -1,0 +1,369 @@
+/*
+ * kineto reader: loads PyTorch profiler (Kineto) Chrome-trace JSON, plain
+ * or gzip, object form {"traceEvents": [...], ...} or bare array form, into
+ * the run's columnar trace.  See docs/plugins/kineto.md.
+ *
+ * The file streams through a window of WINDOW_SIZE bytes (grown only when
+ * one event or metadata value is larger).  The top level is a small state
+ * machine; each state handles one token, one event or one metadata value.
+ * When the window ends inside that unit the unit is restarted after the
+ * window is refilled, so no parser ever sees a split token.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kin.h"
+
+#define WINDOW_SIZE (4u << 20)
+
+typedef struct kin_config {
+    const char *path;
+    int keep_args;
+    const char *on_error;
+} kin_config;
+
+static const char *const on_error_choices[] = {"fail", "skip", NULL};
+
+static const tp_option kin_options[] = {
+    TP_OPTION_REQUIRED_STRING("path", kin_config, path, "Kineto trace file (.json, or gzip)"),
+    TP_OPTION_BOOL("keep_args", kin_config, keep_args, "true",
+                   "keep each event's args object as JSON text"),
+    TP_OPTION_CHOICE("on_error", kin_config, on_error, "fail", on_error_choices,
+                     "events with bad fields: fail the stage, or skip them with a warning"),
+    TP_OPTION_END};
+
+/* ---- diagnostics */
+
+void kin_where(const kin_parser *kp, const char *at, uint64_t *line, uint64_t *col)
+{
+    uint64_t off = kp->base + (uint64_t)(at - kp->buf);
+    *line = kp->line;
+    *col = off >= kp->line_start ? off - kp->line_start + 1 : 1;
+}
+
+int kin_syntax(kin_parser *kp, const char *at, const char *fmt, ...)
+{
+    char msg[200];
+    uint64_t line, col;
+    va_list ap;
+    if (kp->code)
+        return KIN_ERR; /* one message per failure */
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    kin_where(kp, at, &line, &col);
+    kp->code = TP_EFORMAT;
+    tp_fail(kp->st, TP_EFORMAT, "%s:%llu:%llu: %s", kp->path, (unsigned long long)line,
+            (unsigned long long)col, msg);
+    return KIN_ERR;
+}
+
+/* ---- the window */
+
+/* Keeps buf[keep, len) (the unit being parsed), moves it to the front and
+ * reads more behind it; grows the window when the unit fills all of it. */
+static int refill(kin_parser *kp, size_t keep)
+{
+    char err[200];
+    size_t tail = kp->len - keep;
+    if (keep > 0) {
+        memmove(kp->buf, kp->buf + keep, tail);
+        kp->base += keep;
+        kp->len = tail;
+    }
+    if (kp->len == kp->cap) {
+        size_t cap = kp->cap * 2;
+        char *b = tp_realloc(kp->buf, cap);
+        if (!b) {
+            kp->code = TP_ENOMEM;
+            return tp_fail(kp->st, TP_ENOMEM, "%s: out of memory (an event larger than %zu MiB)",
+                           kp->path, kp->cap >> 20);
+        }
+        kp->buf = b;
+        kp->cap = cap;
+    }
+    size_t want = kp->cap - kp->len;
+#ifdef KIN_TEST_READ_MAX /* tests: tiny reads make every unit straddle refills */
+    want = want < KIN_TEST_READ_MAX ? want : KIN_TEST_READ_MAX;
+#endif
+    long n = kin_src_read(kp->src, kp->buf + kp->len, want, err, sizeof err);
+    if (n < 0) {
+        kp->code = TP_EIO;
+        return tp_fail(kp->st, TP_EIO, "%s: %s", kp->path, err);
+    }
+    if (n == 0)
+        kp->eof = 1;
+    kp->len += (size_t)n;
+    kp->end = kp->buf + kp->len;
+    tp_progress(kp->st, kin_src_consumed(kp->src), kin_src_size(kp->src));
+    return TP_OK;
+}
+
+/* ---- the top level */
+
+typedef enum {
+    S_START,      /* before the top-level value */
+    S_KEY,        /* object form: a key, or '}' when first */
+    S_KEY_NEXT,   /* after a member: ',' or '}' */
+    S_EV,         /* first element of traceEvents, or ']' */
+    S_EV_NEXT,    /* after an event: ',' or ']' */
+    S_TRAIL,      /* after the top-level value: only whitespace */
+    S_DONE
+} top_state;
+
+typedef struct top {
+    top_state s;
+    int object_form, first, have_events;
+} top;
+
+static int expect_char(kin_parser *kp, char c, const char *what)
+{
+    int r = kin_ws(kp);
+    if (r != KIN_OK)
+        return r;
+    if (*kp->p != c)
+        return kin_syntax(kp, kp->p, "%s expected", what);
+    kp->p++;
+    return KIN_OK;
+}
+
+/* One top-level member: "key": value.  traceEvents opens the event array;
+ * any other key becomes trace metadata holding the value's JSON text. */
+static int step_member(kin_parser *kp, top *t)
+{
+    const char *k, *v;
+    size_t kl;
+    int esc, r;
+    if (*kp->p != '"')
+        return kin_syntax(kp, kp->p, "object key (string) expected");
+    const char *key_at = kp->p;
+    if ((r = kin_string(kp, &k, &kl, &esc)) != KIN_OK)
+        return r;
+    if ((r = expect_char(kp, ':', "':'")) != KIN_OK || (r = kin_ws(kp)) != KIN_OK)
+        return r;
+    if (!esc && kl == 11 && memcmp(k, "traceEvents", 11) == 0) {
+        if (t->have_events)
+            return kin_syntax(kp, key_at, "duplicate \"traceEvents\" key");
+        if (*kp->p != '[')
+            return kin_syntax(kp, kp->p, "\"traceEvents\" must be an array, not %s",
+                              *kp->p == '{' ? "an object" : "a scalar");
+        kp->p++;
+        t->have_events = 1;
+        t->first = 1;
+        t->s = S_EV;
+        return KIN_OK;
+    }
+    v = kp->p;
+    if ((r = kin_skip_value(kp, 1)) != KIN_OK)
+        return r;
+    char *key = tp_malloc(kl + 1); /* the key is needed NUL-terminated */
+    if (!key)
+        return kin_syntax(kp, key_at, "out of memory");
+    if (esc) {
+        size_t ul;
+        const char *u;
+        if (kin_unescape(kp, k, kl, &u, &ul) != TP_OK) {
+            tp_free(key);
+            return kin_syntax(kp, key_at, "out of memory");
+        }
+        memcpy(key, u, ul + 1);
+    } else {
+        memcpy(key, k, kl);
+        key[kl] = '\0';
+    }
+    int rc = tp_trace_set_meta(kp->st, kp->trace, key, v, (size_t)(kp->p - v));
+    tp_free(key);
+    if (rc != TP_OK) {
+        kp->code = rc;
+        tp_fail(kp->st, rc, "%s: cannot store metadata", kp->path);
+        return KIN_ERR;
+    }
+    t->s = S_KEY_NEXT;
+    return KIN_OK;
+}
+
+static int step(kin_parser *kp, top *t)
+{
+    int r = kin_ws(kp);
+    if (t->s == S_TRAIL) {
+        if (r == KIN_OK)
+            return kin_syntax(kp, kp->p, "unexpected data after the end of the JSON value");
+        return KIN_MORE;
+    }
+    if (r != KIN_OK)
+        return r;
+    char c = *kp->p;
+    switch (t->s) {
+    case S_START:
+        if (c == '{') {
+            t->object_form = 1;
+            t->s = S_KEY;
+        } else if (c == '[') {
+            t->have_events = 1;
+            t->s = S_EV;
+        } else {
+            size_t n = strlen(kp->path);
+            int gz = n > 3 && strcmp(kp->path + n - 3, ".gz") == 0 && !kin_src_is_gzip(kp->src);
+            return kin_syntax(kp, kp->p, "not a Kineto trace: expected '{' or '[' at the start%s",
+                              gz ? " (the name ends in .gz but the data is not gzip)" : "");
+        }
+        kp->p++;
+        t->first = 1;
+        return KIN_OK;
+    case S_KEY:
+        if (t->first && c == '}') {
+            kp->p++;
+            t->s = S_TRAIL;
+            return kin_syntax(kp, kp->p - 1, "no \"traceEvents\" key in the top-level object");
+        }
+        t->first = 0;
+        return step_member(kp, t);
+    case S_KEY_NEXT:
+        if (c == ',') {
+            kp->p++;
+            t->s = S_KEY;
+            return KIN_OK;
+        }
+        if (c != '}')
+            return kin_syntax(kp, kp->p, "',' or '}' expected");
+        if (!t->have_events)
+            return kin_syntax(kp, kp->p, "no \"traceEvents\" key in the top-level object");
+        kp->p++;
+        t->s = S_TRAIL;
+        return KIN_OK;
+    case S_EV:
+        if (t->first && c == ']') {
+            kp->p++;
+            t->s = t->object_form ? S_KEY_NEXT : S_TRAIL;
+            return KIN_OK;
+        }
+        t->first = 0;
+        if ((r = kin_event(kp)) != KIN_OK)
+            return r;
+        t->s = S_EV_NEXT;
+        return KIN_OK;
+    case S_EV_NEXT:
+        if (c == ',') {
+            kp->p++;
+            t->s = S_EV;
+            return KIN_OK;
+        }
+        if (c != ']')
+            return kin_syntax(kp, kp->p, "',' or ']' expected after an event");
+        kp->p++;
+        t->s = t->object_form ? S_KEY_NEXT : S_TRAIL;
+        return KIN_OK;
+    default:
+        return KIN_ERR;
+    }
+}
+
+/* Runs steps until the end of the file; a step that runs out of window is
+ * rolled back (cursor and line count) and run again after a refill. */
+static int parse(kin_parser *kp)
+{
+    top t = {S_START, 0, 0, 0};
+    if (refill(kp, 0) != TP_OK)
+        return kp->code;
+    if (kp->len == 0) {
+        kp->code = TP_EFORMAT;
+        return tp_fail(kp->st, TP_EFORMAT, "%s:1:1: empty file", kp->path);
+    }
+    for (;;) {
+        const char *p0 = kp->p;
+        uint64_t line0 = kp->line, ls0 = kp->line_start;
+        top t0 = t;
+        int r = step(kp, &t);
+        if (r == KIN_OK)
+            continue;
+        if (r == KIN_ERR)
+            return kp->code ? kp->code : TP_EFORMAT;
+        if (kp->eof) {
+            if (t.s == S_TRAIL)
+                return TP_OK;
+            kin_syntax(kp, kp->end, "unexpected end of file (truncated JSON)");
+            return kp->code;
+        }
+        kp->p = p0;
+        kp->line = line0;
+        kp->line_start = ls0;
+        t = t0;
+        size_t keep = (size_t)(p0 - kp->buf);
+        if (refill(kp, keep) != TP_OK)
+            return kp->code;
+        kp->p = kp->buf;
+    }
+}
+
+static void report(kin_parser *kp)
+{
+    static const char *const why[KIN_DROP__COUNT] = {
+        "a field of the wrong type", "a missing ph or ts", "a negative duration",
+        "a time beyond int64 ns", "not an object"};
+    for (int i = 0; i < KIN_DROP__COUNT; i++) {
+        if (kp->n_dropped[i])
+            tp_log(kp->st, TP_LOG_WARN, "%s: skipped %zu event(s) with %s", kp->path,
+                   kp->n_dropped[i], why[i]);
+    }
+    if (kp->n_unmatched_e)
+        tp_log(kp->st, TP_LOG_WARN, "%s: dropped %zu \"E\" event(s) without a matching \"B\"",
+               kp->path, kp->n_unmatched_e);
+    if (kp->n_unmatched_b)
+        tp_log(kp->st, TP_LOG_WARN, "%s: %zu \"B\" event(s) without an \"E\" kept as phase 'B'",
+               kp->path, kp->n_unmatched_b);
+    if (kp->n_big_int)
+        tp_log(kp->st, TP_LOG_INFO, "%s: %zu id(s) beyond int64 stored as none (text kept in args)",
+               kp->path, kp->n_big_int);
+    tp_log(kp->st, TP_LOG_INFO, "%s: %zu events", kp->path, kp->n_events);
+}
+
+static int kin_run(tp_stage *st, const void *config, void *state)
+{
+    const kin_config *cfg = config;
+    kin_parser kp;
+    char err[200];
+    (void)state;
+    memset(&kp, 0, sizeof kp);
+    kp.st = st;
+    kp.path = cfg->path;
+    kp.keep_args = cfg->keep_args;
+    kp.skip_bad = cfg->on_error && strcmp(cfg->on_error, "skip") == 0;
+    kp.line = 1;
+    if (!(kp.trace = tp_stage_trace(st)))
+        return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
+    if (!(kp.src = kin_src_open(cfg->path, err, sizeof err))) {
+        return tp_fail(st, TP_EIO, "%s: %s", cfg->path, err);
+    }
+    int rc = tp_trace_set_source(st, kp.trace, cfg->path);
+    if (rc == TP_OK && !kin_src_is_gzip(kp.src) && kin_src_size(kp.src) > (64u << 20))
+        rc = tp_trace_reserve(st, kp.trace, (size_t)(kin_src_size(kp.src) / 400));
+    if (rc != TP_OK) {
+        kin_src_close(kp.src);
+        return tp_fail(st, rc, "%s: cannot prepare the trace", cfg->path);
+    }
+    kp.cap = WINDOW_SIZE;
+    if (!(kp.buf = tp_malloc(kp.cap))) {
+        kin_src_close(kp.src);
+        return tp_fail(st, TP_ENOMEM, "%s: out of memory", cfg->path);
+    }
+    kp.p = kp.end = kp.buf;
+    rc = parse(&kp);
+    if (rc == TP_OK)
+        rc = kin_events_finish(&kp);
+    if (rc == TP_OK)
+        report(&kp);
+    kin_src_close(kp.src);
+    kin_events_free(&kp);
+    tp_free(kp.buf);
+    tp_free(kp.tmp);
+    return rc;
+}
+
+static const tp_stage_desc kin_stages[] = {
+    TP_STAGE(TP_STAGE_READER, "kineto",
+             "PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip", kin_options,
+             kin_config, NULL, kin_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("kineto", "1.0.0", kin_stages);

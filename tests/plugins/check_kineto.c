@@ -1,0 +1,528 @@
+/*
+ * reader `kineto`: exact values from the hand-made inputs in
+ * tests/data/kineto/ (computed by hand; see the comments), event counts of
+ * every real Kineto trace in tests/data/kineto/corpus/ (counted with
+ * python3's json module), and one-line errors for malformed input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tp_test.h"
+
+#define KDIR "tests/data/kineto/"
+
+static const tp_host_api *api(void) { return tp_core_host_api(); }
+
+static tp_run *load(const char *path, const char *extra)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, "name: kineto_test\nstages:\n  - reader: kineto\n    path: '%s'\n%s",
+             path, extra ? extra : "");
+    return tp_test_run_yaml(yaml);
+}
+
+static const tp_cols *cols_of(tp_run *run) { return api()->trace_cols(tp_run_trace(run)); }
+
+static const char *S(tp_run *run, tp_str id) { return tp_run_str(run, id); }
+
+/* The text of a pid/tid stored as an interned string, or NULL for numbers. */
+static const char *id_text(tp_run *run, int64_t v)
+{
+    return TP_ID_IS_STR(v) ? tp_run_str(run, TP_ID_STR(v)) : NULL;
+}
+
+static const char *args_of(tp_run *run, size_t row, size_t *len)
+{
+    return api()->trace_args(tp_run_trace(run), row, len);
+}
+
+static void expect_args(tp_run *run, size_t row, const char *want)
+{
+    size_t len = 0;
+    const char *a = args_of(run, row, &len);
+    if (!want) {
+        ck_assert_msg(a == NULL, "row %zu: args present", row);
+        return;
+    }
+    ck_assert_msg(a != NULL, "row %zu: no args", row);
+    ck_assert_uint_eq(len, strlen(want));
+    ck_assert(memcmp(a, want, len) == 0);
+}
+
+static void expect_meta(tp_run *run, const char *key, const char *json)
+{
+    const char *m = api()->trace_meta(tp_run_trace(run), key);
+    ck_assert_msg(m != NULL, "no metadata %s", key);
+    ck_assert_str_eq(m, json);
+}
+
+/* One row's fixed columns. */
+typedef struct row_want {
+    int64_t ts, dur;
+    const char *name, *cat;
+    uint8_t kind, phase;
+    int64_t ext, corr, flow;
+    int32_t device, stream;
+} row_want;
+
+static void expect_row(tp_run *run, size_t i, const row_want *w)
+{
+    const tp_cols *c = cols_of(run);
+    ck_assert_msg(c->ts[i] == w->ts, "row %zu ts %lld", i, (long long)c->ts[i]);
+    ck_assert_msg(c->dur[i] == w->dur, "row %zu dur %lld", i, (long long)c->dur[i]);
+    ck_assert_str_eq(S(run, c->name[i]), w->name);
+    ck_assert_str_eq(S(run, c->cat[i]), w->cat);
+    ck_assert_msg(c->kind[i] == w->kind, "row %zu kind %d", i, c->kind[i]);
+    ck_assert_msg(c->phase[i] == w->phase, "row %zu phase %c", i, c->phase[i]);
+    ck_assert_msg(c->ext_id[i] == w->ext, "row %zu ext %lld", i, (long long)c->ext_id[i]);
+    ck_assert_msg(c->corr[i] == w->corr, "row %zu corr %lld", i, (long long)c->corr[i]);
+    ck_assert_msg(c->flow_id[i] == w->flow, "row %zu flow %lld", i, (long long)c->flow_id[i]);
+    ck_assert_msg(c->device[i] == w->device, "row %zu device %d", i, c->device[i]);
+    ck_assert_msg(c->stream[i] == w->stream, "row %zu stream %d", i, c->stream[i]);
+}
+
+enum { N = TP_NONE };
+
+/* basic.json: one event of each current category; ts in µs -> ns. */
+static const row_want basic_rows[] = {
+    /* ts 1712195495505582.988 µs, dur 4.928 µs */
+    {1712195495505582988, 4928, "aten::mm", "cpu_op", TP_KIND_CPU_OP, 'X', 7, N, N, -1, -1},
+    {1000000, 500000, "ProfilerStep#2", "user_annotation", TP_KIND_ANNOTATION, 'X', N, N, N, -1, -1},
+    /* ts 1.5e3, dur 2.5E+1 */
+    {1500000, 25000, "nn.Module: Linear", "python_function", TP_KIND_PYTHON, 'X', N, N, N, -1, -1},
+    {1100000, 5000, "cudaLaunchKernel", "cuda_runtime", TP_KIND_RUNTIME, 'X', 7, 42, N, -1, -1},
+    {1110000, 3000, "cuLaunchKernel", "cuda_driver", TP_KIND_RUNTIME, 'X', N, 43, N, -1, -1},
+    {1100000, -1, "ac2g", "ac2g", TP_KIND_FLOW, 's', N, N, 42, -1, -1},
+    {1120000, 30000, "gemm \"fast\"\t\xc3\xa9", "kernel", TP_KIND_KERNEL, 'X', 7, 42, N, 0, 7},
+    /* "id": "0x1a" */
+    {1120000, -1, "ac2g", "ac2g", TP_KIND_FLOW, 'f', N, N, 26, -1, -1},
+    /* tid "stream 3" gives the stream */
+    {1200000, 2000, "Memcpy HtoD", "gpu_memcpy", TP_KIND_MEMCPY, 'X', N, 44, N, 1, 3},
+    /* numeric tid 7 gives the stream */
+    {1210000, 1000, "Memset (Device)", "gpu_memset", TP_KIND_MEMSET, 'X', N, N, N, -1, 7},
+    {1120000, 100000, "ProfilerStep#2", "gpu_user_annotation", TP_KIND_GPU_ANNOTATION, 'X', 3, N, N, -1, 7},
+    {1300000, -1, "fwdbwd", "fwdbwd", TP_KIND_FLOW, 'f', N, N, 5, -1, -1},
+    {1400000, -1, "[memory]", "cpu_instant_event", TP_KIND_INSTANT, 'i', N, N, N, -1, -1},
+    {900000, 1000000, "PyTorch Profiler (0)", "Trace", TP_KIND_TRACE, 'X', N, N, N, -1, -1},
+    {1500000, -1, "mem", "", TP_KIND_COUNTER, 'C', N, N, N, -1, -1},
+    {0, -1, "thread_name", "", TP_KIND_METADATA, 'M', N, N, N, -1, -1},
+    {1600000, 0, "custom", "my_custom", TP_KIND_OTHER, 'X', N, N, N, -1, -1},
+    {900000, -1, "Iteration Start: PyTorch Profiler", "", TP_KIND_INSTANT, 'i', N, N, N, -1, -1},
+    /* B at 2000.5 µs + E at 2010.25 µs -> one X event; the stray E is dropped */
+    {2000500, 9750, "region", "user_annotation", TP_KIND_ANNOTATION, 'X', 9, N, N, -1, -1},
+};
+#define N_BASIC (sizeof basic_rows / sizeof basic_rows[0])
+
+static void check_basic(tp_run *run, const char *path)
+{
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, N_BASIC);
+    for (size_t i = 0; i < N_BASIC; i++)
+        expect_row(run, i, &basic_rows[i]);
+    /* pid/tid: numbers as they are, text interned */
+    ck_assert_int_eq(c->pid[0], 100);
+    ck_assert_int_eq(c->tid[0], 101);
+    ck_assert_str_eq(id_text(run, c->tid[8]), "stream 3");
+    ck_assert_int_eq(c->tid[8], TP_ID_FROM_STR(TP_ID_STR(c->tid[8])));
+    ck_assert_str_eq(id_text(run, c->pid[13]), "Spans");
+    ck_assert_str_eq(id_text(run, c->tid[13]), "PyTorch Profiler");
+    ck_assert_str_eq(id_text(run, c->pid[17]), "Traces");
+    ck_assert_int_eq(c->pid[18], 100);
+    ck_assert_int_eq(c->tid[18], 103);
+    expect_args(run, 0, "{\"External id\": 7, \"Ev Idx\": 0}");
+    expect_args(run, 1, NULL);
+    expect_args(run, 6, "{\"External id\": 7, \"device\": 0, \"stream\": 7, \"correlation\": 42}");
+    expect_args(run, 18, "{\"External id\": 9}");
+    /* every top-level key but traceEvents, as raw JSON text */
+    const tp_trace *t = tp_run_trace(run);
+    ck_assert_uint_eq(api()->trace_meta_count(t), 5);
+    expect_meta(run, "schemaVersion", "1");
+    expect_meta(run, "deviceProperties", "[{\"id\": 0, \"name\": \"Tesla V100-SXM2-32GB\", \"numSms\": 80}]");
+    expect_meta(run, "distributedInfo", "{\"rank\": 3, \"world_size\": 8}");
+    expect_meta(run, "displayTimeUnit", "\"ms\"");
+    expect_meta(run, "traceName", "\"basic\"");
+    ck_assert_str_eq(api()->trace_source(t), path);
+}
+
+START_TEST(test_basic)
+{
+    tp_run *run = load(KDIR "basic.json", NULL);
+    check_basic(run, KDIR "basic.json");
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_gzip_equals_plain)
+{
+    tp_run *a = load(KDIR "basic.json", NULL);
+    tp_run *b = load(KDIR "basic.json.gz", NULL);
+    check_basic(b, KDIR "basic.json.gz");
+    const tp_cols *x = cols_of(a), *y = cols_of(b);
+    ck_assert_uint_eq(x->n, y->n);
+    for (size_t i = 0; i < x->n; i++) {
+        size_t la = 0, lb = 0;
+        const char *aa = args_of(a, i, &la), *ab = args_of(b, i, &lb);
+        ck_assert(x->ts[i] == y->ts[i] && x->dur[i] == y->dur[i]);
+        ck_assert_str_eq(S(a, x->name[i]), S(b, y->name[i]));
+        ck_assert(x->kind[i] == y->kind[i] && x->corr[i] == y->corr[i]);
+        ck_assert_uint_eq(la, lb);
+        ck_assert((!aa && !ab) || (aa && ab && memcmp(aa, ab, la) == 0));
+    }
+    tp_run_free(a);
+    tp_run_free(b);
+}
+END_TEST
+
+START_TEST(test_legacy_array)
+{
+    tp_run *run = load(KDIR "legacy_array.json", NULL);
+    const tp_cols *c = cols_of(run);
+    static const row_want rows[] = {
+        /* an Operator named ProfilerStep#3 keeps its category's kind */
+        {10000, 100000, "ProfilerStep#3", "Operator", TP_KIND_CPU_OP, 'X', 1, N, N, -1, -1},
+        {20000, 5000, "cudaLaunchKernel", "Runtime", TP_KIND_RUNTIME, 'X', 1, 8, N, -1, -1},
+        {20000, -1, "launch", "async", TP_KIND_FLOW, 's', N, N, 8, -1, -1},
+        {30000, 40000, "k", "Kernel", TP_KIND_KERNEL, 'X', 1, 8, N, 0, 7},
+        {80000, 4000, "Memcpy HtoD (Pageable -> Device)", "Memcpy", TP_KIND_MEMCPY, 'X', 1, 9, N, 0, 7},
+        /* no args.stream: "stream 5" from the tid */
+        {90000, 1000, "Memset (Device)", "Memset", TP_KIND_MEMSET, 'X', 0, 10, N, 0, 5},
+    };
+    ck_assert_uint_eq(c->n, 6);
+    for (size_t i = 0; i < 6; i++)
+        expect_row(run, i, &rows[i]);
+    /* "1890023232" (text) and 1890023232 (number) are one thread */
+    ck_assert_int_eq(c->tid[0], 1890023232);
+    ck_assert_int_eq(c->tid[2], 1890023232);
+    ck_assert_str_eq(id_text(run, c->tid[3]), "stream 7");
+    expect_args(run, 0, "{\"Input dims\": [[2, 3]], \"External id\": 1}");
+    ck_assert_uint_eq(api()->trace_meta_count(tp_run_trace(run)), 0);
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_units)
+{
+    tp_run *run = load(KDIR "units.json", NULL);
+    const tp_cols *c = cols_of(run);
+    /* 0.0004 µs = 0.4 ns -> 0; 0.0005 -> 1 (halves round up); 1.0015 ->
+     * 1002, dur 4.9285 -> 4929; -0.5 -> -500; 1e-3 -> 1;
+     * 17121954955055829885e-4 µs = 1712195495505582988.5 ns -> ...989
+     * (beyond a double's precision); 1610366662254362 µs; 0.25E1 -> 2500. */
+    static const int64_t ts[] = {0, 1, 1002, -500, 1, 1712195495505582989, 1610366662254362000, 2500};
+    ck_assert_uint_eq(c->n, 8);
+    for (size_t i = 0; i < 8; i++)
+        ck_assert_msg(c->ts[i] == ts[i], "row %zu ts %lld", i, (long long)c->ts[i]);
+    ck_assert_int_eq(c->dur[2], 4929);
+    ck_assert_int_eq(c->dur[5], 0);
+    ck_assert_int_eq(c->dur[0], -1);
+    /* displayTimeUnit does not change the unit: only metadata */
+    expect_meta(run, "displayTimeUnit", "\"ns\"");
+    /* absent pid/tid are the empty string */
+    ck_assert_int_eq(c->pid[0], TP_ID_FROM_STR(0));
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_empty_events_and_no_args)
+{
+    tp_run *run = load(KDIR "empty_events.json", NULL);
+    ck_assert_uint_eq(cols_of(run)->n, 0);
+    ck_assert_uint_eq(api()->trace_meta_count(tp_run_trace(run)), 2);
+    expect_meta(run, "traceName", "\"none\"");
+    tp_run_free(run);
+
+    run = load(KDIR "basic.json", "    keep_args: false\n");
+    ck_assert_uint_eq(cols_of(run)->n, N_BASIC);
+    for (size_t i = 0; i < N_BASIC; i++)
+        expect_args(run, i, NULL);
+    ck_assert_int_eq(cols_of(run)->ext_id[0], 7); /* ids are still read */
+    tp_run_free(run);
+}
+END_TEST
+
+/* Counted with: python3 -c "import json,gzip,sys; d=json.load(gzip.open(sys.argv[1]));
+ *   print(len(d if isinstance(d, list) else d['traceEvents']))" FILE */
+static const struct {
+    const char *file;
+    size_t events;
+} corpus[] = {
+    {"hta_cpu_only_rank34.pt.trace.json.gz", 30},
+    {"hta_cuda_event_sync_multistream.json.gz", 149},
+    {"hta_gpu_user_annotation_step_based.json.gz", 1344},
+    {"hta_inference_rank1_small.json.gz", 54},
+    {"hta_large_integer_rank70.pt.trace.json.gz", 2},
+    {"hta_nccl_data.json.gz", 40573},
+    {"hta_ns_resolution_rank0.pt.trace.json.gz", 68692},
+    {"hta_trace_diff_control.json.gz", 109123},
+    {"kineto_tbplugin_resnet50_profapi_nw0_2021-01.pt.trace.json.gz", 73639},
+    {"tracelens_h100_bert_small.json.gz", 2551},
+    {"tracelens_mi210_gpu_only.json.gz", 2443},
+    {"dlrm_worker1_step12.pt.trace.json.gz", 3424},
+    {"dlrm_worker2_step12.pt.trace.json.gz", 3268},
+    {"dlrm_worker3_step12.pt.trace.json.gz", 3474},
+    {"dlrm_worker4_step12.pt.trace.json.gz", 3310},
+    {"dlrm_worker5_step12.pt.trace.json.gz", 3250},
+    {"dlrm_worker6_step12.pt.trace.json.gz", 3272},
+    {"dlrm_worker7_step12.pt.trace.json.gz", 3250},
+};
+
+START_TEST(test_corpus_counts)
+{
+    char path[256];
+    snprintf(path, sizeof path, KDIR "corpus/%s", corpus[_i].file);
+    tp_run *run = load(path, NULL);
+    ck_assert_msg(cols_of(run)->n == corpus[_i].events, "%s: %zu events", corpus[_i].file,
+                  cols_of(run)->n);
+    tp_run_free(run);
+}
+END_TEST
+
+static void kind_counts(tp_run *run, size_t *k)
+{
+    const tp_cols *c = cols_of(run);
+    memset(k, 0, TP_KIND__COUNT * sizeof *k);
+    for (size_t i = 0; i < c->n; i++)
+        k[c->kind[i]]++;
+}
+
+START_TEST(test_corpus_kinds)
+{
+    size_t k[TP_KIND__COUNT];
+    tp_run *run = load("tests/data/dlrm_worker0_step12.pt.trace.json.gz", NULL);
+    kind_counts(run, k);
+    ck_assert_uint_eq(cols_of(run)->n, 3290);
+    ck_assert_uint_eq(k[TP_KIND_CPU_OP], 1633);
+    ck_assert_uint_eq(k[TP_KIND_ANNOTATION], 40);
+    ck_assert_uint_eq(k[TP_KIND_RUNTIME], 525);
+    ck_assert_uint_eq(k[TP_KIND_FLOW], 786); /* ac2g: 261 s + 525 f */
+    ck_assert_uint_eq(k[TP_KIND_KERNEL], 245);
+    ck_assert_uint_eq(k[TP_KIND_MEMCPY], 16);
+    ck_assert_uint_eq(k[TP_KIND_METADATA], 42);
+    ck_assert_uint_eq(k[TP_KIND_TRACE], 1);
+    ck_assert_uint_eq(k[TP_KIND_INSTANT], 2);
+    expect_meta(run, "distributedInfo", "{\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 8}");
+    tp_run_free(run);
+
+    run = load(KDIR "corpus/tracelens_h100_bert_small.json.gz", NULL);
+    kind_counts(run, k);
+    ck_assert_uint_eq(k[TP_KIND_PYTHON], 1385);
+    ck_assert_uint_eq(k[TP_KIND_INSTANT], 238); /* 236 cpu_instant_event + 2 ph i */
+    ck_assert_uint_eq(k[TP_KIND_RUNTIME], 132); /* 110 cuda_runtime + 22 cuda_driver */
+    ck_assert_uint_eq(k[TP_KIND_GPU_ANNOTATION], 1);
+    tp_run_free(run);
+
+    /* ns-resolution timestamps: "ts": 1712195495519689.047, "dur": 63.813 */
+    run = load(KDIR "corpus/hta_ns_resolution_rank0.pt.trace.json.gz", NULL);
+    ck_assert(cols_of(run)->ts[0] == 1712195495519689047);
+    ck_assert_int_eq(cols_of(run)->dur[0], 63813);
+    ck_assert_int_eq(cols_of(run)->ext_id[0], 2049);
+    tp_run_free(run);
+
+    /* legacy: "tid": "1890023232" normalised; lowercase "external id" */
+    run = load(KDIR "corpus/kineto_tbplugin_resnet50_profapi_nw0_2021-01.pt.trace.json.gz", NULL);
+    kind_counts(run, k);
+    ck_assert_uint_eq(k[TP_KIND_CPU_OP], 33384);
+    ck_assert_uint_eq(k[TP_KIND_KERNEL], 9564);
+    ck_assert_uint_eq(k[TP_KIND_RUNTIME], 10920);
+    ck_assert_uint_eq(k[TP_KIND_FLOW], 19297);
+    ck_assert_int_eq(cols_of(run)->tid[0], 1890023232);
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_large_integer)
+{
+    tp_run *run = load(KDIR "corpus/hta_large_integer_rank70.pt.trace.json.gz", NULL);
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 2);
+    ck_assert_int_eq(c->ts[1], 200000);
+    ck_assert_int_eq(c->dur[1], 100000);
+    ck_assert_int_eq(c->stream[0], 0); /* kernel on tid 0 */
+    expect_args(run, 1, "{\"Comms Id\": 10159970886766084423}");
+    tp_run_free(run);
+}
+END_TEST
+
+/* ---- errors */
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/tp_kineto_XXXXXX");
+    ck_assert(mkdtemp(tmpdir) != NULL);
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert(f != NULL);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* Runs the reader over path and expects failure with `want` in the message. */
+static void expect_fail(const char *path, const char *extra, const char *want)
+{
+    char yaml[1024], msg[1024] = "";
+    snprintf(yaml, sizeof yaml, "name: kineto_test\nstages:\n  - reader: kineto\n    path: '%s'\n%s",
+             path, extra ? extra : "");
+    ck_assert_int_eq(tp_test_run_yaml_fails(yaml, msg, sizeof msg), TP_EXIT_FAIL);
+    ck_assert_msg(strstr(msg, path) && strstr(msg, want), "message '%s' lacks '%s'", msg, want);
+    ck_assert_msg(!strchr(msg, '\n') || strchr(msg, '\n')[1] == '\0', "more than one line: %s", msg);
+}
+
+static const struct {
+    const char *json, *want;
+} bad_inputs[] = {
+    {"", ":1:1: empty file"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1", ":1:37: unexpected end of file"},
+    {"{\"traceEvents\": [\n  {\"ph\": \"X\", \"name\": \"a\\qb\"}]}", ":2:25: invalid escape sequence"},
+    {"{\"traceEvents\": [{\"name\": \"a\tb\"}]}", ":1:29: control character (0x09) in string"},
+    {"{\"traceEvents\": [{\"name\": \"a\xff\"}]}", ":1:29: invalid UTF-8 byte 0xff"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": \"100\", \"dur\": 1}]}",
+     ":1:36: \"ts\" must be a number, not a string"},
+    {"{\"traceEvents\": [\n{\"ph\": \"X\", \"ts\": 1, \"pid\": {}}]}",
+     ":2:29: \"pid\" must be a number or a string, not an object"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": [1]}]}",
+     ":1:47: \"args\" must be an object, not an array"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"dur\": 1}]}", ":1:18: event with ph 'X' has no \"ts\""},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": -2}]}", ":1:18: negative \"dur\""},
+    {"{\"traceEvents\": [7]}", ":1:18: traceEvents element must be an object, not a number"},
+    {"{\"schemaVersion\": 1}", ":1:20: no \"traceEvents\" key"},
+    /* "traceEvents" as a value is not the key */
+    {"{\"name\": \"traceEvents\", \"x\": [{}]}", ":1:34: no \"traceEvents\" key"},
+    {"{\"traceEvents\": {}}", ":1:17: \"traceEvents\" must be an array"},
+    {"{\"traceEvents\": []} x", ":1:21: unexpected data after the end"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 01}]}", ":1:37: invalid number"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1.}]}", ":1:38: invalid number: digit expected"},
+    {"{\"traceEvents\": [{\"ph\": \"X\"]}", ":1:28: ',' or '}' expected"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}}", ":1:38: ',' or ']' expected"},
+    {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": tru}]}", ":1:39: invalid literal"},
+    {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1e99}]}", "\"ts\" does not fit in int64"},
+    {"nope", ":1:1: not a Kineto trace: expected '{' or '['"},
+};
+
+START_TEST(test_bad_input)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/bad.json", tmpdir);
+    write_file(path, bad_inputs[_i].json, strlen(bad_inputs[_i].json));
+    expect_fail(path, NULL, bad_inputs[_i].want);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(test_truncated_everywhere)
+{
+    size_t len = 0, glen = 0;
+    char *json = tp_test_slurp(KDIR "basic.json", &len);
+    char *gz = tp_test_slurp(KDIR "basic.json.gz", &glen);
+    char path[128];
+    ck_assert(json && gz);
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/cut.json", tmpdir);
+    while (len > 0 && (json[len - 1] == '\n' || json[len - 1] == '}'))
+        len--; /* the file minus its closing brace */
+    for (size_t n = 1; n <= len; n += (n < 64 ? 1 : 7)) {
+        write_file(path, json, n);
+        expect_fail(path, NULL, "unexpected end of file (truncated JSON)");
+    }
+    snprintf(path, sizeof path, "%s/cut.json.gz", tmpdir);
+    for (size_t n = 10; n < glen; n += 37) {
+        write_file(path, gz, n);
+        expect_fail(path, NULL, "truncated gzip data");
+    }
+    unlink(path);
+    snprintf(path, sizeof path, "%s/cut.json", tmpdir);
+    unlink(path);
+    rmdir(tmpdir);
+    free(json);
+    free(gz);
+}
+END_TEST
+
+START_TEST(test_file_errors)
+{
+    char path[128];
+    make_tmpdir();
+    /* named .gz, but plain text that is not JSON */
+    snprintf(path, sizeof path, "%s/trace.json.gz", tmpdir);
+    write_file(path, "hello", 5);
+    expect_fail(path, NULL, ":1:1: not a Kineto trace: expected '{' or '[' at the start (the name "
+                            "ends in .gz but the data is not gzip)");
+    /* gzip magic, then garbage */
+    write_file(path, "\x1f\x8b\x08\x00garbage-garbage-garbage", 27);
+    expect_fail(path, NULL, "corrupt gzip data");
+    unlink(path);
+    expect_fail(tmpdir, NULL, "is a directory, not a trace file");
+    snprintf(path, sizeof path, "%s/missing.json", tmpdir);
+    expect_fail(path, NULL, "cannot open: No such file or directory");
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* Events with bad fields: one failure line, or dropped under on_error: skip. */
+#define SKIPPABLE                                                             \
+    "{\"traceEvents\": [\n"                                                   \
+    "{\"ph\": \"X\", \"name\": \"ok1\", \"ts\": 1, \"dur\": 2},\n"            \
+    "{\"ph\": \"X\", \"name\": \"t\", \"ts\": \"5\", \"dur\": 2},\n"          \
+    "{\"ph\": \"X\", \"name\": \"m\", \"dur\": 2},\n"                         \
+    "{\"ph\": \"X\", \"name\": \"n\", \"ts\": 3, \"dur\": -1},\n"             \
+    "5,\n"                                                                    \
+    "{\"ph\": \"X\", \"name\": \"p\", \"ts\": 3, \"pid\": [1]},\n"            \
+    "{\"ph\": \"i\", \"name\": \"ok2\", \"ts\": 4}\n"                         \
+    "]}\n"
+
+START_TEST(test_on_error_skip)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/skip.json", tmpdir);
+    write_file(path, SKIPPABLE, strlen(SKIPPABLE));
+    expect_fail(path, NULL, ":3:32: \"ts\" must be a number, not a string");
+    tp_run *run = load(path, "    on_error: skip\n");
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 2);
+    ck_assert_str_eq(S(run, c->name[0]), "ok1");
+    ck_assert_str_eq(S(run, c->name[1]), "ok2");
+    ck_assert_int_eq(c->ts[1], 4000);
+    tp_run_free(run);
+    /* a syntax error still fails under skip */
+    static const char syntax[] = "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1,}]}";
+    write_file(path, syntax, strlen(syntax));
+    expect_fail(path, "    on_error: skip\n", ":1:38: object key (string) expected");
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+static Suite *kineto_suite(void)
+{
+    Suite *s = suite_create("kineto");
+    TCase *tc = tcase_create("values");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_basic);
+    tcase_add_test(tc, test_gzip_equals_plain);
+    tcase_add_test(tc, test_legacy_array);
+    tcase_add_test(tc, test_units);
+    tcase_add_test(tc, test_empty_events_and_no_args);
+    tcase_add_test(tc, test_large_integer);
+    tcase_add_loop_test(tc, test_corpus_counts, 0, (int)(sizeof corpus / sizeof corpus[0]));
+    tcase_add_test(tc, test_corpus_kinds);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("errors");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof bad_inputs / sizeof bad_inputs[0]));
+    tcase_add_test(tc, test_truncated_everywhere);
+    tcase_add_test(tc, test_file_errors);
+    tcase_add_test(tc, test_on_error_skip);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TP_TEST_SUITE(kineto_suite)
