@@ -102,6 +102,25 @@ static bool result_of(const char *result_id, const char *name)
            (strncmp(result_id, name, len) == 0 && result_id[len] == '.');
 }
 
+/* `input: [host, host.summary]` names host.summary twice: take it once. */
+static bool already_input(const tp_stage *st, const tp_result *r)
+{
+    for (size_t i = 0; i < st->n_inputs; i++)
+        if (st->inputs[i] == r)
+            return true;
+    return false;
+}
+
+/* True if some result matching name is already among the inputs. */
+static bool names_taken_result(const tp_run *run, const tp_stage *st, const char *name)
+{
+    for (size_t i = 0; i < run->n_results; i++)
+        if (result_of(tp_result_get_id(run->results[i]), name) &&
+            already_input(st, run->results[i]))
+            return true;
+    return false;
+}
+
 /* Results of the inputs the stage names, or by default those of the
  * nearest earlier stage that produced any (writers only). */
 static int resolve_inputs(tp_run *run, const tp_pipeline *p, size_t index, tp_stage *st)
@@ -114,9 +133,10 @@ static int resolve_inputs(tp_run *run, const tp_pipeline *p, size_t index, tp_st
         for (size_t k = 0; k < s->n_inputs; k++) {
             size_t before = st->n_inputs;
             for (size_t i = 0; i < run->n_results; i++)
-                if (result_of(tp_result_get_id(run->results[i]), s->inputs[k]))
+                if (result_of(tp_result_get_id(run->results[i]), s->inputs[k]) &&
+                    !already_input(st, run->results[i]))
                     st->inputs[st->n_inputs++] = run->results[i];
-            if (st->n_inputs == before) {
+            if (st->n_inputs == before && !names_taken_result(run, st, s->inputs[k])) {
                 snprintf(st->error, sizeof st->error, "input '%s' produced no results",
                          s->inputs[k]);
                 return TP_ENOTFOUND;

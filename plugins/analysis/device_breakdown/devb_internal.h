@@ -1,0 +1,59 @@
+/* device_breakdown plugin: state shared by its source files. */
+#ifndef TP_DEVB_INTERNAL_H
+#define TP_DEVB_INTERNAL_H
+
+#include <tracepipe/tp_plugin.h>
+
+typedef struct db_config {
+    int64_t depth;
+    int64_t truncate;
+    int short_names;
+} db_config;
+
+/* An activity and the host op it is shown under (-1 = the stream node). */
+typedef struct db_owned {
+    int64_t owner, row;
+} db_owned;
+
+/* An activity's interval on its stream. */
+typedef struct db_iv {
+    int32_t device, stream;
+    int64_t s, e;
+} db_iv;
+
+typedef struct db_stream {
+    int32_t device, stream;
+} db_stream;
+
+typedef struct db {
+    tp_stage *st;
+    const db_config *cfg;
+    const tp_cols *c;
+    const int64_t *parent, *first_child, *next_sibling, *roots, *launcher;
+    size_t nroots;
+    int64_t *acts; /* kernel / memcpy / memset rows (complete events) */
+    size_t nacts;
+    db_owned *owned; /* activities sorted by owner */
+    size_t nowned;
+    int64_t *pre; /* host forest rows in pre-order */
+    size_t npre;
+    db_iv *iv; /* activity intervals sorted by (device, stream, start) */
+    db_stream *streams; /* distinct (device, stream), sorted */
+    size_t nstreams;
+    int multi_device;
+    tp_str *short_memo; /* per name id: shortened id + 1, 0 = not yet */
+    size_t nnames;
+    /* the stream being written */
+    int all;
+    int32_t dev, stream;
+    int64_t *dt; /* device time per host row */
+    int64_t total_ns, unlinked_ns, count;
+} db;
+
+/* Collects activities, owners, the pre-order and the stream list. */
+int db_prepare(db *d);
+
+/* Writes <id>.streams. */
+int db_write_streams(db *d);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * device_breakdown: preparation (activities, owners, forest order, streams)
+ * and the per-stream active/idle table.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+
+#include "devb_internal.h"
+
+static int is_activity(uint8_t k)
+{
+    return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET;
+}
+
+static int owned_cmp(const void *a, const void *b)
+{
+    const db_owned *x = a, *y = b;
+    if (x->owner != y->owner)
+        return x->owner < y->owner ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The op an activity is shown under: its launcher's nearest ancestor that
+ * is not itself a runtime call, or -1. */
+static int64_t owner_of(const db *d, int64_t a)
+{
+    int64_t p = d->launcher[a];
+    while (p >= 0 && d->c->kind[p] == TP_KIND_RUNTIME)
+        p = d->parent[p];
+    return p;
+}
+
+/* Appends the subtree of root to d->pre in pre-order (no recursion). */
+static void walk_preorder(db *d, int64_t root)
+{
+    int64_t node = root;
+    d->pre[d->npre++] = root;
+    for (;;) {
+        if (d->first_child[node] >= 0) {
+            node = d->first_child[node];
+        } else {
+            while (node != root && d->next_sibling[node] < 0)
+                node = d->parent[node];
+            if (node == root)
+                return;
+            node = d->next_sibling[node];
+        }
+        d->pre[d->npre++] = node;
+    }
+}
+
+static int db_iv_cmp(const void *a, const void *b)
+{
+    const db_iv *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return x->e < y->e ? -1 : x->e > y->e;
+}
+
+static int collect_streams(db *d)
+{
+    db_iv *iv = d->iv;
+    for (size_t i = 0; i < d->nacts; i++) {
+        int64_t a = d->acts[i];
+        iv[i] = (db_iv){d->c->device[a], d->c->stream[a], d->c->ts[a], d->c->ts[a] + d->c->dur[a]};
+    }
+    qsort(iv, d->nacts, sizeof *iv, db_iv_cmp);
+    d->streams = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *d->streams);
+    if (d->streams == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < d->nacts; i++) {
+        if (i == 0 || iv[i].device != iv[i - 1].device || iv[i].stream != iv[i - 1].stream)
+            d->streams[d->nstreams++] = (db_stream){iv[i].device, iv[i].stream};
+        if (i > 0 && iv[i].device != iv[0].device)
+            d->multi_device = 1;
+    }
+    return TP_OK;
+}
+
+int db_prepare(db *d)
+{
+    const tp_cols *c = d->c;
+    size_t n = c->n ? c->n : 1;
+    d->acts = tp_malloc(n * sizeof *d->acts);
+    d->owned = tp_malloc(n * sizeof *d->owned);
+    d->pre = tp_malloc(n * sizeof *d->pre);
+    d->dt = tp_malloc(n * sizeof *d->dt);
+    d->nnames = tp_str_count(d->st);
+    d->short_memo = tp_calloc(d->nnames ? d->nnames : 1, sizeof *d->short_memo);
+    if (!d->acts || !d->owned || !d->pre || !d->dt || !d->short_memo)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->phase[i] != 'X' || c->dur[i] < 0 || !is_activity(c->kind[i]))
+            continue;
+        d->acts[d->nacts++] = (int64_t)i;
+        if (d->launcher[i] >= 0)
+            d->owned[d->nowned++] = (db_owned){owner_of(d, (int64_t)i), (int64_t)i};
+    }
+    qsort(d->owned, d->nowned, sizeof *d->owned, owned_cmp);
+    for (size_t i = 0; i < d->nroots; i++)
+        if (d->roots[i] >= 0 && (size_t)d->roots[i] < c->n)
+            walk_preorder(d, d->roots[i]);
+    d->iv = tp_malloc(n * sizeof *d->iv);
+    if (d->iv == NULL)
+        return TP_ENOMEM;
+    return collect_streams(d);
+}
+
+/* Earliest start and latest end of all complete events but the
+ * profiler's own span. */
+static void window(const db *d, int64_t *w0, int64_t *w1)
+{
+    const tp_cols *c = d->c;
+    int have = 0;
+    *w0 = *w1 = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->phase[i] != 'X' || c->dur[i] < 0 || c->kind[i] == TP_KIND_TRACE)
+            continue;
+        if (!have || c->ts[i] < *w0)
+            *w0 = c->ts[i];
+        if (!have || c->ts[i] + c->dur[i] > *w1)
+            *w1 = c->ts[i] + c->dur[i];
+        have = 1;
+    }
+}
+
+static int stream_row(db *d, tp_result *r, const db_stream *s, int64_t span, int64_t active)
+{
+    size_t row;
+    int rc = tp_result_add_row(d->st, r, &row);
+    if (rc != TP_OK)
+        return rc;
+    rc |= tp_result_set_i64(d->st, r, row, 0, s->device);
+    rc |= tp_result_set_i64(d->st, r, row, 1, s->stream);
+    rc |= tp_result_set_f64(d->st, r, row, 2, (double)span / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, 3, (double)active / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, 4, (double)(span - active) / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, 5,
+                            span > 0 ? 100.0 * (double)active / (double)span : 0.0);
+    return rc == TP_OK ? TP_OK : TP_ENOMEM;
+}
+
+int db_write_streams(db *d)
+{
+    static const char *const cols[] = {"device", "stream", "span_us", "active_us", "idle_us",
+                                       "active_percent"};
+    tp_result *r = tp_result_new(d->st, "streams");
+    if (r == NULL)
+        return TP_ENOMEM;
+    for (int i = 0; i < 6; i++)
+        if (tp_result_add_col(d->st, r, cols[i], i < 2 ? TP_COL_I64 : TP_COL_F64) != i)
+            return TP_ENOMEM;
+    tp_result_set_meta(d->st, r, "title", "GPU stream activity");
+    int64_t w0, w1;
+    window(d, &w0, &w1);
+    const db_iv *iv = d->iv;
+    int rc = TP_OK;
+    for (size_t i = 0, s = 0; i < d->nacts && rc == TP_OK; s++) {
+        int64_t active = 0;
+        size_t j = i;
+        while (j < d->nacts && iv[j].device == iv[i].device && iv[j].stream == iv[i].stream) {
+            int64_t a = iv[j].s, b = iv[j].e; /* one union component */
+            for (j++; j < d->nacts && iv[j].device == iv[i].device &&
+                      iv[j].stream == iv[i].stream && iv[j].s <= b;
+                 j++)
+                if (iv[j].e > b)
+                    b = iv[j].e;
+            active += b - a;
+        }
+        rc = stream_row(d, r, &d->streams[s], w1 - w0, active);
+        i = j;
+    }
+    return rc;
+}

@@ -1,0 +1,437 @@
+/*
+ * hierarchy: the host event forest and GPU launch links.
+ *
+ * Complete host events (ph X, dur >= 0, kinds CPU_OP / ANNOTATION / PYTHON /
+ * RUNTIME) are nested per (pid, tid) by time with one sorted sweep and a
+ * stack; other threads' roots lying inside a main-thread event are attached
+ * under it (cross_thread); every kernel / memcpy / memset is linked to the
+ * runtime call with its correlation id (flows as a fallback).  The result is
+ * published as trace attachments (see docs/plugins/hierarchy.md) so later
+ * analyses never recompute it.  Everything is O(n log n).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+
+#include "hier_internal.h"
+
+static const tp_option hier_options[] = {
+    TP_OPTION_BOOL("cross_thread", hier_config, cross_thread, "true",
+                   "attach other threads' events lying inside a main-thread event under it"),
+    TP_OPTION_INT("clamp_ns", hier_config, clamp_ns, "1000", 0, 1e12,
+                  "a child ending less than this past its parent's end is still nested"),
+    TP_OPTION_END};
+
+/* The most crossover warnings logged one by one; the rest only counted. */
+#define HIER_MAX_WARNINGS 5
+
+static int hev_thread_cmp(const void *a, const void *b)
+{
+    const hier_ev *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return hier_time_cmp(a, b);
+}
+
+int hier_time_cmp(const void *a, const void *b)
+{
+    const hier_ev *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1; /* longest first */
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int is_host_kind(uint8_t k)
+{
+    return k == TP_KIND_CPU_OP || k == TP_KIND_ANNOTATION || k == TP_KIND_PYTHON ||
+           k == TP_KIND_RUNTIME;
+}
+
+/* Collects the complete host events, sorted by thread then time. */
+static int collect_host(hier *h)
+{
+    const tp_cols *c = h->c;
+    h->ev = tp_malloc((c->n ? c->n : 1) * sizeof *h->ev);
+    if (h->ev == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->phase[i] != 'X' || c->dur[i] < 0 || !is_host_kind(c->kind[i]))
+            continue;
+        h->ev[h->nev++] = (hier_ev){c->pid[i], c->tid[i], c->ts[i], c->dur[i], (int64_t)i};
+    }
+    qsort(h->ev, h->nev, sizeof *h->ev, hev_thread_cmp);
+    return TP_OK;
+}
+
+/* Splits the sorted events into threads: ranges of equal (pid, tid). */
+static int find_threads(hier *h)
+{
+    h->threads = tp_malloc((h->nev ? h->nev : 1) * sizeof *h->threads);
+    if (h->threads == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < h->nev; i++) {
+        if (i == 0 || h->ev[i].pid != h->ev[i - 1].pid || h->ev[i].tid != h->ev[i - 1].tid)
+            h->threads[h->nthreads++] = (hier_thread){i, i, 0, 0};
+        h->threads[h->nthreads - 1].end = i + 1;
+    }
+    return TP_OK;
+}
+
+static void warn_crossover(hier *h, const hier_ev *e, const hier_ev *top)
+{
+    h->crossovers++;
+    if (h->crossovers > HIER_MAX_WARNINGS)
+        return;
+    const tp_cols *c = h->c;
+    tp_log(h->st, TP_LOG_WARN,
+           "event %lld '%s' (ts %lld, dur %lld ns) overlaps the end of '%s' (ts %lld, dur %lld ns) "
+           "by %lld ns: made a sibling, not a child",
+           (long long)e->row, tp_str_text(h->st, c->name[e->row]), (long long)e->ts,
+           (long long)e->dur, tp_str_text(h->st, c->name[top->row]), (long long)top->ts,
+           (long long)top->dur, (long long)(e->ts + e->dur - top->ts - top->dur));
+}
+
+/*
+ * Nests one thread's events (sorted by start, longest first).  The stack
+ * holds the open ancestors.  An event ending less than clamp_ns past the
+ * innermost open event is its child (clamped).  One ending further out and
+ * starting less than clamp_ns before that event's end merely follows it
+ * (clamped: the open event is closed).  Anything else is a crossover: the
+ * open events it crosses are closed and it becomes a child of the first
+ * ancestor that holds it (so a sibling of the crossed event), or a root.
+ */
+static void nest_thread(hier *h, const hier_thread *t, size_t *stack)
+{
+    size_t sp = 0;
+    for (size_t i = t->begin; i < t->end; i++) {
+        const hier_ev *e = &h->ev[i];
+        int64_t end = e->ts + e->dur;
+        int crossed = 0;
+        for (;;) {
+            while (sp > 0 && hier_end(&h->ev[stack[sp - 1]]) <= e->ts)
+                sp--;
+            if (sp == 0)
+                break;
+            const hier_ev *top = &h->ev[stack[sp - 1]];
+            int64_t over = end - hier_end(top);
+            if (over <= 0 || over < h->cfg->clamp_ns)
+                break; /* inside, or clamped */
+            if (hier_end(top) - e->ts < h->cfg->clamp_ns) {
+                h->clamped++; /* starts in top's last instant: follows it */
+            } else if (!crossed) {
+                warn_crossover(h, e, top);
+                crossed = 1;
+            }
+            sp--;
+        }
+        if (sp > 0) {
+            const hier_ev *top = &h->ev[stack[sp - 1]];
+            h->parent[e->row] = top->row;
+            if (end > hier_end(top))
+                h->clamped++;
+        }
+        stack[sp++] = i;
+    }
+}
+
+static int is_step_name(hier *h, tp_str name)
+{
+    if (name >= h->nnames)
+        return 0;
+    if (h->step_memo[name] == 0) {
+        const char *s = tp_str_text(h->st, name);
+        h->step_memo[name] = (s && strncmp(s, "ProfilerStep#", 13) == 0) ? 1 : 2;
+    }
+    return h->step_memo[name] == 1;
+}
+
+/* The thread with the most ProfilerStep# annotations, else the one with the
+ * most top-level time; ties go to the lower (pid, tid). */
+static int pick_main_thread(hier *h)
+{
+    h->nnames = tp_str_count(h->st);
+    h->step_memo = tp_calloc(h->nnames ? h->nnames : 1, 1);
+    if (h->step_memo == NULL)
+        return TP_ENOMEM;
+    for (size_t t = 0; t < h->nthreads; t++) {
+        hier_thread *th = &h->threads[t];
+        for (size_t i = th->begin; i < th->end; i++) {
+            int64_t row = h->ev[i].row;
+            if (is_step_name(h, h->c->name[row]))
+                th->steps++;
+            if (h->parent[row] < 0)
+                th->top_time += h->ev[i].dur;
+        }
+    }
+    h->main = 0;
+    for (size_t t = 1; t < h->nthreads; t++) {
+        const hier_thread *a = &h->threads[t], *m = &h->threads[h->main];
+        if (a->steps > m->steps || (a->steps == m->steps && a->top_time > m->top_time))
+            h->main = t;
+    }
+    return TP_OK;
+}
+
+/* The stack index (from the bottom) of the innermost open main-thread event
+ * ending at or after `end`, or -1.  Open events are nested, so their ends
+ * shrink towards the top and a binary search finds it. */
+static long innermost_holding(const hier *h, const size_t *stack, size_t sp, int64_t end)
+{
+    long lo = 0, hi = (long)sp - 1, found = -1;
+    while (lo <= hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (hier_end(&h->ev[stack[mid]]) >= end) {
+            found = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return found;
+}
+
+/* Attaches roots of the main process's other threads that lie entirely
+ * inside a main-thread event under the innermost such event. */
+static int attach_cross_thread(hier *h, size_t *stack)
+{
+    const hier_thread *m = &h->threads[h->main];
+    int64_t main_pid = h->ev[m->begin].pid;
+    size_t nq = 0;
+    hier_ev *q = tp_malloc((h->nev ? h->nev : 1) * sizeof *q);
+    if (q == NULL)
+        return TP_ENOMEM;
+    for (size_t t = 0; t < h->nthreads; t++) {
+        const hier_thread *th = &h->threads[t];
+        if (t == h->main || h->ev[th->begin].pid != main_pid)
+            continue;
+        for (size_t i = th->begin; i < th->end; i++)
+            if (h->parent[h->ev[i].row] < 0)
+                q[nq++] = h->ev[i];
+    }
+    qsort(q, nq, sizeof *q, hier_time_cmp);
+    size_t sp = 0, mi = m->begin;
+    for (size_t k = 0; k < nq; k++) {
+        while (mi < m->end && (h->ev[mi].ts < q[k].ts ||
+                               (h->ev[mi].ts == q[k].ts && h->ev[mi].dur >= q[k].dur))) {
+            while (sp > 0 && hier_end(&h->ev[stack[sp - 1]]) <= h->ev[mi].ts)
+                sp--;
+            stack[sp++] = mi++;
+        }
+        while (sp > 0 && hier_end(&h->ev[stack[sp - 1]]) <= q[k].ts)
+            sp--;
+        long at = innermost_holding(h, stack, sp, hier_end(&q[k]));
+        if (at < 0)
+            continue;
+        const hier_ev *holder = &h->ev[stack[at]];
+        if (holder->ts <= q[k].ts && hier_end(holder) > q[k].ts) {
+            h->parent[q[k].row] = holder->row;
+            h->attached++;
+        }
+    }
+    tp_free(q);
+    return TP_OK;
+}
+
+/* Links children in (start, longest first) order and fills the depths. */
+static int link_children(hier *h)
+{
+    size_t n = h->c->n;
+    int64_t *last = tp_malloc((n ? n : 1) * sizeof *last);
+    hier_ev *ord = tp_malloc((h->nev ? h->nev : 1) * sizeof *ord);
+    if (last == NULL || ord == NULL) {
+        tp_free(last);
+        tp_free(ord);
+        return TP_ENOMEM;
+    }
+    memcpy(ord, h->ev, h->nev * sizeof *ord);
+    qsort(ord, h->nev, sizeof *ord, hier_time_cmp);
+    for (size_t i = 0; i < h->nev; i++) {
+        int64_t row = ord[i].row, p = h->parent[row];
+        if (p < 0)
+            continue;
+        if (h->first_child[p] < 0)
+            h->first_child[p] = row;
+        else
+            h->next_sibling[last[p]] = row;
+        last[p] = row;
+        h->nested++;
+    }
+    tp_free(last);
+    tp_free(ord);
+    return TP_OK;
+}
+
+/* Depth of every node of the tree under root, by an iterative pre-order walk. */
+static void fill_depths(hier *h, int64_t root)
+{
+    int64_t node = root;
+    h->depth[root] = 0;
+    for (;;) {
+        if (h->first_child[node] >= 0) {
+            node = h->first_child[node];
+        } else {
+            while (node != root && h->next_sibling[node] < 0)
+                node = h->parent[node];
+            if (node == root)
+                return;
+            node = h->next_sibling[node];
+        }
+        h->depth[node] = h->depth[h->parent[node]] + 1;
+    }
+}
+
+/* Publishes hierarchy.roots: main thread first, then by (pid, tid). */
+static int publish_roots(hier *h)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < h->nev; i++)
+        k += h->parent[h->ev[i].row] < 0;
+    tp_trace *tr = tp_stage_trace(h->st);
+    int64_t *roots = tp_trace_attach(h->st, tr, "hierarchy.roots", TP_COL_I64, k);
+    if (roots == NULL)
+        return TP_ENOMEM;
+    size_t j = 0;
+    for (size_t pass = 0; pass < 2; pass++) {
+        for (size_t t = 0; t < h->nthreads; t++) {
+            if ((pass == 0) != (t == h->main))
+                continue;
+            for (size_t i = h->threads[t].begin; i < h->threads[t].end; i++) {
+                int64_t row = h->ev[i].row;
+                if (h->parent[row] < 0) {
+                    roots[j++] = row;
+                    fill_depths(h, row);
+                }
+            }
+        }
+    }
+    h->roots = k;
+    return TP_OK;
+}
+
+static int attach_arrays(hier *h)
+{
+    tp_trace *tr = tp_stage_trace(h->st);
+    size_t n = h->c->n;
+    int64_t **arrays[] = {&h->parent, &h->first_child, &h->next_sibling, &h->depth, &h->launcher};
+    const char *names[] = {"hierarchy.parent", "hierarchy.first_child", "hierarchy.next_sibling",
+                           "hierarchy.depth", "hierarchy.launcher"};
+    for (size_t a = 0; a < 5; a++) {
+        *arrays[a] = tp_trace_attach(h->st, tr, names[a], TP_COL_I64, n);
+        if (*arrays[a] == NULL)
+            return TP_ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            (*arrays[a])[i] = -1;
+    }
+    return TP_OK;
+}
+
+static int publish_main_tid(hier *h)
+{
+    int64_t *m = tp_trace_attach(h->st, tp_stage_trace(h->st), "hierarchy.main_tid", TP_COL_I64, 1);
+    if (m == NULL)
+        return TP_ENOMEM;
+    m[0] = h->nthreads ? h->ev[h->threads[h->main].begin].tid : -1;
+    return TP_OK;
+}
+
+static int add_count(hier *h, tp_result *r, const char *metric, int64_t value)
+{
+    size_t row;
+    if (tp_result_add_row(h->st, r, &row) != TP_OK ||
+        tp_result_set_str(h->st, r, row, 0, metric) != TP_OK ||
+        tp_result_set_i64(h->st, r, row, 1, value) != TP_OK)
+        return TP_ENOMEM;
+    return TP_OK;
+}
+
+static int write_counts(hier *h)
+{
+    tp_result *r = tp_result_new(h->st, NULL);
+    if (r == NULL || tp_result_add_col(h->st, r, "metric", TP_COL_STR) != 0 ||
+        tp_result_add_col(h->st, r, "value", TP_COL_I64) != 1)
+        return TP_ENOMEM;
+    tp_result_set_meta(h->st, r, "title", "Event hierarchy");
+    int rc = TP_OK;
+    rc |= add_count(h, r, "events", (int64_t)h->c->n);
+    rc |= add_count(h, r, "host_events", (int64_t)h->nev);
+    rc |= add_count(h, r, "host_events_nested", h->nested);
+    rc |= add_count(h, r, "roots", (int64_t)h->roots);
+    rc |= add_count(h, r, "threads", (int64_t)h->nthreads);
+    rc |= add_count(h, r, "main_tid", h->nthreads ? h->ev[h->threads[h->main].begin].tid : -1);
+    rc |= add_count(h, r, "launches_linked", h->launches_linked);
+    rc |= add_count(h, r, "gpu_linked", h->gpu_linked);
+    rc |= add_count(h, r, "gpu_unlinked", h->gpu_unlinked);
+    rc |= add_count(h, r, "clamped_overlaps", h->clamped);
+    rc |= add_count(h, r, "crossovers", h->crossovers);
+    rc |= add_count(h, r, "cross_thread_attached", h->attached);
+    return rc == TP_OK ? TP_OK : TP_ENOMEM;
+}
+
+static void hier_free(hier *h)
+{
+    tp_free(h->ev);
+    tp_free(h->threads);
+    tp_free(h->step_memo);
+}
+
+static int build_forest(hier *h)
+{
+    int rc = collect_host(h);
+    if (rc == TP_OK)
+        rc = find_threads(h);
+    size_t *stack = tp_malloc((h->nev ? h->nev : 1) * sizeof *stack);
+    if (rc == TP_OK && stack == NULL)
+        rc = TP_ENOMEM;
+    for (size_t t = 0; rc == TP_OK && t < h->nthreads; t++)
+        nest_thread(h, &h->threads[t], stack);
+    if (rc == TP_OK)
+        rc = pick_main_thread(h);
+    if (rc == TP_OK && h->cfg->cross_thread && h->nthreads > 1)
+        rc = attach_cross_thread(h, stack);
+    tp_free(stack);
+    if (rc == TP_OK)
+        rc = link_children(h);
+    if (rc == TP_OK)
+        rc = publish_roots(h);
+    return rc;
+}
+
+static int hier_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    tp_trace *tr = tp_stage_trace(st);
+    if (tr == NULL)
+        return tp_fail(st, TP_EINVAL, "hierarchy: no trace loaded (put a reader stage first)");
+    hier h = {0};
+    h.st = st;
+    h.cfg = config;
+    h.c = tp_trace_cols(tr);
+    int rc = attach_arrays(&h);
+    if (rc == TP_OK)
+        rc = build_forest(&h);
+    if (rc == TP_OK)
+        rc = hier_link_launches(&h);
+    if (rc == TP_OK)
+        rc = publish_main_tid(&h);
+    if (rc == TP_OK)
+        rc = write_counts(&h);
+    hier_free(&h);
+    if (rc != TP_OK)
+        return tp_fail(st, rc, "hierarchy: out of memory");
+    if (h.crossovers > 0)
+        tp_log(st, TP_LOG_WARN, "hierarchy: %lld crossover(s) (partial overlaps >= %lld ns)",
+               (long long)h.crossovers, (long long)h.cfg->clamp_ns);
+    return TP_OK;
+}
+
+static const tp_stage_desc hier_stages[] = {
+    TP_STAGE(TP_STAGE_ANALYSIS, "hierarchy",
+             "nest host events per thread, attach helper threads, link GPU work to launches",
+             hier_options, hier_config, NULL, hier_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("hierarchy", "0.1.0", hier_stages);

@@ -1,0 +1,421 @@
+/*
+ * host_breakdown: the host runtime breakdown tree of seed 001.
+ *
+ * The root is the host runtime of the window; its children are the
+ * hierarchy's roots, aggregated by name among siblings, and so on down
+ * `depth` levels, each level cut to `truncate` names plus "Others", and
+ * every shown node with children given an "Unaccounted" child: its time not
+ * covered by the union of its real children's intervals.
+ *
+ * Time is measured inside the kept region K: the window [first start, last
+ * end] of the host forest, starting at the first module event when
+ * module_marker is set; with skip_module, K is only the time covered by
+ * module events (data loading between modules drops out) and the module
+ * events themselves are transparent (their children move up a level).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+
+#include "tp_aggtree.h"
+
+typedef struct hb_config {
+    int64_t depth;
+    int64_t truncate;
+    const char *module_marker;
+    int skip_module;
+    int64_t batch_size;
+} hb_config;
+
+static const tp_option hb_options[] = {
+    TP_OPTION_INT("depth", hb_config, depth, "3", 0, 1000, "levels shown below the root"),
+    TP_OPTION_INT("truncate", hb_config, truncate, "3", 0, 1e9,
+                  "names kept per node, the rest folded into Others (0 = all)"),
+    TP_OPTION_STRING("module_marker", hb_config, module_marker, "",
+                     "name prefix of module events (e.g. \"DLRM \"); empty = none"),
+    TP_OPTION_BOOL("skip_module", hb_config, skip_module, "false",
+                   "drop the module level and the time between modules"),
+    TP_OPTION_INT("batch_size", hb_config, batch_size, "0", 0, 1e15,
+                  "samples per iteration, for the throughput (0 = off)"),
+    TP_OPTION_END};
+
+typedef struct hb_iv {
+    int64_t s, e;
+} hb_iv;
+
+typedef struct hb {
+    tp_stage *st;
+    const hb_config *cfg;
+    const tp_cols *c;
+    const int64_t *parent, *first_child, *next_sibling, *roots, *depth;
+    size_t nroots;
+    uint8_t *memo; /* per name id: bit0 known, bit1 module, bit2 ProfilerStep# */
+    size_t nnames;
+    hb_iv *seg; /* K: sorted disjoint segments */
+    int64_t *prefix; /* prefix[j] = length of segments before j */
+    size_t nseg;
+    int64_t w0, w1; /* the window */
+    agg_buf kids; /* scratch for unaccounted() */
+    hb_iv *ivs;
+    size_t ivcap;
+} hb;
+
+enum { NAME_KNOWN = 1, NAME_MODULE = 2, NAME_STEP = 4 };
+
+static unsigned name_flags(hb *h, tp_str name)
+{
+    if (name >= h->nnames)
+        return 0;
+    if (!(h->memo[name] & NAME_KNOWN)) {
+        const char *s = tp_str_text(h->st, name);
+        const char *m = h->cfg->module_marker;
+        unsigned f = NAME_KNOWN;
+        if (s && m && m[0] && strncmp(s, m, strlen(m)) == 0)
+            f |= NAME_MODULE;
+        if (s && strncmp(s, "ProfilerStep#", 13) == 0)
+            f |= NAME_STEP;
+        h->memo[name] = (uint8_t)f;
+    }
+    return h->memo[name];
+}
+
+static int64_t row_end(const hb *h, int64_t r) { return h->c->ts[r] + h->c->dur[r]; }
+
+/* Length of K before x. */
+static int64_t measure_to(const hb *h, int64_t x)
+{
+    size_t lo = 0, hi = h->nseg;
+    while (lo < hi) { /* first segment starting after x */
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->seg[mid].s <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return 0;
+    const hb_iv *g = &h->seg[lo - 1];
+    return h->prefix[lo - 1] + (x < g->e ? x : g->e) - g->s;
+}
+
+static int64_t kept(const hb *h, int64_t s, int64_t e)
+{
+    return e > s ? measure_to(h, e) - measure_to(h, s) : 0;
+}
+
+/* x lies in K: inside a segment [s, e), or at the very end of the window
+ * (so a zero-length event there still counts). */
+static int in_k(const hb *h, int64_t x)
+{
+    if (h->nseg > 0 && x == h->w1)
+        return 1;
+    for (size_t lo = 0, hi = h->nseg; lo < hi;) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->seg[mid].e <= x)
+            lo = mid + 1;
+        else if (h->seg[mid].s > x)
+            hi = mid;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+static int transparent(hb *h, int64_t r)
+{
+    return h->cfg->skip_module && (name_flags(h, h->c->name[r]) & NAME_MODULE);
+}
+
+static int included(const hb *h, int64_t r)
+{
+    return kept(h, h->c->ts[r], row_end(h, r)) > 0 || in_k(h, h->c->ts[r]);
+}
+
+/* Appends r, or for a transparent module event its children. */
+static int push_child(hb *h, int64_t r, agg_buf *out)
+{
+    if (transparent(h, r)) {
+        for (int64_t k = h->first_child[r]; k >= 0; k = h->next_sibling[k]) {
+            int rc = push_child(h, k, out);
+            if (rc != TP_OK)
+                return rc;
+        }
+        return TP_OK;
+    }
+    return included(h, r) ? agg_push(out, r) : TP_OK;
+}
+
+static int hb_children(void *ctx, int64_t item, agg_buf *out)
+{
+    hb *h = ctx;
+    int rc = TP_OK;
+    if (item < 0) {
+        for (size_t i = 0; i < h->nroots && rc == TP_OK; i++)
+            rc = push_child(h, h->roots[i], out);
+        return rc;
+    }
+    for (int64_t k = h->first_child[item]; k >= 0 && rc == TP_OK; k = h->next_sibling[k])
+        rc = push_child(h, k, out);
+    return rc;
+}
+
+static int64_t hb_time(void *ctx, int64_t item)
+{
+    hb *h = ctx;
+    if (item < 0)
+        return h->nseg ? h->prefix[h->nseg] : 0;
+    return kept(h, h->c->ts[item], row_end(h, item));
+}
+
+static uint64_t hb_key(void *ctx, int64_t item)
+{
+    hb *h = ctx;
+    return h->c->name[item];
+}
+
+static const char *hb_label(void *ctx, uint64_t key)
+{
+    hb *h = ctx;
+    const char *s = tp_str_text(h->st, (tp_str)key);
+    return s ? s : "";
+}
+
+static int iv_cmp(const void *a, const void *b)
+{
+    const hb_iv *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return x->e < y->e ? -1 : x->e > y->e;
+}
+
+/* Time of item in K not covered by the union of its children's intervals
+ * (clipped to the item): never negative, except -1 when out of memory. */
+static int64_t hb_unaccounted(void *ctx, int64_t item)
+{
+    hb *h = ctx;
+    int64_t s = item < 0 ? h->w0 : h->c->ts[item];
+    int64_t e = item < 0 ? h->w1 : row_end(h, item);
+    h->kids.n = 0;
+    if (hb_children(h, item, &h->kids) != TP_OK)
+        return -1;
+    if (h->kids.n > h->ivcap) {
+        hb_iv *v = tp_realloc(h->ivs, h->kids.n * sizeof *v);
+        if (v == NULL)
+            return -1;
+        h->ivs = v;
+        h->ivcap = h->kids.n;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < h->kids.n; i++) {
+        int64_t r = h->kids.v[i];
+        int64_t a = h->c->ts[r] > s ? h->c->ts[r] : s, b = row_end(h, r) < e ? row_end(h, r) : e;
+        if (b > a)
+            h->ivs[n++] = (hb_iv){a, b};
+    }
+    qsort(h->ivs, n, sizeof *h->ivs, iv_cmp);
+    int64_t covered = 0;
+    for (size_t i = 0; i < n;) {
+        int64_t a = h->ivs[i].s, b = h->ivs[i].e;
+        for (i++; i < n && h->ivs[i].s <= b; i++)
+            if (h->ivs[i].e > b)
+                b = h->ivs[i].e;
+        covered += kept(h, a, b);
+    }
+    int64_t u = hb_time(h, item) - covered;
+    return u > 0 ? u : 0;
+}
+
+/* Appends [s, e) to K, merging it with the last segment when they touch. */
+static void add_segment(hb *h, int64_t s, int64_t e)
+{
+    if (h->nseg > 0 && s <= h->seg[h->nseg - 1].e) {
+        if (e > h->seg[h->nseg - 1].e)
+            h->seg[h->nseg - 1].e = e;
+        return;
+    }
+    h->seg[h->nseg++] = (hb_iv){s, e};
+}
+
+/* Builds K from the forest, the window and the module events. */
+static int build_region(hb *h)
+{
+    const tp_cols *c = h->c;
+    size_t nmod = 0;
+    int have = 0;
+    int64_t first_mod = 0;
+    h->seg = tp_malloc((c->n + 1) * sizeof *h->seg);
+    h->prefix = tp_malloc((c->n + 2) * sizeof *h->prefix);
+    if (h->seg == NULL || h->prefix == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) {
+        if (h->depth[i] < 0)
+            continue;
+        int64_t e = c->ts[i] + c->dur[i];
+        if (!have || c->ts[i] < h->w0)
+            h->w0 = c->ts[i];
+        if (!have || e > h->w1)
+            h->w1 = e;
+        have = 1;
+        if (name_flags(h, c->name[i]) & NAME_MODULE) {
+            if (nmod == 0 || c->ts[i] < first_mod)
+                first_mod = c->ts[i];
+            h->seg[nmod++] = (hb_iv){c->ts[i], e};
+        }
+    }
+    if (!have)
+        return TP_OK;
+    if (h->cfg->module_marker && h->cfg->module_marker[0] && nmod == 0)
+        tp_log(h->st, TP_LOG_WARN, "host_breakdown: no event name starts with module_marker '%s'",
+               h->cfg->module_marker);
+    if (h->cfg->skip_module && nmod > 0) {
+        qsort(h->seg, nmod, sizeof *h->seg, iv_cmp);
+        size_t n = nmod;
+        h->nseg = 0;
+        for (size_t i = 0; i < n; i++)
+            add_segment(h, h->seg[i].s, h->seg[i].e);
+        h->w0 = h->seg[0].s;
+        h->w1 = h->seg[h->nseg - 1].e;
+    } else {
+        if (nmod > 0)
+            h->w0 = first_mod;
+        h->seg[0] = (hb_iv){h->w0, h->w1};
+        h->nseg = 1;
+    }
+    h->prefix[0] = 0;
+    for (size_t j = 0; j < h->nseg; j++)
+        h->prefix[j + 1] = h->prefix[j] + h->seg[j].e - h->seg[j].s;
+    return TP_OK;
+}
+
+static int64_t count_iterations(hb *h)
+{
+    int64_t it = 0;
+    for (size_t i = 0; i < h->c->n; i++)
+        if (h->depth[i] >= 0 && (name_flags(h, h->c->name[i]) & NAME_STEP) &&
+            in_k(h, h->c->ts[i]))
+            it++;
+    return it > 0 ? it : 1;
+}
+
+static int write_summary(hb *h, tp_result *tree, int64_t runtime_ns)
+{
+    tp_stage *st = h->st;
+    int64_t iters = count_iterations(h);
+    double runtime_us = (double)runtime_ns / 1000.0;
+    double tput = runtime_ns > 0 ? (double)h->cfg->batch_size * (double)iters / (runtime_us / 1e6)
+                                 : 0.0;
+    char buf[64];
+    int rc = TP_OK;
+    snprintf(buf, sizeof buf, "%.3f", runtime_us);
+    rc |= tp_result_set_meta(st, tree, "runtime_us", buf);
+    snprintf(buf, sizeof buf, "%lld", (long long)iters);
+    rc |= tp_result_set_meta(st, tree, "iterations", buf);
+    if (h->cfg->batch_size > 0) {
+        snprintf(buf, sizeof buf, "%.2f", tput);
+        rc |= tp_result_set_meta(st, tree, "throughput_samples_per_s", buf);
+    }
+    tp_result *r = tp_result_new(st, "summary");
+    size_t row;
+    if (rc != TP_OK || r == NULL || tp_result_add_col(st, r, "runtime_us", TP_COL_F64) != 0 ||
+        tp_result_add_col(st, r, "iterations", TP_COL_I64) != 1 ||
+        tp_result_add_col(st, r, "batch_size", TP_COL_I64) != 2 ||
+        tp_result_add_col(st, r, "throughput_samples_per_s", TP_COL_F64) != 3 ||
+        tp_result_add_row(st, r, &row) != TP_OK)
+        return TP_ENOMEM;
+    rc |= tp_result_set_f64(st, r, row, 0, runtime_us);
+    rc |= tp_result_set_i64(st, r, row, 1, iters);
+    rc |= tp_result_set_i64(st, r, row, 2, h->cfg->batch_size);
+    if (h->cfg->batch_size > 0)
+        rc |= tp_result_set_f64(st, r, row, 3, tput);
+    rc |= tp_result_set_meta(st, r, "title", "Host runtime summary");
+    return rc == TP_OK ? TP_OK : TP_ENOMEM;
+}
+
+/* Fetches one hierarchy attachment, checking it matches the trace. */
+static const int64_t *get_attached(const tp_trace *t, const char *name, size_t want, size_t *n)
+{
+    size_t got = 0;
+    const int64_t *a = tp_trace_attached(t, name, TP_COL_I64, &got);
+    if (a == NULL || (want != SIZE_MAX && got != want))
+        return NULL;
+    if (n)
+        *n = got;
+    return a;
+}
+
+static int load_hierarchy(hb *h, const tp_trace *t)
+{
+    size_t n = h->c->n;
+    h->parent = get_attached(t, "hierarchy.parent", n, NULL);
+    h->first_child = get_attached(t, "hierarchy.first_child", n, NULL);
+    h->next_sibling = get_attached(t, "hierarchy.next_sibling", n, NULL);
+    h->depth = get_attached(t, "hierarchy.depth", n, NULL);
+    h->roots = get_attached(t, "hierarchy.roots", SIZE_MAX, &h->nroots);
+    if (!h->parent || !h->first_child || !h->next_sibling || !h->depth || !h->roots)
+        return TP_ENOTFOUND;
+    return TP_OK;
+}
+
+static void hb_free(hb *h)
+{
+    tp_free(h->memo);
+    tp_free(h->seg);
+    tp_free(h->prefix);
+    tp_free(h->kids.v);
+    tp_free(h->ivs);
+}
+
+static int hb_build(hb *h)
+{
+    int rc = build_region(h);
+    if (rc != TP_OK)
+        return rc;
+    tp_result *r = tp_result_new(h->st, NULL);
+    if (r == NULL)
+        return TP_ENOMEM;
+    agg_out o;
+    rc = agg_out_init(&o, h->st, r);
+    if (rc == TP_OK)
+        rc = tp_result_set_meta(h->st, r, "title", "Host runtime breakdown");
+    if (rc != TP_OK)
+        return TP_ENOMEM;
+    o.max_depth = h->cfg->depth;
+    o.truncate = h->cfg->truncate;
+    agg_src src = {h, hb_children, hb_time, hb_key, hb_label, hb_unaccounted};
+    rc = agg_top(&src, &o, -1, "Host runtime", -1);
+    if (rc == TP_OK)
+        rc = write_summary(h, r, hb_time(h, -1));
+    return rc;
+}
+
+static int hb_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "host_breakdown: no trace loaded (put a reader stage first)");
+    hb h = {0};
+    h.st = st;
+    h.cfg = config;
+    h.c = tp_trace_cols(t);
+    if (load_hierarchy(&h, t) != TP_OK)
+        return tp_fail(st, TP_ENOTFOUND,
+                       "host_breakdown: hierarchy attachments missing or stale "
+                       "(run the hierarchy analysis on this trace first)");
+    h.nnames = tp_str_count(st);
+    h.memo = tp_calloc(h.nnames ? h.nnames : 1, 1);
+    int rc = h.memo ? hb_build(&h) : TP_ENOMEM;
+    hb_free(&h);
+    if (rc != TP_OK)
+        return tp_fail(st, rc, "host_breakdown: out of memory");
+    return TP_OK;
+}
+
+static const tp_stage_desc hb_stages[] = {
+    TP_STAGE_REQ(TP_STAGE_ANALYSIS, "host_breakdown",
+                 "host runtime breakdown tree: time per op name by level, Others, Unaccounted",
+                 hb_options, hb_config, "hierarchy", NULL, hb_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("host_breakdown", "0.1.0", hb_stages);

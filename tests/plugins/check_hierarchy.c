@@ -1,0 +1,208 @@
+/*
+ * analysis `hierarchy` over hand-made traces (tests/data/hand/hier_*.json,
+ * expected values worked out by hand, row numbers = event order in the file)
+ * and the real DLRM trace (values checked with an independent Python
+ * script: per-thread containment, corr matching).
+ */
+#include <stdint.h>
+
+#include "breakdown_util.h"
+
+#define HIER_BASIC BU_HAND "hier_basic.json"
+#define HIER_OVERLAP BU_HAND "hier_overlap.json"
+
+/* hier_basic.json rows: 0 ProfilerStep#1, 1 forward, 2 aten::linear,
+ * 3 aten::addmm, 4 cudaLaunchKernel(100), 5 aten::relu, 6 launch(101),
+ * 7 aten::linear, 8 aten::addmm, 9 launch(102), 10 cudaMemcpyAsync(103),
+ * 11 backward, 12 optimizer, 13 launch(105, linked by flow), 14 flow s,
+ * 15-19 thread 2 (evaluate_function, AddmmBackward0, aten::mm,
+ * launch(104), AccumulateGrad), 20-26 GPU activity, 27 flow f. */
+enum { BASIC_ROWS = 28 };
+
+START_TEST(test_basic_counts)
+{
+    tp_run *run = bu_run(HIER_BASIC, "  - analysis: hierarchy\n");
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "events"), 28);
+    ck_assert_int_eq(bu_count(r, "host_events"), 19);
+    ck_assert_int_eq(bu_count(r, "host_events_nested"), 18);
+    ck_assert_int_eq(bu_count(r, "roots"), 1);
+    ck_assert_int_eq(bu_count(r, "threads"), 2);
+    ck_assert_int_eq(bu_count(r, "main_tid"), 1);
+    ck_assert_int_eq(bu_count(r, "launches_linked"), 6);
+    ck_assert_int_eq(bu_count(r, "gpu_linked"), 6);
+    ck_assert_int_eq(bu_count(r, "gpu_unlinked"), 1); /* orphan_k: corr 999 */
+    ck_assert_int_eq(bu_count(r, "clamped_overlaps"), 0);
+    ck_assert_int_eq(bu_count(r, "crossovers"), 0);
+    ck_assert_int_eq(bu_count(r, "cross_thread_attached"), 2);
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_basic_structure)
+{
+    tp_run *run = bu_run(HIER_BASIC, "  - analysis: hierarchy\n");
+    const int64_t *parent = bu_attached(run, "hierarchy.parent", BASIC_ROWS);
+    const int64_t *first = bu_attached(run, "hierarchy.first_child", BASIC_ROWS);
+    const int64_t *next = bu_attached(run, "hierarchy.next_sibling", BASIC_ROWS);
+    const int64_t *depth = bu_attached(run, "hierarchy.depth", BASIC_ROWS);
+    const int64_t *roots = bu_attached(run, "hierarchy.roots", 1);
+    const int64_t *main_tid = bu_attached(run, "hierarchy.main_tid", 1);
+    ck_assert_int_eq(roots[0], 0);
+    ck_assert_int_eq(main_tid[0], 1);
+    ck_assert_int_eq(parent[0], -1);
+    ck_assert_int_eq(parent[1], 0);
+    ck_assert_int_eq(parent[4], 3);
+    ck_assert_int_eq(parent[10], 8);
+    /* thread 2 lies inside `backward` of the main thread */
+    ck_assert_int_eq(parent[15], 11);
+    ck_assert_int_eq(parent[19], 11);
+    ck_assert_int_eq(parent[16], 15);
+    /* siblings by start: forward, backward, optimizer */
+    ck_assert_int_eq(first[0], 1);
+    ck_assert_int_eq(next[1], 11);
+    ck_assert_int_eq(next[11], 12);
+    ck_assert_int_eq(next[12], -1);
+    ck_assert_int_eq(first[11], 15);
+    ck_assert_int_eq(next[15], 19);
+    ck_assert_int_eq(first[9], -1);
+    ck_assert_int_eq(depth[0], 0);
+    ck_assert_int_eq(depth[4], 4);
+    ck_assert_int_eq(depth[18], 5);
+    ck_assert_int_eq(depth[14], -1); /* flow */
+    ck_assert_int_eq(depth[20], -1); /* kernel */
+    ck_assert_int_eq(parent[20], -1);
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_basic_launchers)
+{
+    tp_run *run = bu_run(HIER_BASIC, "  - analysis: hierarchy\n");
+    const int64_t *l = bu_attached(run, "hierarchy.launcher", BASIC_ROWS);
+    ck_assert_int_eq(l[20], 4);
+    ck_assert_int_eq(l[21], 6);
+    ck_assert_int_eq(l[22], 9);
+    ck_assert_int_eq(l[23], 10); /* memcpy <- cudaMemcpyAsync */
+    ck_assert_int_eq(l[24], 18); /* launched from the backward thread */
+    ck_assert_int_eq(l[25], -1); /* no launch with corr 999 */
+    ck_assert_int_eq(l[26], 13); /* no corr: linked through the ac2g flow */
+    ck_assert_int_eq(l[4], -1);
+    ck_assert_int_eq(l[0], -1);
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_no_cross_thread)
+{
+    tp_run *run = bu_run(HIER_BASIC, "  - analysis: hierarchy\n"
+                                     "    cross_thread: false\n");
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "roots"), 3);
+    ck_assert_int_eq(bu_count(r, "cross_thread_attached"), 0);
+    const int64_t *roots = bu_attached(run, "hierarchy.roots", 3);
+    ck_assert_int_eq(roots[0], 0); /* main thread first */
+    ck_assert_int_eq(roots[1], 15);
+    ck_assert_int_eq(roots[2], 19);
+    const int64_t *depth = bu_attached(run, "hierarchy.depth", BASIC_ROWS);
+    ck_assert_int_eq(depth[15], 0);
+    ck_assert_int_eq(depth[18], 3);
+    tp_run_free(run);
+}
+END_TEST
+
+/* hier_overlap.json rows: 0 outer [0,100), 1 clamped [10,100.5),
+ * 2 first [200,300), 3 crossing [250,350), 4 zero [400,400), 5 Trace span */
+START_TEST(test_overlap_clamp_and_crossover)
+{
+    tp_run *run = bu_run(HIER_OVERLAP, "  - analysis: hierarchy\n");
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "host_events"), 5); /* the Trace span is not one */
+    ck_assert_int_eq(bu_count(r, "clamped_overlaps"), 1);
+    ck_assert_int_eq(bu_count(r, "crossovers"), 1);
+    ck_assert_int_eq(bu_count(r, "roots"), 4);
+    ck_assert_int_eq(bu_count(r, "host_events_nested"), 1);
+    const int64_t *parent = bu_attached(run, "hierarchy.parent", 6);
+    ck_assert_int_eq(parent[1], 0);  /* 0.5 us past the end: still a child */
+    ck_assert_int_eq(parent[3], -1); /* crosses `first` by 50 us: a root */
+    const int64_t *roots = bu_attached(run, "hierarchy.roots", 4);
+    ck_assert_int_eq(roots[0], 0);
+    ck_assert_int_eq(roots[1], 2);
+    ck_assert_int_eq(roots[2], 3);
+    ck_assert_int_eq(roots[3], 4);
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_overlap_without_clamp)
+{
+    tp_run *run = bu_run(HIER_OVERLAP, "  - analysis: hierarchy\n"
+                                       "    clamp_ns: 0\n");
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "clamped_overlaps"), 0);
+    ck_assert_int_eq(bu_count(r, "crossovers"), 2);
+    ck_assert_int_eq(bu_count(r, "roots"), 5);
+    tp_run_free(run);
+}
+END_TEST
+
+/* hier_touch.json: a [0,100), b [99.5,200): b starts 0.5 us before a ends */
+START_TEST(test_touching_events)
+{
+    tp_run *run = bu_run(BU_HAND "hier_touch.json", "  - analysis: hierarchy\n");
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "clamped_overlaps"), 1);
+    ck_assert_int_eq(bu_count(r, "crossovers"), 0);
+    ck_assert_int_eq(bu_count(r, "roots"), 2); /* b follows a */
+    tp_run_free(run);
+
+    run = bu_run(BU_HAND "hier_touch.json", "  - {analysis: hierarchy, clamp_ns: 0}\n");
+    r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "clamped_overlaps"), 0);
+    ck_assert_int_eq(bu_count(r, "crossovers"), 1);
+    ck_assert_int_eq(bu_count(r, "roots"), 2);
+    tp_run_free(run);
+}
+END_TEST
+
+START_TEST(test_real_dlrm_trace)
+{
+    tp_run *run = bu_run(BU_DLRM, "  - analysis: hierarchy\n");
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "events"), 3290);
+    ck_assert_int_eq(bu_count(r, "host_events"), 2198);
+    ck_assert_int_eq(bu_count(r, "roots"), 2);
+    ck_assert_int_eq(bu_count(r, "host_events_nested"), 2196);
+    ck_assert_int_eq(bu_count(r, "main_tid"), 59811);
+    ck_assert_int_eq(bu_count(r, "cross_thread_attached"), 111); /* autograd thread roots */
+    ck_assert_int_eq(bu_count(r, "gpu_linked"), 261);
+    ck_assert_int_eq(bu_count(r, "gpu_unlinked"), 0);
+    ck_assert_int_eq(bu_count(r, "launches_linked"), 261);
+    ck_assert_int_eq(bu_count(r, "crossovers"), 0);
+    /* every linked activity's launcher is a runtime call in the forest */
+    const int64_t *l = bu_attached(run, "hierarchy.launcher", 3290);
+    const int64_t *depth = bu_attached(run, "hierarchy.depth", 3290);
+    for (size_t i = 0; i < 3290; i++)
+        if (l[i] >= 0)
+            ck_assert_int_ge(depth[l[i]], 0);
+    tp_run_free(run);
+}
+END_TEST
+
+static Suite *hierarchy_suite(void)
+{
+    Suite *s = suite_create("hierarchy");
+    TCase *tc = tcase_create("hierarchy");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_basic_counts);
+    tcase_add_test(tc, test_basic_structure);
+    tcase_add_test(tc, test_basic_launchers);
+    tcase_add_test(tc, test_no_cross_thread);
+    tcase_add_test(tc, test_overlap_clamp_and_crossover);
+    tcase_add_test(tc, test_overlap_without_clamp);
+    tcase_add_test(tc, test_touching_events);
+    tcase_add_test(tc, test_real_dlrm_trace);
+    suite_add_tcase(s, tc);
+    return s;
+}
+TP_TEST_SUITE(hierarchy_suite)
