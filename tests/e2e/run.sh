@@ -7,7 +7,9 @@
 #       `pipeline run pipeline.yaml --set out=DIR` must exit 0 and write each
 #       expected file into DIR with exactly that content (expected/stdout is
 #       compared with what the run printed). An optional `args` file adds
-#       command-line arguments.
+#       command-line arguments; `uses` names a pipeline file to run instead of
+#       pipeline.yaml; `invariants` names the trace whose breakdown outputs
+#       tests/tools/check_breakdowns.py checks independently.
 # Prints "N passed, M failed" and exits non-zero on any failure.
 set -u
 BUILD=${1:-build}
@@ -59,14 +61,16 @@ done
 
 for dir in tests/pipelines/valid/*/; do
     dir=${dir%/}
-    [ -f "$dir/pipeline.yaml" ] || continue
+    [ -f "$dir/pipeline.yaml" ] || [ -f "$dir/uses" ] || continue
     name=$(basename "$dir")
     out="$tmp/valid-$name"
     mkdir -p "$out"
     args=""
     [ -f "$dir/args" ] && args=$(cat "$dir/args")
+    pipe="$dir/pipeline.yaml"
+    [ -f "$dir/uses" ] && pipe=$(cat "$dir/uses")   # a pipeline shipped in pipelines/
     # shellcheck disable=SC2086
-    if ! "$PIPELINE" run "$dir/pipeline.yaml" $EXTRA -q --set out="$out" $args \
+    if ! "$PIPELINE" run "$pipe" $EXTRA -q --set out="$out" $args \
         >"$out/stdout" 2>"$tmp/err"; then
         ko "valid/$name: run failed"; cat "$tmp/err"; continue
     fi
@@ -78,6 +82,11 @@ for dir in tests/pipelines/valid/*/; do
             ko "valid/$name: $f differs"; head -40 "$tmp/diff"; bad=1
         fi
     done
+    # independent invariants of breakdown outputs (tests/tools/check_breakdowns.py)
+    if [ -f "$dir/invariants" ] && ! python3 tests/tools/check_breakdowns.py \
+        "$(cat "$dir/invariants")" "$out" >"$tmp/inv" 2>&1; then
+        ko "valid/$name: invariants"; cat "$tmp/inv"; bad=1
+    fi
     # no temporary output may be left behind
     if ls -A "$out" | grep -q '\.tmp-'; then ko "valid/$name: temporary file left"; bad=1; fi
     [ $bad = 0 ] && ok
