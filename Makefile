@@ -13,6 +13,12 @@ ifeq ($(VARIANT),san)
 BUILD ?= build/san
 VFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 VLDFLAGS := -fsanitize=address,undefined
+else ifeq ($(VARIANT),fuzz)
+# libFuzzer build (make fuzz): clang, coverage + ASan + UBSan everywhere
+BUILD ?= build/fuzz
+VFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+          -fno-sanitize-recover=undefined
+VLDFLAGS := -fsanitize=address,undefined
 else
 BUILD ?= build
 VFLAGS := -O2 -g
@@ -55,6 +61,11 @@ PLUGINS := $(PLUGIN_NAMES:%=$(BUILD)/plugins/%.so)
 # Plugins see the public headers only: -Iinclude, never -Icore.
 PLUGIN_CFLAGS = $(filter-out -Icore -Itests,$(CFLAGS)) -fvisibility=hidden
 PLUGIN_LDFLAGS = -shared -Wl,--no-undefined $(LDFLAGS)
+ifeq ($(VARIANT),fuzz)
+# clang links the sanitizer runtimes into the fuzz executable only; plugins
+# resolve them from it when dlopen'ed.
+PLUGIN_LDFLAGS += -Wl,-z,undefs
+endif
 
 define plugin_rules
 $(BUILD)/plugins/$(notdir $(1)).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
@@ -78,7 +89,7 @@ TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: check-install all run check check-suite check-unit check-plugins check-pipelines check-headers \
-        check-exports check-san check-warnings deps install uninstall bench clean fuzz
+        check-exports check-san check-warnings deps install uninstall bench clean fuzz fuzz-build
 all: $(LIB) $(BIN) $(PLUGINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -167,8 +178,33 @@ check-warnings:
 bench: all
 	sh tests/tools/bench.sh $(BUILD)
 
+# libFuzzer targets (tests/fuzz/, docs/robustness.md): each runs FUZZ_SECONDS;
+# the corpus grows in build/fuzz/corpus/<target>, crashes land in build/fuzz/artifacts/.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := build/fuzz
+FUZZ_TARGETS := kineto yaml
+FUZZ_MAXLEN_kineto := 65536
+FUZZ_MAXLEN_yaml := 4096
+FUZZ_SEEDS_kineto := tests/data/hand tests/data/kineto tests/bad
+FUZZ_SEEDS_yaml := tests/pipelines pipelines docs/examples
 fuzz:
-	@echo "fuzz targets are not written yet (issue 6)"; exit 1
+	$(MAKE) VARIANT=fuzz CC=clang fuzz-build
+	@mkdir -p $(FUZZ_DIR)/artifacts
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+	  case $$t in kineto) len=$(FUZZ_MAXLEN_kineto); seeds="$(FUZZ_SEEDS_kineto)";; \
+	    *) len=$(FUZZ_MAXLEN_yaml); seeds="$(FUZZ_SEEDS_yaml)";; esac; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
+	  TP_BUILD=$(FUZZ_DIR) $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- $(FUZZ_DIR)/corpus/$$t $$seeds || exit 1; \
+	done
+ifeq ($(VARIANT),fuzz)
+fuzz-build: $(PLUGINS) $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
+.PRECIOUS: $(BUILD)/obj/tests/fuzz/%.o
+$(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(CORE_OBJ)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(CORE_LIBS)
+endif
 
 # ---------------------------------------------------------------- install
 install: all
