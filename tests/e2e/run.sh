@@ -117,5 +117,18 @@ check_cli "describe unknown" 2 "no stage named 'nosuch'" "$PIPELINE" describe no
 check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 2.0, this core has 1.0" \
     "$PIPELINE" plugins --plugin-dir "$BUILD/testplugins/bad"
 
+# docs match the code: every built-in stage has docs/plugins/<name>.md naming each option
+"$PIPELINE" plugins 2>/dev/null | awk 'NR > 1 { print $2 }' >"$tmp/stages"
+while read -r stage; do
+    doc="docs/plugins/$stage.md"
+    if [ ! -f "$doc" ]; then ko "docs: $doc missing"; continue; fi
+    missing=""
+    for opt in $("$PIPELINE" describe "$stage" | awk '/^  OPTION/ { on = 1; next } on && NF { print $1 }'); do
+        [ "$opt" = "(no" ] && continue
+        grep -q "\`$opt\`" "$doc" || missing="$missing $opt"
+    done
+    if [ -n "$missing" ]; then ko "docs: $doc does not document:$missing"; else ok; fi
+done <"$tmp/stages"
+
 echo "e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -20,7 +20,8 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 
-#include "../host_breakdown/tp_aggtree.h"
+#include "../../common/tp_aggtree.h"
+#include "../../common/tp_hier_view.h"
 #include "devb_internal.h"
 
 static const tp_option db_options[] = {
@@ -222,27 +223,17 @@ static int write_tree(db *d)
     return rc;
 }
 
-static const int64_t *get_attached(const tp_trace *t, const char *name, size_t want, size_t *n)
-{
-    size_t got = 0;
-    const int64_t *a = tp_trace_attached(t, name, TP_COL_I64, &got);
-    if (a == NULL || (want != SIZE_MAX && got != want))
-        return NULL;
-    if (n)
-        *n = got;
-    return a;
-}
-
 static int load_hierarchy(db *d, const tp_trace *t)
 {
-    size_t n = d->c->n;
-    d->parent = get_attached(t, "hierarchy.parent", n, NULL);
-    d->first_child = get_attached(t, "hierarchy.first_child", n, NULL);
-    d->next_sibling = get_attached(t, "hierarchy.next_sibling", n, NULL);
-    d->launcher = get_attached(t, "hierarchy.launcher", n, NULL);
-    d->roots = get_attached(t, "hierarchy.roots", SIZE_MAX, &d->nroots);
-    if (!d->parent || !d->first_child || !d->next_sibling || !d->launcher || !d->roots)
+    tp_hier_view v;
+    if (tp_hier_view_load(t, d->c->n, &v) != TP_OK)
         return TP_ENOTFOUND;
+    d->parent = v.parent;
+    d->first_child = v.first_child;
+    d->next_sibling = v.next_sibling;
+    d->launcher = v.launcher;
+    d->roots = v.roots;
+    d->nroots = v.nroots;
     return TP_OK;
 }
 

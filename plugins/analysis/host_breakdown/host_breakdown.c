@@ -18,7 +18,8 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 
-#include "tp_aggtree.h"
+#include "../../common/tp_aggtree.h"
+#include "../../common/tp_hier_view.h"
 
 typedef struct hb_config {
     int64_t depth;
@@ -213,7 +214,8 @@ static int64_t hb_unaccounted(void *ctx, int64_t item)
         if (b > a)
             h->ivs[n++] = (hb_iv){a, b};
     }
-    qsort(h->ivs, n, sizeof *h->ivs, iv_cmp);
+    if (n > 1) /* h->ivs is still NULL when no node had children yet */
+        qsort(h->ivs, n, sizeof *h->ivs, iv_cmp);
     int64_t covered = 0;
     for (size_t i = 0; i < n;) {
         int64_t a = h->ivs[i].s, b = h->ivs[i].e;
@@ -332,28 +334,17 @@ static int write_summary(hb *h, tp_result *tree, int64_t runtime_ns)
     return rc == TP_OK ? TP_OK : TP_ENOMEM;
 }
 
-/* Fetches one hierarchy attachment, checking it matches the trace. */
-static const int64_t *get_attached(const tp_trace *t, const char *name, size_t want, size_t *n)
-{
-    size_t got = 0;
-    const int64_t *a = tp_trace_attached(t, name, TP_COL_I64, &got);
-    if (a == NULL || (want != SIZE_MAX && got != want))
-        return NULL;
-    if (n)
-        *n = got;
-    return a;
-}
-
 static int load_hierarchy(hb *h, const tp_trace *t)
 {
-    size_t n = h->c->n;
-    h->parent = get_attached(t, "hierarchy.parent", n, NULL);
-    h->first_child = get_attached(t, "hierarchy.first_child", n, NULL);
-    h->next_sibling = get_attached(t, "hierarchy.next_sibling", n, NULL);
-    h->depth = get_attached(t, "hierarchy.depth", n, NULL);
-    h->roots = get_attached(t, "hierarchy.roots", SIZE_MAX, &h->nroots);
-    if (!h->parent || !h->first_child || !h->next_sibling || !h->depth || !h->roots)
+    tp_hier_view v;
+    if (tp_hier_view_load(t, h->c->n, &v) != TP_OK)
         return TP_ENOTFOUND;
+    h->parent = v.parent;
+    h->first_child = v.first_child;
+    h->next_sibling = v.next_sibling;
+    h->depth = v.depth;
+    h->roots = v.roots;
+    h->nroots = v.nroots;
     return TP_OK;
 }
 

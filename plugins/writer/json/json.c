@@ -28,6 +28,8 @@
 #include <jansson.h>
 #include <tracepipe/tp_plugin.h>
 
+#include "../../common/tp_utf8.h"
+
 typedef struct json_config {
     const char *path;
     int64_t indent;
@@ -63,38 +65,6 @@ static void jw_newline(const jw *w, int level)
         fputc(' ', w->f);
 }
 
-/* Length of the valid UTF-8 sequence starting at s, or 0 when invalid
- * (overlong forms, surrogates and code points above U+10FFFF included). */
-static size_t jw_utf8_len(const unsigned char *s)
-{
-    uint32_t cp;
-    size_t n;
-
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        n = 2;
-        cp = s[0] & 0x1Fu;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        n = 3;
-        cp = s[0] & 0x0Fu;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        n = 4;
-        cp = s[0] & 0x07u;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3Fu);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 /* A copy of s with every invalid UTF-8 byte replaced by U+FFFD, or NULL. */
 static char *jw_utf8_repair(const char *s)
 {
@@ -105,7 +75,7 @@ static char *jw_utf8_repair(const char *s)
     if (!out)
         return NULL;
     while (*p) {
-        size_t n = jw_utf8_len(p);
+        size_t n = tp_utf8_len(p);
         if (n == 0) {
             memcpy(o, "\xEF\xBF\xBD", 3);
             o += 3;

@@ -35,6 +35,8 @@
 
 #include <tracepipe/tp_plugin.h>
 
+#include "../../common/tp_utf8.h"
+
 #define TEXT_NAME_CAP 60 /* widest name column a tree pads to */
 
 typedef struct text_config {
@@ -116,43 +118,13 @@ static void tb_printf(tbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-/* Length of the valid multi-byte UTF-8 sequence at s, or 0 (overlong
- * forms, surrogates and code points above U+10FFFF are invalid). */
-static size_t text_utf8_len(const unsigned char *s)
-{
-    uint32_t cp;
-    size_t n;
-
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        n = 2;
-        cp = s[0] & 0x1Fu;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        n = 3;
-        cp = s[0] & 0x0Fu;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        n = 4;
-        cp = s[0] & 0x07u;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3Fu);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 /* Appends s with control characters and invalid bytes escaped. */
 static void text_escape(tbuf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
 
     while (*p) {
-        size_t n = *p >= 0x80 ? text_utf8_len(p) : 1;
+        size_t n = *p >= 0x80 ? tp_utf8_len(p) : 1;
         if (n > 1) {
             tb_add(b, (const char *)p, n);
             p += n;

@@ -1,0 +1,42 @@
+/*
+ * Reading the `hierarchy` analysis' attachments (docs/plugins/hierarchy.md)
+ * from another plugin: one place that knows their names and checks their
+ * sizes.  Header-only; include after <tracepipe/tp_plugin.h>.
+ */
+#ifndef TRACEPIPE_PLUGINS_TP_HIER_VIEW_H
+#define TRACEPIPE_PLUGINS_TP_HIER_VIEW_H
+
+#include <stdint.h>
+#include <tracepipe/tp_plugin.h>
+
+typedef struct tp_hier_view {
+    const int64_t *parent, *first_child, *next_sibling, *depth, *launcher;
+    const int64_t *roots;
+    size_t nroots;
+} tp_hier_view;
+
+/* One per-row attachment of n elements, or NULL. */
+static inline const int64_t *tp_hier_row_array(const tp_trace *t, const char *name, size_t n)
+{
+    size_t got = 0;
+    const int64_t *a = (const int64_t *)tp_trace_attached(t, name, TP_COL_I64, &got);
+    return a != NULL && got == n ? a : NULL;
+}
+
+/* Fills v from trace t of n rows; TP_ENOTFOUND if hierarchy has not run on it. */
+static inline int tp_hier_view_load(const tp_trace *t, size_t n, tp_hier_view *v)
+{
+    v->parent = tp_hier_row_array(t, "hierarchy.parent", n);
+    v->first_child = tp_hier_row_array(t, "hierarchy.first_child", n);
+    v->next_sibling = tp_hier_row_array(t, "hierarchy.next_sibling", n);
+    v->depth = tp_hier_row_array(t, "hierarchy.depth", n);
+    v->launcher = tp_hier_row_array(t, "hierarchy.launcher", n);
+    v->nroots = 0;
+    v->roots = (const int64_t *)tp_trace_attached(t, "hierarchy.roots", TP_COL_I64, &v->nroots);
+    if (!v->parent || !v->first_child || !v->next_sibling || !v->depth || !v->launcher ||
+        !v->roots)
+        return TP_ENOTFOUND;
+    return TP_OK;
+}
+
+#endif
