@@ -1,0 +1,290 @@
+/*
+ * chrome_trace: writes the current trace as Chrome-trace JSON in Kineto's
+ * object form, which Perfetto UI and chrome://tracing open:
+ *
+ *   {
+ *     "schemaVersion": 1,            <- the trace's metadata keys, verbatim
+ *     "traceEvents": [
+ *       {"ph": "X", "cat": "...", "name": "...", "pid": 1, "tid": 2, "ts": 1.5, ...},
+ *       ...
+ *     ]
+ *   }
+ *
+ * Times are written exactly from the nanosecond integers as decimal µs
+ * (1712195495505582988 ns -> 1712195495505582.988), so reading the output
+ * back gives the same columns.  A path ending in .gz is gzip-compressed.
+ * Output goes through one fixed buffer: nothing is allocated per event.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <zlib.h>
+
+typedef struct ct_config {
+    const char *path;
+    int64_t level;
+} ct_config;
+
+static const tp_option ct_options[] = {
+    TP_OPTION_REQUIRED_STRING("path", ct_config, path, "output file (.json, or .json.gz to compress)"),
+    TP_OPTION_INT("level", ct_config, level, "6", 1, 9, "gzip compression level for .gz output"),
+    TP_OPTION_END};
+
+#define CT_BUF (1u << 16)
+
+typedef struct ct_out {
+    FILE *f;
+    gzFile gz;
+    size_t len;
+    int err;   /* errno of the first failed write, or -1 for zlib */
+    char buf[CT_BUF];
+} ct_out;
+
+static void out_flush(ct_out *o)
+{
+    if (o->len == 0 || o->err)
+        return;
+    if (o->gz) {
+        if (gzwrite(o->gz, o->buf, (unsigned)o->len) != (int)o->len)
+            o->err = errno ? errno : EIO;
+    } else if (fwrite(o->buf, 1, o->len, o->f) != o->len) {
+        o->err = errno ? errno : EIO;
+    }
+    o->len = 0;
+}
+
+static void out_bytes(ct_out *o, const char *s, size_t n)
+{
+    while (n > 0) {
+        if (o->len == CT_BUF)
+            out_flush(o);
+        size_t k = CT_BUF - o->len < n ? CT_BUF - o->len : n;
+        memcpy(o->buf + o->len, s, k);
+        o->len += k;
+        s += k;
+        n -= k;
+    }
+}
+
+static void out_str(ct_out *o, const char *s)
+{
+    out_bytes(o, s, strlen(s));
+}
+
+static void out_u64(ct_out *o, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    out_bytes(o, tmp + i, sizeof tmp - i);
+}
+
+static void out_i64(ct_out *o, int64_t v)
+{
+    if (v < 0) {
+        out_bytes(o, "-", 1);
+        out_u64(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        out_u64(o, (uint64_t)v);
+    }
+}
+
+/* ns as exact decimal µs: 1500 -> 1.5, 2000 -> 2, -1 -> -0.001. */
+static void out_us(ct_out *o, int64_t ns)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    if (ns < 0)
+        out_bytes(o, "-", 1);
+    out_u64(o, a / 1000);
+    unsigned frac = (unsigned)(a % 1000);
+    if (frac == 0)
+        return;
+    char d[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10)};
+    size_t n = 4;
+    while (d[n - 1] == '0')
+        n--;
+    out_bytes(o, d, n);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped;
+ * UTF-8 passes through. */
+static void out_json_str(ct_out *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    out_bytes(o, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        out_bytes(o, s + run, i - run);
+        run = i + 1;
+        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        if (c == '"' || c == '\\') {
+            esc[1] = (char)c;
+            out_bytes(o, esc, 2);
+        } else if (c == '\n' || c == '\t' || c == '\r') {
+            esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+            out_bytes(o, esc, 2);
+        } else {
+            out_bytes(o, esc, 6);
+        }
+    }
+    out_bytes(o, s + run, n - run);
+    out_bytes(o, "\"", 1);
+}
+
+static void out_interned(ct_out *o, tp_stage *st, tp_str id)
+{
+    out_json_str(o, tp_str_text(st, id), tp_str_len(st, id));
+}
+
+/* pid / tid / flow id: a number, or the text it was (TP_ID_IS_STR). */
+static void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
+{
+    if (TP_ID_IS_STR(v) && TP_ID_STR(v) < n_str)
+        out_interned(o, st, TP_ID_STR(v));
+    else
+        out_i64(o, v);
+}
+
+static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_cols *c, size_t i,
+                        size_t n_str)
+{
+    char ph = (char)c->phase[i];
+    out_str(o, "  {\"ph\": ");
+    out_json_str(o, &ph, 1);
+    /* absent fields read back as "" (id 0), so "" is left out */
+    if (c->cat[i] != 0) {
+        out_str(o, ", \"cat\": ");
+        out_interned(o, st, c->cat[i]);
+    }
+    out_str(o, ", \"name\": ");
+    out_interned(o, st, c->name[i]);
+    if (c->pid[i] != TP_ID_FROM_STR(0)) {
+        out_str(o, ", \"pid\": ");
+        out_id(o, st, c->pid[i], n_str);
+    }
+    if (c->tid[i] != TP_ID_FROM_STR(0)) {
+        out_str(o, ", \"tid\": ");
+        out_id(o, st, c->tid[i], n_str);
+    }
+    out_str(o, ", \"ts\": ");
+    out_us(o, c->ts[i]);
+    if (c->dur[i] >= 0) {
+        out_str(o, ", \"dur\": ");
+        out_us(o, c->dur[i]);
+    }
+    if ((ph == 's' || ph == 't' || ph == 'f') && c->flow_id[i] != TP_NONE) {
+        out_str(o, ", \"id\": ");
+        out_id(o, st, c->flow_id[i], n_str);
+        if (ph == 'f')
+            out_str(o, ", \"bp\": \"e\""); /* bind to the enclosing slice, as Kineto writes */
+    }
+    size_t alen = 0;
+    const char *args = tp_trace_args(t, i, &alen);
+    if (args != NULL && alen > 0) {
+        out_str(o, ", \"args\": ");
+        out_bytes(o, args, alen);
+    }
+    out_str(o, "}");
+}
+
+static void write_trace(ct_out *o, tp_stage *st, const tp_trace *t)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    size_t n_str = tp_str_count(st);
+    out_str(o, "{\n");
+    for (size_t k = 0; k < tp_trace_meta_count(t); k++) {
+        const char *key = tp_trace_meta_key(t, k);
+        if (strcmp(key, "traceEvents") == 0)
+            continue;
+        out_str(o, "  ");
+        out_json_str(o, key, strlen(key));
+        out_str(o, ": ");
+        out_str(o, tp_trace_meta(t, key));
+        out_str(o, ",\n");
+    }
+    out_str(o, "  \"traceEvents\": [\n");
+    for (size_t i = 0; i < c->n && !o->err; i++) {
+        write_event(o, st, t, c, i, n_str);
+        out_str(o, i + 1 < c->n ? ",\n" : "\n");
+        if ((i & 0xFFFF) == 0xFFFF)
+            tp_progress(st, i + 1, c->n);
+    }
+    out_str(o, "  ]\n}\n");
+    out_flush(o);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int open_out(ct_out *o, const char *tmp, int gz, int64_t level)
+{
+    errno = 0;
+    if (gz) {
+        char mode[4] = {'w', 'b', (char)('0' + level), '\0'};
+        if ((o->gz = gzopen(tmp, mode)) == NULL)
+            return errno ? errno : EIO;
+        gzbuffer(o->gz, 1u << 17);
+    } else if ((o->f = fopen(tmp, "wb")) == NULL) {
+        return errno ? errno : EIO;
+    }
+    return 0;
+}
+
+/* Closes the file; the first error of writing or closing, or 0. */
+static int close_out(ct_out *o)
+{
+    int err = o->err;
+    errno = 0;
+    if (o->gz && gzclose(o->gz) != Z_OK && !err)
+        err = errno ? errno : EIO;
+    if (o->f && fclose(o->f) != 0 && !err)
+        err = errno ? errno : EIO;
+    o->gz = NULL;
+    o->f = NULL;
+    return err;
+}
+
+static int ct_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const ct_config *cfg = config;
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace to write: put a reader first");
+    const char *tmp = tp_output_begin(st, cfg->path);
+    if (tmp == NULL)
+        return TP_EIO;
+    ct_out *o = tp_calloc(1, sizeof *o);
+    if (o == NULL)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    int err = open_out(o, tmp, ends_with(cfg->path, ".gz"), cfg->level);
+    if (err != 0) {
+        tp_free(o);
+        return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(err));
+    }
+    write_trace(o, st, t);
+    err = close_out(o);
+    tp_free(o);
+    if (err != 0)
+        return tp_fail(st, TP_EIO, "%s: cannot write: %s", cfg->path, strerror(err));
+    tp_log(st, TP_LOG_INFO, "wrote %zu events to %s", tp_trace_cols(t)->n, cfg->path);
+    return TP_OK;
+}
+
+static const tp_stage_desc ct_stages[] = {
+    TP_STAGE(TP_STAGE_WRITER, "chrome_trace",
+             "write the trace as Chrome-trace JSON (Perfetto UI, chrome://tracing), .gz by extension",
+             ct_options, ct_config, NULL, ct_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("chrome_trace", "0.1.0", ct_stages);
