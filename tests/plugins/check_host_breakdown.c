@@ -181,6 +181,36 @@ START_TEST(test_module_marker)
 }
 END_TEST
 
+/* Three ProfilerSteps of 100 µs, each holding DataLoader (19), "## forward ##"
+ * (30) and "## backward ##" (40).  Every step starts before its modules, yet
+ * all three are iterations of the window. */
+START_TEST(test_iterations_with_modules)
+{
+    tp_run *run = bu_run(BU_HAND "hier_steps.json", "  - analysis: host_breakdown\n"
+                                                    "    id: host\n"
+                                                    "    module_marker: '## '\n"
+                                                    "    batch_size: 100\n");
+    const tp_result *s = tp_test_result(run, "host.summary");
+    /* window: first module start 1000020 to last end 1000300 = 280 µs */
+    ck_assert_double_eq_tol(tp_test_f64(s, 0, "runtime_us"), 280.0, 1e-9);
+    ck_assert_int_eq(tp_test_i64(s, 0, "iterations"), 3);
+    ck_assert_double_eq_tol(tp_test_f64(s, 0, "throughput_samples_per_s"), 300.0 / 280e-6, 1e-6);
+    tp_run_free(run);
+
+    run = bu_run(BU_HAND "hier_steps.json", "  - analysis: host_breakdown\n"
+                                            "    id: host\n"
+                                            "    module_marker: '## '\n"
+                                            "    skip_module: true\n"
+                                            "    batch_size: 100\n");
+    s = tp_test_result(run, "host.summary");
+    /* only module time: 3 x (30 + 40) = 210 µs */
+    ck_assert_double_eq_tol(tp_test_f64(s, 0, "runtime_us"), 210.0, 1e-9);
+    ck_assert_int_eq(tp_test_i64(s, 0, "iterations"), 3);
+    ck_assert_double_eq_tol(tp_test_f64(s, 0, "throughput_samples_per_s"), 300.0 / 210e-6, 1e-6);
+    tp_run_free(run);
+}
+END_TEST
+
 START_TEST(test_real_trace_invariants)
 {
     tp_run *run = bu_run(BU_DLRM, "  - analysis: host_breakdown\n"
@@ -204,6 +234,7 @@ static Suite *host_breakdown_suite(void)
     tcase_add_test(tc, test_depth_limit);
     tcase_add_test(tc, test_clamp_crossover_and_zero);
     tcase_add_test(tc, test_module_marker);
+    tcase_add_test(tc, test_iterations_with_modules);
     tcase_add_test(tc, test_real_trace_invariants);
     suite_add_tcase(s, tc);
     return s;

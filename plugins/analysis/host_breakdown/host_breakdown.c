@@ -51,6 +51,7 @@ typedef struct hb {
     const tp_cols *c;
     const int64_t *parent, *first_child, *next_sibling, *roots, *depth;
     size_t nroots;
+    int64_t main_tid; /* hierarchy.main_tid: iterations are counted there */
     uint8_t *memo; /* per name id: bit0 known, bit1 module, bit2 ProfilerStep# */
     size_t nnames;
     hb_iv *seg; /* K: sorted disjoint segments */
@@ -290,12 +291,15 @@ static int build_region(hb *h)
     return TP_OK;
 }
 
+/* Steps of the main thread that overlap the kept region (a step starts
+ * before the modules nested in it, so its start alone would miss it). */
 static int64_t count_iterations(hb *h)
 {
     int64_t it = 0;
     for (size_t i = 0; i < h->c->n; i++)
-        if (h->depth[i] >= 0 && (name_flags(h, h->c->name[i]) & NAME_STEP) &&
-            in_k(h, h->c->ts[i]))
+        if (h->depth[i] >= 0 && h->c->tid[i] == h->main_tid &&
+            (name_flags(h, h->c->name[i]) & NAME_STEP) &&
+            (kept(h, h->c->ts[i], row_end(h, (int64_t)i)) > 0 || in_k(h, h->c->ts[i])))
             it++;
     return it > 0 ? it : 1;
 }
@@ -345,6 +349,9 @@ static int load_hierarchy(hb *h, const tp_trace *t)
     h->depth = v.depth;
     h->roots = v.roots;
     h->nroots = v.nroots;
+    size_t one = 0;
+    const int64_t *main_tid = tp_trace_attached(t, "hierarchy.main_tid", TP_COL_I64, &one);
+    h->main_tid = main_tid && one == 1 ? main_tid[0] : -1;
     return TP_OK;
 }
 
