@@ -10,11 +10,6 @@ typedef struct db_config {
     int short_names;
 } db_config;
 
-/* An activity and the host op it is shown under (-1 = the stream node). */
-typedef struct db_owned {
-    int64_t owner, row;
-} db_owned;
-
 /* An activity's interval on its stream. */
 typedef struct db_iv {
     int32_t device, stream;
@@ -23,7 +18,15 @@ typedef struct db_iv {
 
 typedef struct db_stream {
     int32_t device, stream;
+    size_t first, count; /* its activities: by_stream[first .. first + count) */
 } db_stream;
+
+/* An activity keyed by its stream, for grouping, with the host op it is
+ * shown under (-1: directly under the stream node). */
+typedef struct db_act {
+    int32_t device, stream;
+    int64_t row, owner;
+} db_act;
 
 typedef struct db {
     tp_stage *st;
@@ -33,10 +36,18 @@ typedef struct db {
     size_t nroots;
     int64_t *acts; /* kernel / memcpy / memset rows (complete events) */
     size_t nacts;
-    db_owned *owned; /* activities sorted by owner */
-    size_t nowned;
     int64_t *pre; /* host forest rows in pre-order */
     size_t npre;
+    int64_t *pos; /* per row: its index in pre (host rows only) */
+    db_act *by_stream; /* activities sorted by (device, stream, row) */
+    int64_t *touched; /* pre-order positions whose dt the current stream set */
+    size_t ntouched;
+    uint8_t *mark; /* per row: in touched */
+    /* per pass, for touched rows only: their touched host children and the
+     * activities they own on this stream, as linked lists (-1 = end) */
+    int64_t *tfirst, *tlast, *tnext;
+    int64_t *ofirst, *olast, *onext;
+    int64_t top_first, top_last; /* activities owned by the stream node */
     db_iv *iv; /* activity intervals sorted by (device, stream, start) */
     db_stream *streams; /* distinct (device, stream), sorted */
     size_t nstreams;
@@ -46,6 +57,7 @@ typedef struct db {
     /* the stream being written */
     int all;
     int32_t dev, stream;
+    size_t cur_first, cur_count; /* its activities in by_stream (all: every one) */
     int64_t *dt; /* device time per host row */
     int64_t total_ns, unlinked_ns, count;
 } db;

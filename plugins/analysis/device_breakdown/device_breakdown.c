@@ -42,9 +42,10 @@ static int is_activity(uint8_t k)
     return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET;
 }
 
-static int on_stream(const db *d, int64_t a)
+/* A launcher row the tree can show (in the host forest). */
+static int in_forest(const db *d, int64_t row)
 {
-    return d->all || (d->c->device[a] == d->dev && d->c->stream[a] == d->stream);
+    return row >= 0 && d->pos[row] >= 0;
 }
 
 /* The leaf label of an activity: its name, shortened as the seed does. */
@@ -71,11 +72,11 @@ static tp_str leaf_name(db *d, tp_str name)
 }
 
 /* Appends the host child r, or through a transparent runtime call its
- * host children. */
+ * host children.  Only rows this stream touched can have device time. */
 static int push_host(db *d, int64_t r, agg_buf *out)
 {
     if (d->c->kind[r] == TP_KIND_RUNTIME) {
-        for (int64_t k = d->first_child[r]; k >= 0; k = d->next_sibling[k]) {
+        for (int64_t k = d->tfirst[r]; k >= 0; k = d->tnext[k]) {
             int rc = push_host(d, k, out);
             if (rc != TP_OK)
                 return rc;
@@ -85,24 +86,13 @@ static int push_host(db *d, int64_t r, agg_buf *out)
     return d->dt[r] > 0 ? agg_push(out, r) : TP_OK;
 }
 
-/* Appends the current stream's activities owned by `owner`. */
+/* Appends the current stream's activities owned by `owner` (-1: the stream node). */
 static int push_owned(db *d, int64_t owner, agg_buf *out)
 {
-    size_t lo = 0, hi = d->nowned;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->owned[mid].owner < owner)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < d->nowned && d->owned[i].owner == owner; i++) {
-        int64_t a = d->owned[i].row;
-        if (on_stream(d, a) && d->launcher[a] >= 0) {
-            int rc = agg_push(out, a);
-            if (rc != TP_OK)
-                return rc;
-        }
+    for (int64_t a = owner >= 0 ? d->ofirst[owner] : d->top_first; a >= 0; a = d->onext[a]) {
+        int rc = agg_push(out, a);
+        if (rc != TP_OK)
+            return rc;
     }
     return TP_OK;
 }
@@ -112,14 +102,18 @@ static int db_children(void *ctx, int64_t item, agg_buf *out)
     db *d = ctx;
     int rc = TP_OK;
     if (item == ITEM_UNLINKED) {
-        for (size_t i = 0; i < d->nacts && rc == TP_OK; i++)
-            if (d->launcher[d->acts[i]] < 0 && on_stream(d, d->acts[i]))
-                rc = agg_push(out, d->acts[i]);
+        for (size_t i = d->cur_first; i < d->cur_first + d->cur_count && rc == TP_OK; i++)
+            if (!in_forest(d, d->launcher[d->by_stream[i].row]))
+                rc = agg_push(out, d->by_stream[i].row);
         return rc;
     }
     if (item == ITEM_TOP) {
-        for (size_t i = 0; i < d->nroots && rc == TP_OK; i++)
-            rc = push_host(d, d->roots[i], out);
+        /* the roots this stream touched, in pre-order = roots order */
+        for (size_t i = 0; i < d->ntouched && rc == TP_OK; i++) {
+            int64_t r = d->pre[d->touched[i]];
+            if (d->parent[r] < 0)
+                rc = push_host(d, r, out);
+        }
         if (rc == TP_OK)
             rc = push_owned(d, -1, out);
         if (rc == TP_OK && d->unlinked_ns > 0)
@@ -128,7 +122,7 @@ static int db_children(void *ctx, int64_t item, agg_buf *out)
     }
     if (is_activity(d->c->kind[item]))
         return TP_OK;
-    for (int64_t k = d->first_child[item]; k >= 0 && rc == TP_OK; k = d->next_sibling[k])
+    for (int64_t k = d->tfirst[item]; k >= 0 && rc == TP_OK; k = d->tnext[k])
         rc = push_host(d, k, out);
     if (rc == TP_OK)
         rc = push_owned(d, item, out);
@@ -166,29 +160,91 @@ static const char *db_label(void *ctx, uint64_t key)
     return s ? s : "";
 }
 
+static int pos_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Marks row r and its not yet marked ancestors as touched by this stream. */
+static void touch_chain(db *d, int64_t r)
+{
+    for (; r >= 0 && !d->mark[r]; r = d->parent[r]) {
+        d->mark[r] = 1;
+        d->touched[d->ntouched++] = d->pos[r];
+    }
+}
+
+/* Appends x to the list (first, last) threaded through next. */
+static void list_append(int64_t *first, int64_t *last, int64_t *next, int64_t x)
+{
+    next[x] = -1;
+    if (*last >= 0)
+        next[*last] = x;
+    else
+        *first = x;
+    *last = x;
+}
+
+/* Touched rows, in pre-order, become their parents' children lists. */
+static void link_touched_children(db *d)
+{
+    for (size_t i = 0; i < d->ntouched; i++) {
+        int64_t r = d->pre[d->touched[i]], p = d->parent[r];
+        if (p >= 0)
+            list_append(&d->tfirst[p], &d->tlast[p], d->tnext, r);
+    }
+}
+
+/* This stream's linked activities become their owners' lists. */
+static void link_owned(db *d)
+{
+    for (size_t i = d->cur_first; i < d->cur_first + d->cur_count; i++) {
+        const db_act *a = &d->by_stream[i];
+        if (!in_forest(d, d->launcher[a->row]))
+            continue;
+        if (a->owner >= 0)
+            list_append(&d->ofirst[a->owner], &d->olast[a->owner], d->onext, a->row);
+        else
+            list_append(&d->top_first, &d->top_last, d->onext, a->row);
+    }
+}
+
 /* Device time per host row for the current stream: the activities' time
- * added at their launcher, then summed up the forest (reverse pre-order). */
+ * added at their launcher, then summed up the forest in reverse pre-order.
+ * Only the launchers and their ancestors are visited (and reset for the
+ * next stream), so a pass costs the stream's share, not the whole trace. */
 static void stream_times(db *d)
 {
-    memset(d->dt, 0, d->c->n * sizeof *d->dt);
+    for (size_t i = 0; i < d->ntouched; i++) {
+        int64_t r = d->pre[d->touched[i]];
+        d->dt[r] = 0;
+        d->mark[r] = 0;
+        d->tfirst[r] = d->tlast[r] = d->ofirst[r] = d->olast[r] = -1;
+    }
+    d->ntouched = 0;
+    d->top_first = d->top_last = -1;
     d->total_ns = d->unlinked_ns = 0;
     d->count = 0;
-    for (size_t i = 0; i < d->nacts; i++) {
-        int64_t a = d->acts[i];
-        if (!on_stream(d, a))
-            continue;
+    for (size_t i = d->cur_first; i < d->cur_first + d->cur_count; i++) {
+        int64_t a = d->by_stream[i].row, l = d->launcher[a];
         d->total_ns += d->c->dur[a];
         d->count++;
-        if (d->launcher[a] >= 0)
-            d->dt[d->launcher[a]] += d->c->dur[a];
-        else
+        if (in_forest(d, l)) {
+            d->dt[l] += d->c->dur[a];
+            touch_chain(d, l);
+        } else {
             d->unlinked_ns += d->c->dur[a];
+        }
     }
-    for (size_t i = d->npre; i-- > 0;) {
-        int64_t r = d->pre[i];
+    qsort(d->touched, d->ntouched, sizeof *d->touched, pos_cmp);
+    for (size_t i = d->ntouched; i-- > 0;) {
+        int64_t r = d->pre[d->touched[i]];
         if (d->parent[r] >= 0)
             d->dt[d->parent[r]] += d->dt[r];
     }
+    link_touched_children(d);
+    link_owned(d);
 }
 
 static int write_tree(db *d)
@@ -209,9 +265,13 @@ static int write_tree(db *d)
         d->all = s == d->nstreams;
         if (d->all) {
             snprintf(label, sizeof label, "all streams");
+            d->cur_first = 0;
+            d->cur_count = d->nacts;
         } else {
             d->dev = d->streams[s].device;
             d->stream = d->streams[s].stream;
+            d->cur_first = d->streams[s].first;
+            d->cur_count = d->streams[s].count;
             if (d->multi_device)
                 snprintf(label, sizeof label, "device %d stream %d", (int)d->dev, (int)d->stream);
             else
@@ -239,8 +299,14 @@ static int load_hierarchy(db *d, const tp_trace *t)
 
 static void db_free(db *d)
 {
+    tp_free(d->pos);
+    tp_free(d->touched);
+    tp_free(d->mark);
+    tp_free(d->by_stream);
     tp_free(d->acts);
-    tp_free(d->owned);
+    int64_t *lists[] = {d->tfirst, d->tlast, d->tnext, d->ofirst, d->olast, d->onext};
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
+        tp_free(lists[k]);
     tp_free(d->pre);
     tp_free(d->dt);
     tp_free(d->iv);

@@ -13,14 +13,6 @@ static int is_activity(uint8_t k)
     return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET;
 }
 
-static int owned_cmp(const void *a, const void *b)
-{
-    const db_owned *x = a, *y = b;
-    if (x->owner != y->owner)
-        return x->owner < y->owner ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
-}
-
 /* The op an activity is shown under: its launcher's nearest ancestor that
  * is not itself a runtime call, or -1. */
 static int64_t owner_of(const db *d, int64_t a)
@@ -74,12 +66,37 @@ static int collect_streams(db *d)
     if (d->streams == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < d->nacts; i++) {
+        /* iv and by_stream are both sorted by (device, stream): index i is
+         * the same stream's activity in both */
         if (i == 0 || iv[i].device != iv[i - 1].device || iv[i].stream != iv[i - 1].stream)
-            d->streams[d->nstreams++] = (db_stream){iv[i].device, iv[i].stream};
+            d->streams[d->nstreams++] = (db_stream){iv[i].device, iv[i].stream, i, 0};
+        d->streams[d->nstreams - 1].count++;
         if (i > 0 && iv[i].device != iv[0].device)
             d->multi_device = 1;
     }
     return TP_OK;
+}
+
+static int act_cmp(const void *a, const void *b)
+{
+    const db_act *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Sorts the activities by stream once, so each stream's pass touches only
+ * its own activities. */
+static void group_by_stream(db *d)
+{
+    for (size_t i = 0; i < d->nacts; i++) {
+        int64_t a = d->acts[i];
+        int64_t owner = d->launcher[a] >= 0 ? owner_of(d, a) : -1;
+        d->by_stream[i] = (db_act){d->c->device[a], d->c->stream[a], a, owner};
+    }
+    qsort(d->by_stream, d->nacts, sizeof *d->by_stream, act_cmp);
 }
 
 int db_prepare(db *d)
@@ -87,24 +104,35 @@ int db_prepare(db *d)
     const tp_cols *c = d->c;
     size_t n = c->n ? c->n : 1;
     d->acts = tp_malloc(n * sizeof *d->acts);
-    d->owned = tp_malloc(n * sizeof *d->owned);
     d->pre = tp_malloc(n * sizeof *d->pre);
-    d->dt = tp_malloc(n * sizeof *d->dt);
+    d->dt = tp_calloc(n, sizeof *d->dt);
+    d->pos = tp_malloc(n * sizeof *d->pos);
+    d->touched = tp_malloc(n * sizeof *d->touched);
+    d->mark = tp_calloc(n, 1);
+    int64_t **lists[] = {&d->tfirst, &d->tlast, &d->tnext, &d->ofirst, &d->olast, &d->onext};
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+        if ((*lists[k] = tp_malloc(n * sizeof **lists[k])) == NULL)
+            return TP_ENOMEM;
+        memset(*lists[k], 0xff, n * sizeof **lists[k]); /* -1 everywhere */
+    }
+    d->by_stream = tp_malloc(n * sizeof *d->by_stream);
     d->nnames = tp_str_count(d->st);
     d->short_memo = tp_calloc(d->nnames ? d->nnames : 1, sizeof *d->short_memo);
-    if (!d->acts || !d->owned || !d->pre || !d->dt || !d->short_memo)
+    if (!d->acts || !d->pre || !d->dt || !d->pos || !d->touched || !d->mark ||
+        !d->by_stream || !d->short_memo)
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
         if (c->phase[i] != 'X' || c->dur[i] < 0 || !is_activity(c->kind[i]))
             continue;
         d->acts[d->nacts++] = (int64_t)i;
-        if (d->launcher[i] >= 0)
-            d->owned[d->nowned++] = (db_owned){owner_of(d, (int64_t)i), (int64_t)i};
     }
-    qsort(d->owned, d->nowned, sizeof *d->owned, owned_cmp);
     for (size_t i = 0; i < d->nroots; i++)
         if (d->roots[i] >= 0 && (size_t)d->roots[i] < c->n)
             walk_preorder(d, d->roots[i]);
+    memset(d->pos, 0xff, n * sizeof *d->pos); /* -1: not in the host forest */
+    for (size_t i = 0; i < d->npre; i++)
+        d->pos[d->pre[i]] = (int64_t)i;
+    group_by_stream(d);
     d->iv = tp_malloc(n * sizeof *d->iv);
     if (d->iv == NULL)
         return TP_ENOMEM;
