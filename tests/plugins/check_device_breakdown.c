@@ -77,7 +77,7 @@ END_TEST
 
 START_TEST(test_tree_kernel_leaves)
 {
-    tp_run *run = bu_run(HIER_BASIC, "  - {analysis: device_breakdown, depth: 10, truncate: 0}\n");
+    tp_run *run = bu_run(HIER_BASIC, "  - {analysis: device_breakdown, depth: 10, truncate: 0, merge_ops: false}\n");
     const tp_result *r = tp_test_result(run, "device_breakdown.tree");
     expect_time(r, "sgemm_a", "aten::addmm", 45.0, 2);
     expect_time(r, "Memcpy HtoD (Pinned -> Device)", "aten::addmm", 10.0, 1);
@@ -87,7 +87,7 @@ START_TEST(test_tree_kernel_leaves)
     bu_check_tree(r, 1);
     tp_run_free(run);
 
-    run = bu_run(HIER_BASIC, "  - {analysis: device_breakdown, depth: 10, truncate: 1}\n");
+    run = bu_run(HIER_BASIC, "  - {analysis: device_breakdown, depth: 10, truncate: 1, merge_ops: false}\n");
     r = tp_test_result(run, "device_breakdown.tree");
     expect_time(r, "Others", "aten::addmm", 10.0, 1); /* the memcpy, folded */
     expect_time(r, "Others", "forward", 5.0, 1);      /* aten::relu, folded */
@@ -95,11 +95,34 @@ START_TEST(test_tree_kernel_leaves)
     tp_run_free(run);
 
     run = bu_run(HIER_BASIC,
-                 "  - {analysis: device_breakdown, depth: 10, truncate: 0, short_names: false}\n");
+                 "  - {analysis: device_breakdown, depth: 10, truncate: 0, short_names: false, "
+                 "merge_ops: false}\n");
     r = tp_test_result(run, "device_breakdown.tree");
     expect_time(r,
                 "void at::native::vectorized_elementwise_kernel<4, relu_functor>(int, relu_functor)",
                 "aten::relu", 5.0, 1);
+    tp_run_free(run);
+}
+END_TEST
+
+/* merge_ops (the default): the topmost cpu op below annotations gathers every
+ * activity of its subtree, as seed 001 lists kernels per operator. */
+START_TEST(test_tree_merged_ops)
+{
+    tp_run *run = bu_run(HIER_BASIC, "  - {analysis: device_breakdown, depth: 10, truncate: 0}\n");
+    const tp_result *r = tp_test_result(run, "device_breakdown.tree");
+    /* both aten::linear: sgemm_a 20 + (sgemm_a 25 + memcpy 10) from their addmm */
+    expect_time(r, "aten::linear", "forward", 55.0, 2);
+    expect_time(r, "sgemm_a", "aten::linear", 45.0, 2);
+    expect_time(r, "Memcpy HtoD (Pinned -> Device)", "aten::linear", 10.0, 1);
+    expect_time(r, "vectorized_elementwise_kernel", "aten::relu", 5.0, 1);
+    expect_time(r, "mm_k", "autograd::engine::evaluate_function: AddmmBackward0", 40.0, 1);
+    /* ops below the gathering op are not shown */
+    ck_assert_int_lt(tp_test_find_row(r, "name", "aten::addmm", NULL), 0);
+    ck_assert_int_lt(tp_test_find_row(r, "name", "aten::mm", NULL), 0);
+    /* an annotation is not an op: the flow-linked launch stays under it */
+    expect_time(r, "flow_k", "optimizer", 10.0, 1);
+    bu_check_tree(r, 1);
     tp_run_free(run);
 }
 END_TEST
@@ -144,6 +167,7 @@ static Suite *device_breakdown_suite(void)
     tcase_add_test(tc, test_streams_active_idle);
     tcase_add_test(tc, test_tree_default);
     tcase_add_test(tc, test_tree_kernel_leaves);
+    tcase_add_test(tc, test_tree_merged_ops);
     tcase_add_test(tc, test_no_gpu);
     tcase_add_test(tc, test_real_trace_invariants);
     suite_add_tcase(s, tc);

@@ -8,6 +8,7 @@ typedef struct db_config {
     int64_t depth;
     int64_t truncate;
     int short_names;
+    int merge_ops;
 } db_config;
 
 /* An activity's interval on its stream. */
@@ -53,6 +54,7 @@ typedef struct db {
     size_t nstreams;
     int multi_device;
     tp_str *short_memo; /* per name id: shortened id + 1, 0 = not yet */
+    uint8_t *module_memo; /* per name id: 0 unknown, 1 module-like, 2 not */
     size_t nnames;
     /* the stream being written */
     int all;
@@ -61,6 +63,9 @@ typedef struct db {
     int64_t *dt; /* device time per host row */
     int64_t total_ns, unlinked_ns, count;
 } db;
+
+/* With merge_ops: row r is an op that gathers its subtree's activities. */
+int db_is_merge_op(db *d, int64_t r);
 
 /* Collects activities, owners, the pre-order and the stream list. */
 int db_prepare(db *d);

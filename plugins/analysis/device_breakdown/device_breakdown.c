@@ -30,6 +30,9 @@ static const tp_option db_options[] = {
                   "names kept per node, the rest folded into Others (0 = all)"),
     TP_OPTION_BOOL("short_names", db_config, short_names, "true",
                    "shorten kernel names: cut at '<', keep the part after the last '::'"),
+    TP_OPTION_BOOL("merge_ops", db_config, merge_ops, "true",
+                   "list all kernels of an op's subtree directly under the first cpu op "
+                   "below modules and steps, as seed 001 does"),
     TP_OPTION_END};
 
 #define ITEM_TOP (-1)
@@ -122,7 +125,9 @@ static int db_children(void *ctx, int64_t item, agg_buf *out)
     }
     if (is_activity(d->c->kind[item]))
         return TP_OK;
-    for (int64_t k = d->tfirst[item]; k >= 0 && rc == TP_OK; k = d->tnext[k])
+    /* a merged op shows only the activities it gathered */
+    for (int64_t k = d->tfirst[item]; k >= 0 && rc == TP_OK && !db_is_merge_op(d, item);
+         k = d->tnext[k])
         rc = push_host(d, k, out);
     if (rc == TP_OK)
         rc = push_owned(d, item, out);
@@ -312,6 +317,7 @@ static void db_free(db *d)
     tp_free(d->iv);
     tp_free(d->streams);
     tp_free(d->short_memo);
+    tp_free(d->module_memo);
 }
 
 static int db_run(tp_stage *st, const void *config, void *state)

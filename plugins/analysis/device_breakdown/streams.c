@@ -13,14 +13,45 @@ static int is_activity(uint8_t k)
     return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET;
 }
 
+/* Names that structure a trace rather than compute: modules and steps. */
+static int module_like(const char *s)
+{
+    static const char *const prefixes[] = {"##", "__", "module::", "DLRM ",
+                                           "DistributedDataParallel", "ProfilerStep#", NULL};
+    for (size_t i = 0; prefixes[i]; i++)
+        if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+int db_is_merge_op(db *d, int64_t r)
+{
+    if (!d->cfg->merge_ops || d->c->kind[r] != TP_KIND_CPU_OP)
+        return 0;
+    tp_str name = d->c->name[r];
+    if (name >= d->nnames)
+        return 1;
+    if (d->module_memo[name] == 0) {
+        const char *s = tp_str_text(d->st, name);
+        d->module_memo[name] = (s && module_like(s)) ? 1 : 2;
+    }
+    return d->module_memo[name] == 2;
+}
+
 /* The op an activity is shown under: its launcher's nearest ancestor that
- * is not itself a runtime call, or -1. */
-static int64_t owner_of(const db *d, int64_t a)
+ * is not itself a runtime call, or -1.  With merge_ops, the topmost op on
+ * the chain instead (seed 001: the first operator below modules gathers all
+ * kernels of its subtree). */
+static int64_t owner_of(db *d, int64_t a)
 {
     int64_t p = d->launcher[a];
     while (p >= 0 && d->c->kind[p] == TP_KIND_RUNTIME)
         p = d->parent[p];
-    return p;
+    int64_t top_op = -1;
+    for (int64_t q = p; q >= 0 && d->cfg->merge_ops; q = d->parent[q])
+        if (db_is_merge_op(d, q))
+            top_op = q;
+    return top_op >= 0 ? top_op : p;
 }
 
 /* Appends the subtree of root to d->pre in pre-order (no recursion). */
@@ -118,8 +149,9 @@ int db_prepare(db *d)
     d->by_stream = tp_malloc(n * sizeof *d->by_stream);
     d->nnames = tp_str_count(d->st);
     d->short_memo = tp_calloc(d->nnames ? d->nnames : 1, sizeof *d->short_memo);
+    d->module_memo = tp_calloc(d->nnames ? d->nnames : 1, 1);
     if (!d->acts || !d->pre || !d->dt || !d->pos || !d->touched || !d->mark ||
-        !d->by_stream || !d->short_memo)
+        !d->by_stream || !d->short_memo || !d->module_memo)
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
         if (c->phase[i] != 'X' || c->dur[i] < 0 || !is_activity(c->kind[i]))
