@@ -28,15 +28,27 @@ struct tp_strpool {
     chunk *chunks;
 };
 
+/* Eight bytes per step (multiply-xorshift): every event interns its name
+ * and category, and kernel names run to hundreds of bytes, so a byte-wise
+ * hash (FNV-1a: ~4 cycles a byte) was a visible part of ingestion. */
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-    /* FNV-1a, 32 bit: names are short and this is not the hot spot */
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
+    const uint64_t m = 0x9E3779B97F4A7C15u;
+    uint64_t h = (uint64_t)len * m;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * m;
+        h ^= h >> 29;
     }
-    return h;
+    uint64_t w = 0;
+    for (size_t k = 0; i + k < len; k++)
+        w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+    h = (h ^ w) * m;
+    h ^= h >> 32;
+    h *= m;
+    return (uint32_t)(h >> 32);
 }
 
 tp_strpool *tp_strpool_new(void)

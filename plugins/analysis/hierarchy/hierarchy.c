@@ -14,6 +14,7 @@
 #include <tracepipe/tp_plugin.h>
 
 #include "hier_internal.h"
+#include "hier_sort.h"
 
 static const tp_option hier_options[] = {
     TP_OPTION_BOOL("cross_thread", hier_config, cross_thread, "true",
@@ -25,16 +26,6 @@ static const tp_option hier_options[] = {
 /* The most crossover warnings logged one by one; the rest only counted. */
 #define HIER_MAX_WARNINGS 5
 
-static int hev_thread_cmp(const void *a, const void *b)
-{
-    const hier_ev *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    return hier_time_cmp(a, b);
-}
-
 int hier_time_cmp(const void *a, const void *b)
 {
     const hier_ev *x = a, *y = b;
@@ -44,6 +35,28 @@ int hier_time_cmp(const void *a, const void *b)
         return x->dur > y->dur ? -1 : 1; /* longest first */
     return x->row < y->row ? -1 : x->row > y->row;
 }
+
+static inline int hev_time_less(const hier_ev *x, const hier_ev *y)
+{
+    if (x->ts != y->ts)
+        return x->ts < y->ts;
+    if (x->dur != y->dur)
+        return x->dur > y->dur; /* longest first */
+    return x->row < y->row;
+}
+
+static inline int hev_thread_less(const hier_ev *x, const hier_ev *y)
+{
+    if (x->pid != y->pid)
+        return x->pid < y->pid;
+    if (x->tid != y->tid)
+        return x->tid < y->tid;
+    return hev_time_less(x, y);
+}
+
+/* hev_sort_time: hier_time_cmp's order; hev_sort_thread: by (pid, tid) first. */
+HIER_DEFINE_SORT(hev_sort_time, hier_ev, hev_time_less)
+HIER_DEFINE_SORT(hev_sort_thread, hier_ev, hev_thread_less)
 
 static int is_host_kind(uint8_t k)
 {
@@ -63,8 +76,7 @@ static int collect_host(hier *h)
             continue;
         h->ev[h->nev++] = (hier_ev){c->pid[i], c->tid[i], c->ts[i], c->dur[i], (int64_t)i};
     }
-    qsort(h->ev, h->nev, sizeof *h->ev, hev_thread_cmp);
-    return TP_OK;
+    return hev_sort_thread(h->ev, h->nev);
 }
 
 /* Splits the sorted events into threads: ranges of equal (pid, tid). */
@@ -212,7 +224,10 @@ static int attach_cross_thread(hier *h, size_t *stack)
             if (h->parent[h->ev[i].row] < 0)
                 q[nq++] = h->ev[i];
     }
-    qsort(q, nq, sizeof *q, hier_time_cmp);
+    if (hev_sort_time(q, nq) != TP_OK) {
+        tp_free(q);
+        return TP_ENOMEM;
+    }
     size_t sp = 0, mi = m->begin;
     for (size_t k = 0; k < nq; k++) {
         while (mi < m->end && (h->ev[mi].ts < q[k].ts ||
@@ -248,7 +263,11 @@ static int link_children(hier *h)
         return TP_ENOMEM;
     }
     memcpy(ord, h->ev, h->nev * sizeof *ord);
-    qsort(ord, h->nev, sizeof *ord, hier_time_cmp);
+    if (hev_sort_time(ord, h->nev) != TP_OK) {
+        tp_free(last);
+        tp_free(ord);
+        return TP_ENOMEM;
+    }
     for (size_t i = 0; i < h->nev; i++) {
         int64_t row = ord[i].row, p = h->parent[row];
         if (p < 0)

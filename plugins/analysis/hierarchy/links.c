@@ -13,6 +13,7 @@
 #include <tracepipe/tp_plugin.h>
 
 #include "hier_internal.h"
+#include "hier_sort.h"
 
 typedef struct link_key {
     int64_t a, b, c; /* sort keys */
@@ -30,6 +31,13 @@ static int link_key_cmp(const void *x, const void *y)
         return p->c < q->c ? -1 : 1;
     return p->row < q->row ? -1 : p->row > q->row;
 }
+
+static inline int link_key_less(const link_key *p, const link_key *q)
+{
+    return link_key_cmp(p, q) < 0;
+}
+
+HIER_DEFINE_SORT(link_sort, link_key, link_key_less)
 
 /* The first entry with keys (a, b, c), or -1. */
 static int64_t find_key(const link_key *k, size_t n, int64_t a, int64_t b, int64_t c)
@@ -82,7 +90,10 @@ static int link_by_corr(hier *h, size_t *unlinked)
         int64_t d = h->depth[i] < 0 ? INT64_MAX : h->depth[i];
         rt[nrt++] = (link_key){c->corr[i], d, 0, (int64_t)i};
     }
-    qsort(rt, nrt, sizeof *rt, link_key_cmp);
+    if (link_sort(rt, nrt) != TP_OK) {
+        tp_free(rt);
+        return TP_ENOMEM;
+    }
     for (size_t i = 0; i < c->n; i++) {
         if (!is_activity(c->kind[i]))
             continue;
@@ -113,9 +124,9 @@ static int link_by_flows(hier *h)
             starts[ns++] = (link_key){c->flow_id[i], 0, 0, (int64_t)i};
     }
     if (rc == TP_OK) {
-        qsort(rt, nrt, sizeof *rt, link_key_cmp);
-        qsort(gpu, ngpu, sizeof *gpu, link_key_cmp);
-        qsort(starts, ns, sizeof *starts, link_key_cmp);
+        if (link_sort(rt, nrt) != TP_OK || link_sort(gpu, ngpu) != TP_OK ||
+            link_sort(starts, ns) != TP_OK)
+            rc = TP_ENOMEM;
     }
     for (size_t i = 0; rc == TP_OK && ngpu > 0 && i < c->n; i++) {
         if (c->kind[i] != TP_KIND_FLOW || c->phase[i] != 'f' || c->flow_id[i] == TP_NONE)

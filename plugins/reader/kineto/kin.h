@@ -10,6 +10,7 @@
 #ifndef KIN_H
 #define KIN_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <tracepipe/tp_plugin.h>
@@ -24,6 +25,10 @@ long kin_src_read(kin_src *s, char *dst, size_t n, char *err, size_t err_size);
 int kin_src_is_gzip(const kin_src *s);
 uint64_t kin_src_size(const kin_src *s);     /* file size in bytes */
 uint64_t kin_src_consumed(const kin_src *s); /* file bytes consumed so far */
+/* Plain files only: reads n bytes at off without moving (-1 on error), and
+ * moves the read position to off (0, or -1). */
+long kin_src_pread(kin_src *s, char *dst, size_t n, uint64_t off);
+int kin_src_seek(kin_src *s, uint64_t off);
 void kin_src_close(kin_src *s);
 
 /* ---- step results */
@@ -53,6 +58,8 @@ typedef struct kin_num {
 int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact);
 
 typedef struct kin_pend kin_pend; /* a "B" event waiting for its "E" */
+typedef struct kin_local kin_local; /* a split worker's strings and events */
+typedef struct kin_split kin_split;
 
 typedef struct kin_parser {
     tp_stage *st;
@@ -80,6 +87,14 @@ typedef struct kin_parser {
     size_t n_events, n_dropped[KIN_DROP__COUNT], n_unmatched_e, n_unmatched_b;
     size_t n_big_int;     /* ids too large for int64 (kept in args only) */
     int code;             /* set by kin_fail */
+
+    /* two-core parsing (kin_split.c) */
+    kin_split *split;     /* main parser: the running worker, or NULL */
+    uint64_t stop_at;     /* main parser: the worker's start offset (0 = none) */
+    kin_local *local;     /* worker: strings and events go here, not to the run */
+    int object_form;      /* worker: the file is {..., "traceEvents": [...], ...} */
+    atomic_int *split_abort;            /* worker: stop, the guess was wrong */
+    atomic_uint_fast64_t *split_done;   /* worker: bytes consumed */
 } kin_parser;
 
 /* ---- diagnostics (kineto.c) */
@@ -99,6 +114,29 @@ int kin_unescape(kin_parser *kp, const char *s, size_t len, const char **out, si
 int kin_number(kin_parser *kp, kin_num *n);
 /* Validates and skips any value. */
 int kin_skip_value(kin_parser *kp, int depth);
+
+/* Worker: parses from kp->base (just after a comma inside traceEvents) to
+ * the end of the file; returns TP_OK or a code (never reported). */
+int kin_parse_events(kin_parser *kp);
+
+/* ---- two-core parsing (kin_split.c) */
+/* Main parser: for a big plain file, guesses a cut near the middle and
+ * starts a worker on the second half (sets kp->split, kp->stop_at).  Any
+ * problem just means no split.  Returns TP_OK. */
+int kin_split_start(kin_parser *kp);
+/* Main parser at (met = 1) or past (met = 0) kp->stop_at: stops or joins
+ * the worker; when met and the worker succeeded, appends its events.
+ * Returns 1 when merged (the file is done), 0 to go on parsing, -1 on an
+ * error (reported). */
+int kin_split_join(kin_parser *kp, int met);
+int kin_split_abort_requested(const kin_parser *kp);
+void kin_split_progress(kin_parser *kp, uint64_t consumed);
+uint64_t kin_split_worker_done(const kin_parser *kp); /* bytes past the cut */
+/* Worker-aware string table access (the run's pool, or the worker's). */
+int kin_local_intern(kin_local *l, const char *s, size_t len, tp_str *out);
+const char *kin_local_text(const kin_local *l, tp_str id, size_t *len);
+int kin_local_push(kin_local *l, const tp_event *ev);
+int kin_local_meta(kin_local *l, const char *key, const char *json, size_t len);
 
 /* ---- events (kin_event.c) */
 /* Parses the event object at kp->p and appends it (or drops it). */

@@ -89,6 +89,15 @@ tp_kind kin_kind_of_cat(const char *c, size_t n)
 #undef ENDS
 }
 
+/* Text of a string id: the run's pool, or a split worker's own table. */
+static const char *str_text(kin_parser *kp, tp_str id, size_t *len)
+{
+    if (kp->local)
+        return kin_local_text(kp->local, id, len);
+    *len = tp_str_len(kp->st, id);
+    return tp_str_text(kp->st, id);
+}
+
 /* Kind of an interned category, cached per string id. */
 static int cat_kind(kin_parser *kp, tp_str cat, tp_kind *out)
 {
@@ -101,9 +110,11 @@ static int cat_kind(kin_parser *kp, tp_str cat, tp_kind *out)
         kp->cat_kind = a;
         kp->cat_kind_n = n;
     }
-    if (!kp->cat_kind[cat])
-        kp->cat_kind[cat] = (uint8_t)(1 + kin_kind_of_cat(tp_str_text(kp->st, cat),
-                                                          tp_str_len(kp->st, cat)));
+    if (!kp->cat_kind[cat]) {
+        size_t len;
+        const char *text = str_text(kp, cat, &len);
+        kp->cat_kind[cat] = (uint8_t)(1 + kin_kind_of_cat(text, len));
+    }
     *out = (tp_kind)(kp->cat_kind[cat] - 1);
     return TP_OK;
 }
@@ -135,6 +146,8 @@ static int intern_raw(kin_parser *kp, const char *s, size_t len, int esc, tp_str
         if (rc != TP_OK)
             return rc;
     }
+    if (kp->local)
+        return kin_local_intern(kp->local, s, len, out);
     *out = tp_intern(kp->st, s, len);
     return (*out == 0 && len > 0) ? TP_ENOMEM : TP_OK;
 }
@@ -454,8 +467,8 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
         if (!TP_ID_IS_STR(tid) && tid <= INT32_MAX) {
             f->ev.stream = (int32_t)tid;
         } else if (TP_ID_IS_STR(tid)) {
-            const char *s = tp_str_text(kp->st, TP_ID_STR(tid));
-            size_t n = tp_str_len(kp->st, TP_ID_STR(tid));
+            size_t n;
+            const char *s = str_text(kp, TP_ID_STR(tid), &n);
             if (n > 7 && memcmp(s, "stream ", 7) == 0 && parse_decimal(s + 7, n - 7, &v) &&
                 v <= INT32_MAX)
                 f->ev.stream = (int32_t)v;
@@ -468,6 +481,12 @@ static int append(kin_parser *kp, tp_event *ev, const char *args, size_t args_le
 {
     ev->args = kp->keep_args ? args : NULL;
     ev->args_len = kp->keep_args && args ? args_len : 0;
+    if (kp->local) {
+        if (kin_local_push(kp->local, ev) != TP_OK)
+            return kp->code = TP_ENOMEM;
+        kp->n_events++;
+        return TP_OK;
+    }
     int rc = tp_trace_append(kp->st, kp->trace, ev);
     if (rc != TP_OK) {
         kp->code = rc;
@@ -554,6 +573,12 @@ int kin_event(kin_parser *kp)
     } else if ((rc = finish_fields(kp, &f)) != TP_OK) {
         return kin_syntax(kp, kp->p, "out of memory");
     }
+    if (kp->local && (f.bad || f.ev.phase == 'B' || f.ev.phase == 'E')) {
+        /* a split worker gives up; the main parser will see this event
+         * itself, and report it or pair it exactly as without a split */
+        kp->code = TP_EFORMAT;
+        return KIN_ERR;
+    }
     if (f.bad) {
         if (!f.line) {
             f.line = line;
@@ -574,7 +599,7 @@ int kin_event(kin_parser *kp)
         rc = end_event(kp, &f, line, col);
     else
         rc = append(kp, &f.ev, f.args, f.args_len);
-    if (rc == TP_ENOMEM && !kp->code) {
+    if (rc == TP_ENOMEM && !kp->code && !kp->local) {
         kp->code = rc;
         tp_fail(kp->st, rc, "%s: out of memory", kp->path);
     }

@@ -273,6 +273,31 @@ long kin_src_read(kin_src *s, char *dst, size_t n, char *err, size_t err_size)
     return s->gzip ? read_gzip(s, dst, n, err, err_size) : read_plain(s, dst, n, err, err_size);
 }
 
+long kin_src_pread(kin_src *s, char *dst, size_t n, uint64_t off)
+{
+    if (s->gzip)
+        return -1;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(s->fd, dst + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    return (long)got;
+}
+
+int kin_src_seek(kin_src *s, uint64_t off)
+{
+    if (s->gzip || lseek(s->fd, (off_t)off, SEEK_SET) < 0)
+        return -1;
+    s->head_len = 0; /* the magic probe's bytes are before off */
+    s->consumed = off;
+    return 0;
+}
+
 int kin_src_is_gzip(const kin_src *s) { return s->gzip; }
 uint64_t kin_src_size(const kin_src *s) { return s->size; }
 uint64_t kin_src_consumed(const kin_src *s) { return s->consumed; }

@@ -49,6 +49,10 @@ int kin_syntax(kin_parser *kp, const char *at, const char *fmt, ...)
     va_list ap;
     if (kp->code)
         return KIN_ERR; /* one message per failure */
+    if (kp->local) { /* a split worker never reports: it gives up */
+        kp->code = TP_EFORMAT;
+        return KIN_ERR;
+    }
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
@@ -60,6 +64,27 @@ int kin_syntax(kin_parser *kp, const char *at, const char *fmt, ...)
 }
 
 /* ---- the window */
+
+/* Fails with code and a message (a split worker only records the code). */
+static int window_fail(kin_parser *kp, int code, const char *msg)
+{
+    kp->code = code;
+    if (kp->local)
+        return code;
+    return tp_fail(kp->st, code, "%s: %s", kp->path, msg);
+}
+
+static void report_progress(kin_parser *kp)
+{
+    uint64_t done = kin_src_consumed(kp->src), size = kin_src_size(kp->src);
+    if (kp->local) {
+        kin_split_progress(kp, done);
+        return;
+    }
+    if (kp->stop_at) /* the worker reads the rest */
+        done = (done < kp->stop_at ? done : kp->stop_at) + kin_split_worker_done(kp);
+    tp_progress(kp->st, done < size ? done : size, size);
+}
 
 /* Keeps buf[keep, len) (the unit being parsed), moves it to the front and
  * reads more behind it; grows the window when the unit fills all of it. */
@@ -76,9 +101,10 @@ static int refill(kin_parser *kp, size_t keep)
         size_t cap = kp->cap * 2;
         char *b = tp_realloc(kp->buf, cap);
         if (!b) {
-            kp->code = TP_ENOMEM;
-            return tp_fail(kp->st, TP_ENOMEM, "%s: out of memory (an event larger than %zu MiB)",
-                           kp->path, kp->cap >> 20);
+            char msg[80];
+            snprintf(msg, sizeof msg, "out of memory (an event larger than %zu MiB)",
+                     kp->cap >> 20);
+            return window_fail(kp, TP_ENOMEM, msg);
         }
         kp->buf = b;
         kp->cap = cap;
@@ -87,16 +113,16 @@ static int refill(kin_parser *kp, size_t keep)
 #ifdef KIN_TEST_READ_MAX /* tests: tiny reads make every unit straddle refills */
     want = want < KIN_TEST_READ_MAX ? want : KIN_TEST_READ_MAX;
 #endif
+    if (kp->local && kin_split_abort_requested(kp))
+        return window_fail(kp, TP_ERR, "stopped");
     long n = kin_src_read(kp->src, kp->buf + kp->len, want, err, sizeof err);
-    if (n < 0) {
-        kp->code = TP_EIO;
-        return tp_fail(kp->st, TP_EIO, "%s: %s", kp->path, err);
-    }
+    if (n < 0)
+        return window_fail(kp, TP_EIO, err);
     if (n == 0)
         kp->eof = 1;
     kp->len += (size_t)n;
     kp->end = kp->buf + kp->len;
-    tp_progress(kp->st, kin_src_consumed(kp->src), kin_src_size(kp->src));
+    report_progress(kp);
     return TP_OK;
 }
 
@@ -172,11 +198,14 @@ static int step_member(kin_parser *kp, top *t)
         memcpy(key, k, kl);
         key[kl] = '\0';
     }
-    int rc = tp_trace_set_meta(kp->st, kp->trace, key, v, (size_t)(kp->p - v));
+    size_t vlen = (size_t)(kp->p - v);
+    int rc = kp->local ? kin_local_meta(kp->local, key, v, vlen)
+                       : tp_trace_set_meta(kp->st, kp->trace, key, v, vlen);
     tp_free(key);
     if (rc != TP_OK) {
         kp->code = rc;
-        tp_fail(kp->st, rc, "%s: cannot store metadata", kp->path);
+        if (!kp->local)
+            tp_fail(kp->st, rc, "%s: cannot store metadata", kp->path);
         return KIN_ERR;
     }
     t->s = S_KEY_NEXT;
@@ -259,22 +288,39 @@ static int step(kin_parser *kp, top *t)
     }
 }
 
+/* The main parser reached the split worker's start offset: it must be
+ * exactly there, inside traceEvents after a comma, for the worker's
+ * parse to be valid.  Returns 1 when the worker's events were merged (the
+ * file is done), 0 to go on, -1 on an error. */
+static int at_cut(kin_parser *kp, const top *t)
+{
+    uint64_t pos = kp->base + (uint64_t)(kp->p - kp->buf);
+    if (pos < kp->stop_at)
+        return 0;
+    return kin_split_join(kp, pos == kp->stop_at && t->s == S_EV && !t->first);
+}
+
 /* Runs steps until the end of the file; a step that runs out of window is
  * rolled back (cursor and line count) and run again after a refill. */
-static int parse(kin_parser *kp)
+static int parse(kin_parser *kp, top t)
 {
-    top t = {S_START, 0, 0, 0};
     if (refill(kp, 0) != TP_OK)
         return kp->code;
     if (kp->len == 0) {
         kp->code = TP_EFORMAT;
-        return tp_fail(kp->st, TP_EFORMAT, "%s:1:1: empty file", kp->path);
+        return kp->local ? kp->code
+                         : tp_fail(kp->st, TP_EFORMAT, "%s:1:1: empty file", kp->path);
     }
     for (;;) {
         const char *p0 = kp->p;
         uint64_t line0 = kp->line, ls0 = kp->line_start;
         top t0 = t;
         int r = step(kp, &t);
+        if (r == KIN_OK && kp->stop_at) {
+            int m = at_cut(kp, &t);
+            if (m != 0)
+                return m > 0 ? TP_OK : kp->code;
+        }
         if (r == KIN_OK)
             continue;
         if (r == KIN_ERR)
@@ -294,6 +340,12 @@ static int parse(kin_parser *kp)
             return kp->code;
         kp->p = kp->buf;
     }
+}
+
+int kin_parse_events(kin_parser *kp)
+{
+    top t = {S_EV, kp->object_form, 0, 1};
+    return parse(kp, t);
 }
 
 static void report(kin_parser *kp)
@@ -348,7 +400,10 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_ENOMEM, "%s: out of memory", cfg->path);
     }
     kp.p = kp.end = kp.buf;
-    rc = parse(&kp);
+    kin_split_start(&kp);
+    rc = parse(&kp, (top){S_START, 0, 0, 0});
+    if (kp.split) /* the parse ended before the cut (an error) */
+        kin_split_join(&kp, 0);
     if (rc == TP_OK)
         rc = kin_events_finish(&kp);
     if (rc == TP_OK)

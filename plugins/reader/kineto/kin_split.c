@@ -1,0 +1,466 @@
+/*
+ * kineto reader: parsing a big plain file on two cores by speculation.
+ *
+ * JSON cannot be cut at an arbitrary byte: whether a byte is inside a
+ * string depends on everything before it.  So the cut is a guess that is
+ * verified.  Near the middle of the file we look for  } , {  (an event's
+ * end, a comma, the next event's start) and a worker thread parses from just
+ * after that comma to the end of the file, as if it were inside traceEvents
+ * after an element.  It interns into its own small string table and
+ * stores its events locally, never touching the run (the core is not
+ * thread-safe).  The main parser works from the start as usual; when its
+ * cursor reaches the guessed offset it checks that it is exactly there, in
+ * traceEvents, after a comma.  If so the guess was right (the worker saw
+ * the same bytes in the same state), and the worker's events are appended
+ * after the main parser's, their string ids mapped into the run's pool.
+ * Otherwise (the cut was inside a string, or in another member) the
+ * worker's work is thrown away and the main parser simply goes on.
+ *
+ * The worker gives up on anything unusual: a syntax error, a bad field,
+ * a "B"/"E" pair that might straddle the cut, a failed allocation.  The
+ * main parser then parses that half itself, so errors are reported exactly
+ * as by the serial reader (same message, line and column).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kin.h"
+
+#define SPLIT_MIN_SIZE (32u << 20) /* smaller files are not worth a thread */
+#define PROBE_SIZE (1u << 20)      /* bytes searched for a cut */
+#define LOC_CHUNK 65536            /* events per chunk of the worker's list */
+
+/* ---- the worker's string table */
+
+/* The worker's events live in chunks mapped straight from the kernel, so
+ * each can be given back (munmap) as soon as the merge has appended it:
+ * the trace grows while the worker's list shrinks, and the peak stays near
+ * the final trace's size. */
+typedef struct loc_chunk {
+    tp_event ev[LOC_CHUNK]; /* ev[i].args unused, see off */
+    uint64_t off[LOC_CHUNK]; /* args text offset in the arena */
+} loc_chunk;
+
+typedef struct loc_text {
+    const char *s;
+    uint32_t len;
+} loc_text;
+
+struct kin_local {
+    loc_text *text;   /* id -> text; id 0 is "" */
+    size_t ntext, cap_text;
+    uint32_t *slots;  /* open addressing, power of two, at most half full */
+    size_t nslots;
+    char **blocks;    /* text storage */
+    size_t nblocks, block_used, block_size;
+    loc_chunk **chunks;
+    size_t nchunks, nev;
+    char *arena;      /* args texts */
+    size_t arena_used, arena_cap;
+    char **meta_key, **meta_json; /* top-level members after traceEvents */
+    size_t *meta_len, nmeta;
+};
+
+static uint64_t hash64(const char *s, size_t len)
+{
+    const uint64_t m = 0x9E3779B97F4A7C15u;
+    uint64_t h = (uint64_t)len * m, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * m;
+        h ^= h >> 29;
+    }
+    w = 0;
+    for (size_t k = 0; i + k < len; k++)
+        w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+    h = (h ^ w) * m;
+    return h ^ (h >> 32);
+}
+
+static const char *store(kin_local *l, const char *s, size_t len)
+{
+    if (l->nblocks == 0 || l->block_size - l->block_used < len) {
+        size_t size = len > (64u << 10) ? len : (64u << 10);
+        char **b = tp_realloc(l->blocks, (l->nblocks + 1) * sizeof *b);
+        if (b == NULL)
+            return NULL;
+        l->blocks = b;
+        if ((b[l->nblocks] = tp_malloc(size)) == NULL)
+            return NULL;
+        l->nblocks++;
+        l->block_used = 0;
+        l->block_size = size;
+    }
+    char *d = l->blocks[l->nblocks - 1] + l->block_used;
+    memcpy(d, s, len);
+    l->block_used += len;
+    return d;
+}
+
+static int rehash(kin_local *l)
+{
+    size_t n = l->nslots ? l->nslots * 2 : 1024;
+    uint32_t *slots = tp_calloc(n, sizeof *slots);
+    if (slots == NULL)
+        return TP_ENOMEM;
+    for (size_t id = 1; id < l->ntext; id++) {
+        size_t i = hash64(l->text[id].s, l->text[id].len) & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = (uint32_t)id;
+    }
+    tp_free(l->slots);
+    l->slots = slots;
+    l->nslots = n;
+    return TP_OK;
+}
+
+int kin_local_intern(kin_local *l, const char *s, size_t len, tp_str *out)
+{
+    if (len == 0) {
+        *out = 0;
+        return TP_OK;
+    }
+    if (len > UINT32_MAX || ((l->ntext + 1) * 2 > l->nslots && rehash(l) != TP_OK))
+        return TP_ENOMEM;
+    size_t i = hash64(s, len) & (l->nslots - 1);
+    for (uint32_t id; (id = l->slots[i]) != 0; i = (i + 1) & (l->nslots - 1)) {
+        if (l->text[id].len == len && memcmp(l->text[id].s, s, len) == 0) {
+            *out = id;
+            return TP_OK;
+        }
+    }
+    if (l->ntext == l->cap_text) {
+        size_t cap = l->cap_text * 2;
+        loc_text *t = tp_realloc(l->text, cap * sizeof *t);
+        if (t == NULL)
+            return TP_ENOMEM;
+        l->text = t;
+        l->cap_text = cap;
+    }
+    const char *copy = store(l, s, len);
+    if (copy == NULL)
+        return TP_ENOMEM;
+    l->text[l->ntext] = (loc_text){copy, (uint32_t)len};
+    l->slots[i] = (uint32_t)l->ntext;
+    *out = (tp_str)l->ntext++;
+    return TP_OK;
+}
+
+const char *kin_local_text(const kin_local *l, tp_str id, size_t *len)
+{
+    if (id >= l->ntext) {
+        *len = 0;
+        return "";
+    }
+    *len = l->text[id].len;
+    return l->text[id].s;
+}
+
+static void chunk_unmap(loc_chunk *c)
+{
+    if (c)
+        munmap(c, sizeof *c);
+}
+
+int kin_local_push(kin_local *l, const tp_event *ev)
+{
+    if (l->nev == l->nchunks * LOC_CHUNK) {
+        loc_chunk **a = tp_realloc(l->chunks, (l->nchunks + 1) * sizeof *a);
+        if (a == NULL)
+            return TP_ENOMEM;
+        l->chunks = a;
+        void *m = mmap(NULL, sizeof(loc_chunk), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return TP_ENOMEM;
+        a[l->nchunks++] = m;
+    }
+    size_t alen = ev->args ? ev->args_len : 0;
+    if (alen > l->arena_cap - l->arena_used) {
+        size_t cap = l->arena_cap ? l->arena_cap : (1u << 20);
+        while (cap - l->arena_used < alen)
+            cap *= 2;
+        char *a = tp_realloc(l->arena, cap);
+        if (a == NULL)
+            return TP_ENOMEM;
+        l->arena = a;
+        l->arena_cap = cap;
+    }
+    if (alen)
+        memcpy(l->arena + l->arena_used, ev->args, alen);
+    loc_chunk *c = l->chunks[l->nev / LOC_CHUNK];
+    size_t k = l->nev % LOC_CHUNK;
+    c->ev[k] = *ev;
+    c->ev[k].args = NULL;
+    c->ev[k].args_len = alen;
+    c->off[k] = l->arena_used;
+    l->nev++;
+    l->arena_used += alen;
+    return TP_OK;
+}
+
+static char *dup_text(const char *s, size_t n)
+{
+    char *d = tp_malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+int kin_local_meta(kin_local *l, const char *key, const char *json, size_t len)
+{
+    size_t n = l->nmeta + 1;
+    char **k = tp_realloc(l->meta_key, n * sizeof *k);
+    if (k == NULL)
+        return TP_ENOMEM;
+    l->meta_key = k;
+    char **j = tp_realloc(l->meta_json, n * sizeof *j);
+    if (j == NULL)
+        return TP_ENOMEM;
+    l->meta_json = j;
+    size_t *ml = tp_realloc(l->meta_len, n * sizeof *ml);
+    if (ml == NULL)
+        return TP_ENOMEM;
+    l->meta_len = ml;
+    k[l->nmeta] = dup_text(key, strlen(key));
+    j[l->nmeta] = dup_text(json, len);
+    ml[l->nmeta] = len;
+    if (k[l->nmeta] == NULL || j[l->nmeta] == NULL) {
+        tp_free(k[l->nmeta]);
+        tp_free(j[l->nmeta]);
+        return TP_ENOMEM;
+    }
+    l->nmeta++;
+    return TP_OK;
+}
+
+static void local_free(kin_local *l)
+{
+    for (size_t i = 0; i < l->nblocks; i++)
+        tp_free(l->blocks[i]);
+    for (size_t i = 0; i < l->nmeta; i++) {
+        tp_free(l->meta_key[i]);
+        tp_free(l->meta_json[i]);
+    }
+    tp_free(l->blocks);
+    tp_free(l->text);
+    tp_free(l->slots);
+    for (size_t i = 0; i < l->nchunks; i++)
+        chunk_unmap(l->chunks[i]);
+    tp_free(l->chunks);
+    tp_free(l->arena);
+    tp_free(l->meta_key);
+    tp_free(l->meta_json);
+    tp_free(l->meta_len);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- the split */
+
+struct kin_split {
+    kin_parser w;          /* the worker's parser */
+    kin_local local;
+    pthread_t thread;
+    uint64_t cut;          /* file offset where the worker starts */
+    int rc;                /* worker's result: TP_OK, or it gave up */
+    atomic_int abort;      /* set by the main parser: the guess was wrong */
+    atomic_uint_fast64_t done; /* worker's bytes consumed (for progress) */
+};
+
+/* Finds "} , {" (whitespace allowed) in buf; returns the offset just after
+ * the comma, or -1. */
+static long find_cut(const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] != '}')
+            continue;
+        size_t j = i + 1;
+        while (j < n && (buf[j] == ' ' || buf[j] == '\n' || buf[j] == '\r' || buf[j] == '\t'))
+            j++;
+        if (j >= n || buf[j] != ',')
+            continue;
+        size_t cut = j + 1;
+        j++;
+        while (j < n && (buf[j] == ' ' || buf[j] == '\n' || buf[j] == '\r' || buf[j] == '\t'))
+            j++;
+        if (j < n && buf[j] == '{')
+            return (long)cut;
+    }
+    return -1;
+}
+
+static void *worker_main(void *arg)
+{
+    kin_split *sp = arg;
+    sp->rc = kin_parse_events(&sp->w);
+    return NULL;
+}
+
+int kin_split_abort_requested(const kin_parser *kp)
+{
+    return kp->split_abort && atomic_load(kp->split_abort);
+}
+
+void kin_split_progress(kin_parser *kp, uint64_t consumed)
+{
+    if (kp->split_done)
+        atomic_store(kp->split_done, consumed);
+}
+
+uint64_t kin_split_worker_done(const kin_parser *kp)
+{
+    const kin_split *sp = kp->split;
+    if (sp == NULL)
+        return 0;
+    uint64_t d = atomic_load(&sp->done);
+    return d > sp->cut ? d - sp->cut : 0;
+}
+
+int kin_split_start(kin_parser *kp)
+{
+    uint64_t size = kin_src_size(kp->src);
+    char err[200];
+    if (kin_src_is_gzip(kp->src) || size < SPLIT_MIN_SIZE || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return TP_OK;
+    kin_split *sp = tp_calloc(1, sizeof *sp);
+    char *probe = tp_malloc(PROBE_SIZE);
+    if (sp == NULL || probe == NULL) {
+        tp_free(sp);
+        tp_free(probe);
+        return TP_OK; /* no split: still correct, only slower */
+    }
+    kin_parser *w = &sp->w;
+    long n = kin_src_pread(kp->src, probe, 64, 0), i = 0;
+    while (i < n && (probe[i] == ' ' || probe[i] == '\n' || probe[i] == '\r' || probe[i] == '\t'))
+        i++;
+    w->object_form = i < n && probe[i] == '{';
+    n = (i < n && (probe[i] == '{' || probe[i] == '['))
+            ? kin_src_pread(kp->src, probe, PROBE_SIZE, size / 2) : -1;
+    long cut = n > 0 ? find_cut(probe, (size_t)n) : -1;
+    tp_free(probe);
+    if (cut < 0 || !(w->src = kin_src_open(kp->path, err, sizeof err)) ||
+        kin_src_seek(w->src, size / 2 + (uint64_t)cut) != 0 ||
+        !(w->buf = tp_malloc(kp->cap))) {
+        if (w->src)
+            kin_src_close(w->src);
+        tp_free(sp);
+        return TP_OK;
+    }
+    sp->cut = size / 2 + (uint64_t)cut;
+    atomic_store(&sp->done, sp->cut);
+    atomic_init(&sp->abort, 0);
+    w->st = kp->st;
+    w->path = kp->path;
+    w->keep_args = kp->keep_args;
+    w->line = 1;
+    w->base = sp->cut;
+    w->cap = kp->cap;
+    w->p = w->end = w->buf;
+    w->local = &sp->local;
+    w->split_abort = &sp->abort;
+    w->split_done = &sp->done;
+    sp->local.cap_text = 256;
+    sp->local.ntext = 1;
+    if (!(sp->local.text = tp_malloc(sp->local.cap_text * sizeof *sp->local.text)) ||
+        pthread_create(&sp->thread, NULL, worker_main, sp) != 0) {
+        tp_free(sp->local.text);
+        kin_src_close(w->src);
+        tp_free(w->buf);
+        tp_free(sp);
+        return TP_OK;
+    }
+    sp->local.text[0] = (loc_text){"", 0};
+    kp->split = sp;
+    kp->stop_at = sp->cut;
+    return TP_OK;
+}
+
+/* Appends the worker's events and metadata to the run's trace. */
+static int merge(kin_parser *kp, kin_split *sp)
+{
+    kin_local *l = &sp->local;
+    tp_str *map = tp_malloc(l->ntext * sizeof *map);
+    if (map == NULL)
+        return TP_ENOMEM;
+    map[0] = 0;
+    for (size_t i = 1; i < l->ntext; i++)
+        if ((map[i] = tp_intern(kp->st, l->text[i].s, l->text[i].len)) == 0) {
+            tp_free(map);
+            return TP_ENOMEM;
+        }
+    int rc = tp_trace_reserve(kp->st, kp->trace, tp_trace_cols(kp->trace)->n + l->nev);
+    for (size_t i = 0; rc == TP_OK && i < l->nev; i++) {
+        loc_chunk *c = l->chunks[i / LOC_CHUNK];
+        tp_event ev = c->ev[i % LOC_CHUNK];
+        ev.name = map[ev.name];
+        ev.cat = map[ev.cat];
+        if (TP_ID_IS_STR(ev.pid))
+            ev.pid = TP_ID_FROM_STR(map[TP_ID_STR(ev.pid)]);
+        if (TP_ID_IS_STR(ev.tid))
+            ev.tid = TP_ID_FROM_STR(map[TP_ID_STR(ev.tid)]);
+        if (TP_ID_IS_STR(ev.flow_id)) /* TP_NONE is string 0, which maps to itself */
+            ev.flow_id = TP_ID_FROM_STR(map[TP_ID_STR(ev.flow_id)]);
+        ev.args = ev.args_len ? l->arena + c->off[i % LOC_CHUNK] : NULL;
+        rc = tp_trace_append(kp->st, kp->trace, &ev);
+        if ((i + 1) % LOC_CHUNK == 0 || i + 1 == l->nev) { /* chunk done: give it back */
+            chunk_unmap(c);
+            l->chunks[i / LOC_CHUNK] = NULL;
+        }
+    }
+    tp_free(map);
+    for (size_t i = 0; rc == TP_OK && i < l->nmeta; i++)
+        rc = tp_trace_set_meta(kp->st, kp->trace, l->meta_key[i], l->meta_json[i], l->meta_len[i]);
+    if (rc == TP_OK) {
+        kp->n_events += sp->w.n_events;
+        kp->n_big_int += sp->w.n_big_int;
+    }
+    return rc;
+}
+
+static void split_free(kin_parser *kp)
+{
+    kin_split *sp = kp->split;
+    kin_src_close(sp->w.src);
+    tp_free(sp->w.buf);
+    tp_free(sp->w.tmp);
+    kin_events_free(&sp->w);
+    local_free(&sp->local);
+    tp_free(sp);
+    kp->split = NULL;
+    kp->stop_at = 0;
+}
+
+int kin_split_join(kin_parser *kp, int met)
+{
+    kin_split *sp = kp->split;
+    if (sp == NULL)
+        return 0;
+    if (!met)
+        atomic_store(sp->w.split_abort, 1);
+    pthread_join(sp->thread, NULL);
+    int merged = 0;
+    if (met && sp->rc == TP_OK) {
+        int rc = merge(kp, sp);
+        if (rc != TP_OK) {
+            split_free(kp);
+            kp->code = rc;
+            tp_fail(kp->st, rc, "%s: out of memory", kp->path);
+            return -1;
+        }
+        merged = 1;
+        tp_log(kp->st, TP_LOG_INFO, "%s: parsed on two threads (the second from byte %llu)",
+               kp->path, (unsigned long long)sp->cut);
+    } else if (met) {
+        tp_log(kp->st, TP_LOG_INFO, "%s: second thread gave up at byte %llu (code %d); "
+               "parsed on one", kp->path, (unsigned long long)(sp->w.base + (uint64_t)(sp->w.p - sp->w.buf)), sp->rc);
+    }
+    split_free(kp);
+    return merged;
+}

@@ -1,0 +1,149 @@
+#!/bin/sh
+# `make bench`: tracepipe on big generated Kineto traces, against Python's
+# json.load on the same files.  See docs/performance.md.
+#
+#   sh tests/tools/bench.sh [BUILD]        (run from the repository root)
+#
+# Inputs are generated once (tests/tools/gen_trace.py, seed 1) and cached in
+# $BUILD/bench/: 10 MB, 100 MB and 1 GB plain traces and gzip copies.  Every
+# tracepipe job runs BENCH_REPEAT times (default 3), one at a time, on those
+# files, and the best wall time is kept (other jobs share the machine); peak
+# RSS is the largest seen.  json.load runs once.  Both come from
+# /usr/bin/time.  MB/s is always per MB of JSON text (for .gz input:
+# of the uncompressed text), MB = 10^6 bytes.  Prints a table and writes
+# bench/results.md.  Environment: BENCH_SIZES (default "10M 100M 1G"), BENCH_REPEAT,
+# BENCH_PYTHON=0 to skip the json.load baseline, BENCH_OUT (results file).
+set -eu
+BUILD=${1:-build}
+PIPELINE="$BUILD/pipeline"
+DIR="$BUILD/bench"
+SIZES=${BENCH_SIZES:-"10M 100M 1G"}
+RESULTS=${BENCH_OUT:-bench/results.md}
+REPEAT=${BENCH_REPEAT:-3}
+PYTHON_MAX_KB=$((8 * 1024 * 1024)) # skip json.load when it would need more
+TIME=/usr/bin/time
+
+[ -x "$PIPELINE" ] || { echo "bench: $PIPELINE not built (make first)" >&2; exit 2; }
+[ -x "$TIME" ] || { echo "bench: needs GNU time ($TIME; apt-get install time)" >&2; exit 2; }
+mkdir -p "$DIR" "$(dirname "$RESULTS")"
+
+# ---- inputs (generated once)
+for s in $SIZES; do
+    f="$DIR/trace_$s.json"
+    if [ ! -s "$f" ] || [ ! -s "$f.expected.json" ]; then
+        echo "bench: generating $f" >&2
+        python3 tests/tools/gen_trace.py --size "$s" --seed 1 -o "$f"
+    fi
+    if [ ! -s "$f.gz" ] || [ "$f" -nt "$f.gz" ]; then
+        echo "bench: compressing $f.gz" >&2
+        gzip -6 -c "$f" > "$f.gz.tmp" && mv "$f.gz.tmp" "$f.gz"
+    fi
+done
+
+# ---- jobs
+cat > "$DIR/ingest.yaml" <<'EOF'
+# reader only: ingestion speed with args kept (the reader's default)
+name: bench_ingest
+vars: {trace: none}
+stages:
+  - reader: kineto
+    path: ${trace}
+EOF
+cat > "$DIR/ingest_noargs.yaml" <<'EOF'
+# reader only, keep_args: false (what dlrm_breakdown uses)
+name: bench_ingest_noargs
+vars: {trace: none}
+stages:
+  - reader: kineto
+    path: ${trace}
+    keep_args: false
+EOF
+cat > "$DIR/json_load.py" <<'EOF'
+import gzip, json, sys
+p = sys.argv[1]
+with (gzip.open(p, "rb") if p.endswith(".gz") else open(p, "rb")) as f:
+    d = json.load(f)
+print(len(d["traceEvents"]))
+EOF
+
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+ROWS="$DIR/rows.txt"
+: > "$ROWS"
+
+# measure LABEL FILE JSONBYTES REPEAT COMMAND...: runs it REPEAT times,
+# appends a row with the best wall time and the largest peak RSS
+measure() {
+    label=$1 file=$2 bytes=$3 repeat=$4
+    shift 4
+    : > "$DIR/times.txt"
+    i=0
+    while [ "$i" -lt "$repeat" ]; do
+        if ! $TIME -f "%e %M" -o "$DIR/time.txt" "$@" > "$DIR/job.out" 2> "$DIR/job.err"; then
+            echo "bench: FAILED: $*" >&2
+            cat "$DIR/job.err" >&2
+            exit 1
+        fi
+        tail -n 1 "$DIR/time.txt" >> "$DIR/times.txt"
+        i=$((i + 1))
+    done
+    set -- $(awk 'NR == 1 || $1 < w { w = $1 } $2 > m { m = $2 } END { print w, m }' \
+             "$DIR/times.txt")
+    fbytes=$(wc -c < "$file")
+    awk -v l="$label" -v f="$(basename "$file")" -v w="$1" -v kb="$2" -v b="$bytes" \
+        -v fb="$fbytes" 'BEGIN {
+        mbps = w > 0 ? b / 1e6 / w : 0
+        printf "| %-26s | %-22s | %8.1f | %7.3f | %7.0f | %7.0f | %5.2f |\n",
+               l, f, b / 1e6, w, mbps, kb / 1024, kb * 1024 / b }' >> "$ROWS"
+    tail -n 1 "$ROWS"
+}
+
+mkdir -p "$DIR/out"
+echo "| job                        | input                  | JSON MB  | wall s  | MB/s    | RSS MB  | RSS/JSON |"
+for s in $SIZES; do
+    f="$DIR/trace_$s.json"
+    bytes=$(wc -c < "$f")
+    for in in "$f" "$f.gz"; do
+        measure "dlrm_breakdown" "$in" "$bytes" "$REPEAT" \
+            "$PIPELINE" -q run pipelines/dlrm_breakdown.yaml --set "trace=$in" --set "out=$DIR/out"
+        measure "ingest (keep_args: false)" "$in" "$bytes" "$REPEAT" \
+            "$PIPELINE" -q run "$DIR/ingest_noargs.yaml" --set "trace=$in"
+        measure "ingest (args kept)" "$in" "$bytes" "$REPEAT" \
+            "$PIPELINE" -q run "$DIR/ingest.yaml" --set "trace=$in"
+    done
+    if [ "${BENCH_PYTHON:-1}" != 0 ]; then
+        # json.load holds ~5.5 bytes of objects per byte of JSON
+        need_kb=$((bytes / 1024 * 11 / 2))
+        avail_kb=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+        if [ "$need_kb" -le "$PYTHON_MAX_KB" ] && [ "$need_kb" -lt "$avail_kb" ]; then
+            measure "python3 json.load" "$f" "$bytes" 1 python3 "$DIR/json_load.py" "$f"
+        else
+            echo "bench: skipping json.load of $f (needs ~$((need_kb / 1024)) MB)" >&2
+        fi
+    fi
+done
+
+# ---- report
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo " (+ uncommitted changes)" || true)
+{
+    echo "# Benchmark results"
+    echo
+    echo "Generated by \`make bench\` (tests/tools/bench.sh); see docs/performance.md for the method"
+    echo "and the targets."
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- commit: $commit$dirty"
+    echo "- machine: $(nproc) cores, $(awk '/model name/ {sub(/.*: /, ""); print; exit}' /proc/cpuinfo),"
+    echo "  $(awk '/MemTotal/ {printf "%.0f GB RAM", $2 / 1048576}' /proc/meminfo); warm page cache"
+    echo "- load average before / after the run: $LOAD_START / $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "  (other jobs on the machine steal cores: compare rows of one run, not runs)"
+    echo "- inputs: tests/tools/gen_trace.py --seed 1 (DLRM-like, ~300 bytes/event), gzip -6 copies"
+    echo "- tracepipe jobs: best wall time of $REPEAT runs, largest peak RSS; json.load: one run"
+    echo "- MB/s = MB (10^6 B) of JSON text (uncompressed, for .gz too) / wall time;"
+    echo "  RSS = peak resident set in MiB; RSS/JSON = peak RSS bytes / JSON bytes"
+    echo
+    echo "| job                        | input                  | JSON MB  | wall s  | MB/s    | RSS MB  | RSS/JSON |"
+    echo "|----------------------------|------------------------|---------:|--------:|--------:|--------:|------:|"
+    cat "$ROWS"
+} > "$RESULTS"
+echo "bench: wrote $RESULTS"
