@@ -39,16 +39,17 @@ typedef struct db {
     size_t nacts;
     int64_t *pre; /* host forest rows in pre-order */
     size_t npre;
-    int64_t *pos; /* per row: its index in pre (host rows only) */
+    int32_t *pos; /* per row: its index in pre (host rows only), -1 elsewhere */
     db_act *by_stream; /* activities sorted by (device, stream, row) */
-    int64_t *touched; /* pre-order positions whose dt the current stream set */
+    int32_t *touched; /* pre-order positions whose dt the current stream set */
     size_t ntouched;
     uint8_t *mark; /* per row: in touched */
     /* per pass, for touched rows only: their touched host children and the
-     * activities they own on this stream, as linked lists (-1 = end) */
-    int64_t *tfirst, *tlast, *tnext;
-    int64_t *ofirst, *olast, *onext;
-    int64_t top_first, top_last; /* activities owned by the stream node */
+     * activities they own on this stream, as linked lists of rows (-1 = end;
+     * int32 rows: the plugin refuses traces of 2^31 rows or more) */
+    int32_t *tfirst, *tnext;
+    int32_t *ofirst, *onext;
+    int32_t top_first; /* activities owned by the stream node */
     db_iv *iv; /* activity intervals sorted by (device, stream, start) */
     db_stream *streams; /* distinct (device, stream), sorted */
     size_t nstreams;

@@ -167,7 +167,7 @@ static const char *db_label(void *ctx, uint64_t key)
 
 static int pos_cmp(const void *a, const void *b)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
     return (x > y) - (x < y);
 }
 
@@ -180,38 +180,47 @@ static void touch_chain(db *d, int64_t r)
     }
 }
 
-/* Appends x to the list (first, last) threaded through next. */
-static void list_append(int64_t *first, int64_t *last, int64_t *next, int64_t x)
+/* Puts touched in pre-order: a sort when few rows were touched, a scan of
+ * the marks in pre-order when many were (the "all streams" pass). */
+static void sort_touched(db *d)
 {
-    next[x] = -1;
-    if (*last >= 0)
-        next[*last] = x;
-    else
-        *first = x;
-    *last = x;
+    if (d->ntouched < d->npre / 16) {
+        qsort(d->touched, d->ntouched, sizeof *d->touched, pos_cmp);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < d->npre; i++)
+        if (d->mark[d->pre[i]])
+            d->touched[k++] = (int32_t)i;
 }
 
-/* Touched rows, in pre-order, become their parents' children lists. */
+/* Prepends row x to the list starting at *first, threaded through next. */
+static void list_prepend(int32_t *first, int32_t *next, int64_t x)
+{
+    next[x] = *first;
+    *first = (int32_t)x;
+}
+
+/* Touched rows become their parents' children lists; walking them in
+ * reverse pre-order and prepending leaves each list in pre-order. */
 static void link_touched_children(db *d)
 {
-    for (size_t i = 0; i < d->ntouched; i++) {
+    for (size_t i = d->ntouched; i-- > 0;) {
         int64_t r = d->pre[d->touched[i]], p = d->parent[r];
         if (p >= 0)
-            list_append(&d->tfirst[p], &d->tlast[p], d->tnext, r);
+            list_prepend(&d->tfirst[p], d->tnext, r);
     }
 }
 
-/* This stream's linked activities become their owners' lists. */
+/* This stream's linked activities become their owners' lists (in row order
+ * within the stream, again by prepending in reverse). */
 static void link_owned(db *d)
 {
-    for (size_t i = d->cur_first; i < d->cur_first + d->cur_count; i++) {
+    for (size_t i = d->cur_first + d->cur_count; i-- > d->cur_first;) {
         const db_act *a = &d->by_stream[i];
         if (!in_forest(d, d->launcher[a->row]))
             continue;
-        if (a->owner >= 0)
-            list_append(&d->ofirst[a->owner], &d->olast[a->owner], d->onext, a->row);
-        else
-            list_append(&d->top_first, &d->top_last, d->onext, a->row);
+        list_prepend(a->owner >= 0 ? &d->ofirst[a->owner] : &d->top_first, d->onext, a->row);
     }
 }
 
@@ -225,10 +234,10 @@ static void stream_times(db *d)
         int64_t r = d->pre[d->touched[i]];
         d->dt[r] = 0;
         d->mark[r] = 0;
-        d->tfirst[r] = d->tlast[r] = d->ofirst[r] = d->olast[r] = -1;
+        d->tfirst[r] = d->ofirst[r] = -1;
     }
     d->ntouched = 0;
-    d->top_first = d->top_last = -1;
+    d->top_first = -1;
     d->total_ns = d->unlinked_ns = 0;
     d->count = 0;
     for (size_t i = d->cur_first; i < d->cur_first + d->cur_count; i++) {
@@ -242,7 +251,7 @@ static void stream_times(db *d)
             d->unlinked_ns += d->c->dur[a];
         }
     }
-    qsort(d->touched, d->ntouched, sizeof *d->touched, pos_cmp);
+    sort_touched(d);
     for (size_t i = d->ntouched; i-- > 0;) {
         int64_t r = d->pre[d->touched[i]];
         if (d->parent[r] >= 0)
@@ -309,7 +318,7 @@ static void db_free(db *d)
     tp_free(d->mark);
     tp_free(d->by_stream);
     tp_free(d->acts);
-    int64_t *lists[] = {d->tfirst, d->tlast, d->tnext, d->ofirst, d->olast, d->onext};
+    int32_t *lists[] = {d->tfirst, d->tnext, d->ofirst, d->onext};
     for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
         tp_free(lists[k]);
     tp_free(d->pre);
@@ -330,6 +339,8 @@ static int db_run(tp_stage *st, const void *config, void *state)
     d.st = st;
     d.cfg = config;
     d.c = tp_trace_cols(t);
+    if (d.c->n >= (size_t)INT32_MAX)
+        return tp_fail(st, TP_EINVAL, "device_breakdown: traces of 2^31 events or more are not supported");
     if (load_hierarchy(&d, t) != TP_OK)
         return tp_fail(st, TP_ENOTFOUND,
                        "device_breakdown: hierarchy attachments missing or stale "

@@ -140,7 +140,7 @@ int db_prepare(db *d)
     d->pos = tp_malloc(n * sizeof *d->pos);
     d->touched = tp_malloc(n * sizeof *d->touched);
     d->mark = tp_calloc(n, 1);
-    int64_t **lists[] = {&d->tfirst, &d->tlast, &d->tnext, &d->ofirst, &d->olast, &d->onext};
+    int32_t **lists[] = {&d->tfirst, &d->tnext, &d->ofirst, &d->onext};
     for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
         if ((*lists[k] = tp_malloc(n * sizeof **lists[k])) == NULL)
             return TP_ENOMEM;
@@ -163,7 +163,7 @@ int db_prepare(db *d)
             walk_preorder(d, d->roots[i]);
     memset(d->pos, 0xff, n * sizeof *d->pos); /* -1: not in the host forest */
     for (size_t i = 0; i < d->npre; i++)
-        d->pos[d->pre[i]] = (int64_t)i;
+        d->pos[d->pre[i]] = (int32_t)i;
     group_by_stream(d);
     d->iv = tp_malloc(n * sizeof *d->iv);
     if (d->iv == NULL)
