@@ -165,6 +165,39 @@ START_TEST(test_touching_events)
 }
 END_TEST
 
+/* hier_links.json rows: 0 fwdbwd s id 7 (same id as an ac2g flow), 1 aten::mm,
+ * 2 launch without corr, 3 ac2g s id 7, 4 k1, 5 ac2g f id 7, 6 MmBackward,
+ * 7 fwdbwd f, 8/9 launches with corr 5 in pids 10/20, 10 ac2g s id 5 (pid 20),
+ * 11 k2 (corr 5), 12 ac2g f id 5, 13/14 launches with corr 9 in pids 10/20
+ * (13 nested in aten::mm, 14 a root), 15 k3 (corr 9, no flow). */
+START_TEST(test_links_shared_ids)
+{
+    tp_run *run = bu_run(BU_HAND "hier_links.json", "  - analysis: hierarchy\n");
+    const int64_t *l = bu_attached(run, "hierarchy.launcher", 16);
+    ck_assert_int_eq(l[4], 2);   /* the ac2g start, not the fwdbwd one listed first */
+    ck_assert_int_eq(l[11], 9);  /* corr 5 is in two pids: the flow picks pid 20's */
+    ck_assert_int_eq(l[15], 14); /* corr 9 in two pids, no flow: the outermost launch */
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "gpu_linked"), 3);
+    ck_assert_int_eq(bu_count(r, "gpu_unlinked"), 0);
+    ck_assert_int_eq(bu_count(r, "ambiguous_corr"), 2);
+    tp_run_free(run);
+}
+END_TEST
+
+/* B ends 0.5 µs past its parent ProfilerStep#1 (clamped); Q on another
+ * thread lies inside B but ends past the step: it belongs under B. */
+START_TEST(test_attach_inside_clamped_child)
+{
+    tp_run *run = bu_run(BU_HAND "hier_clamp_attach.json", "  - analysis: hierarchy\n");
+    const int64_t *parent = bu_attached(run, "hierarchy.parent", 3);
+    ck_assert_int_eq(parent[1], 0);
+    ck_assert_int_eq(parent[2], 1);
+    ck_assert_int_eq(bu_count(tp_test_result(run, "hierarchy"), "cross_thread_attached"), 1);
+    tp_run_free(run);
+}
+END_TEST
+
 START_TEST(test_real_dlrm_trace)
 {
     tp_run *run = bu_run(BU_DLRM, "  - analysis: hierarchy\n");
@@ -201,6 +234,8 @@ static Suite *hierarchy_suite(void)
     tcase_add_test(tc, test_overlap_clamp_and_crossover);
     tcase_add_test(tc, test_overlap_without_clamp);
     tcase_add_test(tc, test_touching_events);
+    tcase_add_test(tc, test_links_shared_ids);
+    tcase_add_test(tc, test_attach_inside_clamped_child);
     tcase_add_test(tc, test_real_dlrm_trace);
     suite_add_tcase(s, tc);
     return s;

@@ -36,6 +36,8 @@ typedef struct hier {
     size_t roots;
     int64_t nested, clamped, crossovers, attached;
     int64_t launches_linked, gpu_linked, gpu_unlinked;
+    int64_t ambiguous; /* activities whose corr id has launches in several pids */
+    uint8_t *amb;      /* per row: such an activity (flows may relink it) */
 } hier;
 
 static inline int64_t hier_end(const hier_ev *e) { return e->ts + e->dur; }

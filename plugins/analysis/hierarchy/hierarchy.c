@@ -190,7 +190,9 @@ static int pick_main_thread(hier *h)
 
 /* The stack index (from the bottom) of the innermost open main-thread event
  * ending at or after `end`, or -1.  Open events are nested, so their ends
- * shrink towards the top and a binary search finds it. */
+ * shrink towards the top and a binary search finds it.  A clamped child may
+ * end up to clamp_ns past its parent, so the entries just above the one
+ * found are checked too while their ends are within clamp_ns of `end`. */
 static long innermost_holding(const hier *h, const size_t *stack, size_t sp, int64_t end)
 {
     long lo = 0, hi = (long)sp - 1, found = -1;
@@ -202,6 +204,13 @@ static long innermost_holding(const hier *h, const size_t *stack, size_t sp, int
         } else {
             hi = mid - 1;
         }
+    }
+    for (long j = found + 1; j < (long)sp; j++) {
+        int64_t e = hier_end(&h->ev[stack[j]]);
+        if (e >= end)
+            found = j;
+        else if (e < end - h->cfg->clamp_ns)
+            break;
     }
     return found;
 }
@@ -384,6 +393,7 @@ static int write_counts(hier *h)
     rc |= add_count(h, r, "launches_linked", h->launches_linked);
     rc |= add_count(h, r, "gpu_linked", h->gpu_linked);
     rc |= add_count(h, r, "gpu_unlinked", h->gpu_unlinked);
+    rc |= add_count(h, r, "ambiguous_corr", h->ambiguous);
     rc |= add_count(h, r, "clamped_overlaps", h->clamped);
     rc |= add_count(h, r, "crossovers", h->crossovers);
     rc |= add_count(h, r, "cross_thread_attached", h->attached);

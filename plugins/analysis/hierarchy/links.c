@@ -4,9 +4,12 @@
  *
  * First by correlation id: any RUNTIME event with the activity's corr (the
  * outermost one when several share it, e.g. cudaLaunchKernel around
- * cuLaunchKernel).  Activities still unlinked fall back on flow events:
- * an 's' flow at a runtime event's (pid, tid, ts) and an 'f' flow with the
- * same id at the activity's (pid, tid, ts) link the two.
+ * cuLaunchKernel).  Activities still unlinked, and those whose id has
+ * launches in several processes (merged traces restart ids per process),
+ * fall back on flow events: an 's' flow at a runtime event's (pid, tid, ts)
+ * and an 'f' flow with the same id at the activity's (pid, tid, ts) link
+ * the two.  Flow ids are not unique either (fwdbwd flows reuse small ids),
+ * so every 's' with the id is tried.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +79,16 @@ static int is_activity(uint8_t k)
     return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET;
 }
 
+/* True if the runtime events sharing rt[at]'s corr id lie in several pids. */
+static int several_pids(const tp_cols *c, const link_key *rt, size_t nrt, size_t at)
+{
+    int64_t pid = c->pid[rt[at].row];
+    for (size_t k = at + 1; k < nrt && rt[k].a == rt[at].a; k++)
+        if (c->pid[rt[k].row] != pid)
+            return 1;
+    return 0;
+}
+
 /* Runtime events by correlation id, outermost first. */
 static int link_by_corr(hier *h, size_t *unlinked)
 {
@@ -98,10 +111,16 @@ static int link_by_corr(hier *h, size_t *unlinked)
         if (!is_activity(c->kind[i]))
             continue;
         int64_t at = c->corr[i] == TP_NONE ? -1 : first_with_a(rt, nrt, c->corr[i]);
-        if (at >= 0)
-            h->launcher[i] = rt[at].row;
-        else
+        if (at < 0) {
             (*unlinked)++;
+            continue;
+        }
+        h->launcher[i] = rt[at].row;
+        if (several_pids(c, rt, nrt, (size_t)at)) {
+            h->amb[i] = 1;
+            h->ambiguous++;
+            (*unlinked)++; /* let the flow pass try for the exact launch */
+        }
     }
     tp_free(rt);
     return TP_OK;
@@ -118,7 +137,7 @@ static int link_by_flows(hier *h)
     for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         if (c->kind[i] == TP_KIND_RUNTIME && c->phase[i] == 'X')
             rt[nrt++] = (link_key){c->pid[i], c->tid[i], c->ts[i], (int64_t)i};
-        else if (is_activity(c->kind[i]) && h->launcher[i] < 0)
+        else if (is_activity(c->kind[i]) && (h->launcher[i] < 0 || h->amb[i]))
             gpu[ngpu++] = (link_key){c->pid[i], c->tid[i], c->ts[i], (int64_t)i};
         else if (c->kind[i] == TP_KIND_FLOW && c->phase[i] == 's' && c->flow_id[i] != TP_NONE)
             starts[ns++] = (link_key){c->flow_id[i], 0, 0, (int64_t)i};
@@ -135,10 +154,18 @@ static int link_by_flows(hier *h)
         int64_t g = find_key(gpu, ngpu, c->pid[i], c->tid[i], c->ts[i]);
         if (s < 0 || g < 0)
             continue;
-        size_t srow = (size_t)starts[s].row;
-        int64_t r = find_key(rt, nrt, c->pid[srow], c->tid[srow], c->ts[srow]);
-        if (r >= 0 && h->launcher[gpu[g].row] < 0)
-            h->launcher[gpu[g].row] = rt[r].row;
+        int64_t gr = gpu[g].row;
+        if (h->launcher[gr] >= 0 && !h->amb[gr])
+            continue; /* linked by an earlier flow */
+        for (size_t k = (size_t)s; k < ns && starts[k].a == c->flow_id[i]; k++) {
+            size_t srow = (size_t)starts[k].row;
+            int64_t r = find_key(rt, nrt, c->pid[srow], c->tid[srow], c->ts[srow]);
+            if (r >= 0) {
+                h->launcher[gr] = rt[r].row;
+                h->amb[gr] = 0;
+                break;
+            }
+        }
     }
     tp_free(rt);
     tp_free(gpu);
@@ -173,10 +200,23 @@ static int count_links(hier *h)
 int hier_link_launches(hier *h)
 {
     size_t unlinked = 0;
+    h->amb = tp_calloc(h->c->n ? h->c->n : 1, 1);
+    if (h->amb == NULL)
+        return TP_ENOMEM;
     int rc = link_by_corr(h, &unlinked);
     if (rc == TP_OK && unlinked > 0)
         rc = link_by_flows(h);
     if (rc == TP_OK)
         rc = count_links(h);
+    int64_t still = 0;
+    for (size_t i = 0; i < h->c->n; i++)
+        still += h->amb[i];
+    if (h->ambiguous > 0)
+        tp_log(h->st, TP_LOG_WARN,
+               "%lld GPU activities share their correlation id with launches in several "
+               "processes (a merged trace?); %lld linked by flows, %lld to the outermost launch",
+               (long long)h->ambiguous, (long long)(h->ambiguous - still), (long long)still);
+    tp_free(h->amb);
+    h->amb = NULL;
     return rc;
 }
