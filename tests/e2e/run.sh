@@ -92,6 +92,14 @@ for dir in tests/pipelines/valid/*/; do
     [ $bad = 0 ] && ok
 done
 
+# every shipped pipeline validates and runs (into a scratch output folder)
+for pipe in pipelines/*.yaml; do
+    out="$tmp/shipped-$(basename "$pipe" .yaml)"
+    mkdir -p "$out"
+    if "$PIPELINE" run "$pipe" -q --set out="$out" >/dev/null 2>"$tmp/err" &&
+        [ -n "$(ls -A "$out")" ]; then ok; else ko "shipped $pipe"; cat "$tmp/err"; fi
+done
+
 # command-line behaviour
 check_cli() { # description, expected exit, expected text in output, command...
     desc=$1; want=$2; text=$3; shift 3
