@@ -93,6 +93,12 @@ static int host_trace_append(tp_stage *st, tp_trace *t, const tp_event *ev)
     return tp_trace_push(t, ev);
 }
 
+static int host_trace_append_ref(tp_stage *st, tp_trace *t, const tp_event *ev, uint64_t off)
+{
+    (void)st;
+    return tp_trace_push_ref(t, ev, off);
+}
+
 static int host_trace_set_meta(tp_stage *st, tp_trace *t, const char *key, const char *json,
                                size_t len)
 {
@@ -258,6 +264,7 @@ static const tp_host_api host_api = {
     .result_meta = tp_result_meta_get,
     .output_begin = host_output_begin,
     .json_find = tp_json_find_key,
+    .trace_append_ref = host_trace_append_ref,
 };
 
 const tp_host_api *tp_core_host_api(void)

@@ -28,6 +28,8 @@ void tp_trace_free(tp_trace *t);
 const tp_cols *tp_trace_columns(const tp_trace *t);
 int tp_trace_reserve_rows(tp_trace *t, size_t n);
 int tp_trace_push(tp_trace *t, const tp_event *ev);
+/* Appends an event whose args text stays in the source file at file_off. */
+int tp_trace_push_ref(tp_trace *t, const tp_event *ev, uint64_t file_off);
 const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len);
 int tp_trace_meta_set(tp_trace *t, const char *key, const char *json, size_t len);
 const char *tp_trace_meta_get(const tp_trace *t, const char *key);

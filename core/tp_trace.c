@@ -9,8 +9,12 @@
  */
 #include "tp_internal.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct attachment {
     char *name;
@@ -22,6 +26,17 @@ typedef struct attachment {
 typedef struct meta_entry {
     char *key, *json;
 } meta_entry;
+
+/* args_off values with this bit are offsets into the source file. */
+#define ARGS_IN_FILE (UINT64_C(1) << 63)
+
+/* The source file, mapped read-only on the first read of an args text that
+ * stays in it (so a run that never reads args never holds them). */
+typedef struct file_map {
+    const char *data;
+    size_t size;
+    int tried;
+} file_map;
 
 struct tp_trace {
     tp_strpool *pool; /* borrowed from the run */
@@ -42,6 +57,7 @@ struct tp_trace {
     char **done;
     size_t n_done;
     char *source;
+    file_map *map; /* allocated with the trace: filled lazily from const readers */
 };
 
 static void refresh_views(tp_trace *t)
@@ -68,6 +84,10 @@ tp_trace *tp_trace_new(tp_strpool *pool)
     if (t == NULL)
         return NULL;
     t->pool = pool;
+    if ((t->map = calloc(1, sizeof *t->map)) == NULL) {
+        free(t);
+        return NULL;
+    }
     refresh_views(t);
     return t;
 }
@@ -95,6 +115,9 @@ void tp_trace_free(tp_trace *t)
         free(t->done[i]);
     free(t->done);
     free(t->source);
+    if (t->map && t->map->data)
+        munmap((void *)t->map->data, t->map->size);
+    free(t->map);
     free(t);
 }
 
@@ -172,19 +195,10 @@ static int arena_put(tp_trace *t, const char *s, size_t len, uint64_t *off)
     return TP_OK;
 }
 
-int tp_trace_push(tp_trace *t, const tp_event *ev)
+/* Appends the row; args_off is already placed (arena or file). */
+static int push_row(tp_trace *t, const tp_event *ev, uint64_t off, size_t alen)
 {
     size_t i = t->cols.n;
-    if (i == t->cap && tp_trace_reserve_rows(t, t->cap ? t->cap * 2 : 1024) != TP_OK)
-        return TP_ENOMEM;
-    uint64_t off = 0;
-    size_t alen = ev->args ? ev->args_len : 0;
-    if (alen > UINT32_MAX)
-        return TP_EINVAL;
-    if (alen > 0 && t->args_off == NULL && args_columns(t) != TP_OK)
-        return TP_ENOMEM;
-    if (alen > 0 && arena_put(t, ev->args, alen, &off) != TP_OK)
-        return TP_ENOMEM;
     t->ts[i] = ev->ts;
     t->dur[i] = ev->dur;
     t->name[i] = ev->name;
@@ -206,6 +220,63 @@ int tp_trace_push(tp_trace *t, const tp_event *ev)
     return TP_OK;
 }
 
+/* Room for one more row, and the args columns when alen > 0. */
+static int make_room(tp_trace *t, size_t alen)
+{
+    if (t->cols.n == t->cap && tp_trace_reserve_rows(t, t->cap ? t->cap * 2 : 1024) != TP_OK)
+        return TP_ENOMEM;
+    if (alen > UINT32_MAX)
+        return TP_EINVAL;
+    if (alen > 0 && t->args_off == NULL && args_columns(t) != TP_OK)
+        return TP_ENOMEM;
+    return TP_OK;
+}
+
+int tp_trace_push(tp_trace *t, const tp_event *ev)
+{
+    uint64_t off = 0;
+    size_t alen = ev->args ? ev->args_len : 0;
+    int rc = make_room(t, alen);
+    if (rc != TP_OK)
+        return rc;
+    if (alen > 0 && arena_put(t, ev->args, alen, &off) != TP_OK)
+        return TP_ENOMEM;
+    return push_row(t, ev, off, alen);
+}
+
+int tp_trace_push_ref(tp_trace *t, const tp_event *ev, uint64_t file_off)
+{
+    size_t alen = ev->args_len;
+    if (file_off & ARGS_IN_FILE)
+        return TP_EINVAL;
+    int rc = make_room(t, alen);
+    if (rc != TP_OK)
+        return rc;
+    return push_row(t, ev, alen ? file_off | ARGS_IN_FILE : 0, alen);
+}
+
+/* Maps the source file once; later calls reuse (or remember the failure). */
+static const file_map *source_map(const tp_trace *t)
+{
+    file_map *m = t->map;
+    if (m->tried)
+        return m->data ? m : NULL;
+    m->tried = 1;
+    int fd = t->source ? open(t->source, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat sb;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            m->data = p;
+            m->size = (size_t)sb.st_size;
+        }
+    }
+    close(fd);
+    return m->data ? m : NULL;
+}
+
 const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len)
 {
     if (row >= t->cols.n || t->args_len == NULL || t->args_len[row] == 0) {
@@ -213,9 +284,24 @@ const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len)
             *len = 0;
         return NULL;
     }
+    uint64_t off = t->args_off[row];
+    size_t alen = t->args_len[row];
+    if (off & ARGS_IN_FILE) {
+        const file_map *m = source_map(t);
+        off &= ~ARGS_IN_FILE;
+        if (m == NULL || off > m->size || alen > m->size - off) {
+            /* the file is gone or changed: no args rather than wrong ones */
+            if (len)
+                *len = 0;
+            return NULL;
+        }
+        if (len)
+            *len = alen;
+        return m->data + off;
+    }
     if (len)
-        *len = t->args_len[row];
-    return t->arena + t->args_off[row];
+        *len = alen;
+    return t->arena + off;
 }
 
 static char *dup_n(const char *s, size_t n)
@@ -339,11 +425,20 @@ const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype 
 static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
 {
     size_t alen = 0;
-    const char *args = tp_trace_args_text(src, i, &alen);
+    const char *args = NULL;
+    int in_file = src->args_off && src->args_len[i] && (src->args_off[i] & ARGS_IN_FILE);
+    if (!in_file)
+        args = tp_trace_args_text(src, i, &alen);
+    else
+        alen = src->args_len[i];
     tp_event ev = {src->ts[i],      src->dur[i],    src->name[i],    src->cat[i],
                    src->pid[i],     src->tid[i],    src->kind[i],    src->phase[i],
                    src->ext_id[i],  src->corr[i],   src->flow_id[i], src->device[i],
                    src->stream[i],  args,           alen};
+    /* a text still in the source file stays there: the filtered trace has
+     * the same source */
+    if (in_file)
+        return tp_trace_push_ref(dst, &ev, src->args_off[i] & ~ARGS_IN_FILE);
     return tp_trace_push(dst, &ev);
 }
 

@@ -110,8 +110,9 @@ static tp_ynode *build_collection(builder *b, yaml_event_t *start, int depth)
                              "error: mapping keys must be plain scalars");
                 b->failed = 1;
             } else {
-                for (size_t i = 0; i < n->n; i++)
-                    if (strcmp(n->keys[i]->text, key->text) == 0) {
+                for (size_t i = 0; i < n->n; i++) /* earlier bad keys have no text */
+                    if (n->keys[i]->type == TP_YNODE_SCALAR &&
+                        strcmp(n->keys[i]->text, key->text) == 0) {
                         tp_diags_add(b->d, b->file, key->line, key->col,
                                      "error: duplicate key '%s' (first at line %d)", key->text,
                                      n->keys[i]->line);

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define TP_ABI_MAJOR 1
-#define TP_ABI_MINOR 0
+#define TP_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -178,6 +178,15 @@ struct tp_host_api {
     /* Finds key at the top level of a JSON object text and returns its raw
      * value text (borrowed from json) and length, or NULL. */
     const char *(*json_find)(const char *json, size_t len, const char *key, size_t *vlen);
+
+    /* --- traces, continued (since 1.1) --- */
+    /* Like trace_append, but the args text is not copied: it is the
+     * ev->args_len bytes at args_offset of the trace's source file (set by
+     * trace_set_source first), which must be a regular, uncompressed file
+     * that stays unchanged while the run lasts.  The core maps the file on
+     * the first trace_args() call, so a run that never reads args never
+     * holds them in memory.  ev->args is ignored. */
+    int (*trace_append_ref)(tp_stage *st, tp_trace *t, const tp_event *ev, uint64_t args_offset);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -224,6 +233,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_trace_cols(t) tp_host->trace_cols(t)
 #define tp_trace_reserve(st, t, n) tp_host->trace_reserve(st, t, n)
 #define tp_trace_append(st, t, ev) tp_host->trace_append(st, t, ev)
+#define tp_trace_append_ref(st, t, ev, off) tp_host->trace_append_ref(st, t, ev, off)
 #define tp_trace_args(t, row, len) tp_host->trace_args(t, row, len)
 #define tp_trace_set_meta(st, t, k, j, n) tp_host->trace_set_meta(st, t, k, j, n)
 #define tp_trace_meta(t, k) tp_host->trace_meta(t, k)

@@ -188,6 +188,42 @@ START_TEST(gen_40m_two_threads_exact)
 }
 END_TEST
 
+/* Args kept (the default) on a file parsed on two threads: texts stay in
+ * the file (ABI 1.1 trace_append_ref) from both halves, and each event's
+ * "External id" in its args text equals its ext_id column. */
+START_TEST(gen_40m_args_from_file)
+{
+    char trace[300], yaml[800], *log;
+    tp_run *run = NULL;
+    snprintf(trace, sizeof trace, "%s/big.json", tmpdir);
+    generate("--size 40M --seed 9", trace);
+    snprintf(yaml, sizeof yaml, "stages:\n  - reader: kineto\n    path: %s\n", trace);
+    ck_assert_int_eq(run_logged(yaml, &run, &log), TP_OK);
+    ck_assert_msg(strstr(log, "parsed on two threads") != NULL, "no split: %s", log);
+    const tp_host_api *h = tp_core_host_api();
+    const tp_trace *t = tp_run_trace(run);
+    const tp_cols *c = h->trace_cols(t);
+    size_t checked = 0, late = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->ext_id[i] == TP_NONE)
+            continue;
+        size_t len = 0, vlen = 0;
+        const char *args = h->trace_args(t, i, &len);
+        ck_assert_msg(args != NULL && len > 1 && args[0] == '{' && args[len - 1] == '}',
+                      "row %zu: bad args text", i);
+        const char *v = h->json_find(args, len, "External id", &vlen);
+        ck_assert_msg(v != NULL, "row %zu: no External id in %.*s", i, (int)len, args);
+        ck_assert_int_eq(strtoll(v, NULL, 10), c->ext_id[i]);
+        checked++;
+        late += i > c->n / 2;
+    }
+    ck_assert_uint_gt(checked, 10000);
+    ck_assert_uint_gt(late, 1000); /* the worker's half too */
+    free(log);
+    tp_run_free(run);
+}
+END_TEST
+
 /* A file of BIG_EVENTS one-line events; event i gets `name` and phase ph
  * (alternating B/E when ph is 'B'); line 1 is the header. */
 static void write_events(const char *path, const char *name, char ph)
@@ -291,6 +327,7 @@ static Suite *bench_gen_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, gen_tiny_breakdown_exact);
     tcase_add_test(tc, gen_40m_two_threads_exact);
+    tcase_add_test(tc, gen_40m_args_from_file);
     tcase_add_test(tc, split_error_after_cut_is_exact);
     tcase_add_test(tc, split_cut_inside_string_detected);
     tcase_add_test(tc, split_begin_end_pairs);

@@ -66,6 +66,7 @@ typedef struct kin_parser {
     tp_trace *trace;
     const char *path;
     int keep_args, skip_bad;
+    int args_ref;         /* plain regular file: args stay in it (trace_append_ref) */
     kin_src *src;
 
     char *buf;            /* window: buf[0, len) holds file bytes */
@@ -135,7 +136,10 @@ uint64_t kin_split_worker_done(const kin_parser *kp); /* bytes past the cut */
 /* Worker-aware string table access (the run's pool, or the worker's). */
 int kin_local_intern(kin_local *l, const char *s, size_t len, tp_str *out);
 const char *kin_local_text(const kin_local *l, tp_str id, size_t *len);
-int kin_local_push(kin_local *l, const tp_event *ev);
+/* file_off: where ev's args text lies in the source file, or KIN_NO_REF to
+ * copy it. */
+int kin_local_push(kin_local *l, const tp_event *ev, uint64_t file_off);
+#define KIN_NO_REF UINT64_MAX
 int kin_local_meta(kin_local *l, const char *key, const char *json, size_t len);
 
 /* ---- events (kin_event.c) */

@@ -477,17 +477,28 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
     return TP_OK;
 }
 
+/* Where args text in the window lies in the file, or KIN_NO_REF (gzip, or
+ * a copy such as a pending "B" event's). */
+static uint64_t args_file_offset(const kin_parser *kp, const char *args, size_t len)
+{
+    if (!kp->args_ref || args == NULL || args < kp->buf || args + len > kp->buf + kp->len)
+        return KIN_NO_REF;
+    return kp->base + (uint64_t)(args - kp->buf);
+}
+
 static int append(kin_parser *kp, tp_event *ev, const char *args, size_t args_len)
 {
     ev->args = kp->keep_args ? args : NULL;
     ev->args_len = kp->keep_args && args ? args_len : 0;
+    uint64_t off = args_file_offset(kp, ev->args, ev->args_len);
     if (kp->local) {
-        if (kin_local_push(kp->local, ev) != TP_OK)
+        if (kin_local_push(kp->local, ev, off) != TP_OK)
             return kp->code = TP_ENOMEM;
         kp->n_events++;
         return TP_OK;
     }
-    int rc = tp_trace_append(kp->st, kp->trace, ev);
+    int rc = off != KIN_NO_REF ? tp_trace_append_ref(kp->st, kp->trace, ev, off)
+                               : tp_trace_append(kp->st, kp->trace, ev);
     if (rc != TP_OK) {
         kp->code = rc;
         return tp_fail(kp->st, rc, "%s: cannot store event %zu", kp->path, kp->n_events + 1);

@@ -32,6 +32,7 @@
 #define SPLIT_MIN_SIZE (32u << 20) /* smaller files are not worth a thread */
 #define PROBE_SIZE (1u << 20)      /* bytes searched for a cut */
 #define LOC_CHUNK 65536            /* events per chunk of the worker's list */
+#define LOC_IN_FILE (UINT64_C(1) << 63)
 
 /* ---- the worker's string table */
 
@@ -41,7 +42,8 @@
  * the final trace's size. */
 typedef struct loc_chunk {
     tp_event ev[LOC_CHUNK]; /* ev[i].args unused, see off */
-    uint64_t off[LOC_CHUNK]; /* args text offset in the arena */
+    uint64_t off[LOC_CHUNK]; /* args text offset in the arena, or with
+                                LOC_IN_FILE in the source file */
 } loc_chunk;
 
 typedef struct loc_text {
@@ -167,7 +169,7 @@ static void chunk_unmap(loc_chunk *c)
         munmap(c, sizeof *c);
 }
 
-int kin_local_push(kin_local *l, const tp_event *ev)
+int kin_local_push(kin_local *l, const tp_event *ev, uint64_t file_off)
 {
     if (l->nev == l->nchunks * LOC_CHUNK) {
         loc_chunk **a = tp_realloc(l->chunks, (l->nchunks + 1) * sizeof *a);
@@ -181,6 +183,16 @@ int kin_local_push(kin_local *l, const tp_event *ev)
         a[l->nchunks++] = m;
     }
     size_t alen = ev->args ? ev->args_len : 0;
+    if (file_off != KIN_NO_REF) { /* the text stays in the file */
+        loc_chunk *c = l->chunks[l->nev / LOC_CHUNK];
+        size_t k = l->nev % LOC_CHUNK;
+        c->ev[k] = *ev;
+        c->ev[k].args = NULL;
+        c->ev[k].args_len = alen;
+        c->off[k] = file_off | LOC_IN_FILE;
+        l->nev++;
+        return TP_OK;
+    }
     if (alen > l->arena_cap - l->arena_used) {
         size_t cap = l->arena_cap ? l->arena_cap : (1u << 20);
         while (cap - l->arena_used < alen)
@@ -359,6 +371,7 @@ int kin_split_start(kin_parser *kp)
     w->st = kp->st;
     w->path = kp->path;
     w->keep_args = kp->keep_args;
+    w->args_ref = kp->args_ref;
     w->line = 1;
     w->base = sp->cut;
     w->cap = kp->cap;
@@ -407,8 +420,13 @@ static int merge(kin_parser *kp, kin_split *sp)
             ev.tid = TP_ID_FROM_STR(map[TP_ID_STR(ev.tid)]);
         if (TP_ID_IS_STR(ev.flow_id)) /* TP_NONE is string 0, which maps to itself */
             ev.flow_id = TP_ID_FROM_STR(map[TP_ID_STR(ev.flow_id)]);
-        ev.args = ev.args_len ? l->arena + c->off[i % LOC_CHUNK] : NULL;
-        rc = tp_trace_append(kp->st, kp->trace, &ev);
+        uint64_t off = c->off[i % LOC_CHUNK];
+        if (off & LOC_IN_FILE) {
+            rc = tp_trace_append_ref(kp->st, kp->trace, &ev, off & ~LOC_IN_FILE);
+        } else {
+            ev.args = ev.args_len ? l->arena + off : NULL;
+            rc = tp_trace_append(kp->st, kp->trace, &ev);
+        }
         if ((i + 1) % LOC_CHUNK == 0 || i + 1 == l->nev) { /* chunk done: give it back */
             chunk_unmap(c);
             l->chunks[i / LOC_CHUNK] = NULL;

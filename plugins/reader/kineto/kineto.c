@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kin.h"
 
@@ -388,6 +389,11 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EIO, "%s: %s", cfg->path, err);
     }
     int rc = tp_trace_set_source(st, kp.trace, cfg->path);
+    /* args of a plain regular file stay in it: the core maps the file if a
+     * stage reads them, so the trace never holds a second copy */
+    struct stat sb;
+    kp.args_ref = kp.keep_args && !kin_src_is_gzip(kp.src) && stat(cfg->path, &sb) == 0 &&
+                  S_ISREG(sb.st_mode);
     if (rc == TP_OK && !kin_src_is_gzip(kp.src) && kin_src_size(kp.src) > (64u << 20))
         rc = tp_trace_reserve(st, kp.trace, (size_t)(kin_src_size(kp.src) / 400));
     if (rc != TP_OK) {
