@@ -100,6 +100,8 @@ void *tp_options_build(const tp_option *schema, size_t config_size, const tp_yno
                        const char *const *reserved, const char *file, const char *who,
                        tp_diags *d);
 void tp_options_free(const tp_option *schema, void *config);
+/* Bytes of the config field an option of this type fills (0: unknown type). */
+size_t tp_option_field_size(tp_opt_type type);
 /* Parses a scalar per type; for use by option building and tests. */
 int tp_parse_bool(const char *s, int *out);
 int tp_parse_int(const char *s, int64_t *out);

@@ -146,24 +146,6 @@ static const char *kind_name(tp_stage_kind kind)
     return "?";
 }
 
-static size_t opt_field_size(tp_opt_type t)
-{
-    switch (t) {
-    case TP_OPT_BOOL:
-        return sizeof(int);
-    case TP_OPT_INT:
-        return sizeof(int64_t);
-    case TP_OPT_FLOAT:
-        return sizeof(double);
-    case TP_OPT_STRING:
-    case TP_OPT_CHOICE:
-        return sizeof(char *);
-    case TP_OPT_LIST:
-        return sizeof(tp_strlist);
-    }
-    return 0;
-}
-
 /* Checks one stage description; returns a static reason or NULL if fine. */
 static const char *stage_problem(const tp_stage_desc *s)
 {
@@ -174,7 +156,7 @@ static const char *stage_problem(const tp_stage_desc *s)
     if (s->run == NULL)
         return "stage has no run callback";
     for (const tp_option *o = s->options; o && o->name; o++) {
-        size_t fs = opt_field_size(o->type);
+        size_t fs = tp_option_field_size(o->type);
         if (fs == 0)
             return "an option has an unknown type";
         if (o->offset + fs > s->config_size)

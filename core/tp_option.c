@@ -97,7 +97,7 @@ const char *tp_closest(const char *name, const char *const *names, size_t n)
     return best_d <= limit ? best : NULL;
 }
 
-static size_t field_size(tp_opt_type type)
+size_t tp_option_field_size(tp_opt_type type)
 {
     switch (type) {
     case TP_OPT_BOOL:
@@ -330,7 +330,8 @@ void *tp_options_build(const tp_option *schema, size_t config_size, const tp_yno
     if (config == NULL)
         return NULL;
     for (const tp_option *opt = schema; opt && opt->name; opt++) {
-        if (opt->offset + field_size(opt->type) > config_size || field_size(opt->type) == 0) {
+        size_t fs = tp_option_field_size(opt->type);
+        if (fs == 0 || opt->offset + fs > config_size) {
             REPORT(&o, "error: %s: plugin bug: option '%s' lies outside its config struct", who,
                    opt->name);
             continue;
@@ -351,7 +352,7 @@ void *tp_options_build(const tp_option *schema, size_t config_size, const tp_yno
         origin ov = o;
         ov.line = stage->items[i]->line;
         ov.col = stage->items[i]->col;
-        if (opt->offset + field_size(opt->type) <= config_size)
+        if (opt->offset + tp_option_field_size(opt->type) <= config_size)
             set_from_node(opt, (char *)config + opt->offset, stage->items[i], &ov);
     }
     for (const tp_option *opt = schema; opt && opt->name; opt++)
