@@ -390,6 +390,8 @@ static const struct {
      ":1:47: \"args\" must be an object, not an array"},
     {"{\"traceEvents\": [{\"ph\": \"X\", \"dur\": 1}]}", ":1:18: event with ph 'X' has no \"ts\""},
     {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": -2}]}", ":1:18: negative \"dur\""},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 9223372036854775, \"dur\": 100}]}",
+     ":1:18: \"ts\" + \"dur\" does not fit in int64 nanoseconds"},
     {"{\"traceEvents\": [7]}", ":1:18: traceEvents element must be an object, not a number"},
     {"{\"schemaVersion\": 1}", ":1:20: no \"traceEvents\" key"},
     /* "traceEvents" as a value is not the key */

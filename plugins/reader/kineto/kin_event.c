@@ -457,6 +457,8 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
         mark_bad(kp, f, NULL, KIN_DROP_MISSING, "event with ph '%c' has no \"ts\"", ph);
     else if (f->have_dur && f->ev.dur < 0)
         mark_bad(kp, f, NULL, KIN_DROP_NEGDUR, "negative \"dur\"");
+    else if (f->have_dur && f->ev.ts > INT64_MAX - f->ev.dur) /* analyses add them */
+        mark_bad(kp, f, NULL, KIN_DROP_RANGE, "\"ts\" + \"dur\" does not fit in int64 nanoseconds");
     f->ev.kind = (uint8_t)event_kind(kp, f, &err);
     if (err != TP_OK)
         return err;
@@ -546,7 +548,7 @@ static int end_event(kin_parser *kp, ev_fields *f, uint64_t line, uint64_t col)
     memmove(&kp->pend[i - 1], &kp->pend[i], (kp->n_pend - i) * sizeof b);
     kp->n_pend--;
     int rc = TP_OK;
-    if (f->ev.ts < b.ev.ts) {
+    if (f->ev.ts < b.ev.ts || (b.ev.ts < 0 && f->ev.ts > INT64_MAX + b.ev.ts)) {
         if (!kp->skip_bad)
             rc = tp_fail(kp->st, TP_EFORMAT, "%s:%llu:%llu: \"E\" event ends before its \"B\"",
                          kp->path, (unsigned long long)line, (unsigned long long)col);
