@@ -60,8 +60,9 @@ static const char expected_chrome[] =
     "  {\"ph\": \"t\", \"cat\": \"misc\", \"name\": \"step\", \"pid\": 1, \"tid\": 1, \"ts\": 11, \"id\": \"abc\"},\n"
     "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"name\": \"mark\", \"pid\": 1102, \"tid\": 1102, "
     "\"ts\": -3.5},\n"
-    "  {\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"ts\": 21, \"args\": {\"bytes\": 5}},\n"
-    "  {\"ph\": \"X\", \"name\": \"bare\", \"ts\": 22, \"dur\": 1000000},\n"
+    "  {\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"tid\": \"\", \"ts\": 21, "
+    "\"args\": {\"bytes\": 5}},\n"
+    "  {\"ph\": \"X\", \"name\": \"bare\", \"pid\": \"\", \"tid\": \"\", \"ts\": 22, \"dur\": 1000000},\n"
     "  {\"ph\": \"B\", \"cat\": \"cpu_op\", \"name\": \"open\", \"pid\": 1, \"tid\": 1, \"ts\": 20}\n"
     "  ]\n"
     "}\n";
@@ -129,6 +130,29 @@ START_TEST(test_gzip_by_extension)
     size_t len;
     char *text = gz_slurp(path, &len);
     ck_assert_str_eq(text, expected_chrome);
+    free(text);
+}
+END_TEST
+
+/* Async slices pair by id (b/n/e), and empty pid/tid stay "" (Kineto's
+ * global instants): both survive the writer. */
+START_TEST(test_async_ids_and_empty_ids)
+{
+    tp_run_free(run_stages("  - {reader: kineto, path: tests/data/filters/async.json}\n"
+                           "  - {writer: chrome_trace, path: '${out}/a.json'}\n"));
+    char path[512];
+    snprintf(path, sizeof path, "%s/a.json", ct_dir);
+    char *text = tp_test_slurp(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(strstr(text, "{\"ph\": \"b\", \"cat\": \"async\", \"name\": \"load\", "
+                                       "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"id\": 5}"));
+    ck_assert_ptr_nonnull(strstr(text, "\"ph\": \"n\", \"cat\": \"async\", \"name\": \"load\", "
+                                       "\"pid\": 1, \"tid\": 1, \"ts\": 2, \"id\": 5}"));
+    /* "0x5" is read as the number 5, so the three pair up */
+    ck_assert_ptr_nonnull(strstr(text, "\"ph\": \"e\", \"cat\": \"async\", \"name\": \"load\", "
+                                       "\"pid\": 1, \"tid\": 1, \"ts\": 3, \"id\": 5}"));
+    ck_assert_ptr_nonnull(strstr(text, "{\"ph\": \"i\", \"name\": \"Record Window End\", "
+                                       "\"pid\": \"\", \"tid\": \"\", \"ts\": 4}"));
     free(text);
 }
 END_TEST
@@ -237,6 +261,7 @@ static Suite *chrome_trace_suite(void)
     tcase_add_checked_fixture(tc, ct_setup, ct_teardown);
     tcase_add_test(tc, test_exact_text);
     tcase_add_test(tc, test_gzip_by_extension);
+    tcase_add_test(tc, test_async_ids_and_empty_ids);
     tcase_add_test(tc, test_unwritable_path);
     suite_add_tcase(s, tc);
     tc = tcase_create("round_trip");

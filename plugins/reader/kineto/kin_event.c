@@ -462,7 +462,8 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
     f->ev.kind = (uint8_t)event_kind(kp, f, &err);
     if (err != TP_OK)
         return err;
-    if (ph == 's' || ph == 't' || ph == 'f')
+    /* flows pair by id, and so do async slices (b/e/n): keep it for both */
+    if (ph == 's' || ph == 't' || ph == 'f' || ph == 'b' || ph == 'e' || ph == 'n')
         f->ev.flow_id = f->id;
     if (TP_KIND_IS_GPU(f->ev.kind) && f->ev.stream < 0) {
         int64_t tid = f->ev.tid, v;

@@ -165,21 +165,20 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
     }
     out_str(o, ", \"name\": ");
     out_interned(o, st, c->name[i]);
-    if (c->pid[i] != TP_ID_FROM_STR(0)) {
-        out_str(o, ", \"pid\": ");
-        out_id(o, st, c->pid[i], n_str);
-    }
-    if (c->tid[i] != TP_ID_FROM_STR(0)) {
-        out_str(o, ", \"tid\": ");
-        out_id(o, st, c->tid[i], n_str);
-    }
+    /* always written: an empty pid/tid ("" as Kineto writes for global
+     * instants, or absent) reads back the same */
+    out_str(o, ", \"pid\": ");
+    out_id(o, st, c->pid[i], n_str);
+    out_str(o, ", \"tid\": ");
+    out_id(o, st, c->tid[i], n_str);
     out_str(o, ", \"ts\": ");
     out_us(o, c->ts[i]);
     if (c->dur[i] >= 0) {
         out_str(o, ", \"dur\": ");
         out_us(o, c->dur[i]);
     }
-    if ((ph == 's' || ph == 't' || ph == 'f') && c->flow_id[i] != TP_NONE) {
+    if ((ph == 's' || ph == 't' || ph == 'f' || ph == 'b' || ph == 'e' || ph == 'n') &&
+        c->flow_id[i] != TP_NONE) {
         out_str(o, ", \"id\": ");
         out_id(o, st, c->flow_id[i], n_str);
         if (ph == 'f')
