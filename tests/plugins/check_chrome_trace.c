@@ -248,9 +248,10 @@ END_TEST
 
 START_TEST(test_round_trip_trimmed)
 {
-    /* 24581: tests/plugins/filters_reference.py (CORPUS_RESNET_TRIM_SKIP1_KEEP2) */
+    /* 24067: tests/plugins/filters_reference.py (CORPUS_RESNET_TRIM_SKIP1_KEEP2;
+     * 24581 before the trim_iterations review fixes) */
     round_trip(CORPUS "kineto_tbplugin_resnet50_profapi_nw0_2021-01.pt.trace.json.gz",
-               "  - {filter: trim_iterations, skip: 1, iterations: 2}\n", "trim.json.gz", 24581);
+               "  - {filter: trim_iterations, skip: 1, iterations: 2}\n", "trim.json.gz", 24067);
 }
 END_TEST
 

@@ -19,6 +19,7 @@ CORPUS = "tests/data/kineto/corpus/"
 RESNET = CORPUS + "kineto_tbplugin_resnet50_profapi_nw0_2021-01.pt.trace.json.gz"
 NSRES = CORPUS + "hta_ns_resolution_rank0.pt.trace.json.gz"
 DLRM = "tests/data/dlrm_worker0_step12.pt.trace.json.gz"
+NCCL = CORPUS + "hta_nccl_data.json.gz"
 
 GPU = {"kernel", "memcpy", "memset", "gpu_annotation"}
 CATS = {
@@ -66,6 +67,8 @@ class Ev:
         args = e.get("args", {})
         c = args.get("correlation")
         self.corr = c if isinstance(c, int) else None
+        x = args.get("External id", args.get("external id"))
+        self.ext = x if isinstance(x, int) else None
         self.fid = e.get("id") if self.ph in "stf" else None
         self.args = args
 
@@ -76,14 +79,36 @@ def load(path):
     return d, [Ev(i, e) for i, e in enumerate(d["traceEvents"])]
 
 
+def id_key(v):
+    """pid/tid order of trim_iterations' tie-break: numbers before texts."""
+    return (isinstance(v, str), v)
+
+
+def trim_steps(evs, marker):
+    """The iterations: on each (pid, tid), the markers not nested inside an
+    earlier one; the track with the most wins (ties: lowest pid, tid)."""
+    tracks = {}
+    for e in evs:
+        if (e.ph == "X" and e.dur is not None and e.dur >= 0 and e.kind not in GPU
+                and e.kind not in ("flow", "metadata") and re.search(marker, e.name)):
+            tracks.setdefault((e.pid, e.tid), []).append(e)
+    steps = {}
+    for key, lst in tracks.items():
+        lst.sort(key=lambda e: (e.ts, -e.end, e.row))
+        steps[key] = []
+        for e in lst:
+            if not any(p.ts <= e.ts and e.end <= p.end for p in steps[key]):
+                steps[key].append(e)
+    best = min(steps, key=lambda k: (-len(steps[k]), id_key(k[0]), id_key(k[1])))
+    return steps[best]
+
+
 def trim(evs, skip, iters, marker=r"^ProfilerStep#\d+$"):
-    marks = sorted((e.ts, e.row) for e in evs
-                   if e.ph == "X" and e.dur is not None and e.kind not in GPU
-                   and e.kind not in ("flow", "metadata") and re.search(marker, e.name))
-    chosen = marks[skip:skip + iters]
+    """trim_iterations (docs/plugins/trim_iterations.md, "What is kept")."""
+    chosen = trim_steps(evs, marker)[skip:skip + iters]
     assert len(chosen) == iters
-    ws = chosen[0][0]
-    we = max(evs[r].end for _, r in chosen)
+    ws = chosen[0].ts
+    we = max(e.end for e in chosen)
     keep = set()
 
     def overlap(e):
@@ -91,30 +116,65 @@ def trim(evs, skip, iters, marker=r"^ProfilerStep#\d+$"):
             return e.ts < we and e.end > ws
         return ws <= e.ts <= we
 
-    rt_all, rt_kept, gpu_all, gpu_kept = set(), set(), set(), set()
+    def inside(e):
+        return ws <= e.ts and e.end <= we
+
+    calls = {}  # correlation id -> runtime calls by start
+    for e in evs:
+        if e.kind == "runtime" and e.corr is not None:
+            calls.setdefault(e.corr, []).append(e)
+    for lst in calls.values():
+        lst.sort(key=lambda e: (e.ts, e.row))
+
+    def launcher(corr, ts):
+        """last call of that id starting at or before ts, else the first"""
+        lst = calls.get(corr, [])
+        before = [r for r in lst if r.ts <= ts]
+        return before[-1] if before else (lst[0] if lst else None)
+
+    ann_ext = set()
     for e in evs:
         if e.kind == "metadata":
             keep.add(e.row)
-        elif e.kind in GPU:
-            if e.corr is not None:
-                gpu_all.add(e.corr)
-        elif e.kind != "flow" and overlap(e):
+        elif e.kind not in GPU and e.kind not in ("flow", "trace") and overlap(e):
             keep.add(e.row)
-        if e.kind == "runtime" and e.corr is not None:
-            rt_all.add(e.corr)
-            if e.row in keep:
-                rt_kept.add(e.corr)
-    for e in evs:
-        if e.kind in GPU and ((e.corr in rt_kept) or (ws <= e.ts and e.end <= we)):
-            keep.add(e.row)
+            if e.kind == "annotation" and e.ext is not None:
+                ann_ext.add(e.ext)
+    gpu_all = {e.corr for e in evs if e.kind in GPU and e.corr is not None}
+    orphan_kept = set()
+    work = {}  # (pid, tid) -> [(ts, end)] of kept launched GPU work
+    for e in sorted((e for e in evs if e.kind in GPU),
+                    key=lambda e: e.kind == "gpu_annotation"):
+        ln = launcher(e.corr, e.ts)
+        if ln is not None:
+            ok = ln.row in keep
+            if ok and e.kind != "gpu_annotation":
+                work.setdefault((e.pid, e.tid), []).append((e.ts, e.end))
+        elif inside(e):
+            ok = True
             if e.corr is not None:
-                gpu_kept.add(e.corr)
+                orphan_kept.add(e.corr)
+        elif e.kind == "gpu_annotation":
+            ok = (e.ext in ann_ext or
+                  any(e.ts <= s and t <= e.end for s, t in work.get((e.pid, e.tid), [])))
+        else:
+            ok = False
+        if ok:
+            keep.add(e.row)
     groups = {}
     for e in evs:
         if e.kind != "flow":
             continue
-        if e.cat != "fwdbwd" and (e.fid in rt_all or e.fid in gpu_all):
-            if e.fid in rt_kept or (e.fid not in rt_all and e.fid in gpu_kept):
+        launch_flow = e.cat != "fwdbwd" and e.fid is not None
+        ln = launcher(e.fid, e.ts) if launch_flow else None
+        if ln is not None:
+            if ln.row in keep:
+                keep.add(e.row)
+        elif launch_flow and e.fid in gpu_all:
+            if e.fid in orphan_kept:
+                keep.add(e.row)
+        elif e.fid is None:
+            if ws <= e.ts <= we:
                 keep.add(e.row)
         else:
             groups.setdefault((e.cat, e.fid), []).append(e)
@@ -141,41 +201,94 @@ def parents_by_time(evs):
     return parent
 
 
+LAUNCHED = {"kernel", "memcpy", "memset"}
+
+
+def launchers(evs):
+    """GPU work -> runtime call with its correlation id starting last at or
+    before it (the outermost on a tie), else the first such call."""
+    calls = {}
+    for e in evs:
+        if e.kind == "runtime" and e.corr is not None:
+            calls.setdefault(e.corr, []).append(e)
+    out = {}
+    for e in evs:
+        if e.kind in LAUNCHED and e.corr in calls:
+            lst = sorted(calls[e.corr], key=lambda r: (r.ts, -r.end, r.row))
+            before = [r for r in lst if r.ts <= e.ts]
+            if before:
+                first_at = [r for r in before if r.ts == before[-1].ts]
+                out[e.row] = first_at[0].row
+            else:
+                out[e.row] = lst[0].row
+    return out
+
+
 def regex_select(evs, include, keep_mode="matches", field="name", flags=0):
+    """Without the hierarchy analysis: parents by time per (pid, tid) and
+    launch links by correlation id; both count as "above"."""
     pats = [re.compile(p, flags) for p in include]
     text = (lambda e: e.name) if field == "name" else (lambda e: e.cat)
     matched = {e.row for e in evs if any(p.search(text(e)) for p in pats)}
     keep = set(matched)
     parent = parents_by_time(evs)
+    launcher = launchers(evs)
+
+    def ups(r):
+        return [u for u in (parent.get(r), launcher.get(r)) if u is not None]
+
     if keep_mode in ("with_descendants", "with_both"):
-        for e in evs:
-            r = e.row
-            while r is not None:
-                if r in matched:
-                    keep.add(e.row)
-                    break
-                r = parent.get(r)
+        below = {}  # row -> lies at or below a match
+
+        def resolve(r):
+            todo = [r]
+            while todo:
+                x = todo[-1]
+                if x in below:
+                    todo.pop()
+                    continue
+                pending = [u for u in ups(x) if u not in below]
+                if x not in matched and pending:
+                    todo.extend(pending)
+                    continue
+                below[x] = x in matched or any(below[u] for u in ups(x))
+                todo.pop()
+            return below[r]
+
+        keep.update(e.row for e in evs if resolve(e.row))
     if keep_mode in ("with_ancestors", "with_both"):
-        for r in matched:
-            p = parent.get(r)
-            while p is not None:
-                keep.add(p)
-                p = parent.get(p)
+        todo = list(matched)
+        seen = set(matched)
+        while todo:
+            for u in ups(todo.pop()):
+                if u not in seen:
+                    seen.add(u)
+                    keep.add(u)
+                    todo.append(u)
     keep.update(e.row for e in evs if e.kind == "metadata")
     return len(keep)
 
 
-def time_window(evs, f0, f1, contained=False):
-    spans = [e for e in evs if e.dur is not None and e.kind != "metadata"]
-    lo = min(e.ts for e in spans)
-    hi = max(e.ts + e.dur for e in spans)
+def time_window(evs, f0, f1, mode="overlap"):
+    """The span leaves out metadata and the profiler's own span (kind
+    trace), which is kept only inside the window.  mode starts: seed 004's
+    trim_trace: span over starts, events starting strictly inside."""
+    if mode == "starts":
+        spans = [(e.ts, e.ts) for e in evs if e.kind not in ("metadata", "trace")]
+    else:
+        spans = [(e.ts, e.ts + e.dur) for e in evs
+                 if e.dur is not None and e.kind not in ("metadata", "trace")]
+    lo = min(s for s, _ in spans)
+    hi = max(t for _, t in spans)
     ws = lo + round(Decimal(f0) * (hi - lo))
     we = lo + round(Decimal(f1) * (hi - lo))
     n = 0
     for e in evs:
         if e.kind == "metadata":
             n += 1
-        elif contained or not e.dur:
+        elif mode == "starts":
+            n += ws < e.ts and (e.end if e.kind == "trace" else e.ts) < we
+        elif mode == "contained" or e.kind == "trace" or not e.dur:
             n += ws <= e.ts and e.end <= we
         else:
             n += e.ts < we and e.end > ws
@@ -203,8 +316,12 @@ def main():
     print("CORPUS_RESNET_CONV_BN_DESC",
           regex_select(resnet, [r"^aten::(?:conv|batch_norm)"], "with_descendants"))
     print("CORPUS_NSRES_NCCL_ANC", regex_select(nsres, [r"(?i)nccl"], "with_ancestors"))
+    _, nccl = load(NCCL)
+    print("CORPUS_NCCL_NCCL_ANC", regex_select(nccl, [r"(?i)nccl"], "with_ancestors"))
     print("CORPUS_DLRM_LAST_TENTH", time_window(dlrm, "0.9", "1.0"))
-    print("CORPUS_DLRM_LAST_TENTH_CONTAINED", time_window(dlrm, "0.9", "1.0", contained=True))
+    print("CORPUS_DLRM_LAST_TENTH_CONTAINED", time_window(dlrm, "0.9", "1.0", "contained"))
+    print("CORPUS_RESNET_SEED004_STARTS", time_window(resnet, "0.9", "1.0", "starts"),
+          "of which metadata", sum(e.kind == "metadata" for e in resnet))
     print("CORPUS_NSRES_KERNELS_STREAM7", select(nsres, kinds={"kernel", "memcpy"}, streams={7}))
     dinfo, dlrm_evs = load(DLRM)
     assert dinfo["distributedInfo"]["rank"] == 0

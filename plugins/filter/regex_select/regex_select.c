@@ -2,14 +2,16 @@
  * regex_select: keep events whose name, category or one args value matches
  * regexes, optionally with their hierarchy (descendants, ancestors).
  *
- * Regexes are PCRE2 (Python's re syntax for everyday use: \d, \w, (?:...),
- * (?i)) and search anywhere in the text, like re.search.  Each pattern is
+ * Regexes are PCRE2 read the Python way (Unicode \w \d \s \b, \Z and {,n}
+ * rewritten, see tp_pyregex.h) and search anywhere in the text, like
+ * re.search.  Each pattern is
  * compiled once per run (JIT when available), and names and categories are
  * interned, so each distinct string id is matched once and its verdict
  * cached.  Metadata events are always kept.
  */
 #include "regex_select.h"
 
+#include "../../common/tp_pyregex.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,8 +41,7 @@ static int compile_list(tp_stage *st, const char *what, const tp_strlist *l, uin
         int err;
         PCRE2_SIZE off;
         rs_pattern *p = &(*out)[i];
-        p->re = pcre2_compile((PCRE2_SPTR)l->items[i], PCRE2_ZERO_TERMINATED,
-                              flags | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &off, NULL);
+        p->re = tp_pyre_compile(l->items[i], flags, &err, &off);
         if (p->re == NULL) {
             PCRE2_UCHAR text[256];
             pcre2_get_error_message(err, text, sizeof text);
@@ -185,10 +186,12 @@ static int unescape(rs_state *s, const char *v, size_t n, size_t *out_len)
         if (e == 'u' && i + 4 < n) {
             unsigned cp = hex4(v + i + 1);
             i += 4;
-            if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < n && v[i + 1] == '\\' && v[i + 2] == 'u') {
-                unsigned lo = hex4(v + i + 3);
+            unsigned lo = i + 6 < n && v[i + 1] == '\\' && v[i + 2] == 'u' ? hex4(v + i + 3) : 0;
+            if (cp >= 0xD800 && cp < 0xDC00 && lo >= 0xDC00 && lo < 0xE000) {
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 i += 6;
+            } else if (cp >= 0xD800 && cp < 0xE000) {
+                cp = 0xFFFD; /* a lone surrogate has no UTF-8 form (as the reader does) */
             }
             o += put_utf8(s->buf + o, cp); /* never longer than its escape */
             continue;

@@ -29,8 +29,9 @@ typedef struct rs_state {
 } rs_state;
 
 /* Adds to keep[] (1 = matched) the descendants and/or ancestors of matched
- * events, using the hierarchy.parent attachment when present, else nesting
- * complete events by time per (pid, tid).  *source names which. */
+ * events through parents (hierarchy.parent for host events when present,
+ * else nesting by time per (pid, tid); GPU rows always by time) and launch
+ * links (runtime call <-> GPU work).  *source names the links used. */
 int rs_extend(tp_stage *st, const tp_trace *t, uint8_t *keep, int desc, int anc,
               const char **source);
 

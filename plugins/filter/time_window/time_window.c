@@ -2,12 +2,17 @@
  * time_window: keep the events of a time range of the trace.
  *
  * The span runs from the earliest start to the latest end of the events
- * with a duration.  The window is the intersection of the fraction window
- * [start_fraction, end_fraction] of that span and the time window
- * [start_us, end_us], µs after the span's start (or on the trace's own
- * clock with absolute: true).  Events overlapping the window are kept (or,
- * with mode: contained, those lying inside it); points (no duration) are
- * kept when inside.  Metadata events are always kept.
+ * with a duration (mode: starts: from the earliest to the latest start of
+ * all events, as seed 004 measures it); metadata and the profiler's own
+ * span (kind TRACE) do not count.  The window is the intersection of the
+ * fraction window [start_fraction, end_fraction] of that span and the time
+ * window [start_us, end_us], µs after the span's start (or on the trace's
+ * own clock with absolute: true).  The µs limits are read as exact decimals
+ * (epoch µs with ns digits do not fit a double).  Events overlapping the
+ * window are kept (mode: contained: those lying inside it; mode: starts:
+ * those starting strictly inside it); points (no duration) are kept when
+ * inside.  Profiler spans are kept only when inside the window, so a
+ * trimmed trace never carries the untrimmed span.  Metadata is always kept.
  */
 #include <math.h>
 #include <stdint.h>
@@ -16,40 +21,153 @@
 
 typedef struct tw_config {
     double start_fraction, end_fraction;
-    double start_us, end_us;
+    const char *start_us, *end_us; /* decimal text, NULL = no limit */
     int absolute;
     const char *mode;
 } tw_config;
 
-static const char *const tw_modes[] = {"overlap", "contained", NULL};
+typedef enum tw_mode { TW_OVERLAP, TW_CONTAINED, TW_STARTS } tw_mode;
 
-/* 1e300 stands for "no limit": the core only knows options with values. */
+static const char *const tw_modes[] = {"overlap", "contained", "starts", NULL};
+
 static const tp_option tw_options[] = {
     TP_OPTION_FLOAT("start_fraction", tw_config, start_fraction, "0", 0, 1,
                     "window start as a fraction of the trace span"),
     TP_OPTION_FLOAT("end_fraction", tw_config, end_fraction, "1", 0, 1,
                     "window end as a fraction of the trace span"),
-    TP_OPTION_FLOAT("start_us", tw_config, start_us, "-1e300", -1e300, 1e300,
-                    "window start in µs (after the trace's first event unless absolute)"),
-    TP_OPTION_FLOAT("end_us", tw_config, end_us, "1e300", -1e300, 1e300,
-                    "window end in µs (after the trace's first event unless absolute)"),
+    TP_OPTION_STRING("start_us", tw_config, start_us, NULL,
+                     "window start in µs, exact decimal (after the span's start unless absolute)"),
+    TP_OPTION_STRING("end_us", tw_config, end_us, NULL,
+                     "window end in µs, exact decimal (after the span's start unless absolute)"),
     TP_OPTION_BOOL("absolute", tw_config, absolute, "false",
                    "start_us/end_us are times on the trace's clock, not offsets"),
     TP_OPTION_CHOICE("mode", tw_config, mode, "overlap", tw_modes,
-                     "keep events overlapping the window, or only those inside it"),
+                     "keep events overlapping the window, lying inside it, or starting inside it"),
     TP_OPTION_END};
 
-/* µs -> ns, saturated to the int64 range. */
-static int64_t us_to_ns(double us)
+/* The µs limits in ns, parsed once when the stage starts. */
+typedef struct tw_state {
+    int64_t lo_ns, hi_ns;
+    int has_lo, has_hi;
+    tw_mode mode;
+} tw_state;
+
+/* ---- exact decimal µs -> ns */
+typedef struct decimal {
+    const char *ip, *fp; /* integer and fraction digits */
+    size_t il, fl;
+    long exp;
+    int neg;
+} decimal;
+
+static int is_digit(char c)
 {
-    double ns = nearbyint(us * 1000.0);
-    if (ns >= 9.2e18)
-        return INT64_MAX;
-    if (ns <= -9.2e18)
-        return INT64_MIN;
-    return (int64_t)ns;
+    return c >= '0' && c <= '9';
 }
 
+static int digit_at(const decimal *d, long i)
+{
+    if (i < 0)
+        return 0;
+    if ((size_t)i < d->il)
+        return d->ip[i] - '0';
+    i -= (long)d->il;
+    return (size_t)i < d->fl ? d->fp[i] - '0' : 0;
+}
+
+/* [+-]digits[.digits][e[+-]digits], at least one digit; 0 if it is not. */
+static int split_decimal(const char *s, decimal *d)
+{
+    memset(d, 0, sizeof *d);
+    if (*s == '+' || *s == '-')
+        d->neg = *s++ == '-';
+    for (d->ip = s; is_digit(*s); s++)
+        d->il++;
+    if (*s == '.')
+        for (d->fp = ++s; is_digit(*s); s++)
+            d->fl++;
+    if (d->il + d->fl == 0)
+        return 0;
+    if (*s == 'e' || *s == 'E') {
+        int eneg = 0;
+        s++;
+        if (*s == '+' || *s == '-')
+            eneg = *s++ == '-';
+        if (!is_digit(*s))
+            return 0;
+        for (; is_digit(*s); s++)
+            if (d->exp < 1000000)
+                d->exp = d->exp * 10 + (*s - '0');
+        d->exp = eneg ? -d->exp : d->exp;
+    }
+    return *s == '\0';
+}
+
+/* text µs -> ns, rounded to nearest (halves away from zero) like the
+ * kineto reader.  -1: not a number, -2: out of the int64 ns range. */
+static int parse_us(const char *text, int64_t *ns)
+{
+    decimal d;
+    if (!split_decimal(text, &d))
+        return -1;
+    long point = (long)d.il + d.exp + 3; /* ns digits before the decimal point */
+    long total = (long)(d.il + d.fl);
+    uint64_t acc = 0;
+    for (long i = 0; i < point; i++) {
+        if (i >= total && acc == 0)
+            break; /* all digits were zeros */
+        unsigned dig = (unsigned)digit_at(&d, i);
+        if (acc > ((uint64_t)INT64_MAX - dig) / 10)
+            return -2;
+        acc = acc * 10 + dig;
+    }
+    if (point >= 0 && digit_at(&d, point) >= 5 && ++acc > (uint64_t)INT64_MAX)
+        return -2;
+    *ns = d.neg ? -(int64_t)acc : (int64_t)acc;
+    return 0;
+}
+
+static int parse_limit(tp_stage *st, const char *name, const char *text, int64_t *ns, int *has)
+{
+    *has = text != NULL;
+    if (text == NULL)
+        return TP_OK;
+    int rc = parse_us(text, ns);
+    if (rc == -1)
+        return tp_fail(st, TP_EINVAL, "%s: '%s' is not a number of µs", name, text);
+    if (rc == -2)
+        return tp_fail(st, TP_EINVAL, "%s: %s µs is out of range", name, text);
+    return TP_OK;
+}
+
+static int tw_init(tp_stage *st, const void *config, void **state)
+{
+    const tw_config *cfg = config;
+    tw_state *s = tp_calloc(1, sizeof *s);
+    if (s == NULL)
+        return TP_ENOMEM;
+    *state = s;
+    s->mode = strcmp(cfg->mode, "contained") == 0 ? TW_CONTAINED
+            : strcmp(cfg->mode, "starts") == 0  ? TW_STARTS
+                                                 : TW_OVERLAP;
+    if (cfg->start_fraction > cfg->end_fraction)
+        return tp_fail(st, TP_EINVAL, "start_fraction %g is after end_fraction %g",
+                       cfg->start_fraction, cfg->end_fraction);
+    int rc = parse_limit(st, "start_us", cfg->start_us, &s->lo_ns, &s->has_lo);
+    if (rc == TP_OK)
+        rc = parse_limit(st, "end_us", cfg->end_us, &s->hi_ns, &s->has_hi);
+    if (rc == TP_OK && s->has_lo && s->has_hi && s->lo_ns > s->hi_ns)
+        return tp_fail(st, TP_EINVAL, "start_us %s is after end_us %s", cfg->start_us, cfg->end_us);
+    return rc;
+}
+
+static void tw_destroy(tp_stage *st, void *state)
+{
+    (void)st;
+    tp_free(state);
+}
+
+/* ---- span and window */
 static int64_t sat_add(int64_t a, int64_t b)
 {
     if (b > 0 && a > INT64_MAX - b)
@@ -59,19 +177,24 @@ static int64_t sat_add(int64_t a, int64_t b)
     return a + b;
 }
 
-static int has_span(const tp_cols *c, size_t i)
+static int counts_for_span(const tp_cols *c, size_t i, tw_mode mode)
 {
-    return c->dur[i] >= 0 && c->kind[i] != TP_KIND_METADATA;
+    uint8_t k = c->kind[i];
+    if (k == TP_KIND_METADATA || k == TP_KIND_TRACE)
+        return 0;
+    return mode == TW_STARTS || c->dur[i] >= 0;
 }
 
-/* Earliest start and latest end of the events with durations; 0 if none. */
-static int find_span(const tp_cols *c, int64_t *lo, int64_t *hi)
+/* Earliest start and latest end (mode starts: latest start) of the events
+ * that count for the span; 0 if none does.  ts + dur does not overflow:
+ * the reader rejects such events. */
+static int find_span(const tp_cols *c, tw_mode mode, int64_t *lo, int64_t *hi)
 {
     int found = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (!has_span(c, i))
+        if (!counts_for_span(c, i, mode))
             continue;
-        int64_t end = c->ts[i] + c->dur[i];
+        int64_t end = mode == TW_STARTS ? c->ts[i] : c->ts[i] + c->dur[i];
         if (!found || c->ts[i] < *lo)
             *lo = c->ts[i];
         if (!found || end > *hi)
@@ -81,20 +204,28 @@ static int find_span(const tp_cols *c, int64_t *lo, int64_t *hi)
     return found;
 }
 
+static int keep_event(const tp_cols *c, size_t i, tw_mode mode, int64_t ws, int64_t we)
+{
+    int64_t ts = c->ts[i], end = ts + (c->dur[i] > 0 ? c->dur[i] : 0);
+    uint8_t kind = c->kind[i];
+    if (kind == TP_KIND_METADATA)
+        return 1;
+    if (mode == TW_STARTS)
+        return ts > ws && (kind == TP_KIND_TRACE ? end : ts) < we;
+    if (mode == TW_CONTAINED || kind == TP_KIND_TRACE || c->dur[i] <= 0)
+        return ts >= ws && end <= we;
+    return ts < we && end > ws;
+}
+
 static int tw_run(tp_stage *st, const void *config, void *state)
 {
-    (void)state;
     const tw_config *cfg = config;
-    if (cfg->start_fraction > cfg->end_fraction)
-        return tp_fail(st, TP_EINVAL, "start_fraction %g is after end_fraction %g",
-                       cfg->start_fraction, cfg->end_fraction);
-    if (cfg->start_us > cfg->end_us)
-        return tp_fail(st, TP_EINVAL, "start_us %g is after end_us %g", cfg->start_us, cfg->end_us);
+    const tw_state *s = state;
     const tp_cols *c = tp_trace_cols(tp_stage_trace(st));
     uint8_t *keep = tp_keep_mask(st);
     int64_t lo = 0, hi = 0;
-    if (!find_span(c, &lo, &hi)) {
-        tp_log(st, TP_LOG_WARN, "no event has a duration: the trace has no span, nothing kept");
+    if (!find_span(c, s->mode, &lo, &hi)) {
+        tp_log(st, TP_LOG_WARN, "no event counts for the span (%s): nothing kept", cfg->mode);
         for (size_t i = 0; i < c->n; i++)
             keep[i] = c->kind[i] == TP_KIND_METADATA;
         return TP_OK;
@@ -103,32 +234,25 @@ static int tw_run(tp_stage *st, const void *config, void *state)
     int64_t ws = lo + (int64_t)nearbyint(cfg->start_fraction * span);
     int64_t we = lo + (int64_t)nearbyint(cfg->end_fraction * span);
     int64_t base = cfg->absolute ? 0 : lo;
-    int64_t us_lo = sat_add(base, us_to_ns(cfg->start_us)), us_hi = sat_add(base, us_to_ns(cfg->end_us));
-    ws = us_lo > ws ? us_lo : ws;
-    we = us_hi < we ? us_hi : we;
-    int contained = strcmp(cfg->mode, "contained") == 0;
+    if (s->has_lo && sat_add(base, s->lo_ns) > ws)
+        ws = sat_add(base, s->lo_ns);
+    if (s->has_hi && sat_add(base, s->hi_ns) < we)
+        we = sat_add(base, s->hi_ns);
     size_t kept = 0;
     for (size_t i = 0; i < c->n; i++) {
-        int64_t ts = c->ts[i], end = ts + (c->dur[i] > 0 ? c->dur[i] : 0);
-        int k;
-        if (c->kind[i] == TP_KIND_METADATA)
-            k = 1;
-        else if (contained || c->dur[i] <= 0)
-            k = ts >= ws && end <= we;
-        else
-            k = ts < we && end > ws;
-        keep[i] = (uint8_t)k;
-        kept += (size_t)k;
+        keep[i] = (uint8_t)keep_event(c, i, s->mode, ws, we);
+        kept += keep[i];
     }
     tp_log(st, TP_LOG_INFO, "span %.3f ms; window %.3f..%.3f ms after its start (%s): %zu of %zu events",
-           span / 1e6, (double)(ws - lo) / 1e6, (double)(we - lo) / 1e6, cfg->mode, kept, c->n);
+           span / 1e6, ((double)ws - (double)lo) / 1e6, ((double)we - (double)lo) / 1e6, cfg->mode,
+           kept, c->n);
     return TP_OK;
 }
 
 static const tp_stage_desc tw_stages[] = {
     TP_STAGE(TP_STAGE_FILTER, "time_window",
              "keep events in a time window (fractions of the span or µs)", tw_options, tw_config,
-             NULL, tw_run, NULL),
+             tw_init, tw_run, tw_destroy),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("time_window", "0.1.0", tw_stages);

@@ -2,18 +2,26 @@
  * trim_iterations: keep N iterations of a training loop.
  *
  * Iterations are delimited by marker events: complete host events (ph X)
- * whose name matches `marker` (ProfilerStep#N by default).  After skipping
- * `skip` markers in time order, the window runs from the start of the first
- * kept marker to the end of the last kept one.  Then:
- *   - host events (every kind but GPU work, flows and metadata) are kept
- *     when they overlap the window;
- *   - GPU work is kept when a kept runtime call launched it (same
- *     correlation id), even past the window's end, or when it lies inside
- *     the window;
- *   - launch flows (ac2g: id = correlation) follow their runtime call;
- *     other flows (fwdbwd) are kept when all their events lie in the window;
+ * whose name matches `marker` (ProfilerStep#N by default).  They are counted
+ * on one track, the (pid, tid) holding the most markers (ties: lowest pid,
+ * then tid), and a marker nested inside an earlier one of that track is not
+ * an iteration.  After skipping `skip` of them in time order, the window runs
+ * from the start of the first kept marker to the end of the last kept one;
+ * it applies to every process and thread (a merged multi-rank trace keeps
+ * the same steps of every rank).  Then:
+ *   - host events (every kind but GPU work, flows, metadata and the
+ *     profiler's own Trace span) are kept when they overlap the window; the
+ *     Trace span is dropped, it covers the untrimmed trace;
+ *   - GPU work follows its launcher: the runtime call with the same
+ *     correlation id that started last at or before it (else the first one
+ *     after it), so ids reused by other processes do not mix.  GPU work
+ *     without a launcher in the trace is kept when it lies inside the
+ *     window; a GPU annotation also when its External id is that of a kept
+ *     host annotation or when it encloses kept launched GPU work on its track;
+ *   - launch flows (ac2g: id = correlation) follow their launcher the same
+ *     way; other flows (fwdbwd) are kept when all their events lie inside;
  *   - metadata events are always kept.
- * Everything is O(n log n): sorted id arrays, binary search.
+ * Everything is O(n log n): sorted arrays, binary search.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -21,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+
+#include "../../common/tp_pyregex.h"
 
 typedef struct trim_config {
     int64_t iterations;
@@ -104,8 +114,7 @@ static int trim_init(tp_stage *st, const void *config, void **state)
     s->marker = cfg->marker ? cfg->marker : TRIM_DEFAULT_MARKER;
     int err;
     PCRE2_SIZE off;
-    s->re = pcre2_compile((PCRE2_SPTR)s->marker, PCRE2_ZERO_TERMINATED,
-                          PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &off, NULL);
+    s->re = tp_pyre_compile(s->marker, 0, &err, &off); /* Unicode classes, \Z -> \z */
     if (s->re == NULL) {
         PCRE2_UCHAR text[256];
         pcre2_get_error_message(err, text, sizeof text);
@@ -130,16 +139,41 @@ static void trim_destroy(tp_stage *st, void *state)
 
 /* ---- markers */
 typedef struct marker {
-    int64_t ts, end;
+    int64_t pid, tid, ts, end;
     size_t row;
 } marker;
 
+/* By track, then time; at equal starts the longer (enclosing) one first. */
 static int marker_cmp(const void *a, const void *b)
 {
     const marker *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1;
     return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* pid/tid order for ties: numbers before texts, texts by their bytes. */
+static int id_cmp(tp_stage *st, int64_t a, int64_t b)
+{
+    if (TP_ID_IS_STR(a) != TP_ID_IS_STR(b))
+        return TP_ID_IS_STR(a) ? 1 : -1;
+    if (!TP_ID_IS_STR(a))
+        return a < b ? -1 : a > b;
+    return strcmp(tp_str_text(st, TP_ID_STR(a)), tp_str_text(st, TP_ID_STR(b)));
+}
+
+static void id_text(tp_stage *st, int64_t v, char *buf, size_t size)
+{
+    if (TP_ID_IS_STR(v))
+        snprintf(buf, size, "'%s'", tp_str_text(st, TP_ID_STR(v)));
+    else
+        snprintf(buf, size, "%lld", (long long)v);
 }
 
 static int is_marker_candidate(const tp_cols *c, size_t i)
@@ -160,32 +194,86 @@ static int name_matches(tp_stage *st, trim_state *s, uint8_t *memo, tp_str name)
     return memo[name] == 1;
 }
 
-static int find_markers(tp_stage *st, trim_state *s, const tp_cols *c, marker **out, size_t *n)
+/* Drops markers nested inside an earlier marker of their track (m sorted by
+ * marker_cmp), in place; returns how many remain. */
+static size_t drop_nested(marker *m, size_t n)
 {
-    size_t nstr = tp_str_count(st);
+    size_t k = 0;
+    int64_t reach = 0;
+    for (size_t i = 0; i < n; i++) {
+        int same_track = k > 0 && m[k - 1].pid == m[i].pid && m[k - 1].tid == m[i].tid;
+        if (same_track && m[i].end <= reach)
+            continue; /* starts no earlier and ends no later than the last one kept */
+        reach = m[i].end;
+        m[k++] = m[i];
+    }
+    return k;
+}
+
+/* The iterations: markers of the busiest track, in time order. */
+typedef struct iters {
+    marker *m;
+    size_t n;
+    int64_t pid, tid;
+    size_t tracks, nested; /* tracks holding markers; nested markers ignored */
+} iters;
+
+/* Moves the busiest track's markers to the front of it->m. */
+static void pick_track(tp_stage *st, iters *it, size_t total)
+{
+    size_t best = 0, best_n = 0;
+    for (size_t a = 0; a < total;) {
+        size_t b = a;
+        while (b < total && it->m[b].pid == it->m[a].pid && it->m[b].tid == it->m[a].tid)
+            b++;
+        it->tracks++;
+        int pid_order = best_n ? id_cmp(st, it->m[a].pid, it->m[best].pid) : -1;
+        int better = b - a > best_n ||
+                     (b - a == best_n &&
+                      (pid_order < 0 || (pid_order == 0 && id_cmp(st, it->m[a].tid, it->m[best].tid) < 0)));
+        if (better) {
+            best = a;
+            best_n = b - a;
+        }
+        a = b;
+    }
+    memmove(it->m, it->m + best, best_n * sizeof *it->m);
+    it->n = best_n;
+    if (best_n) {
+        it->pid = it->m[0].pid;
+        it->tid = it->m[0].tid;
+    }
+}
+
+static int find_iterations(tp_stage *st, trim_state *s, const tp_cols *c, iters *it)
+{
+    size_t nstr = tp_str_count(st), k = 0;
     uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
-    marker *m = tp_malloc((c->n ? c->n : 1) * sizeof *m);
-    if (memo == NULL || m == NULL) {
+    if (memo == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) /* count first: markers are few */
+        k += is_marker_candidate(c, i) && c->name[i] < nstr && name_matches(st, s, memo, c->name[i]);
+    marker *m = tp_malloc((k ? k : 1) * sizeof *m);
+    if (m == NULL) {
         tp_free(memo);
-        tp_free(m);
         return TP_ENOMEM;
     }
-    size_t k = 0;
+    k = 0;
     for (size_t i = 0; i < c->n; i++)
-        if (is_marker_candidate(c, i) && c->name[i] < nstr && name_matches(st, s, memo, c->name[i]))
-            m[k++] = (marker){c->ts[i], c->ts[i] + c->dur[i], i};
+        if (is_marker_candidate(c, i) && c->name[i] < nstr && memo[c->name[i]] == 1)
+            m[k++] = (marker){c->pid[i], c->tid[i], c->ts[i], c->ts[i] + c->dur[i], i};
     tp_free(memo);
     qsort(m, k, sizeof *m, marker_cmp);
-    *out = m;
-    *n = k;
+    size_t kept = drop_nested(m, k);
+    *it = (iters){.m = m, .nested = k - kept};
+    pick_track(st, it, kept);
     return TP_OK;
 }
 
 /* "ProfilerStep#8..#10" when the names share a prefix ending in '#',
  * else "first..last". */
-static void describe_range(tp_stage *st, const char *a, const char *b, char *buf, size_t size)
+static void describe_range(const char *a, const char *b, char *buf, size_t size)
 {
-    (void)st;
     size_t p = 0;
     while (a[p] && a[p] == b[p])
         p++;
@@ -200,14 +288,33 @@ static void describe_range(tp_stage *st, const char *a, const char *b, char *buf
 }
 
 /* ---- selection */
+#define NO_ROW ((size_t)-1)
+
+/* A runtime call that may launch GPU work. */
+typedef struct launch {
+    int64_t corr, ts;
+    size_t row;
+} launch;
+
+/* Kept launched GPU work on a device track; reach = smallest end of it and
+ * the later work of its track. */
+typedef struct gwork {
+    int64_t pid, tid, ts, end, reach;
+} gwork;
+
 typedef struct trim {
     tp_stage *st;
     const tp_cols *c;
     uint8_t *keep;
-    int64_t ws, we;          /* window [ws, we] in ns */
-    i64set rt_all, rt_kept;  /* correlation ids of runtime calls */
-    i64set gpu_all, gpu_kept; /* correlation ids of GPU work */
-    size_t kept_gpu_launched, kept_gpu_inside;
+    int64_t ws, we;     /* window [ws, we] in ns */
+    launch *rt;         /* runtime calls with a correlation id, by (corr, ts, row) */
+    size_t n_rt;
+    gwork *work;        /* kept launched GPU work, by (pid, tid, ts) */
+    size_t n_work;
+    i64set gpu_all;     /* correlation ids of GPU work */
+    i64set orphan_kept; /* ... of kept GPU work without a launcher */
+    i64set ann_ext;     /* External ids of kept host annotations */
+    size_t kept_launched, kept_inside, kept_annot;
 } trim;
 
 static int64_t ev_end(const tp_cols *c, size_t i)
@@ -230,6 +337,38 @@ static int inside(const trim *t, size_t i)
     return t->c->ts[i] >= t->ws && ev_end(t->c, i) <= t->we;
 }
 
+static int launch_cmp(const void *a, const void *b)
+{
+    const launch *x = a, *y = b;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The runtime call with correlation id corr that started last at or
+ * before ts, else the first one after it; NO_ROW when there is none. */
+static size_t find_launcher(const trim *t, int64_t corr, int64_t ts)
+{
+    if (corr == TP_NONE)
+        return NO_ROW;
+    size_t lo = 0, hi = t->n_rt; /* first call after (corr, ts) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const launch *l = &t->rt[mid];
+        if (l->corr < corr || (l->corr == corr && l->ts <= ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && t->rt[lo - 1].corr == corr)
+        return t->rt[lo - 1].row;
+    if (lo < t->n_rt && t->rt[lo].corr == corr)
+        return t->rt[lo].row;
+    return NO_ROW;
+}
+
 static int select_host(trim *t)
 {
     const tp_cols *c = t->c;
@@ -242,35 +381,118 @@ static int select_host(trim *t)
                 return TP_ENOMEM;
             continue;
         }
-        int keep = overlaps(t, i);
+        int keep = k != TP_KIND_TRACE && overlaps(t, i);
         t->keep[i] = (uint8_t)keep;
-        if (k == TP_KIND_RUNTIME && c->corr[i] != TP_NONE) {
-            if (set_push(&t->rt_all, c->corr[i]) != TP_OK ||
-                (keep && set_push(&t->rt_kept, c->corr[i]) != TP_OK))
-                return TP_ENOMEM;
-        }
+        if (k == TP_KIND_RUNTIME && c->corr[i] != TP_NONE)
+            t->rt[t->n_rt++] = (launch){c->corr[i], c->ts[i], i};
+        if (keep && k == TP_KIND_ANNOTATION && c->ext_id[i] != TP_NONE &&
+            set_push(&t->ann_ext, c->ext_id[i]) != TP_OK)
+            return TP_ENOMEM;
     }
-    set_finish(&t->rt_all);
-    set_finish(&t->rt_kept);
+    if (t->n_rt)
+        qsort(t->rt, t->n_rt, sizeof *t->rt, launch_cmp);
     set_finish(&t->gpu_all);
+    set_finish(&t->ann_ext);
     return TP_OK;
 }
 
-static int select_gpu(trim *t)
+static int gwork_cmp(const void *a, const void *b)
+{
+    const gwork *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static void finish_work(trim *t)
+{
+    if (t->n_work == 0)
+        return;
+    qsort(t->work, t->n_work, sizeof *t->work, gwork_cmp);
+    for (size_t i = t->n_work; i-- > 0;) {
+        gwork *w = &t->work[i], *next = i + 1 < t->n_work ? w + 1 : NULL;
+        w->reach = w->end;
+        if (next && next->pid == w->pid && next->tid == w->tid && next->reach < w->reach)
+            w->reach = next->reach;
+    }
+}
+
+/* Does kept launched GPU work of row i's track lie within row i's span? */
+static int encloses_work(const trim *t, size_t i)
+{
+    const tp_cols *c = t->c;
+    gwork key = {c->pid[i], c->tid[i], c->ts[i], 0, 0};
+    size_t lo = 0, hi = t->n_work; /* first work at or after the start */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (gwork_cmp(&t->work[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const gwork *w = lo < t->n_work ? &t->work[lo] : NULL;
+    return w && w->pid == key.pid && w->tid == key.tid && w->reach <= ev_end(c, i);
+}
+
+/* GPU row i follows its launcher; without one it must lie inside. */
+static int keep_gpu_row(trim *t, size_t i, int *launched)
+{
+    size_t l = find_launcher(t, t->c->corr[i], t->c->ts[i]);
+    *launched = l != NO_ROW;
+    return *launched ? t->keep[l] : inside(t, i);
+}
+
+/* Kernels, memcpys and memsets; annotations come after, in select_annotations. */
+static int select_gpu_work(trim *t)
 {
     const tp_cols *c = t->c;
     for (size_t i = 0; i < c->n; i++) {
-        if (!TP_KIND_IS_GPU(c->kind[i]))
+        if (!TP_KIND_IS_GPU(c->kind[i]) || c->kind[i] == TP_KIND_GPU_ANNOTATION)
             continue;
-        int launched = c->corr[i] != TP_NONE && set_has(&t->rt_kept, c->corr[i]);
-        int keep = launched || inside(t, i);
+        int launched;
+        int keep = keep_gpu_row(t, i, &launched);
         t->keep[i] = (uint8_t)keep;
-        t->kept_gpu_launched += (size_t)launched;
-        t->kept_gpu_inside += (size_t)(keep && !launched);
-        if (keep && c->corr[i] != TP_NONE && set_push(&t->gpu_kept, c->corr[i]) != TP_OK)
-            return TP_ENOMEM;
+        if (!keep)
+            continue;
+        if (launched) {
+            t->kept_launched++;
+            t->work[t->n_work++] = (gwork){c->pid[i], c->tid[i], c->ts[i], ev_end(c, i), 0};
+        } else {
+            t->kept_inside++;
+            if (c->corr[i] != TP_NONE && set_push(&t->orphan_kept, c->corr[i]) != TP_OK)
+                return TP_ENOMEM;
+        }
     }
-    set_finish(&t->gpu_kept);
+    finish_work(t);
+    return TP_OK;
+}
+
+/* gpu_user_annotation ranges carry no correlation id as a rule: they stay
+ * with the host annotation of the same External id, or around kept work. */
+static int select_annotations(trim *t)
+{
+    const tp_cols *c = t->c;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->kind[i] != TP_KIND_GPU_ANNOTATION)
+            continue;
+        int launched;
+        int keep = keep_gpu_row(t, i, &launched);
+        if (launched) {
+            t->kept_launched += (size_t)keep;
+        } else if (keep) {
+            t->kept_inside++;
+            if (c->corr[i] != TP_NONE && set_push(&t->orphan_kept, c->corr[i]) != TP_OK)
+                return TP_ENOMEM;
+        } else {
+            keep = (c->ext_id[i] != TP_NONE && set_has(&t->ann_ext, c->ext_id[i])) ||
+                   encloses_work(t, i);
+            t->kept_annot += (size_t)keep;
+        }
+        t->keep[i] = (uint8_t)keep;
+    }
+    set_finish(&t->orphan_kept);
     return TP_OK;
 }
 
@@ -289,14 +511,6 @@ static int oflow_cmp(const void *a, const void *b)
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
     return x->row < y->row ? -1 : x->row > y->row;
-}
-
-static int is_launch_flow(const trim *t, size_t i, tp_str fwdbwd)
-{
-    int64_t id = t->c->flow_id[i];
-    if (id == TP_NONE || (fwdbwd && t->c->cat[i] == fwdbwd))
-        return 0;
-    return set_has(&t->rt_all, id) || set_has(&t->gpu_all, id);
 }
 
 /* Other flows stay whole: kept when every event of the flow lies inside. */
@@ -331,10 +545,12 @@ static int select_flows(trim *t)
         if (c->kind[i] != TP_KIND_FLOW)
             continue;
         int64_t id = c->flow_id[i];
-        if (is_launch_flow(t, i, fwdbwd)) {
-            /* follows its runtime call; ids only GPU work has follow the GPU side */
-            int keep = set_has(&t->rt_kept, id) || (!set_has(&t->rt_all, id) && set_has(&t->gpu_kept, id));
-            t->keep[i] = (uint8_t)keep;
+        int launch_flow = id != TP_NONE && !(fwdbwd && c->cat[i] == fwdbwd);
+        size_t l = launch_flow ? find_launcher(t, id, c->ts[i]) : NO_ROW;
+        if (l != NO_ROW) {
+            t->keep[i] = t->keep[l]; /* s at the call, f at the GPU work: same launcher */
+        } else if (launch_flow && set_has(&t->gpu_all, id)) {
+            t->keep[i] = (uint8_t)set_has(&t->orphan_kept, id);
         } else if (id == TP_NONE) {
             t->keep[i] = (uint8_t)(c->ts[i] >= t->ws && c->ts[i] <= t->we);
         } else {
@@ -350,29 +566,65 @@ static int select_flows(trim *t)
 
 static int trim_select(trim *t)
 {
-    int rc = select_host(t);
+    const tp_cols *c = t->c;
+    size_t n_rt = 1, n_gpu = 1;
+    for (size_t i = 0; i < c->n; i++) {
+        n_rt += c->kind[i] == TP_KIND_RUNTIME && c->corr[i] != TP_NONE;
+        n_gpu += TP_KIND_IS_GPU(c->kind[i]);
+    }
+    t->rt = tp_malloc(n_rt * sizeof *t->rt);
+    t->work = tp_malloc(n_gpu * sizeof *t->work);
+    int rc = t->rt && t->work ? select_host(t) : TP_ENOMEM;
     if (rc == TP_OK)
-        rc = select_gpu(t);
+        rc = select_gpu_work(t);
+    if (rc == TP_OK)
+        rc = select_annotations(t);
     if (rc == TP_OK)
         rc = select_flows(t);
-    set_free(&t->rt_all);
-    set_free(&t->rt_kept);
+    tp_free(t->rt);
+    tp_free(t->work);
     set_free(&t->gpu_all);
-    set_free(&t->gpu_kept);
+    set_free(&t->orphan_kept);
+    set_free(&t->ann_ext);
     return rc;
 }
 
 static int too_few(tp_stage *st, const trim_config *cfg, const trim_state *s, const tp_cols *c,
-                   const marker *m, size_t n)
+                   const iters *it)
 {
-    if (n == 0)
+    if (it->n == 0)
         return tp_fail(st, TP_EINVAL, "trace has no iterations: no complete host event matches marker '%s'",
                        s->marker);
-    char range[512];
-    describe_range(st, tp_str_text(st, c->name[m[0].row]), tp_str_text(st, c->name[m[n - 1].row]),
+    char range[512], pid[128], tid[128];
+    describe_range(tp_str_text(st, c->name[it->m[0].row]), tp_str_text(st, c->name[it->m[it->n - 1].row]),
                    range, sizeof range);
-    return tp_fail(st, TP_EINVAL, "trace has %zu iteration%s (%s); cannot skip %lld and keep %lld",
-                   n, n == 1 ? "" : "s", range, (long long)cfg->skip, (long long)cfg->iterations);
+    id_text(st, it->pid, pid, sizeof pid);
+    id_text(st, it->tid, tid, sizeof tid);
+    return tp_fail(st, TP_EINVAL, "trace has %zu iteration%s (%s); cannot skip %lld and keep %lld "
+                   "(iterations counted on pid %s tid %s)",
+                   it->n, it->n == 1 ? "" : "s", range, (long long)cfg->skip, (long long)cfg->iterations,
+                   pid, tid);
+}
+
+static void log_result(tp_stage *st, const tp_cols *c, const iters *it, size_t first, size_t count,
+                       const trim *t)
+{
+    char range[512], all[512], pid[128], tid[128], nested[64] = "";
+    describe_range(tp_str_text(st, c->name[it->m[first].row]),
+                   tp_str_text(st, c->name[it->m[first + count - 1].row]), range, sizeof range);
+    describe_range(tp_str_text(st, c->name[it->m[0].row]), tp_str_text(st, c->name[it->m[it->n - 1].row]),
+                   all, sizeof all);
+    id_text(st, it->pid, pid, sizeof pid);
+    id_text(st, it->tid, tid, sizeof tid);
+    if (it->nested)
+        snprintf(nested, sizeof nested, ", %zu nested marker%s ignored", it->nested,
+                 it->nested == 1 ? "" : "s");
+    tp_log(st, TP_LOG_INFO,
+           "found %zu iterations (%s) on pid %s tid %s (%zu track%s with markers%s); kept %zu (%s): "
+           "%.3f ms window, %zu GPU events launched inside, %zu more lying inside, %zu GPU annotations "
+           "of kept steps",
+           it->n, all, pid, tid, it->tracks, it->tracks == 1 ? "" : "s", nested, count, range,
+           (double)(t->we - t->ws) / 1e6, t->kept_launched, t->kept_inside, t->kept_annot);
 }
 
 static int trim_run(tp_stage *st, const void *config, void *state)
@@ -381,33 +633,23 @@ static int trim_run(tp_stage *st, const void *config, void *state)
     trim_state *s = state;
     tp_trace *tr = tp_stage_trace(st);
     const tp_cols *c = tp_trace_cols(tr);
-    marker *m;
-    size_t nm;
-    if (find_markers(st, s, c, &m, &nm) != TP_OK)
+    iters it;
+    if (find_iterations(st, s, c, &it) != TP_OK)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     size_t first = (size_t)cfg->skip, count = (size_t)cfg->iterations;
-    if (nm < count || nm - count < first) {
-        int rc = too_few(st, cfg, s, c, m, nm);
-        tp_free(m);
+    if (it.n < count || it.n - count < first) {
+        int rc = too_few(st, cfg, s, c, &it);
+        tp_free(it.m);
         return rc;
     }
-    trim t = {.st = st, .c = c, .keep = tp_keep_mask(st), .ws = m[first].ts, .we = m[first].end};
+    trim t = {.st = st, .c = c, .keep = tp_keep_mask(st), .ws = it.m[first].ts, .we = it.m[first].end};
     for (size_t i = first; i < first + count; i++)
-        t.we = m[i].end > t.we ? m[i].end : t.we;
-    char range[512];
-    describe_range(st, tp_str_text(st, c->name[m[first].row]),
-                   tp_str_text(st, c->name[m[first + count - 1].row]), range, sizeof range);
-    char all[512];
-    describe_range(st, tp_str_text(st, c->name[m[0].row]), tp_str_text(st, c->name[m[nm - 1].row]),
-                   all, sizeof all);
-    tp_free(m);
-    if (trim_select(&t) != TP_OK)
-        return tp_fail(st, TP_ENOMEM, "out of memory");
-    tp_log(st, TP_LOG_INFO,
-           "found %zu iterations (%s); kept %zu (%s): %.3f ms window, %zu GPU events launched inside, "
-           "%zu more lying inside",
-           nm, all, count, range, (double)(t.we - t.ws) / 1e6, t.kept_gpu_launched, t.kept_gpu_inside);
-    return TP_OK;
+        t.we = it.m[i].end > t.we ? it.m[i].end : t.we;
+    int rc = trim_select(&t);
+    if (rc == TP_OK)
+        log_result(st, c, &it, first, count, &t);
+    tp_free(it.m);
+    return rc == TP_OK ? TP_OK : tp_fail(st, TP_ENOMEM, "out of memory");
 }
 
 static const tp_stage_desc trim_stages[] = {
