@@ -8,6 +8,7 @@
 #
 # VARIANT=release (default) builds into build/, VARIANT=san into build/san/.
 
+.DEFAULT_GOAL := all
 VARIANT ?= release
 ifeq ($(VARIANT),san)
 BUILD ?= build/san
@@ -70,7 +71,7 @@ endif
 define plugin_rules
 $(BUILD)/plugins/$(notdir $(1)).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
 	@mkdir -p $$(@D)
-	$$(CC) $$(PLUGIN_LDFLAGS) -o $$@ $$^ $$(LIBS_$(notdir $(1))) -lm
+	$$(CC) $$(PLUGIN_LDFLAGS) -o $$@.tmp $$^ $$(LIBS_$(notdir $(1))) -lm && mv $$@.tmp $$@
 $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c)): $(BUILD)/obj/$(1)/%.o: $(1)/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(PLUGIN_CFLAGS) $$(CFLAGS_$(notdir $(1))) -c -o $$@ $$<
@@ -89,7 +90,7 @@ TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: check-install all run check check-suite check-unit check-plugins check-pipelines check-headers \
-        check-exports check-san check-warnings deps install uninstall bench clean fuzz fuzz-build
+        check-exports check-san check-warnings deps install uninstall bench clean fuzz fuzz-build check-valgrind
 all: $(LIB) $(BIN) $(PLUGINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -112,10 +113,10 @@ $(PLUGTEST_BIN): $(PLUGTEST_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(CORE_LIBS)
 
-$(BUILD)/testplugins/%.so: tests/testplugins/%.c
+$(BUILD)/testplugins/%.so: tests/testplugins/%.c $(wildcard include/tracepipe/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $<
-$(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c
+$(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/tracepipe/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $<
 
@@ -133,7 +134,8 @@ run: deps
 check: deps
 	$(MAKE) check-suite
 	$(MAKE) VARIANT=san check-suite
-	@echo "make check: all suites passed (release and sanitizer builds)"
+	$(MAKE) check-valgrind
+	@echo "make check: all suites passed (release, sanitizer and valgrind)"
 
 CHECK_SUITE := all check-headers check-exports check-unit check-plugins check-pipelines
 ifeq ($(VARIANT),release)
@@ -151,8 +153,13 @@ check-unit: $(UNIT_BIN) $(TESTPLUGINS) $(PLUGINS)
 check-plugins: $(PLUGTEST_BIN) $(PLUGINS) $(TESTPLUGINS)
 	TP_BUILD=$(BUILD) TRACEPIPE_PLUGIN_PATH= $(PLUGTEST_BIN)
 
+# unit + plugin suites and a few pipeline runs under valgrind memcheck (~2-3 min)
+check-valgrind: all $(UNIT_BIN) $(PLUGTEST_BIN) $(TESTPLUGINS)
+	sh tests/tools/valgrind.sh $(BUILD)
+
 check-pipelines: all $(TESTPLUGINS)
 	sh tests/e2e/run.sh $(BUILD)
+	sh tests/bad/run.sh $(BUILD)
 
 check-headers:
 	@mkdir -p $(BUILD)/tests
@@ -197,6 +204,7 @@ fuzz:
 	  echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
 	  TP_BUILD=$(FUZZ_DIR) $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -dict=tests/fuzz/$$t.dict \
 	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- $(FUZZ_DIR)/corpus/$$t $$seeds || exit 1; \
 	done
 ifeq ($(VARIANT),fuzz)

@@ -214,8 +214,8 @@ static const tp_ynode *stage_kind(loader *L, const tp_ynode *m, tp_stage_kind *k
 
 static bool id_taken(const tp_pipeline *p, const char *id)
 {
-    for (size_t i = 0; i < p->n; i++)
-        if (strcmp(p->stages[i].id, id) == 0)
+    for (size_t i = 0; i < p->n; i++) /* a stage with a bad id keeps id NULL */
+        if (p->stages[i].id && strcmp(p->stages[i].id, id) == 0)
             return true;
     return false;
 }
@@ -244,6 +244,8 @@ static char *stage_id(loader *L, const tp_ynode *m, const char *plugin)
 static bool input_known(const tp_pipeline *p, size_t before, const char *name)
 {
     for (size_t i = 0; i < before; i++) {
+        if (p->stages[i].id == NULL)
+            continue;
         size_t len = strlen(p->stages[i].id);
         if (strcmp(p->stages[i].id, name) == 0 ||
             (strncmp(p->stages[i].id, name, len) == 0 && name[len] == '.'))
@@ -274,6 +276,8 @@ static void parse_inputs(loader *L, pstage *s, const tp_ynode *in, size_t index)
             size_t k = 0;
             char all[1024] = "";
             for (size_t j = 0; j < index && k < 256; j++) {
+                if (L->p->stages[j].id == NULL)
+                    continue;
                 ids[k++] = L->p->stages[j].id;
                 size_t used = strlen(all);
                 snprintf(all + used, sizeof all - used, "%s%s", k > 1 ? ", " : "",
