@@ -41,6 +41,8 @@ enum {
     KIN_DROP_NEGDUR,    /* negative duration */
     KIN_DROP_RANGE,     /* ts/dur do not fit int64 nanoseconds */
     KIN_DROP_NOTOBJ,    /* an element of traceEvents that is not an object */
+    KIN_DROP_TEXT,      /* a raw control character or invalid UTF-8 in a string, or a
+                           NaN/Infinity number (lenient mode only; else a syntax error) */
     KIN_DROP__COUNT
 };
 
@@ -89,6 +91,13 @@ typedef struct kin_parser {
     size_t n_big_int;     /* ids too large for int64 (kept in args only) */
     int code;             /* set by kin_fail */
 
+    /* on_error: skip, inside an event: problems that strict JSON calls
+     * syntax errors but that leave the structure intact (kin_soft_bad) */
+    int in_event;
+    int soft_bad;
+    uint64_t soft_line, soft_col;
+    char soft_msg[96];
+
     /* two-core parsing (kin_split.c) */
     kin_split *split;     /* main parser: the running worker, or NULL */
     uint64_t stop_at;     /* main parser: the worker's start offset (0 = none) */
@@ -107,6 +116,10 @@ void kin_where(const kin_parser *kp, const char *at, uint64_t *line, uint64_t *c
 
 /* ---- JSON scanning (kin_json.c); all advance kp->p */
 int kin_ws(kin_parser *kp);
+/* Lenient mode inside an event: records a recoverable problem at `at` (the
+ * first one wins) and returns 1; otherwise returns 0 and the caller reports
+ * a syntax error. */
+int kin_soft_bad(kin_parser *kp, const char *at, const char *msg);
 /* String at kp->p (which is '"'): raw bytes between the quotes; *esc set if
  * it holds escapes.  Validates escapes, control characters and UTF-8. */
 int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc);

@@ -570,7 +570,18 @@ static int end_event(kin_parser *kp, ev_fields *f, uint64_t line, uint64_t col)
     return rc;
 }
 
+static int event_inner(kin_parser *kp);
+
 int kin_event(kin_parser *kp)
+{
+    kp->in_event = 1;
+    kp->soft_bad = 0;
+    int r = event_inner(kp);
+    kp->in_event = 0;
+    return r;
+}
+
+static int event_inner(kin_parser *kp)
 {
     ev_fields f;
     uint64_t line, col;
@@ -586,6 +597,13 @@ int kin_event(kin_parser *kp)
         return r;
     } else if ((rc = finish_fields(kp, &f)) != TP_OK) {
         return kin_syntax(kp, kp->p, "out of memory");
+    }
+    if (kp->soft_bad && !f.bad) { /* lenient mode: a bad string or number */
+        f.bad = 1;
+        f.reason = KIN_DROP_TEXT;
+        f.line = kp->soft_line;
+        f.col = kp->soft_col;
+        snprintf(f.msg, sizeof f.msg, "%s", kp->soft_msg);
     }
     if (kp->local && (f.bad || f.ev.phase == 'B' || f.ev.phase == 'E')) {
         /* a split worker gives up; the main parser will see this event

@@ -8,6 +8,7 @@
  * Newlines can only occur in whitespace of valid JSON, so kin_ws is the
  * only place that counts lines.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "kin.h"
@@ -112,6 +113,18 @@ static int escape_len(const char *p, const char *end)
     }
 }
 
+int kin_soft_bad(kin_parser *kp, const char *at, const char *msg)
+{
+    if (!kp->skip_bad || !kp->in_event)
+        return 0;
+    if (!kp->soft_bad) {
+        kp->soft_bad = 1;
+        kin_where(kp, at, &kp->soft_line, &kp->soft_col);
+        snprintf(kp->soft_msg, sizeof kp->soft_msg, "%s", msg);
+    }
+    return 1;
+}
+
 int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc)
 {
     const char *start = kp->p + 1, *p = start, *end = kp->end;
@@ -139,14 +152,26 @@ int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc)
             break;
         }
         case 3:
-            return kin_syntax(kp, p, "control character (0x%02x) in string", (unsigned)*p);
+            /* profilers write raw control characters in names (pytorch
+             * #98432): lenient mode drops the event, strict mode refuses */
+            if (!kin_soft_bad(kp, p, "raw control character in a string"))
+                return kin_syntax(kp, p, "control character (0x%02x) in string", (unsigned)*p);
+            if (*p == '\n') {
+                kp->line++;
+                kp->line_start = kp->base + (uint64_t)(p + 1 - kp->buf);
+            }
+            p++;
+            break;
         default: {
             int n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
             if (n < 0)
                 return KIN_MORE;
-            if (n == 0)
-                return kin_syntax(kp, p, "invalid UTF-8 byte 0x%02x in string",
-                                  (unsigned)(unsigned char)*p);
+            if (n == 0) {
+                if (!kin_soft_bad(kp, p, "invalid UTF-8 in a string"))
+                    return kin_syntax(kp, p, "invalid UTF-8 byte 0x%02x in string",
+                                      (unsigned)(unsigned char)*p);
+                n = 1;
+            }
             p += n;
         }
         }
@@ -235,10 +260,39 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* A number may go on past the window's end; a byte that cannot continue it
  * is needed to know it ended. */
+/* NaN, Infinity, -Infinity (as Python's json writes them): in lenient mode
+ * inside an event they are consumed and the event is dropped; returns
+ * KIN_OK / KIN_MORE, or -1 if the text is no such token (or strict). */
+static int nonfinite(kin_parser *kp)
+{
+    static const char *const words[] = {"NaN", "Infinity", "-Infinity"};
+    if (!kp->skip_bad || !kp->in_event)
+        return -1;
+    size_t have = (size_t)(kp->end - kp->p);
+    for (size_t i = 0; i < 3; i++) {
+        size_t len = strlen(words[i]);
+        size_t m = have < len ? have : len;
+        if (memcmp(kp->p, words[i], m) != 0)
+            continue;
+        if (have < len)
+            return KIN_MORE;
+        kin_soft_bad(kp, kp->p, "a NaN or Infinity number");
+        kp->p += len;
+        return KIN_OK;
+    }
+    return -1;
+}
+
 int kin_number(kin_parser *kp, kin_num *n)
 {
     const char *p = kp->p, *end = kp->end;
     memset(n, 0, sizeof *n);
+    int nf = nonfinite(kp);
+    if (nf >= 0) { /* read as 0; the event is dropped anyway */
+        n->ip = "0";
+        n->il = 1;
+        return nf;
+    }
     if (*p == '-') {
         n->neg = 1;
         if (++p >= end)
@@ -419,6 +473,9 @@ int kin_skip_value(kin_parser *kp, int depth)
     default:
         if (*kp->p == '-' || is_digit(*kp->p))
             return kin_number(kp, &num);
+        int nf = nonfinite(kp);
+        if (nf >= 0)
+            return nf;
         return kin_syntax(kp, kp->p, "value expected");
     }
 }

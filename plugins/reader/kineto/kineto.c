@@ -353,7 +353,8 @@ static void report(kin_parser *kp)
 {
     static const char *const why[KIN_DROP__COUNT] = {
         "a field of the wrong type", "a missing ph or ts", "a negative duration",
-        "a time beyond int64 ns", "not an object"};
+        "a time beyond int64 ns", "not an object",
+        "a raw control character or invalid UTF-8 in a string, or a NaN/Infinity number"};
     for (int i = 0; i < KIN_DROP__COUNT; i++) {
         if (kp->n_dropped[i])
             tp_log(kp->st, TP_LOG_WARN, "%s: skipped %zu event(s) with %s", kp->path,
