@@ -503,6 +503,58 @@ START_TEST(test_on_error_skip)
 }
 END_TEST
 
+/* B/E pairing per thread: interleaved threads pair within their own thread,
+ * and many pairs (past the compaction of the pending list) all pair up. */
+START_TEST(test_begin_end_threads)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/be.json", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"traceEvents\": [\n"
+          "{\"ph\": \"B\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 0},\n"
+          "{\"ph\": \"B\", \"name\": \"x\", \"pid\": 1, \"tid\": 2, \"ts\": 1},\n"
+          "{\"ph\": \"B\", \"name\": \"b\", \"pid\": 1, \"tid\": 1, \"ts\": 2},\n"
+          "{\"ph\": \"E\", \"pid\": 1, \"tid\": 2, \"ts\": 3},\n"
+          "{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 4},\n"
+          "{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 5}",
+          f);
+    /* 300 nested pairs on thread 3, closed in reverse: B i at 100 + i, E at 1000 - i */
+    for (int i = 0; i < 300; i++)
+        fprintf(f, ",\n{\"ph\": \"B\", \"name\": \"n%d\", \"pid\": 1, \"tid\": 3, \"ts\": %d}", i,
+                100 + i);
+    for (int i = 299; i >= 0; i--)
+        fprintf(f, ",\n{\"ph\": \"E\", \"pid\": 1, \"tid\": 3, \"ts\": %d}", 1000 - i);
+    fputs(",\n{\"ph\": \"B\", \"name\": \"open\", \"pid\": 1, \"tid\": 4, \"ts\": 7}\n]}\n", f);
+    fclose(f);
+    tp_run *run = load(path, NULL);
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 3 + 300 + 1);
+    /* rows appear when each pair closes: x, b, a, then n299 .. n0, then open */
+    ck_assert_str_eq(S(run, c->name[0]), "x");
+    ck_assert_int_eq(c->dur[0], 2000);
+    ck_assert_str_eq(S(run, c->name[1]), "b");
+    ck_assert_int_eq(c->dur[1], 2000);
+    ck_assert_str_eq(S(run, c->name[2]), "a");
+    ck_assert_int_eq(c->dur[2], 5000);
+    for (int k = 0; k < 300; k++) {
+        int i = 299 - k; /* closed innermost first */
+        char want[16];
+        snprintf(want, sizeof want, "n%d", i);
+        ck_assert_str_eq(S(run, c->name[3 + k]), want);
+        ck_assert_int_eq(c->phase[3 + k], 'X');
+        ck_assert_int_eq(c->dur[3 + k], (int64_t)(1000 - i - (100 + i)) * 1000);
+    }
+    ck_assert_str_eq(S(run, c->name[303]), "open");
+    ck_assert_int_eq(c->phase[303], 'B');
+    ck_assert_int_eq(c->dur[303], -1);
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 static Suite *kineto_suite(void)
 {
     Suite *s = suite_create("kineto");
@@ -523,6 +575,7 @@ static Suite *kineto_suite(void)
     tcase_add_test(tc, test_truncated_everywhere);
     tcase_add_test(tc, test_file_errors);
     tcase_add_test(tc, test_on_error_skip);
+    tcase_add_test(tc, test_begin_end_threads);
     suite_add_tcase(s, tc);
     return s;
 }

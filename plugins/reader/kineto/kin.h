@@ -84,8 +84,10 @@ typedef struct kin_parser {
     uint8_t *cat_kind;    /* per cat id: 0 = not yet known, else kind + 1 */
     size_t cat_kind_n;
 
-    kin_pend *pend;       /* open "B" events, in file order */
-    size_t n_pend, cap_pend;
+    kin_pend *pend;       /* "B" events in file order, open or closed */
+    size_t n_pend, cap_pend, n_closed;
+    struct kin_open *open; /* per (pid, tid): stack of open pend indices */
+    size_t n_open_slots, n_open_used;
 
     size_t n_events, n_dropped[KIN_DROP__COUNT], n_unmatched_e, n_unmatched_b;
     size_t n_big_int;     /* ids too large for int64 (kept in args only) */
