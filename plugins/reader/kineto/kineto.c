@@ -235,8 +235,12 @@ static int step(kin_parser *kp, top *t)
         } else {
             size_t n = strlen(kp->path);
             int gz = n > 3 && strcmp(kp->path + n - 3, ".gz") == 0 && !kin_src_is_gzip(kp->src);
+            int bom = kp->end - kp->p >= 3 && memcmp(kp->p, "\xef\xbb\xbf", 3) == 0;
             return kin_syntax(kp, kp->p, "not a Kineto trace: expected '{' or '[' at the start%s",
-                              gz ? " (the name ends in .gz but the data is not gzip)" : "");
+                              gz    ? " (the name ends in .gz but the data is not gzip)"
+                              : bom ? " (found a UTF-8 byte-order mark, which JSON does not allow; "
+                                      "remove it)"
+                                    : "");
         }
         kp->p++;
         t->first = 1;
