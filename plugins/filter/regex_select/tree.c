@@ -15,26 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/tp_track.h"
 #include "regex_select.h"
 
-typedef struct nest_ev {
-    int64_t pid, tid, ts, end;
-    size_t row;
-} nest_ev;
-
-static int nest_cmp(const void *a, const void *b)
-{
-    const nest_ev *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->end != y->end)
-        return x->end > y->end ? -1 : 1; /* longest first: parents before children */
-    return x->row < y->row ? -1 : x->row > y->row;
-}
+typedef tp_track_ev nest_ev;
 
 static int nestable(const tp_cols *c, size_t i)
 {
@@ -82,7 +66,7 @@ static int nest_by_time(const tp_cols *c, int gpu_only, int64_t *parent)
     for (size_t i = 0; i < c->n; i++)
         if (nestable(c, i) && (!gpu_only || TP_KIND_IS_GPU(c->kind[i])))
             e[k++] = (nest_ev){c->pid[i], c->tid[i], c->ts[i], c->ts[i] + c->dur[i], i};
-    qsort(e, k, sizeof *e, nest_cmp);
+    qsort(e, k, sizeof *e, tp_track_ev_cmp);
     nest_sorted(e, k, stack, parent);
     tp_free(e);
     tp_free(stack);

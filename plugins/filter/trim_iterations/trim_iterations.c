@@ -31,6 +31,7 @@
 #include <tracepipe/tp_plugin.h>
 
 #include "../../common/tp_pyregex.h"
+#include "../../common/tp_track.h"
 
 typedef struct trim_config {
     int64_t iterations;
@@ -138,25 +139,7 @@ static void trim_destroy(tp_stage *st, void *state)
 }
 
 /* ---- markers */
-typedef struct marker {
-    int64_t pid, tid, ts, end;
-    size_t row;
-} marker;
-
-/* By track, then time; at equal starts the longer (enclosing) one first. */
-static int marker_cmp(const void *a, const void *b)
-{
-    const marker *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->end != y->end)
-        return x->end > y->end ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
-}
+typedef tp_track_ev marker;
 
 /* pid/tid order for ties: numbers before texts, texts by their bytes. */
 static int id_cmp(tp_stage *st, int64_t a, int64_t b)
@@ -195,7 +178,7 @@ static int name_matches(tp_stage *st, trim_state *s, uint8_t *memo, tp_str name)
 }
 
 /* Drops markers nested inside an earlier marker of their track (m sorted by
- * marker_cmp), in place; returns how many remain. */
+ * tp_track_ev_cmp), in place; returns how many remain. */
 static size_t drop_nested(marker *m, size_t n)
 {
     size_t k = 0;
@@ -263,7 +246,7 @@ static int find_iterations(tp_stage *st, trim_state *s, const tp_cols *c, iters 
         if (is_marker_candidate(c, i) && c->name[i] < nstr && memo[c->name[i]] == 1)
             m[k++] = (marker){c->pid[i], c->tid[i], c->ts[i], c->ts[i] + c->dur[i], i};
     tp_free(memo);
-    qsort(m, k, sizeof *m, marker_cmp);
+    qsort(m, k, sizeof *m, tp_track_ev_cmp);
     size_t kept = drop_nested(m, k);
     *it = (iters){.m = m, .nested = k - kept};
     pick_track(st, it, kept);
