@@ -31,6 +31,7 @@ typedef struct hier {
     size_t nev;
     hier_thread *threads;
     size_t nthreads, main;
+    int64_t main_tid; /* the main thread's tid, -1 without host events */
     uint8_t *step_memo; /* per name id: 0 unknown, 1 ProfilerStep#, 2 not */
     size_t nnames;
     size_t roots;

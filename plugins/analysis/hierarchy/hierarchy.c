@@ -261,24 +261,18 @@ static int attach_cross_thread(hier *h, size_t *stack)
 }
 
 /* Links children in (start, longest first) order and fills the depths. */
+/* Links children in (start, longest first) order.  The thread-sorted event
+ * array is re-sorted by time in place (nothing needs the thread order any
+ * more), and hierarchy.depth serves as the per-parent "last child" scratch
+ * (reset to -1 afterwards; depths are filled from the roots), so linking
+ * allocates nothing of its own: it runs at the analysis' memory peak. */
 static int link_children(hier *h)
 {
-    size_t n = h->c->n;
-    int64_t *last = tp_malloc((n ? n : 1) * sizeof *last);
-    hier_ev *ord = tp_malloc((h->nev ? h->nev : 1) * sizeof *ord);
-    if (last == NULL || ord == NULL) {
-        tp_free(last);
-        tp_free(ord);
+    if (hev_sort_time(h->ev, h->nev) != TP_OK)
         return TP_ENOMEM;
-    }
-    memcpy(ord, h->ev, h->nev * sizeof *ord);
-    if (hev_sort_time(ord, h->nev) != TP_OK) {
-        tp_free(last);
-        tp_free(ord);
-        return TP_ENOMEM;
-    }
+    int64_t *last = h->depth;
     for (size_t i = 0; i < h->nev; i++) {
-        int64_t row = ord[i].row, p = h->parent[row];
+        int64_t row = h->ev[i].row, p = h->parent[row];
         if (p < 0)
             continue;
         if (h->first_child[p] < 0)
@@ -288,8 +282,8 @@ static int link_children(hier *h)
         last[p] = row;
         h->nested++;
     }
-    tp_free(last);
-    tp_free(ord);
+    for (size_t i = 0; i < h->c->n; i++)
+        h->depth[i] = -1;
     return TP_OK;
 }
 
@@ -312,8 +306,9 @@ static void fill_depths(hier *h, int64_t root)
     }
 }
 
-/* Publishes hierarchy.roots: main thread first, then by (pid, tid). */
-static int publish_roots(hier *h)
+/* Publishes hierarchy.roots: main thread first, then by (pid, tid); needs
+ * the thread-sorted event array, so it runs before link_children. */
+static int collect_roots(hier *h)
 {
     size_t k = 0;
     for (size_t i = 0; i < h->nev; i++)
@@ -327,17 +322,23 @@ static int publish_roots(hier *h)
         for (size_t t = 0; t < h->nthreads; t++) {
             if ((pass == 0) != (t == h->main))
                 continue;
-            for (size_t i = h->threads[t].begin; i < h->threads[t].end; i++) {
-                int64_t row = h->ev[i].row;
-                if (h->parent[row] < 0) {
-                    roots[j++] = row;
-                    fill_depths(h, row);
-                }
-            }
+            for (size_t i = h->threads[t].begin; i < h->threads[t].end; i++)
+                if (h->parent[h->ev[i].row] < 0)
+                    roots[j++] = h->ev[i].row;
         }
     }
     h->roots = k;
     return TP_OK;
+}
+
+/* Depths of the whole forest, from the published roots (after linking). */
+static void fill_all_depths(hier *h)
+{
+    size_t k = 0;
+    const int64_t *roots = tp_trace_attached(tp_stage_trace(h->st), "hierarchy.roots",
+                                             TP_COL_I64, &k);
+    for (size_t i = 0; roots && i < k; i++)
+        fill_depths(h, roots[i]);
 }
 
 static int attach_arrays(hier *h)
@@ -362,7 +363,7 @@ static int publish_main_tid(hier *h)
     int64_t *m = tp_trace_attach(h->st, tp_stage_trace(h->st), "hierarchy.main_tid", TP_COL_I64, 1);
     if (m == NULL)
         return TP_ENOMEM;
-    m[0] = h->nthreads ? h->ev[h->threads[h->main].begin].tid : -1;
+    m[0] = h->main_tid;
     return TP_OK;
 }
 
@@ -389,7 +390,7 @@ static int write_counts(hier *h)
     rc |= add_count(h, r, "host_events_nested", h->nested);
     rc |= add_count(h, r, "roots", (int64_t)h->roots);
     rc |= add_count(h, r, "threads", (int64_t)h->nthreads);
-    rc |= add_count(h, r, "main_tid", h->nthreads ? h->ev[h->threads[h->main].begin].tid : -1);
+    rc |= add_count(h, r, "main_tid", h->main_tid);
     rc |= add_count(h, r, "launches_linked", h->launches_linked);
     rc |= add_count(h, r, "gpu_linked", h->gpu_linked);
     rc |= add_count(h, r, "gpu_unlinked", h->gpu_unlinked);
@@ -419,13 +420,20 @@ static int build_forest(hier *h)
         nest_thread(h, &h->threads[t], stack);
     if (rc == TP_OK)
         rc = pick_main_thread(h);
+    h->main_tid = rc == TP_OK && h->nthreads ? h->ev[h->threads[h->main].begin].tid : -1;
     if (rc == TP_OK && h->cfg->cross_thread && h->nthreads > 1)
         rc = attach_cross_thread(h, stack);
     tp_free(stack);
     if (rc == TP_OK)
+        rc = collect_roots(h);
+    if (rc == TP_OK)
         rc = link_children(h);
     if (rc == TP_OK)
-        rc = publish_roots(h);
+        fill_all_depths(h);
+    /* the host events are linked into the attachments now: give them back
+     * before launch linking allocates its own arrays */
+    tp_free(h->ev);
+    h->ev = NULL;
     return rc;
 }
 
