@@ -3,6 +3,7 @@
 #include "tp_test.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static tp_event ev(int64_t ts, int64_t dur, tp_str name, const char *args)
 {
@@ -79,6 +80,49 @@ START_TEST(trace_meta_attach_filter)
 }
 END_TEST
 
+/* ABI 1.1: args text left in the source file is read through a mapping,
+ * survives filtering, costs the trace no copy, and a file that shrank
+ * gives no args rather than wrong ones. */
+START_TEST(trace_args_left_in_file)
+{
+    char path[] = "/tmp/tp_args_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char text[] = "xx{\"a\": 1}yy{\"b\": 2}";
+    ck_assert_int_eq(write(fd, text, sizeof text - 1), (long)(sizeof text - 1));
+    close(fd);
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    tp_trace_source_set(t, path);
+    tp_event e = ev(1, 1, 0, NULL);
+    e.args_len = 8;
+    ck_assert_int_eq(tp_trace_push_ref(t, &e, 2), TP_OK);
+    e.args_len = 8;
+    ck_assert_int_eq(tp_trace_push_ref(t, &e, 12), TP_OK);
+    e.args_len = 0;
+    ck_assert_int_eq(tp_trace_push_ref(t, &e, 0), TP_OK); /* no args */
+    size_t before = tp_trace_memory(t), len = 0;
+    const char *a = tp_trace_args_text(t, 1, &len);
+    ck_assert_uint_eq(len, 8);
+    ck_assert(strncmp(a, "{\"b\": 2}", len) == 0);
+    ck_assert_ptr_null(tp_trace_args_text(t, 2, &len));
+    ck_assert_uint_eq(tp_trace_memory(t), before); /* read from the file, not copied */
+    uint8_t keep[3] = {1, 0, 0};
+    tp_trace *f = tp_trace_filtered(t, keep);
+    a = tp_trace_args_text(f, 0, &len);
+    ck_assert(a != NULL && len == 8 && strncmp(a, "{\"a\": 1}", len) == 0);
+    ck_assert_int_eq(truncate(path, 5), 0); /* a fresh mapping sees the shorter file */
+    tp_trace *g = tp_trace_filtered(t, keep);
+    ck_assert_ptr_null(tp_trace_args_text(g, 0, &len));
+    ck_assert_uint_eq(len, 0);
+    tp_trace_free(g);
+    tp_trace_free(f);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(result_table_types_and_nulls)
 {
     tp_result *r = tp_result_create("host");
@@ -143,6 +187,7 @@ static Suite *tables_suite(void)
     tcase_add_test(tc, trace_columns_and_args);
     tcase_add_test(tc, trace_meta_attach_filter);
     tcase_add_test(tc, json_find_skips_nested_values);
+    tcase_add_test(tc, trace_args_left_in_file);
     suite_add_tcase(s, tc);
     tc = tcase_create("result");
     tcase_add_test(tc, result_table_types_and_nulls);
