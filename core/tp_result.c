@@ -78,6 +78,8 @@ static size_t cell_size(tp_coltype type)
         return sizeof(int64_t);
     case TP_COL_F64:
         return sizeof(double);
+    case TP_COL_I32: /* attachments only: results hold I64 */
+        return 0;
     }
     return 0;
 }

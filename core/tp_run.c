@@ -6,8 +6,10 @@
 #include "tp_pipeline.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -186,6 +188,20 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The resident set now and its peak so far, for -v: where memory goes. */
+static void rss_mib(double *now, double *peak)
+{
+    struct rusage ru;
+    *peak = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
+    *now = 0.0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages_total, pages_resident;
+    if (f != NULL && fscanf(f, "%ld %ld", &pages_total, &pages_resident) == 2)
+        *now = (double)pages_resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+    if (f != NULL)
+        fclose(f);
+}
+
 /* Says how big the trace is in memory, per event (-v). */
 static void log_trace_size(tp_run *run, const char *id)
 {
@@ -265,7 +281,10 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     st->keep = NULL;
     if (rc == TP_OK) {
         char msg[256];
-        snprintf(msg, sizeof msg, "%s done in %.3f s", where, now_seconds() - t0);
+        double rss, peak;
+        rss_mib(&rss, &peak);
+        snprintf(msg, sizeof msg, "%s done in %.3f s (RSS %.0f MiB, peak so far %.0f MiB)",
+                 where, now_seconds() - t0, rss, peak);
         tp_run_log(run, TP_LOG_INFO, id, msg);
     }
     return rc;

@@ -5,7 +5,9 @@
  * Columns grow by doubling.  Args texts go into one byte arena addressed by
  * (offset, length) per row, so an event costs no allocation of its own.
  * The (offset, length) columns exist only once some event has args: a
- * reader with keep_args: false saves their 12 bytes per event.
+ * reader with keep_args: false saves their 12 bytes per event.  pid, tid,
+ * device and stream are stored once per distinct tuple (a track): the row
+ * holds the track's index.
  */
 #include "tp_internal.h"
 
@@ -38,14 +40,29 @@ typedef struct file_map {
     int tried;
 } file_map;
 
+/* The distinct (pid, tid, device, stream) places, with an open-addressing
+ * index (slot = track + 1, 0 = empty) and the last one found, since
+ * consecutive events are mostly on the same thread. */
+typedef struct track_table {
+    tp_track *v;
+    size_t n, cap;
+    uint32_t *slots;
+    size_t nslots; /* power of two, at most half full */
+    uint32_t last;
+} track_table;
+
 struct tp_trace {
     tp_strpool *pool; /* borrowed from the run */
     tp_cols cols;     /* const views of the arrays below */
     size_t cap;
-    int64_t *ts, *dur, *pid, *tid, *ext_id, *corr, *flow_id;
+    int64_t *ts, *dur;
+    int32_t *ext_id, *corr, *flow_id; /* see TP_ID32_WIDE */
+    int64_t *wide;
+    size_t n_wide, cap_wide;
     tp_str *name, *cat;
+    uint32_t *track;
     uint8_t *kind, *phase;
-    int32_t *device, *stream;
+    track_table tracks;
     uint64_t *args_off;
     uint32_t *args_len;
     char *arena;
@@ -67,15 +84,16 @@ static void refresh_views(tp_trace *t)
     t->cols.dur = t->dur;
     t->cols.name = t->name;
     t->cols.cat = t->cat;
-    t->cols.pid = t->pid;
-    t->cols.tid = t->tid;
+    t->cols.track = t->track;
     t->cols.kind = t->kind;
     t->cols.phase = t->phase;
-    t->cols.ext_id = t->ext_id;
-    t->cols.corr = t->corr;
-    t->cols.flow_id = t->flow_id;
-    t->cols.device = t->device;
-    t->cols.stream = t->stream;
+    t->cols.ext_id32 = t->ext_id;
+    t->cols.corr32 = t->corr;
+    t->cols.flow_id32 = t->flow_id;
+    t->cols.wide_ids = t->wide;
+    t->cols.n_wide_ids = t->n_wide;
+    t->cols.tracks = t->tracks.v;
+    t->cols.n_tracks = t->tracks.n;
 }
 
 tp_trace *tp_trace_new(tp_strpool *pool)
@@ -96,9 +114,10 @@ void tp_trace_free(tp_trace *t)
 {
     if (t == NULL)
         return;
-    void *cols[] = {t->ts, t->dur, t->pid, t->tid, t->ext_id, t->corr, t->flow_id, t->name,
-                    t->cat, t->kind, t->phase, t->device, t->stream, t->args_off, t->args_len,
-                    t->arena};
+    void *cols[] = {t->ts,       t->dur,      t->ext_id,   t->corr,         t->flow_id,
+                    t->name,     t->cat,      t->track,    t->kind,         t->phase,
+                    t->args_off, t->args_len, t->arena,    t->tracks.v,     t->tracks.slots,
+                    t->wide};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
         free(cols[i]);
     for (size_t i = 0; i < t->n_meta; i++) {
@@ -142,15 +161,13 @@ int tp_trace_reserve_rows(tp_trace *t, size_t n)
     /* on failure some columns may be larger than others; cap is only
      * raised once all of them have grown, so the trace stays consistent */
     if (grow((void **)&t->ts, sizeof *t->ts, n) || grow((void **)&t->dur, sizeof *t->dur, n) ||
-        grow((void **)&t->pid, sizeof *t->pid, n) || grow((void **)&t->tid, sizeof *t->tid, n) ||
+        grow((void **)&t->track, sizeof *t->track, n) ||
         grow((void **)&t->ext_id, sizeof *t->ext_id, n) ||
         grow((void **)&t->corr, sizeof *t->corr, n) ||
         grow((void **)&t->flow_id, sizeof *t->flow_id, n) ||
         grow((void **)&t->name, sizeof *t->name, n) || grow((void **)&t->cat, sizeof *t->cat, n) ||
         grow((void **)&t->kind, sizeof *t->kind, n) ||
         grow((void **)&t->phase, sizeof *t->phase, n) ||
-        grow((void **)&t->device, sizeof *t->device, n) ||
-        grow((void **)&t->stream, sizeof *t->stream, n) ||
         (t->args_off && (grow((void **)&t->args_off, sizeof *t->args_off, n) ||
                          grow((void **)&t->args_len, sizeof *t->args_len, n)))) {
         refresh_views(t);
@@ -195,23 +212,121 @@ static int arena_put(tp_trace *t, const char *s, size_t len, uint64_t *off)
     return TP_OK;
 }
 
+static uint64_t track_hash(const tp_track *k)
+{
+    uint64_t h = (uint64_t)k->pid * 0x9E3779B97F4A7C15u;
+    h = (h ^ (uint64_t)k->tid) * 0xC2B2AE3D27D4EB4Fu;
+    h = (h ^ ((uint64_t)(uint32_t)k->device << 32 | (uint32_t)k->stream)) * 0x9E3779B97F4A7C15u;
+    return h ^ (h >> 31);
+}
+
+static int track_equal(const tp_track *a, const tp_track *b)
+{
+    return a->pid == b->pid && a->tid == b->tid && a->device == b->device &&
+           a->stream == b->stream;
+}
+
+/* Doubles the index and re-inserts every track. */
+static int track_rehash(track_table *tt)
+{
+    size_t nslots = tt->nslots ? tt->nslots * 2 : 64;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (slots == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < tt->n; i++) {
+        size_t s = track_hash(&tt->v[i]) & (nslots - 1);
+        while (slots[s] != 0)
+            s = (s + 1) & (nslots - 1);
+        slots[s] = (uint32_t)i + 1;
+    }
+    free(tt->slots);
+    tt->slots = slots;
+    tt->nslots = nslots;
+    return TP_OK;
+}
+
+/* The index of the track (pid, tid, device, stream), added if new. */
+static int track_find_or_add(track_table *tt, const tp_track *k, uint32_t *out)
+{
+    if (tt->n > 0 && track_equal(&tt->v[tt->last], k)) {
+        *out = tt->last;
+        return TP_OK;
+    }
+    if ((tt->n + 1) * 2 > tt->nslots && track_rehash(tt) != TP_OK)
+        return TP_ENOMEM;
+    size_t s = track_hash(k) & (tt->nslots - 1);
+    for (; tt->slots[s] != 0; s = (s + 1) & (tt->nslots - 1)) {
+        if (track_equal(&tt->v[tt->slots[s] - 1], k)) {
+            *out = tt->last = tt->slots[s] - 1;
+            return TP_OK;
+        }
+    }
+    if (tt->n >= UINT32_MAX - 1)
+        return TP_ENOMEM;
+    if (tt->n == tt->cap) {
+        size_t cap = tt->cap ? tt->cap * 2 : 16;
+        tp_track *v = realloc(tt->v, cap * sizeof *v);
+        if (v == NULL)
+            return TP_ENOMEM;
+        tt->v = v;
+        tt->cap = cap;
+    }
+    tt->v[tt->n] = *k;
+    tt->slots[s] = (uint32_t)tt->n + 1;
+    *out = tt->last = (uint32_t)tt->n++;
+    return TP_OK;
+}
+
+/* The 4-byte cell for id v (see TP_ID32_WIDE), adding v to the wide table
+ * when it does not fit. */
+static int id_cell(tp_trace *t, int64_t v, int32_t *cell)
+{
+    if (v >= -1 && v <= INT32_MAX) {
+        *cell = (int32_t)v;
+        return TP_OK;
+    }
+    if (t->n_wide >= (size_t)INT32_MAX - 1)
+        return TP_ENOMEM;
+    if (t->n_wide == t->cap_wide) {
+        size_t cap = t->cap_wide ? t->cap_wide * 2 : 64;
+        int64_t *w = realloc(t->wide, cap * sizeof *w);
+        if (w == NULL)
+            return TP_ENOMEM;
+        t->wide = w;
+        t->cap_wide = cap;
+    }
+    t->wide[t->n_wide] = v;
+    *cell = (int32_t)(-2 - (int64_t)t->n_wide++);
+    t->cols.wide_ids = t->wide;
+    t->cols.n_wide_ids = t->n_wide;
+    return TP_OK;
+}
+
 /* Appends the row; args_off is already placed (arena or file). */
 static int push_row(tp_trace *t, const tp_event *ev, uint64_t off, size_t alen)
 {
     size_t i = t->cols.n;
+    tp_track where = {ev->pid, ev->tid, ev->device, ev->stream};
+    uint32_t track;
+    int32_t ext_id, corr, flow_id;
+    if (track_find_or_add(&t->tracks, &where, &track) != TP_OK ||
+        id_cell(t, ev->ext_id, &ext_id) != TP_OK || id_cell(t, ev->corr, &corr) != TP_OK ||
+        id_cell(t, ev->flow_id, &flow_id) != TP_OK)
+        return TP_ENOMEM;
+    if (t->cols.tracks != t->tracks.v || t->cols.n_tracks != t->tracks.n) {
+        t->cols.tracks = t->tracks.v;
+        t->cols.n_tracks = t->tracks.n;
+    }
     t->ts[i] = ev->ts;
     t->dur[i] = ev->dur;
     t->name[i] = ev->name;
     t->cat[i] = ev->cat;
-    t->pid[i] = ev->pid;
-    t->tid[i] = ev->tid;
+    t->track[i] = track;
     t->kind[i] = ev->kind;
     t->phase[i] = ev->phase;
-    t->ext_id[i] = ev->ext_id;
-    t->corr[i] = ev->corr;
-    t->flow_id[i] = ev->flow_id;
-    t->device[i] = ev->device;
-    t->stream[i] = ev->stream;
+    t->ext_id[i] = ext_id;
+    t->corr[i] = corr;
+    t->flow_id[i] = flow_id;
     if (t->args_off) {
         t->args_off[i] = off;
         t->args_len[i] = (uint32_t)alen;
@@ -377,12 +492,13 @@ int tp_trace_source_set(tp_trace *t, const char *path)
 
 static size_t coltype_size(tp_coltype type)
 {
-    return type == TP_COL_F64 ? sizeof(double) : sizeof(int64_t);
+    return type == TP_COL_F64 ? sizeof(double) : type == TP_COL_I32 ? sizeof(int32_t)
+                                                                     : sizeof(int64_t);
 }
 
 void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n)
 {
-    if (type != TP_COL_I64 && type != TP_COL_F64)
+    if (type != TP_COL_I64 && type != TP_COL_F64 && type != TP_COL_I32)
         return NULL;
     void *data = calloc(n ? n : 1, coltype_size(type));
     if (data == NULL)
@@ -431,10 +547,12 @@ static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
         args = tp_trace_args_text(src, i, &alen);
     else
         alen = src->args_len[i];
-    tp_event ev = {src->ts[i],      src->dur[i],    src->name[i],    src->cat[i],
-                   src->pid[i],     src->tid[i],    src->kind[i],    src->phase[i],
-                   src->ext_id[i],  src->corr[i],   src->flow_id[i], src->device[i],
-                   src->stream[i],  args,           alen};
+    const tp_track *where = &src->tracks.v[src->track[i]];
+    const tp_cols *c = &src->cols;
+    tp_event ev = {src->ts[i],          src->dur[i],      src->name[i],          src->cat[i],
+                   where->pid,          where->tid,       src->kind[i],          src->phase[i],
+                   tp_ev_ext_id(c, i),  tp_ev_corr(c, i), tp_ev_flow_id(c, i),   where->device,
+                   where->stream,       args,             alen};
     /* a text still in the source file stays there: the filtered trace has
      * the same source */
     if (in_file)
@@ -490,10 +608,13 @@ bool tp_trace_is_done(const tp_trace *t, const char *analysis)
 
 size_t tp_trace_memory(const tp_trace *t)
 {
-    size_t per_row = 7 * sizeof(int64_t) + 2 * sizeof(tp_str) + 2 + 2 * sizeof(int32_t);
+    size_t per_row = 2 * sizeof(int64_t) + 3 * sizeof(int32_t) + 2 * sizeof(tp_str) +
+                     sizeof(uint32_t) + 2;
     if (t->args_off)
         per_row += sizeof(uint64_t) + sizeof(uint32_t);
     size_t bytes = t->cap * per_row + t->arena_cap;
+    bytes += t->tracks.cap * sizeof(tp_track) + t->tracks.nslots * sizeof(uint32_t);
+    bytes += t->cap_wide * sizeof(int64_t);
     for (size_t i = 0; i < t->n_meta; i++)
         bytes += strlen(t->meta[i].json);
     for (size_t i = 0; i < t->n_att; i++)

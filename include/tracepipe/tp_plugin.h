@@ -31,8 +31,8 @@
 extern "C" {
 #endif
 
-#define TP_ABI_MAJOR 1
-#define TP_ABI_MINOR 1
+#define TP_ABI_MAJOR 2
+#define TP_ABI_MINOR 0
 
 #if defined(__GNUC__)
 #define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -137,8 +137,9 @@ struct tp_host_api {
     int (*trace_set_source)(tp_stage *st, tp_trace *t, const char *path);
     /* Derived per-trace arrays an analysis shares with later stages (the
      * hierarchy's parent links, say).  attach returns a new zeroed array of
-     * n elements of type (I64: int64_t, F64: double) owned by the trace,
-     * replacing any older one of that name; attached finds one (or NULL). */
+     * n elements of type (I64: int64_t, I32: int32_t, F64: double) owned by
+     * the trace, replacing any older one of that name; attached finds one
+     * of that name and type (or NULL). */
     void *(*trace_attach)(tp_stage *st, tp_trace *t, const char *name, tp_coltype type, size_t n);
     const void *(*trace_attached)(const tp_trace *t, const char *name, tp_coltype type, size_t *n);
 

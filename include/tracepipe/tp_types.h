@@ -67,6 +67,20 @@ typedef enum tp_kind {
 #define TP_ID_FROM_STR(s) ((int64_t)-1 - (int64_t)(s))
 
 /*
+ * Where an event happened: its process and thread, and for GPU activity the
+ * device and stream from its args.  A trace keeps each distinct tuple once
+ * (a few per thread and stream) and gives every event the index of its
+ * tuple, so an event costs 4 bytes of place instead of 24, and grouping by
+ * thread or stream is grouping by a small dense integer.
+ */
+typedef struct tp_track {
+    int64_t pid;    /* see TP_ID_IS_STR */
+    int64_t tid;
+    int32_t device; /* args.device for GPU activity, -1 if absent */
+    int32_t stream; /* args.stream for GPU activity, -1 if absent */
+} tp_track;
+
+/*
  * The event columns of a trace: n rows, one array per field (struct of
  * arrays).  Owned by the core; plugins read them through tp_trace_cols() and
  * never write them.  Row order is the order of the input file.
@@ -78,16 +92,58 @@ typedef struct tp_cols {
     const int64_t *dur;   /* duration in ns; -1 for events without one */
     const tp_str *name;
     const tp_str *cat;
-    const int64_t *pid;   /* see TP_ID_IS_STR */
-    const int64_t *tid;
+    const uint32_t *track; /* index into tracks[] */
     const uint8_t *kind;  /* tp_kind */
     const uint8_t *phase; /* Chrome-trace ph character: 'X', 'B', 'i', 's', 'f', 'C', 'M' ... */
-    const int64_t *ext_id;  /* "External id" / "external id", TP_NONE if absent */
-    const int64_t *corr;    /* "correlation" (GPU side) / correlation of runtime calls */
-    const int64_t *flow_id; /* "id" of flow events (ph s/t/f), TP_NONE otherwise */
-    const int32_t *device;  /* args.device for GPU activity, -1 if absent */
-    const int32_t *stream;  /* args.stream for GPU activity, -1 if absent */
+    /* Integer ids, 4 bytes a cell: read them with tp_ev_ext_id(),
+     * tp_ev_corr() and tp_ev_flow_id(), which give the int64 value (see
+     * TP_ID32_WIDE for how larger ones are kept). */
+    const int32_t *ext_id32;  /* "External id" / "external id", TP_NONE if absent */
+    const int32_t *corr32;    /* "correlation" (GPU side) / correlation of runtime calls */
+    const int32_t *flow_id32; /* "id" of flow events (ph s/t/f), TP_NONE otherwise */
+    const tp_track *tracks;   /* n_tracks distinct places, in order of first use */
+    size_t n_tracks;
+    const int64_t *wide_ids;  /* ids outside [-1, INT32_MAX], see TP_ID32_WIDE */
+    size_t n_wide_ids;
 } tp_cols;
+
+/* An id cell holds ids from -1 (TP_NONE) to INT32_MAX as they are, which
+ * covers correlation and external ids in practice; any other value goes to
+ * the trace's wide_ids table and the cell holds -2 - its index there. */
+#define TP_ID32_WIDE(cell) ((cell) < -1)
+
+static inline int64_t tp_id_value(const tp_cols *c, int32_t cell)
+{
+    return TP_ID32_WIDE(cell) ? c->wide_ids[-2 - (int64_t)cell] : (int64_t)cell;
+}
+static inline int64_t tp_ev_ext_id(const tp_cols *c, size_t row)
+{
+    return tp_id_value(c, c->ext_id32[row]);
+}
+static inline int64_t tp_ev_corr(const tp_cols *c, size_t row)
+{
+    return tp_id_value(c, c->corr32[row]);
+}
+static inline int64_t tp_ev_flow_id(const tp_cols *c, size_t row)
+{
+    return tp_id_value(c, c->flow_id32[row]);
+}
+
+/* An event's place, field by field. */
+static inline const tp_track *tp_ev_track(const tp_cols *c, size_t row)
+{
+    return &c->tracks[c->track[row]];
+}
+static inline int64_t tp_ev_pid(const tp_cols *c, size_t row) { return tp_ev_track(c, row)->pid; }
+static inline int64_t tp_ev_tid(const tp_cols *c, size_t row) { return tp_ev_track(c, row)->tid; }
+static inline int32_t tp_ev_device(const tp_cols *c, size_t row)
+{
+    return tp_ev_track(c, row)->device;
+}
+static inline int32_t tp_ev_stream(const tp_cols *c, size_t row)
+{
+    return tp_ev_track(c, row)->stream;
+}
 
 /* One event as a reader hands it to tp_trace_append(). */
 typedef struct tp_event {
@@ -105,7 +161,8 @@ typedef struct tp_event {
 typedef enum tp_coltype {
     TP_COL_STR = 1, /* text (const char *) */
     TP_COL_I64 = 2,
-    TP_COL_F64 = 3
+    TP_COL_F64 = 3,
+    TP_COL_I32 = 4  /* trace attachments only (int32_t): row indices, depths */
 } tp_coltype;
 
 /* Stage kinds. */

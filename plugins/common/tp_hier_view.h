@@ -9,17 +9,18 @@
 #include <stdint.h>
 #include <tracepipe/tp_plugin.h>
 
+/* Row numbers are int32_t, -1 for none. */
 typedef struct tp_hier_view {
-    const int64_t *parent, *first_child, *next_sibling, *depth, *launcher;
-    const int64_t *roots;
+    const int32_t *parent, *first_child, *next_sibling, *depth, *launcher;
+    const int32_t *roots;
     size_t nroots;
 } tp_hier_view;
 
 /* One per-row attachment of n elements, or NULL. */
-static inline const int64_t *tp_hier_row_array(const tp_trace *t, const char *name, size_t n)
+static inline const int32_t *tp_hier_row_array(const tp_trace *t, const char *name, size_t n)
 {
     size_t got = 0;
-    const int64_t *a = (const int64_t *)tp_trace_attached(t, name, TP_COL_I64, &got);
+    const int32_t *a = (const int32_t *)tp_trace_attached(t, name, TP_COL_I32, &got);
     return a != NULL && got == n ? a : NULL;
 }
 
@@ -32,7 +33,7 @@ static inline int tp_hier_view_load(const tp_trace *t, size_t n, tp_hier_view *v
     v->depth = tp_hier_row_array(t, "hierarchy.depth", n);
     v->launcher = tp_hier_row_array(t, "hierarchy.launcher", n);
     v->nroots = 0;
-    v->roots = (const int64_t *)tp_trace_attached(t, "hierarchy.roots", TP_COL_I64, &v->nroots);
+    v->roots = (const int32_t *)tp_trace_attached(t, "hierarchy.roots", TP_COL_I32, &v->nroots);
     if (!v->parent || !v->first_child || !v->next_sibling || !v->depth || !v->launcher ||
         !v->roots)
         return TP_ENOTFOUND;

@@ -32,15 +32,24 @@ int64_t bu_count(const tp_result *r, const char *metric)
     return tp_test_i64(r, bu_row(r, "metric", metric, NULL), "value");
 }
 
-const int64_t *bu_attached(tp_run *run, const char *name, size_t n)
+static const void *attached(tp_run *run, const char *name, tp_coltype type, size_t n)
 {
     size_t got = 0;
-    const int64_t *a =
-        tp_core_host_api()->trace_attached(tp_run_trace(run), name, TP_COL_I64, &got);
+    const void *a = tp_core_host_api()->trace_attached(tp_run_trace(run), name, type, &got);
     ck_assert_msg(a != NULL, "attachment %s missing", name);
     if (n != SIZE_MAX)
         ck_assert_msg(got == n, "attachment %s has %zu elements, want %zu", name, got, n);
     return a;
+}
+
+const int32_t *bu_attached(tp_run *run, const char *name, size_t n)
+{
+    return attached(run, name, TP_COL_I32, n);
+}
+
+const int64_t *bu_attached_i64(tp_run *run, const char *name, size_t n)
+{
+    return attached(run, name, TP_COL_I64, n);
 }
 
 size_t bu_rows(const tp_result *r)

@@ -22,9 +22,10 @@ size_t bu_row(const tp_result *r, const char *key, const char *value, const char
 /* value of the hierarchy count table's row `metric`. */
 int64_t bu_count(const tp_result *r, const char *metric);
 
-/* A hierarchy attachment of the run's trace, checked to have n elements
- * (n = SIZE_MAX: any), or the test fails. */
-const int64_t *bu_attached(tp_run *run, const char *name, size_t n);
+/* A hierarchy row attachment (int32) of the run's trace, checked to have n
+ * elements (n = SIZE_MAX: any), or the test fails; _i64 for int64 ones. */
+const int32_t *bu_attached(tp_run *run, const char *name, size_t n);
+const int64_t *bu_attached_i64(tp_run *run, const char *name, size_t n);
 
 /* Number of rows of r. */
 size_t bu_rows(const tp_result *r);

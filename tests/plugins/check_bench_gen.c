@@ -205,7 +205,7 @@ START_TEST(gen_40m_args_from_file)
     const tp_cols *c = h->trace_cols(t);
     size_t checked = 0, late = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (c->ext_id[i] == TP_NONE)
+        if (tp_ev_ext_id(c, i) == TP_NONE)
             continue;
         size_t len = 0, vlen = 0;
         const char *args = h->trace_args(t, i, &len);
@@ -213,7 +213,7 @@ START_TEST(gen_40m_args_from_file)
                       "row %zu: bad args text", i);
         const char *v = h->json_find(args, len, "External id", &vlen);
         ck_assert_msg(v != NULL, "row %zu: no External id in %.*s", i, (int)len, args);
-        ck_assert_int_eq(strtoll(v, NULL, 10), c->ext_id[i]);
+        ck_assert_int_eq(strtoll(v, NULL, 10), tp_ev_ext_id(c, i));
         checked++;
         late += i > c->n / 2;
     }

@@ -72,7 +72,7 @@ static const char *kept_names(tp_run *run)
         ck_assert(w >= 0 && (size_t)w < sizeof buf - len);
         len += (size_t)w;
         if (c->kind[i] == TP_KIND_FLOW) {
-            w = snprintf(buf + len, sizeof buf - len, "#%lld", (long long)c->flow_id[i]);
+            w = snprintf(buf + len, sizeof buf - len, "#%lld", (long long)tp_ev_flow_id(c, i));
             ck_assert(w >= 0 && (size_t)w < sizeof buf - len);
             len += (size_t)w;
         }

@@ -42,12 +42,12 @@ END_TEST
 START_TEST(test_basic_structure)
 {
     tp_run *run = bu_run(HIER_BASIC, "  - analysis: hierarchy\n");
-    const int64_t *parent = bu_attached(run, "hierarchy.parent", BASIC_ROWS);
-    const int64_t *first = bu_attached(run, "hierarchy.first_child", BASIC_ROWS);
-    const int64_t *next = bu_attached(run, "hierarchy.next_sibling", BASIC_ROWS);
-    const int64_t *depth = bu_attached(run, "hierarchy.depth", BASIC_ROWS);
-    const int64_t *roots = bu_attached(run, "hierarchy.roots", 1);
-    const int64_t *main_tid = bu_attached(run, "hierarchy.main_tid", 1);
+    const int32_t *parent = bu_attached(run, "hierarchy.parent", BASIC_ROWS);
+    const int32_t *first = bu_attached(run, "hierarchy.first_child", BASIC_ROWS);
+    const int32_t *next = bu_attached(run, "hierarchy.next_sibling", BASIC_ROWS);
+    const int32_t *depth = bu_attached(run, "hierarchy.depth", BASIC_ROWS);
+    const int32_t *roots = bu_attached(run, "hierarchy.roots", 1);
+    const int64_t *main_tid = bu_attached_i64(run, "hierarchy.main_tid", 1);
     ck_assert_int_eq(roots[0], 0);
     ck_assert_int_eq(main_tid[0], 1);
     ck_assert_int_eq(parent[0], -1);
@@ -79,7 +79,7 @@ END_TEST
 START_TEST(test_basic_launchers)
 {
     tp_run *run = bu_run(HIER_BASIC, "  - analysis: hierarchy\n");
-    const int64_t *l = bu_attached(run, "hierarchy.launcher", BASIC_ROWS);
+    const int32_t *l = bu_attached(run, "hierarchy.launcher", BASIC_ROWS);
     ck_assert_int_eq(l[20], 4);
     ck_assert_int_eq(l[21], 6);
     ck_assert_int_eq(l[22], 9);
@@ -100,11 +100,11 @@ START_TEST(test_no_cross_thread)
     const tp_result *r = tp_test_result(run, "hierarchy");
     ck_assert_int_eq(bu_count(r, "roots"), 3);
     ck_assert_int_eq(bu_count(r, "cross_thread_attached"), 0);
-    const int64_t *roots = bu_attached(run, "hierarchy.roots", 3);
+    const int32_t *roots = bu_attached(run, "hierarchy.roots", 3);
     ck_assert_int_eq(roots[0], 0); /* main thread first */
     ck_assert_int_eq(roots[1], 15);
     ck_assert_int_eq(roots[2], 19);
-    const int64_t *depth = bu_attached(run, "hierarchy.depth", BASIC_ROWS);
+    const int32_t *depth = bu_attached(run, "hierarchy.depth", BASIC_ROWS);
     ck_assert_int_eq(depth[15], 0);
     ck_assert_int_eq(depth[18], 3);
     tp_run_free(run);
@@ -122,10 +122,10 @@ START_TEST(test_overlap_clamp_and_crossover)
     ck_assert_int_eq(bu_count(r, "crossovers"), 1);
     ck_assert_int_eq(bu_count(r, "roots"), 4);
     ck_assert_int_eq(bu_count(r, "host_events_nested"), 1);
-    const int64_t *parent = bu_attached(run, "hierarchy.parent", 6);
+    const int32_t *parent = bu_attached(run, "hierarchy.parent", 6);
     ck_assert_int_eq(parent[1], 0);  /* 0.5 us past the end: still a child */
     ck_assert_int_eq(parent[3], -1); /* crosses `first` by 50 us: a root */
-    const int64_t *roots = bu_attached(run, "hierarchy.roots", 4);
+    const int32_t *roots = bu_attached(run, "hierarchy.roots", 4);
     ck_assert_int_eq(roots[0], 0);
     ck_assert_int_eq(roots[1], 2);
     ck_assert_int_eq(roots[2], 3);
@@ -173,7 +173,7 @@ END_TEST
 START_TEST(test_links_shared_ids)
 {
     tp_run *run = bu_run(BU_HAND "hier_links.json", "  - analysis: hierarchy\n");
-    const int64_t *l = bu_attached(run, "hierarchy.launcher", 16);
+    const int32_t *l = bu_attached(run, "hierarchy.launcher", 16);
     ck_assert_int_eq(l[4], 2);   /* the ac2g start, not the fwdbwd one listed first */
     ck_assert_int_eq(l[11], 9);  /* corr 5 is in two pids: the flow picks pid 20's */
     ck_assert_int_eq(l[15], 14); /* corr 9 in two pids, no flow: the outermost launch */
@@ -190,7 +190,7 @@ END_TEST
 START_TEST(test_attach_inside_clamped_child)
 {
     tp_run *run = bu_run(BU_HAND "hier_clamp_attach.json", "  - analysis: hierarchy\n");
-    const int64_t *parent = bu_attached(run, "hierarchy.parent", 3);
+    const int32_t *parent = bu_attached(run, "hierarchy.parent", 3);
     ck_assert_int_eq(parent[1], 0);
     ck_assert_int_eq(parent[2], 1);
     ck_assert_int_eq(bu_count(tp_test_result(run, "hierarchy"), "cross_thread_attached"), 1);
@@ -213,8 +213,8 @@ START_TEST(test_real_dlrm_trace)
     ck_assert_int_eq(bu_count(r, "launches_linked"), 261);
     ck_assert_int_eq(bu_count(r, "crossovers"), 0);
     /* every linked activity's launcher is a runtime call in the forest */
-    const int64_t *l = bu_attached(run, "hierarchy.launcher", 3290);
-    const int64_t *depth = bu_attached(run, "hierarchy.depth", 3290);
+    const int32_t *l = bu_attached(run, "hierarchy.launcher", 3290);
+    const int32_t *depth = bu_attached(run, "hierarchy.depth", 3290);
     for (size_t i = 0; i < 3290; i++)
         if (l[i] >= 0)
             ck_assert_int_ge(depth[l[i]], 0);

@@ -76,11 +76,11 @@ static void expect_row(tp_run *run, size_t i, const row_want *w)
     ck_assert_str_eq(S(run, c->cat[i]), w->cat);
     ck_assert_msg(c->kind[i] == w->kind, "row %zu kind %d", i, c->kind[i]);
     ck_assert_msg(c->phase[i] == w->phase, "row %zu phase %c", i, c->phase[i]);
-    ck_assert_msg(c->ext_id[i] == w->ext, "row %zu ext %lld", i, (long long)c->ext_id[i]);
-    ck_assert_msg(c->corr[i] == w->corr, "row %zu corr %lld", i, (long long)c->corr[i]);
-    ck_assert_msg(c->flow_id[i] == w->flow, "row %zu flow %lld", i, (long long)c->flow_id[i]);
-    ck_assert_msg(c->device[i] == w->device, "row %zu device %d", i, c->device[i]);
-    ck_assert_msg(c->stream[i] == w->stream, "row %zu stream %d", i, c->stream[i]);
+    ck_assert_msg(tp_ev_ext_id(c, i) == w->ext, "row %zu ext %lld", i, (long long)tp_ev_ext_id(c, i));
+    ck_assert_msg(tp_ev_corr(c, i) == w->corr, "row %zu corr %lld", i, (long long)tp_ev_corr(c, i));
+    ck_assert_msg(tp_ev_flow_id(c, i) == w->flow, "row %zu flow %lld", i, (long long)tp_ev_flow_id(c, i));
+    ck_assert_msg(tp_ev_device(c, i) == w->device, "row %zu device %d", i, tp_ev_device(c, i));
+    ck_assert_msg(tp_ev_stream(c, i) == w->stream, "row %zu stream %d", i, tp_ev_stream(c, i));
 }
 
 enum { N = TP_NONE };
@@ -122,15 +122,15 @@ static void check_basic(tp_run *run, const char *path)
     for (size_t i = 0; i < N_BASIC; i++)
         expect_row(run, i, &basic_rows[i]);
     /* pid/tid: numbers as they are, text interned */
-    ck_assert_int_eq(c->pid[0], 100);
-    ck_assert_int_eq(c->tid[0], 101);
-    ck_assert_str_eq(id_text(run, c->tid[8]), "stream 3");
-    ck_assert_int_eq(c->tid[8], TP_ID_FROM_STR(TP_ID_STR(c->tid[8])));
-    ck_assert_str_eq(id_text(run, c->pid[13]), "Spans");
-    ck_assert_str_eq(id_text(run, c->tid[13]), "PyTorch Profiler");
-    ck_assert_str_eq(id_text(run, c->pid[17]), "Traces");
-    ck_assert_int_eq(c->pid[18], 100);
-    ck_assert_int_eq(c->tid[18], 103);
+    ck_assert_int_eq(tp_ev_pid(c, 0), 100);
+    ck_assert_int_eq(tp_ev_tid(c, 0), 101);
+    ck_assert_str_eq(id_text(run, tp_ev_tid(c, 8)), "stream 3");
+    ck_assert_int_eq(tp_ev_tid(c, 8), TP_ID_FROM_STR(TP_ID_STR(tp_ev_tid(c, 8))));
+    ck_assert_str_eq(id_text(run, tp_ev_pid(c, 13)), "Spans");
+    ck_assert_str_eq(id_text(run, tp_ev_tid(c, 13)), "PyTorch Profiler");
+    ck_assert_str_eq(id_text(run, tp_ev_pid(c, 17)), "Traces");
+    ck_assert_int_eq(tp_ev_pid(c, 18), 100);
+    ck_assert_int_eq(tp_ev_tid(c, 18), 103);
     expect_args(run, 0, "{\"External id\": 7, \"Ev Idx\": 0}");
     expect_args(run, 1, NULL);
     expect_args(run, 6, "{\"External id\": 7, \"device\": 0, \"stream\": 7, \"correlation\": 42}");
@@ -166,7 +166,7 @@ START_TEST(test_gzip_equals_plain)
         const char *aa = args_of(a, i, &la), *ab = args_of(b, i, &lb);
         ck_assert(x->ts[i] == y->ts[i] && x->dur[i] == y->dur[i]);
         ck_assert_str_eq(S(a, x->name[i]), S(b, y->name[i]));
-        ck_assert(x->kind[i] == y->kind[i] && x->corr[i] == y->corr[i]);
+        ck_assert(x->kind[i] == y->kind[i] && tp_ev_corr(x, i) == tp_ev_corr(y, i));
         ck_assert_uint_eq(la, lb);
         ck_assert((!aa && !ab) || (aa && ab && memcmp(aa, ab, la) == 0));
     }
@@ -193,9 +193,9 @@ START_TEST(test_legacy_array)
     for (size_t i = 0; i < 6; i++)
         expect_row(run, i, &rows[i]);
     /* "1890023232" (text) and 1890023232 (number) are one thread */
-    ck_assert_int_eq(c->tid[0], 1890023232);
-    ck_assert_int_eq(c->tid[2], 1890023232);
-    ck_assert_str_eq(id_text(run, c->tid[3]), "stream 7");
+    ck_assert_int_eq(tp_ev_tid(c, 0), 1890023232);
+    ck_assert_int_eq(tp_ev_tid(c, 2), 1890023232);
+    ck_assert_str_eq(id_text(run, tp_ev_tid(c, 3)), "stream 7");
     expect_args(run, 0, "{\"Input dims\": [[2, 3]], \"External id\": 1}");
     ck_assert_uint_eq(api()->trace_meta_count(tp_run_trace(run)), 0);
     tp_run_free(run);
@@ -220,7 +220,7 @@ START_TEST(test_units)
     /* displayTimeUnit does not change the unit: only metadata */
     expect_meta(run, "displayTimeUnit", "\"ns\"");
     /* absent pid/tid are the empty string */
-    ck_assert_int_eq(c->pid[0], TP_ID_FROM_STR(0));
+    ck_assert_int_eq(tp_ev_pid(c, 0), TP_ID_FROM_STR(0));
     tp_run_free(run);
 }
 END_TEST
@@ -237,7 +237,7 @@ START_TEST(test_empty_events_and_no_args)
     ck_assert_uint_eq(cols_of(run)->n, N_BASIC);
     for (size_t i = 0; i < N_BASIC; i++)
         expect_args(run, i, NULL);
-    ck_assert_int_eq(cols_of(run)->ext_id[0], 7); /* ids are still read */
+    ck_assert_int_eq(tp_ev_ext_id(cols_of(run), 0), 7); /* ids are still read */
     tp_run_free(run);
 }
 END_TEST
@@ -317,7 +317,7 @@ START_TEST(test_corpus_kinds)
     run = load(KDIR "corpus/hta_ns_resolution_rank0.pt.trace.json.gz", NULL);
     ck_assert(cols_of(run)->ts[0] == 1712195495519689047);
     ck_assert_int_eq(cols_of(run)->dur[0], 63813);
-    ck_assert_int_eq(cols_of(run)->ext_id[0], 2049);
+    ck_assert_int_eq(tp_ev_ext_id(cols_of(run), 0), 2049);
     tp_run_free(run);
 
     /* legacy: "tid": "1890023232" normalised; lowercase "external id" */
@@ -327,7 +327,7 @@ START_TEST(test_corpus_kinds)
     ck_assert_uint_eq(k[TP_KIND_KERNEL], 9564);
     ck_assert_uint_eq(k[TP_KIND_RUNTIME], 10920);
     ck_assert_uint_eq(k[TP_KIND_FLOW], 19297);
-    ck_assert_int_eq(cols_of(run)->tid[0], 1890023232);
+    ck_assert_int_eq(tp_ev_tid(cols_of(run), 0), 1890023232);
     tp_run_free(run);
 }
 END_TEST
@@ -339,7 +339,7 @@ START_TEST(test_large_integer)
     ck_assert_uint_eq(c->n, 2);
     ck_assert_int_eq(c->ts[1], 200000);
     ck_assert_int_eq(c->dur[1], 100000);
-    ck_assert_int_eq(c->stream[0], 0); /* kernel on tid 0 */
+    ck_assert_int_eq(tp_ev_stream(c, 0), 0); /* kernel on tid 0 */
     expect_args(run, 1, "{\"Comms Id\": 10159970886766084423}");
     tp_run_free(run);
 }

@@ -39,6 +39,97 @@ START_TEST(trace_columns_and_args)
 }
 END_TEST
 
+/* Every distinct (pid, tid, device, stream) is stored once; rows keep its
+ * index, in order of first use, and a filtered trace keeps the places. */
+START_TEST(trace_tracks)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    const int64_t pids[] = {7, 7, 7, 9, 7, 7, TP_ID_FROM_STR(3), 7};
+    const int64_t tids[] = {1, 1, 2, 1, 1, INT64_C(140000000000000), 5, 1};
+    const int32_t devs[] = {-1, -1, -1, -1, 0, -1, -1, -1};
+    const int32_t strs[] = {-1, -1, -1, -1, 7, -1, -1, -1};
+    const uint32_t want[] = {0, 0, 1, 2, 3, 4, 5, 0};
+    for (int i = 0; i < 8; i++) {
+        tp_event e = ev(i, 1, 0, NULL);
+        e.pid = pids[i];
+        e.tid = tids[i];
+        e.device = devs[i];
+        e.stream = strs[i];
+        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
+    }
+    /* many threads: the index grows past its first size */
+    for (int i = 0; i < 1000; i++) {
+        tp_event e = ev(100 + i, 1, 0, NULL);
+        e.tid = 1000 + i;
+        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
+    }
+    const tp_cols *c = tp_trace_columns(t);
+    ck_assert_uint_eq(c->n_tracks, 6 + 1000);
+    for (size_t i = 0; i < 8; i++) {
+        ck_assert_uint_eq(c->track[i], want[i]);
+        ck_assert_int_eq(tp_ev_pid(c, i), pids[i]);
+        ck_assert_int_eq(tp_ev_tid(c, i), tids[i]);
+        ck_assert_int_eq(tp_ev_device(c, i), devs[i]);
+        ck_assert_int_eq(tp_ev_stream(c, i), strs[i]);
+    }
+    ck_assert_int_eq(tp_ev_tid(c, 8 + 999), 1999);
+    ck_assert_uint_eq(c->track[8 + 999], 6 + 999);
+    uint8_t keep[1008] = {0};
+    keep[4] = keep[6] = keep[1007] = 1;
+    tp_trace *f = tp_trace_filtered(t, keep);
+    const tp_cols *fc = tp_trace_columns(f);
+    ck_assert_uint_eq(fc->n, 3);
+    ck_assert_uint_eq(fc->n_tracks, 3);
+    ck_assert_int_eq(tp_ev_stream(fc, 0), 7);
+    ck_assert_int_eq(tp_ev_pid(fc, 1), TP_ID_FROM_STR(3));
+    ck_assert_int_eq(tp_ev_tid(fc, 2), 1999);
+    tp_trace_free(f);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
+/* Ids take 4 bytes; values outside [-1, INT32_MAX] live in the wide table
+ * and read back exactly, also after filtering. */
+START_TEST(trace_wide_ids)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    const int64_t ids[][3] = {{7, TP_NONE, TP_NONE},
+                              {INT32_MAX, INT64_C(5000000000), -7},
+                              {INT64_MAX, INT64_MIN, INT64_C(2147483648)},
+                              {0, 1, TP_NONE}};
+    for (int i = 0; i < 4; i++) {
+        tp_event e = ev(i, 1, 0, NULL);
+        e.ext_id = ids[i][0];
+        e.corr = ids[i][1];
+        e.flow_id = ids[i][2];
+        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
+    }
+    const tp_cols *c = tp_trace_columns(t);
+    ck_assert_uint_eq(c->n_wide_ids, 5);
+    ck_assert_int_eq(c->corr32[0], -1);
+    ck_assert(TP_ID32_WIDE(c->corr32[1]));
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert_int_eq(tp_ev_ext_id(c, i), ids[i][0]);
+        ck_assert_int_eq(tp_ev_corr(c, i), ids[i][1]);
+        ck_assert_int_eq(tp_ev_flow_id(c, i), ids[i][2]);
+    }
+    uint8_t keep[4] = {0, 0, 1, 1};
+    tp_trace *f = tp_trace_filtered(t, keep);
+    const tp_cols *fc = tp_trace_columns(f);
+    ck_assert_uint_eq(fc->n_wide_ids, 3);
+    ck_assert_int_eq(tp_ev_ext_id(fc, 0), INT64_MAX);
+    ck_assert_int_eq(tp_ev_corr(fc, 0), INT64_MIN);
+    ck_assert_int_eq(tp_ev_flow_id(fc, 0), INT64_C(2147483648));
+    ck_assert_int_eq(tp_ev_corr(fc, 1), 1);
+    tp_trace_free(f);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
 START_TEST(trace_meta_attach_filter)
 {
     tp_strpool *pool = tp_strpool_new();
@@ -58,6 +149,15 @@ START_TEST(trace_meta_attach_filter)
     ck_assert_uint_eq(n, 10);
     ck_assert_int_eq(got[3], 2);
     ck_assert_ptr_null(tp_trace_find_array(t, "hierarchy.parent", TP_COL_F64, &n));
+    /* int32 attachments: 4-byte elements, found only under their own type */
+    int32_t *depth = tp_trace_attach_array(t, "hierarchy.depth", TP_COL_I32, 10);
+    depth[9] = -1;
+    depth[8] = INT32_MAX;
+    const int32_t *d32 = tp_trace_find_array(t, "hierarchy.depth", TP_COL_I32, &n);
+    ck_assert_uint_eq(n, 10);
+    ck_assert_int_eq(d32[9], -1);
+    ck_assert_int_eq(d32[8], INT32_MAX);
+    ck_assert_ptr_null(tp_trace_find_array(t, "hierarchy.depth", TP_COL_I64, &n));
     tp_trace_mark_done(t, "hierarchy");
     ck_assert(tp_trace_is_done(t, "hierarchy"));
 
@@ -186,6 +286,8 @@ static Suite *tables_suite(void)
     TCase *tc = tcase_create("trace");
     tcase_add_test(tc, trace_columns_and_args);
     tcase_add_test(tc, trace_meta_attach_filter);
+    tcase_add_test(tc, trace_tracks);
+    tcase_add_test(tc, trace_wide_ids);
     tcase_add_test(tc, json_find_skips_nested_values);
     tcase_add_test(tc, trace_args_left_in_file);
     suite_add_tcase(s, tc);

@@ -33,7 +33,7 @@ typedef struct db {
     tp_stage *st;
     const db_config *cfg;
     const tp_cols *c;
-    const int64_t *parent, *first_child, *next_sibling, *roots, *launcher;
+    const int32_t *parent, *first_child, *next_sibling, *roots, *launcher; /* hierarchy */
     size_t nroots;
     int64_t *acts; /* kernel / memcpy / memset rows (complete events) */
     size_t nacts;

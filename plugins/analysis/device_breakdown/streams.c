@@ -90,7 +90,7 @@ static int collect_streams(db *d)
     db_iv *iv = d->iv;
     for (size_t i = 0; i < d->nacts; i++) {
         int64_t a = d->acts[i];
-        iv[i] = (db_iv){d->c->device[a], d->c->stream[a], d->c->ts[a], d->c->ts[a] + d->c->dur[a]};
+        iv[i] = (db_iv){tp_ev_device(d->c, (size_t)a), tp_ev_stream(d->c, (size_t)a), d->c->ts[a], d->c->ts[a] + d->c->dur[a]};
     }
     qsort(iv, d->nacts, sizeof *iv, db_iv_cmp);
     d->streams = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *d->streams);
@@ -125,7 +125,7 @@ static void group_by_stream(db *d)
     for (size_t i = 0; i < d->nacts; i++) {
         int64_t a = d->acts[i];
         int64_t owner = d->launcher[a] >= 0 ? owner_of(d, a) : -1;
-        d->by_stream[i] = (db_act){d->c->device[a], d->c->stream[a], a, owner};
+        d->by_stream[i] = (db_act){tp_ev_device(d->c, (size_t)a), tp_ev_stream(d->c, (size_t)a), a, owner};
     }
     qsort(d->by_stream, d->nacts, sizeof *d->by_stream, act_cmp);
 }

@@ -9,25 +9,24 @@ typedef struct hier_config {
     int64_t clamp_ns;
 } hier_config;
 
-/* One complete host event, as sorted. */
-typedef struct hier_ev {
-    int64_t pid, tid, ts, dur, row;
-} hier_ev;
-
-/* A thread: a range of the thread-sorted events. */
+/* A thread: a range of the thread-sorted host events. */
 typedef struct hier_thread {
     size_t begin, end;
     int64_t steps;    /* ProfilerStep# annotations */
     int64_t top_time; /* summed duration of its own roots */
 } hier_thread;
 
+/* Row numbers are int32 (the attachments' type): a trace of 2^31 events or
+ * more is refused. */
 typedef struct hier {
     tp_stage *st;
     const hier_config *cfg;
     const tp_cols *c;
     /* the attached arrays (n rows each) */
-    int64_t *parent, *first_child, *next_sibling, *depth, *launcher;
-    hier_ev *ev; /* host events, sorted by thread then (ts, -dur) */
+    int32_t *parent, *first_child, *next_sibling, *depth, *launcher;
+    uint32_t *thread_of; /* per track: rank of its (pid, tid) in (pid, tid) order */
+    size_t nranks;
+    uint32_t *ev; /* rows of the complete host events, sorted by thread then time */
     size_t nev;
     hier_thread *threads;
     size_t nthreads, main;
@@ -41,10 +40,14 @@ typedef struct hier {
     uint8_t *amb;      /* per row: such an activity (flows may relink it) */
 } hier;
 
-static inline int64_t hier_end(const hier_ev *e) { return e->ts + e->dur; }
+/* End of the event in row r. */
+static inline int64_t hier_end(const tp_cols *c, uint32_t r) { return c->ts[r] + c->dur[r]; }
 
-/* Orders by ts, then longest first, then row. */
-int hier_time_cmp(const void *a, const void *b);
+/* The thread rank of row r. */
+static inline uint32_t hier_thread_of(const hier *h, size_t r)
+{
+    return h->thread_of[h->c->track[r]];
+}
 
 /* Fills h->launcher for kernels, memcpys and memsets; counts the links. */
 int hier_link_launches(hier *h);

@@ -26,37 +26,27 @@ static const tp_option hier_options[] = {
 /* The most crossover warnings logged one by one; the rest only counted. */
 #define HIER_MAX_WARNINGS 5
 
-int hier_time_cmp(const void *a, const void *b)
+/* Row order within a thread: by start, then longest first, then row. */
+static inline int row_time_less(const tp_cols *c, const uint32_t *x, const uint32_t *y)
 {
-    const hier_ev *x = a, *y = b;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1; /* longest first */
-    return x->row < y->row ? -1 : x->row > y->row;
+    if (c->ts[*x] != c->ts[*y])
+        return c->ts[*x] < c->ts[*y];
+    if (c->dur[*x] != c->dur[*y])
+        return c->dur[*x] > c->dur[*y]; /* longest first */
+    return *x < *y;
 }
 
-static inline int hev_time_less(const hier_ev *x, const hier_ev *y)
+static inline int row_thread_less(const hier *h, const uint32_t *x, const uint32_t *y)
 {
-    if (x->ts != y->ts)
-        return x->ts < y->ts;
-    if (x->dur != y->dur)
-        return x->dur > y->dur; /* longest first */
-    return x->row < y->row;
+    uint32_t tx = hier_thread_of(h, *x), ty = hier_thread_of(h, *y);
+    if (tx != ty)
+        return tx < ty;
+    return row_time_less(h->c, x, y);
 }
 
-static inline int hev_thread_less(const hier_ev *x, const hier_ev *y)
-{
-    if (x->pid != y->pid)
-        return x->pid < y->pid;
-    if (x->tid != y->tid)
-        return x->tid < y->tid;
-    return hev_time_less(x, y);
-}
-
-/* hev_sort_time: hier_time_cmp's order; hev_sort_thread: by (pid, tid) first. */
-HIER_DEFINE_SORT(hev_sort_time, hier_ev, hev_time_less)
-HIER_DEFINE_SORT(hev_sort_thread, hier_ev, hev_thread_less)
+/* rows_sort_time: row_time_less's order; rows_sort_thread: by thread first. */
+HIER_DEFINE_SORT(rows_sort_time, uint32_t, const tp_cols *, row_time_less)
+HIER_DEFINE_SORT(rows_sort_thread, uint32_t, const hier *, row_thread_less)
 
 static int is_host_kind(uint8_t k)
 {
@@ -64,36 +54,93 @@ static int is_host_kind(uint8_t k)
            k == TP_KIND_RUNTIME;
 }
 
-/* Collects the complete host events, sorted by thread then time. */
+static int is_host_event(const tp_cols *c, size_t i)
+{
+    return c->phase[i] == 'X' && c->dur[i] >= 0 && is_host_kind(c->kind[i]);
+}
+
+static int track_pid_tid_cmp(const void *a, const void *b, const tp_cols *c)
+{
+    const tp_track *x = &c->tracks[*(const uint32_t *)a], *y = &c->tracks[*(const uint32_t *)b];
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return 0;
+}
+
+/* Ranks the tracks by (pid, tid), equal pairs sharing a rank (a thread's
+ * tracks differ only in device/stream), so threads sort as before: by
+ * (pid, tid).  There are few tracks: an insertion sort does. */
+static int rank_threads(hier *h)
+{
+    const tp_cols *c = h->c;
+    size_t nt = c->n_tracks;
+    uint32_t *order = tp_malloc((nt ? nt : 1) * sizeof *order);
+    h->thread_of = tp_malloc((nt ? nt : 1) * sizeof *h->thread_of);
+    if (order == NULL || h->thread_of == NULL) {
+        tp_free(order);
+        return TP_ENOMEM;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        size_t j = i;
+        for (; j > 0 && track_pid_tid_cmp(&order[j - 1], &(uint32_t){(uint32_t)i}, c) > 0; j--)
+            order[j] = order[j - 1];
+        order[j] = (uint32_t)i;
+    }
+    h->nranks = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (i > 0 && track_pid_tid_cmp(&order[i - 1], &order[i], c) != 0)
+            h->nranks++;
+        h->thread_of[order[i]] = (uint32_t)h->nranks;
+    }
+    h->nranks += nt > 0;
+    tp_free(order);
+    return TP_OK;
+}
+
+/* Collects the complete host events, sorted by thread then time: a counting
+ * pass places them by thread (file order within each), so the sort that
+ * follows mostly finds long sorted runs. */
 static int collect_host(hier *h)
 {
     const tp_cols *c = h->c;
-    h->ev = tp_malloc((c->n ? c->n : 1) * sizeof *h->ev);
-    if (h->ev == NULL)
+    size_t *start = tp_calloc(h->nranks + 1, sizeof *start);
+    if (start == NULL)
         return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->phase[i] != 'X' || c->dur[i] < 0 || !is_host_kind(c->kind[i]))
-            continue;
-        h->ev[h->nev++] = (hier_ev){c->pid[i], c->tid[i], c->ts[i], c->dur[i], (int64_t)i};
+    for (size_t i = 0; i < c->n; i++)
+        if (is_host_event(c, i))
+            start[hier_thread_of(h, i) + 1]++;
+    for (size_t r = 0; r < h->nranks; r++)
+        start[r + 1] += start[r];
+    h->nev = start[h->nranks];
+    h->ev = tp_malloc((h->nev ? h->nev : 1) * sizeof *h->ev);
+    if (h->ev == NULL) {
+        tp_free(start);
+        return TP_ENOMEM;
     }
-    return hev_sort_thread(h->ev, h->nev);
+    for (size_t i = 0; i < c->n; i++)
+        if (is_host_event(c, i))
+            h->ev[start[hier_thread_of(h, i)]++] = (uint32_t)i;
+    tp_free(start);
+    return rows_sort_thread(h, h->ev, h->nev);
 }
 
 /* Splits the sorted events into threads: ranges of equal (pid, tid). */
 static int find_threads(hier *h)
 {
-    h->threads = tp_malloc((h->nev ? h->nev : 1) * sizeof *h->threads);
+    h->threads = tp_malloc((h->nranks ? h->nranks : 1) * sizeof *h->threads);
     if (h->threads == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < h->nev; i++) {
-        if (i == 0 || h->ev[i].pid != h->ev[i - 1].pid || h->ev[i].tid != h->ev[i - 1].tid)
+        if (i == 0 || hier_thread_of(h, h->ev[i]) != hier_thread_of(h, h->ev[i - 1]))
             h->threads[h->nthreads++] = (hier_thread){i, i, 0, 0};
         h->threads[h->nthreads - 1].end = i + 1;
     }
     return TP_OK;
 }
 
-static void warn_crossover(hier *h, const hier_ev *e, const hier_ev *top)
+static void warn_crossover(hier *h, uint32_t e, uint32_t top)
 {
     h->crossovers++;
     if (h->crossovers > HIER_MAX_WARNINGS)
@@ -102,37 +149,39 @@ static void warn_crossover(hier *h, const hier_ev *e, const hier_ev *top)
     tp_log(h->st, TP_LOG_WARN,
            "event %lld '%s' (ts %lld, dur %lld ns) overlaps the end of '%s' (ts %lld, dur %lld ns) "
            "by %lld ns: made a sibling, not a child",
-           (long long)e->row, tp_str_text(h->st, c->name[e->row]), (long long)e->ts,
-           (long long)e->dur, tp_str_text(h->st, c->name[top->row]), (long long)top->ts,
-           (long long)top->dur, (long long)(e->ts + e->dur - top->ts - top->dur));
+           (long long)e, tp_str_text(h->st, c->name[e]), (long long)c->ts[e],
+           (long long)c->dur[e], tp_str_text(h->st, c->name[top]), (long long)c->ts[top],
+           (long long)c->dur[top], (long long)(hier_end(c, e) - hier_end(c, top)));
 }
 
 /*
  * Nests one thread's events (sorted by start, longest first).  The stack
- * holds the open ancestors.  An event ending less than clamp_ns past the
- * innermost open event is its child (clamped).  One ending further out and
- * starting less than clamp_ns before that event's end merely follows it
- * (clamped: the open event is closed).  Anything else is a crossover: the
- * open events it crosses are closed and it becomes a child of the first
- * ancestor that holds it (so a sibling of the crossed event), or a root.
+ * holds the open ancestors (indexes into h->ev).  An event ending less than
+ * clamp_ns past the innermost open event is its child (clamped).  One ending
+ * further out and starting less than clamp_ns before that event's end
+ * merely follows it (clamped: the open event is closed).  Anything else is
+ * a crossover: the open events it crosses are closed and it becomes a child
+ * of the first ancestor that holds it (so a sibling of the crossed event),
+ * or a root.
  */
-static void nest_thread(hier *h, const hier_thread *t, size_t *stack)
+static void nest_thread(hier *h, const hier_thread *t, uint32_t *stack)
 {
+    const tp_cols *c = h->c;
     size_t sp = 0;
     for (size_t i = t->begin; i < t->end; i++) {
-        const hier_ev *e = &h->ev[i];
-        int64_t end = e->ts + e->dur;
+        uint32_t e = h->ev[i];
+        int64_t ts = c->ts[e], end = hier_end(c, e);
         int crossed = 0;
         for (;;) {
-            while (sp > 0 && hier_end(&h->ev[stack[sp - 1]]) <= e->ts)
+            while (sp > 0 && hier_end(c, h->ev[stack[sp - 1]]) <= ts)
                 sp--;
             if (sp == 0)
                 break;
-            const hier_ev *top = &h->ev[stack[sp - 1]];
-            int64_t over = end - hier_end(top);
+            uint32_t top = h->ev[stack[sp - 1]];
+            int64_t over = end - hier_end(c, top);
             if (over <= 0 || over < h->cfg->clamp_ns)
                 break; /* inside, or clamped */
-            if (hier_end(top) - e->ts < h->cfg->clamp_ns) {
+            if (hier_end(c, top) - ts < h->cfg->clamp_ns) {
                 h->clamped++; /* starts in top's last instant: follows it */
             } else if (!crossed) {
                 warn_crossover(h, e, top);
@@ -141,12 +190,12 @@ static void nest_thread(hier *h, const hier_thread *t, size_t *stack)
             sp--;
         }
         if (sp > 0) {
-            const hier_ev *top = &h->ev[stack[sp - 1]];
-            h->parent[e->row] = top->row;
-            if (end > hier_end(top))
+            uint32_t top = h->ev[stack[sp - 1]];
+            h->parent[e] = (int32_t)top;
+            if (end > hier_end(c, top))
                 h->clamped++;
         }
-        stack[sp++] = i;
+        stack[sp++] = (uint32_t)i;
     }
 }
 
@@ -172,11 +221,11 @@ static int pick_main_thread(hier *h)
     for (size_t t = 0; t < h->nthreads; t++) {
         hier_thread *th = &h->threads[t];
         for (size_t i = th->begin; i < th->end; i++) {
-            int64_t row = h->ev[i].row;
+            uint32_t row = h->ev[i];
             if (is_step_name(h, h->c->name[row]))
                 th->steps++;
             if (h->parent[row] < 0)
-                th->top_time += h->ev[i].dur;
+                th->top_time += h->c->dur[row];
         }
     }
     h->main = 0;
@@ -193,12 +242,13 @@ static int pick_main_thread(hier *h)
  * shrink towards the top and a binary search finds it.  A clamped child may
  * end up to clamp_ns past its parent, so the entries just above the one
  * found are checked too while their ends are within clamp_ns of `end`. */
-static long innermost_holding(const hier *h, const size_t *stack, size_t sp, int64_t end)
+static long innermost_holding(const hier *h, const uint32_t *stack, size_t sp, int64_t end)
 {
+    const tp_cols *c = h->c;
     long lo = 0, hi = (long)sp - 1, found = -1;
     while (lo <= hi) {
         long mid = lo + (hi - lo) / 2;
-        if (hier_end(&h->ev[stack[mid]]) >= end) {
+        if (hier_end(c, h->ev[stack[mid]]) >= end) {
             found = mid;
             lo = mid + 1;
         } else {
@@ -206,7 +256,7 @@ static long innermost_holding(const hier *h, const size_t *stack, size_t sp, int
         }
     }
     for (long j = found + 1; j < (long)sp; j++) {
-        int64_t e = hier_end(&h->ev[stack[j]]);
+        int64_t e = hier_end(c, h->ev[stack[j]]);
         if (e >= end)
             found = j;
         else if (e < end - h->cfg->clamp_ns)
@@ -217,42 +267,44 @@ static long innermost_holding(const hier *h, const size_t *stack, size_t sp, int
 
 /* Attaches roots of the main process's other threads that lie entirely
  * inside a main-thread event under the innermost such event. */
-static int attach_cross_thread(hier *h, size_t *stack)
+static int attach_cross_thread(hier *h, uint32_t *stack)
 {
+    const tp_cols *c = h->c;
     const hier_thread *m = &h->threads[h->main];
-    int64_t main_pid = h->ev[m->begin].pid;
+    int64_t main_pid = tp_ev_pid(c, h->ev[m->begin]);
     size_t nq = 0;
-    hier_ev *q = tp_malloc((h->nev ? h->nev : 1) * sizeof *q);
+    uint32_t *q = tp_malloc((h->nev ? h->nev : 1) * sizeof *q);
     if (q == NULL)
         return TP_ENOMEM;
     for (size_t t = 0; t < h->nthreads; t++) {
         const hier_thread *th = &h->threads[t];
-        if (t == h->main || h->ev[th->begin].pid != main_pid)
+        if (t == h->main || tp_ev_pid(c, h->ev[th->begin]) != main_pid)
             continue;
         for (size_t i = th->begin; i < th->end; i++)
-            if (h->parent[h->ev[i].row] < 0)
+            if (h->parent[h->ev[i]] < 0)
                 q[nq++] = h->ev[i];
     }
-    if (hev_sort_time(q, nq) != TP_OK) {
+    if (rows_sort_time(c, q, nq) != TP_OK) {
         tp_free(q);
         return TP_ENOMEM;
     }
     size_t sp = 0, mi = m->begin;
     for (size_t k = 0; k < nq; k++) {
-        while (mi < m->end && (h->ev[mi].ts < q[k].ts ||
-                               (h->ev[mi].ts == q[k].ts && h->ev[mi].dur >= q[k].dur))) {
-            while (sp > 0 && hier_end(&h->ev[stack[sp - 1]]) <= h->ev[mi].ts)
+        int64_t qts = c->ts[q[k]], qdur = c->dur[q[k]];
+        while (mi < m->end &&
+               (c->ts[h->ev[mi]] < qts || (c->ts[h->ev[mi]] == qts && c->dur[h->ev[mi]] >= qdur))) {
+            while (sp > 0 && hier_end(c, h->ev[stack[sp - 1]]) <= c->ts[h->ev[mi]])
                 sp--;
-            stack[sp++] = mi++;
+            stack[sp++] = (uint32_t)mi++;
         }
-        while (sp > 0 && hier_end(&h->ev[stack[sp - 1]]) <= q[k].ts)
+        while (sp > 0 && hier_end(c, h->ev[stack[sp - 1]]) <= qts)
             sp--;
-        long at = innermost_holding(h, stack, sp, hier_end(&q[k]));
+        long at = innermost_holding(h, stack, sp, hier_end(c, q[k]));
         if (at < 0)
             continue;
-        const hier_ev *holder = &h->ev[stack[at]];
-        if (holder->ts <= q[k].ts && hier_end(holder) > q[k].ts) {
-            h->parent[q[k].row] = holder->row;
+        uint32_t holder = h->ev[stack[at]];
+        if (c->ts[holder] <= qts && hier_end(c, holder) > qts) {
+            h->parent[q[k]] = (int32_t)holder;
             h->attached++;
         }
     }
@@ -260,19 +312,18 @@ static int attach_cross_thread(hier *h, size_t *stack)
     return TP_OK;
 }
 
-/* Links children in (start, longest first) order and fills the depths. */
-/* Links children in (start, longest first) order.  The thread-sorted event
- * array is re-sorted by time in place (nothing needs the thread order any
- * more), and hierarchy.depth serves as the per-parent "last child" scratch
- * (reset to -1 afterwards; depths are filled from the roots), so linking
- * allocates nothing of its own: it runs at the analysis' memory peak. */
+/* Links children in (start, longest first) order.  The thread-sorted rows
+ * are re-sorted by time in place (nothing needs the thread order any more),
+ * and hierarchy.depth serves as the per-parent "last child" scratch (reset
+ * to -1 afterwards; depths are filled from the roots), so linking allocates
+ * nothing of its own but the sort's scratch. */
 static int link_children(hier *h)
 {
-    if (hev_sort_time(h->ev, h->nev) != TP_OK)
+    if (rows_sort_time(h->c, h->ev, h->nev) != TP_OK)
         return TP_ENOMEM;
-    int64_t *last = h->depth;
+    int32_t *last = h->depth;
     for (size_t i = 0; i < h->nev; i++) {
-        int64_t row = h->ev[i].row, p = h->parent[row];
+        int32_t row = (int32_t)h->ev[i], p = h->parent[row];
         if (p < 0)
             continue;
         if (h->first_child[p] < 0)
@@ -288,9 +339,9 @@ static int link_children(hier *h)
 }
 
 /* Depth of every node of the tree under root, by an iterative pre-order walk. */
-static void fill_depths(hier *h, int64_t root)
+static void fill_depths(hier *h, int32_t root)
 {
-    int64_t node = root;
+    int32_t node = root;
     h->depth[root] = 0;
     for (;;) {
         if (h->first_child[node] >= 0) {
@@ -312,9 +363,9 @@ static int collect_roots(hier *h)
 {
     size_t k = 0;
     for (size_t i = 0; i < h->nev; i++)
-        k += h->parent[h->ev[i].row] < 0;
+        k += h->parent[h->ev[i]] < 0;
     tp_trace *tr = tp_stage_trace(h->st);
-    int64_t *roots = tp_trace_attach(h->st, tr, "hierarchy.roots", TP_COL_I64, k);
+    int32_t *roots = tp_trace_attach(h->st, tr, "hierarchy.roots", TP_COL_I32, k);
     if (roots == NULL)
         return TP_ENOMEM;
     size_t j = 0;
@@ -323,8 +374,8 @@ static int collect_roots(hier *h)
             if ((pass == 0) != (t == h->main))
                 continue;
             for (size_t i = h->threads[t].begin; i < h->threads[t].end; i++)
-                if (h->parent[h->ev[i].row] < 0)
-                    roots[j++] = h->ev[i].row;
+                if (h->parent[h->ev[i]] < 0)
+                    roots[j++] = (int32_t)h->ev[i];
         }
     }
     h->roots = k;
@@ -335,8 +386,8 @@ static int collect_roots(hier *h)
 static void fill_all_depths(hier *h)
 {
     size_t k = 0;
-    const int64_t *roots = tp_trace_attached(tp_stage_trace(h->st), "hierarchy.roots",
-                                             TP_COL_I64, &k);
+    const int32_t *roots = tp_trace_attached(tp_stage_trace(h->st), "hierarchy.roots",
+                                             TP_COL_I32, &k);
     for (size_t i = 0; roots && i < k; i++)
         fill_depths(h, roots[i]);
 }
@@ -345,11 +396,11 @@ static int attach_arrays(hier *h)
 {
     tp_trace *tr = tp_stage_trace(h->st);
     size_t n = h->c->n;
-    int64_t **arrays[] = {&h->parent, &h->first_child, &h->next_sibling, &h->depth, &h->launcher};
+    int32_t **arrays[] = {&h->parent, &h->first_child, &h->next_sibling, &h->depth, &h->launcher};
     const char *names[] = {"hierarchy.parent", "hierarchy.first_child", "hierarchy.next_sibling",
                            "hierarchy.depth", "hierarchy.launcher"};
     for (size_t a = 0; a < 5; a++) {
-        *arrays[a] = tp_trace_attach(h->st, tr, names[a], TP_COL_I64, n);
+        *arrays[a] = tp_trace_attach(h->st, tr, names[a], TP_COL_I32, n);
         if (*arrays[a] == NULL)
             return TP_ENOMEM;
         for (size_t i = 0; i < n; i++)
@@ -406,21 +457,24 @@ static void hier_free(hier *h)
     tp_free(h->ev);
     tp_free(h->threads);
     tp_free(h->step_memo);
+    tp_free(h->thread_of);
 }
 
 static int build_forest(hier *h)
 {
-    int rc = collect_host(h);
+    int rc = rank_threads(h);
+    if (rc == TP_OK)
+        rc = collect_host(h);
     if (rc == TP_OK)
         rc = find_threads(h);
-    size_t *stack = tp_malloc((h->nev ? h->nev : 1) * sizeof *stack);
+    uint32_t *stack = tp_malloc((h->nev ? h->nev : 1) * sizeof *stack);
     if (rc == TP_OK && stack == NULL)
         rc = TP_ENOMEM;
     for (size_t t = 0; rc == TP_OK && t < h->nthreads; t++)
         nest_thread(h, &h->threads[t], stack);
     if (rc == TP_OK)
         rc = pick_main_thread(h);
-    h->main_tid = rc == TP_OK && h->nthreads ? h->ev[h->threads[h->main].begin].tid : -1;
+    h->main_tid = rc == TP_OK && h->nthreads ? tp_ev_tid(h->c, h->ev[h->threads[h->main].begin]) : -1;
     if (rc == TP_OK && h->cfg->cross_thread && h->nthreads > 1)
         rc = attach_cross_thread(h, stack);
     tp_free(stack);
@@ -447,6 +501,9 @@ static int hier_run(tp_stage *st, const void *config, void *state)
     h.st = st;
     h.cfg = config;
     h.c = tp_trace_cols(tr);
+    if (h.c->n > (size_t)INT32_MAX)
+        return tp_fail(st, TP_EINVAL, "hierarchy: %zu events: at most %d are supported", h.c->n,
+                       INT32_MAX);
     int rc = attach_arrays(&h);
     if (rc == TP_OK)
         rc = build_forest(&h);

@@ -18,44 +18,38 @@
 #include "hier_internal.h"
 #include "hier_sort.h"
 
+/* A sort key: (a, b) then row.  16 bytes, so the key arrays stay small. */
 typedef struct link_key {
-    int64_t a, b, c; /* sort keys */
-    int64_t row;
+    int64_t a;    /* correlation id, flow id, or ts */
+    int32_t b;    /* depth (outermost first) or thread rank, 0 if unused */
+    uint32_t row;
 } link_key;
 
-static int link_key_cmp(const void *x, const void *y)
+static inline int link_key_less(const void *ctx, const link_key *p, const link_key *q)
 {
-    const link_key *p = x, *q = y;
+    (void)ctx;
     if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
+        return p->a < q->a;
     if (p->b != q->b)
-        return p->b < q->b ? -1 : 1;
-    if (p->c != q->c)
-        return p->c < q->c ? -1 : 1;
-    return p->row < q->row ? -1 : p->row > q->row;
+        return p->b < q->b;
+    return p->row < q->row;
 }
 
-static inline int link_key_less(const link_key *p, const link_key *q)
-{
-    return link_key_cmp(p, q) < 0;
-}
+HIER_DEFINE_SORT(link_sort, link_key, const void *, link_key_less)
 
-HIER_DEFINE_SORT(link_sort, link_key, link_key_less)
-
-/* The first entry with keys (a, b, c), or -1. */
-static int64_t find_key(const link_key *k, size_t n, int64_t a, int64_t b, int64_t c)
+/* The first entry with keys (a, b), or -1. */
+static int64_t find_key(const link_key *k, size_t n, int64_t a, int32_t b)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const link_key *m = &k[mid];
-        int less = m->a < a || (m->a == a && (m->b < b || (m->b == b && m->c < c)));
-        if (less)
+        if (m->a < a || (m->a == a && m->b < b))
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < n && k[lo].a == a && k[lo].b == b && k[lo].c == c)
+    if (lo < n && k[lo].a == a && k[lo].b == b)
         return (int64_t)lo;
     return -1;
 }
@@ -82,9 +76,9 @@ static int is_activity(uint8_t k)
 /* True if the runtime events sharing rt[at]'s corr id lie in several pids. */
 static int several_pids(const tp_cols *c, const link_key *rt, size_t nrt, size_t at)
 {
-    int64_t pid = c->pid[rt[at].row];
+    int64_t pid = tp_ev_pid(c, rt[at].row);
     for (size_t k = at + 1; k < nrt && rt[k].a == rt[at].a; k++)
-        if (c->pid[rt[k].row] != pid)
+        if (tp_ev_pid(c, rt[k].row) != pid)
             return 1;
     return 0;
 }
@@ -98,24 +92,24 @@ static int link_by_corr(hier *h, size_t *unlinked)
         return TP_ENOMEM;
     size_t nrt = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (c->kind[i] != TP_KIND_RUNTIME || c->corr[i] == TP_NONE)
+        if (c->kind[i] != TP_KIND_RUNTIME || tp_ev_corr(c, i) == TP_NONE)
             continue;
-        int64_t d = h->depth[i] < 0 ? INT64_MAX : h->depth[i];
-        rt[nrt++] = (link_key){c->corr[i], d, 0, (int64_t)i};
+        int32_t d = h->depth[i] < 0 ? INT32_MAX : h->depth[i];
+        rt[nrt++] = (link_key){tp_ev_corr(c, i), d, (uint32_t)i};
     }
-    if (link_sort(rt, nrt) != TP_OK) {
+    if (link_sort(NULL, rt, nrt) != TP_OK) {
         tp_free(rt);
         return TP_ENOMEM;
     }
     for (size_t i = 0; i < c->n; i++) {
         if (!is_activity(c->kind[i]))
             continue;
-        int64_t at = c->corr[i] == TP_NONE ? -1 : first_with_a(rt, nrt, c->corr[i]);
+        int64_t at = tp_ev_corr(c, i) == TP_NONE ? -1 : first_with_a(rt, nrt, tp_ev_corr(c, i));
         if (at < 0) {
             (*unlinked)++;
             continue;
         }
-        h->launcher[i] = rt[at].row;
+        h->launcher[i] = (int32_t)rt[at].row;
         if (several_pids(c, rt, nrt, (size_t)at)) {
             h->amb[i] = 1;
             h->ambiguous++;
@@ -124,6 +118,14 @@ static int link_by_corr(hier *h, size_t *unlinked)
     }
     tp_free(rt);
     return TP_OK;
+}
+
+/* The (pid, tid) rank of row i as a key: a flow and the event it binds to
+ * share (pid, tid) but not always a track (GPU tracks carry device and
+ * stream, flow events do not). */
+static int32_t thread_rank(const hier *h, size_t i)
+{
+    return (int32_t)hier_thread_of(h, i);
 }
 
 /* Flow fallback for activities the correlation ids did not link. */
@@ -136,32 +138,32 @@ static int link_by_flows(hier *h)
     int rc = (rt && gpu && starts) ? TP_OK : TP_ENOMEM;
     for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         if (c->kind[i] == TP_KIND_RUNTIME && c->phase[i] == 'X')
-            rt[nrt++] = (link_key){c->pid[i], c->tid[i], c->ts[i], (int64_t)i};
+            rt[nrt++] = (link_key){c->ts[i], thread_rank(h, i), (uint32_t)i};
         else if (is_activity(c->kind[i]) && (h->launcher[i] < 0 || h->amb[i]))
-            gpu[ngpu++] = (link_key){c->pid[i], c->tid[i], c->ts[i], (int64_t)i};
-        else if (c->kind[i] == TP_KIND_FLOW && c->phase[i] == 's' && c->flow_id[i] != TP_NONE)
-            starts[ns++] = (link_key){c->flow_id[i], 0, 0, (int64_t)i};
+            gpu[ngpu++] = (link_key){c->ts[i], thread_rank(h, i), (uint32_t)i};
+        else if (c->kind[i] == TP_KIND_FLOW && c->phase[i] == 's' && tp_ev_flow_id(c, i) != TP_NONE)
+            starts[ns++] = (link_key){tp_ev_flow_id(c, i), 0, (uint32_t)i};
     }
     if (rc == TP_OK) {
-        if (link_sort(rt, nrt) != TP_OK || link_sort(gpu, ngpu) != TP_OK ||
-            link_sort(starts, ns) != TP_OK)
+        if (link_sort(NULL, rt, nrt) != TP_OK || link_sort(NULL, gpu, ngpu) != TP_OK ||
+            link_sort(NULL, starts, ns) != TP_OK)
             rc = TP_ENOMEM;
     }
     for (size_t i = 0; rc == TP_OK && ngpu > 0 && i < c->n; i++) {
-        if (c->kind[i] != TP_KIND_FLOW || c->phase[i] != 'f' || c->flow_id[i] == TP_NONE)
+        if (c->kind[i] != TP_KIND_FLOW || c->phase[i] != 'f' || tp_ev_flow_id(c, i) == TP_NONE)
             continue;
-        int64_t s = first_with_a(starts, ns, c->flow_id[i]);
-        int64_t g = find_key(gpu, ngpu, c->pid[i], c->tid[i], c->ts[i]);
+        int64_t s = first_with_a(starts, ns, tp_ev_flow_id(c, i));
+        int64_t g = find_key(gpu, ngpu, c->ts[i], thread_rank(h, i));
         if (s < 0 || g < 0)
             continue;
-        int64_t gr = gpu[g].row;
+        uint32_t gr = gpu[g].row;
         if (h->launcher[gr] >= 0 && !h->amb[gr])
             continue; /* linked by an earlier flow */
-        for (size_t k = (size_t)s; k < ns && starts[k].a == c->flow_id[i]; k++) {
-            size_t srow = (size_t)starts[k].row;
-            int64_t r = find_key(rt, nrt, c->pid[srow], c->tid[srow], c->ts[srow]);
+        for (size_t k = (size_t)s; k < ns && starts[k].a == tp_ev_flow_id(c, i); k++) {
+            uint32_t srow = starts[k].row;
+            int64_t r = find_key(rt, nrt, c->ts[srow], thread_rank(h, srow));
             if (r >= 0) {
-                h->launcher[gr] = rt[r].row;
+                h->launcher[gr] = (int32_t)rt[r].row;
                 h->amb[gr] = 0;
                 break;
             }
@@ -182,7 +184,7 @@ static int count_links(hier *h)
     for (size_t i = 0; i < c->n; i++) {
         if (!is_activity(c->kind[i]))
             continue;
-        int64_t l = h->launcher[i];
+        int32_t l = h->launcher[i];
         if (l < 0) {
             h->gpu_unlinked++;
             continue;

@@ -49,7 +49,7 @@ typedef struct hb {
     tp_stage *st;
     const hb_config *cfg;
     const tp_cols *c;
-    const int64_t *parent, *first_child, *next_sibling, *roots, *depth;
+    const int32_t *parent, *first_child, *next_sibling, *roots, *depth; /* hierarchy */
     size_t nroots;
     int64_t main_tid; /* hierarchy.main_tid: iterations are counted there */
     uint8_t *memo; /* per name id: bit0 known, bit1 module, bit2 ProfilerStep# */
@@ -297,7 +297,7 @@ static int64_t count_iterations(hb *h)
 {
     int64_t it = 0;
     for (size_t i = 0; i < h->c->n; i++)
-        if (h->depth[i] >= 0 && h->c->tid[i] == h->main_tid &&
+        if (h->depth[i] >= 0 && tp_ev_tid(h->c, i) == h->main_tid &&
             (name_flags(h, h->c->name[i]) & NAME_STEP) &&
             (kept(h, h->c->ts[i], row_end(h, (int64_t)i)) > 0 || in_k(h, h->c->ts[i])))
             it++;

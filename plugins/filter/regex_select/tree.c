@@ -65,7 +65,7 @@ static int nest_by_time(const tp_cols *c, int gpu_only, int64_t *parent)
     size_t k = 0;
     for (size_t i = 0; i < c->n; i++)
         if (nestable(c, i) && (!gpu_only || TP_KIND_IS_GPU(c->kind[i])))
-            e[k++] = (nest_ev){c->pid[i], c->tid[i], c->ts[i], c->ts[i] + c->dur[i], i};
+            e[k++] = (nest_ev){tp_ev_pid(c, i), tp_ev_tid(c, i), c->ts[i], c->ts[i] + c->dur[i], i};
     qsort(e, k, sizeof *e, tp_track_ev_cmp);
     nest_sorted(e, k, stack, parent);
     tp_free(e);
@@ -121,12 +121,12 @@ static int launchers_by_corr(const tp_cols *c, int64_t *launcher)
         return TP_ENOMEM;
     size_t k = 0;
     for (size_t i = 0; i < c->n; i++)
-        if (c->kind[i] == TP_KIND_RUNTIME && c->corr[i] != TP_NONE)
-            rt[k++] = (rt_key){c->corr[i], c->ts[i], c->ts[i] + (c->dur[i] > 0 ? c->dur[i] : 0), i};
+        if (c->kind[i] == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE)
+            rt[k++] = (rt_key){tp_ev_corr(c, i), c->ts[i], c->ts[i] + (c->dur[i] > 0 ? c->dur[i] : 0), i};
     qsort(rt, k, sizeof *rt, rt_cmp);
     for (size_t i = 0; i < c->n; i++)
-        launcher[i] = is_launched(c->kind[i]) && c->corr[i] != TP_NONE
-                          ? find_launch(rt, k, c->corr[i], c->ts[i])
+        launcher[i] = is_launched(c->kind[i]) && tp_ev_corr(c, i) != TP_NONE
+                          ? find_launch(rt, k, tp_ev_corr(c, i), c->ts[i])
                           : -1;
     tp_free(rt);
     return TP_OK;
@@ -142,8 +142,8 @@ static int build_links(const tp_trace *t, links *l)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t n = c->n ? c->n : 1, n_par = 0, n_lau = 0;
-    const int64_t *hp = tp_trace_attached(t, "hierarchy.parent", TP_COL_I64, &n_par);
-    const int64_t *hl = tp_trace_attached(t, "hierarchy.launcher", TP_COL_I64, &n_lau);
+    const int32_t *hp = tp_trace_attached(t, "hierarchy.parent", TP_COL_I32, &n_par);
+    const int32_t *hl = tp_trace_attached(t, "hierarchy.launcher", TP_COL_I32, &n_lau);
     int use_hier = hp != NULL && n_par == c->n;
     l->parent = tp_malloc(n * sizeof *l->parent);
     l->launcher = tp_malloc(n * sizeof *l->launcher);
@@ -154,7 +154,8 @@ static int build_links(const tp_trace *t, links *l)
     if (nest_by_time(c, use_hier, l->parent) != TP_OK)
         return TP_ENOMEM;
     if (hl != NULL && n_lau == c->n) {
-        memcpy(l->launcher, hl, c->n * sizeof *hl);
+        for (size_t i = 0; i < c->n; i++)
+            l->launcher[i] = hl[i];
     } else if (launchers_by_corr(c, l->launcher) != TP_OK) {
         return TP_ENOMEM;
     }

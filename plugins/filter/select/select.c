@@ -208,9 +208,9 @@ static int rank_matches(const tp_trace *t, int64_t want, char *got, size_t size)
 static int sel_event(const sel_state *s, const tp_cols *c, size_t i)
 {
     return (s->any_kind || (c->kind[i] < TP_KIND__COUNT && s->kinds[c->kind[i]])) &&
-           in_list(&s->cats, c->cat[i]) && in_list(&s->pids, c->pid[i]) &&
-           in_list(&s->tids, c->tid[i]) && in_list(&s->streams, c->stream[i]) &&
-           in_list(&s->devices, c->device[i]);
+           in_list(&s->cats, c->cat[i]) && in_list(&s->pids, tp_ev_pid(c, i)) &&
+           in_list(&s->tids, tp_ev_tid(c, i)) && in_list(&s->streams, tp_ev_stream(c, i)) &&
+           in_list(&s->devices, tp_ev_device(c, i));
 }
 
 static int sel_run(tp_stage *st, const void *config, void *state)

@@ -244,7 +244,7 @@ static int find_iterations(tp_stage *st, trim_state *s, const tp_cols *c, iters 
     k = 0;
     for (size_t i = 0; i < c->n; i++)
         if (is_marker_candidate(c, i) && c->name[i] < nstr && memo[c->name[i]] == 1)
-            m[k++] = (marker){c->pid[i], c->tid[i], c->ts[i], c->ts[i] + c->dur[i], i};
+            m[k++] = (marker){tp_ev_pid(c, i), tp_ev_tid(c, i), c->ts[i], c->ts[i] + c->dur[i], i};
     tp_free(memo);
     qsort(m, k, sizeof *m, tp_track_ev_cmp);
     size_t kept = drop_nested(m, k);
@@ -360,16 +360,16 @@ static int select_host(trim *t)
         if (k == TP_KIND_METADATA || k == TP_KIND_FLOW)
             continue;
         if (TP_KIND_IS_GPU(k)) {
-            if (c->corr[i] != TP_NONE && set_push(&t->gpu_all, c->corr[i]) != TP_OK)
+            if (tp_ev_corr(c, i) != TP_NONE && set_push(&t->gpu_all, tp_ev_corr(c, i)) != TP_OK)
                 return TP_ENOMEM;
             continue;
         }
         int keep = k != TP_KIND_TRACE && overlaps(t, i);
         t->keep[i] = (uint8_t)keep;
-        if (k == TP_KIND_RUNTIME && c->corr[i] != TP_NONE)
-            t->rt[t->n_rt++] = (launch){c->corr[i], c->ts[i], i};
-        if (keep && k == TP_KIND_ANNOTATION && c->ext_id[i] != TP_NONE &&
-            set_push(&t->ann_ext, c->ext_id[i]) != TP_OK)
+        if (k == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE)
+            t->rt[t->n_rt++] = (launch){tp_ev_corr(c, i), c->ts[i], i};
+        if (keep && k == TP_KIND_ANNOTATION && tp_ev_ext_id(c, i) != TP_NONE &&
+            set_push(&t->ann_ext, tp_ev_ext_id(c, i)) != TP_OK)
             return TP_ENOMEM;
     }
     if (t->n_rt)
@@ -406,7 +406,7 @@ static void finish_work(trim *t)
 static int encloses_work(const trim *t, size_t i)
 {
     const tp_cols *c = t->c;
-    gwork key = {c->pid[i], c->tid[i], c->ts[i], 0, 0};
+    gwork key = {tp_ev_pid(c, i), tp_ev_tid(c, i), c->ts[i], 0, 0};
     size_t lo = 0, hi = t->n_work; /* first work at or after the start */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -422,7 +422,7 @@ static int encloses_work(const trim *t, size_t i)
 /* GPU row i follows its launcher; without one it must lie inside. */
 static int keep_gpu_row(trim *t, size_t i, int *launched)
 {
-    size_t l = find_launcher(t, t->c->corr[i], t->c->ts[i]);
+    size_t l = find_launcher(t, tp_ev_corr(t->c, i), t->c->ts[i]);
     *launched = l != NO_ROW;
     return *launched ? t->keep[l] : inside(t, i);
 }
@@ -441,10 +441,10 @@ static int select_gpu_work(trim *t)
             continue;
         if (launched) {
             t->kept_launched++;
-            t->work[t->n_work++] = (gwork){c->pid[i], c->tid[i], c->ts[i], ev_end(c, i), 0};
+            t->work[t->n_work++] = (gwork){tp_ev_pid(c, i), tp_ev_tid(c, i), c->ts[i], ev_end(c, i), 0};
         } else {
             t->kept_inside++;
-            if (c->corr[i] != TP_NONE && set_push(&t->orphan_kept, c->corr[i]) != TP_OK)
+            if (tp_ev_corr(c, i) != TP_NONE && set_push(&t->orphan_kept, tp_ev_corr(c, i)) != TP_OK)
                 return TP_ENOMEM;
         }
     }
@@ -466,10 +466,10 @@ static int select_annotations(trim *t)
             t->kept_launched += (size_t)keep;
         } else if (keep) {
             t->kept_inside++;
-            if (c->corr[i] != TP_NONE && set_push(&t->orphan_kept, c->corr[i]) != TP_OK)
+            if (tp_ev_corr(c, i) != TP_NONE && set_push(&t->orphan_kept, tp_ev_corr(c, i)) != TP_OK)
                 return TP_ENOMEM;
         } else {
-            keep = (c->ext_id[i] != TP_NONE && set_has(&t->ann_ext, c->ext_id[i])) ||
+            keep = (tp_ev_ext_id(c, i) != TP_NONE && set_has(&t->ann_ext, tp_ev_ext_id(c, i))) ||
                    encloses_work(t, i);
             t->kept_annot += (size_t)keep;
         }
@@ -527,7 +527,7 @@ static int select_flows(trim *t)
     for (size_t i = 0; i < c->n; i++) {
         if (c->kind[i] != TP_KIND_FLOW)
             continue;
-        int64_t id = c->flow_id[i];
+        int64_t id = tp_ev_flow_id(c, i);
         int launch_flow = id != TP_NONE && !(fwdbwd && c->cat[i] == fwdbwd);
         size_t l = launch_flow ? find_launcher(t, id, c->ts[i]) : NO_ROW;
         if (l != NO_ROW) {
@@ -552,7 +552,7 @@ static int trim_select(trim *t)
     const tp_cols *c = t->c;
     size_t n_rt = 1, n_gpu = 1;
     for (size_t i = 0; i < c->n; i++) {
-        n_rt += c->kind[i] == TP_KIND_RUNTIME && c->corr[i] != TP_NONE;
+        n_rt += c->kind[i] == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE;
         n_gpu += TP_KIND_IS_GPU(c->kind[i]);
     }
     t->rt = tp_malloc(n_rt * sizeof *t->rt);

@@ -168,9 +168,9 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
     /* always written: an empty pid/tid ("" as Kineto writes for global
      * instants, or absent) reads back the same */
     out_str(o, ", \"pid\": ");
-    out_id(o, st, c->pid[i], n_str);
+    out_id(o, st, tp_ev_pid(c, i), n_str);
     out_str(o, ", \"tid\": ");
-    out_id(o, st, c->tid[i], n_str);
+    out_id(o, st, tp_ev_tid(c, i), n_str);
     out_str(o, ", \"ts\": ");
     out_us(o, c->ts[i]);
     if (c->dur[i] >= 0) {
@@ -178,9 +178,9 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
         out_us(o, c->dur[i]);
     }
     if ((ph == 's' || ph == 't' || ph == 'f' || ph == 'b' || ph == 'e' || ph == 'n') &&
-        c->flow_id[i] != TP_NONE) {
+        tp_ev_flow_id(c, i) != TP_NONE) {
         out_str(o, ", \"id\": ");
-        out_id(o, st, c->flow_id[i], n_str);
+        out_id(o, st, tp_ev_flow_id(c, i), n_str);
         if (ph == 'f')
             out_str(o, ", \"bp\": \"e\""); /* bind to the enclosing slice, as Kineto writes */
     }
