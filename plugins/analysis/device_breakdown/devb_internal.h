@@ -11,46 +11,45 @@ typedef struct db_config {
     int merge_ops;
 } db_config;
 
-/* An activity's interval on its stream. */
-typedef struct db_iv {
-    int32_t device, stream;
-    int64_t s, e;
-} db_iv;
-
 typedef struct db_stream {
     int32_t device, stream;
     size_t first, count; /* its activities: by_stream[first .. first + count) */
+    int64_t active;      /* ns covered by at least one of them */
 } db_stream;
 
-/* An activity keyed by its stream, for grouping, with the host op it is
- * shown under (-1: directly under the stream node). */
+/* An activity, grouped by stream, with the host op it is shown under (-1:
+ * directly under the stream node). */
 typedef struct db_act {
-    int32_t device, stream;
-    int64_t row, owner;
+    int32_t row, owner;
 } db_act;
 
+/*
+ * Memory: everything per host event is indexed by the event's position in
+ * the forest's pre-order (pos[row]), everything per activity by its index
+ * in by_stream, so only pos[] has one cell per trace row.  int32 rows and
+ * positions: the plugin refuses traces of 2^31 rows or more.
+ */
 typedef struct db {
     tp_stage *st;
     const db_config *cfg;
     const tp_cols *c;
     const int32_t *parent, *first_child, *next_sibling, *roots, *launcher; /* hierarchy */
     size_t nroots;
-    int64_t *acts; /* kernel / memcpy / memset rows (complete events) */
     size_t nacts;
-    int64_t *pre; /* host forest rows in pre-order */
+    int32_t *pre; /* host forest rows in pre-order */
     size_t npre;
     int32_t *pos; /* per row: its index in pre (host rows only), -1 elsewhere */
     db_act *by_stream; /* activities sorted by (device, stream, row) */
     int32_t *touched; /* pre-order positions whose dt the current stream set */
     size_t ntouched;
-    uint8_t *mark; /* per row: in touched */
-    /* per pass, for touched rows only: their touched host children and the
-     * activities they own on this stream, as linked lists of rows (-1 = end;
-     * int32 rows: the plugin refuses traces of 2^31 rows or more) */
-    int32_t *tfirst, *tnext;
-    int32_t *ofirst, *onext;
+    uint8_t *mark; /* per position: in touched */
+    /* per pass, for touched positions only: their touched host children
+     * (positions) and the activities they own on this stream (by_stream
+     * indexes), as linked lists (-1 = end) */
+    int32_t *tfirst, *tnext; /* per position */
+    int32_t *ofirst;         /* per position */
+    int32_t *onext;          /* per activity */
     int32_t top_first; /* activities owned by the stream node */
-    db_iv *iv; /* activity intervals sorted by (device, stream, start) */
     db_stream *streams; /* distinct (device, stream), sorted */
     size_t nstreams;
     int multi_device;
@@ -61,7 +60,7 @@ typedef struct db {
     int all;
     int32_t dev, stream;
     size_t cur_first, cur_count; /* its activities in by_stream (all: every one) */
-    int64_t *dt; /* device time per host row */
+    int64_t *dt; /* device time per position */
     int64_t total_ns, unlinked_ns, count;
 } db;
 

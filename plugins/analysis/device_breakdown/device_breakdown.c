@@ -74,26 +74,29 @@ static tp_str leaf_name(db *d, tp_str name)
     return d->short_memo[name] - 1;
 }
 
-/* Appends the host child r, or through a transparent runtime call its
- * host children.  Only rows this stream touched can have device time. */
-static int push_host(db *d, int64_t r, agg_buf *out)
+/* Appends the host child at pre-order position p, or through a transparent
+ * runtime call its host children.  Only rows this stream touched can have
+ * device time. */
+static int push_host(db *d, int32_t p, agg_buf *out)
 {
+    int32_t r = d->pre[p];
     if (d->c->kind[r] == TP_KIND_RUNTIME) {
-        for (int64_t k = d->tfirst[r]; k >= 0; k = d->tnext[k]) {
+        for (int32_t k = d->tfirst[p]; k >= 0; k = d->tnext[k]) {
             int rc = push_host(d, k, out);
             if (rc != TP_OK)
                 return rc;
         }
         return TP_OK;
     }
-    return d->dt[r] > 0 ? agg_push(out, r) : TP_OK;
+    return d->dt[p] > 0 ? agg_push(out, r) : TP_OK;
 }
 
 /* Appends the current stream's activities owned by `owner` (-1: the stream node). */
 static int push_owned(db *d, int64_t owner, agg_buf *out)
 {
-    for (int64_t a = owner >= 0 ? d->ofirst[owner] : d->top_first; a >= 0; a = d->onext[a]) {
-        int rc = agg_push(out, a);
+    int32_t a = owner >= 0 ? d->ofirst[d->pos[owner]] : d->top_first;
+    for (; a >= 0; a = d->onext[a]) {
+        int rc = agg_push(out, d->by_stream[a].row);
         if (rc != TP_OK)
             return rc;
     }
@@ -112,11 +115,9 @@ static int db_children(void *ctx, int64_t item, agg_buf *out)
     }
     if (item == ITEM_TOP) {
         /* the roots this stream touched, in pre-order = roots order */
-        for (size_t i = 0; i < d->ntouched && rc == TP_OK; i++) {
-            int64_t r = d->pre[d->touched[i]];
-            if (d->parent[r] < 0)
-                rc = push_host(d, r, out);
-        }
+        for (size_t i = 0; i < d->ntouched && rc == TP_OK; i++)
+            if (d->parent[d->pre[d->touched[i]]] < 0)
+                rc = push_host(d, d->touched[i], out);
         if (rc == TP_OK)
             rc = push_owned(d, -1, out);
         if (rc == TP_OK && d->unlinked_ns > 0)
@@ -126,7 +127,7 @@ static int db_children(void *ctx, int64_t item, agg_buf *out)
     if (is_activity(d->c->kind[item]))
         return TP_OK;
     /* a merged op shows only the activities it gathered */
-    for (int64_t k = d->tfirst[item]; k >= 0 && rc == TP_OK && !db_is_merge_op(d, item);
+    for (int32_t k = d->tfirst[d->pos[item]]; k >= 0 && rc == TP_OK && !db_is_merge_op(d, item);
          k = d->tnext[k])
         rc = push_host(d, k, out);
     if (rc == TP_OK)
@@ -143,7 +144,7 @@ static int64_t db_time(void *ctx, int64_t item)
         return d->unlinked_ns;
     if (is_activity(d->c->kind[item]))
         return d->c->dur[item];
-    return d->dt[item];
+    return d->dt[d->pos[item]];
 }
 
 static uint64_t db_key(void *ctx, int64_t item)
@@ -172,10 +173,10 @@ static int pos_cmp(const void *a, const void *b)
 }
 
 /* Marks row r and its not yet marked ancestors as touched by this stream. */
-static void touch_chain(db *d, int64_t r)
+static void touch_chain(db *d, int32_t r)
 {
-    for (; r >= 0 && !d->mark[r]; r = d->parent[r]) {
-        d->mark[r] = 1;
+    for (; r >= 0 && !d->mark[d->pos[r]]; r = d->parent[r]) {
+        d->mark[d->pos[r]] = 1;
         d->touched[d->ntouched++] = d->pos[r];
     }
 }
@@ -190,15 +191,15 @@ static void sort_touched(db *d)
     }
     size_t k = 0;
     for (size_t i = 0; i < d->npre; i++)
-        if (d->mark[d->pre[i]])
+        if (d->mark[i])
             d->touched[k++] = (int32_t)i;
 }
 
-/* Prepends row x to the list starting at *first, threaded through next. */
-static void list_prepend(int32_t *first, int32_t *next, int64_t x)
+/* Prepends x to the list starting at *first, threaded through next. */
+static void list_prepend(int32_t *first, int32_t *next, int32_t x)
 {
     next[x] = *first;
-    *first = (int32_t)x;
+    *first = x;
 }
 
 /* Touched rows become their parents' children lists; walking them in
@@ -206,9 +207,9 @@ static void list_prepend(int32_t *first, int32_t *next, int64_t x)
 static void link_touched_children(db *d)
 {
     for (size_t i = d->ntouched; i-- > 0;) {
-        int64_t r = d->pre[d->touched[i]], p = d->parent[r];
+        int32_t p = d->parent[d->pre[d->touched[i]]];
         if (p >= 0)
-            list_prepend(&d->tfirst[p], d->tnext, r);
+            list_prepend(&d->tfirst[d->pos[p]], d->tnext, d->touched[i]);
     }
 }
 
@@ -220,32 +221,33 @@ static void link_owned(db *d)
         const db_act *a = &d->by_stream[i];
         if (!in_forest(d, d->launcher[a->row]))
             continue;
-        list_prepend(a->owner >= 0 ? &d->ofirst[a->owner] : &d->top_first, d->onext, a->row);
+        int32_t *first = a->owner >= 0 ? &d->ofirst[d->pos[a->owner]] : &d->top_first;
+        list_prepend(first, d->onext, (int32_t)i);
     }
 }
 
-/* Device time per host row for the current stream: the activities' time
+/* Device time per host event for the current stream: the activities' time
  * added at their launcher, then summed up the forest in reverse pre-order.
  * Only the launchers and their ancestors are visited (and reset for the
  * next stream), so a pass costs the stream's share, not the whole trace. */
 static void stream_times(db *d)
 {
     for (size_t i = 0; i < d->ntouched; i++) {
-        int64_t r = d->pre[d->touched[i]];
-        d->dt[r] = 0;
-        d->mark[r] = 0;
-        d->tfirst[r] = d->ofirst[r] = -1;
+        int32_t p = d->touched[i];
+        d->dt[p] = 0;
+        d->mark[p] = 0;
+        d->tfirst[p] = d->ofirst[p] = -1;
     }
     d->ntouched = 0;
     d->top_first = -1;
     d->total_ns = d->unlinked_ns = 0;
     d->count = 0;
     for (size_t i = d->cur_first; i < d->cur_first + d->cur_count; i++) {
-        int64_t a = d->by_stream[i].row, l = d->launcher[a];
+        int32_t a = d->by_stream[i].row, l = d->launcher[a];
         d->total_ns += d->c->dur[a];
         d->count++;
         if (in_forest(d, l)) {
-            d->dt[l] += d->c->dur[a];
+            d->dt[d->pos[l]] += d->c->dur[a];
             touch_chain(d, l);
         } else {
             d->unlinked_ns += d->c->dur[a];
@@ -253,9 +255,9 @@ static void stream_times(db *d)
     }
     sort_touched(d);
     for (size_t i = d->ntouched; i-- > 0;) {
-        int64_t r = d->pre[d->touched[i]];
-        if (d->parent[r] >= 0)
-            d->dt[d->parent[r]] += d->dt[r];
+        int32_t p = d->touched[i], parent = d->parent[d->pre[p]];
+        if (parent >= 0)
+            d->dt[d->pos[parent]] += d->dt[p];
     }
     link_touched_children(d);
     link_owned(d);
@@ -317,13 +319,11 @@ static void db_free(db *d)
     tp_free(d->touched);
     tp_free(d->mark);
     tp_free(d->by_stream);
-    tp_free(d->acts);
     int32_t *lists[] = {d->tfirst, d->tnext, d->ofirst, d->onext};
     for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
         tp_free(lists[k]);
     tp_free(d->pre);
     tp_free(d->dt);
-    tp_free(d->iv);
     tp_free(d->streams);
     tp_free(d->short_memo);
     tp_free(d->module_memo);

@@ -55,9 +55,9 @@ static int64_t owner_of(db *d, int64_t a)
 }
 
 /* Appends the subtree of root to d->pre in pre-order (no recursion). */
-static void walk_preorder(db *d, int64_t root)
+static void walk_preorder(db *d, int32_t root)
 {
-    int64_t node = root;
+    int32_t node = root;
     d->pre[d->npre++] = root;
     for (;;) {
         if (d->first_child[node] >= 0) {
@@ -73,102 +73,186 @@ static void walk_preorder(db *d, int64_t root)
     }
 }
 
-static int db_iv_cmp(const void *a, const void *b)
+static int is_complete_activity(const tp_cols *c, size_t i)
 {
-    const db_iv *x = a, *y = b;
+    return c->phase[i] == 'X' && c->dur[i] >= 0 && is_activity(c->kind[i]);
+}
+
+static int track_stream_cmp(const void *a, const void *b, const tp_cols *c)
+{
+    const tp_track *x = &c->tracks[*(const uint32_t *)a], *y = &c->tracks[*(const uint32_t *)b];
     if (x->device != y->device)
         return x->device < y->device ? -1 : 1;
     if (x->stream != y->stream)
         return x->stream < y->stream ? -1 : 1;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return x->e < y->e ? -1 : x->e > y->e;
+    return 0;
 }
 
-static int collect_streams(db *d)
+/* slot[track] = rank of the track's (device, stream) among the distinct
+ * pairs, and d->streams gets one entry per pair (counts still zero).
+ * There are few tracks: an insertion sort does. */
+static int stream_slots(db *d, uint32_t *slot)
 {
-    db_iv *iv = d->iv;
-    for (size_t i = 0; i < d->nacts; i++) {
-        int64_t a = d->acts[i];
-        iv[i] = (db_iv){tp_ev_device(d->c, (size_t)a), tp_ev_stream(d->c, (size_t)a), d->c->ts[a], d->c->ts[a] + d->c->dur[a]};
-    }
-    qsort(iv, d->nacts, sizeof *iv, db_iv_cmp);
-    d->streams = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *d->streams);
-    if (d->streams == NULL)
+    const tp_cols *c = d->c;
+    size_t nt = c->n_tracks;
+    uint32_t *order = tp_malloc((nt ? nt : 1) * sizeof *order);
+    d->streams = tp_malloc((nt ? nt : 1) * sizeof *d->streams);
+    if (order == NULL || d->streams == NULL) {
+        tp_free(order);
         return TP_ENOMEM;
-    for (size_t i = 0; i < d->nacts; i++) {
-        /* iv and by_stream are both sorted by (device, stream): index i is
-         * the same stream's activity in both */
-        if (i == 0 || iv[i].device != iv[i - 1].device || iv[i].stream != iv[i - 1].stream)
-            d->streams[d->nstreams++] = (db_stream){iv[i].device, iv[i].stream, i, 0};
-        d->streams[d->nstreams - 1].count++;
-        if (i > 0 && iv[i].device != iv[0].device)
-            d->multi_device = 1;
     }
+    for (size_t i = 0; i < nt; i++) {
+        size_t j = i;
+        for (; j > 0 && track_stream_cmp(&order[j - 1], &(uint32_t){(uint32_t)i}, c) > 0; j--)
+            order[j] = order[j - 1];
+        order[j] = (uint32_t)i;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        const tp_track *t = &c->tracks[order[i]];
+        if (i == 0 || track_stream_cmp(&order[i - 1], &order[i], c) != 0)
+            d->streams[d->nstreams++] = (db_stream){t->device, t->stream, 0, 0, 0};
+        slot[order[i]] = (uint32_t)d->nstreams - 1;
+    }
+    tp_free(order);
     return TP_OK;
 }
 
-static int act_cmp(const void *a, const void *b)
+/* Places the activities in by_stream grouped by stream, in row order within
+ * each (a counting sort on the stream slot), with their owners. */
+static int group_by_stream(db *d)
 {
-    const db_act *x = a, *y = b;
-    if (x->device != y->device)
-        return x->device < y->device ? -1 : 1;
-    if (x->stream != y->stream)
-        return x->stream < y->stream ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
+    const tp_cols *c = d->c;
+    uint32_t *slot = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *slot);
+    if (slot == NULL || stream_slots(d, slot) != TP_OK) {
+        tp_free(slot);
+        return TP_ENOMEM;
+    }
+    for (size_t i = 0; i < c->n; i++)
+        if (is_complete_activity(c, i))
+            d->streams[slot[c->track[i]]].count++;
+    size_t first = 0;
+    for (size_t s = 0; s < d->nstreams; s++) {
+        d->streams[s].first = first;
+        first += d->streams[s].count;
+    }
+    d->nacts = first;
+    d->by_stream = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *d->by_stream);
+    if (d->by_stream == NULL) {
+        tp_free(slot);
+        return TP_ENOMEM;
+    }
+    for (size_t s = 0; s < d->nstreams; s++)
+        d->streams[s].count = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!is_complete_activity(c, i))
+            continue;
+        db_stream *st = &d->streams[slot[c->track[i]]];
+        int32_t owner = d->launcher[i] >= 0 ? (int32_t)owner_of(d, (int64_t)i) : -1;
+        d->by_stream[st->first + st->count++] = (db_act){(int32_t)i, owner};
+    }
+    tp_free(slot);
+    /* drop the pairs no activity uses (host tracks' -1/-1, say) */
+    size_t k = 0;
+    for (size_t s = 0; s < d->nstreams; s++)
+        if (d->streams[s].count > 0)
+            d->streams[k++] = d->streams[s];
+    d->nstreams = k;
+    for (size_t s = 1; s < d->nstreams; s++)
+        if (d->streams[s].device != d->streams[0].device)
+            d->multi_device = 1;
+    return TP_OK;
 }
 
-/* Sorts the activities by stream once, so each stream's pass touches only
- * its own activities. */
-static void group_by_stream(db *d)
+typedef struct db_iv {
+    int64_t s, e;
+} db_iv;
+
+static int db_iv_cmp(const void *a, const void *b)
 {
-    for (size_t i = 0; i < d->nacts; i++) {
-        int64_t a = d->acts[i];
-        int64_t owner = d->launcher[a] >= 0 ? owner_of(d, a) : -1;
-        d->by_stream[i] = (db_act){tp_ev_device(d->c, (size_t)a), tp_ev_stream(d->c, (size_t)a), a, owner};
+    const db_iv *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return (x->e > y->e) - (x->e < y->e);
+}
+
+/* Each stream's active time: the length of the union of its activities'
+ * intervals, from one scratch array sized for the largest stream. */
+static int stream_actives(db *d)
+{
+    size_t most = 0;
+    for (size_t s = 0; s < d->nstreams; s++)
+        if (d->streams[s].count > most)
+            most = d->streams[s].count;
+    db_iv *iv = tp_malloc((most ? most : 1) * sizeof *iv);
+    if (iv == NULL)
+        return TP_ENOMEM;
+    const tp_cols *c = d->c;
+    for (size_t s = 0; s < d->nstreams; s++) {
+        db_stream *st = &d->streams[s];
+        for (size_t i = 0; i < st->count; i++) {
+            int32_t a = d->by_stream[st->first + i].row;
+            iv[i] = (db_iv){c->ts[a], c->ts[a] + c->dur[a]};
+        }
+        qsort(iv, st->count, sizeof *iv, db_iv_cmp);
+        int64_t active = 0;
+        for (size_t i = 0; i < st->count;) {
+            int64_t a = iv[i].s, b = iv[i].e; /* one union component */
+            for (i++; i < st->count && iv[i].s <= b; i++)
+                if (iv[i].e > b)
+                    b = iv[i].e;
+            active += b - a;
+        }
+        st->active = active;
     }
-    qsort(d->by_stream, d->nacts, sizeof *d->by_stream, act_cmp);
+    tp_free(iv);
+    return TP_OK;
+}
+
+/* The per-position and per-activity arrays of the tree passes. */
+static int alloc_pass_arrays(db *d)
+{
+    size_t np = d->npre ? d->npre : 1, na = d->nacts ? d->nacts : 1;
+    d->dt = tp_calloc(np, sizeof *d->dt);
+    d->touched = tp_malloc(np * sizeof *d->touched);
+    d->mark = tp_calloc(np, 1);
+    d->tfirst = tp_malloc(np * sizeof *d->tfirst);
+    d->tnext = tp_malloc(np * sizeof *d->tnext);
+    d->ofirst = tp_malloc(np * sizeof *d->ofirst);
+    d->onext = tp_malloc(na * sizeof *d->onext);
+    if (!d->dt || !d->touched || !d->mark || !d->tfirst || !d->tnext || !d->ofirst || !d->onext)
+        return TP_ENOMEM;
+    memset(d->tfirst, 0xff, np * sizeof *d->tfirst); /* -1 everywhere */
+    memset(d->tnext, 0xff, np * sizeof *d->tnext);
+    memset(d->ofirst, 0xff, np * sizeof *d->ofirst);
+    memset(d->onext, 0xff, na * sizeof *d->onext);
+    return TP_OK;
 }
 
 int db_prepare(db *d)
 {
     const tp_cols *c = d->c;
     size_t n = c->n ? c->n : 1;
-    d->acts = tp_malloc(n * sizeof *d->acts);
-    d->pre = tp_malloc(n * sizeof *d->pre);
-    d->dt = tp_calloc(n, sizeof *d->dt);
-    d->pos = tp_malloc(n * sizeof *d->pos);
-    d->touched = tp_malloc(n * sizeof *d->touched);
-    d->mark = tp_calloc(n, 1);
-    int32_t **lists[] = {&d->tfirst, &d->tnext, &d->ofirst, &d->onext};
-    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
-        if ((*lists[k] = tp_malloc(n * sizeof **lists[k])) == NULL)
-            return TP_ENOMEM;
-        memset(*lists[k], 0xff, n * sizeof **lists[k]); /* -1 everywhere */
-    }
-    d->by_stream = tp_malloc(n * sizeof *d->by_stream);
     d->nnames = tp_str_count(d->st);
     d->short_memo = tp_calloc(d->nnames ? d->nnames : 1, sizeof *d->short_memo);
     d->module_memo = tp_calloc(d->nnames ? d->nnames : 1, 1);
-    if (!d->acts || !d->pre || !d->dt || !d->pos || !d->touched || !d->mark ||
-        !d->by_stream || !d->short_memo || !d->module_memo)
+    if (!d->short_memo || !d->module_memo)
         return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->phase[i] != 'X' || c->dur[i] < 0 || !is_activity(c->kind[i]))
-            continue;
-        d->acts[d->nacts++] = (int64_t)i;
-    }
+    int rc = group_by_stream(d);
+    if (rc == TP_OK)
+        rc = stream_actives(d);
+    if (rc != TP_OK)
+        return rc;
+    d->pre = tp_malloc(n * sizeof *d->pre);
+    d->pos = tp_malloc(n * sizeof *d->pos);
+    if (!d->pre || !d->pos)
+        return TP_ENOMEM;
     for (size_t i = 0; i < d->nroots; i++)
         if (d->roots[i] >= 0 && (size_t)d->roots[i] < c->n)
             walk_preorder(d, d->roots[i]);
     memset(d->pos, 0xff, n * sizeof *d->pos); /* -1: not in the host forest */
     for (size_t i = 0; i < d->npre; i++)
         d->pos[d->pre[i]] = (int32_t)i;
-    group_by_stream(d);
-    d->iv = tp_malloc(n * sizeof *d->iv);
-    if (d->iv == NULL)
-        return TP_ENOMEM;
-    return collect_streams(d);
+    return alloc_pass_arrays(d);
 }
 
 /* Earliest start and latest end of all complete events but the
@@ -218,22 +302,8 @@ int db_write_streams(db *d)
     tp_result_set_meta(d->st, r, "title", "GPU stream activity");
     int64_t w0, w1;
     window(d, &w0, &w1);
-    const db_iv *iv = d->iv;
     int rc = TP_OK;
-    for (size_t i = 0, s = 0; i < d->nacts && rc == TP_OK; s++) {
-        int64_t active = 0;
-        size_t j = i;
-        while (j < d->nacts && iv[j].device == iv[i].device && iv[j].stream == iv[i].stream) {
-            int64_t a = iv[j].s, b = iv[j].e; /* one union component */
-            for (j++; j < d->nacts && iv[j].device == iv[i].device &&
-                      iv[j].stream == iv[i].stream && iv[j].s <= b;
-                 j++)
-                if (iv[j].e > b)
-                    b = iv[j].e;
-            active += b - a;
-        }
-        rc = stream_row(d, r, &d->streams[s], w1 - w0, active);
-        i = j;
-    }
+    for (size_t s = 0; s < d->nstreams && rc == TP_OK; s++)
+        rc = stream_row(d, r, &d->streams[s], w1 - w0, d->streams[s].active);
     return rc;
 }
