@@ -76,9 +76,11 @@ static void expect_row(tp_run *run, size_t i, const row_want *w)
     ck_assert_str_eq(S(run, c->cat[i]), w->cat);
     ck_assert_msg(c->kind[i] == w->kind, "row %zu kind %d", i, c->kind[i]);
     ck_assert_msg(c->phase[i] == w->phase, "row %zu phase %c", i, c->phase[i]);
-    ck_assert_msg(tp_ev_ext_id(c, i) == w->ext, "row %zu ext %lld", i, (long long)tp_ev_ext_id(c, i));
+    ck_assert_msg(tp_ev_ext_id(c, i) == w->ext, "row %zu ext %lld", i,
+                  (long long)tp_ev_ext_id(c, i));
     ck_assert_msg(tp_ev_corr(c, i) == w->corr, "row %zu corr %lld", i, (long long)tp_ev_corr(c, i));
-    ck_assert_msg(tp_ev_flow_id(c, i) == w->flow, "row %zu flow %lld", i, (long long)tp_ev_flow_id(c, i));
+    ck_assert_msg(tp_ev_flow_id(c, i) == w->flow, "row %zu flow %lld", i,
+                  (long long)tp_ev_flow_id(c, i));
     ck_assert_msg(tp_ev_device(c, i) == w->device, "row %zu device %d", i, tp_ev_device(c, i));
     ck_assert_msg(tp_ev_stream(c, i) == w->stream, "row %zu stream %d", i, tp_ev_stream(c, i));
 }

@@ -474,7 +474,9 @@ static int build_forest(hier *h)
         nest_thread(h, &h->threads[t], stack);
     if (rc == TP_OK)
         rc = pick_main_thread(h);
-    h->main_tid = rc == TP_OK && h->nthreads ? tp_ev_tid(h->c, h->ev[h->threads[h->main].begin]) : -1;
+    h->main_tid = -1;
+    if (rc == TP_OK && h->nthreads > 0)
+        h->main_tid = tp_ev_tid(h->c, h->ev[h->threads[h->main].begin]);
     if (rc == TP_OK && h->cfg->cross_thread && h->nthreads > 1)
         rc = attach_cross_thread(h, stack);
     tp_free(stack);

@@ -120,9 +120,12 @@ static int launchers_by_corr(const tp_cols *c, int64_t *launcher)
     if (rt == NULL)
         return TP_ENOMEM;
     size_t k = 0;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->kind[i] == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE)
-            rt[k++] = (rt_key){tp_ev_corr(c, i), c->ts[i], c->ts[i] + (c->dur[i] > 0 ? c->dur[i] : 0), i};
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->kind[i] != TP_KIND_RUNTIME || tp_ev_corr(c, i) == TP_NONE)
+            continue;
+        int64_t end = c->ts[i] + (c->dur[i] > 0 ? c->dur[i] : 0);
+        rt[k++] = (rt_key){tp_ev_corr(c, i), c->ts[i], end, i};
+    }
     qsort(rt, k, sizeof *rt, rt_cmp);
     for (size_t i = 0; i < c->n; i++)
         launcher[i] = is_launched(c->kind[i]) && tp_ev_corr(c, i) != TP_NONE

@@ -441,7 +441,8 @@ static int select_gpu_work(trim *t)
             continue;
         if (launched) {
             t->kept_launched++;
-            t->work[t->n_work++] = (gwork){tp_ev_pid(c, i), tp_ev_tid(c, i), c->ts[i], ev_end(c, i), 0};
+            t->work[t->n_work++] =
+                (gwork){tp_ev_pid(c, i), tp_ev_tid(c, i), c->ts[i], ev_end(c, i), 0};
         } else {
             t->kept_inside++;
             if (tp_ev_corr(c, i) != TP_NONE && set_push(&t->orphan_kept, tp_ev_corr(c, i)) != TP_OK)
