@@ -185,6 +185,29 @@ START_TEST(test_links_shared_ids)
 }
 END_TEST
 
+/* hier_wide_ids.json: ids past 32 bits, kept in the trace's wide table.
+ * Rows: 0 aten::mm on tid 140000000000001, 1 launch corr 2^32 + 5, 2 launch
+ * corr 5, 3 launch with an ac2g flow of id 2^40 (row 4), 5 k_wide (corr
+ * 2^32 + 5), 6 k_small (corr 5), 7 k_flow (flow f, row 8).  Cut to 32 bits,
+ * k_wide would share corr 5 with k_small. */
+START_TEST(test_links_wide_ids)
+{
+    tp_run *run = bu_run(BU_HAND "hier_wide_ids.json", "  - analysis: hierarchy\n");
+    const int32_t *l = bu_attached(run, "hierarchy.launcher", 9);
+    const int32_t *parent = bu_attached(run, "hierarchy.parent", 9);
+    ck_assert_int_eq(l[5], 1);
+    ck_assert_int_eq(l[6], 2);
+    ck_assert_int_eq(l[7], 3);
+    ck_assert_int_eq(parent[1], 0);
+    ck_assert_int_eq(parent[3], 0);
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "gpu_linked"), 3);
+    ck_assert_int_eq(bu_count(r, "ambiguous_corr"), 0);
+    ck_assert_int_eq(bu_count(r, "main_tid"), INT64_C(140000000000001));
+    tp_run_free(run);
+}
+END_TEST
+
 /* B ends 0.5 µs past its parent ProfilerStep#1 (clamped); Q on another
  * thread lies inside B but ends past the step: it belongs under B. */
 START_TEST(test_attach_inside_clamped_child)
@@ -235,6 +258,7 @@ static Suite *hierarchy_suite(void)
     tcase_add_test(tc, test_overlap_without_clamp);
     tcase_add_test(tc, test_touching_events);
     tcase_add_test(tc, test_links_shared_ids);
+    tcase_add_test(tc, test_links_wide_ids);
     tcase_add_test(tc, test_attach_inside_clamped_child);
     tcase_add_test(tc, test_real_dlrm_trace);
     suite_add_tcase(s, tc);
