@@ -78,42 +78,43 @@ static int is_complete_activity(const tp_cols *c, size_t i)
     return c->phase[i] == 'X' && c->dur[i] >= 0 && is_activity(c->kind[i]);
 }
 
-static int track_stream_cmp(const void *a, const void *b, const tp_cols *c)
+/* A track's stream key, for ranking the tracks. */
+typedef struct stream_key {
+    int32_t device, stream;
+    uint32_t track;
+} stream_key;
+
+static int stream_key_cmp(const void *a, const void *b)
 {
-    const tp_track *x = &c->tracks[*(const uint32_t *)a], *y = &c->tracks[*(const uint32_t *)b];
+    const stream_key *x = a, *y = b;
     if (x->device != y->device)
         return x->device < y->device ? -1 : 1;
     if (x->stream != y->stream)
         return x->stream < y->stream ? -1 : 1;
-    return 0;
+    return (x->track > y->track) - (x->track < y->track);
 }
 
 /* slot[track] = rank of the track's (device, stream) among the distinct
- * pairs, and d->streams gets one entry per pair (counts still zero).
- * There are few tracks: an insertion sort does. */
+ * pairs, and d->streams gets one entry per pair (counts still zero). */
 static int stream_slots(db *d, uint32_t *slot)
 {
     const tp_cols *c = d->c;
     size_t nt = c->n_tracks;
-    uint32_t *order = tp_malloc((nt ? nt : 1) * sizeof *order);
+    stream_key *keys = tp_malloc((nt ? nt : 1) * sizeof *keys);
     d->streams = tp_malloc((nt ? nt : 1) * sizeof *d->streams);
-    if (order == NULL || d->streams == NULL) {
-        tp_free(order);
+    if (keys == NULL || d->streams == NULL) {
+        tp_free(keys);
         return TP_ENOMEM;
     }
+    for (size_t i = 0; i < nt; i++)
+        keys[i] = (stream_key){c->tracks[i].device, c->tracks[i].stream, (uint32_t)i};
+    qsort(keys, nt, sizeof *keys, stream_key_cmp);
     for (size_t i = 0; i < nt; i++) {
-        size_t j = i;
-        for (; j > 0 && track_stream_cmp(&order[j - 1], &(uint32_t){(uint32_t)i}, c) > 0; j--)
-            order[j] = order[j - 1];
-        order[j] = (uint32_t)i;
+        if (i == 0 || keys[i].device != keys[i - 1].device || keys[i].stream != keys[i - 1].stream)
+            d->streams[d->nstreams++] = (db_stream){keys[i].device, keys[i].stream, 0, 0, 0};
+        slot[keys[i].track] = (uint32_t)d->nstreams - 1;
     }
-    for (size_t i = 0; i < nt; i++) {
-        const tp_track *t = &c->tracks[order[i]];
-        if (i == 0 || track_stream_cmp(&order[i - 1], &order[i], c) != 0)
-            d->streams[d->nstreams++] = (db_stream){t->device, t->stream, 0, 0, 0};
-        slot[order[i]] = (uint32_t)d->nstreams - 1;
-    }
-    tp_free(order);
+    tp_free(keys);
     return TP_OK;
 }
 

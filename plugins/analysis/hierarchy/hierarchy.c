@@ -59,43 +59,46 @@ static int is_host_event(const tp_cols *c, size_t i)
     return c->phase[i] == 'X' && c->dur[i] >= 0 && is_host_kind(c->kind[i]);
 }
 
-static int track_pid_tid_cmp(const void *a, const void *b, const tp_cols *c)
+/* A track's thread key, for ranking the tracks. */
+typedef struct thread_key {
+    int64_t pid, tid;
+    uint32_t track;
+} thread_key;
+
+static int thread_key_cmp(const void *a, const void *b)
 {
-    const tp_track *x = &c->tracks[*(const uint32_t *)a], *y = &c->tracks[*(const uint32_t *)b];
+    const thread_key *x = a, *y = b;
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
     if (x->tid != y->tid)
         return x->tid < y->tid ? -1 : 1;
-    return 0;
+    return (x->track > y->track) - (x->track < y->track);
 }
 
 /* Ranks the tracks by (pid, tid), equal pairs sharing a rank (a thread's
- * tracks differ only in device/stream), so threads sort as before: by
- * (pid, tid).  There are few tracks: an insertion sort does. */
+ * tracks differ only in device/stream), so threads sort as they always
+ * did: by (pid, tid). */
 static int rank_threads(hier *h)
 {
     const tp_cols *c = h->c;
     size_t nt = c->n_tracks;
-    uint32_t *order = tp_malloc((nt ? nt : 1) * sizeof *order);
+    thread_key *keys = tp_malloc((nt ? nt : 1) * sizeof *keys);
     h->thread_of = tp_malloc((nt ? nt : 1) * sizeof *h->thread_of);
-    if (order == NULL || h->thread_of == NULL) {
-        tp_free(order);
+    if (keys == NULL || h->thread_of == NULL) {
+        tp_free(keys);
         return TP_ENOMEM;
     }
-    for (size_t i = 0; i < nt; i++) {
-        size_t j = i;
-        for (; j > 0 && track_pid_tid_cmp(&order[j - 1], &(uint32_t){(uint32_t)i}, c) > 0; j--)
-            order[j] = order[j - 1];
-        order[j] = (uint32_t)i;
-    }
+    for (size_t i = 0; i < nt; i++)
+        keys[i] = (thread_key){c->tracks[i].pid, c->tracks[i].tid, (uint32_t)i};
+    qsort(keys, nt, sizeof *keys, thread_key_cmp);
     h->nranks = 0;
     for (size_t i = 0; i < nt; i++) {
-        if (i > 0 && track_pid_tid_cmp(&order[i - 1], &order[i], c) != 0)
+        if (i > 0 && (keys[i].pid != keys[i - 1].pid || keys[i].tid != keys[i - 1].tid))
             h->nranks++;
-        h->thread_of[order[i]] = (uint32_t)h->nranks;
+        h->thread_of[keys[i].track] = (uint32_t)h->nranks;
     }
     h->nranks += nt > 0;
-    tp_free(order);
+    tp_free(keys);
     return TP_OK;
 }
 
