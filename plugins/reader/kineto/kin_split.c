@@ -32,19 +32,36 @@
 #define SPLIT_MIN_SIZE (32u << 20) /* smaller files are not worth a thread */
 #define PROBE_SIZE (1u << 20)      /* bytes searched for a cut */
 #define LOC_CHUNK 65536            /* events per chunk of the worker's list */
-#define LOC_IN_FILE (UINT64_C(1) << 63)
+#define LOC_ARENA UINT32_MAX       /* args_gap: the args text is the arena's next */
 
-/* ---- the worker's string table */
+/* ---- the worker's string table, threads and events */
 
 /* The worker's events live in chunks mapped straight from the kernel, so
  * each can be given back (munmap) as soon as the merge has appended it:
- * the trace grows while the worker's list shrinks, and the peak stays near
- * the final trace's size. */
+ * the trace grows while the worker's list shrinks.  An event takes 62
+ * bytes here against 74 in the trace, so the peak is the final trace, at
+ * the end of the merge: columns (no padding), pid/tid/device/stream as an
+ * index into the few distinct ones, and the args text's place as the gap
+ * after the previous args in the file (they come in file order), not as
+ * an offset. */
 typedef struct loc_chunk {
-    tp_event ev[LOC_CHUNK]; /* ev[i].args unused, see off */
-    uint64_t off[LOC_CHUNK]; /* args text offset in the arena, or with
-                                LOC_IN_FILE in the source file */
+    int64_t ts[LOC_CHUNK], dur[LOC_CHUNK];
+    int64_t ext_id[LOC_CHUNK], corr[LOC_CHUNK], flow_id[LOC_CHUNK];
+    tp_str name[LOC_CHUNK], cat[LOC_CHUNK]; /* local string ids */
+    uint32_t thread[LOC_CHUNK];   /* index into kin_local.thr */
+    uint32_t args_len[LOC_CHUNK];
+    uint32_t args_gap[LOC_CHUNK]; /* args_len > 0: bytes from the end of the
+                                     previous args left in the file (or from
+                                     the cut) to these, or LOC_ARENA */
+    uint8_t kind[LOC_CHUNK], phase[LOC_CHUNK];
 } loc_chunk;
+
+/* Where an event happened; compared and hashed as bytes. */
+typedef struct loc_thread {
+    int64_t pid, tid; /* local string ids when TP_ID_IS_STR */
+    int32_t device, stream;
+} loc_thread;
+_Static_assert(sizeof(loc_thread) == 24, "loc_thread has no padding");
 
 typedef struct loc_text {
     const char *s;
@@ -58,9 +75,15 @@ struct kin_local {
     size_t nslots;
     char **blocks;    /* text storage */
     size_t nblocks, block_used, block_size;
+    loc_thread *thr;  /* distinct (pid, tid, device, stream) */
+    size_t nthr, cap_thr;
+    uint32_t *thr_slots; /* index + 1, open addressing like slots */
+    size_t nthr_slots;
+    uint32_t thr_last;   /* the previous event's, tried first */
     loc_chunk **chunks;
     size_t nchunks, nev;
-    char *arena;      /* args texts */
+    uint64_t file_end;   /* end of the last args left in the file (or the cut) */
+    char *arena;      /* args texts that are not in the file */
     size_t arena_used, arena_cap;
     char **meta_key, **meta_json; /* top-level members after traceEvents */
     size_t *meta_len, nmeta;
@@ -169,28 +192,89 @@ static void chunk_unmap(loc_chunk *c)
         munmap(c, sizeof *c);
 }
 
-int kin_local_push(kin_local *l, const tp_event *ev, uint64_t file_off)
+static int thr_rehash(kin_local *l)
 {
-    if (l->nev == l->nchunks * LOC_CHUNK) {
-        loc_chunk **a = tp_realloc(l->chunks, (l->nchunks + 1) * sizeof *a);
-        if (a == NULL)
-            return TP_ENOMEM;
-        l->chunks = a;
-        void *m = mmap(NULL, sizeof(loc_chunk), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            return TP_ENOMEM;
-        a[l->nchunks++] = m;
+    size_t n = l->nthr_slots ? l->nthr_slots * 2 : 64;
+    uint32_t *slots = tp_calloc(n, sizeof *slots);
+    if (slots == NULL)
+        return TP_ENOMEM;
+    for (size_t t = 0; t < l->nthr; t++) {
+        size_t i = hash64((const char *)&l->thr[t], sizeof *l->thr) & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = (uint32_t)(t + 1);
     }
-    size_t alen = ev->args ? ev->args_len : 0;
+    tp_free(l->thr_slots);
+    l->thr_slots = slots;
+    l->nthr_slots = n;
+    return TP_OK;
+}
+
+/* The index of ev's (pid, tid, device, stream) in l->thr, added if new.
+ * Runs of events on one thread are common: the previous one is tried first. */
+static int thread_of(kin_local *l, const tp_event *ev, uint32_t *out)
+{
+    loc_thread k = {ev->pid, ev->tid, ev->device, ev->stream};
+    if (l->nthr > 0 && memcmp(&l->thr[l->thr_last], &k, sizeof k) == 0) {
+        *out = l->thr_last;
+        return TP_OK;
+    }
+    if (l->nthr >= UINT32_MAX - 1 ||
+        ((l->nthr + 1) * 2 > l->nthr_slots && thr_rehash(l) != TP_OK))
+        return TP_ENOMEM;
+    size_t i = hash64((const char *)&k, sizeof k) & (l->nthr_slots - 1);
+    for (uint32_t s; (s = l->thr_slots[i]) != 0; i = (i + 1) & (l->nthr_slots - 1)) {
+        if (memcmp(&l->thr[s - 1], &k, sizeof k) == 0) {
+            *out = l->thr_last = s - 1;
+            return TP_OK;
+        }
+    }
+    if (l->nthr == l->cap_thr) {
+        size_t cap = l->cap_thr ? l->cap_thr * 2 : 64;
+        loc_thread *t = tp_realloc(l->thr, cap * sizeof *t);
+        if (t == NULL)
+            return TP_ENOMEM;
+        l->thr = t;
+        l->cap_thr = cap;
+    }
+    l->thr[l->nthr] = k;
+    l->thr_slots[i] = (uint32_t)(l->nthr + 1);
+    *out = l->thr_last = (uint32_t)l->nthr++;
+    return TP_OK;
+}
+
+/* Room in the chunks for one more event. */
+static int chunk_room(kin_local *l)
+{
+    if (l->nev < l->nchunks * LOC_CHUNK)
+        return TP_OK;
+    loc_chunk **a = tp_realloc(l->chunks, (l->nchunks + 1) * sizeof *a);
+    if (a == NULL)
+        return TP_ENOMEM;
+    l->chunks = a;
+    void *m = mmap(NULL, sizeof(loc_chunk), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return TP_ENOMEM;
+    a[l->nchunks++] = m;
+    return TP_OK;
+}
+
+/* Places an args text of alen (> 0) bytes: *gap is its distance from the
+ * end of the previous args left in the file, or LOC_ARENA once copied to
+ * the arena.  A text the trace could not hold (> 4 GiB), or one too far
+ * from the previous, makes the worker give up: the main parser then reads
+ * that half as without a split (and reports what the serial reader would). */
+static int args_place(kin_local *l, const char *args, size_t alen, uint64_t file_off,
+                      uint32_t *gap)
+{
+    if (alen > UINT32_MAX)
+        return TP_EINVAL;
     if (file_off != KIN_NO_REF) { /* the text stays in the file */
-        loc_chunk *c = l->chunks[l->nev / LOC_CHUNK];
-        size_t k = l->nev % LOC_CHUNK;
-        c->ev[k] = *ev;
-        c->ev[k].args = NULL;
-        c->ev[k].args_len = alen;
-        c->off[k] = file_off | LOC_IN_FILE;
-        l->nev++;
+        if (file_off < l->file_end || file_off - l->file_end >= LOC_ARENA)
+            return TP_EINVAL;
+        *gap = (uint32_t)(file_off - l->file_end);
+        l->file_end = file_off + alen;
         return TP_OK;
     }
     if (alen > l->arena_cap - l->arena_used) {
@@ -203,16 +287,37 @@ int kin_local_push(kin_local *l, const tp_event *ev, uint64_t file_off)
         l->arena = a;
         l->arena_cap = cap;
     }
-    if (alen)
-        memcpy(l->arena + l->arena_used, ev->args, alen);
-    loc_chunk *c = l->chunks[l->nev / LOC_CHUNK];
-    size_t k = l->nev % LOC_CHUNK;
-    c->ev[k] = *ev;
-    c->ev[k].args = NULL;
-    c->ev[k].args_len = alen;
-    c->off[k] = l->arena_used;
-    l->nev++;
+    memcpy(l->arena + l->arena_used, args, alen);
     l->arena_used += alen;
+    *gap = LOC_ARENA;
+    return TP_OK;
+}
+
+int kin_local_push(kin_local *l, const tp_event *ev, uint64_t file_off)
+{
+    size_t alen = ev->args ? ev->args_len : 0;
+    uint32_t thread, gap = 0;
+    int rc = chunk_room(l);
+    if (rc == TP_OK)
+        rc = thread_of(l, ev, &thread);
+    if (rc == TP_OK && alen > 0)
+        rc = args_place(l, ev->args, alen, file_off, &gap);
+    if (rc != TP_OK)
+        return rc;
+    loc_chunk *c = l->chunks[l->nev / LOC_CHUNK];
+    size_t k = l->nev++ % LOC_CHUNK;
+    c->ts[k] = ev->ts;
+    c->dur[k] = ev->dur;
+    c->ext_id[k] = ev->ext_id;
+    c->corr[k] = ev->corr;
+    c->flow_id[k] = ev->flow_id;
+    c->name[k] = ev->name;
+    c->cat[k] = ev->cat;
+    c->thread[k] = thread;
+    c->args_len[k] = (uint32_t)alen;
+    c->args_gap[k] = gap;
+    c->kind[k] = ev->kind;
+    c->phase[k] = ev->phase;
     return TP_OK;
 }
 
@@ -264,6 +369,8 @@ static void local_free(kin_local *l)
     tp_free(l->blocks);
     tp_free(l->text);
     tp_free(l->slots);
+    tp_free(l->thr);
+    tp_free(l->thr_slots);
     for (size_t i = 0; i < l->nchunks; i++)
         chunk_unmap(l->chunks[i]);
     tp_free(l->chunks);
@@ -381,6 +488,7 @@ int kin_split_start(kin_parser *kp)
     w->split_done = &sp->done;
     sp->local.cap_text = 256;
     sp->local.ntext = 1;
+    sp->local.file_end = sp->cut;
     if (!(sp->local.text = tp_malloc(sp->local.cap_text * sizeof *sp->local.text)) ||
         pthread_create(&sp->thread, NULL, worker_main, sp) != 0) {
         tp_free(sp->local.text);
@@ -395,39 +503,73 @@ int kin_split_start(kin_parser *kp)
     return TP_OK;
 }
 
-/* Appends the worker's events and metadata to the run's trace. */
-static int merge(kin_parser *kp, kin_split *sp)
+/* Maps the worker's string ids into the run's pool: map[local] = run id. */
+static tp_str *map_strings(kin_parser *kp, const kin_local *l)
 {
-    kin_local *l = &sp->local;
     tp_str *map = tp_malloc(l->ntext * sizeof *map);
     if (map == NULL)
-        return TP_ENOMEM;
+        return NULL;
     map[0] = 0;
     for (size_t i = 1; i < l->ntext; i++)
         if ((map[i] = tp_intern(kp->st, l->text[i].s, l->text[i].len)) == 0) {
             tp_free(map);
-            return TP_ENOMEM;
+            return NULL;
         }
+    return map;
+}
+
+static int64_t map_id(int64_t v, const tp_str *map)
+{
+    /* TP_NONE (flow_id) is string 0, which maps to itself */
+    return TP_ID_IS_STR(v) ? TP_ID_FROM_STR(map[TP_ID_STR(v)]) : v;
+}
+
+/* Event k of chunk c with run string ids (thread table already mapped),
+ * without args. */
+static tp_event chunk_event(const kin_local *l, const loc_chunk *c, size_t k, const tp_str *map)
+{
+    const loc_thread *t = &l->thr[c->thread[k]];
+    return (tp_event){
+        .ts = c->ts[k], .dur = c->dur[k],
+        .name = map[c->name[k]], .cat = map[c->cat[k]],
+        .pid = t->pid, .tid = t->tid,
+        .kind = c->kind[k], .phase = c->phase[k],
+        .ext_id = c->ext_id[k], .corr = c->corr[k], .flow_id = map_id(c->flow_id[k], map),
+        .device = t->device, .stream = t->stream,
+    };
+}
+
+/* Appends the worker's events and metadata to the run's trace. */
+static int merge(kin_parser *kp, kin_split *sp)
+{
+    kin_local *l = &sp->local;
+    tp_str *map = map_strings(kp, l);
+    if (map == NULL)
+        return TP_ENOMEM;
+    for (size_t t = 0; t < l->nthr; t++) { /* the table is not used after */
+        l->thr[t].pid = map_id(l->thr[t].pid, map);
+        l->thr[t].tid = map_id(l->thr[t].tid, map);
+    }
     int rc = tp_trace_reserve(kp->st, kp->trace, tp_trace_cols(kp->trace)->n + l->nev);
+    uint64_t file_at = sp->cut; /* args_gap counts from here */
+    size_t arena_at = 0;
     for (size_t i = 0; rc == TP_OK && i < l->nev; i++) {
         loc_chunk *c = l->chunks[i / LOC_CHUNK];
-        tp_event ev = c->ev[i % LOC_CHUNK];
-        ev.name = map[ev.name];
-        ev.cat = map[ev.cat];
-        if (TP_ID_IS_STR(ev.pid))
-            ev.pid = TP_ID_FROM_STR(map[TP_ID_STR(ev.pid)]);
-        if (TP_ID_IS_STR(ev.tid))
-            ev.tid = TP_ID_FROM_STR(map[TP_ID_STR(ev.tid)]);
-        if (TP_ID_IS_STR(ev.flow_id)) /* TP_NONE is string 0, which maps to itself */
-            ev.flow_id = TP_ID_FROM_STR(map[TP_ID_STR(ev.flow_id)]);
-        uint64_t off = c->off[i % LOC_CHUNK];
-        if (off & LOC_IN_FILE) {
-            rc = tp_trace_append_ref(kp->st, kp->trace, &ev, off & ~LOC_IN_FILE);
-        } else {
-            ev.args = ev.args_len ? l->arena + off : NULL;
+        size_t k = i % LOC_CHUNK;
+        tp_event ev = chunk_event(l, c, k, map);
+        ev.args_len = c->args_len[k];
+        if (ev.args_len == 0) {
             rc = tp_trace_append(kp->st, kp->trace, &ev);
+        } else if (c->args_gap[k] == LOC_ARENA) {
+            ev.args = l->arena + arena_at;
+            arena_at += ev.args_len;
+            rc = tp_trace_append(kp->st, kp->trace, &ev);
+        } else {
+            file_at += c->args_gap[k];
+            rc = tp_trace_append_ref(kp->st, kp->trace, &ev, file_at);
+            file_at += ev.args_len;
         }
-        if ((i + 1) % LOC_CHUNK == 0 || i + 1 == l->nev) { /* chunk done: give it back */
+        if (k + 1 == LOC_CHUNK || i + 1 == l->nev) { /* chunk done: give it back */
             chunk_unmap(c);
             l->chunks[i / LOC_CHUNK] = NULL;
         }
