@@ -117,7 +117,29 @@ int kin_syntax(kin_parser *kp, const char *at, const char *fmt, ...) TP_PRINTF(3
 void kin_where(const kin_parser *kp, const char *at, uint64_t *line, uint64_t *col);
 
 /* ---- JSON scanning (kin_json.c); all advance kp->p */
-int kin_ws(kin_parser *kp);
+int kin_ws_run(kin_parser *kp);
+
+static inline int kin_is_ws(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+/* Skips whitespace.  Inline for the common cases, no whitespace or one
+ * space (after ':' or ','), which are most of the calls; runs (indentation,
+ * newlines) go to kin_ws_run. */
+static inline int kin_ws(kin_parser *kp)
+{
+    const char *p = kp->p;
+    if (kp->end - p >= 2) {
+        if (!kin_is_ws(p[0]))
+            return KIN_OK;
+        if (p[0] == ' ' && !kin_is_ws(p[1])) {
+            kp->p = p + 1;
+            return KIN_OK;
+        }
+    }
+    return kin_ws_run(kp);
+}
 /* Lenient mode inside an event: records a recoverable problem at `at` (the
  * first one wins) and returns 1; otherwise returns 0 and the caller reports
  * a syntax error. */
