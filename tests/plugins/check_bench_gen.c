@@ -1,6 +1,6 @@
 /*
  * Big-trace machinery: the benchmark generator (tests/tools/gen_trace.py)
- * and the kineto reader's two-thread parse of big plain files.
+ * and the kineto reader's two-thread parse of big plain and gzip files.
  *
  * The generator writes, next to each trace, <trace>.expected.json with the
  * numbers the breakdowns must find, computed by its own bookkeeping (not by
@@ -9,7 +9,9 @@
  * to be parsed on two threads) checks them again and that the split ran.
  * Hand-written 40 MB files check the split's fallbacks: an error after the
  * cut is reported with the serial reader's exact line and column, a cut
- * guessed inside a string is detected, "B"/"E" pairs after the cut pair.
+ * guessed inside a string is detected, "B"/"E" pairs after the cut pair;
+ * gzip copies (`gzip -1`, above the 1 MiB compressed threshold) give the
+ * same numbers and the same error, line and column.
  * (The error's expected text is what the reader gives for the same file
  * below the split threshold: tests/plugins/check_kineto.c covers that.)
  */
@@ -173,6 +175,15 @@ START_TEST(gen_tiny_breakdown_exact)
 }
 END_TEST
 
+/* gzip -1 copy of path (kept), as path.gz. */
+static void gzip_copy(const char *path, char *gz, size_t gz_size)
+{
+    char cmd[700];
+    snprintf(gz, gz_size, "%s.gz", path);
+    snprintf(cmd, sizeof cmd, "gzip -1 -k -f '%s'", path);
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+}
+
 START_TEST(gen_40m_two_threads_exact)
 {
     char trace[300], yaml[800], *log;
@@ -182,6 +193,25 @@ START_TEST(gen_40m_two_threads_exact)
     snprintf(yaml, sizeof yaml, BREAKDOWN_YAML, trace);
     ck_assert_int_eq(run_logged(yaml, &run, &log), TP_OK);
     ck_assert_msg(strstr(log, "parsed on two threads") != NULL, "no split: %s", log);
+    check_against_expected(run, trace);
+    free(log);
+    tp_run_free(run);
+}
+END_TEST
+
+/* The same trace gzipped: the worker skips to the middle of the inflated
+ * text on its own and the numbers are the same. */
+START_TEST(gen_40m_gzip_two_threads_exact)
+{
+    char trace[300], gz[310], yaml[800], *log;
+    tp_run *run = NULL;
+    snprintf(trace, sizeof trace, "%s/big.json", tmpdir);
+    generate("--size 40M --seed 9", trace);
+    gzip_copy(trace, gz, sizeof gz);
+    snprintf(yaml, sizeof yaml, BREAKDOWN_YAML, gz);
+    ck_assert_int_eq(run_logged(yaml, &run, &log), TP_OK);
+    ck_assert_msg(strstr(log, "parsed on two threads (the second from decompressed byte") != NULL,
+                  "no split: %s", log);
     check_against_expected(run, trace);
     free(log);
     tp_run_free(run);
@@ -250,9 +280,10 @@ static void write_events(const char *path, const char *name, char ph)
 
 #define READER_YAML "stages:\n  - reader: kineto\n    path: %s\n"
 
+/* _i = 0: the plain file, 1: its gzip copy. */
 START_TEST(split_error_after_cut_is_exact)
 {
-    char path[300], yaml[600], *log;
+    char path[300], gz[310], yaml[600], *log;
     tp_run *run = NULL;
     snprintf(path, sizeof path, "%s/bad.json", tmpdir);
     write_events(path, "aten::mm", 'X');
@@ -269,11 +300,16 @@ START_TEST(split_error_after_cut_is_exact)
     fseek(f, off + col - 1, SEEK_SET);
     fputc('x', f);
     fclose(f);
-    snprintf(yaml, sizeof yaml, READER_YAML, path);
+    const char *input = path;
+    if (_i == 1) {
+        gzip_copy(path, gz, sizeof gz);
+        input = gz;
+    }
+    snprintf(yaml, sizeof yaml, READER_YAML, input);
     ck_assert_int_ne(run_logged(yaml, &run, &log), TP_OK);
     char want[400];
     /* the serial reader's message: the number ends at 'x' */
-    snprintf(want, sizeof want, "%s:300002:%ld: ',' or '}' expected", path, col);
+    snprintf(want, sizeof want, "%s:300002:%ld: ',' or '}' expected", input, col);
     ck_assert_msg(strstr(tp_run_error(run), want) != NULL, "got '%s', want '%s'",
                   tp_run_error(run), want);
     ck_assert_ptr_nonnull(strstr(log, "second thread gave up")); /* the main one reported */
@@ -282,15 +318,19 @@ START_TEST(split_error_after_cut_is_exact)
 }
 END_TEST
 
+/* _i = 0: the plain file, 1: its gzip copy (in both the worker's guess
+ * lands inside a string). */
 START_TEST(split_cut_inside_string_detected)
 {
-    char path[300], yaml[600], *log;
+    char path[300], gz[310], yaml[600], *log;
     tp_run *run = NULL;
     snprintf(path, sizeof path, "%s/str.json", tmpdir);
     /* every name holds  }, {  so the guessed cut lands inside a string */
     const char *name = "x}, {\\\"ph\\\": \\\"X\\\", \\\"ts\\\": 1}, {y}, {z}, {w}, {v}, {u";
     write_events(path, name, 'X');
-    snprintf(yaml, sizeof yaml, READER_YAML, path);
+    if (_i == 1)
+        gzip_copy(path, gz, sizeof gz);
+    snprintf(yaml, sizeof yaml, READER_YAML, _i == 1 ? gz : path);
     ck_assert_int_eq(run_logged(yaml, &run, &log), TP_OK);
     const tp_cols *c = tp_core_host_api()->trace_cols(tp_run_trace(run));
     ck_assert_uint_eq(c->n, BIG_EVENTS);
@@ -334,9 +374,10 @@ static Suite *bench_gen_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, gen_tiny_breakdown_exact);
     tcase_add_test(tc, gen_40m_two_threads_exact);
+    tcase_add_test(tc, gen_40m_gzip_two_threads_exact);
     tcase_add_test(tc, gen_40m_args_from_file);
-    tcase_add_test(tc, split_error_after_cut_is_exact);
-    tcase_add_test(tc, split_cut_inside_string_detected);
+    tcase_add_loop_test(tc, split_error_after_cut_is_exact, 0, 2);
+    tcase_add_loop_test(tc, split_cut_inside_string_detected, 0, 2);
     tcase_add_test(tc, split_begin_end_pairs);
     suite_add_tcase(s, tc);
     return s;

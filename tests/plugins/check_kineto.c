@@ -177,6 +177,19 @@ START_TEST(test_gzip_equals_plain)
 }
 END_TEST
 
+/* gzip headers with optional fields (FEXTRA, FNAME, FCOMMENT) and files of
+ * several concatenated members read as the plain text. */
+START_TEST(test_gzip_header_fields_and_members)
+{
+    static const char *const files[] = {KDIR "basic_fields.json.gz", KDIR "basic_members.json.gz"};
+    for (size_t f = 0; f < 2; f++) {
+        tp_run *run = load(files[f], NULL);
+        check_basic(run, files[f]);
+        tp_run_free(run);
+    }
+}
+END_TEST
+
 START_TEST(test_legacy_array)
 {
     tp_run *run = load(KDIR "legacy_array.json", NULL);
@@ -570,6 +583,7 @@ static Suite *kineto_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_basic);
     tcase_add_test(tc, test_gzip_equals_plain);
+    tcase_add_test(tc, test_gzip_header_fields_and_members);
     tcase_add_test(tc, test_legacy_array);
     tcase_add_test(tc, test_units);
     tcase_add_test(tc, test_empty_events_and_no_args);

@@ -22,6 +22,9 @@ typedef struct kin_src kin_src;
 kin_src *kin_src_open(const char *path, char *err, size_t err_size);
 /* Reads up to n bytes; returns the count, 0 at the end, -1 on error (err). */
 long kin_src_read(kin_src *s, char *dst, size_t n, char *err, size_t err_size);
+/* The same, but a gzip file is inflated by kin_src_read itself (no thread):
+ * for a split worker, which is a thread of its own. */
+kin_src *kin_src_open_sync(const char *path, char *err, size_t err_size);
 int kin_src_is_gzip(const kin_src *s);
 uint64_t kin_src_size(const kin_src *s);     /* file size in bytes */
 uint64_t kin_src_consumed(const kin_src *s); /* file bytes consumed so far */
@@ -168,6 +171,12 @@ int kin_split_start(kin_parser *kp);
  * error (reported). */
 int kin_split_join(kin_parser *kp, int met);
 int kin_split_abort_requested(const kin_parser *kp);
+/* Main parser, gzip: takes the cut once the worker has published it (sets
+ * kp->stop_at), or ends the split if the worker found none. */
+void kin_split_poll(kin_parser *kp);
+/* Where the main parser's share of the progress ends, in progress units
+ * (file bytes; compressed bytes for gzip). */
+uint64_t kin_split_progress_cut(const kin_parser *kp);
 void kin_split_progress(kin_parser *kp, uint64_t consumed);
 uint64_t kin_split_worker_done(const kin_parser *kp); /* bytes past the cut */
 /* Worker-aware string table access (the run's pool, or the worker's). */

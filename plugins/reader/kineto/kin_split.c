@@ -20,6 +20,13 @@
  * a "B"/"E" pair that might straddle the cut, a failed allocation.  The
  * main parser then parses that half itself, so errors are reported exactly
  * as by the serial reader (same message, line and column).
+ *
+ * A gzip file cannot be entered in the middle, so there the worker inflates
+ * it from the start on its own, discarding the bytes, until half of the
+ * compressed file is behind it (ISA-L inflates ~10 times faster than we
+ * parse, so this costs little), looks for the cut in what follows, and only
+ * then publishes it: the main parser learns where to stop when it next
+ * refills its window.  Offsets are then positions in the inflated text.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,6 +37,8 @@
 #include "kin.h"
 
 #define SPLIT_MIN_SIZE (32u << 20) /* smaller files are not worth a thread */
+#define GZ_SPLIT_MIN_SIZE (1u << 20) /* compressed: ~10 MB of text or more */
+#define GZ_PROBE_CHUNKS 4          /* windows searched for a cut after the skip */
 #define PROBE_SIZE (1u << 20)      /* bytes searched for a cut */
 #define LOC_CHUNK 65536            /* events per chunk of the worker's list */
 #define LOC_ARENA UINT32_MAX       /* args_gap: the args text is the arena's next */
@@ -387,8 +396,11 @@ struct kin_split {
     kin_parser w;          /* the worker's parser */
     kin_local local;
     pthread_t thread;
-    uint64_t cut;          /* file offset where the worker starts */
+    uint64_t cut;          /* file offset where the worker starts (gzip: in the text) */
+    uint64_t cut_in;       /* the same in progress units: file bytes (gzip: compressed) */
     int rc;                /* worker's result: TP_OK, or it gave up */
+    int gzip;              /* the worker finds the cut itself, then publishes it */
+    atomic_int published;  /* gzip: 0 not yet, 1 cut and cut_in set, -1 no cut */
     atomic_int abort;      /* set by the main parser: the guess was wrong */
     atomic_uint_fast64_t done; /* worker's bytes consumed (for progress) */
 };
@@ -415,11 +427,88 @@ static long find_cut(const char *buf, size_t n)
     return -1;
 }
 
+/* Gzip: inflates and discards the first half (by compressed bytes), then
+ * finds a cut in the next windows and leaves the text after it in the
+ * worker's window.  Returns TP_OK with sp->cut set, or a code. */
+static int gz_skip_to_cut(kin_split *sp, uint64_t half_in)
+{
+    kin_parser *w = &sp->w;
+    char err[200];
+    uint64_t pos = 0; /* text offset of w->buf[0] */
+    int first = 1;
+    while (kin_src_consumed(w->src) < half_in) {
+        if (atomic_load(&sp->abort))
+            return TP_ERR;
+        long n = kin_src_read(w->src, w->buf, w->cap, err, sizeof err);
+        if (n <= 0)
+            return TP_ERR; /* a short or broken file: the main parser will say */
+        if (first) {
+            long i = 0;
+            while (i < n && kin_is_ws(w->buf[i]))
+                i++;
+            if (i == n || (w->buf[i] != '{' && w->buf[i] != '['))
+                return TP_ERR;
+            w->object_form = w->buf[i] == '{';
+            first = 0;
+        }
+        pos += (uint64_t)n;
+    }
+    for (int k = 0; k < GZ_PROBE_CHUNKS && !atomic_load(&sp->abort); k++) {
+        long n = kin_src_read(w->src, w->buf, w->cap, err, sizeof err);
+        if (n <= 0)
+            return TP_ERR;
+        long cut = find_cut(w->buf, (size_t)n);
+        if (cut >= 0) {
+            memmove(w->buf, w->buf + cut, (size_t)(n - cut));
+            w->len = (size_t)(n - cut);
+            sp->cut = pos + (uint64_t)cut;
+            sp->cut_in = kin_src_consumed(w->src);
+            return TP_OK;
+        }
+        pos += (uint64_t)n;
+    }
+    return TP_ERR;
+}
+
 static void *worker_main(void *arg)
 {
     kin_split *sp = arg;
+    if (sp->gzip) {
+        char err[200];
+        int rc = TP_ERR;
+        if ((sp->w.src = kin_src_open_sync(sp->w.path, err, sizeof err)) != NULL &&
+            kin_src_is_gzip(sp->w.src))
+            rc = gz_skip_to_cut(sp, kin_src_size(sp->w.src) / 2);
+        if (rc != TP_OK) {
+            sp->rc = rc;
+            atomic_store(&sp->published, -1);
+            return NULL;
+        }
+        sp->w.base = sp->cut;
+        sp->local.file_end = sp->cut;
+        atomic_store(&sp->done, sp->cut_in);
+        atomic_store(&sp->published, 1);
+    }
     sp->rc = kin_parse_events(&sp->w);
     return NULL;
+}
+
+void kin_split_poll(kin_parser *kp)
+{
+    kin_split *sp = kp->split;
+    if (sp == NULL || kp->stop_at || !sp->gzip)
+        return;
+    int p = atomic_load(&sp->published);
+    if (p > 0)
+        kp->stop_at = sp->cut; /* at_cut() sorts out a cut already passed */
+    else if (p < 0)
+        kin_split_join(kp, 0); /* no cut: free the worker now */
+}
+
+uint64_t kin_split_progress_cut(const kin_parser *kp)
+{
+    const kin_split *sp = kp->split;
+    return sp ? sp->cut_in : kp->stop_at;
 }
 
 int kin_split_abort_requested(const kin_parser *kp)
@@ -439,49 +528,61 @@ uint64_t kin_split_worker_done(const kin_parser *kp)
     if (sp == NULL)
         return 0;
     uint64_t d = atomic_load(&sp->done);
-    return d > sp->cut ? d - sp->cut : 0;
+    return d > sp->cut_in ? d - sp->cut_in : 0;
 }
 
-int kin_split_start(kin_parser *kp)
+/* Plain file: the cut near the middle (found by reading there), and the
+ * worker's source positioned at it.  Returns 0, or -1 for no split. */
+static int plain_cut(kin_parser *kp, kin_split *sp)
 {
     uint64_t size = kin_src_size(kp->src);
     char err[200];
-    if (kin_src_is_gzip(kp->src) || size < SPLIT_MIN_SIZE || sysconf(_SC_NPROCESSORS_ONLN) < 2)
-        return TP_OK;
-    kin_split *sp = tp_calloc(1, sizeof *sp);
-    char *probe = tp_malloc(PROBE_SIZE);
-    if (sp == NULL || probe == NULL) {
-        tp_free(sp);
-        tp_free(probe);
-        return TP_OK; /* no split: still correct, only slower */
-    }
     kin_parser *w = &sp->w;
+    char *probe = tp_malloc(PROBE_SIZE);
+    if (probe == NULL)
+        return -1;
     long n = kin_src_pread(kp->src, probe, 64, 0), i = 0;
-    while (i < n && (probe[i] == ' ' || probe[i] == '\n' || probe[i] == '\r' || probe[i] == '\t'))
+    while (i < n && kin_is_ws(probe[i]))
         i++;
     w->object_form = i < n && probe[i] == '{';
     n = (i < n && (probe[i] == '{' || probe[i] == '['))
             ? kin_src_pread(kp->src, probe, PROBE_SIZE, size / 2) : -1;
     long cut = n > 0 ? find_cut(probe, (size_t)n) : -1;
     tp_free(probe);
-    if (cut < 0 || !(w->src = kin_src_open(kp->path, err, sizeof err)) ||
-        kin_src_seek(w->src, size / 2 + (uint64_t)cut) != 0 ||
-        !(w->buf = tp_malloc(kp->cap))) {
+    if (cut < 0 || !(w->src = kin_src_open(kp->path, err, sizeof err)))
+        return -1;
+    sp->cut = sp->cut_in = size / 2 + (uint64_t)cut;
+    return kin_src_seek(w->src, sp->cut);
+}
+
+int kin_split_start(kin_parser *kp)
+{
+    uint64_t size = kin_src_size(kp->src);
+    int gzip = kin_src_is_gzip(kp->src);
+    if (size < (gzip ? GZ_SPLIT_MIN_SIZE : SPLIT_MIN_SIZE) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return TP_OK;
+    kin_split *sp = tp_calloc(1, sizeof *sp);
+    if (sp == NULL)
+        return TP_OK; /* no split: still correct, only slower */
+    kin_parser *w = &sp->w;
+    sp->gzip = gzip;
+    w->path = kp->path;
+    w->cap = kp->cap;
+    if (!(w->buf = tp_malloc(w->cap)) || (!gzip && plain_cut(kp, sp) != 0)) {
         if (w->src)
             kin_src_close(w->src);
+        tp_free(w->buf);
         tp_free(sp);
         return TP_OK;
     }
-    sp->cut = size / 2 + (uint64_t)cut;
-    atomic_store(&sp->done, sp->cut);
+    atomic_store(&sp->done, sp->cut_in);
     atomic_init(&sp->abort, 0);
+    atomic_init(&sp->published, 0);
     w->st = kp->st;
-    w->path = kp->path;
     w->keep_args = kp->keep_args;
     w->args_ref = kp->args_ref;
     w->line = 1;
     w->base = sp->cut;
-    w->cap = kp->cap;
     w->p = w->end = w->buf;
     w->local = &sp->local;
     w->split_abort = &sp->abort;
@@ -492,14 +593,15 @@ int kin_split_start(kin_parser *kp)
     if (!(sp->local.text = tp_malloc(sp->local.cap_text * sizeof *sp->local.text)) ||
         pthread_create(&sp->thread, NULL, worker_main, sp) != 0) {
         tp_free(sp->local.text);
-        kin_src_close(w->src);
+        if (w->src)
+            kin_src_close(w->src);
         tp_free(w->buf);
         tp_free(sp);
         return TP_OK;
     }
     sp->local.text[0] = (loc_text){"", 0};
     kp->split = sp;
-    kp->stop_at = sp->cut;
+    kp->stop_at = gzip ? 0 : sp->cut; /* gzip: known once the worker publishes it */
     return TP_OK;
 }
 
@@ -615,8 +717,8 @@ int kin_split_join(kin_parser *kp, int met)
             return -1;
         }
         merged = 1;
-        tp_log(kp->st, TP_LOG_INFO, "%s: parsed on two threads (the second from byte %llu)",
-               kp->path, (unsigned long long)sp->cut);
+        tp_log(kp->st, TP_LOG_INFO, "%s: parsed on two threads (the second from %sbyte %llu)",
+               kp->path, sp->gzip ? "decompressed " : "", (unsigned long long)sp->cut);
     } else if (met) {
         tp_log(kp->st, TP_LOG_INFO, "%s: second thread gave up at byte %llu (code %d); "
                "parsed on one", kp->path, (unsigned long long)(sp->w.base + (uint64_t)(sp->w.p - sp->w.buf)), sp->rc);

@@ -82,8 +82,10 @@ static void report_progress(kin_parser *kp)
         kin_split_progress(kp, done);
         return;
     }
-    if (kp->stop_at) /* the worker reads the rest */
-        done = (done < kp->stop_at ? done : kp->stop_at) + kin_split_worker_done(kp);
+    if (kp->stop_at) { /* the worker reads the rest */
+        uint64_t cut = kin_split_progress_cut(kp);
+        done = (done < cut ? done : cut) + kin_split_worker_done(kp);
+    }
     tp_progress(kp->st, done < size ? done : size, size);
 }
 
@@ -116,6 +118,8 @@ static int refill(kin_parser *kp, size_t keep)
 #endif
     if (kp->local && kin_split_abort_requested(kp))
         return window_fail(kp, TP_ERR, "stopped");
+    if (kp->split && !kp->stop_at)
+        kin_split_poll(kp); /* gzip: has the worker found its cut? */
     long n = kin_src_read(kp->src, kp->buf + kp->len, want, err, sizeof err);
     if (n < 0)
         return window_fail(kp, TP_EIO, err);

@@ -1,2 +1,3 @@
-# kineto reader: zlib for gzip input, pthread for the inflate thread.
-LIBS_kineto := -lz -lpthread
+# kineto reader: ISA-L (igzip) for gzip input, pthread for the inflate and
+# split threads.
+LIBS_kineto := -lisal -lpthread
