@@ -72,6 +72,13 @@ typedef struct loc_thread {
 } loc_thread;
 _Static_assert(sizeof(loc_thread) == 24, "loc_thread has no padding");
 
+typedef struct loc_block {
+    char *data;
+    size_t used, cap;
+} loc_block;
+
+#define LOC_ARENA_BLOCK (16u << 20)
+
 typedef struct loc_text {
     const char *s;
     uint32_t len;
@@ -92,8 +99,11 @@ struct kin_local {
     loc_chunk **chunks;
     size_t nchunks, nev;
     uint64_t file_end;   /* end of the last args left in the file (or the cut) */
-    char *arena;      /* args texts that are not in the file */
-    size_t arena_used, arena_cap;
+    /* args texts that are not in the file (gzip input), in blocks mapped
+     * from the kernel and unmapped as the merge passes them, like the
+     * chunks: the trace's copy grows while this one shrinks */
+    loc_block *arena;
+    size_t narena, cap_arena;
     char **meta_key, **meta_json; /* top-level members after traceEvents */
     size_t *meta_len, nmeta;
 };
@@ -286,18 +296,25 @@ static int args_place(kin_local *l, const char *args, size_t alen, uint64_t file
         l->file_end = file_off + alen;
         return TP_OK;
     }
-    if (alen > l->arena_cap - l->arena_used) {
-        size_t cap = l->arena_cap ? l->arena_cap : (1u << 20);
-        while (cap - l->arena_used < alen)
-            cap *= 2;
-        char *a = tp_realloc(l->arena, cap);
-        if (a == NULL)
+    loc_block *b = l->narena ? &l->arena[l->narena - 1] : NULL;
+    if (b == NULL || alen > b->cap - b->used) {
+        if (l->narena == l->cap_arena) {
+            size_t cap = l->cap_arena ? l->cap_arena * 2 : 16;
+            loc_block *a = tp_realloc(l->arena, cap * sizeof *a);
+            if (a == NULL)
+                return TP_ENOMEM;
+            l->arena = a;
+            l->cap_arena = cap;
+        }
+        size_t size = alen > LOC_ARENA_BLOCK ? alen : LOC_ARENA_BLOCK;
+        void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
             return TP_ENOMEM;
-        l->arena = a;
-        l->arena_cap = cap;
+        b = &l->arena[l->narena++];
+        *b = (loc_block){m, 0, size};
     }
-    memcpy(l->arena + l->arena_used, args, alen);
-    l->arena_used += alen;
+    memcpy(b->data + b->used, args, alen);
+    b->used += alen;
     *gap = LOC_ARENA;
     return TP_OK;
 }
@@ -383,6 +400,9 @@ static void local_free(kin_local *l)
     for (size_t i = 0; i < l->nchunks; i++)
         chunk_unmap(l->chunks[i]);
     tp_free(l->chunks);
+    for (size_t i = 0; i < l->narena; i++)
+        if (l->arena[i].data != NULL)
+            munmap(l->arena[i].data, l->arena[i].cap);
     tp_free(l->arena);
     tp_free(l->meta_key);
     tp_free(l->meta_json);
@@ -654,7 +674,7 @@ static int merge(kin_parser *kp, kin_split *sp)
     }
     int rc = tp_trace_reserve(kp->st, kp->trace, tp_trace_cols(kp->trace)->n + l->nev);
     uint64_t file_at = sp->cut; /* args_gap counts from here */
-    size_t arena_at = 0;
+    size_t blk = 0, blk_at = 0; /* the next copied args text */
     for (size_t i = 0; rc == TP_OK && i < l->nev; i++) {
         loc_chunk *c = l->chunks[i / LOC_CHUNK];
         size_t k = i % LOC_CHUNK;
@@ -663,8 +683,14 @@ static int merge(kin_parser *kp, kin_split *sp)
         if (ev.args_len == 0) {
             rc = tp_trace_append(kp->st, kp->trace, &ev);
         } else if (c->args_gap[k] == LOC_ARENA) {
-            ev.args = l->arena + arena_at;
-            arena_at += ev.args_len;
+            while (blk_at == l->arena[blk].used) { /* block passed: give it back */
+                munmap(l->arena[blk].data, l->arena[blk].cap);
+                l->arena[blk].data = NULL;
+                blk++;
+                blk_at = 0;
+            }
+            ev.args = l->arena[blk].data + blk_at;
+            blk_at += ev.args_len;
             rc = tp_trace_append(kp->st, kp->trace, &ev);
         } else {
             file_at += c->args_gap[k];
