@@ -309,14 +309,12 @@ static int push_row(tp_trace *t, const tp_event *ev, uint64_t off, size_t alen)
     tp_track where = {ev->pid, ev->tid, ev->device, ev->stream};
     uint32_t track;
     int32_t ext_id, corr, flow_id;
-    if (track_find_or_add(&t->tracks, &where, &track) != TP_OK ||
-        id_cell(t, ev->ext_id, &ext_id) != TP_OK || id_cell(t, ev->corr, &corr) != TP_OK ||
-        id_cell(t, ev->flow_id, &flow_id) != TP_OK)
+    int rc = track_find_or_add(&t->tracks, &where, &track);
+    t->cols.tracks = t->tracks.v; /* may have moved, even if a later step fails */
+    t->cols.n_tracks = t->tracks.n;
+    if (rc != TP_OK || id_cell(t, ev->ext_id, &ext_id) != TP_OK ||
+        id_cell(t, ev->corr, &corr) != TP_OK || id_cell(t, ev->flow_id, &flow_id) != TP_OK)
         return TP_ENOMEM;
-    if (t->cols.tracks != t->tracks.v || t->cols.n_tracks != t->tracks.n) {
-        t->cols.tracks = t->tracks.v;
-        t->cols.n_tracks = t->tracks.n;
-    }
     t->ts[i] = ev->ts;
     t->dur[i] = ev->dur;
     t->name[i] = ev->name;

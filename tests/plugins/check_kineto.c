@@ -190,6 +190,20 @@ START_TEST(test_gzip_header_fields_and_members)
 }
 END_TEST
 
+/* A member that ends one byte past the reader's 256 KiB input buffer: the
+ * next member's magic straddles two reads (it was taken for trailing
+ * garbage, and the trace cut short). 1500 events, "ts": 10 * i us. */
+START_TEST(test_gzip_member_at_buffer_edge)
+{
+    tp_run *run = load(KDIR "members_boundary.json.gz", NULL);
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 1500);
+    ck_assert_int_eq(c->ts[1499], INT64_C(14990000));
+    ck_assert_str_eq(S(run, c->name[1002]), "op1002");
+    tp_run_free(run);
+}
+END_TEST
+
 START_TEST(test_legacy_array)
 {
     tp_run *run = load(KDIR "legacy_array.json", NULL);
@@ -428,6 +442,35 @@ static const struct {
      ":2:32: ':' expected after object key"},
 };
 
+/* Flow ids: numbers >= 0 as they are; text, and numbers the non-negative
+ * range cannot hold, as interned text (the negative range means text). */
+START_TEST(test_flow_id_forms)
+{
+    make_tmpdir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/flows.json", tmpdir);
+    const char *json = "{\"traceEvents\": ["
+                       "{\"ph\": \"s\", \"id\": 7, \"ts\": 1, \"pid\": 1, \"tid\": 1},"
+                       "{\"ph\": \"s\", \"id\": -5, \"ts\": 2, \"pid\": 1, \"tid\": 1},"
+                       "{\"ph\": \"s\", \"id\": \"abc\", \"ts\": 3, \"pid\": 1, \"tid\": 1},"
+                       "{\"ph\": \"s\", \"id\": \"0x1f\", \"ts\": 4, \"pid\": 1, \"tid\": 1},"
+                       "{\"ph\": \"s\", \"id\": 2.5, \"ts\": 5, \"pid\": 1, \"tid\": 1}]}";
+    write_file(path, json, strlen(json));
+    tp_run *run = load(path, NULL);
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 5);
+    ck_assert_int_eq(tp_ev_flow_id(c, 0), 7);
+    ck_assert(TP_ID_IS_STR(tp_ev_flow_id(c, 1)));
+    ck_assert_str_eq(id_text(run, tp_ev_flow_id(c, 1)), "-5");
+    ck_assert_str_eq(id_text(run, tp_ev_flow_id(c, 2)), "abc");
+    ck_assert_int_eq(tp_ev_flow_id(c, 3), 31);
+    ck_assert_str_eq(id_text(run, tp_ev_flow_id(c, 4)), "2.5");
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
     char path[128];
@@ -584,6 +627,8 @@ static Suite *kineto_suite(void)
     tcase_add_test(tc, test_basic);
     tcase_add_test(tc, test_gzip_equals_plain);
     tcase_add_test(tc, test_gzip_header_fields_and_members);
+    tcase_add_test(tc, test_gzip_member_at_buffer_edge);
+    tcase_add_test(tc, test_flow_id_forms);
     tcase_add_test(tc, test_legacy_array);
     tcase_add_test(tc, test_units);
     tcase_add_test(tc, test_empty_events_and_no_args);

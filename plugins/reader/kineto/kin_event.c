@@ -300,9 +300,20 @@ static int flow_id_value(kin_parser *kp, ev_fields *f)
     }
     if (*at == '-' || (*at >= '0' && *at <= '9')) {
         kin_num n;
+        int64_t v;
+        int inexact;
+        tp_str id;
         if ((r = kin_number(kp, &n)) != KIN_OK)
             return r;
-        f->id = num_id(kp, &n);
+        if (kin_num_scaled(&n, 0, &v, &inexact) == 0 && !inexact && v >= 0) {
+            f->id = v;
+            return KIN_OK;
+        }
+        /* negative, fractional or beyond int64: kept as its text, since the
+         * negative range of the column holds text ids (as for pid/tid) */
+        if (intern_raw(kp, at, (size_t)(kp->p - at), 0, &id) != TP_OK)
+            return kin_syntax(kp, at, "out of memory");
+        f->id = TP_ID_FROM_STR(id);
         return KIN_OK;
     }
     mark_bad(kp, f, at, KIN_DROP_TYPE, "\"id\" must be a number or a string, not %s", json_type(*at));

@@ -143,6 +143,26 @@ static int gz_feed(int fd, gz_dec *g, char *perr, size_t perr_size)
     return 0;
 }
 
+/* Makes at least `want` compressed bytes available unless the file ends
+ * first: the bytes left are moved to the front and more are read behind
+ * them (a member may end one byte before a buffer boundary). */
+static int gz_top_up(int fd, gz_dec *g, uint32_t want, char *perr, size_t perr_size)
+{
+    while (g->st.avail_in < want && !g->in_eof) {
+        memmove(g->zin, g->st.next_in, g->st.avail_in);
+        g->st.next_in = g->zin;
+        ssize_t r = read_full(fd, g->zin + g->st.avail_in, ZIN_SIZE - g->st.avail_in);
+        if (r < 0) {
+            snprintf(perr, perr_size, "read error: %s", strerror(errno));
+            return -1;
+        }
+        if (r == 0)
+            g->in_eof = 1;
+        g->st.avail_in += (uint32_t)r;
+    }
+    return 0;
+}
+
 /* Fills out[0, cap) with inflated bytes; returns the count, sets *end at the
  * end of the data, or returns -1 with perr set. */
 static long gz_inflate(int fd, gz_dec *g, char *out, size_t cap, int *end, char *perr,
@@ -167,7 +187,7 @@ static long gz_inflate(int fd, gz_dec *g, char *out, size_t cap, int *end, char 
         if (g->st.block_state == ISAL_BLOCK_FINISH) {
             /* Another gzip member may follow (as `cat a.gz b.gz`); any other
              * trailing bytes are ignored, as gzip does. */
-            if (gz_feed(fd, g, perr, perr_size) != 0)
+            if (gz_top_up(fd, g, 2, perr, perr_size) != 0)
                 return -1;
             if (g->st.avail_in >= 2 && g->st.next_in[0] == 0x1f && g->st.next_in[1] == 0x8b) {
                 uint8_t *next_in = g->st.next_in, *next_out = g->st.next_out;

@@ -610,19 +610,21 @@ int kin_split_start(kin_parser *kp)
     sp->local.cap_text = 256;
     sp->local.ntext = 1;
     sp->local.file_end = sp->cut;
-    if (!(sp->local.text = tp_malloc(sp->local.cap_text * sizeof *sp->local.text)) ||
-        pthread_create(&sp->thread, NULL, worker_main, sp) != 0) {
-        tp_free(sp->local.text);
-        if (w->src)
-            kin_src_close(w->src);
-        tp_free(w->buf);
-        tp_free(sp);
-        return TP_OK;
-    }
-    sp->local.text[0] = (loc_text){"", 0};
+    if (!(sp->local.text = tp_malloc(sp->local.cap_text * sizeof *sp->local.text)))
+        goto no_split;
+    sp->local.text[0] = (loc_text){"", 0}; /* before the worker can read it */
+    if (pthread_create(&sp->thread, NULL, worker_main, sp) != 0)
+        goto no_split;
     kp->split = sp;
     kp->stop_at = gzip ? 0 : sp->cut; /* gzip: known once the worker publishes it */
     return TP_OK;
+no_split:
+    tp_free(sp->local.text);
+    if (w->src)
+        kin_src_close(w->src);
+    tp_free(w->buf);
+    tp_free(sp);
+    return TP_OK; /* no split: still correct, only slower */
 }
 
 /* Maps the worker's string ids into the run's pool: map[local] = run id. */
@@ -640,10 +642,13 @@ static tp_str *map_strings(kin_parser *kp, const kin_local *l)
     return map;
 }
 
-static int64_t map_id(int64_t v, const tp_str *map)
+static int64_t map_id(int64_t v, const tp_str *map, size_t ntext)
 {
-    /* TP_NONE (flow_id) is string 0, which maps to itself */
-    return TP_ID_IS_STR(v) ? TP_ID_FROM_STR(map[TP_ID_STR(v)]) : v;
+    /* TP_NONE (flow_id) is string 0, which maps to itself; the reader only
+     * makes negative ids from its own strings, the bound is a safeguard */
+    if (!TP_ID_IS_STR(v))
+        return v;
+    return TP_ID_STR(v) < ntext ? TP_ID_FROM_STR(map[TP_ID_STR(v)]) : TP_NONE;
 }
 
 /* Event k of chunk c with run string ids (thread table already mapped),
@@ -656,7 +661,7 @@ static tp_event chunk_event(const kin_local *l, const loc_chunk *c, size_t k, co
         .name = map[c->name[k]], .cat = map[c->cat[k]],
         .pid = t->pid, .tid = t->tid,
         .kind = c->kind[k], .phase = c->phase[k],
-        .ext_id = c->ext_id[k], .corr = c->corr[k], .flow_id = map_id(c->flow_id[k], map),
+        .ext_id = c->ext_id[k], .corr = c->corr[k], .flow_id = map_id(c->flow_id[k], map, l->ntext),
         .device = t->device, .stream = t->stream,
     };
 }
@@ -669,8 +674,8 @@ static int merge(kin_parser *kp, kin_split *sp)
     if (map == NULL)
         return TP_ENOMEM;
     for (size_t t = 0; t < l->nthr; t++) { /* the table is not used after */
-        l->thr[t].pid = map_id(l->thr[t].pid, map);
-        l->thr[t].tid = map_id(l->thr[t].tid, map);
+        l->thr[t].pid = map_id(l->thr[t].pid, map, l->ntext);
+        l->thr[t].tid = map_id(l->thr[t].tid, map, l->ntext);
     }
     int rc = tp_trace_reserve(kp->st, kp->trace, tp_trace_cols(kp->trace)->n + l->nev);
     uint64_t file_at = sp->cut; /* args_gap counts from here */
