@@ -434,8 +434,8 @@ static const struct {
     {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": tru}]}", ":1:39: invalid literal"},
     {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1e99}]}", "\"ts\" does not fit in int64"},
     {"nope", ":1:1: not a Kineto trace: expected '{' or '['"},
-    /* whitespace runs are skipped 16 bytes at a time: newlines inside and
-     * across such blocks still count (lines 2-6, then 6 spaces, col 7) */
+    /* long whitespace runs (the out-of-line path of kin_ws): every newline
+     * counts and columns restart after the last one */
     {"{\"traceEvents\": [\n\n  \n\t\r\n        \n      {\"ph\": \"X\", \"ts\": x}]}",
      ":6:25: value expected"},
     {"{\"traceEvents\": [                    \n                         {\"ph\" 1}]}",

@@ -27,66 +27,9 @@ static const uint8_t str_class[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-
-/* Bit i set when p[i] is JSON whitespace (16 bytes at p). */
-static inline unsigned ws_mask16(const char *p)
-{
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
-                                           _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
-                              _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
-                                           _mm_cmpeq_epi8(x, _mm_set1_epi8('\r'))));
-    return (unsigned)_mm_movemask_epi8(ws);
-}
-
-/* Bit i set when p[i] ends a run of plain string bytes: a quote, a
- * backslash, a control character or a byte >= 0x80 (the last two are the
- * bytes < 0x20 as signed chars). */
-static inline unsigned str_stop_mask16(const char *p)
-{
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                             _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-                                _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
-    return (unsigned)_mm_movemask_epi8(stop);
-}
-#endif
-
-/* Skips a run of whitespace that pretty-printed traces indent with, 16
- * bytes at a time, counting its newlines; returns the first byte after it
- * (or a point < 16 bytes before end, for the byte loop to finish). */
-static const char *skip_ws_wide(kin_parser *kp, const char *p, const char *end)
-{
-#if defined(__SSE2__)
-    while (end - p >= 16) {
-        unsigned ws = ws_mask16(p);
-        unsigned run = ws == 0xFFFFu ? 16 : (unsigned)__builtin_ctz(~ws);
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-        unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')));
-        nl &= run == 16 ? 0xFFFFu : (1u << run) - 1;
-        if (nl != 0) {
-            unsigned last = 31u - (unsigned)__builtin_clz(nl);
-            kp->line_start = kp->base + (uint64_t)(p + last + 1 - kp->buf);
-            for (; nl != 0; nl &= nl - 1) /* no popcnt instruction in baseline x86-64 */
-                kp->line++;
-        }
-        p += run;
-        if (run < 16)
-            break;
-    }
-#else
-    (void)kp;
-    (void)end;
-#endif
-    return p;
-}
-
 int kin_ws_run(kin_parser *kp)
 {
     const char *p = kp->p, *end = kp->end;
-    p = skip_ws_wide(kp, p, end);
     while (p < end) {
         char c = *p;
         if (c == ' ' || c == '\t' || c == '\r') {
@@ -101,22 +44,6 @@ int kin_ws_run(kin_parser *kp)
     }
     kp->p = p;
     return p < end ? KIN_OK : KIN_MORE;
-}
-
-/* The first byte at or after p that is not a plain string byte, or end. */
-static inline const char *skip_plain(const char *p, const char *end)
-{
-#if defined(__SSE2__)
-    while (end - p >= 16) {
-        unsigned m = str_stop_mask16(p);
-        if (m != 0)
-            return p + __builtin_ctz(m);
-        p += 16;
-    }
-#endif
-    while (p < end && str_class[(unsigned char)*p] == 0)
-        p++;
-    return p;
 }
 
 static int hex_val(char c)
@@ -203,7 +130,8 @@ int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc)
     const char *start = kp->p + 1, *p = start, *end = kp->end;
     int has_esc = 0;
     for (;;) {
-        p = skip_plain(p, end);
+        while (p < end && str_class[(unsigned char)*p] == 0)
+            p++;
         if (p >= end)
             return KIN_MORE;
         switch (str_class[(unsigned char)*p]) {
