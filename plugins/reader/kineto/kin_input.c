@@ -126,26 +126,10 @@ static void gz_free(gz_dec *g)
     }
 }
 
-/* Tops up the compressed input when it has run out; -1 on a read error. */
-static int gz_feed(int fd, gz_dec *g, char *perr, size_t perr_size)
-{
-    if (g->st.avail_in > 0 || g->in_eof)
-        return 0;
-    ssize_t r = read_full(fd, g->zin, ZIN_SIZE);
-    if (r < 0) {
-        snprintf(perr, perr_size, "read error: %s", strerror(errno));
-        return -1;
-    }
-    if (r == 0)
-        g->in_eof = 1;
-    g->st.next_in = g->zin;
-    g->st.avail_in = (uint32_t)r;
-    return 0;
-}
-
 /* Makes at least `want` compressed bytes available unless the file ends
- * first: the bytes left are moved to the front and more are read behind
- * them (a member may end one byte before a buffer boundary). */
+ * first (-1 on a read error): the bytes left are moved to the front and
+ * more are read behind them (want = 2: a member may end one byte before a
+ * buffer boundary, and the next one's magic must be seen whole). */
 static int gz_top_up(int fd, gz_dec *g, uint32_t want, char *perr, size_t perr_size)
 {
     while (g->st.avail_in < want && !g->in_eof) {
@@ -171,7 +155,7 @@ static long gz_inflate(int fd, gz_dec *g, char *out, size_t cap, int *end, char 
     g->st.next_out = (uint8_t *)out;
     g->st.avail_out = (uint32_t)cap;
     while (g->st.avail_out > 0) {
-        if (gz_feed(fd, g, perr, perr_size) != 0)
+        if (gz_top_up(fd, g, 1, perr, perr_size) != 0)
             return -1;
         if (g->st.avail_in == 0 && g->in_eof) {
             snprintf(perr, perr_size, "truncated gzip data (the stream ends early)");
