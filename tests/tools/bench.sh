@@ -104,7 +104,7 @@ for s in $SIZES; do
     bytes=$(wc -c < "$f")
     for in in "$f" "$f.gz"; do
         measure "dlrm_breakdown" "$in" "$bytes" "$REPEAT" \
-            "$PIPELINE" -q run pipelines/dlrm_breakdown.yaml --set "trace=$in" --set "out=$DIR/out"
+            "$PIPELINE" -q run bench/dlrm_breakdown_turn1.yaml --set "trace=$in" --set "out=$DIR/out"
         measure "ingest (keep_args: false)" "$in" "$bytes" "$REPEAT" \
             "$PIPELINE" -q run "$DIR/ingest_noargs.yaml" --set "trace=$in"
         measure "ingest (args kept)" "$in" "$bytes" "$REPEAT" \
