@@ -51,6 +51,14 @@ LIB := $(BUILD)/$(SONAME)
 BIN := $(BUILD)/pipeline
 CORE_LIBS := $(PKG_LIBS) -ldl -lpthread -lm
 
+# ---------------------------------------------------------------- plugin SDK
+# core/sdk/*.c -> libtracepipe-sdk.a: helpers every plugin links in (see
+# include/tracepipe/tp_sdk.h), compiled like plugin code (public headers
+# only, hidden visibility) so nothing of it is exported from a plugin.
+SDK_SRC := $(wildcard core/sdk/*.c)
+SDK_OBJ := $(SDK_SRC:%.c=$(BUILD)/obj/%.o)
+SDK_LIB := $(BUILD)/libtracepipe-sdk.a
+
 # ---------------------------------------------------------------- plugins
 # Every folder plugins/<kind>/<name>/ becomes $(BUILD)/plugins/<name>.so.
 # An optional plugins/<kind>/<name>/plugin.mk sets LIBS_<name> (extra -l flags).
@@ -69,7 +77,7 @@ PLUGIN_LDFLAGS += -Wl,-z,undefs
 endif
 
 define plugin_rules
-$(BUILD)/plugins/$(notdir $(1)).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
+$(BUILD)/plugins/$(notdir $(1)).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c)) $(SDK_LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(PLUGIN_LDFLAGS) -o $$@.tmp $$^ $$(LIBS_$(notdir $(1))) -lm && mv $$@.tmp $$@
 $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c)): $(BUILD)/obj/$(1)/%.o: $(1)/%.c
@@ -77,6 +85,13 @@ $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c)): $(BUILD)/obj/$(1)/%.o: $(
 	$$(CC) $$(PLUGIN_CFLAGS) $$(CFLAGS_$(notdir $(1))) -c -o $$@ $$<
 endef
 $(foreach d,$(PLUGIN_DIRS),$(eval $(call plugin_rules,$(d))))
+
+$(SDK_OBJ): $(BUILD)/obj/core/sdk/%.o: core/sdk/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) -c -o $@ $<
+$(SDK_LIB): $(SDK_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
 
 # ---------------------------------------------------------------- tests
 UNIT_SRC := $(wildcard tests/unit/*.c) tests/tp_test.c
@@ -91,7 +106,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: check-install all run check check-suite check-unit check-plugins check-pipelines check-headers \
         check-exports check-san check-warnings deps install uninstall bench clean fuzz fuzz-build check-valgrind
-all: $(LIB) $(BIN) $(PLUGINS)
+all: $(LIB) $(BIN) $(SDK_LIB) $(PLUGINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -105,7 +120,7 @@ $(LIB): $(CORE_OBJ)
 $(BIN): $(BUILD)/obj/core/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD) -ltracepipe -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' $(CORE_LIBS)
 
-$(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ)
+$(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ) $(SDK_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(CORE_LIBS)
 
@@ -113,9 +128,9 @@ $(PLUGTEST_BIN): $(PLUGTEST_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(CORE_LIBS)
 
-$(BUILD)/testplugins/%.so: tests/testplugins/%.c $(wildcard include/tracepipe/*.h)
+$(BUILD)/testplugins/%.so: tests/testplugins/%.c $(wildcard include/tracepipe/*.h) $(SDK_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $<
+	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $< $(SDK_LIB)
 $(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/tracepipe/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $<
@@ -224,13 +239,15 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtracepipe.so
 	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/tracepipe/plugins/
 	install -m 644 include/tracepipe/*.h $(DESTDIR)$(PREFIX)/include/tracepipe/
+	install -m 644 $(SDK_LIB) $(DESTDIR)$(PREFIX)/lib/libtracepipe-sdk.a
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' docs/tracepipe.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tracepipe.pc
 	install -m 644 docs/pipeline.1 $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/pipeline $(DESTDIR)$(PREFIX)/lib/$(SONAME) \
-	  $(DESTDIR)$(PREFIX)/lib/libtracepipe.so $(DESTDIR)$(PREFIX)/lib/tracepipe \
+	  $(DESTDIR)$(PREFIX)/lib/libtracepipe.so $(DESTDIR)$(PREFIX)/lib/libtracepipe-sdk.a \
+	  $(DESTDIR)$(PREFIX)/lib/tracepipe \
 	  $(DESTDIR)$(PREFIX)/include/tracepipe $(DESTDIR)$(PREFIX)/lib/pkgconfig/tracepipe.pc \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1
 

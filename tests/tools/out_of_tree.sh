@@ -12,7 +12,7 @@ work="$prefix/plugin-src"
 mkdir -p "$work"
 cp docs/examples/top_names/top_names.c "$work/"
 ( cd "$work" && cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
-    -Wl,--no-undefined $(pkg-config --cflags tracepipe) -o top_names.so top_names.c )
+    -Wl,--no-undefined $(pkg-config --cflags tracepipe) -o top_names.so top_names.c $(pkg-config --libs tracepipe) )
 out=$("$prefix/bin/pipeline" run docs/examples/top_names/top_names.yaml -q --plugin-dir "$work")
 name_count=$(printf '%s\n' "$out" | sed -n 2p | cut -d, -f1-2)
 [ "$(printf '%s\n' "$out" | head -1)" = "name,count,total_us,percent" ] || { echo "out-of-tree: bad header: $out"; exit 1; }

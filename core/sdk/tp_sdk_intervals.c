@@ -1,0 +1,61 @@
+/* Interval unions: see include/tracepipe/tp_sdk_intervals.h. */
+#include <stdlib.h>
+#include <tracepipe/tp_sdk_intervals.h>
+
+static int by_start(const void *a, const void *b)
+{
+    const tp_interval *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+size_t tp_intervals_union(tp_interval *iv, size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (iv[i].end > iv[i].start)
+            iv[kept++] = iv[i];
+    qsort(iv, kept, sizeof *iv, by_start);
+    size_t out = 0;
+    for (size_t i = 0; i < kept; i++) {
+        if (out > 0 && iv[i].start <= iv[out - 1].end) {
+            if (iv[i].end > iv[out - 1].end)
+                iv[out - 1].end = iv[i].end;
+        } else {
+            iv[out++] = iv[i];
+        }
+    }
+    return out;
+}
+
+int64_t tp_intervals_length(const tp_interval *u, size_t n)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += u[i].end - u[i].start;
+    return total;
+}
+
+int64_t tp_intervals_overlap(const tp_interval *a, size_t na, const tp_interval *b, size_t nb)
+{
+    int64_t total = 0;
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int64_t lo = a[i].start > b[j].start ? a[i].start : b[j].start;
+        int64_t hi = a[i].end < b[j].end ? a[i].end : b[j].end;
+        if (hi > lo)
+            total += hi - lo;
+        if (a[i].end < b[j].end)
+            i++;
+        else
+            j++;
+    }
+    return total;
+}
+
+int64_t tp_intervals_within(const tp_interval *u, size_t n, int64_t lo, int64_t hi)
+{
+    tp_interval w = {lo, hi};
+    return hi > lo ? tp_intervals_overlap(u, n, &w, 1) : 0;
+}

@@ -1,0 +1,18 @@
+/*
+ * tracepipe plugin SDK: helpers a plugin links in from libtracepipe-sdk.a
+ * (`pkg-config --libs tracepipe`).  They are plain functions with no state
+ * of the core's: a plugin built against this SDK carries its own copy, so it
+ * keeps working with every core of the same ABI major version, and the
+ * core's own interface stays the host table of tp_plugin.h.
+ *
+ * The archive is compiled with hidden visibility: linked into a plugin, its
+ * functions are not exported from the plugin's shared object.
+ *
+ * Include this umbrella header or the tp_sdk_*.h part a plugin needs.
+ */
+#ifndef TRACEPIPE_TP_SDK_H
+#define TRACEPIPE_TP_SDK_H
+
+#include "tp_sdk_intervals.h"
+
+#endif

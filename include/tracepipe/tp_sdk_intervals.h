@@ -1,0 +1,40 @@
+/*
+ * Time intervals and their unions (part of the plugin SDK, tp_sdk.h).
+ *
+ * An interval is [start, end) in the trace's nanoseconds.  A *union* is an
+ * array of disjoint intervals sorted by start, as tp_intervals_union()
+ * leaves it; intervals that only touch (one ends where the next starts) are
+ * merged, so the union of a stream's back-to-back kernels is one interval.
+ */
+#ifndef TRACEPIPE_TP_SDK_INTERVALS_H
+#define TRACEPIPE_TP_SDK_INTERVALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tp_interval {
+    int64_t start, end;
+} tp_interval;
+
+/* Sorts iv[0..n) and merges it, in place, into its union; returns the
+ * number of disjoint intervals now at the front of iv.  Empty and inverted
+ * intervals (end <= start) are dropped.  O(n log n). */
+size_t tp_intervals_union(tp_interval *iv, size_t n);
+
+/* Total length of a union (disjoint intervals). */
+int64_t tp_intervals_length(const tp_interval *u, size_t n);
+
+/* Length of the intersection of two unions.  O(na + nb). */
+int64_t tp_intervals_overlap(const tp_interval *a, size_t na, const tp_interval *b, size_t nb);
+
+/* Length of the part of a union inside [lo, hi). */
+int64_t tp_intervals_within(const tp_interval *u, size_t n, int64_t lo, int64_t hi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
