@@ -166,6 +166,12 @@ static const char *opt_type_name(tp_opt_type t)
         return "choice";
     case TP_OPT_LIST:
         return "list";
+    case TP_OPT_INT_LIST:
+        return "int list";
+    case TP_OPT_FLOAT_LIST:
+        return "float list";
+    case TP_OPT_ENUM:
+        return "choice";
     }
     return "?";
 }
@@ -173,9 +179,11 @@ static const char *opt_type_name(tp_opt_type t)
 static void describe_option(const tp_option *o)
 {
     char range[256] = "";
-    if ((o->flags & TP_OPT_RANGE) && (o->type == TP_OPT_INT || o->type == TP_OPT_FLOAT))
+    if ((o->flags & TP_OPT_RANGE) && o->type != TP_OPT_BOOL && o->type != TP_OPT_STRING &&
+        o->type != TP_OPT_CHOICE && o->type != TP_OPT_LIST && o->type != TP_OPT_ENUM)
         snprintf(range, sizeof range, "[%.15g, %.15g]", o->min, o->max);
-    for (size_t i = 0; o->type == TP_OPT_CHOICE && o->choices[i]; i++) {
+    bool choices = o->type == TP_OPT_CHOICE || o->type == TP_OPT_ENUM;
+    for (size_t i = 0; choices && o->choices[i]; i++) {
         size_t used = strlen(range);
         snprintf(range + used, sizeof range - used, "%s%s", i ? "|" : "", o->choices[i]);
     }

@@ -46,7 +46,7 @@ static void host_progress(tp_stage *st, uint64_t done, uint64_t total)
 static tp_str host_intern(tp_stage *st, const char *s, size_t len)
 {
     tp_str id = tp_strpool_intern(st->run->pool, s, len);
-    return id == TP_STR_NOMEM ? 0 : id;
+    return id; /* TP_STR_ERROR when out of memory */
 }
 
 static const char *host_str(tp_stage *st, tp_str id)

@@ -20,7 +20,7 @@ bool tp_strpool_lookup(const tp_strpool *p, const char *s, size_t len, tp_str *o
 const char *tp_strpool_text(const tp_strpool *p, tp_str id);
 size_t tp_strpool_len(const tp_strpool *p, tp_str id);
 size_t tp_strpool_count(const tp_strpool *p);
-#define TP_STR_NOMEM UINT32_MAX
+#define TP_STR_NOMEM TP_STR_ERROR
 
 /* ---- traces (tp_trace.c) */
 tp_trace *tp_trace_new(tp_strpool *pool);

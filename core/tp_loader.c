@@ -7,6 +7,11 @@
  * sizes, complete stages, sane option tables) before bind() hands it the
  * host table.  Plugins are never unloaded before the registry is freed:
  * names and help texts point into them.
+ *
+ * The descriptor, its stage array and each option table are read with the
+ * sizes the plugin declares and copied into zero-filled structs of this
+ * core's layout ("widened"), so a plugin built against an older 3.x header
+ * (smaller structs) loads, and the fields it predates read as zero.
  */
 #include "tp_internal.h"
 
@@ -22,7 +27,9 @@
 typedef struct plugin {
     char *path;
     void *handle;
-    const tp_plugin_desc *desc;
+    tp_plugin_desc *desc;  /* widened copy; desc->stages points at `stages` */
+    tp_stage_desc *stages; /* widened copies, then a zeroed terminator */
+    size_t n_stages;
     int priority;
 } plugin;
 
@@ -49,6 +56,25 @@ struct tp_ctx {
     int next_priority;
 };
 
+/* A zero-filled struct of `full` bytes holding the first `declared` bytes of
+ * src (all of it if the plugin's struct is larger: fields appended after
+ * this core was built are ignored). */
+static void *widen(const void *src, size_t declared, size_t full)
+{
+    void *copy = calloc(1, full);
+    if (copy != NULL)
+        memcpy(copy, src, declared < full ? declared : full);
+    return copy;
+}
+
+static void plugin_copies_free(tp_plugin_desc *desc, tp_stage_desc *stages, size_t n)
+{
+    for (size_t i = 0; stages && i < n; i++)
+        free((void *)stages[i].options);
+    free(stages);
+    free(desc);
+}
+
 tp_ctx *tp_ctx_new(void)
 {
     return calloc(1, sizeof(tp_ctx));
@@ -59,6 +85,8 @@ void tp_ctx_free(tp_ctx *ctx)
     if (ctx == NULL)
         return;
     for (size_t i = 0; i < ctx->n_plugins; i++) {
+        plugin_copies_free(ctx->plugins[i].desc, ctx->plugins[i].stages,
+                           ctx->plugins[i].n_stages);
         dlclose(ctx->plugins[i].handle);
         free(ctx->plugins[i].path);
     }
@@ -149,8 +177,6 @@ static const char *kind_name(tp_stage_kind kind)
 /* Checks one stage description; returns a static reason or NULL if fine. */
 static const char *stage_problem(const tp_stage_desc *s)
 {
-    if (s->struct_size < sizeof(tp_stage_desc))
-        return "stage description too small";
     if (s->kind < TP_STAGE_READER || s->kind > TP_STAGE_WRITER)
         return "stage has an unknown kind";
     if (s->run == NULL)
@@ -161,8 +187,13 @@ static const char *stage_problem(const tp_stage_desc *s)
             return "an option has an unknown type";
         if (o->offset + fs > s->config_size)
             return "an option lies outside the config struct";
-        if (o->type == TP_OPT_CHOICE && o->choices == NULL)
+        if ((o->type == TP_OPT_CHOICE || o->type == TP_OPT_ENUM) && o->choices == NULL)
             return "a choice option has no choices";
+    }
+    for (const char *const *pr = s->produces; pr && *pr; pr++) {
+        const char *star = strchr(*pr, '*');
+        if (star && strchr(star + 1, '*'))
+            return "a produced result id has more than one '*'";
     }
     return NULL;
 }
@@ -181,24 +212,94 @@ static int refuse(char **err, const char *path, const char *fmt, ...)
     return TP_EINVAL;
 }
 
-static int check_descriptor(const tp_plugin_desc *d, const char *path, char **err)
+static int check_version(const tp_plugin_desc *d, const char *path, char **err)
 {
     if (d->abi_major != TP_ABI_MAJOR || d->abi_minor > TP_ABI_MINOR)
         return refuse(err, path,
                       "ABI version %u.%u, this core has %u.%u; rebuild it against this core's "
                       "include/tracepipe/",
                       d->abi_major, d->abi_minor, TP_ABI_MAJOR, TP_ABI_MINOR);
-    if (d->struct_size < sizeof(tp_plugin_desc))
+    if (d->struct_size < TP_PLUGIN_DESC_MIN_SIZE)
         return refuse(err, path, "descriptor is %u bytes, expected at least %zu", d->struct_size,
-                      sizeof(tp_plugin_desc));
+                      (size_t)TP_PLUGIN_DESC_MIN_SIZE);
     if (d->name == NULL || d->bind == NULL || d->stages == NULL)
         return refuse(err, path, "incomplete descriptor (name, bind or stages missing)");
-    for (const tp_stage_desc *s = d->stages; s->name; s++) {
-        const char *why = stage_problem(s);
+    return TP_OK;
+}
+
+/* Widens one stage's option table, read with the plugin's stride. */
+static int widen_options(tp_stage_desc *s, const char *path, char **err)
+{
+    const char *src = (const char *)s->options;
+    if (src == NULL)
+        return TP_OK;
+    size_t stride = s->option_size ? s->option_size : TP_OPTION_MIN_SIZE;
+    if (stride < TP_OPTION_MIN_SIZE)
+        return refuse(err, path, "stage '%s': option entries of %zu bytes, expected at least %zu",
+                      s->name, stride, (size_t)TP_OPTION_MIN_SIZE);
+    size_t n = 0;
+    while (((const tp_option *)(const void *)(src + n * stride))->name != NULL)
+        n++;
+    tp_option *opts = calloc(n + 1, sizeof *opts);
+    if (opts == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        memcpy(&opts[i], src + i * stride, stride < sizeof *opts ? stride : sizeof *opts);
+    s->options = opts;
+    s->option_size = sizeof *opts;
+    return TP_OK;
+}
+
+/* Widens the stage array, stepping by the first entry's declared size; on
+ * success *out holds n stages and a zeroed terminator. */
+static int widen_stages(const tp_plugin_desc *d, const char *path, tp_stage_desc **out,
+                        size_t *n_out, char **err)
+{
+    const char *src = (const char *)d->stages;
+    size_t stride = ((const tp_stage_desc *)(const void *)src)->struct_size;
+    if (stride < TP_STAGE_DESC_MIN_SIZE)
+        return refuse(err, path, "stage entries of %zu bytes, expected at least %zu", stride,
+                      (size_t)TP_STAGE_DESC_MIN_SIZE);
+    size_t n = 0;
+    while (((const tp_stage_desc *)(const void *)(src + n * stride))->name != NULL)
+        n++;
+    tp_stage_desc *stages = calloc(n + 1, sizeof *stages);
+    if (stages == NULL)
+        return TP_ENOMEM;
+    *out = stages;
+    *n_out = n;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&stages[i], src + i * stride, stride < sizeof *stages ? stride : sizeof *stages);
+        stages[i].struct_size = sizeof *stages;
+        int rc = widen_options(&stages[i], path, err);
+        if (rc != TP_OK) {
+            stages[i].options = NULL; /* still the plugin's own table */
+            return rc;
+        }
+        const char *why = stage_problem(&stages[i]);
         if (why)
-            return refuse(err, path, "stage '%s': %s", s->name, why);
+            return refuse(err, path, "stage '%s': %s", stages[i].name, why);
     }
     return TP_OK;
+}
+
+/* The plugin's descriptor and stages checked and widened into new copies. */
+static int check_descriptor(const tp_plugin_desc *d, const char *path, tp_plugin_desc **desc_out,
+                            tp_stage_desc **stages_out, size_t *n_out, char **err)
+{
+    *desc_out = NULL;
+    *stages_out = NULL;
+    *n_out = 0;
+    int rc = check_version(d, path, err);
+    if (rc != TP_OK)
+        return rc;
+    if ((*desc_out = widen(d, d->struct_size, sizeof **desc_out)) == NULL)
+        return TP_ENOMEM;
+    (*desc_out)->struct_size = sizeof **desc_out;
+    rc = widen_stages(d, path, stages_out, n_out, err);
+    if (rc == TP_OK)
+        (*desc_out)->stages = *stages_out;
+    return rc;
 }
 
 static bool already_loaded(const tp_ctx *ctx, const char *path)
@@ -211,7 +312,7 @@ static bool already_loaded(const tp_ctx *ctx, const char *path)
 
 static int register_stages(tp_ctx *ctx, const plugin *p)
 {
-    for (const tp_stage_desc *s = p->desc->stages; s->name; s++) {
+    for (const tp_stage_desc *s = p->stages; s->name; s++) {
         stage_entry *st = realloc(ctx->stages, (ctx->n_stages + 1) * sizeof *st);
         if (st == NULL)
             return TP_ENOMEM;
@@ -242,24 +343,23 @@ static int load_file(tp_ctx *ctx, const char *path, int priority, char **err)
         dlclose(h);
         return refuse(err, path, "no '" TP_DESCRIPTOR_SYMBOL "' symbol (not a tracepipe plugin)");
     }
-    int rc = check_descriptor(d, path, err);
-    if (rc != TP_OK) {
-        dlclose(h);
-        return rc;
-    }
-    plugin *ps = realloc(ctx->plugins, (ctx->n_plugins + 1) * sizeof *ps);
-    char *copy = strdup(path);
-    if (ps == NULL || copy == NULL) {
-        if (ps)
-            ctx->plugins = ps;
+    tp_plugin_desc *desc;
+    tp_stage_desc *stages;
+    size_t n_stages;
+    int rc = check_descriptor(d, path, &desc, &stages, &n_stages, err);
+    plugin *ps = rc == TP_OK ? realloc(ctx->plugins, (ctx->n_plugins + 1) * sizeof *ps) : NULL;
+    char *copy = ps ? strdup(path) : NULL;
+    if (ps)
+        ctx->plugins = ps;
+    if (copy == NULL) {
+        plugin_copies_free(desc, stages, n_stages);
         free(copy);
         dlclose(h);
-        return TP_ENOMEM;
+        return rc == TP_OK ? TP_ENOMEM : rc;
     }
-    ctx->plugins = ps;
     plugin *p = &ctx->plugins[ctx->n_plugins++];
-    *p = (plugin){copy, h, d, priority};
-    d->bind(tp_core_host_api());
+    *p = (plugin){copy, h, desc, stages, n_stages, priority};
+    desc->bind(tp_core_host_api());
     return register_stages(ctx, p);
 }
 

@@ -111,6 +111,12 @@ size_t tp_option_field_size(tp_opt_type type)
         return sizeof(const char *);
     case TP_OPT_LIST:
         return sizeof(tp_strlist);
+    case TP_OPT_INT_LIST:
+        return sizeof(tp_intlist);
+    case TP_OPT_FLOAT_LIST:
+        return sizeof(tp_floatlist);
+    case TP_OPT_ENUM:
+        return sizeof(int);
     }
     return 0;
 }
@@ -130,6 +136,12 @@ static const char *type_name(tp_opt_type type)
         return "one of the choices";
     case TP_OPT_LIST:
         return "a list of strings";
+    case TP_OPT_INT_LIST:
+        return "a list of integers";
+    case TP_OPT_FLOAT_LIST:
+        return "a list of numbers";
+    case TP_OPT_ENUM:
+        return "one of the choices";
     }
     return "?";
 }
@@ -151,6 +163,23 @@ static void list_choices(const char *const *choices, char *buf, size_t size)
         size_t used = strlen(buf);
         snprintf(buf + used, size - used, "%s%s", i ? ", " : "", choices[i]);
     }
+}
+
+/* The index of text among the option's choices, or -1 (reported). */
+static int find_choice(const tp_option *opt, const char *text, const origin *o)
+{
+    size_t n = 0;
+    while (opt->choices && opt->choices[n])
+        n++;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(opt->choices[i], text) == 0)
+            return (int)i;
+    char all[512];
+    const char *near = tp_closest(text, opt->choices, n);
+    list_choices(opt->choices, all, sizeof all);
+    REPORT(o, "error: %s: option '%s' = '%s' is not one of: %s%s%s%s", o->who, opt->name, text,
+           all, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    return -1;
 }
 
 static int set_scalar(const tp_option *opt, void *field, const char *text, bool quoted,
@@ -206,24 +235,19 @@ static int set_scalar(const tp_option *opt, void *field, const char *text, bool 
         return 0;
     }
     case TP_OPT_CHOICE:
-        for (size_t i = 0; opt->choices && opt->choices[i]; i++) {
-            if (strcmp(opt->choices[i], text) == 0) {
-                *(const char **)field = opt->choices[i];
-                return 0;
-            }
-        }
-        {
-            char all[512];
-            size_t n = 0;
-            while (opt->choices && opt->choices[n])
-                n++;
-            const char *near = tp_closest(text, opt->choices, n);
-            list_choices(opt->choices, all, sizeof all);
-            REPORT(o, "error: %s: option '%s' = '%s' is not one of: %s%s%s%s", o->who, opt->name,
-                   text, all, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-        }
-        return -1;
+    case TP_OPT_ENUM: {
+        int i = find_choice(opt, text, o);
+        if (i < 0)
+            return -1;
+        if (opt->type == TP_OPT_ENUM)
+            *(int *)field = i;
+        else
+            *(const char **)field = opt->choices[i];
+        return 0;
+    }
     case TP_OPT_LIST:
+    case TP_OPT_INT_LIST:
+    case TP_OPT_FLOAT_LIST:
         break;
     }
     return -1;
@@ -262,10 +286,55 @@ static int set_list(const tp_option *opt, void *field, const tp_ynode *v, const 
     return 0;
 }
 
+static void free_numbers(void *field)
+{
+    tp_intlist *l = field; /* tp_floatlist has the same shape */
+    free((void *)l->items);
+    l->n = 0;
+    l->items = NULL;
+}
+
+/* A list of integers or numbers: each item is parsed and range-checked as
+ * the scalar option of the element type would be. */
+static int set_numbers(const tp_option *opt, void *field, const tp_ynode *v, const origin *o)
+{
+    bool ints = opt->type == TP_OPT_INT_LIST;
+    size_t elem = ints ? sizeof(int64_t) : sizeof(double);
+    free_numbers(field);
+    size_t n = v->type == TP_YNODE_SEQ ? v->n : 1;
+    char *items = calloc(n ? n : 1, elem);
+    if (items == NULL)
+        return -1;
+    tp_option one = *opt;
+    one.type = ints ? TP_OPT_INT : TP_OPT_FLOAT;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const tp_ynode *it = v->type == TP_YNODE_SEQ ? v->items[i] : v;
+        origin oi = *o;
+        if (it->line > 0) {
+            oi.line = it->line;
+            oi.col = it->col;
+        }
+        if (it->type != TP_YNODE_SCALAR) {
+            REPORT(&oi, "error: %s: option '%s' must be %s", o->who, opt->name,
+                   type_name(opt->type));
+            rc = -1;
+        } else {
+            rc = set_scalar(&one, items + i * elem, it->text, it->quoted, &oi);
+        }
+    }
+    tp_intlist *l = field;
+    l->items = (const int64_t *)(void *)items;
+    l->n = rc == 0 ? n : 0;
+    return rc;
+}
+
 static int set_from_node(const tp_option *opt, void *field, const tp_ynode *v, const origin *o)
 {
     if (opt->type == TP_OPT_LIST)
         return set_list(opt, field, v, o);
+    if (opt->type == TP_OPT_INT_LIST || opt->type == TP_OPT_FLOAT_LIST)
+        return set_numbers(opt, field, v, o);
     if (v->type != TP_YNODE_SCALAR) {
         REPORT(o, "error: %s: option '%s' must be %s, not a %s", o->who, opt->name,
                type_name(opt->type), v->type == TP_YNODE_MAP ? "mapping" : "list");
@@ -280,9 +349,10 @@ static int apply_default(const tp_option *opt, void *field, const origin *o)
         return 0;
     origin od = *o;
     od.line = od.col = 0;
-    if (opt->type == TP_OPT_LIST) {
+    if (opt->type == TP_OPT_LIST || opt->type == TP_OPT_INT_LIST ||
+        opt->type == TP_OPT_FLOAT_LIST) {
         tp_ynode scalar = {.type = TP_YNODE_SCALAR, .text = (char *)opt->def};
-        return set_list(opt, field, &scalar, &od);
+        return set_from_node(opt, field, &scalar, &od);
     }
     return set_scalar(opt, field, opt->def, false, &od);
 }
@@ -376,6 +446,8 @@ void tp_options_free(const tp_option *schema, void *config)
             free(*(char **)field);
         else if (opt->type == TP_OPT_LIST)
             free_list(field);
+        else if (opt->type == TP_OPT_INT_LIST || opt->type == TP_OPT_FLOAT_LIST)
+            free_numbers(field);
     }
     free(config);
 }

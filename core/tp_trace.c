@@ -223,7 +223,7 @@ static uint64_t track_hash(const tp_track *k)
 static int track_equal(const tp_track *a, const tp_track *b)
 {
     return a->pid == b->pid && a->tid == b->tid && a->device == b->device &&
-           a->stream == b->stream;
+           a->stream == b->stream && a->context == b->context;
 }
 
 /* Doubles the index and re-inserts every track. */
@@ -306,7 +306,7 @@ static int id_cell(tp_trace *t, int64_t v, int32_t *cell)
 static int push_row(tp_trace *t, const tp_event *ev, uint64_t off, size_t alen)
 {
     size_t i = t->cols.n;
-    tp_track where = {ev->pid, ev->tid, ev->device, ev->stream};
+    tp_track where = {ev->pid, ev->tid, ev->device, ev->stream, ev->context, {0, 0, 0}};
     uint32_t track;
     int32_t ext_id, corr, flow_id;
     int rc = track_find_or_add(&t->tracks, &where, &track);
@@ -320,7 +320,7 @@ static int push_row(tp_trace *t, const tp_event *ev, uint64_t off, size_t alen)
     t->name[i] = ev->name;
     t->cat[i] = ev->cat;
     t->track[i] = track;
-    t->kind[i] = ev->kind;
+    t->kind[i] = ev->kind < TP_KIND__COUNT ? ev->kind : (uint8_t)TP_KIND_OTHER; /* unknown: other */
     t->phase[i] = ev->phase;
     t->ext_id[i] = ext_id;
     t->corr[i] = corr;
@@ -547,10 +547,12 @@ static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
         alen = src->args_len[i];
     const tp_track *where = &src->tracks.v[src->track[i]];
     const tp_cols *c = &src->cols;
-    tp_event ev = {src->ts[i],          src->dur[i],      src->name[i],          src->cat[i],
-                   where->pid,          where->tid,       src->kind[i],          src->phase[i],
-                   tp_ev_ext_id(c, i),  tp_ev_corr(c, i), tp_ev_flow_id(c, i),   where->device,
-                   where->stream,       args,             alen};
+    tp_event ev = {.ts = src->ts[i], .dur = src->dur[i], .name = src->name[i], .cat = src->cat[i],
+                   .pid = where->pid, .tid = where->tid, .kind = src->kind[i],
+                   .phase = src->phase[i], .ext_id = tp_ev_ext_id(c, i), .corr = tp_ev_corr(c, i),
+                   .flow_id = tp_ev_flow_id(c, i), .device = where->device,
+                   .stream = where->stream, .args = args, .args_len = alen,
+                   .context = where->context};
     /* a text still in the source file stays there: the filtered trace has
      * the same source */
     if (in_file)

@@ -21,7 +21,11 @@ typedef enum tp_opt_type {
     TP_OPT_FLOAT = 3,  /* field: double */
     TP_OPT_STRING = 4, /* field: const char * (NULL when absent without default) */
     TP_OPT_CHOICE = 5, /* field: const char *, one of `choices` */
-    TP_OPT_LIST = 6    /* field: tp_strlist; a YAML sequence of scalars or one scalar */
+    TP_OPT_LIST = 6,   /* field: tp_strlist; a YAML sequence of scalars or one scalar */
+    /* --- since 3.0 --- */
+    TP_OPT_INT_LIST = 7,   /* field: tp_intlist; integers, each checked against min/max */
+    TP_OPT_FLOAT_LIST = 8, /* field: tp_floatlist; numbers, each checked against min/max */
+    TP_OPT_ENUM = 9        /* field: int, the index in `choices` of the value given */
 } tp_opt_type;
 
 /* A list of strings, as TP_OPT_LIST fields hold it. */
@@ -29,6 +33,16 @@ typedef struct tp_strlist {
     size_t n;
     const char *const *items;
 } tp_strlist;
+
+/* Lists of numbers, as TP_OPT_INT_LIST and TP_OPT_FLOAT_LIST fields hold them. */
+typedef struct tp_intlist {
+    size_t n;
+    const int64_t *items;
+} tp_intlist;
+typedef struct tp_floatlist {
+    size_t n;
+    const double *items;
+} tp_floatlist;
 
 enum {
     TP_OPT_REQUIRED = 1u << 0, /* the pipeline must give it */
@@ -42,25 +56,37 @@ typedef struct tp_option {
     size_t offset;             /* offsetof(config struct, field) */
     const char *def;           /* default as YAML text, parsed like user input; NULL = none */
     double min, max;           /* inclusive range when TP_OPT_RANGE is set */
-    const char *const *choices; /* NULL-terminated, for TP_OPT_CHOICE */
+    const char *const *choices; /* NULL-terminated, for TP_OPT_CHOICE and TP_OPT_ENUM */
     const char *help;          /* one line */
+    const void *reserved[2];   /* NULL; room for fields appended in 3.x */
 } tp_option;
 
+/* The part of tp_option every 3.x plugin has; the core reads a plugin's
+ * option table with the stride the plugin declares (tp_stage_desc.option_size)
+ * and treats fields past it as zero. */
+#define TP_OPTION_MIN_SIZE offsetof(tp_option, reserved)
+
 #define TP_OPTION_BOOL(NAME, T, FIELD, DEF, HELP) \
-    { NAME, TP_OPT_BOOL, 0, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP }
+    { NAME, TP_OPT_BOOL, 0, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP, {NULL, NULL} }
 #define TP_OPTION_INT(NAME, T, FIELD, DEF, MIN, MAX, HELP) \
-    { NAME, TP_OPT_INT, TP_OPT_RANGE, offsetof(T, FIELD), DEF, MIN, MAX, NULL, HELP }
+    { NAME, TP_OPT_INT, TP_OPT_RANGE, offsetof(T, FIELD), DEF, MIN, MAX, NULL, HELP, {NULL, NULL} }
 #define TP_OPTION_FLOAT(NAME, T, FIELD, DEF, MIN, MAX, HELP) \
-    { NAME, TP_OPT_FLOAT, TP_OPT_RANGE, offsetof(T, FIELD), DEF, MIN, MAX, NULL, HELP }
+    { NAME, TP_OPT_FLOAT, TP_OPT_RANGE, offsetof(T, FIELD), DEF, MIN, MAX, NULL, HELP, {NULL, NULL} }
 #define TP_OPTION_STRING(NAME, T, FIELD, DEF, HELP) \
-    { NAME, TP_OPT_STRING, 0, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP }
+    { NAME, TP_OPT_STRING, 0, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP, {NULL, NULL} }
 #define TP_OPTION_REQUIRED_STRING(NAME, T, FIELD, HELP) \
-    { NAME, TP_OPT_STRING, TP_OPT_REQUIRED, offsetof(T, FIELD), NULL, 0, 0, NULL, HELP }
+    { NAME, TP_OPT_STRING, TP_OPT_REQUIRED, offsetof(T, FIELD), NULL, 0, 0, NULL, HELP, {NULL, NULL} }
 #define TP_OPTION_CHOICE(NAME, T, FIELD, DEF, CHOICES, HELP) \
-    { NAME, TP_OPT_CHOICE, 0, offsetof(T, FIELD), DEF, 0, 0, CHOICES, HELP }
+    { NAME, TP_OPT_CHOICE, 0, offsetof(T, FIELD), DEF, 0, 0, CHOICES, HELP, {NULL, NULL} }
 #define TP_OPTION_LIST(NAME, T, FIELD, HELP) \
-    { NAME, TP_OPT_LIST, 0, offsetof(T, FIELD), NULL, 0, 0, NULL, HELP }
-#define TP_OPTION_END { NULL, (tp_opt_type)0, 0, 0, NULL, 0, 0, NULL, NULL }
+    { NAME, TP_OPT_LIST, 0, offsetof(T, FIELD), NULL, 0, 0, NULL, HELP, {NULL, NULL} }
+#define TP_OPTION_INT_LIST(NAME, T, FIELD, MIN, MAX, HELP) \
+    { NAME, TP_OPT_INT_LIST, TP_OPT_RANGE, offsetof(T, FIELD), NULL, MIN, MAX, NULL, HELP, {NULL, NULL} }
+#define TP_OPTION_FLOAT_LIST(NAME, T, FIELD, MIN, MAX, HELP) \
+    { NAME, TP_OPT_FLOAT_LIST, TP_OPT_RANGE, offsetof(T, FIELD), NULL, MIN, MAX, NULL, HELP, {NULL, NULL} }
+#define TP_OPTION_ENUM(NAME, T, FIELD, DEF, CHOICES, HELP) \
+    { NAME, TP_OPT_ENUM, 0, offsetof(T, FIELD), DEF, 0, 0, CHOICES, HELP, {NULL, NULL} }
+#define TP_OPTION_END { NULL, (tp_opt_type)0, 0, 0, NULL, 0, 0, NULL, NULL, {NULL, NULL} }
 
 #ifdef __cplusplus
 }

@@ -10,12 +10,26 @@
  *
  * Versioning: TP_ABI_MAJOR changes when anything is removed, reordered or
  * changes signature; TP_ABI_MINOR grows when something is appended at the
- * end of tp_host_api, tp_stage_desc, tp_plugin_desc or tp_cols.  The core
+ * end of tp_host_api, tp_stage_desc, tp_plugin_desc, tp_option or tp_cols,
+ * or takes the place of reserved space in tp_track and tp_event.  The core
  * loads a plugin whose major equals its own and whose minor is not greater.
+ * Since 3.0 the core reads tp_plugin_desc, the stage array and option tables
+ * with the sizes the plugin declares (struct_size, option_size) and treats
+ * every field the plugin predates as zero, so appending a field breaks no
+ * plugin built against an older 3.x header.
  *
- * Ownership words, as jansson uses them: "new" = the caller owns it,
- * "borrowed" = valid until the stage's run() returns (or, for trace and
- * result data, until the pipeline is freed); nothing here "steals".
+ * Ownership words, as jansson uses them, on every entry below:
+ *   "new"      the caller owns the result and frees it (tp_free);
+ *   "borrowed" valid until the stage's run() returns, or, for trace and
+ *              result data, until the run ends (the pipeline is freed);
+ *   "copied"   the core keeps its own copy of an argument: the caller may
+ *              free or reuse it as soon as the call returns.
+ * Nothing here "steals" a caller's pointer.  Every argument not said to be
+ * copied is read during the call only.
+ *
+ * Stage life cycle: init (if any), then run if init returned TP_OK, then
+ * destroy (if any) ALWAYS, also after a failed init, with whatever *state
+ * init left (NULL if it set none): destroy must accept a NULL state.
  */
 #ifndef TRACEPIPE_TP_PLUGIN_H
 #define TRACEPIPE_TP_PLUGIN_H
@@ -31,7 +45,7 @@
 extern "C" {
 #endif
 
-#define TP_ABI_MAJOR 2
+#define TP_ABI_MAJOR 3
 #define TP_ABI_MINOR 0
 
 #if defined(__GNUC__)
@@ -68,7 +82,28 @@ typedef struct tp_stage_desc {
     int (*init)(tp_stage *st, const void *config, void **state); /* optional */
     int (*run)(tp_stage *st, const void *config, void *state);
     void (*destroy)(tp_stage *st, void *state);                  /* optional */
+    /* --- since 3.0; a plugin whose stages end before here declares none --- */
+    /* The result ids run() makes, so `validate` checks every `input:` and
+     * writer path before any work: NULL-terminated names, each "" for the
+     * stage id itself, "NAME" for "<id>.NAME", or a pattern with one "*"
+     * ("*" alone: any "<id>.X"; "streams.*": "<id>.streams.X").  NULL: the
+     * stage does not say (nothing is checked against it). */
+    const char *const *produces;
+    uint32_t flags;        /* TP_STAGE_F_* */
+    uint32_t option_size;  /* sizeof(tp_option) at build time, filled by TP_STAGE */
+    const void *reserved[4]; /* NULL; room for fields appended in 3.x */
 } tp_stage_desc;
+
+/* The part of tp_stage_desc every 3.x plugin has (through destroy). */
+#define TP_STAGE_DESC_MIN_SIZE offsetof(tp_stage_desc, produces)
+
+/* tp_stage_desc.flags */
+enum {
+    /* takes several traces: `trace: [ID, ID]` (a diff); tp_stage_trace_at() */
+    TP_STAGE_F_TRACES = 1u << 0,
+    /* a reader that yields result tables and no event trace */
+    TP_STAGE_F_NO_TRACE = 1u << 1
+};
 
 typedef struct tp_host_api tp_host_api;
 
@@ -80,8 +115,13 @@ typedef struct tp_plugin_desc {
     const char *name;
     const char *version;
     void (*bind)(const tp_host_api *api);
-    const tp_stage_desc *stages; /* terminated by an entry whose name is NULL */
+    const tp_stage_desc *stages; /* terminated by an entry whose name is NULL; the
+                                    core steps through it by stages[0].struct_size */
+    const void *reserved[4];     /* NULL; room for fields appended in 3.x */
 } tp_plugin_desc;
+
+/* The part of tp_plugin_desc every 3.x plugin has. */
+#define TP_PLUGIN_DESC_MIN_SIZE offsetof(tp_plugin_desc, reserved)
 
 /*
  * The host function table.  Append only; each addition is tagged with the
@@ -107,7 +147,9 @@ struct tp_host_api {
     void (*free)(void *p);
 
     /* --- the run's string pool (since 1.0) --- */
-    tp_str (*intern)(tp_stage *st, const char *s, size_t len); /* 0 on ENOMEM for non-empty s */
+    /* s is copied.  Returns TP_STR_ERROR when out of memory (never the id
+     * of "", which a reader would silently store). */
+    tp_str (*intern)(tp_stage *st, const char *s, size_t len);
     const char *(*str)(tp_stage *st, tp_str id);   /* borrowed, NUL-terminated */
     size_t (*str_len)(tp_stage *st, tp_str id);
     int (*str_lookup)(tp_stage *st, const char *s, size_t len, tp_str *out); /* 1 found, 0 not */
@@ -193,12 +235,19 @@ struct tp_host_api {
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
 extern TP_HIDDEN const tp_host_api *tp_host;
 
+/* Every field, for stages that declare what they produce or set flags. */
+#define TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, PRODUCES, FLAGS, INIT, RUN, \
+                      DESTROY)                                                                   \
+    { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), REQUIRES, INIT, RUN,   \
+      DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), {NULL, NULL, NULL, NULL} }
 #define TP_STAGE(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, INIT, RUN, DESTROY) \
-    { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), NULL, INIT, RUN, DESTROY }
+    TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, NULL, NULL, 0, INIT, RUN, DESTROY)
 /* The same with a required earlier analysis. */
 #define TP_STAGE_REQ(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, INIT, RUN, DESTROY) \
-    { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), REQUIRES, INIT, RUN, DESTROY }
-#define TP_STAGE_END { 0, (tp_stage_kind)0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL }
+    TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, NULL, 0, INIT, RUN, DESTROY)
+#define TP_STAGE_END                                                                        \
+    { sizeof(tp_stage_desc), (tp_stage_kind)0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, \
+      0, {NULL, NULL, NULL, NULL} }
 
 /* Emits the descriptor and tp_host.  STAGES is a TP_STAGE_END-terminated
  * array of tp_stage_desc. */
@@ -208,7 +257,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
     TP_EXPORT extern const tp_plugin_desc tp_plugin_descriptor;                 \
     const tp_plugin_desc tp_plugin_descriptor = {                               \
         TP_ABI_MAJOR, TP_ABI_MINOR, sizeof(tp_plugin_desc), NAME, VERSION,      \
-        tp__bind, STAGES }
+        tp__bind, STAGES, {NULL, NULL, NULL, NULL} }
 
 #define TP_DESCRIPTOR_SYMBOL "tp_plugin_descriptor"
 

@@ -20,6 +20,9 @@ extern "C" {
  * string.  Equal texts have equal ids, so compare ids, never texts. */
 typedef uint32_t tp_str;
 
+/* What tp_intern() returns when it cannot intern (out of memory). */
+#define TP_STR_ERROR ((tp_str)UINT32_MAX)
+
 /* Return codes.  TP_OK is 0; every error is negative. */
 enum {
     TP_OK = 0,
@@ -48,8 +51,37 @@ typedef enum tp_kind {
     TP_KIND_COUNTER,        /* ph C */
     TP_KIND_METADATA,       /* ph M: process_name, thread_name, ... */
     TP_KIND_TRACE,          /* the profiler's own span (cat Trace) */
-    TP_KIND__COUNT
+    /* --- since 3.0 --- */
+    TP_KIND_SYNC,           /* device synchronisation waits (cuda sync, cudaEventSynchronize) */
+    TP_KIND_OS_RUNTIME,     /* OS calls traced by the profiler (Nsight's OS runtime rows) */
+    TP_KIND_RANGE,          /* named ranges not nesting host work (NVTX push/pop kept apart) */
+    TP_KIND__COUNT          /* not a kind: the number of kinds this header knows */
 } tp_kind;
+
+/* Kinds only grow.  A kind a consumer does not know (a value from a newer
+ * reader, >= its TP_KIND__COUNT) must be treated as TP_KIND_OTHER; the core
+ * stores kinds it does not know as TP_KIND_OTHER. */
+static inline const char *tp_kind_name(unsigned kind)
+{
+    static const char *const names[TP_KIND__COUNT] = {
+        "other",  "cpu_op", "annotation", "gpu_annotation", "python",   "runtime",
+        "kernel", "memcpy", "memset",     "flow",           "instant",  "counter",
+        "metadata", "trace", "sync",      "os_runtime",     "range"};
+    return kind < TP_KIND__COUNT ? names[kind] : names[TP_KIND_OTHER];
+}
+
+/* The kind named by text as tp_kind_name() spells it; TP_KIND_OTHER if none. */
+static inline tp_kind tp_kind_from_name(const char *text)
+{
+    for (unsigned k = 0; k < TP_KIND__COUNT; k++) {
+        const char *a = tp_kind_name(k), *b = text;
+        while (*a && *a == *b)
+            a++, b++;
+        if (*a == '\0' && *b == '\0')
+            return (tp_kind)k;
+    }
+    return TP_KIND_OTHER;
+}
 
 /* True for activities that run on a device timeline. */
 #define TP_KIND_IS_GPU(k) \
@@ -77,7 +109,9 @@ typedef struct tp_track {
     int64_t pid;    /* see TP_ID_IS_STR */
     int64_t tid;
     int32_t device; /* args.device for GPU activity, -1 if absent */
-    int32_t stream; /* args.stream for GPU activity, -1 if absent */
+    int32_t stream; /* args.stream for GPU activity (the OpenCL queue), -1 if absent */
+    int64_t context; /* since 3.0: CUDA / OpenCL context id, 0 if absent (ids are >= 1) */
+    int64_t reserved[3]; /* zero; room for fields appended in 3.x */
 } tp_track;
 
 /*
@@ -145,7 +179,10 @@ static inline int32_t tp_ev_stream(const tp_cols *c, size_t row)
     return tp_ev_track(c, row)->stream;
 }
 
-/* One event as a reader hands it to tp_trace_append(). */
+/* One event as a reader hands it to tp_trace_append().  Zero-initialise it
+ * (`tp_event ev = {0};` or a designated initialiser) and then set fields:
+ * fields appended in later 3.x versions take their room from `reserved`, and
+ * zero there means "not given". */
 typedef struct tp_event {
     int64_t ts, dur;
     tp_str name, cat;
@@ -155,6 +192,9 @@ typedef struct tp_event {
     int32_t device, stream;
     const char *args; /* JSON text of the args object, or NULL; copied */
     size_t args_len;
+    /* --- since 3.0 --- */
+    int64_t context;  /* see tp_track.context; 0 when absent */
+    uint64_t reserved[4];
 } tp_event;
 
 /* Result tables: typed columns. */

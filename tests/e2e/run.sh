@@ -110,7 +110,7 @@ check_cli() { # description, expected exit, expected text in output, command...
     ok
 }
 check_cli "--help" 0 "Usage: pipeline COMMAND" "$PIPELINE" --help
-check_cli "--version" 0 "plugin ABI 2." "$PIPELINE" --version
+check_cli "--version" 0 "plugin ABI 3." "$PIPELINE" --version
 check_cli "no command" 2 "Usage: pipeline COMMAND" "$PIPELINE"
 check_cli "unknown command" 2 "pipeline: unknown command frobnicate" "$PIPELINE" frobnicate
 check_cli "unknown option" 2 "pipeline: unknown option --frob" "$PIPELINE" run x.yaml --frob
@@ -122,7 +122,7 @@ check_cli "plugins lists kineto" 0 "reader    kineto" "$PIPELINE" plugins
 check_cli "describe probe" 0 "count            int     3          [1, 100]" \
     "$PIPELINE" describe probe $EXTRA
 check_cli "describe unknown" 2 "no stage named 'nosuch'" "$PIPELINE" describe nosuch
-check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 3.0, this core has 2.0" \
+check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 4.0, this core has 3.0" \
     "$PIPELINE" plugins --plugin-dir "$BUILD/testplugins/bad"
 
 # docs match the code: every built-in stage has docs/plugins/<name>.md naming each option

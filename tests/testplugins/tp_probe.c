@@ -16,9 +16,13 @@ typedef struct probe_cfg {
     const char *mode;
     tp_strlist names;
     const char *need;
+    tp_intlist ints;
+    tp_floatlist floats;
+    int level;
 } probe_cfg;
 
 static const char *const modes[] = {"fast", "exact", NULL};
+static const char *const levels[] = {"low", "mid", "high", NULL};
 
 static const tp_option probe_options[] = {
     TP_OPTION_BOOL("flag", probe_cfg, flag, "false", "a boolean"),
@@ -27,6 +31,9 @@ static const tp_option probe_options[] = {
     TP_OPTION_STRING("label", probe_cfg, label, "none", "a string"),
     TP_OPTION_CHOICE("mode", probe_cfg, mode, "fast", modes, "fast or exact"),
     TP_OPTION_LIST("names", probe_cfg, names, "a list of names"),
+    TP_OPTION_INT_LIST("ints", probe_cfg, ints, -10, 1000, "integers in [-10, 1000]"),
+    TP_OPTION_FLOAT_LIST("floats", probe_cfg, floats, 0, 1, "fractions"),
+    TP_OPTION_ENUM("level", probe_cfg, level, "mid", levels, "low, mid or high"),
     TP_OPTION_END};
 
 static const tp_option need_options[] = {
@@ -58,6 +65,23 @@ static int probe_run(tp_stage *st, const void *config, void *state)
         snprintf(joined + used, sizeof joined - used, "%s%s", i ? "," : "", c->names.items[i]);
     }
     tp_result_set_str(st, r, row, cn, joined);
+    int ci = tp_result_add_col(st, r, "ints", TP_COL_STR);
+    int cx = tp_result_add_col(st, r, "floats", TP_COL_STR);
+    int cv = tp_result_add_col(st, r, "level", TP_COL_I64);
+    joined[0] = '\0';
+    for (size_t i = 0; i < c->ints.n; i++) {
+        size_t used = strlen(joined);
+        snprintf(joined + used, sizeof joined - used, "%s%lld", i ? "," : "",
+                 (long long)c->ints.items[i]);
+    }
+    tp_result_set_str(st, r, row, ci, joined);
+    joined[0] = '\0';
+    for (size_t i = 0; i < c->floats.n; i++) {
+        size_t used = strlen(joined);
+        snprintf(joined + used, sizeof joined - used, "%s%g", i ? "," : "", c->floats.items[i]);
+    }
+    tp_result_set_str(st, r, row, cx, joined);
+    tp_result_set_i64(st, r, row, cv, c->level);
     return TP_OK;
 }
 

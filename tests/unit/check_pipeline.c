@@ -37,7 +37,10 @@ START_TEST(typed_values_reach_the_plugin)
                           "    ratio: 0.25\n"
                           "    label: 17\n"
                           "    mode: exact\n"
-                          "    names: [a, b, c]\n",
+                          "    names: [a, b, c]\n"
+                          "    ints: [-10, 0, 1000]\n"
+                          "    floats: [0.25, 1]\n"
+                          "    level: high\n",
                           &d);
     ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
     tp_run *run = NULL;
@@ -51,6 +54,9 @@ START_TEST(typed_values_reach_the_plugin)
     ck_assert_str_eq(tp_test_str(r, 0, "label"), "17");
     ck_assert_str_eq(tp_test_str(r, 0, "mode"), "exact");
     ck_assert_str_eq(tp_test_str(r, 0, "names"), "a,b,c");
+    ck_assert_str_eq(tp_test_str(r, 0, "ints"), "-10,0,1000");
+    ck_assert_str_eq(tp_test_str(r, 0, "floats"), "0.25,1");
+    ck_assert_int_eq(tp_test_i64(r, 0, "level"), 2);
     tp_run_free(run);
     tp_pipeline_free(p);
     tp_ctx_free(ctx);
@@ -73,6 +79,8 @@ START_TEST(defaults_apply)
     ck_assert_str_eq(tp_test_str(r, 0, "label"), "none");
     ck_assert_str_eq(tp_test_str(r, 0, "mode"), "fast");
     ck_assert_str_eq(tp_test_str(r, 0, "names"), "one");
+    ck_assert_str_eq(tp_test_str(r, 0, "ints"), "");
+    ck_assert_int_eq(tp_test_i64(r, 0, "level"), 1);
     tp_run_free(run);
     tp_pipeline_free(p);
     tp_ctx_free(ctx);
@@ -98,7 +106,7 @@ START_TEST(every_problem_is_reported)
     ck_assert_ptr_null(load(ctx, yaml, &d));
     const char *want[] = {
         "p.yaml:3:5: error: analysis 'probe': unknown option 'cuont' (did you mean 'count'?); "
-        "valid options: flag, count, ratio, label, mode, names",
+        "valid options: flag, count, ratio, label, mode, names, ints, floats, level",
         "p.yaml:4:12: error: analysis 'probe': option 'count' = 0 is out of range [1, 100]",
         "p.yaml:5:12: error: analysis 'probe': option 'ratio' must be a number, not 'high'",
         "p.yaml:6:11: error: analysis 'probe': option 'flag' must be a boolean (true/false), not "
@@ -167,6 +175,70 @@ START_TEST(vars_and_set)
     ck_assert_str_eq(d.lines[0],
                      "p.yaml: error: --set nn: the pipeline declares no variable 'nn' under vars:");
     tp_diags_free(&d);
+    tp_ctx_free(ctx);
+}
+END_TEST
+
+/* A list item out of range or of the wrong type is reported at its own line. */
+START_TEST(number_lists_and_enums_are_checked)
+{
+    tp_ctx *ctx = probe_ctx();
+    tp_diags d = {0};
+    tp_pipeline *p = load(ctx,
+                          "stages:\n"
+                          "  - analysis: probe\n"
+                          "    ints:\n"
+                          "      - 5\n"
+                          "      - 1001\n"
+                          "    floats: [0.5, x]\n"
+                          "    level: highest\n",
+                          &d);
+    ck_assert_ptr_null(p);
+    ck_assert_uint_eq(d.n, 3);
+    ck_assert_msg(strstr(d.lines[0], "p.yaml:5:9:") && strstr(d.lines[0], "'ints' = 1001 is out of range"),
+                  "%s", d.lines[0]);
+    ck_assert_msg(strstr(d.lines[1], "p.yaml:6:19:") && strstr(d.lines[1], "'floats' must be a number, not 'x'"),
+                  "%s", d.lines[1]);
+    ck_assert_msg(strstr(d.lines[2], "'level' = 'highest' is not one of: low, mid, high (did you mean 'high'?)"),
+                  "%s", d.lines[2]);
+    tp_diags_free(&d);
+    tp_ctx_free(ctx);
+}
+END_TEST
+
+/* A plugin built against the smaller 3.0 prefix of every descriptor loads:
+ * its second stage is found (the stride is the plugin's), its options are
+ * read with their own size, and the fields it predates read as zero. */
+START_TEST(older_smaller_descriptor_loads_and_runs)
+{
+    tp_ctx *ctx = tp_ctx_new();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/testplugins/tp_old_layout.so", tp_test_build_dir());
+    char *err = NULL;
+    ck_assert_msg(tp_ctx_load_file(ctx, path, &err) == TP_OK, "%s", err ? err : "");
+    ck_assert_uint_eq(tp_ctx_stage_count(ctx), 2);
+    const tp_plugin_desc *owner = NULL;
+    const tp_stage_desc *s0 = tp_ctx_stage_at(ctx, 0, &owner);
+    const tp_stage_desc *s1 = tp_ctx_stage_at(ctx, 1, NULL);
+    ck_assert_str_eq(s0->name, "old_probe");
+    ck_assert_str_eq(s1->name, "old_probe2");
+    ck_assert_ptr_null(s0->produces);
+    ck_assert_uint_eq(s0->flags, 0);
+    ck_assert_str_eq(s0->options[1].name, "label");
+    ck_assert_ptr_null(s0->options[2].name);
+    ck_assert_ptr_null(owner->reserved[0]);
+    ck_assert_str_eq(owner->name, "tp_old_layout");
+    tp_diags d = {0};
+    tp_pipeline *p = load(ctx, "stages:\n  - analysis: old_probe\n    label: x\n", &d);
+    ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
+    tp_run *run = NULL;
+    tp_run_opts o = {0};
+    ck_assert_int_eq(tp_pipeline_run(p, &o, &run), TP_OK);
+    const tp_result *r = tp_run_result(run, "old_probe");
+    ck_assert_int_eq(tp_test_i64(r, 0, "count"), 7);
+    ck_assert_str_eq(tp_test_str(r, 0, "label"), "x");
+    tp_run_free(run);
+    tp_pipeline_free(p);
     tp_ctx_free(ctx);
 }
 END_TEST
@@ -250,6 +322,8 @@ static Suite *pipeline_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("loader");
     tcase_add_test(tc, loader_refuses_bad_plugins);
+    tcase_add_test(tc, older_smaller_descriptor_loads_and_runs);
+    tcase_add_test(tc, number_lists_and_enums_are_checked);
     suite_add_tcase(s, tc);
     tc = tcase_create("output");
     tcase_add_test(tc, failed_writer_leaves_no_file);

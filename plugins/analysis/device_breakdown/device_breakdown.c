@@ -69,7 +69,7 @@ static tp_str leaf_name(db *d, tp_str name)
             if (s[i] == ':' && s[i + 1] == ':')
                 from = i + 2;
         tp_str id = (s && len > from) ? tp_intern(d->st, s + from, len - from) : name;
-        d->short_memo[name] = (id ? id : name) + 1;
+        d->short_memo[name] = (id != TP_STR_ERROR ? id : name) + 1;
     }
     return d->short_memo[name] - 1;
 }

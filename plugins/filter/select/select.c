@@ -29,15 +29,6 @@ static const tp_option sel_options[] = {
     TP_OPTION_BOOL("invert", sel_config, invert, "false", "keep what the selection drops"),
     TP_OPTION_END};
 
-static const char *const kind_names[TP_KIND__COUNT] = {
-    [TP_KIND_OTHER] = "other",       [TP_KIND_CPU_OP] = "cpu_op",
-    [TP_KIND_ANNOTATION] = "annotation", [TP_KIND_GPU_ANNOTATION] = "gpu_annotation",
-    [TP_KIND_PYTHON] = "python",     [TP_KIND_RUNTIME] = "runtime",
-    [TP_KIND_KERNEL] = "kernel",     [TP_KIND_MEMCPY] = "memcpy",
-    [TP_KIND_MEMSET] = "memset",     [TP_KIND_FLOW] = "flow",
-    [TP_KIND_INSTANT] = "instant",   [TP_KIND_COUNTER] = "counter",
-    [TP_KIND_METADATA] = "metadata", [TP_KIND_TRACE] = "trace"};
-
 /* A list option turned into sorted int64 values; `any` when not given. */
 typedef struct i64list {
     int any;
@@ -137,14 +128,16 @@ static int kinds_from(tp_stage *st, const tp_strlist *src, sel_state *s)
 {
     s->any_kind = src->n == 0;
     for (size_t i = 0; i < src->n; i++) {
-        size_t k = 0;
-        while (k < TP_KIND__COUNT && strcmp(kind_names[k], src->items[i]) != 0)
-            k++;
-        if (k == TP_KIND__COUNT)
-            return tp_fail(st, TP_EINVAL,
-                           "kinds[%zu]: unknown kind '%s' (kinds: cpu_op annotation gpu_annotation "
-                           "python runtime kernel memcpy memset flow instant counter metadata trace "
-                           "other)", i, src->items[i]);
+        tp_kind k = tp_kind_from_name(src->items[i]);
+        if (k == TP_KIND_OTHER && strcmp(src->items[i], tp_kind_name(TP_KIND_OTHER)) != 0) {
+            char all[256] = "";
+            for (unsigned j = 0; j < TP_KIND__COUNT; j++) {
+                size_t used = strlen(all);
+                snprintf(all + used, sizeof all - used, "%s%s", j ? " " : "", tp_kind_name(j));
+            }
+            return tp_fail(st, TP_EINVAL, "kinds[%zu]: unknown kind '%s' (kinds: %s)", i,
+                           src->items[i], all);
+        }
         s->kinds[k] = 1;
     }
     return TP_OK;

@@ -159,7 +159,7 @@ static int intern_raw(kin_parser *kp, const char *s, size_t len, int esc, tp_str
     if (kp->local)
         return kin_local_intern(kp->local, s, len, out);
     *out = tp_intern(kp->st, s, len);
-    return (*out == 0 && len > 0) ? TP_ENOMEM : TP_OK;
+    return *out == TP_STR_ERROR ? TP_ENOMEM : TP_OK;
 }
 
 /* A canonical unsigned decimal ("0", "7", "1890023232"), as profilers

@@ -635,7 +635,7 @@ static tp_str *map_strings(kin_parser *kp, const kin_local *l)
         return NULL;
     map[0] = 0;
     for (size_t i = 1; i < l->ntext; i++)
-        if ((map[i] = tp_intern(kp->st, l->text[i].s, l->text[i].len)) == 0) {
+        if ((map[i] = tp_intern(kp->st, l->text[i].s, l->text[i].len)) == TP_STR_ERROR) {
             tp_free(map);
             return NULL;
         }

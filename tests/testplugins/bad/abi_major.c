@@ -14,4 +14,4 @@ TP_HIDDEN const tp_host_api *tp_host;
 static void bind(const tp_host_api *api) { tp_host = api; }
 TP_EXPORT extern const tp_plugin_desc tp_plugin_descriptor;
 const tp_plugin_desc tp_plugin_descriptor = {TP_ABI_MAJOR + 1, 0, sizeof(tp_plugin_desc),
-                                             "abi_major", "0", bind, stages};
+                                             "abi_major", "0", bind, stages, {NULL, NULL, NULL, NULL}};

@@ -15,4 +15,4 @@ static void bind(const tp_host_api *api) { tp_host = api; }
 TP_EXPORT extern const tp_plugin_desc tp_plugin_descriptor;
 const tp_plugin_desc tp_plugin_descriptor = {TP_ABI_MAJOR, TP_ABI_MINOR + 1,
                                              sizeof(tp_plugin_desc), "abi_minor", "0", bind,
-                                             stages};
+                                             stages, {NULL, NULL, NULL, NULL}};
