@@ -38,6 +38,28 @@ static int host_fail(tp_stage *st, int code, const char *fmt, ...)
     return st->error_code;
 }
 
+/* A failed result call is recorded on the stage with its own code and
+ * what it was, so the run reports "column 'x' (text): wrong type" even when
+ * the plugin folds return codes together or returns a different one. */
+static int result_call(tp_stage *st, const tp_result *r, int col, const char *what, int rc)
+{
+    if (rc >= TP_OK || st->error_code != 0)
+        return rc;
+    if (rc == TP_ENOMEM) {
+        host_fail(st, rc, "out of memory in %s (result '%s')", what, tp_result_get_id(r));
+    } else if (col >= 0 && (size_t)col < tp_result_ncols(r)) {
+        tp_coltype t = tp_result_coltype(r, col);
+        host_fail(st, rc, "plugin bug: %s on column '%s' (%s) of result '%s': wrong type or row",
+                  what, tp_result_colname(r, col),
+                  t == TP_COL_STR ? "text" : t == TP_COL_I64 ? "int64" : "double",
+                  tp_result_get_id(r));
+    } else {
+        host_fail(st, rc, "plugin bug: %s on result '%s': invalid column %d or argument", what,
+                  tp_result_get_id(r), col);
+    }
+    return rc;
+}
+
 static void host_progress(tp_stage *st, uint64_t done, uint64_t total)
 {
     tp_progress_update(st->run, st->id, done, total);
@@ -121,42 +143,45 @@ static void *host_trace_attach(tp_stage *st, tp_trace *t, const char *name, tp_c
 
 static tp_result *host_result_new(tp_stage *st, const char *name)
 {
-    char id[512];
     if (name == NULL || name[0] == '\0')
-        snprintf(id, sizeof id, "%s", st->id);
-    else
-        snprintf(id, sizeof id, "%s.%s", st->id, name);
-    return tp_run_new_result(st->run, id);
+        return tp_run_new_result(st->run, st->id);
+    size_t n = strlen(st->id) + strlen(name) + 2; /* never truncated */
+    char *id = malloc(n);
+    if (id == NULL)
+        return NULL;
+    snprintf(id, n, "%s.%s", st->id, name);
+    tp_result *r = tp_run_new_result(st->run, id);
+    free(id);
+    return r;
 }
 
 static int host_result_add_col(tp_stage *st, tp_result *r, const char *name, tp_coltype type)
 {
-    (void)st;
-    return tp_result_col_add(r, name, type);
+    int rc = tp_result_col_add(r, name, type);
+    if (rc == TP_EINVAL && st->error_code == 0)
+        return host_fail(st, rc, "plugin bug: column '%s' of result '%s' is empty, repeated or of "
+                         "an unknown type", name ? name : "(null)", tp_result_get_id(r));
+    return result_call(st, r, -1, "adding a column", rc);
 }
 
 static int host_result_add_row(tp_stage *st, tp_result *r, size_t *row)
 {
-    (void)st;
-    return tp_result_row_add(r, row);
+    return result_call(st, r, -1, "adding a row", tp_result_row_add(r, row));
 }
 
 static int host_set_str(tp_stage *st, tp_result *r, size_t row, int col, const char *s)
 {
-    (void)st;
-    return tp_result_put_str(r, row, col, s);
+    return result_call(st, r, col, "setting a text cell", tp_result_put_str(r, row, col, s));
 }
 
 static int host_set_i64(tp_stage *st, tp_result *r, size_t row, int col, int64_t v)
 {
-    (void)st;
-    return tp_result_put_i64(r, row, col, v);
+    return result_call(st, r, col, "setting an int64 cell", tp_result_put_i64(r, row, col, v));
 }
 
 static int host_set_f64(tp_stage *st, tp_result *r, size_t row, int col, double v)
 {
-    (void)st;
-    return tp_result_put_f64(r, row, col, v);
+    return result_call(st, r, col, "setting a double cell", tp_result_put_f64(r, row, col, v));
 }
 
 static int host_result_set_meta(tp_stage *st, tp_result *r, const char *k, const char *v)

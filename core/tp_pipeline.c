@@ -229,7 +229,12 @@ static char *stage_id(loader *L, const tp_ynode *m, const char *plugin)
             tp_diags_add(L->d, L->file, idn->line, idn->col, "error: id must be a non-empty string");
             return NULL;
         }
-        if (id_taken(L->p, idn->text))
+        if (strchr(idn->text, '.'))
+            tp_diags_add(L->d, L->file, idn->line, idn->col,
+                         "error: id '%s' contains '.', which separates a stage id from its "
+                         "result names; use another character such as '_'",
+                         idn->text);
+        else if (id_taken(L->p, idn->text))
             tp_diags_add(L->d, L->file, idn->line, idn->col,
                          "error: id '%s' is used by an earlier stage", idn->text);
         return strdup(idn->text);
@@ -241,17 +246,99 @@ static char *stage_id(loader *L, const tp_ynode *m, const char *plugin)
     return strdup(buf);
 }
 
-static bool input_known(const tp_pipeline *p, size_t before, const char *name)
+/* Does a declared result pattern (tp_stage_desc.produces) match `rest`,
+ * the part of a result id after "<stage id>."? */
+static bool pattern_matches(const char *pattern, const char *rest)
 {
-    for (size_t i = 0; i < before; i++) {
-        if (p->stages[i].id == NULL)
-            continue;
-        size_t len = strlen(p->stages[i].id);
-        if (strcmp(p->stages[i].id, name) == 0 ||
-            (strncmp(p->stages[i].id, name, len) == 0 && name[len] == '.'))
+    const char *star = strchr(pattern, '*');
+    if (star == NULL)
+        return strcmp(pattern, rest) == 0;
+    size_t head = (size_t)(star - pattern), tail = strlen(star + 1), len = strlen(rest);
+    return len > head + tail && strncmp(rest, pattern, head) == 0 &&
+           strcmp(rest + len - tail, star + 1) == 0;
+}
+
+static bool declares(const tp_stage_desc *d, const char *rest)
+{
+    if (d->produces == NULL)
+        return true; /* the stage does not say: anything may come */
+    for (const char *const *pr = d->produces; *pr; pr++)
+        if (pattern_matches(*pr, rest))
             return true;
-    }
     return false;
+}
+
+/* Can stage s make a result `rest` (after "<id>.")?  Its own declared ids,
+ * and those of the analysis it requires, which runs as "<id>.<requires>". */
+static bool stage_may_produce(const pstage *s, const char *rest)
+{
+    if (s->desc == NULL || declares(s->desc, rest))
+        return true;
+    if (s->req_desc == NULL)
+        return false;
+    size_t len = strlen(s->desc->requires);
+    if (strncmp(rest, s->desc->requires, len) != 0)
+        return false;
+    if (rest[len] == '\0')
+        return declares(s->req_desc, "");
+    return rest[len] == '.' && declares(s->req_desc, rest + len + 1);
+}
+
+/* 1: name is an earlier stage's id or a result it declares; 0: no stage of
+ * that id; -1: the stage exists but declares no such result. */
+static int input_known(const tp_pipeline *p, size_t before, const char *name)
+{
+    int found = 0;
+    for (size_t i = 0; i < before; i++) {
+        const pstage *s = &p->stages[i];
+        if (s->id == NULL)
+            continue;
+        size_t len = strlen(s->id);
+        if (strcmp(s->id, name) == 0)
+            return 1;
+        if (strncmp(s->id, name, len) == 0 && name[len] == '.') {
+            if (stage_may_produce(s, name + len + 1))
+                return 1;
+            found = -1;
+        }
+    }
+    return found;
+}
+
+/* The ids stage s declares, "a, b.*", for messages. */
+static void declared_list(const pstage *s, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (const char *const *pr = s->desc->produces; pr && *pr; pr++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used, "%s%s%s%s", used ? ", " : "", s->id, **pr ? "." : "",
+                 *pr);
+    }
+}
+
+static void report_undeclared(loader *L, const tp_ynode *it, size_t before)
+{
+    for (size_t j = 0; j < before; j++) {
+        const pstage *s = &L->p->stages[j];
+        size_t len = s->id ? strlen(s->id) : 0;
+        if (s->id == NULL || strncmp(s->id, it->text, len) != 0 || it->text[len] != '.')
+            continue;
+        char all[1024];
+        declared_list(s, all, sizeof all);
+        const char *names[64];
+        size_t n = 0;
+        for (const char *const *pr = s->desc->produces; *pr && n < 64; pr++)
+            if (**pr && strchr(*pr, '*') == NULL)
+                names[n++] = *pr;
+        const char *near = tp_closest(it->text + len + 1, names, n);
+        char hint[512] = "";
+        if (near)
+            snprintf(hint, sizeof hint, " (did you mean '%s.%s'?)", s->id, near);
+        tp_diags_add(L->d, L->file, it->line, it->col,
+                     "error: input '%s': stage '%s' (%s) makes no such result%s; it makes: %s",
+                     it->text, s->id, s->plugin, hint, all);
+        return;
+    }
 }
 
 /* `index` = how many stages come before this one. */
@@ -271,7 +358,12 @@ static void parse_inputs(loader *L, pstage *s, const tp_ynode *in, size_t index)
                          "error: input must be a stage id or a list of stage ids");
             continue;
         }
-        if (!input_known(L->p, index, it->text)) {
+        int known = input_known(L->p, index, it->text);
+        if (known < 0) {
+            report_undeclared(L, it, index);
+            continue;
+        }
+        if (known == 0) {
             const char *ids[256];
             size_t k = 0;
             char all[1024] = "";
@@ -292,6 +384,66 @@ static void parse_inputs(loader *L, pstage *s, const tp_ynode *in, size_t index)
         }
         s->inputs[s->n_inputs++] = strdup(it->text);
     }
+}
+
+/* How many results stage s declares: a pattern with '*' counts as two
+ * (it may make several); -1 when s does not say. */
+static int declared_count(const pstage *s)
+{
+    if (s->desc == NULL || s->desc->produces == NULL)
+        return -1;
+    int n = 0;
+    for (const char *const *pr = s->desc->produces; *pr; pr++)
+        n += strchr(*pr, '*') ? 2 : 1;
+    return n;
+}
+
+/* How many results the inputs of stage `index` will hold, from what the
+ * producers declare; -1 when some producer does not say. */
+static int predicted_inputs(const tp_pipeline *p, size_t index)
+{
+    const pstage *w = &p->stages[index];
+    int total = 0;
+    if (!w->inputs_given) {
+        for (size_t j = index; j-- > 0;) {
+            int n = declared_count(&p->stages[j]);
+            if (n != 0)
+                return n; /* the nearest producer is the default input */
+        }
+        return 0;
+    }
+    for (size_t k = 0; k < w->n_inputs; k++) {
+        const char *name = w->inputs[k];
+        for (size_t j = 0; j < index; j++) {
+            const pstage *s = &p->stages[j];
+            size_t len = strlen(s->id);
+            if (strcmp(s->id, name) == 0) {
+                int n = declared_count(s);
+                if (n < 0)
+                    return -1;
+                total += n;
+            } else if (strncmp(s->id, name, len) == 0 && name[len] == '.') {
+                total += strchr(name, '*') ? 2 : 1;
+            }
+        }
+    }
+    return total;
+}
+
+/* A writer that writes one file per result needs "{id}" in its path when
+ * its inputs hold several results: say so now, not after the trace is read. */
+static void check_path_per_result(loader *L, const pstage *s, const tp_ynode *m)
+{
+    const tp_ynode *path = tp_ymap_get(m, "path");
+    if (!(s->desc->flags & TP_STAGE_F_PATH_PER_RESULT) || path == NULL ||
+        path->type != TP_YNODE_SCALAR || strstr(path->text, "{id}"))
+        return;
+    int n = predicted_inputs(L->p, (size_t)(s - L->p->stages));
+    if (n > 1)
+        tp_diags_add(L->d, L->file, path->line, path->col,
+                     "error: %s '%s': its inputs make several results, so path '%s' must contain "
+                     "{id} (one file per result id)",
+                     tp_stage_kind_name(s->kind), s->id, path->text);
 }
 
 /* A stage that `requires` another gets that one's default config now, so
@@ -351,6 +503,7 @@ static void parse_stage(loader *L, const tp_ynode *m)
     s->config = tp_options_build(s->desc->options, s->desc->config_size, m, reserved_keys,
                                  L->file, who, L->d);
     resolve_requirement(L, s, name);
+    check_path_per_result(L, s, m);
 }
 
 static void parse_stages(loader *L, const tp_ynode *stages, const tp_ynode *root)

@@ -251,8 +251,8 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     tp_progress_done(run);
     if (rc != TP_OK && st->error_code == 0)
         st->error_code = rc;
-    if (rc == TP_OK && st->error_code != 0)
-        rc = st->error_code; /* failed without saying so through its return */
+    if (st->error_code != 0)
+        rc = st->error_code; /* the recorded failure wins: its code matches its message */
     finish_outputs(st, rc == TP_OK);
     rc = rc == TP_OK ? st->error_code : rc;
 

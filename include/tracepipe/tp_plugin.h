@@ -102,7 +102,11 @@ enum {
     /* takes several traces: `trace: [ID, ID]` (a diff); tp_stage_trace_at() */
     TP_STAGE_F_TRACES = 1u << 0,
     /* a reader that yields result tables and no event trace */
-    TP_STAGE_F_NO_TRACE = 1u << 1
+    TP_STAGE_F_NO_TRACE = 1u << 1,
+    /* a writer that writes one file per input result: when its inputs make
+     * more than one result, its `path` option must contain "{id}"
+     * (checked by `validate` from the producers' declared ids) */
+    TP_STAGE_F_PATH_PER_RESULT = 1u << 2
 };
 
 typedef struct tp_host_api tp_host_api;
@@ -234,6 +238,11 @@ struct tp_host_api {
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
 extern TP_HIDDEN const tp_host_api *tp_host;
+
+/* A `produces` list: TP_PRODUCES("", "summary") for "<id>" and
+ * "<id>.summary"; TP_PRODUCES_NONE for a stage that makes no results. */
+#define TP_PRODUCES(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define TP_PRODUCES_NONE ((const char *const[]){NULL})
 
 /* Every field, for stages that declare what they produce or set flags. */
 #define TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, PRODUCES, FLAGS, INIT, RUN, \

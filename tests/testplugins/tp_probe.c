@@ -116,6 +116,19 @@ static int fail_run(tp_stage *st, const void *config, void *state)
     return tp_fail(st, TP_EFORMAT, "deliberate failure");
 }
 
+/* Sets an int64 into a text column and, as plugins that fold codes with
+ * `rc |= ...` do, returns a code of its own (here "out of memory"). */
+static int mismatch_run(tp_stage *st, const void *config, void *state)
+{
+    (void)config, (void)state;
+    tp_result *r = tp_result_new(st, NULL);
+    size_t row;
+    int rc = r ? tp_result_add_row(st, r, &row) : TP_ENOMEM;
+    int col = r ? tp_result_add_col(st, r, "name", TP_COL_STR) : -1;
+    rc |= tp_result_set_i64(st, r, row, col, 42);
+    return rc ? TP_ENOMEM : TP_OK;
+}
+
 static const tp_stage_desc stages[] = {
     TP_STAGE(TP_STAGE_ANALYSIS, "probe", "echoes its typed options", probe_options, probe_cfg,
              NULL, probe_run, NULL),
@@ -123,6 +136,8 @@ static const tp_stage_desc stages[] = {
              NULL, need_run, NULL),
     TP_STAGE(TP_STAGE_WRITER, "fail_probe", "fails on purpose", fail_options, fail_cfg, NULL,
              fail_run, NULL),
+    TP_STAGE(TP_STAGE_ANALYSIS, "mismatch_probe", "sets a cell of the wrong type", NULL,
+             probe_cfg, NULL, mismatch_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("tp_probe", "1.0", stages);

@@ -117,7 +117,7 @@ START_TEST(every_problem_is_reported)
         "p.yaml:9:5: error: analysis 'need_probe': missing required option 'need' (a required "
         "string)",
         "p.yaml:10:15: error: unknown analysis 'prbe' (did you mean 'probe'?); known analyses: "
-        "probe, need_probe",
+        "probe, need_probe, mismatch_probe",
         "p.yaml:11:13: error: 'probe' is an analysis, not a writer",
     };
     size_t nwant = sizeof want / sizeof want[0];
@@ -175,6 +175,31 @@ START_TEST(vars_and_set)
     ck_assert_str_eq(d.lines[0],
                      "p.yaml: error: --set nn: the pipeline declares no variable 'nn' under vars:");
     tp_diags_free(&d);
+    tp_ctx_free(ctx);
+}
+END_TEST
+
+/* A type mismatch keeps its own code and says what it was, whatever code
+ * the plugin then returns. */
+START_TEST(type_mismatch_is_not_out_of_memory)
+{
+    tp_ctx *ctx = probe_ctx();
+    tp_diags d = {0};
+    tp_pipeline *p = load(ctx, "stages:\n  - analysis: mismatch_probe\n", &d);
+    ck_assert_ptr_nonnull(p);
+    tp_run *run = NULL;
+    tp_run_opts o = {0};
+    FILE *log = tmpfile();
+    o.log = log;
+    ck_assert_int_eq(tp_pipeline_run(p, &o, &run), TP_EINVAL);
+    const char *err = tp_run_error(run);
+    ck_assert_msg(strstr(err, "plugin bug: setting an int64 cell on column 'name' (text) of "
+                              "result 'mismatch_probe'") != NULL,
+                  "%s", err);
+    ck_assert_ptr_null(strstr(err, "out of memory"));
+    fclose(log);
+    tp_run_free(run);
+    tp_pipeline_free(p);
     tp_ctx_free(ctx);
 }
 END_TEST
@@ -324,6 +349,7 @@ static Suite *pipeline_suite(void)
     tcase_add_test(tc, loader_refuses_bad_plugins);
     tcase_add_test(tc, older_smaller_descriptor_loads_and_runs);
     tcase_add_test(tc, number_lists_and_enums_are_checked);
+    tcase_add_test(tc, type_mismatch_is_not_out_of_memory);
     suite_add_tcase(s, tc);
     tc = tcase_create("output");
     tcase_add_test(tc, failed_writer_leaves_no_file);

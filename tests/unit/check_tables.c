@@ -7,8 +7,10 @@
 
 static tp_event ev(int64_t ts, int64_t dur, tp_str name, const char *args)
 {
-    tp_event e = {ts, dur, name, 0, 1, 2, TP_KIND_CPU_OP, 'X', TP_NONE, TP_NONE, TP_NONE, -1, -1,
-                  args, args ? strlen(args) : 0};
+    tp_event e = {.ts = ts, .dur = dur, .name = name, .pid = 1, .tid = 2,
+                  .kind = TP_KIND_CPU_OP, .phase = 'X', .ext_id = TP_NONE, .corr = TP_NONE,
+                  .flow_id = TP_NONE, .device = -1, .stream = -1,
+                  .args = args, .args_len = args ? strlen(args) : 0};
     return e;
 }
 

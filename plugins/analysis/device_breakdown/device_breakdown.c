@@ -357,9 +357,9 @@ static int db_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc db_stages[] = {
-    TP_STAGE_REQ(TP_STAGE_ANALYSIS, "device_breakdown",
-                 "GPU stream active/idle time and the device-time tree of host ops",
-                 db_options, db_config, "hierarchy", NULL, db_run, NULL),
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "device_breakdown",
+                  "GPU stream active/idle time and the device-time tree of host ops", db_options,
+                  db_config, "hierarchy", TP_PRODUCES("streams", "tree"), 0, NULL, db_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("device_breakdown", "0.1.0", db_stages);

@@ -528,9 +528,9 @@ static int hier_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc hier_stages[] = {
-    TP_STAGE(TP_STAGE_ANALYSIS, "hierarchy",
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "hierarchy",
              "nest host events per thread, attach helper threads, link GPU work to launches",
-             hier_options, hier_config, NULL, hier_run, NULL),
+             hier_options, hier_config, NULL, TP_PRODUCES(""), 0, NULL, hier_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("hierarchy", "0.1.0", hier_stages);

@@ -411,9 +411,10 @@ static int hb_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc hb_stages[] = {
-    TP_STAGE_REQ(TP_STAGE_ANALYSIS, "host_breakdown",
-                 "host runtime breakdown tree: time per op name by level, Others, Unaccounted",
-                 hb_options, hb_config, "hierarchy", NULL, hb_run, NULL),
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "host_breakdown",
+                  "host runtime breakdown tree: time per op name by level, Others, Unaccounted",
+                  hb_options, hb_config, "hierarchy", TP_PRODUCES("", "summary"), 0, NULL, hb_run,
+                  NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("host_breakdown", "0.1.0", hb_stages);

@@ -293,9 +293,10 @@ static int rs_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc rs_stages[] = {
-    TP_STAGE(TP_STAGE_FILTER, "regex_select",
-             "keep events whose name, category or args value matches regexes (PCRE2)", rs_options,
-             rs_config, rs_init, rs_run, rs_destroy),
+    TP_STAGE_FULL(TP_STAGE_FILTER, "regex_select",
+                  "keep events whose name, category or args value matches regexes (PCRE2)",
+                  rs_options, rs_config, NULL, TP_PRODUCES_NONE, 0,
+                  rs_init, rs_run, rs_destroy),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("regex_select", "0.1.0", rs_stages);

@@ -232,9 +232,10 @@ static int sel_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc sel_stages[] = {
-    TP_STAGE(TP_STAGE_FILTER, "select",
-             "keep events by kind, category, pid, tid, stream, device or rank", sel_options,
-             sel_config, sel_init, sel_run, sel_destroy),
+    TP_STAGE_FULL(TP_STAGE_FILTER, "select",
+                  "keep events by kind, category, pid, tid, stream, device or rank",
+                  sel_options, sel_config, NULL, TP_PRODUCES_NONE, 0,
+                  sel_init, sel_run, sel_destroy),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("select", "0.1.0", sel_stages);

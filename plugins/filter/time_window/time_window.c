@@ -250,9 +250,10 @@ static int tw_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc tw_stages[] = {
-    TP_STAGE(TP_STAGE_FILTER, "time_window",
-             "keep events in a time window (fractions of the span or µs)", tw_options, tw_config,
-             tw_init, tw_run, tw_destroy),
+    TP_STAGE_FULL(TP_STAGE_FILTER, "time_window",
+                  "keep events in a time window (fractions of the span or µs)",
+                  tw_options, tw_config, NULL, TP_PRODUCES_NONE, 0,
+                  tw_init, tw_run, tw_destroy),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("time_window", "0.1.0", tw_stages);

@@ -637,9 +637,10 @@ static int trim_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc trim_stages[] = {
-    TP_STAGE(TP_STAGE_FILTER, "trim_iterations",
-             "keep N iterations (ProfilerStep#N or marker regex) and the GPU work they launched",
-             trim_options, trim_config, trim_init, trim_run, trim_destroy),
+    TP_STAGE_FULL(TP_STAGE_FILTER, "trim_iterations",
+                  "keep N iterations (ProfilerStep#N or marker regex) and the GPU work they launched",
+                  trim_options, trim_config, NULL, TP_PRODUCES_NONE, 0,
+                  trim_init, trim_run, trim_destroy),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("trim_iterations", "0.1.0", trim_stages);

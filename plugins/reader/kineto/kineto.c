@@ -431,9 +431,10 @@ static int kin_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc kin_stages[] = {
-    TP_STAGE(TP_STAGE_READER, "kineto",
-             "PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip", kin_options,
-             kin_config, NULL, kin_run, NULL),
+    TP_STAGE_FULL(TP_STAGE_READER, "kineto",
+                  "PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip",
+                  kin_options, kin_config, NULL, TP_PRODUCES_NONE, 0,
+                  NULL, kin_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("kineto", "1.0.0", kin_stages);

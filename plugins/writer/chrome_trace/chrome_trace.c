@@ -281,9 +281,10 @@ static int ct_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc ct_stages[] = {
-    TP_STAGE(TP_STAGE_WRITER, "chrome_trace",
-             "write the trace as Chrome-trace JSON (Perfetto UI, chrome://tracing), .gz by extension",
-             ct_options, ct_config, NULL, ct_run, NULL),
+    TP_STAGE_FULL(TP_STAGE_WRITER, "chrome_trace",
+                  "write the trace as Chrome-trace JSON (Perfetto UI, chrome://tracing), .gz by extension",
+                  ct_options, ct_config, NULL, TP_PRODUCES_NONE, 0,
+                  NULL, ct_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("chrome_trace", "0.1.0", ct_stages);

@@ -215,8 +215,10 @@ static int csv_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc csv_stages[] = {
-    TP_STAGE(TP_STAGE_WRITER, "csv", "write result tables as CSV (RFC 4180)", csv_options,
-             csv_config, NULL, csv_run, NULL),
+    TP_STAGE_FULL(TP_STAGE_WRITER, "csv",
+                  "write result tables as CSV (RFC 4180)",
+                  csv_options, csv_config, NULL, TP_PRODUCES_NONE, TP_STAGE_F_PATH_PER_RESULT,
+                  NULL, csv_run, NULL),
     TP_STAGE_END
 };
 

@@ -364,8 +364,10 @@ static int json_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc json_stages[] = {
-    TP_STAGE(TP_STAGE_WRITER, "json", "write results as one JSON object keyed by result id",
-             json_options, json_config, NULL, json_run, NULL),
+    TP_STAGE_FULL(TP_STAGE_WRITER, "json",
+                  "write results as one JSON object keyed by result id",
+                  json_options, json_config, NULL, TP_PRODUCES_NONE, 0,
+                  NULL, json_run, NULL),
     TP_STAGE_END
 };
 

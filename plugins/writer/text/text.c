@@ -535,8 +535,10 @@ static int text_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc text_stages[] = {
-    TP_STAGE(TP_STAGE_WRITER, "text", "write results as indented trees and aligned tables",
-             text_options, text_config, NULL, text_run, NULL),
+    TP_STAGE_FULL(TP_STAGE_WRITER, "text",
+                  "write results as indented trees and aligned tables",
+                  text_options, text_config, NULL, TP_PRODUCES_NONE, 0,
+                  NULL, text_run, NULL),
     TP_STAGE_END
 };
 
