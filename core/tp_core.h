@@ -86,7 +86,10 @@ void tp_run_free(tp_run *r);
 const tp_result *tp_run_result(const tp_run *r, const char *id);
 size_t tp_run_result_count(const tp_run *r);
 const tp_result *tp_run_result_at(const tp_run *r, size_t i);
+/* The latest trace of the run (the one stages use without `trace:`), or NULL. */
 const tp_trace *tp_run_trace(const tp_run *r);
+/* The trace read by the reader of that stage id, or NULL. */
+const tp_trace *tp_run_trace_named(const tp_run *r, const char *id);
 const char *tp_run_str(const tp_run *r, tp_str id);
 /* The last error message of the run (empty string if none). */
 const char *tp_run_error(const tp_run *r);

@@ -141,10 +141,19 @@ static void *host_trace_attach(tp_stage *st, tp_trace *t, const char *name, tp_c
     return tp_trace_attach_array(t, name, type, n);
 }
 
+/* A result records the trace it came from (the note "trace"). */
+static tp_result *with_trace_note(tp_stage *st, tp_result *r)
+{
+    if (r != NULL && st->trace != NULL && tp_trace_id(st->trace)[0] != '\0' &&
+        tp_result_meta_put(r, "trace", tp_trace_id(st->trace)) != TP_OK)
+        return NULL;
+    return r;
+}
+
 static tp_result *host_result_new(tp_stage *st, const char *name)
 {
     if (name == NULL || name[0] == '\0')
-        return tp_run_new_result(st->run, st->id);
+        return with_trace_note(st, tp_run_new_result(st->run, st->id));
     size_t n = strlen(st->id) + strlen(name) + 2; /* never truncated */
     char *id = malloc(n);
     if (id == NULL)
@@ -152,7 +161,7 @@ static tp_result *host_result_new(tp_stage *st, const char *name)
     snprintf(id, n, "%s.%s", st->id, name);
     tp_result *r = tp_run_new_result(st->run, id);
     free(id);
-    return r;
+    return with_trace_note(st, r);
 }
 
 static int host_result_add_col(tp_stage *st, tp_result *r, const char *name, tp_coltype type)
@@ -290,6 +299,35 @@ static const tp_host_api host_api = {
     .output_begin = host_output_begin,
     .json_find = tp_json_find_key,
     .trace_append_ref = host_trace_append_ref,
+    .stage_trace_count = tp_host_stage_trace_count,
+    .stage_trace_at = tp_host_stage_trace_at,
+    .trace_id = tp_host_trace_id,
+    .trace_info_set_i64 = tp_host_info_set_i64,
+    .trace_info_set_f64 = tp_host_info_set_f64,
+    .trace_info_set_str = tp_host_info_set_str,
+    .trace_info_type = tp_host_info_type,
+    .trace_info_i64 = tp_host_info_i64,
+    .trace_info_f64 = tp_host_info_f64,
+    .trace_info_str = tp_host_info_str,
+    .trace_info_count = tp_host_info_count,
+    .trace_info_key = tp_host_info_key,
+    .trace_ext_add = tp_host_ext_add,
+    .trace_ext_set_i32 = tp_host_ext_set_i32,
+    .trace_ext_set_i64 = tp_host_ext_set_i64,
+    .trace_ext_set_f64 = tp_host_ext_set_f64,
+    .trace_ext_set_sid = tp_host_ext_set_sid,
+    .trace_ext_count = tp_host_ext_count,
+    .trace_ext_find = tp_host_ext_find,
+    .trace_ext_name = tp_host_ext_name,
+    .trace_ext_type = tp_host_ext_type,
+    .trace_ext_data = tp_host_ext_data,
+    .clip = tp_host_clip,
+    .result_set_kind = tp_host_result_set_kind,
+    .result_kind = tp_host_result_kind,
+    .result_set_unit = tp_host_result_set_unit,
+    .result_col_unit = tp_host_result_col_unit,
+    .result_meta_count = tp_result_meta_n,
+    .result_meta_key = tp_result_meta_key_at,
 };
 
 const tp_host_api *tp_core_host_api(void)

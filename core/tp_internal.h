@@ -43,11 +43,57 @@ const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype 
  * metadata and source; attachments are not carried over (they describe the
  * old rows). */
 tp_trace *tp_trace_filtered(const tp_trace *t, const uint8_t *keep);
+/* The same, with kept row i cut to clip_ts[i], clip_dur[i] where clipped[i]
+ * is non-zero (a clipping filter); the arrays may be NULL. */
+tp_trace *tp_trace_filtered_clipped(const tp_trace *t, const uint8_t *keep,
+                                    const uint8_t *clipped, const int64_t *clip_ts,
+                                    const int64_t *clip_dur);
 /* Marks that the named analysis has run on this trace (for `requires`). */
 int tp_trace_mark_done(tp_trace *t, const char *analysis);
 bool tp_trace_is_done(const tp_trace *t, const char *analysis);
 /* Bytes held by the trace (columns, args, metadata). */
 size_t tp_trace_memory(const tp_trace *t);
+
+/* ---- trace info and extension columns (tp_traceext.c) */
+typedef struct tp_info tp_info;
+void tp_info_free(tp_info *info);
+/* type TP_COL_I64 (i), TP_COL_F64 (f) or TP_COL_STR (s, copied) */
+int tp_info_put(tp_info **info, const char *key, tp_coltype type, int64_t i, double f,
+                const char *s);
+tp_coltype tp_info_type(const tp_info *info, const char *key); /* 0: absent */
+int tp_info_i64(const tp_info *info, const char *key, int64_t *out);
+int tp_info_f64(const tp_info *info, const char *key, double *out);
+const char *tp_info_str(const tp_info *info, const char *key);
+size_t tp_info_count(const tp_info *info);
+const char *tp_info_key(const tp_info *info, size_t k);
+int tp_info_copy(const tp_info *from, tp_info **to);
+
+typedef struct tp_extcols tp_extcols;
+void tp_ext_free(tp_extcols *x);
+int tp_ext_reserve(tp_extcols *x, size_t cap);
+/* The column's index (an existing one of that name and type), or < 0. */
+int tp_ext_add(tp_extcols **x, const char *name, tp_coltype type, size_t cap);
+int tp_ext_find(const tp_extcols *x, const char *name);
+size_t tp_ext_count(const tp_extcols *x);
+const char *tp_ext_name(const tp_extcols *x, int col);
+tp_coltype tp_ext_type(const tp_extcols *x, int col);
+const void *tp_ext_data(const tp_extcols *x, int col);
+/* The cell, if col has that type and row < nrows; else NULL. */
+void *tp_ext_cell(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type);
+/* Adds to *to every column of from, holding the kept rows in order. */
+int tp_ext_gather(const tp_extcols *from, const uint8_t *keep, size_t n_from, tp_extcols **to,
+                  size_t cap);
+size_t tp_ext_memory(const tp_extcols *x);
+
+/* the trace's own (tp_trace.c) */
+tp_info **tp_trace_info_slot(tp_trace *t);
+const tp_info *tp_trace_info_of(const tp_trace *t);
+tp_extcols **tp_trace_ext_slot(tp_trace *t);
+const tp_extcols *tp_trace_ext_of(const tp_trace *t);
+size_t tp_trace_capacity(const tp_trace *t);
+/* The id of the reader that made the trace ("" until kept by a run). */
+const char *tp_trace_id(const tp_trace *t);
+int tp_trace_set_id(tp_trace *t, const char *id);
 
 /* ---- results (tp_result.c) */
 tp_result *tp_result_create(const char *id);
@@ -69,6 +115,8 @@ const char *tp_result_str(const tp_result *r, size_t row, int col);
 int64_t tp_result_i64(const tp_result *r, size_t row, int col);
 double tp_result_f64(const tp_result *r, size_t row, int col);
 const char *tp_result_meta_get(const tp_result *r, const char *key);
+size_t tp_result_meta_n(const tp_result *r);
+const char *tp_result_meta_key_at(const tp_result *r, size_t i);
 
 /* ---- YAML documents with locations (tp_yaml.c) */
 typedef enum { TP_YNODE_SCALAR = 1, TP_YNODE_SEQ, TP_YNODE_MAP } tp_ynode_type;
@@ -116,6 +164,35 @@ const char *tp_json_find_key(const char *json, size_t len, const char *key, size
 
 const char *tp_stage_kind_name(tp_stage_kind kind);
 
+/* ---- host functions since ABI 3.0 (tp_hostext.c) */
+size_t tp_host_stage_trace_count(tp_stage *st);
+tp_trace *tp_host_stage_trace_at(tp_stage *st, size_t i);
+const char *tp_host_trace_id(const tp_trace *t);
+int tp_host_info_set_i64(tp_stage *st, tp_trace *t, const char *key, int64_t v);
+int tp_host_info_set_f64(tp_stage *st, tp_trace *t, const char *key, double v);
+int tp_host_info_set_str(tp_stage *st, tp_trace *t, const char *key, const char *v);
+tp_coltype tp_host_info_type(const tp_trace *t, const char *key);
+int tp_host_info_i64(const tp_trace *t, const char *key, int64_t *out);
+int tp_host_info_f64(const tp_trace *t, const char *key, double *out);
+const char *tp_host_info_str(const tp_trace *t, const char *key);
+size_t tp_host_info_count(const tp_trace *t);
+const char *tp_host_info_key(const tp_trace *t, size_t i);
+int tp_host_ext_add(tp_stage *st, tp_trace *t, const char *name, tp_coltype type);
+int tp_host_ext_set_i32(tp_stage *st, tp_trace *t, int col, size_t row, int32_t v);
+int tp_host_ext_set_i64(tp_stage *st, tp_trace *t, int col, size_t row, int64_t v);
+int tp_host_ext_set_f64(tp_stage *st, tp_trace *t, int col, size_t row, double v);
+int tp_host_ext_set_sid(tp_stage *st, tp_trace *t, int col, size_t row, tp_str v);
+size_t tp_host_ext_count(const tp_trace *t);
+int tp_host_ext_find(const tp_trace *t, const char *name);
+const char *tp_host_ext_name(const tp_trace *t, int col);
+tp_coltype tp_host_ext_type(const tp_trace *t, int col);
+const void *tp_host_ext_data(const tp_trace *t, int col);
+int tp_host_clip(tp_stage *st, size_t row, int64_t ts, int64_t dur);
+int tp_host_result_set_kind(tp_stage *st, tp_result *r, const char *kind);
+const char *tp_host_result_kind(const tp_result *r);
+int tp_host_result_set_unit(tp_stage *st, tp_result *r, int col, const char *unit);
+const char *tp_host_result_col_unit(const tp_result *r, int col);
+
 /* ---- runs and running stages (tp_pipeline.c, tp_host.c) */
 typedef struct tp_output {
     char *final_path, *tmp_path;
@@ -127,8 +204,12 @@ struct tp_stage {
     const tp_stage_desc *desc;
     const char *id;
     const void *config;
-    tp_trace *trace;          /* readers: the new trace; others: the current one */
+    tp_trace *trace;          /* readers: the new trace; others: their (first) trace */
+    tp_trace **traces;        /* every trace the stage works on (`trace: [a, b]`) */
+    size_t n_traces;
     uint8_t *keep;            /* filters */
+    uint8_t *clipped;         /* clipping filters: rows cut to clip_ts/clip_dur */
+    int64_t *clip_ts, *clip_dur;
     const tp_result **inputs;
     size_t n_inputs;
     tp_output *outputs;
@@ -137,10 +218,18 @@ struct tp_stage {
     int error_code;
 };
 
+/* A trace of the run, kept under the id of the reader that made it. */
+typedef struct tp_run_slot {
+    char *id;
+    tp_trace *trace;
+} tp_run_slot;
+
 struct tp_run {
     tp_pipeline *pipeline;
     tp_strpool *pool;
-    tp_trace *trace;
+    tp_run_slot *traces;      /* in the order their readers ran */
+    size_t n_traces;
+    size_t latest;            /* the trace stages use without `trace:` */
     tp_result **results;
     size_t n_results, cap_results;
     tp_run_opts opts;

@@ -12,7 +12,7 @@ static const char *const top_keys[] = {"name", "description", "vars", "stages", 
                                         NULL};
 static const char *const kind_keys[] = {"reader", "filter", "analysis", "writer", NULL};
 static const char *const reserved_keys[] = {"reader", "filter", "analysis", "writer",
-                                            "id",     "input",  NULL};
+                                            "id",     "input",  "trace",    NULL};
 
 typedef struct loader {
     tp_ctx *ctx;
@@ -29,6 +29,9 @@ static void free_stage(pstage *s)
     for (size_t i = 0; i < s->n_inputs; i++)
         free(s->inputs[i]);
     free(s->inputs);
+    for (size_t i = 0; i < s->n_traces; i++)
+        free(s->traces[i]);
+    free(s->traces);
     if (s->desc)
         tp_options_free(s->desc->options, s->config);
     if (s->req_desc)
@@ -446,6 +449,82 @@ static void check_path_per_result(loader *L, const pstage *s, const tp_ynode *m)
                      tp_stage_kind_name(s->kind), s->id, path->text);
 }
 
+/* The earlier reader stage of that id that makes an event trace, or NULL. */
+static const pstage *trace_reader(const tp_pipeline *p, size_t before, const char *id)
+{
+    for (size_t j = 0; j < before; j++) {
+        const pstage *r = &p->stages[j];
+        if (r->id && strcmp(r->id, id) == 0)
+            return r->kind == TP_STAGE_READER && r->desc &&
+                           !(r->desc->flags & TP_STAGE_F_NO_TRACE)
+                       ? r
+                       : NULL;
+    }
+    return NULL;
+}
+
+static void report_unknown_trace(loader *L, const tp_ynode *it, size_t before)
+{
+    const char *ids[256] = {0};
+    size_t k = 0;
+    char all[1024] = "";
+    for (size_t j = 0; j < before && k < 256; j++) {
+        if (trace_reader(L->p, before, L->p->stages[j].id ? L->p->stages[j].id : "") == NULL)
+            continue;
+        ids[k++] = L->p->stages[j].id;
+        size_t used = strlen(all);
+        snprintf(all + used, sizeof all - used, "%s%s", k > 1 ? ", " : "", L->p->stages[j].id);
+    }
+    const char *near = tp_closest(it->text, ids, k);
+    char hint[512] = "";
+    if (near)
+        snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+    tp_diags_add(L->d, L->file, it->line, it->col,
+                 "error: trace '%s' names no earlier reader%s; earlier readers: %s", it->text,
+                 hint, k ? all : "(none)");
+}
+
+/* `trace: ID` or, for a stage that takes several (TP_STAGE_F_TRACES),
+ * `trace: [ID, ID]`: each an earlier reader's id. */
+static void parse_traces(loader *L, pstage *s, const tp_ynode *tr, size_t index)
+{
+    if (tr == NULL)
+        return;
+    if (s->kind == TP_STAGE_READER) {
+        tp_diags_add(L->d, L->file, tr->line, tr->col,
+                     "error: a reader makes a trace; 'trace:' belongs to the stages after it");
+        return;
+    }
+    size_t n = tr->type == TP_YNODE_SEQ ? tr->n : 1;
+    if (n == 0 || tr->type == TP_YNODE_MAP) {
+        tp_diags_add(L->d, L->file, tr->line, tr->col,
+                     "error: trace must be a reader's stage id%s",
+                     s->desc->flags & TP_STAGE_F_TRACES ? " or a list of them" : "");
+        return;
+    }
+    if (n > 1 && !(s->desc->flags & TP_STAGE_F_TRACES)) {
+        tp_diags_add(L->d, L->file, tr->line, tr->col,
+                     "error: %s '%s' works on one trace; give 'trace:' one reader id",
+                     tp_stage_kind_name(s->kind), s->plugin);
+        return;
+    }
+    if ((s->traces = calloc(n, sizeof *s->traces)) == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const tp_ynode *it = tr->type == TP_YNODE_SEQ ? tr->items[i] : tr;
+        if (it->type != TP_YNODE_SCALAR) {
+            tp_diags_add(L->d, L->file, it->line, it->col, "error: trace must be a reader's id");
+            continue;
+        }
+        if (trace_reader(L->p, index, it->text) == NULL) {
+            report_unknown_trace(L, it, index);
+            continue;
+        }
+        if ((s->traces[s->n_traces] = strdup(it->text)) != NULL)
+            s->n_traces++;
+    }
+}
+
 /* A stage that `requires` another gets that one's default config now, so
  * the run can add it without any validation left to do. */
 static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
@@ -496,6 +575,7 @@ static void parse_stage(loader *L, const tp_ynode *m)
         return;
     }
     parse_inputs(L, s, tp_ymap_get(m, "input"), L->p->n - 1);
+    parse_traces(L, s, tp_ymap_get(m, "trace"), L->p->n - 1);
     char who[256];
     snprintf(who, sizeof who, "%s '%s'", tp_stage_kind_name(kind), s->id);
     if (strcmp(s->id, s->plugin) != 0)

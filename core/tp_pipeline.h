@@ -16,6 +16,8 @@ typedef struct pstage {
     char **inputs;
     size_t n_inputs;
     bool inputs_given;
+    char **traces;           /* `trace:` reader ids; none = the latest trace */
+    size_t n_traces;
     void *config;
     int line, col;
     /* the analysis named by desc->requires, run first when needed */

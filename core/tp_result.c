@@ -78,7 +78,8 @@ static size_t cell_size(tp_coltype type)
         return sizeof(int64_t);
     case TP_COL_F64:
         return sizeof(double);
-    case TP_COL_I32: /* attachments only: results hold I64 */
+    case TP_COL_I32: /* attachments and extension columns only: results hold I64 */
+    case TP_COL_SID:
         return 0;
     }
     return 0;
@@ -204,6 +205,11 @@ int tp_result_meta_put(tp_result *r, const char *key, const char *value)
 }
 
 const char *tp_result_get_id(const tp_result *r) { return r->id; }
+size_t tp_result_meta_n(const tp_result *r) { return r->nnotes; }
+const char *tp_result_meta_key_at(const tp_result *r, size_t i)
+{
+    return i < r->nnotes ? r->notes[i].key : NULL;
+}
 size_t tp_result_nrows(const tp_result *r) { return r->nrows; }
 size_t tp_result_ncols(const tp_result *r) { return r->ncols; }
 

@@ -73,7 +73,11 @@ void tp_run_free(tp_run *run)
     for (size_t i = 0; i < run->n_results; i++)
         tp_result_destroy(run->results[i]);
     free(run->results);
-    tp_trace_free(run->trace);
+    for (size_t i = 0; i < run->n_traces; i++) {
+        tp_trace_free(run->traces[i].trace);
+        free(run->traces[i].id);
+    }
+    free(run->traces);
     tp_strpool_free(run->pool);
     free(run);
 }
@@ -93,7 +97,54 @@ const tp_result *tp_run_result_at(const tp_run *run, size_t i)
     return i < run->n_results ? run->results[i] : NULL;
 }
 
-const tp_trace *tp_run_trace(const tp_run *run) { return run->trace; }
+const tp_trace *tp_run_trace(const tp_run *run)
+{
+    return run->n_traces ? run->traces[run->latest].trace : NULL;
+}
+
+const tp_trace *tp_run_trace_named(const tp_run *run, const char *id)
+{
+    for (size_t i = 0; i < run->n_traces; i++)
+        if (strcmp(run->traces[i].id, id) == 0)
+            return run->traces[i].trace;
+    return NULL;
+}
+
+/* The slot of the trace of that id, or of the latest trace (id NULL). */
+static tp_run_slot *trace_slot(tp_run *run, const char *id)
+{
+    if (id == NULL)
+        return run->n_traces ? &run->traces[run->latest] : NULL;
+    for (size_t i = 0; i < run->n_traces; i++)
+        if (strcmp(run->traces[i].id, id) == 0)
+            return &run->traces[i];
+    return NULL;
+}
+
+/* Keeps a reader's new trace under its id; it becomes the latest. */
+static int keep_trace(tp_run *run, const char *id, tp_trace *t)
+{
+    if (tp_trace_set_id(t, id) != TP_OK)
+        return TP_ENOMEM;
+    tp_run_slot *slot = trace_slot(run, id);
+    if (slot == NULL) {
+        tp_run_slot *ts = realloc(run->traces, (run->n_traces + 1) * sizeof *ts);
+        char *copy = strdup(id);
+        if (ts)
+            run->traces = ts;
+        if (ts == NULL || copy == NULL) {
+            free(copy);
+            return TP_ENOMEM;
+        }
+        slot = &run->traces[run->n_traces++];
+        *slot = (tp_run_slot){copy, NULL};
+    }
+
+    tp_trace_free(slot->trace); /* a reader run again (requirement) replaces its own */
+    slot->trace = t;
+    run->latest = (size_t)(slot - run->traces);
+    return TP_OK;
+}
 const char *tp_run_str(const tp_run *run, tp_str id) { return tp_strpool_text(run->pool, id); }
 const char *tp_run_error(const tp_run *run) { return run->error; }
 
@@ -205,7 +256,8 @@ static void rss_mib(double *now, double *peak)
 /* Says how big the trace is in memory, per event (-v). */
 static void log_trace_size(tp_run *run, const char *id)
 {
-    size_t n = tp_trace_columns(run->trace)->n, bytes = tp_trace_memory(run->trace);
+    const tp_trace *t = tp_run_trace(run);
+    size_t n = tp_trace_columns(t)->n, bytes = tp_trace_memory(t);
     char msg[256];
     snprintf(msg, sizeof msg, "%zu events, %.1f MB held (%.0f bytes/event incl. args), %zu names",
              n, (double)bytes / 1e6, n ? (double)bytes / (double)n : 0.0,
@@ -213,9 +265,45 @@ static void log_trace_size(tp_run *run, const char *id)
     tp_run_log(run, TP_LOG_INFO, id, msg);
 }
 
+/* A filter's kept rows become the trace in the slot its input was in. */
+static int replace_filtered(tp_run *run, tp_stage *st, tp_trace *in, const char *id)
+{
+    tp_trace *out = tp_trace_filtered_clipped(in, st->keep, st->clipped, st->clip_ts, st->clip_dur);
+    if (out == NULL)
+        return TP_ENOMEM;
+    char msg[256];
+    snprintf(msg, sizeof msg, "kept %zu of %zu events", tp_trace_columns(out)->n,
+             tp_trace_columns(in)->n);
+    tp_run_log(run, TP_LOG_INFO, id, msg);
+    for (size_t i = 0; i < run->n_traces; i++)
+        if (run->traces[i].trace == in)
+            run->traces[i].trace = out;
+    tp_trace_free(in);
+    return TP_OK;
+}
+
 /* Runs one stage: init, run, destroy, and the kind-specific plumbing. */
+/* Points st at the traces it works on: the `trace:` ids, or the latest. */
+static int bind_traces(tp_run *run, tp_stage *st, char *const *ids, size_t n_ids)
+{
+    size_t n = n_ids ? n_ids : 1;
+    if ((st->traces = calloc(n, sizeof *st->traces)) == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        tp_run_slot *slot = trace_slot(run, n_ids ? ids[i] : NULL);
+        st->traces[i] = slot ? slot->trace : NULL;
+        if (slot == NULL && n_ids) {
+            snprintf(st->error, sizeof st->error, "trace '%s' was not read", ids[i]);
+            return TP_ENOTFOUND;
+        }
+    }
+    st->n_traces = st->traces[0] ? n : 0;
+    st->trace = st->traces[0];
+    return TP_OK;
+}
+
 static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,
-                     tp_stage *st, const char *where)
+                     tp_stage *st, const char *where, char *const *trace_ids, size_t n_trace_ids)
 {
     st->run = run;
     st->desc = desc;
@@ -223,18 +311,21 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     st->config = config;
     tp_trace *fresh = NULL;
     if (desc->kind == TP_STAGE_READER) {
-        if ((fresh = tp_trace_new(run->pool)) == NULL)
+        if (!(desc->flags & TP_STAGE_F_NO_TRACE) && (fresh = tp_trace_new(run->pool)) == NULL)
             return TP_ENOMEM;
         st->trace = fresh;
     } else {
-        st->trace = run->trace;
+        int rc = bind_traces(run, st, trace_ids, n_trace_ids);
+        if (rc != TP_OK)
+            return rc;
     }
+    tp_trace *before = st->trace; /* a filter's input, replaced by its output */
     if (desc->kind == TP_STAGE_FILTER) {
-        if (run->trace == NULL) {
+        if (st->trace == NULL) {
             snprintf(st->error, sizeof st->error, "no trace to filter: put a reader first");
             return TP_EINVAL;
         }
-        size_t n = tp_trace_columns(run->trace)->n;
+        size_t n = tp_trace_columns(st->trace)->n;
         if ((st->keep = malloc(n ? n : 1)) == NULL)
             return TP_ENOMEM;
         memset(st->keep, 1, n);
@@ -256,29 +347,28 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     finish_outputs(st, rc == TP_OK);
     rc = rc == TP_OK ? st->error_code : rc;
 
-    if (rc == TP_OK && desc->kind == TP_STAGE_READER) {
-        tp_trace_free(run->trace);
-        run->trace = fresh;
-        fresh = NULL;
-        log_trace_size(run, id);
-    } else if (rc == TP_OK && desc->kind == TP_STAGE_FILTER) {
-        tp_trace *out = tp_trace_filtered(run->trace, st->keep);
-        if (out == NULL) {
-            rc = TP_ENOMEM;
-        } else {
-            char msg[256];
-            snprintf(msg, sizeof msg, "kept %zu of %zu events", tp_trace_columns(out)->n,
-                     tp_trace_columns(run->trace)->n);
-            tp_run_log(run, TP_LOG_INFO, id, msg);
-            tp_trace_free(run->trace);
-            run->trace = out;
+    if (rc == TP_OK && fresh != NULL) {
+        rc = keep_trace(run, id, fresh);
+        if (rc == TP_OK) {
+            fresh = NULL;
+            log_trace_size(run, id);
         }
-    } else if (rc == TP_OK && desc->kind == TP_STAGE_ANALYSIS && run->trace) {
-        rc = tp_trace_mark_done(run->trace, desc->name);
+    } else if (rc == TP_OK && desc->kind == TP_STAGE_FILTER) {
+        rc = replace_filtered(run, st, before, id);
+    } else if (rc == TP_OK && desc->kind == TP_STAGE_ANALYSIS) {
+        for (size_t i = 0; i < st->n_traces && rc == TP_OK; i++)
+            rc = tp_trace_mark_done(st->traces[i], desc->name);
     }
     tp_trace_free(fresh);
+    free(st->traces);
+    st->traces = NULL;
     free(st->keep);
+    free(st->clipped);
+    free(st->clip_ts);
+    free(st->clip_dur);
     st->keep = NULL;
+    st->clipped = NULL;
+    st->clip_ts = st->clip_dur = NULL;
     if (rc == TP_OK) {
         char msg[256];
         double rss, peak;
@@ -300,17 +390,27 @@ static void report_failure(tp_run *run, const pstage *s, const char *id, const t
     fprintf(f, "pipeline: error: %s\n", run->error);
 }
 
+/* Runs the analysis s requires on each of its traces that lacks it. */
 static int run_requirement(tp_run *run, const pstage *s)
 {
-    if (s->req_desc == NULL || run->trace == NULL ||
-        tp_trace_is_done(run->trace, s->req_desc->name))
+    if (s->req_desc == NULL)
         return TP_OK;
-    tp_stage st;
-    memset(&st, 0, sizeof st);
-    int rc = run_stage(run, s->req_desc, s->req_id, s->req_config, &st, "required analysis");
-    if (rc != TP_OK)
-        report_failure(run, s, s->req_id, &st, rc);
-    return rc;
+    size_t n = s->n_traces ? s->n_traces : 1;
+    for (size_t i = 0; i < n; i++) {
+        tp_run_slot *slot = trace_slot(run, s->n_traces ? s->traces[i] : NULL);
+        if (slot == NULL || tp_trace_is_done(slot->trace, s->req_desc->name))
+            continue;
+        char *one[1] = {slot->id};
+        tp_stage st;
+        memset(&st, 0, sizeof st);
+        int rc = run_stage(run, s->req_desc, s->req_id, s->req_config, &st, "required analysis",
+                           one, 1);
+        if (rc != TP_OK) {
+            report_failure(run, s, s->req_id, &st, rc);
+            return rc;
+        }
+    }
+    return TP_OK;
 }
 
 int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
@@ -336,7 +436,8 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
         memset(&st, 0, sizeof st);
         rc = resolve_inputs(run, p, i, &st);
         if (rc == TP_OK)
-            rc = run_stage(run, s->desc, s->id, s->config, &st, tp_stage_kind_name(s->kind));
+            rc = run_stage(run, s->desc, s->id, s->config, &st, tp_stage_kind_name(s->kind),
+                           s->traces, s->n_traces);
         if (rc != TP_OK)
             report_failure(run, s, s->id, &st, rc);
         free(st.inputs);

@@ -75,6 +75,9 @@ struct tp_trace {
     size_t n_done;
     char *source;
     file_map *map; /* allocated with the trace: filled lazily from const readers */
+    tp_info *info;   /* typed trace info (tp_traceext.c) */
+    tp_extcols *ext; /* extension columns (tp_traceext.c) */
+    char *id;        /* the reader stage's id */
 };
 
 static void refresh_views(tp_trace *t)
@@ -133,6 +136,9 @@ void tp_trace_free(tp_trace *t)
     for (size_t i = 0; i < t->n_done; i++)
         free(t->done[i]);
     free(t->done);
+    tp_info_free(t->info);
+    tp_ext_free(t->ext);
+    free(t->id);
     free(t->source);
     if (t->map && t->map->data)
         munmap((void *)t->map->data, t->map->size);
@@ -169,7 +175,8 @@ int tp_trace_reserve_rows(tp_trace *t, size_t n)
         grow((void **)&t->kind, sizeof *t->kind, n) ||
         grow((void **)&t->phase, sizeof *t->phase, n) ||
         (t->args_off && (grow((void **)&t->args_off, sizeof *t->args_off, n) ||
-                         grow((void **)&t->args_len, sizeof *t->args_len, n)))) {
+                         grow((void **)&t->args_len, sizeof *t->args_len, n))) ||
+        tp_ext_reserve(t->ext, n) != TP_OK) {
         refresh_views(t);
         return TP_ENOMEM;
     }
@@ -562,6 +569,13 @@ static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
 
 tp_trace *tp_trace_filtered(const tp_trace *t, const uint8_t *keep)
 {
+    return tp_trace_filtered_clipped(t, keep, NULL, NULL, NULL);
+}
+
+tp_trace *tp_trace_filtered_clipped(const tp_trace *t, const uint8_t *keep,
+                                    const uint8_t *clipped, const int64_t *clip_ts,
+                                    const int64_t *clip_dur)
+{
     tp_trace *out = tp_trace_new(t->pool);
     if (out == NULL)
         return NULL;
@@ -570,18 +584,45 @@ tp_trace *tp_trace_filtered(const tp_trace *t, const uint8_t *keep)
         kept += keep[i] != 0;
     if (tp_trace_reserve_rows(out, kept) != TP_OK)
         goto fail;
-    for (size_t i = 0; i < t->cols.n; i++)
-        if (keep[i] && copy_row(out, t, i) != TP_OK)
+    for (size_t i = 0; i < t->cols.n; i++) {
+        if (!keep[i])
+            continue;
+        if (copy_row(out, t, i) != TP_OK)
             goto fail;
+        if (clipped && clipped[i]) { /* the row just copied, cut to the window */
+            out->ts[out->cols.n - 1] = clip_ts[i];
+            out->dur[out->cols.n - 1] = clip_dur[i];
+        }
+    }
     for (size_t i = 0; i < t->n_meta; i++)
         if (tp_trace_meta_set(out, t->meta[i].key, t->meta[i].json, strlen(t->meta[i].json)))
             goto fail;
-    if (tp_trace_source_set(out, tp_trace_source_path(t)) != TP_OK)
+    if (tp_trace_source_set(out, tp_trace_source_path(t)) != TP_OK ||
+        tp_info_copy(t->info, &out->info) != TP_OK ||
+        tp_ext_gather(t->ext, keep, t->cols.n, &out->ext, out->cap) != TP_OK ||
+        (t->id && tp_trace_set_id(out, t->id) != TP_OK))
         goto fail;
     return out;
 fail:
     tp_trace_free(out);
     return NULL;
+}
+
+tp_info **tp_trace_info_slot(tp_trace *t) { return &t->info; }
+const tp_info *tp_trace_info_of(const tp_trace *t) { return t->info; }
+tp_extcols **tp_trace_ext_slot(tp_trace *t) { return &t->ext; }
+const tp_extcols *tp_trace_ext_of(const tp_trace *t) { return t->ext; }
+size_t tp_trace_capacity(const tp_trace *t) { return t->cap; }
+const char *tp_trace_id(const tp_trace *t) { return t->id ? t->id : ""; }
+
+int tp_trace_set_id(tp_trace *t, const char *id)
+{
+    char *copy = strdup(id);
+    if (copy == NULL)
+        return TP_ENOMEM;
+    free(t->id);
+    t->id = copy;
+    return TP_OK;
 }
 
 int tp_trace_mark_done(tp_trace *t, const char *analysis)
@@ -617,6 +658,7 @@ size_t tp_trace_memory(const tp_trace *t)
     bytes += t->cap_wide * sizeof(int64_t);
     for (size_t i = 0; i < t->n_meta; i++)
         bytes += strlen(t->meta[i].json);
+    bytes += tp_ext_memory(t->ext);
     for (size_t i = 0; i < t->n_att; i++)
         bytes += t->att[i].n * coltype_size(t->att[i].type);
     return bytes;

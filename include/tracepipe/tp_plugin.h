@@ -234,6 +234,70 @@ struct tp_host_api {
      * the first trace_args() call, so a run that never reads args never
      * holds them in memory.  ev->args is ignored. */
     int (*trace_append_ref)(tp_stage *st, tp_trace *t, const tp_event *ev, uint64_t args_offset);
+
+    /* --- several traces (since 3.0) --- */
+    /* The traces a stage works on: one (its `trace:` or the latest), or for
+     * a TP_STAGE_F_TRACES stage those of `trace: [a, b]`, in that order.
+     * stage_trace(st) is stage_trace_at(st, 0).  Borrowed. */
+    size_t (*stage_trace_count)(tp_stage *st);
+    tp_trace *(*stage_trace_at)(tp_stage *st, size_t i);
+    /* The id of the reader stage that made the trace; borrowed. */
+    const char *(*trace_id)(const tp_trace *t);
+
+    /* --- trace info (since 3.0) --- */
+    /* Typed per-trace facts, set by readers from what the file says and by
+     * analyses that learn more.  Reserved keys (docs/architecture.md):
+     * format, label, rank, world_size, t0_ns, time_base, and per device
+     * device.<ordinal>.name, .sm_count, .memory_bytes, .compute_capability,
+     * .peak_flops, .peak_bandwidth_bytes_per_s.  Keys and text are copied;
+     * setting a key again replaces its value (and type). */
+    int (*trace_info_set_i64)(tp_stage *st, tp_trace *t, const char *key, int64_t v);
+    int (*trace_info_set_f64)(tp_stage *st, tp_trace *t, const char *key, double v);
+    int (*trace_info_set_str)(tp_stage *st, tp_trace *t, const char *key, const char *v);
+    tp_coltype (*trace_info_type)(const tp_trace *t, const char *key); /* 0 when absent */
+    /* TP_OK and *out, or TP_ENOTFOUND (absent or text); an I64 reads as a
+     * double and a whole-valued F64 as an int64. */
+    int (*trace_info_i64)(const tp_trace *t, const char *key, int64_t *out);
+    int (*trace_info_f64)(const tp_trace *t, const char *key, double *out);
+    const char *(*trace_info_str)(const tp_trace *t, const char *key); /* borrowed, or NULL */
+    size_t (*trace_info_count)(const tp_trace *t);
+    const char *(*trace_info_key)(const tp_trace *t, size_t i);      /* borrowed */
+
+    /* --- extension columns (since 3.0) --- */
+    /* Named, typed per-row columns beside the event columns: TP_COL_I32,
+     * TP_COL_I64, TP_COL_F64 or TP_COL_SID (interned string).  Cells start
+     * null (TP_EXT_NULL_I32 / _I64, NaN, 0); they grow with the trace,
+     * filters carry them to the rows they keep, and chrome_trace writes
+     * them back into args.  add returns the column index (the existing one
+     * for a name already added with that type) or a negative code. */
+    int (*trace_ext_add)(tp_stage *st, tp_trace *t, const char *name, tp_coltype type);
+    int (*trace_ext_set_i32)(tp_stage *st, tp_trace *t, int col, size_t row, int32_t v);
+    int (*trace_ext_set_i64)(tp_stage *st, tp_trace *t, int col, size_t row, int64_t v);
+    int (*trace_ext_set_f64)(tp_stage *st, tp_trace *t, int col, size_t row, double v);
+    int (*trace_ext_set_sid)(tp_stage *st, tp_trace *t, int col, size_t row, tp_str v);
+    size_t (*trace_ext_count)(const tp_trace *t);
+    int (*trace_ext_find)(const tp_trace *t, const char *name); /* index or -1 */
+    const char *(*trace_ext_name)(const tp_trace *t, int col);  /* borrowed */
+    tp_coltype (*trace_ext_type)(const tp_trace *t, int col);
+    /* n cells of the column's type; borrowed, invalidated by append */
+    const void *(*trace_ext_data)(const tp_trace *t, int col);
+
+    /* --- clipping filters (since 3.0) --- */
+    /* Filters only: cut kept row `row` to [ts, ts + dur) ns, which must lie
+     * inside its own interval; the filtered trace holds the cut times. */
+    int (*clip)(tp_stage *st, size_t row, int64_t ts, int64_t dur);
+
+    /* --- result metadata (since 3.0) --- */
+    /* kind: "table" (default), "tree", "series" or "histogram", kept as the
+     * note "kind"; a column's unit ("us", "ns", "bytes", "percent",
+     * "count", "flop/s", ...) as the note "unit.<column>".  Results also
+     * carry the note "trace": the id of the trace they came from. */
+    int (*result_set_kind)(tp_stage *st, tp_result *r, const char *kind);
+    const char *(*result_kind)(const tp_result *r);
+    int (*result_set_unit)(tp_stage *st, tp_result *r, int col, const char *unit);
+    const char *(*result_col_unit)(const tp_result *r, int col); /* borrowed, or NULL */
+    size_t (*result_meta_count)(const tp_result *r);
+    const char *(*result_meta_key)(const tp_result *r, size_t i); /* borrowed */
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -322,6 +386,35 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_result_meta(r, k) tp_host->result_meta(r, k)
 #define tp_output_begin(st, path) tp_host->output_begin(st, path)
 #define tp_json_find(j, len, key, vlen) tp_host->json_find(j, len, key, vlen)
+#define tp_stage_trace_count(st) tp_host->stage_trace_count(st)
+#define tp_stage_trace_at(st, i) tp_host->stage_trace_at(st, i)
+#define tp_trace_id(t) tp_host->trace_id(t)
+#define tp_trace_info_set_i64(st, t, k, v) tp_host->trace_info_set_i64(st, t, k, v)
+#define tp_trace_info_set_f64(st, t, k, v) tp_host->trace_info_set_f64(st, t, k, v)
+#define tp_trace_info_set_str(st, t, k, v) tp_host->trace_info_set_str(st, t, k, v)
+#define tp_trace_info_type(t, k) tp_host->trace_info_type(t, k)
+#define tp_trace_info_i64(t, k, out) tp_host->trace_info_i64(t, k, out)
+#define tp_trace_info_f64(t, k, out) tp_host->trace_info_f64(t, k, out)
+#define tp_trace_info_str(t, k) tp_host->trace_info_str(t, k)
+#define tp_trace_info_count(t) tp_host->trace_info_count(t)
+#define tp_trace_info_key(t, i) tp_host->trace_info_key(t, i)
+#define tp_trace_ext_add(st, t, name, type) tp_host->trace_ext_add(st, t, name, type)
+#define tp_trace_ext_set_i32(st, t, c, row, v) tp_host->trace_ext_set_i32(st, t, c, row, v)
+#define tp_trace_ext_set_i64(st, t, c, row, v) tp_host->trace_ext_set_i64(st, t, c, row, v)
+#define tp_trace_ext_set_f64(st, t, c, row, v) tp_host->trace_ext_set_f64(st, t, c, row, v)
+#define tp_trace_ext_set_sid(st, t, c, row, v) tp_host->trace_ext_set_sid(st, t, c, row, v)
+#define tp_trace_ext_count(t) tp_host->trace_ext_count(t)
+#define tp_trace_ext_find(t, name) tp_host->trace_ext_find(t, name)
+#define tp_trace_ext_name(t, c) tp_host->trace_ext_name(t, c)
+#define tp_trace_ext_type(t, c) tp_host->trace_ext_type(t, c)
+#define tp_trace_ext_data(t, c) tp_host->trace_ext_data(t, c)
+#define tp_clip(st, row, ts, dur) tp_host->clip(st, row, ts, dur)
+#define tp_result_set_kind(st, r, k) tp_host->result_set_kind(st, r, k)
+#define tp_result_kind(r) tp_host->result_kind(r)
+#define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)
+#define tp_result_col_unit(r, c) tp_host->result_col_unit(r, c)
+#define tp_result_meta_count(r) tp_host->result_meta_count(r)
+#define tp_result_meta_key(r, i) tp_host->result_meta_key(r, i)
 #endif /* TP_CORE_BUILD */
 
 #ifdef __cplusplus

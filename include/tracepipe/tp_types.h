@@ -202,8 +202,15 @@ typedef enum tp_coltype {
     TP_COL_STR = 1, /* text (const char *) */
     TP_COL_I64 = 2,
     TP_COL_F64 = 3,
-    TP_COL_I32 = 4  /* trace attachments only (int32_t): row indices, depths */
+    TP_COL_I32 = 4, /* trace attachments and extension columns (int32_t) */
+    /* --- since 3.0 --- */
+    TP_COL_SID = 5  /* extension columns: an interned string (tp_str) */
 } tp_coltype;
+
+/* The null value of an extension cell no one has set: INT32_MIN, INT64_MIN,
+ * NaN (doubles) and 0, the empty string (interned strings). */
+#define TP_EXT_NULL_I32 INT32_MIN
+#define TP_EXT_NULL_I64 INT64_MIN
 
 /* Stage kinds. */
 typedef enum tp_stage_kind {

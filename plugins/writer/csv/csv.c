@@ -74,7 +74,8 @@ static void csv_put_cell(FILE *f, const tp_result *r, size_t row, int col)
     case TP_COL_STR:
         csv_put_text(f, tp_result_get_str(r, row, col));
         break;
-    case TP_COL_I32: /* attachments only, never in a result */
+    case TP_COL_I32: /* trace columns only, never in a result */
+    case TP_COL_SID:
     case TP_COL_I64:
         fprintf(f, "%" PRId64, tp_result_get_i64(r, row, col));
         break;

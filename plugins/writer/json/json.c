@@ -145,7 +145,8 @@ static int jw_cell(const jw *w, const tp_result *r, size_t row, int col)
     switch (tp_result_col_type(r, col)) {
     case TP_COL_STR:
         return jw_string(w, tp_result_get_str(r, row, col));
-    case TP_COL_I32: /* attachments only, never in a result */
+    case TP_COL_I32: /* trace columns only, never in a result */
+    case TP_COL_SID:
     case TP_COL_I64:
         fprintf(w->f, "%" PRId64, tp_result_get_i64(r, row, col));
         break;

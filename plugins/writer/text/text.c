@@ -173,7 +173,8 @@ static void text_cell(tbuf *b, const tp_result *r, size_t row, int col, int prec
     case TP_COL_STR:
         text_escape(b, tp_result_get_str(r, row, col));
         break;
-    case TP_COL_I32: /* attachments only, never in a result */
+    case TP_COL_I32: /* trace columns only, never in a result */
+    case TP_COL_SID:
     case TP_COL_I64:
         tb_printf(b, "%" PRId64, tp_result_get_i64(r, row, col));
         break;

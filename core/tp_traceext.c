@@ -1,0 +1,309 @@
+/*
+ * The per-trace parts a reader or analysis adds beside the event columns:
+ * typed trace info (key -> int64 / double / text) and extension columns
+ * (named, typed per-row columns).  tp_trace.c owns one of each per trace and
+ * calls in here to grow, copy through filters and free them.
+ *
+ * Extension cells are created holding the column's null value (see
+ * tp_types.h: TP_EXT_NULL_*), when a column is added and whenever the trace
+ * grows, so appending an event costs nothing per extension column.
+ */
+#include "tp_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ trace info */
+
+typedef struct info_entry {
+    char *key;
+    tp_coltype type; /* TP_COL_I64, TP_COL_F64 or TP_COL_STR */
+    int64_t i;
+    double f;
+    char *s;
+} info_entry;
+
+struct tp_info {
+    info_entry *v;
+    size_t n;
+};
+
+void tp_info_free(tp_info *info)
+{
+    if (info == NULL)
+        return;
+    for (size_t k = 0; k < info->n; k++) {
+        free(info->v[k].key);
+        free(info->v[k].s);
+    }
+    free(info->v);
+    free(info);
+}
+
+static info_entry *info_find(const tp_info *info, const char *key)
+{
+    for (size_t k = 0; info && k < info->n; k++)
+        if (strcmp(info->v[k].key, key) == 0)
+            return &info->v[k];
+    return NULL;
+}
+
+int tp_info_put(tp_info **infop, const char *key, tp_coltype type, int64_t i, double f,
+                const char *s)
+{
+    if (key == NULL || key[0] == '\0' ||
+        (type != TP_COL_I64 && type != TP_COL_F64 && type != TP_COL_STR) ||
+        (type == TP_COL_STR && s == NULL))
+        return TP_EINVAL;
+    if (*infop == NULL && (*infop = calloc(1, sizeof **infop)) == NULL)
+        return TP_ENOMEM;
+    tp_info *info = *infop;
+    char *text = type == TP_COL_STR ? strdup(s) : NULL;
+    if (type == TP_COL_STR && text == NULL)
+        return TP_ENOMEM;
+    info_entry *e = info_find(info, key);
+    if (e == NULL) {
+        info_entry *v = realloc(info->v, (info->n + 1) * sizeof *v);
+        char *k = strdup(key);
+        if (v)
+            info->v = v;
+        if (v == NULL || k == NULL) {
+            free(k);
+            free(text);
+            return TP_ENOMEM;
+        }
+        e = &info->v[info->n++];
+        memset(e, 0, sizeof *e);
+        e->key = k;
+    }
+    free(e->s);
+    e->type = type;
+    e->i = i;
+    e->f = f;
+    e->s = text;
+    return TP_OK;
+}
+
+tp_coltype tp_info_type(const tp_info *info, const char *key)
+{
+    const info_entry *e = info_find(info, key);
+    return e ? e->type : (tp_coltype)0;
+}
+
+int tp_info_i64(const tp_info *info, const char *key, int64_t *out)
+{
+    const info_entry *e = info_find(info, key);
+    if (e == NULL || e->type == TP_COL_STR)
+        return TP_ENOTFOUND;
+    if (e->type == TP_COL_F64) { /* a double that is a whole int64 reads as one */
+        if (!(e->f >= -9.2e18 && e->f <= 9.2e18) || e->f != floor(e->f))
+            return TP_EINVAL;
+        *out = (int64_t)e->f;
+        return TP_OK;
+    }
+    *out = e->i;
+    return TP_OK;
+}
+
+int tp_info_f64(const tp_info *info, const char *key, double *out)
+{
+    const info_entry *e = info_find(info, key);
+    if (e == NULL || e->type == TP_COL_STR)
+        return TP_ENOTFOUND;
+    *out = e->type == TP_COL_F64 ? e->f : (double)e->i;
+    return TP_OK;
+}
+
+const char *tp_info_str(const tp_info *info, const char *key)
+{
+    const info_entry *e = info_find(info, key);
+    return e && e->type == TP_COL_STR ? e->s : NULL;
+}
+
+size_t tp_info_count(const tp_info *info) { return info ? info->n : 0; }
+
+const char *tp_info_key(const tp_info *info, size_t k)
+{
+    return info && k < info->n ? info->v[k].key : NULL;
+}
+
+int tp_info_copy(const tp_info *from, tp_info **to)
+{
+    for (size_t k = 0; from && k < from->n; k++) {
+        const info_entry *e = &from->v[k];
+        int rc = tp_info_put(to, e->key, e->type, e->i, e->f, e->s);
+        if (rc != TP_OK)
+            return rc;
+    }
+    return TP_OK;
+}
+
+/* ------------------------------------------------------ extension columns */
+
+typedef struct ext_col {
+    char *name;
+    tp_coltype type; /* TP_COL_I32, TP_COL_I64, TP_COL_F64 or TP_COL_SID */
+    void *data;
+} ext_col;
+
+struct tp_extcols {
+    ext_col *v;
+    size_t n;
+    size_t cap; /* rows allocated in every column */
+};
+
+static size_t ext_cell_size(tp_coltype type)
+{
+    switch (type) {
+    case TP_COL_I32:
+        return sizeof(int32_t);
+    case TP_COL_I64:
+        return sizeof(int64_t);
+    case TP_COL_F64:
+        return sizeof(double);
+    case TP_COL_SID:
+        return sizeof(tp_str);
+    case TP_COL_STR:
+        break;
+    }
+    return 0;
+}
+
+/* Sets cells [from, to) of a column to its null value. */
+static void fill_null(ext_col *c, size_t from, size_t to)
+{
+    for (size_t r = from; r < to; r++) {
+        switch (c->type) {
+        case TP_COL_I32:
+            ((int32_t *)c->data)[r] = TP_EXT_NULL_I32;
+            break;
+        case TP_COL_I64:
+            ((int64_t *)c->data)[r] = TP_EXT_NULL_I64;
+            break;
+        case TP_COL_F64:
+            ((double *)c->data)[r] = NAN;
+            break;
+        case TP_COL_SID:
+            ((tp_str *)c->data)[r] = 0;
+            break;
+        case TP_COL_STR:
+            break;
+        }
+    }
+}
+
+void tp_ext_free(tp_extcols *x)
+{
+    if (x == NULL)
+        return;
+    for (size_t k = 0; k < x->n; k++) {
+        free(x->v[k].name);
+        free(x->v[k].data);
+    }
+    free(x->v);
+    free(x);
+}
+
+int tp_ext_reserve(tp_extcols *x, size_t cap)
+{
+    if (x == NULL || cap <= x->cap)
+        return TP_OK;
+    for (size_t k = 0; k < x->n; k++) {
+        ext_col *c = &x->v[k];
+        void *d = realloc(c->data, cap * ext_cell_size(c->type));
+        if (d == NULL)
+            return TP_ENOMEM; /* columns grown so far keep their larger size */
+        c->data = d;
+        fill_null(c, x->cap, cap);
+    }
+    x->cap = cap;
+    return TP_OK;
+}
+
+int tp_ext_add(tp_extcols **xp, const char *name, tp_coltype type, size_t cap)
+{
+    if (name == NULL || name[0] == '\0' || ext_cell_size(type) == 0)
+        return TP_EINVAL;
+    if (*xp == NULL && (*xp = calloc(1, sizeof **xp)) == NULL)
+        return TP_ENOMEM;
+    tp_extcols *x = *xp;
+    int k = tp_ext_find(x, name);
+    if (k >= 0)
+        return x->v[k].type == type ? k : TP_EINVAL;
+    if (x->n >= 1024)
+        return TP_EINVAL;
+    if (cap < x->cap)
+        cap = x->cap;
+    ext_col *v = realloc(x->v, (x->n + 1) * sizeof *v);
+    if (v == NULL)
+        return TP_ENOMEM;
+    x->v = v;
+    ext_col c = {strdup(name), type, malloc((cap ? cap : 1) * ext_cell_size(type))};
+    if (c.name == NULL || c.data == NULL) {
+        free(c.name);
+        free(c.data);
+        return TP_ENOMEM;
+    }
+    fill_null(&c, 0, cap);
+    x->v[x->n] = c;
+    x->cap = cap;
+    return (int)x->n++;
+}
+
+int tp_ext_find(const tp_extcols *x, const char *name)
+{
+    for (size_t k = 0; x && k < x->n; k++)
+        if (strcmp(x->v[k].name, name) == 0)
+            return (int)k;
+    return -1;
+}
+
+size_t tp_ext_count(const tp_extcols *x) { return x ? x->n : 0; }
+
+const char *tp_ext_name(const tp_extcols *x, int col)
+{
+    return x && col >= 0 && (size_t)col < x->n ? x->v[col].name : NULL;
+}
+
+tp_coltype tp_ext_type(const tp_extcols *x, int col)
+{
+    return x && col >= 0 && (size_t)col < x->n ? x->v[col].type : (tp_coltype)0;
+}
+
+const void *tp_ext_data(const tp_extcols *x, int col)
+{
+    return x && col >= 0 && (size_t)col < x->n ? x->v[col].data : NULL;
+}
+
+void *tp_ext_cell(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type)
+{
+    if (x == NULL || col < 0 || (size_t)col >= x->n || row >= nrows || x->v[col].type != type)
+        return NULL;
+    return (char *)x->v[col].data + row * ext_cell_size(type);
+}
+
+int tp_ext_gather(const tp_extcols *from, const uint8_t *keep, size_t n_from,
+                  tp_extcols **to, size_t cap)
+{
+    for (size_t k = 0; from && k < from->n; k++) {
+        const ext_col *c = &from->v[k];
+        int col = tp_ext_add(to, c->name, c->type, cap);
+        if (col < 0)
+            return col;
+        size_t size = ext_cell_size(c->type), out = 0;
+        char *dst = (*to)->v[col].data;
+        for (size_t r = 0; r < n_from; r++)
+            if (keep[r])
+                memcpy(dst + size * out++, (const char *)c->data + size * r, size);
+    }
+    return TP_OK;
+}
+
+size_t tp_ext_memory(const tp_extcols *x)
+{
+    size_t bytes = 0;
+    for (size_t k = 0; x && k < x->n; k++)
+        bytes += x->cap * ext_cell_size(x->v[k].type);
+    return bytes;
+}
