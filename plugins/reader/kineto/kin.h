@@ -193,6 +193,8 @@ int kin_local_meta(kin_local *l, const char *key, const char *json, size_t len);
 int kin_event(kin_parser *kp);
 /* Flushes unmatched "B" events at the end of the file. */
 int kin_events_finish(kin_parser *kp);
+/* Trace info from the file's metadata (kin_info.c). */
+int kin_fill_info(kin_parser *kp);
 void kin_events_free(kin_parser *kp);
 tp_kind kin_kind_of_cat(const char *cat, size_t len);
 

@@ -422,6 +422,8 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = kin_events_finish(&kp);
     if (rc == TP_OK)
+        rc = kin_fill_info(&kp);
+    if (rc == TP_OK)
         report(&kp);
     kin_src_close(kp.src);
     kin_events_free(&kp);

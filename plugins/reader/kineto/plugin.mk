@@ -1,3 +1,3 @@
 # kineto reader: ISA-L (igzip) for gzip input, pthread for the inflate and
-# split threads.
-LIBS_kineto := -lisal -lpthread
+# split threads; jansson for the small metadata values read into trace info.
+LIBS_kineto := -lisal -lpthread -ljansson
