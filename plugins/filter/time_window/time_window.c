@@ -13,6 +13,9 @@
  * those starting strictly inside it); points (no duration) are kept when
  * inside.  Profiler spans are kept only when inside the window, so a
  * trimmed trace never carries the untrimmed span.  Metadata is always kept.
+ * mode: clip keeps what overlap keeps and cuts every kept event (the
+ * profiler's span included) to the window, so time summed over the result
+ * is time inside the window.
  */
 #include <math.h>
 #include <stdint.h>
@@ -23,12 +26,12 @@ typedef struct tw_config {
     double start_fraction, end_fraction;
     const char *start_us, *end_us; /* decimal text, NULL = no limit */
     int absolute;
-    const char *mode;
+    int mode; /* tw_mode: the index in tw_modes */
 } tw_config;
 
-typedef enum tw_mode { TW_OVERLAP, TW_CONTAINED, TW_STARTS } tw_mode;
+typedef enum tw_mode { TW_OVERLAP, TW_CONTAINED, TW_STARTS, TW_CLIP } tw_mode;
 
-static const char *const tw_modes[] = {"overlap", "contained", "starts", NULL};
+static const char *const tw_modes[] = {"overlap", "contained", "starts", "clip", NULL};
 
 static const tp_option tw_options[] = {
     TP_OPTION_FLOAT("start_fraction", tw_config, start_fraction, "0", 0, 1,
@@ -41,8 +44,9 @@ static const tp_option tw_options[] = {
                      "window end in µs, exact decimal (after the span's start unless absolute)"),
     TP_OPTION_BOOL("absolute", tw_config, absolute, "false",
                    "start_us/end_us are times on the trace's clock, not offsets"),
-    TP_OPTION_CHOICE("mode", tw_config, mode, "overlap", tw_modes,
-                     "keep events overlapping the window, lying inside it, or starting inside it"),
+    TP_OPTION_ENUM("mode", tw_config, mode, "overlap", tw_modes,
+                     "keep events overlapping the window, lying inside it, starting inside it, or "
+                     "overlapping it cut to it (clip)"),
     TP_OPTION_END};
 
 /* The µs limits in ns, parsed once when the stage starts. */
@@ -147,9 +151,7 @@ static int tw_init(tp_stage *st, const void *config, void **state)
     if (s == NULL)
         return TP_ENOMEM;
     *state = s;
-    s->mode = strcmp(cfg->mode, "contained") == 0 ? TW_CONTAINED
-            : strcmp(cfg->mode, "starts") == 0  ? TW_STARTS
-                                                 : TW_OVERLAP;
+    s->mode = (tw_mode)cfg->mode;
     if (cfg->start_fraction > cfg->end_fraction)
         return tp_fail(st, TP_EINVAL, "start_fraction %g is after end_fraction %g",
                        cfg->start_fraction, cfg->end_fraction);
@@ -212,9 +214,21 @@ static int keep_event(const tp_cols *c, size_t i, tw_mode mode, int64_t ws, int6
         return 1;
     if (mode == TW_STARTS)
         return ts > ws && (kind == TP_KIND_TRACE ? end : ts) < we;
+    if (mode == TW_CLIP && c->dur[i] > 0)
+        return ts < we && end > ws;
     if (mode == TW_CONTAINED || kind == TP_KIND_TRACE || c->dur[i] <= 0)
         return ts >= ws && end <= we;
     return ts < we && end > ws;
+}
+
+/* Cuts kept event i to [ws, we) when it crosses an edge. */
+static int clip_to(tp_stage *st, const tp_cols *c, size_t i, int64_t ws, int64_t we)
+{
+    int64_t ts = c->ts[i], end = ts + c->dur[i];
+    if (ts >= ws && end <= we)
+        return TP_OK;
+    int64_t a = ts > ws ? ts : ws, b = end < we ? end : we;
+    return tp_clip(st, i, a, b - a);
 }
 
 static int tw_run(tp_stage *st, const void *config, void *state)
@@ -225,7 +239,8 @@ static int tw_run(tp_stage *st, const void *config, void *state)
     uint8_t *keep = tp_keep_mask(st);
     int64_t lo = 0, hi = 0;
     if (!find_span(c, s->mode, &lo, &hi)) {
-        tp_log(st, TP_LOG_WARN, "no event counts for the span (%s): nothing kept", cfg->mode);
+        tp_log(st, TP_LOG_WARN, "no event counts for the span (%s): nothing kept",
+               tw_modes[cfg->mode]);
         for (size_t i = 0; i < c->n; i++)
             keep[i] = c->kind[i] == TP_KIND_METADATA;
         return TP_OK;
@@ -242,9 +257,14 @@ static int tw_run(tp_stage *st, const void *config, void *state)
     for (size_t i = 0; i < c->n; i++) {
         keep[i] = (uint8_t)keep_event(c, i, s->mode, ws, we);
         kept += keep[i];
+        if (keep[i] && s->mode == TW_CLIP && c->dur[i] > 0 && c->kind[i] != TP_KIND_METADATA) {
+            int rc = clip_to(st, c, i, ws, we);
+            if (rc != TP_OK)
+                return rc;
+        }
     }
     tp_log(st, TP_LOG_INFO, "span %.3f ms; window %.3f..%.3f ms after its start (%s): %zu of %zu events",
-           span / 1e6, ((double)ws - (double)lo) / 1e6, ((double)we - (double)lo) / 1e6, cfg->mode,
+           span / 1e6, ((double)ws - (double)lo) / 1e6, ((double)we - (double)lo) / 1e6, tw_modes[cfg->mode],
            kept, c->n);
     return TP_OK;
 }

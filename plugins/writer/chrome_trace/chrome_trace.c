@@ -16,6 +16,8 @@
  * Output goes through one fixed buffer: nothing is allocated per event.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
@@ -152,8 +154,116 @@ static void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
         out_i64(o, v);
 }
 
+/* The trace's extension columns, written back into each event's args. */
+typedef struct ct_ext {
+    size_t n;
+    const char **name;
+    tp_coltype *type;
+    const void **data;
+} ct_ext;
+
+static int ext_load(const tp_trace *t, ct_ext *x)
+{
+    x->n = tp_trace_ext_count(t);
+    if (x->n == 0)
+        return TP_OK;
+    x->name = tp_calloc(x->n, sizeof *x->name);
+    x->type = tp_calloc(x->n, sizeof *x->type);
+    x->data = tp_calloc(x->n, sizeof *x->data);
+    if (!x->name || !x->type || !x->data)
+        return TP_ENOMEM;
+    for (size_t k = 0; k < x->n; k++) {
+        x->name[k] = tp_trace_ext_name(t, (int)k);
+        x->type[k] = tp_trace_ext_type(t, (int)k);
+        x->data[k] = tp_trace_ext_data(t, (int)k);
+    }
+    return TP_OK;
+}
+
+static void ext_free(ct_ext *x)
+{
+    tp_free(x->name);
+    tp_free(x->type);
+    tp_free(x->data);
+}
+
+static int ext_is_null(const ct_ext *x, size_t k, size_t i)
+{
+    switch (x->type[k]) {
+    case TP_COL_I32:
+        return ((const int32_t *)x->data[k])[i] == TP_EXT_NULL_I32;
+    case TP_COL_I64:
+        return ((const int64_t *)x->data[k])[i] == TP_EXT_NULL_I64;
+    case TP_COL_F64:
+        return !isfinite(((const double *)x->data[k])[i]); /* NaN is null; JSON has no inf */
+    case TP_COL_SID:
+        return ((const tp_str *)x->data[k])[i] == 0;
+    case TP_COL_STR:
+        break;
+    }
+    return 1;
+}
+
+static int ext_row_has_cells(const ct_ext *x, size_t i)
+{
+    for (size_t k = 0; k < x->n; k++)
+        if (!ext_is_null(x, k, i))
+            return 1;
+    return 0;
+}
+
+/* `"name": value` of a non-null cell. */
+static void out_ext_cell(ct_out *o, tp_stage *st, const ct_ext *x, size_t k, size_t i)
+{
+    char num[40];
+    out_json_str(o, x->name[k], strlen(x->name[k]));
+    out_str(o, ": ");
+    switch (x->type[k]) {
+    case TP_COL_I32:
+        snprintf(num, sizeof num, "%" PRId32, ((const int32_t *)x->data[k])[i]);
+        break;
+    case TP_COL_I64:
+        snprintf(num, sizeof num, "%" PRId64, ((const int64_t *)x->data[k])[i]);
+        break;
+    case TP_COL_F64:
+        snprintf(num, sizeof num, "%.17g", ((const double *)x->data[k])[i]);
+        break;
+    case TP_COL_SID:
+        out_interned(o, st, ((const tp_str *)x->data[k])[i]);
+        return;
+    case TP_COL_STR:
+        return;
+    }
+    out_str(o, num);
+}
+
+/* The args object of event i with its non-null extension cells appended. */
+static void out_args_ext(ct_out *o, tp_stage *st, const char *args, size_t alen, const ct_ext *x,
+                         size_t i)
+{
+    size_t close = alen; /* the object's closing brace */
+    while (close > 0 && args[close - 1] != '}')
+        close--;
+    int members = 0;
+    for (size_t j = 1; j + 1 < close && !members; j++)
+        members = args[j] != ' ' && args[j] != '\n' && args[j] != '\t' && args[j] != '\r';
+    out_str(o, ", \"args\": ");
+    if (close > 0)
+        out_bytes(o, args, close - 1);
+    else
+        out_str(o, "{");
+    for (size_t k = 0; k < x->n; k++) {
+        if (ext_is_null(x, k, i))
+            continue;
+        if (members++)
+            out_str(o, ", ");
+        out_ext_cell(o, st, x, k, i);
+    }
+    out_str(o, "}");
+}
+
 static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_cols *c, size_t i,
-                        size_t n_str)
+                        size_t n_str, const ct_ext *x)
 {
     char ph = (char)c->phase[i];
     out_str(o, "  {\"ph\": ");
@@ -186,14 +296,18 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
     }
     size_t alen = 0;
     const char *args = tp_trace_args(t, i, &alen);
-    if (args != NULL && alen > 0) {
+    if (args == NULL)
+        alen = 0;
+    if (x->n > 0 && ext_row_has_cells(x, i)) {
+        out_args_ext(o, st, args, alen, x, i);
+    } else if (alen > 0) {
         out_str(o, ", \"args\": ");
         out_bytes(o, args, alen);
     }
     out_str(o, "}");
 }
 
-static void write_trace(ct_out *o, tp_stage *st, const tp_trace *t)
+static void write_trace(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t n_str = tp_str_count(st);
@@ -210,7 +324,7 @@ static void write_trace(ct_out *o, tp_stage *st, const tp_trace *t)
     }
     out_str(o, "  \"traceEvents\": [\n");
     for (size_t i = 0; i < c->n && !o->err; i++) {
-        write_event(o, st, t, c, i, n_str);
+        write_event(o, st, t, c, i, n_str, x);
         out_str(o, i + 1 < c->n ? ",\n" : "\n");
         if ((i & 0xFFFF) == 0xFFFF)
             tp_progress(st, i + 1, c->n);
@@ -263,16 +377,22 @@ static int ct_run(tp_stage *st, const void *config, void *state)
     const char *tmp = tp_output_begin(st, cfg->path);
     if (tmp == NULL)
         return TP_EIO;
+    ct_ext x = {0};
     ct_out *o = tp_calloc(1, sizeof *o);
-    if (o == NULL)
+    if (o == NULL || ext_load(t, &x) != TP_OK) {
+        tp_free(o);
+        ext_free(&x);
         return tp_fail(st, TP_ENOMEM, "out of memory");
+    }
     int err = open_out(o, tmp, ends_with(cfg->path, ".gz"), cfg->level);
     if (err != 0) {
         tp_free(o);
+        ext_free(&x);
         return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(err));
     }
-    write_trace(o, st, t);
+    write_trace(o, st, t, &x);
     err = close_out(o);
+    ext_free(&x);
     tp_free(o);
     if (err != 0)
         return tp_fail(st, TP_EIO, "%s: cannot write: %s", cfg->path, strerror(err));
