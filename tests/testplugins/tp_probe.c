@@ -122,7 +122,7 @@ static int mismatch_run(tp_stage *st, const void *config, void *state)
 {
     (void)config, (void)state;
     tp_result *r = tp_result_new(st, NULL);
-    size_t row;
+    size_t row = 0;
     int rc = r ? tp_result_add_row(st, r, &row) : TP_ENOMEM;
     int col = r ? tp_result_add_col(st, r, "name", TP_COL_STR) : -1;
     rc |= tp_result_set_i64(st, r, row, col, 42);
