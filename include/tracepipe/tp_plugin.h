@@ -290,7 +290,10 @@ struct tp_host_api {
     /* --- result metadata (since 3.0) --- */
     /* kind: "table" (default), "tree", "series" or "histogram", kept as the
      * note "kind"; a column's unit ("us", "ns", "bytes", "percent",
-     * "count", "flop/s", ...) as the note "unit.<column>".  Results also
+     * "count", "flop/s", ...) as the note "unit.<column>"; without one,
+     * result_col_unit gives the unit the column's name implies by the
+     * naming conventions (*_us: us, *_bytes: bytes, *_percent and
+     * percent_*: percent, *_ratio, count and n_*: count, ...).  Results also
      * carry the note "trace": the id of the trace they came from. */
     int (*result_set_kind)(tp_stage *st, tp_result *r, const char *kind);
     const char *(*result_kind)(const tp_result *r);

@@ -87,6 +87,12 @@ for dir in tests/pipelines/valid/*/; do
         "$(cat "$dir/invariants")" "$out" >"$tmp/inv" 2>&1; then
         ko "valid/$name: invariants"; cat "$tmp/inv"; bad=1
     fi
+    # a lossless result file read back and written again is the same file
+    # (but for the reader's id prefix)
+    if [ "$name" = results_roundtrip ] &&
+        ! sed 's/"id": "rd\./"id": "/' "$out/b.json" | cmp -s - "$out/a.json"; then
+        ko "valid/$name: b.json is not a.json read back"; bad=1
+    fi
     # no temporary output may be left behind
     if ls -A "$out" | grep -q '\.tmp-'; then ko "valid/$name: temporary file left"; bad=1; fi
     [ $bad = 0 ] && ok

@@ -54,12 +54,27 @@ static int put_device(kin_parser *kp, json_t *dev)
     return rc;
 }
 
+/* The file name without its folder and trace extensions (.gz, .json,
+ * .pt.trace / .trace): "rank0.pt.trace.json.gz" -> "rank0". */
+static void trace_label(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(out, size, "%s", slash ? slash + 1 : path);
+    static const char *const exts[] = {".gz", ".json", ".trace", ".pt"};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t n = strlen(out), k = strlen(exts[i]);
+        if (n > k && strcmp(out + n - k, exts[i]) == 0)
+            out[n - k] = '\0';
+    }
+}
+
 int kin_fill_info(kin_parser *kp)
 {
-    const char *slash = strrchr(kp->path, '/');
+    char label[512];
+    trace_label(kp->path, label, sizeof label);
     int rc = tp_trace_info_set_str(kp->st, kp->trace, "format", "kineto");
     if (rc == TP_OK)
-        rc = tp_trace_info_set_str(kp->st, kp->trace, "label", slash ? slash + 1 : kp->path);
+        rc = tp_trace_info_set_str(kp->st, kp->trace, "label", label);
     json_t *dist = meta_json(kp->trace, "distributedInfo");
     if (rc == TP_OK && json_is_object(dist)) {
         rc = put_int(kp, "rank", json_object_get(dist, "rank"));

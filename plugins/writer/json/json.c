@@ -33,12 +33,16 @@
 typedef struct json_config {
     const char *path;
     int64_t indent;
+    int lossless;
 } json_config;
 
 static const tp_option json_options[] = {
     TP_OPTION_STRING("path", json_config, path, NULL, "output file; stdout when absent"),
     TP_OPTION_INT("indent", json_config, indent, "2", 0, 8,
                   "spaces per nesting level; 0 = one compact line"),
+    TP_OPTION_BOOL("lossless", json_config, lossless, "false",
+                   "write every result with its kind, notes, column types and units, as the "
+                   "results reader reads back"),
     TP_OPTION_END
 };
 
@@ -333,6 +337,117 @@ static int jw_document(tp_stage *st, const jw *w)
     return TP_OK;
 }
 
+/* ---- lossless form: {"format": "tracepipe-results", "version": 1,
+ * "results": [{"id", "kind", "meta", "columns": [{"name", "type", "unit"}],
+ * "rows": [[cell, ...], ...]}]}; non-finite doubles as "NaN", "Infinity",
+ * "-Infinity", null cells as null. */
+
+static const char *jw_type_name(tp_coltype t)
+{
+    return t == TP_COL_STR ? "text" : t == TP_COL_I64 ? "int64" : "double";
+}
+
+static int jw_lossless_cell(const jw *w, const tp_result *r, size_t row, int col)
+{
+    if (tp_result_is_null(r, row, col) || tp_result_col_type(r, col) != TP_COL_F64)
+        return jw_cell(w, r, row, col);
+    double v = tp_result_get_f64(r, row, col);
+    if (isnan(v))
+        fputs("\"NaN\"", w->f);
+    else if (isinf(v))
+        fputs(v > 0 ? "\"Infinity\"" : "\"-Infinity\"", w->f);
+    else
+        jw_real(w, v);
+    return 0;
+}
+
+static int jw_lossless_head(const jw *w, const tp_result *r)
+{
+    int rc = jw_key(w, "id", 3, 1) || jw_string(w, tp_result_id(r)) || jw_key(w, "kind", 3, 0) ||
+             jw_string(w, tp_result_kind(r)) || jw_key(w, "meta", 3, 0);
+    fputc('{', w->f);
+    size_t nm = tp_result_meta_count(r), written = 0;
+    for (size_t k = 0; k < nm && rc == 0; k++) {
+        const char *key = tp_result_meta_key(r, k);
+        if (strncmp(key, "unit.", 5) == 0)
+            continue; /* units go with their columns */
+        rc = jw_key(w, key, 4, written++ == 0) || jw_string(w, tp_result_meta(r, key));
+    }
+    if (written > 0)
+        jw_newline(w, 3);
+    fputc('}', w->f);
+    if (rc == 0)
+        rc = jw_key(w, "columns", 3, 0);
+    fputc('[', w->f);
+    int ncols = (int)tp_result_cols(r);
+    for (int c = 0; c < ncols && rc == 0; c++) {
+        const char *unit = tp_result_col_unit(r, c);
+        if (c > 0)
+            fputc(',', w->f);
+        jw_newline(w, 4);
+        fputc('{', w->f);
+        rc = jw_key(w, "name", 5, 1) || jw_string(w, tp_result_col_name(r, c)) ||
+             jw_key(w, "type", 5, 0) || jw_string(w, jw_type_name(tp_result_col_type(r, c))) ||
+             jw_key(w, "unit", 5, 0) || (unit ? jw_string(w, unit) : (fputs("null", w->f), 0));
+        jw_newline(w, 4);
+        fputc('}', w->f);
+    }
+    if (ncols > 0)
+        jw_newline(w, 3);
+    fputc(']', w->f);
+    return rc;
+}
+
+static int jw_lossless_result(const jw *w, const tp_result *r)
+{
+    fputc('{', w->f);
+    int rc = jw_lossless_head(w, r) || jw_key(w, "rows", 3, 0);
+    fputc('[', w->f);
+    size_t nrows = tp_result_rows(r);
+    int ncols = (int)tp_result_cols(r);
+    for (size_t row = 0; row < nrows && rc == 0; row++) {
+        if (row > 0)
+            fputc(',', w->f);
+        jw_newline(w, 4);
+        fputc('[', w->f);
+        for (int c = 0; c < ncols && rc == 0; c++) {
+            if (c > 0)
+                fputs(w->indent ? ", " : ",", w->f);
+            rc = jw_lossless_cell(w, r, row, c);
+        }
+        fputc(']', w->f);
+    }
+    if (nrows > 0)
+        jw_newline(w, 3);
+    fputc(']', w->f);
+    jw_newline(w, 2);
+    fputc('}', w->f);
+    return rc;
+}
+
+static int jw_lossless_document(tp_stage *st, const jw *w)
+{
+    size_t n = tp_input_count(st);
+    fputc('{', w->f);
+    int rc = jw_key(w, "format", 1, 1) || jw_string(w, "tracepipe-results") ||
+             jw_key(w, "version", 1, 0);
+    fputs("1", w->f);
+    rc = rc || jw_key(w, "results", 1, 0);
+    fputc('[', w->f);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (i > 0)
+            fputc(',', w->f);
+        jw_newline(w, 2);
+        rc = jw_lossless_result(w, tp_input(st, i));
+    }
+    if (n > 0)
+        jw_newline(w, 1);
+    fputc(']', w->f);
+    jw_newline(w, 0);
+    fputs("}\n", w->f);
+    return rc ? tp_fail(st, TP_ENOMEM, "out of memory") : TP_OK;
+}
+
 static int json_run(tp_stage *st, const void *config, void *state)
 {
     const json_config *cfg = config;
@@ -352,7 +467,7 @@ static int json_run(tp_stage *st, const void *config, void *state)
             return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(errno));
     }
     errno = 0;
-    rc = jw_document(st, &w);
+    rc = cfg->lossless ? jw_lossless_document(st, &w) : jw_document(st, &w);
     failed = ferror(w.f) || fflush(w.f) != 0;
     err = errno;
     if (cfg->path && fclose(w.f) != 0 && !failed) {
