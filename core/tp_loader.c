@@ -11,6 +11,7 @@
 #include "tp_internal.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -221,12 +222,27 @@ static int register_stages(tp_ctx *ctx, const plugin *p)
     return TP_OK;
 }
 
+/* Only regular files are plugins: dlopen on a FIFO would block forever and
+ * on a device could read anything. */
+static int check_plugin_file(const char *path, char **err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return refuse(err, path, "cannot load: %s", strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return refuse(err, path, "not a regular file");
+    return TP_OK;
+}
+
 static int load_file(tp_ctx *ctx, const char *path, int priority, char **err)
 {
     if (err)
         *err = NULL;
     if (already_loaded(ctx, path))
         return TP_OK;
+    int rc = check_plugin_file(path, err);
+    if (rc != TP_OK)
+        return rc;
     dlerror();
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
@@ -242,7 +258,7 @@ static int load_file(tp_ctx *ctx, const char *path, int priority, char **err)
         dlclose(h);
         return refuse(err, path, "no '" TP_DESCRIPTOR_SYMBOL "' symbol (not a tracepipe plugin)");
     }
-    int rc = check_descriptor(d, path, err);
+    rc = check_descriptor(d, path, err);
     if (rc != TP_OK) {
         dlclose(h);
         return rc;

@@ -4,6 +4,7 @@
  * is reported with its file:line:col.
  */
 #include "tp_pipeline.h"
+#include "tp_strmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@ typedef struct loader {
     const char *file;
     const char *base_dir; /* for relative plugin_path entries, or NULL */
     tp_diags *d;
+    /* hashed, so that ids and inputs cost O(1) per stage, not O(stages) */
+    tp_strmap ids;         /* stage id -> index of the first stage with it */
+    tp_strmap next_suffix; /* plugin name -> next N to try for a default id_N */
 } loader;
 
 static void free_stage(pstage *s)
@@ -212,15 +216,37 @@ static const tp_ynode *stage_kind(loader *L, const tp_ynode *m, tp_stage_kind *k
     return found;
 }
 
-static bool id_taken(const tp_pipeline *p, const char *id)
+static bool id_taken(const loader *L, const char *id)
 {
-    for (size_t i = 0; i < p->n; i++) /* a stage with a bad id keeps id NULL */
-        if (p->stages[i].id && strcmp(p->stages[i].id, id) == 0)
-            return true;
-    return false;
+    return tp_strmap_find(&L->ids, id, strlen(id)) != NULL;
 }
 
-/* The explicit id, or the plugin name made unique with a _N suffix. */
+/* The plugin name, or the name made unique with the first free _N suffix
+ * (N >= 2).  The next N to try is remembered per plugin: ids are never
+ * removed, so every smaller N is still taken. */
+static char *default_id(loader *L, const char *plugin)
+{
+    if (!id_taken(L, plugin))
+        return strdup(plugin);
+    size_t len = strlen(plugin), cap = len + 24;
+    tp_strmap_slot *next = tp_strmap_find(&L->next_suffix, plugin, len);
+    char *buf = malloc(cap);
+    if (buf == NULL)
+        return NULL;
+    long k = next ? next->value : 2;
+    for (;; k++) {
+        snprintf(buf, cap, "%s_%ld", plugin, k);
+        if (!id_taken(L, buf))
+            break;
+    }
+    if (!tp_strmap_put(&L->next_suffix, plugin, k + 1)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The explicit id, or a default one made from the plugin name. */
 static char *stage_id(loader *L, const tp_ynode *m, const char *plugin)
 {
     const tp_ynode *idn = tp_ymap_get(m, "id");
@@ -229,29 +255,33 @@ static char *stage_id(loader *L, const tp_ynode *m, const char *plugin)
             tp_diags_add(L->d, L->file, idn->line, idn->col, "error: id must be a non-empty string");
             return NULL;
         }
-        if (id_taken(L->p, idn->text))
+        if (id_taken(L, idn->text))
             tp_diags_add(L->d, L->file, idn->line, idn->col,
                          "error: id '%s' is used by an earlier stage", idn->text);
         return strdup(idn->text);
     }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", plugin);
-    for (int k = 2; id_taken(L->p, buf); k++)
-        snprintf(buf, sizeof buf, "%s_%d", plugin, k);
-    return strdup(buf);
+    return default_id(L, plugin);
 }
 
-static bool input_known(const tp_pipeline *p, size_t before, const char *name)
+/* Remembers the id of stage `index` (the first stage keeps a repeated id). */
+static bool register_id(loader *L, const char *id, size_t index)
 {
-    for (size_t i = 0; i < before; i++) {
-        if (p->stages[i].id == NULL)
-            continue;
-        size_t len = strlen(p->stages[i].id);
-        if (strcmp(p->stages[i].id, name) == 0 ||
-            (strncmp(p->stages[i].id, name, len) == 0 && name[len] == '.'))
-            return true;
+    return id_taken(L, id) || tp_strmap_put(&L->ids, id, (long)index);
+}
+
+/* An input names an earlier stage's id, or one of its results: the id
+ * followed by '.' and a name. */
+static bool input_known(const loader *L, size_t before, const char *name)
+{
+    for (const char *end = name;; end++) {
+        if (*end == '.' || *end == '\0') {
+            tp_strmap_slot *s = tp_strmap_find(&L->ids, name, (size_t)(end - name));
+            if (s && (size_t)s->value < before)
+                return true;
+        }
+        if (*end == '\0')
+            return false;
     }
-    return false;
 }
 
 /* `index` = how many stages come before this one. */
@@ -271,7 +301,7 @@ static void parse_inputs(loader *L, pstage *s, const tp_ynode *in, size_t index)
                          "error: input must be a stage id or a list of stage ids");
             continue;
         }
-        if (!input_known(L->p, index, it->text)) {
+        if (!input_known(L, index, it->text)) {
             const char *ids[256];
             size_t k = 0;
             char all[1024] = "";
@@ -334,10 +364,14 @@ static void parse_stage(loader *L, const tp_ynode *m)
     s->line = m->line;
     s->col = m->col;
     s->plugin = strdup(name->text);
-    s->id = stage_id(L, m, name->text);
+    s->id = s->plugin ? stage_id(L, m, s->plugin) : NULL;
     L->p->n++; /* owned by the pipeline from here on, so freed on any error */
     if (s->plugin == NULL || s->id == NULL)
         return;
+    if (!register_id(L, s->id, L->p->n - 1)) {
+        tp_diags_add(L->d, L->file, m->line, m->col, "error: out of memory");
+        return;
+    }
     s->desc = tp_ctx_find_stage(L->ctx, kind, name->text, &s->plugin_path);
     if (s->desc == NULL) {
         report_unknown_plugin(L, kind, name);
@@ -415,6 +449,8 @@ static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *
      * they stay in d so the unknown-plugin error is read next to them */
     size_t before_stages = L->d->n;
     parse_stages(L, stages, root);
+    tp_strmap_free(&L->ids);
+    tp_strmap_free(&L->next_suffix);
     free(vars);
     tp_ynode_free(root);
     bool failed = false;

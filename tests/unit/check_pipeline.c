@@ -3,6 +3,7 @@
  * safe output, using the test plugins of tests/testplugins/.
  */
 #include "tp_internal.h"
+#include "tp_pipeline.h"
 #include "tp_test.h"
 
 #include <stdlib.h>
@@ -227,6 +228,61 @@ START_TEST(failed_writer_leaves_no_file)
 }
 END_TEST
 
+/* Default ids: the plugin name, then the first free _N; explicit ids taken
+ * into account, whatever their order. */
+START_TEST(default_stage_ids)
+{
+    tp_ctx *ctx = probe_ctx();
+    tp_diags d = {0};
+    tp_pipeline *p = load(ctx,
+                          "stages:\n"
+                          "  - {analysis: probe, names: a, id: probe_3}\n"
+                          "  - {analysis: probe, names: a}\n"
+                          "  - {analysis: probe, names: a}\n"
+                          "  - {analysis: probe, names: a}\n"
+                          "  - {analysis: probe, names: a, id: probe_9}\n"
+                          "  - {analysis: probe, names: a}\n",
+                          &d);
+    ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
+    const char *want[] = {"probe_3", "probe", "probe_2", "probe_4", "probe_9", "probe_5"};
+    ck_assert_uint_eq(p->n, 6);
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_str_eq(p->stages[i].id, want[i]);
+    tp_pipeline_free(p);
+    tp_diags_free(&d);
+    tp_ctx_free(ctx);
+}
+END_TEST
+
+/* 5000 stages of one plugin (quadratic in ids before: ~45 s) and inputs
+ * naming earlier ids and their results (id.name). */
+START_TEST(many_default_stage_ids)
+{
+    enum { N = 5000 };
+    size_t cap = (size_t)N * 64 + 64, len = 0;
+    char *yaml = malloc(cap);
+    ck_assert_ptr_nonnull(yaml);
+    len += (size_t)snprintf(yaml + len, cap - len, "stages:\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(yaml + len, cap - len, "  - {analysis: probe, names: a}\n");
+    len += (size_t)snprintf(yaml + len, cap - len,
+                            "  - {writer: fail_probe, input: [probe_%d, probe_2.x, probe]}\n", N);
+    tp_ctx *ctx = probe_ctx();
+    tp_diags d = {0};
+    tp_pipeline *p = tp_pipeline_load_string(ctx, yaml, len, "p.yaml", NULL, 0, &d);
+    ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
+    ck_assert_uint_eq(p->n, N + 1);
+    ck_assert_str_eq(p->stages[0].id, "probe");
+    ck_assert_str_eq(p->stages[1].id, "probe_2");
+    ck_assert_str_eq(p->stages[N - 1].id, "probe_5000");
+    ck_assert_uint_eq(p->stages[N].n_inputs, 3);
+    tp_pipeline_free(p);
+    tp_diags_free(&d);
+    tp_ctx_free(ctx);
+    free(yaml);
+}
+END_TEST
+
 START_TEST(edit_distance_hints)
 {
     ck_assert_uint_eq(tp_edit_distance("hierachy", "hierarchy"), 1);
@@ -247,6 +303,8 @@ static Suite *pipeline_suite(void)
     tcase_add_test(tc, structure_errors);
     tcase_add_test(tc, vars_and_set);
     tcase_add_test(tc, edit_distance_hints);
+    tcase_add_test(tc, default_stage_ids);
+    tcase_add_test(tc, many_default_stage_ids);
     suite_add_tcase(s, tc);
     tc = tcase_create("loader");
     tcase_add_test(tc, loader_refuses_bad_plugins);
