@@ -51,8 +51,8 @@ typedef struct cli {
 
 static int usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "pipeline: %s%s%s\nTry 'pipeline --help'.\n", what, arg ? " " : "",
-            arg ? arg : "");
+    tp_print_line(stderr, "pipeline: %s%s%s", what, arg ? " " : "", arg ? arg : "");
+    fputs("Try 'pipeline --help'.\n", stderr);
     return TP_EXIT_USAGE;
 }
 
@@ -191,7 +191,7 @@ static int cmd_describe(tp_ctx *ctx, const char *name)
     const char *path = NULL;
     const tp_stage_desc *s = tp_ctx_find_stage(ctx, 0, name, &path);
     if (s == NULL) {
-        fprintf(stderr, "pipeline: no stage named '%s' (see 'pipeline plugins')\n", name);
+        tp_print_line(stderr, "pipeline: no stage named '%s' (see 'pipeline plugins')", name);
         return TP_EXIT_USAGE;
     }
     printf("%s %s — %s\n  plugin: %s\n", tp_stage_kind_name(s->kind), s->name,

@@ -32,6 +32,16 @@ void tp_diags_add(tp_diags *d, const char *file, int line, int col, const char *
     TP_PRINTF(5, 6);
 void tp_diags_print(const tp_diags *d, FILE *f);
 void tp_diags_free(tp_diags *d);
+/* Makes text safe for a terminal, as the text writer does on stdout: \n,
+ * \r, \t, \xHH for other control bytes, DEL and invalid UTF-8, \u0080 ..
+ * \u009f for C1 controls; valid UTF-8 as is.  Writes at most size - 1
+ * bytes and a NUL (never half an escape) and returns the full escaped
+ * length, like snprintf. */
+size_t tp_escape_text(const char *s, char *out, size_t size);
+/* Prints one line on f: the formatted text, escaped, then '\n'.  Every
+ * diagnostic on stderr goes through this or tp_diags (event names, paths
+ * and ids can hold ESC, BEL, CR). */
+void tp_print_line(FILE *f, const char *fmt, ...) TP_PRINTF(2, 3);
 
 /* ---- plugin registry */
 tp_ctx *tp_ctx_new(void);

@@ -283,6 +283,25 @@ START_TEST(many_default_stage_ids)
 }
 END_TEST
 
+/* Diagnostics on stderr: control characters, C1 controls and invalid UTF-8
+ * escaped, valid UTF-8 kept, truncation never cuts an escape. */
+START_TEST(escape_text_for_terminals)
+{
+    char out[64];
+    const char *in = "a\x1b]0;t\x07\r\n\t\x7f\xc2\x9b caf\xc3\xa9 \xff\xc3";
+    const char *want = "a\\x1b]0;t\\x07\\r\\n\\t\\x7f\\u009b caf\xc3\xa9 \\xff\\xc3";
+    ck_assert_uint_eq(tp_escape_text(in, out, sizeof out), strlen(want));
+    ck_assert_str_eq(out, want);
+    ck_assert_uint_eq(tp_escape_text("x\x1b", out, 3), 5); /* "x\x1b" needs 5 */
+    ck_assert_str_eq(out, "x");
+    ck_assert_uint_eq(tp_escape_text("plain", NULL, 0), 5);
+    tp_diags d = {0};
+    tp_diags_add(&d, "f\x1b.yaml", 1, 2, "error: '%s'", "\x07");
+    ck_assert_str_eq(d.lines[0], "f\\x1b.yaml:1:2: error: '\\x07'");
+    tp_diags_free(&d);
+}
+END_TEST
+
 START_TEST(edit_distance_hints)
 {
     ck_assert_uint_eq(tp_edit_distance("hierachy", "hierarchy"), 1);
@@ -304,6 +323,7 @@ static Suite *pipeline_suite(void)
     tcase_add_test(tc, vars_and_set);
     tcase_add_test(tc, edit_distance_hints);
     tcase_add_test(tc, default_stage_ids);
+    tcase_add_test(tc, escape_text_for_terminals);
     tcase_add_test(tc, many_default_stage_ids);
     suite_add_tcase(s, tc);
     tc = tcase_create("loader");
