@@ -47,6 +47,7 @@ typedef struct cli {
     size_t n_dirs;
     int verbosity;
     int no_progress;
+    int allow_plugin_path;
 } cli;
 
 static int usage_error(const char *what, const char *arg)
@@ -88,6 +89,8 @@ static int parse_args(cli *c, int argc, char **argv)
             c->verbosity++;
         } else if (strcmp(a, "--no-progress") == 0) {
             c->no_progress = 1;
+        } else if (strcmp(a, "--allow-plugin-path") == 0) {
+            c->allow_plugin_path = 1;
         } else if (strcmp(a, "--set") == 0 || strcmp(a, "--plugin-dir") == 0) {
             if (i + 1 >= argc)
                 return usage_error("this option needs a value:", a);
@@ -125,6 +128,9 @@ static tp_ctx *make_ctx(const cli *c, const char *argv0, tp_diags *d)
     if (ctx == NULL)
         return NULL;
     tp_ctx_add_default_dirs(ctx, argv0);
+    /* only `run` executes a pipeline, so only `run` loads the code it names
+     * unless asked */
+    tp_ctx_set_pipeline_plugin_path(ctx, c->allow_plugin_path || strcmp(c->command, "run") == 0);
     for (size_t i = 0; i < c->n_dirs; i++)
         tp_ctx_add_dir(ctx, c->dirs[i]);
     tp_ctx_load_all(ctx, d);

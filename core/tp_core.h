@@ -13,6 +13,7 @@
 #define TRACEPIPE_TP_CORE_H
 
 #define TP_CORE_BUILD 1
+#include <stdbool.h>
 #include <stdio.h>
 #include <tracepipe/tp_plugin.h>
 
@@ -63,6 +64,11 @@ int tp_ctx_load_all(tp_ctx *ctx, tp_diags *d);
 const tp_stage_desc *tp_ctx_find_stage(const tp_ctx *ctx, tp_stage_kind kind, const char *name,
                                        const char **plugin_path);
 size_t tp_ctx_stage_count(const tp_ctx *ctx);
+/* Whether the plugin_path: a pipeline file names is loaded (default: yes,
+ * as `run` does).  `validate` turns it off unless --allow-plugin-path:
+ * checking a file must not run code it names (docs/robustness.md). */
+void tp_ctx_set_pipeline_plugin_path(tp_ctx *ctx, bool allowed);
+bool tp_ctx_pipeline_plugin_path_allowed(const tp_ctx *ctx);
 const tp_stage_desc *tp_ctx_stage_at(const tp_ctx *ctx, size_t i, const tp_plugin_desc **plugin);
 
 /* ---- pipelines */

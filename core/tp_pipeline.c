@@ -122,6 +122,12 @@ static void add_plugin_dirs(loader *L, const tp_ynode *pp)
 {
     if (pp == NULL)
         return;
+    if (!tp_ctx_pipeline_plugin_path_allowed(L->ctx)) {
+        tp_diags_add(L->d, L->file, pp->line, pp->col,
+                     "warning: plugin_path: not loaded (a pipeline file may name code; pass "
+                     "--allow-plugin-path to load it)");
+        return;
+    }
     size_t n = pp->type == TP_YNODE_SEQ ? pp->n : 1;
     for (size_t i = 0; i < n; i++) {
         const tp_ynode *it = pp->type == TP_YNODE_SEQ ? pp->items[i] : pp;

@@ -201,6 +201,39 @@ START_TEST(loader_refuses_bad_plugins)
 }
 END_TEST
 
+/* Trust: a plugin in a directory others can write to is refused before
+ * dlopen, and so is one others can write to itself. */
+START_TEST(loader_refuses_writable_places)
+{
+    char dir[] = "/tmp/tp_trustXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char src[1024], dst[1100], cmd[2300];
+    snprintf(src, sizeof src, "%s/testplugins/tp_probe.so", tp_test_build_dir());
+    snprintf(dst, sizeof dst, "%s/tp_probe.so", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, dst);
+    ck_assert_int_eq(system(cmd), 0);
+    tp_ctx *ctx = tp_ctx_new();
+    char *err = NULL;
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    ck_assert_int_ne(tp_ctx_load_file(ctx, dst, &err), TP_OK);
+    ck_assert_msg(strstr(err, "is writable by others (mode 0777)") != NULL, "got: %s", err);
+    free(err);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ck_assert_int_eq(chmod(dst, 0620), 0);
+    ck_assert_int_ne(tp_ctx_load_file(ctx, dst, &err), TP_OK);
+    ck_assert_msg(strstr(err, "plugin refused: writable by its group (mode 0620)") != NULL,
+                  "got: %s", err);
+    free(err);
+    ck_assert_uint_eq(tp_ctx_stage_count(ctx), 0);
+    ck_assert_int_eq(chmod(dst, 0644), 0);
+    ck_assert_int_eq(tp_ctx_load_file(ctx, dst, &err), TP_OK);
+    ck_assert_uint_gt(tp_ctx_stage_count(ctx), 0);
+    tp_ctx_free(ctx);
+    unlink(dst);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(failed_writer_leaves_no_file)
 {
     tp_ctx *ctx = probe_ctx();
@@ -328,6 +361,7 @@ static Suite *pipeline_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("loader");
     tcase_add_test(tc, loader_refuses_bad_plugins);
+    tcase_add_test(tc, loader_refuses_writable_places);
     suite_add_tcase(s, tc);
     tc = tcase_create("output");
     tcase_add_test(tc, failed_writer_leaves_no_file);
