@@ -2,7 +2,7 @@
  * pipeline — the tracepipe command line.
  *
  *   pipeline run FILE.yaml [--set k=v]... [-q|-v] [--plugin-dir DIR]...
- *   pipeline validate FILE.yaml [--set k=v]...
+ *   pipeline validate FILE.yaml [--set k=v]... [--allow-plugin-path]
  *   pipeline plugins
  *   pipeline describe NAME
  *
@@ -28,6 +28,7 @@ static const char usage_text[] =
     "Options:\n"
     "  --set NAME=VALUE     override a variable declared under vars: (repeatable)\n"
     "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
+    "  --allow-plugin-path  let validate load the plugin_path: of the pipeline file\n"
     "  -q, --quiet          print errors only; no progress bar\n"
     "  -v, --verbose        also print what each stage did and how long it took\n"
     "  --no-progress        no progress bar even on a terminal\n"
@@ -35,7 +36,9 @@ static const char usage_text[] =
     "  --version            print the version\n"
     "\n"
     "Plugins are searched in the build/installed plugin directory, $TRACEPIPE_PLUGIN_PATH,\n"
-    "plugin_path: in the YAML, and --plugin-dir, later ones winning.\n"
+    "plugin_path: in the YAML (run only, unless --allow-plugin-path), and --plugin-dir,\n"
+    "later ones winning. A plugin is code: files or directories writable by group or\n"
+    "others, or owned by another user than you or root, are refused.\n"
     "Exit status: 0 success, 1 failure while running, 2 usage or configuration error.\n";
 
 typedef struct cli {
