@@ -122,12 +122,11 @@ static void add_plugin_dirs(loader *L, const tp_ynode *pp)
 {
     if (pp == NULL)
         return;
-    if (!tp_ctx_pipeline_plugin_path_allowed(L->ctx)) {
+    bool allowed = tp_ctx_pipeline_plugin_path_allowed(L->ctx);
+    if (!allowed)
         tp_diags_add(L->d, L->file, pp->line, pp->col,
                      "warning: plugin_path: not loaded (a pipeline file may name code; pass "
                      "--allow-plugin-path to load it)");
-        return;
-    }
     size_t n = pp->type == TP_YNODE_SEQ ? pp->n : 1;
     for (size_t i = 0; i < n; i++) {
         const tp_ynode *it = pp->type == TP_YNODE_SEQ ? pp->items[i] : pp;
@@ -136,6 +135,8 @@ static void add_plugin_dirs(loader *L, const tp_ynode *pp)
                          "error: plugin_path must be a directory or a list of directories");
             continue;
         }
+        if (!allowed)
+            continue;
         char dir[4096];
         if (it->text[0] != '/' && L->base_dir)
             snprintf(dir, sizeof dir, "%s/%s", L->base_dir, it->text);
