@@ -204,17 +204,20 @@ bench: all
 # the corpus grows in build/fuzz/corpus/<target>, crashes land in build/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := build/fuzz
-FUZZ_TARGETS := kineto yaml
+FUZZ_TARGETS := kineto yaml validate
 FUZZ_MAXLEN_kineto := 65536
 FUZZ_MAXLEN_yaml := 4096
+FUZZ_MAXLEN_validate := 4096
 FUZZ_SEEDS_kineto := tests/data/hand tests/data/kineto tests/bad
 FUZZ_SEEDS_yaml := tests/pipelines pipelines docs/examples
+FUZZ_SEEDS_validate := tests/fuzz/validate_seeds tests/pipelines pipelines
 fuzz:
 	$(MAKE) VARIANT=fuzz CC=clang fuzz-build
 	@mkdir -p $(FUZZ_DIR)/artifacts
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
 	  case $$t in kineto) len=$(FUZZ_MAXLEN_kineto); seeds="$(FUZZ_SEEDS_kineto)";; \
+	    validate) len=$(FUZZ_MAXLEN_validate); seeds="$(FUZZ_SEEDS_validate)";; \
 	    *) len=$(FUZZ_MAXLEN_yaml); seeds="$(FUZZ_SEEDS_yaml)";; esac; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
 	  TP_BUILD=$(FUZZ_DIR) $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \

@@ -2,7 +2,7 @@
  * pipeline — the tracepipe command line.
  *
  *   pipeline run FILE.yaml [--set k=v]... [-q|-v] [--plugin-dir DIR]...
- *   pipeline validate FILE.yaml [--set k=v]...
+ *   pipeline validate FILE.yaml [--set k=v]... [--allow-plugin-path]
  *   pipeline plugins
  *   pipeline describe NAME
  *
@@ -28,6 +28,7 @@ static const char usage_text[] =
     "Options:\n"
     "  --set NAME=VALUE     override a variable declared under vars: (repeatable)\n"
     "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
+    "  --allow-plugin-path  let validate load the plugin_path: of the pipeline file\n"
     "  -q, --quiet          print errors only; no progress bar\n"
     "  -v, --verbose        also print what each stage did and how long it took\n"
     "  --no-progress        no progress bar even on a terminal\n"
@@ -35,7 +36,9 @@ static const char usage_text[] =
     "  --version            print the version\n"
     "\n"
     "Plugins are searched in the build/installed plugin directory, $TRACEPIPE_PLUGIN_PATH,\n"
-    "plugin_path: in the YAML, and --plugin-dir, later ones winning.\n"
+    "plugin_path: in the YAML (run only, unless --allow-plugin-path), and --plugin-dir,\n"
+    "later ones winning. A plugin is code: files or directories writable by group or\n"
+    "others, or owned by another user than you or root, are refused.\n"
     "Exit status: 0 success, 1 failure while running, 2 usage or configuration error.\n";
 
 typedef struct cli {
@@ -47,12 +50,13 @@ typedef struct cli {
     size_t n_dirs;
     int verbosity;
     int no_progress;
+    int allow_plugin_path;
 } cli;
 
 static int usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "pipeline: %s%s%s\nTry 'pipeline --help'.\n", what, arg ? " " : "",
-            arg ? arg : "");
+    tp_print_line(stderr, "pipeline: %s%s%s", what, arg ? " " : "", arg ? arg : "");
+    fputs("Try 'pipeline --help'.\n", stderr);
     return TP_EXIT_USAGE;
 }
 
@@ -88,6 +92,8 @@ static int parse_args(cli *c, int argc, char **argv)
             c->verbosity++;
         } else if (strcmp(a, "--no-progress") == 0) {
             c->no_progress = 1;
+        } else if (strcmp(a, "--allow-plugin-path") == 0) {
+            c->allow_plugin_path = 1;
         } else if (strcmp(a, "--set") == 0 || strcmp(a, "--plugin-dir") == 0) {
             if (i + 1 >= argc)
                 return usage_error("this option needs a value:", a);
@@ -125,6 +131,9 @@ static tp_ctx *make_ctx(const cli *c, const char *argv0, tp_diags *d)
     if (ctx == NULL)
         return NULL;
     tp_ctx_add_default_dirs(ctx, argv0);
+    /* only `run` executes a pipeline, so only `run` loads the code it names
+     * unless asked */
+    tp_ctx_set_pipeline_plugin_path(ctx, c->allow_plugin_path || strcmp(c->command, "run") == 0);
     for (size_t i = 0; i < c->n_dirs; i++)
         tp_ctx_add_dir(ctx, c->dirs[i]);
     tp_ctx_load_all(ctx, d);
@@ -199,7 +208,7 @@ static int cmd_describe(tp_ctx *ctx, const char *name)
     const char *path = NULL;
     const tp_stage_desc *s = tp_ctx_find_stage(ctx, 0, name, &path);
     if (s == NULL) {
-        fprintf(stderr, "pipeline: no stage named '%s' (see 'pipeline plugins')\n", name);
+        tp_print_line(stderr, "pipeline: no stage named '%s' (see 'pipeline plugins')", name);
         return TP_EXIT_USAGE;
     }
     printf("%s %s — %s\n  plugin: %s\n", tp_stage_kind_name(s->kind), s->name,

@@ -13,6 +13,7 @@
 #define TRACEPIPE_TP_CORE_H
 
 #define TP_CORE_BUILD 1
+#include <stdbool.h>
 #include <stdio.h>
 #include <tracepipe/tp_plugin.h>
 
@@ -32,6 +33,16 @@ void tp_diags_add(tp_diags *d, const char *file, int line, int col, const char *
     TP_PRINTF(5, 6);
 void tp_diags_print(const tp_diags *d, FILE *f);
 void tp_diags_free(tp_diags *d);
+/* Makes text safe for a terminal, as the text writer does on stdout: \n,
+ * \r, \t, \xHH for other control bytes, DEL and invalid UTF-8, \u0080 ..
+ * \u009f for C1 controls; valid UTF-8 as is.  Writes at most size - 1
+ * bytes and a NUL (never half an escape) and returns the full escaped
+ * length, like snprintf. */
+size_t tp_escape_text(const char *s, char *out, size_t size);
+/* Prints one line on f: the formatted text, escaped, then '\n'.  Every
+ * diagnostic on stderr goes through this or tp_diags (event names, paths
+ * and ids can hold ESC, BEL, CR). */
+void tp_print_line(FILE *f, const char *fmt, ...) TP_PRINTF(2, 3);
 
 /* ---- plugin registry */
 tp_ctx *tp_ctx_new(void);
@@ -53,6 +64,11 @@ int tp_ctx_load_all(tp_ctx *ctx, tp_diags *d);
 const tp_stage_desc *tp_ctx_find_stage(const tp_ctx *ctx, tp_stage_kind kind, const char *name,
                                        const char **plugin_path);
 size_t tp_ctx_stage_count(const tp_ctx *ctx);
+/* Whether the plugin_path: a pipeline file names is loaded (default: yes,
+ * as `run` does).  `validate` turns it off unless --allow-plugin-path:
+ * checking a file must not run code it names (docs/robustness.md). */
+void tp_ctx_set_pipeline_plugin_path(tp_ctx *ctx, bool allowed);
+bool tp_ctx_pipeline_plugin_path_allowed(const tp_ctx *ctx);
 const tp_stage_desc *tp_ctx_stage_at(const tp_ctx *ctx, size_t i, const tp_plugin_desc **plugin);
 
 /* ---- pipelines */

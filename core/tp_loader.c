@@ -16,6 +16,7 @@
 #include "tp_internal.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -54,6 +55,7 @@ struct tp_ctx {
     stage_entry *stages;
     size_t n_stages;
     int next_priority;
+    bool ignore_pipeline_plugin_path; /* plugin_path: of pipeline files is not loaded */
 };
 
 /* A zero-filled struct of `full` bytes holding the first `declared` bytes of
@@ -73,6 +75,16 @@ static void plugin_copies_free(tp_plugin_desc *desc, tp_stage_desc *stages, size
         free((void *)stages[i].options);
     free(stages);
     free(desc);
+}
+
+void tp_ctx_set_pipeline_plugin_path(tp_ctx *ctx, bool allowed)
+{
+    ctx->ignore_pipeline_plugin_path = !allowed;
+}
+
+bool tp_ctx_pipeline_plugin_path_allowed(const tp_ctx *ctx)
+{
+    return !ctx->ignore_pipeline_plugin_path;
 }
 
 tp_ctx *tp_ctx_new(void)
@@ -322,12 +334,61 @@ static int register_stages(tp_ctx *ctx, const plugin *p)
     return TP_OK;
 }
 
+/*
+ * Trust (docs/robustness.md, "Trust model"): a plugin is code, so only a
+ * file that nobody but its owner could have written is loaded: owned by the
+ * user or root, not writable by group or others, in a directory that is the
+ * same.  Returns why not (written to why), or NULL when sb passes.
+ */
+static const char *untrusted(const struct stat *sb, char *why, size_t size)
+{
+    if (sb->st_uid != geteuid() && sb->st_uid != 0) {
+        snprintf(why, size, "owned by uid %ld, not by you (uid %ld) or root",
+                 (long)sb->st_uid, (long)geteuid());
+        return why;
+    }
+    if (sb->st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(why, size, "writable by %s (mode %04o); chmod go-w it if you trust it",
+                 (sb->st_mode & S_IWOTH) ? "others" : "its group",
+                 (unsigned)(sb->st_mode & 07777));
+        return why;
+    }
+    return NULL;
+}
+
+/* Only regular files are plugins (dlopen on a FIFO would block forever),
+ * and only trusted ones. */
+static int check_plugin_file(const char *path, char **err)
+{
+    struct stat sb;
+    char why[128];
+    if (stat(path, &sb) != 0)
+        return refuse(err, path, "cannot load: %s", strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return refuse(err, path, "not a regular file");
+    if (untrusted(&sb, why, sizeof why))
+        return refuse(err, path, "%s", why);
+    return TP_OK;
+}
+
+/* NULL when the directory may hold plugins, else why not (in why). */
+static const char *untrusted_dir(const char *dir, char *why, size_t size)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return NULL; /* opendir reports it */
+    return untrusted(&sb, why, size);
+}
+
 static int load_file(tp_ctx *ctx, const char *path, int priority, char **err)
 {
     if (err)
         *err = NULL;
     if (already_loaded(ctx, path))
         return TP_OK;
+    int rc = check_plugin_file(path, err);
+    if (rc != TP_OK)
+        return rc;
     dlerror();
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
@@ -346,7 +407,7 @@ static int load_file(tp_ctx *ctx, const char *path, int priority, char **err)
     tp_plugin_desc *desc;
     tp_stage_desc *stages;
     size_t n_stages;
-    int rc = check_descriptor(d, path, &desc, &stages, &n_stages, err);
+    rc = check_descriptor(d, path, &desc, &stages, &n_stages, err);
     plugin *ps = rc == TP_OK ? realloc(ctx->plugins, (ctx->n_plugins + 1) * sizeof *ps) : NULL;
     char *copy = ps ? strdup(path) : NULL;
     if (ps)
@@ -365,6 +426,13 @@ static int load_file(tp_ctx *ctx, const char *path, int priority, char **err)
 
 int tp_ctx_load_file(tp_ctx *ctx, const char *path, char **err)
 {
+    char dir[PATH_MAX], why[128];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    if (untrusted_dir(dir, why, sizeof why))
+        return refuse(err, path, "its directory %s is %s", dir, why);
     return load_file(ctx, path, ++ctx->next_priority, err);
 }
 
@@ -376,6 +444,11 @@ static int by_name(const void *a, const void *b)
 static void scan_dir(tp_ctx *ctx, dir_entry *dir, tp_diags *d)
 {
     dir->scanned = true;
+    char why[128];
+    if (untrusted_dir(dir->path, why, sizeof why)) {
+        tp_diags_add(d, dir->path, 0, 0, "warning: plugin directory refused: %s", why);
+        return;
+    }
     DIR *dh = opendir(dir->path);
     if (dh == NULL) {
         tp_diags_add(d, dir->path, 0, 0, "warning: cannot open plugin directory");

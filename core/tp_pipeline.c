@@ -4,6 +4,7 @@
  * is reported with its file:line:col.
  */
 #include "tp_pipeline.h"
+#include "tp_strmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@ typedef struct loader {
     const char *file;
     const char *base_dir; /* for relative plugin_path entries, or NULL */
     tp_diags *d;
+    /* hashed, so that ids and inputs cost O(1) per stage, not O(stages) */
+    tp_strmap ids;         /* stage id -> index of the first stage with it */
+    tp_strmap next_suffix; /* plugin name -> next N to try for a default id_N */
 } loader;
 
 static void free_stage(pstage *s)
@@ -121,6 +125,11 @@ static void add_plugin_dirs(loader *L, const tp_ynode *pp)
 {
     if (pp == NULL)
         return;
+    bool allowed = tp_ctx_pipeline_plugin_path_allowed(L->ctx);
+    if (!allowed)
+        tp_diags_add(L->d, L->file, pp->line, pp->col,
+                     "warning: plugin_path: not loaded (a pipeline file may name code; pass "
+                     "--allow-plugin-path to load it)");
     size_t n = pp->type == TP_YNODE_SEQ ? pp->n : 1;
     for (size_t i = 0; i < n; i++) {
         const tp_ynode *it = pp->type == TP_YNODE_SEQ ? pp->items[i] : pp;
@@ -129,6 +138,8 @@ static void add_plugin_dirs(loader *L, const tp_ynode *pp)
                          "error: plugin_path must be a directory or a list of directories");
             continue;
         }
+        if (!allowed)
+            continue;
         char dir[4096];
         if (it->text[0] != '/' && L->base_dir)
             snprintf(dir, sizeof dir, "%s/%s", L->base_dir, it->text);
@@ -215,15 +226,37 @@ static const tp_ynode *stage_kind(loader *L, const tp_ynode *m, tp_stage_kind *k
     return found;
 }
 
-static bool id_taken(const tp_pipeline *p, const char *id)
+static bool id_taken(const loader *L, const char *id)
 {
-    for (size_t i = 0; i < p->n; i++) /* a stage with a bad id keeps id NULL */
-        if (p->stages[i].id && strcmp(p->stages[i].id, id) == 0)
-            return true;
-    return false;
+    return tp_strmap_find(&L->ids, id, strlen(id)) != NULL;
 }
 
-/* The explicit id, or the plugin name made unique with a _N suffix. */
+/* The plugin name, or the name made unique with the first free _N suffix
+ * (N >= 2).  The next N to try is remembered per plugin: ids are never
+ * removed, so every smaller N is still taken. */
+static char *default_id(loader *L, const char *plugin)
+{
+    if (!id_taken(L, plugin))
+        return strdup(plugin);
+    size_t len = strlen(plugin), cap = len + 24;
+    tp_strmap_slot *next = tp_strmap_find(&L->next_suffix, plugin, len);
+    char *buf = malloc(cap);
+    if (buf == NULL)
+        return NULL;
+    long k = next ? next->value : 2;
+    for (;; k++) {
+        snprintf(buf, cap, "%s_%ld", plugin, k);
+        if (!id_taken(L, buf))
+            break;
+    }
+    if (!tp_strmap_put(&L->next_suffix, plugin, k + 1)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The explicit id, or a default one made from the plugin name. */
 static char *stage_id(loader *L, const tp_ynode *m, const char *plugin)
 {
     const tp_ynode *idn = tp_ymap_get(m, "id");
@@ -237,16 +270,12 @@ static char *stage_id(loader *L, const tp_ynode *m, const char *plugin)
                          "error: id '%s' contains '.', which separates a stage id from its "
                          "result names; use another character such as '_'",
                          idn->text);
-        else if (id_taken(L->p, idn->text))
+        else if (id_taken(L, idn->text))
             tp_diags_add(L->d, L->file, idn->line, idn->col,
                          "error: id '%s' is used by an earlier stage", idn->text);
         return strdup(idn->text);
     }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", plugin);
-    for (int k = 2; id_taken(L->p, buf); k++)
-        snprintf(buf, sizeof buf, "%s_%d", plugin, k);
-    return strdup(buf);
+    return default_id(L, plugin);
 }
 
 /* Does a declared result pattern (tp_stage_desc.produces) match `rest`,
@@ -271,6 +300,12 @@ static bool declares(const tp_stage_desc *d, const char *rest)
     return false;
 }
 
+/* Remembers the id of stage `index` (the first stage keeps a repeated id). */
+static bool register_id(loader *L, const char *id, size_t index)
+{
+    return id_taken(L, id) || tp_strmap_put(&L->ids, id, (long)index);
+}
+
 /* Can stage s make a result `rest` (after "<id>.")?  Its own declared ids,
  * and those of the analysis it requires, which runs as "<id>.<requires>". */
 static bool stage_may_produce(const pstage *s, const char *rest)
@@ -287,25 +322,19 @@ static bool stage_may_produce(const pstage *s, const char *rest)
     return rest[len] == '.' && declares(s->req_desc, rest + len + 1);
 }
 
-/* 1: name is an earlier stage's id or a result it declares; 0: no stage of
- * that id; -1: the stage exists but declares no such result. */
-static int input_known(const tp_pipeline *p, size_t before, const char *name)
+/* 1: name is an earlier stage's id or a result it declares; 0: no earlier
+ * stage of that id; -1: the stage exists but declares no such result.
+ * Stage ids contain no '.', so the id is the text before the first '.'. */
+static int input_known(const loader *L, size_t before, const char *name)
 {
-    int found = 0;
-    for (size_t i = 0; i < before; i++) {
-        const pstage *s = &p->stages[i];
-        if (s->id == NULL)
-            continue;
-        size_t len = strlen(s->id);
-        if (strcmp(s->id, name) == 0)
-            return 1;
-        if (strncmp(s->id, name, len) == 0 && name[len] == '.') {
-            if (stage_may_produce(s, name + len + 1))
-                return 1;
-            found = -1;
-        }
-    }
-    return found;
+    const char *dot = strchr(name, '.');
+    size_t len = dot ? (size_t)(dot - name) : strlen(name);
+    tp_strmap_slot *slot = tp_strmap_find(&L->ids, name, len);
+    if (slot == NULL || (size_t)slot->value >= before)
+        return 0;
+    if (dot == NULL)
+        return 1;
+    return stage_may_produce(&L->p->stages[slot->value], dot + 1) ? 1 : -1;
 }
 
 /* The ids stage s declares, "a, b.*", for messages. */
@@ -361,7 +390,7 @@ static void parse_inputs(loader *L, pstage *s, const tp_ynode *in, size_t index)
                          "error: input must be a stage id or a list of stage ids");
             continue;
         }
-        int known = input_known(L->p, index, it->text);
+        int known = input_known(L, index, it->text);
         if (known < 0) {
             report_undeclared(L, it, index);
             continue;
@@ -565,10 +594,14 @@ static void parse_stage(loader *L, const tp_ynode *m)
     s->line = m->line;
     s->col = m->col;
     s->plugin = strdup(name->text);
-    s->id = stage_id(L, m, name->text);
+    s->id = s->plugin ? stage_id(L, m, s->plugin) : NULL;
     L->p->n++; /* owned by the pipeline from here on, so freed on any error */
     if (s->plugin == NULL || s->id == NULL)
         return;
+    if (!register_id(L, s->id, L->p->n - 1)) {
+        tp_diags_add(L->d, L->file, m->line, m->col, "error: out of memory");
+        return;
+    }
     s->desc = tp_ctx_find_stage(L->ctx, kind, name->text, &s->plugin_path);
     if (s->desc == NULL) {
         report_unknown_plugin(L, kind, name);
@@ -648,6 +681,8 @@ static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *
      * they stay in d so the unknown-plugin error is read next to them */
     size_t before_stages = L->d->n;
     parse_stages(L, stages, root);
+    tp_strmap_free(&L->ids);
+    tp_strmap_free(&L->next_suffix);
     free(vars);
     tp_ynode_free(root);
     bool failed = false;

@@ -63,7 +63,9 @@ void tp_progress_update(tp_run *run, const char *label, uint64_t done, uint64_t 
     if (frac > 1)
         frac = 1;
     double rate = elapsed > 0 ? (double)done / elapsed / 1e6 : 0;
-    char eta[16], tail[96], line[256], bar[BAR_MAX + 1];
+    char eta[16], tail[96], line[256], bar[BAR_MAX + 1], shown[128];
+    tp_escape_text(label, shown, sizeof shown); /* a stage id may hold control characters */
+    label = shown;
     fmt_eta(eta, sizeof eta, frac > 0 ? elapsed * (1 - frac) / frac : 0);
     snprintf(tail, sizeof tail, " %5.1f%%  %.1f of %.1f MB  %.1f MB/s  ETA %s", frac * 100,
              (double)done / 1e6, (double)total / 1e6, rate, eta);

@@ -36,7 +36,7 @@ void tp_run_log(tp_run *run, tp_level level, const char *who, const char *msg)
         return;
     FILE *f = run->opts.log ? run->opts.log : stderr;
     tp_progress_done(run);
-    fprintf(f, "pipeline: %s: [%s] %s\n", level_name(level), who, msg);
+    tp_print_line(f, "pipeline: %s: [%s] %s", level_name(level), who, msg);
 }
 
 tp_result *tp_run_new_result(tp_run *run, const char *id)
@@ -387,7 +387,7 @@ static void report_failure(tp_run *run, const pstage *s, const char *id, const t
     snprintf(run->error, sizeof run->error, "%s:%d:%d: %s '%s': %s", run->pipeline->file,
              s->line, s->col, tp_stage_kind_name(s->kind), id, msg);
     FILE *f = run->opts.log ? run->opts.log : stderr;
-    fprintf(f, "pipeline: error: %s\n", run->error);
+    tp_print_line(f, "pipeline: error: %s", run->error);
 }
 
 /* Runs the analysis s requires on each of its traces that lacks it. */

@@ -9,14 +9,38 @@
  *          before a final newline)
  *   {,n}   Python: {0,n}             -> {0,n} (PCRE2 10.42 reads it as text)
  * Error offsets are given in the caller's pattern.
+ *
+ * Matching: tp_pyre_search() tells a match, no match and an engine error
+ * apart.  When PCRE2 gives up (match, depth or heap limit, typically on a
+ * catastrophically backtracking pattern) it has not found that the text does
+ * not match, so callers must report the error, never take it for "no match".
  */
 #ifndef TRACEPIPE_PLUGINS_TP_PYREGEX_H
 #define TRACEPIPE_PLUGINS_TP_PYREGEX_H
 
 #ifndef PCRE2_CODE_UNIT_WIDTH
 #define PCRE2_CODE_UNIT_WIDTH 8
+/* re.search: 1 when the pattern matches somewhere in text, 0 when it does
+ * not, or the negative PCRE2 error code when the engine gave up. */
+static inline int tp_pyre_search(const pcre2_code *re, const char *text, size_t len,
+                                 pcre2_match_data *md)
+{
+    int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md, NULL);
+    if (rc >= 0)
+        return 1;
+    return rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
+}
+
+/* The text of a PCRE2 error code ("match limit exceeded", ...). */
+static inline void tp_pyre_error_text(int code, char *buf, size_t size)
+{
+    if (pcre2_get_error_message(code, (PCRE2_UCHAR *)buf, size) < 0 && size > 0)
+        snprintf(buf, size, "PCRE2 error %d", code);
+}
+
 #endif
 #include <pcre2.h>
+#include <stdio.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 
@@ -90,6 +114,24 @@ static inline pcre2_code *tp_pyre_compile(const char *pattern, uint32_t flags, i
         *off = tp_pyre_orig_offset(pattern, pcre, *off);
     tp_free(pcre);
     return re;
+}
+
+/* re.search: 1 when the pattern matches somewhere in text, 0 when it does
+ * not, or the negative PCRE2 error code when the engine gave up. */
+static inline int tp_pyre_search(const pcre2_code *re, const char *text, size_t len,
+                                 pcre2_match_data *md)
+{
+    int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md, NULL);
+    if (rc >= 0)
+        return 1;
+    return rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
+}
+
+/* The text of a PCRE2 error code ("match limit exceeded", ...). */
+static inline void tp_pyre_error_text(int code, char *buf, size_t size)
+{
+    if (pcre2_get_error_message(code, (PCRE2_UCHAR *)buf, size) < 0 && size > 0)
+        snprintf(buf, size, "PCRE2 error %d", code);
 }
 
 #endif

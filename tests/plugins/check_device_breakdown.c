@@ -4,7 +4,11 @@
  * unions and the 6851 us of GPU activity checked with Python).
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "breakdown_util.h"
 
@@ -127,6 +131,65 @@ START_TEST(test_tree_merged_ops)
 }
 END_TEST
 
+/* Writes LEVELS cpu ops nested one inside the other, each launching one
+ * 1 us kernel on stream 7 (tests/tools/gen_stress.py nested-ops). */
+static void write_nested_ops(const char *path, int levels)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"traceEvents\": [\n", f);
+    long end = 20L * levels + 100;
+    for (int i = 0; i < levels; i++) {
+        long ts = 10L * i;
+        fprintf(f,
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d\", \"pid\": 1, "
+                "\"tid\": 1, \"ts\": %ld, \"dur\": %ld},\n"
+                "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+                "\"pid\": 1, \"tid\": 1, \"ts\": %ld, \"dur\": 2, \"args\": {\"correlation\": %d}},\n"
+                "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel%d\", \"pid\": 0, "
+                "\"tid\": 7, \"ts\": %ld, \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7, "
+                "\"correlation\": %d}}%s\n",
+                i % 7, ts, end - 2 * ts, ts + 1, i + 1, i % 5, ts + 3, i + 1,
+                i + 1 < levels ? "," : "");
+    }
+    fputs("]}\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* merge_ops on 100 000 nested ops that each launch a kernel: every kernel
+ * belongs to the outermost op.  Finding that walked each kernel's whole
+ * chain of ancestors (16-20 s here); now one pass over the forest. */
+START_TEST(test_merged_ops_deep_nesting_is_linear)
+{
+    enum { LEVELS = 100000 };
+    char path[] = "/tmp/tp_devb_nestedXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_nested_ops(path, LEVELS);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tp_run *run = bu_run(path, "  - {analysis: device_breakdown, depth: 10, truncate: 0}\n");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    unlink(path);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    ck_assert_msg(seconds < 10.0, "took %.1f s", seconds);
+    expect_stream(tp_test_result(run, "device_breakdown.streams"), 0, 7, 20.0 * LEVELS + 100,
+                  LEVELS);
+    const tp_result *r = tp_test_result(run, "device_breakdown.tree");
+    expect_time(r, "stream 7", NULL, LEVELS, LEVELS);
+    expect_time(r, "aten::op0", "stream 7", LEVELS, 1);
+    for (int k = 0; k < 5; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "kernel%d", k);
+        expect_time(r, name, "aten::op0", LEVELS / 5, LEVELS / 5);
+    }
+    ck_assert_int_lt(tp_test_find_row(r, "name", "aten::op1", NULL), 0);
+    bu_check_tree(r, 1);
+    tp_run_free(run);
+}
+END_TEST
+
 START_TEST(test_no_gpu)
 {
     tp_run *run = bu_run(BU_HAND "hier_zero.json", "  - analysis: device_breakdown\n");
@@ -168,6 +231,7 @@ static Suite *device_breakdown_suite(void)
     tcase_add_test(tc, test_tree_default);
     tcase_add_test(tc, test_tree_kernel_leaves);
     tcase_add_test(tc, test_tree_merged_ops);
+    tcase_add_test(tc, test_merged_ops_deep_nesting_is_linear);
     tcase_add_test(tc, test_no_gpu);
     tcase_add_test(tc, test_real_trace_invariants);
     suite_add_tcase(s, tc);

@@ -13,11 +13,17 @@
 # of the uncompressed text), MB = 10^6 bytes.  Prints a table and writes
 # bench/results.md.  Environment: BENCH_SIZES (default "10M 100M 1G"), BENCH_REPEAT,
 # BENCH_PYTHON=0 to skip the json.load baseline, BENCH_OUT (results file).
+#
+# Scaling rows (issue 12), inputs from tests/tools/gen_stress.py, cached in
+# $BUILD/bench/ too: device_breakdown on BENCH_NESTED_LEVELS (default 100000)
+# nested cpu ops that each launch a kernel, with and without merge_ops, and
+# `validate` of a pipeline of BENCH_STAGES (default 4000) stages with default
+# ids.  BENCH_SCALING=0 skips them; BENCH_SIZES="" runs only them.
 set -eu
 BUILD=${1:-build}
 PIPELINE="$BUILD/pipeline"
 DIR="$BUILD/bench"
-SIZES=${BENCH_SIZES:-"10M 100M 1G"}
+SIZES=${BENCH_SIZES-"10M 100M 1G"}
 RESULTS=${BENCH_OUT:-bench/results.md}
 REPEAT=${BENCH_REPEAT:-3}
 PYTHON_MAX_KB=$((8 * 1024 * 1024)) # skip json.load when it would need more
@@ -121,6 +127,34 @@ for s in $SIZES; do
         fi
     fi
 done
+
+# ---- scaling: inputs that were quadratic (device_breakdown, merge_ops) or
+# cubic (default stage ids) before issue 12
+if [ "${BENCH_SCALING:-1}" != 0 ]; then
+    levels=${BENCH_NESTED_LEVELS:-100000}
+    f="$DIR/nested_ops_$levels.json"
+    [ -s "$f" ] || python3 tests/tools/gen_stress.py nested-ops --levels "$levels" -o "$f"
+    cat > "$DIR/nested.yaml" <<'EOF'
+# device_breakdown alone (hierarchy is run first as its requirement)
+name: bench_nested
+vars: {trace: none, merge: "true"}
+stages:
+  - reader: kineto
+    path: ${trace}
+    keep_args: false
+  - analysis: device_breakdown
+    merge_ops: ${merge}
+EOF
+    bytes=$(wc -c < "$f")
+    measure "nested ops, merge_ops" "$f" "$bytes" "$REPEAT" \
+        "$PIPELINE" -q run "$DIR/nested.yaml" --set "trace=$f"
+    measure "nested ops, no merge_ops" "$f" "$bytes" "$REPEAT" \
+        "$PIPELINE" -q run "$DIR/nested.yaml" --set "trace=$f" --set merge=false
+    n=${BENCH_STAGES:-4000}
+    y="$DIR/many_stages_$n.yaml"
+    [ -s "$y" ] || python3 tests/tools/gen_stress.py many-stages --stages "$n" -o "$y"
+    measure "validate $n stages" "$y" "$(wc -c < "$y")" "$REPEAT" "$PIPELINE" -q validate "$y"
+fi
 
 # ---- report
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)

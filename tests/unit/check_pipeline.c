@@ -3,6 +3,7 @@
  * safe output, using the test plugins of tests/testplugins/.
  */
 #include "tp_internal.h"
+#include "tp_pipeline.h"
 #include "tp_test.h"
 
 #include <stdlib.h>
@@ -297,6 +298,39 @@ START_TEST(loader_refuses_bad_plugins)
 }
 END_TEST
 
+/* Trust: a plugin in a directory others can write to is refused before
+ * dlopen, and so is one others can write to itself. */
+START_TEST(loader_refuses_writable_places)
+{
+    char dir[] = "/tmp/tp_trustXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char src[1024], dst[1100], cmd[2300];
+    snprintf(src, sizeof src, "%s/testplugins/tp_probe.so", tp_test_build_dir());
+    snprintf(dst, sizeof dst, "%s/tp_probe.so", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, dst);
+    ck_assert_int_eq(system(cmd), 0);
+    tp_ctx *ctx = tp_ctx_new();
+    char *err = NULL;
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    ck_assert_int_ne(tp_ctx_load_file(ctx, dst, &err), TP_OK);
+    ck_assert_msg(strstr(err, "is writable by others (mode 0777)") != NULL, "got: %s", err);
+    free(err);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ck_assert_int_eq(chmod(dst, 0620), 0);
+    ck_assert_int_ne(tp_ctx_load_file(ctx, dst, &err), TP_OK);
+    ck_assert_msg(strstr(err, "plugin refused: writable by its group (mode 0620)") != NULL,
+                  "got: %s", err);
+    free(err);
+    ck_assert_uint_eq(tp_ctx_stage_count(ctx), 0);
+    ck_assert_int_eq(chmod(dst, 0644), 0);
+    ck_assert_int_eq(tp_ctx_load_file(ctx, dst, &err), TP_OK);
+    ck_assert_uint_gt(tp_ctx_stage_count(ctx), 0);
+    tp_ctx_free(ctx);
+    unlink(dst);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(failed_writer_leaves_no_file)
 {
     tp_ctx *ctx = probe_ctx();
@@ -324,6 +358,80 @@ START_TEST(failed_writer_leaves_no_file)
 }
 END_TEST
 
+/* Default ids: the plugin name, then the first free _N; explicit ids taken
+ * into account, whatever their order. */
+START_TEST(default_stage_ids)
+{
+    tp_ctx *ctx = probe_ctx();
+    tp_diags d = {0};
+    tp_pipeline *p = load(ctx,
+                          "stages:\n"
+                          "  - {analysis: probe, names: a, id: probe_3}\n"
+                          "  - {analysis: probe, names: a}\n"
+                          "  - {analysis: probe, names: a}\n"
+                          "  - {analysis: probe, names: a}\n"
+                          "  - {analysis: probe, names: a, id: probe_9}\n"
+                          "  - {analysis: probe, names: a}\n",
+                          &d);
+    ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
+    const char *want[] = {"probe_3", "probe", "probe_2", "probe_4", "probe_9", "probe_5"};
+    ck_assert_uint_eq(p->n, 6);
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_str_eq(p->stages[i].id, want[i]);
+    tp_pipeline_free(p);
+    tp_diags_free(&d);
+    tp_ctx_free(ctx);
+}
+END_TEST
+
+/* 5000 stages of one plugin (quadratic in ids before: ~45 s) and inputs
+ * naming earlier ids and their results (id.name). */
+START_TEST(many_default_stage_ids)
+{
+    enum { N = 5000 };
+    size_t cap = (size_t)N * 64 + 64, len = 0;
+    char *yaml = malloc(cap);
+    ck_assert_ptr_nonnull(yaml);
+    len += (size_t)snprintf(yaml + len, cap - len, "stages:\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(yaml + len, cap - len, "  - {analysis: probe, names: a}\n");
+    len += (size_t)snprintf(yaml + len, cap - len,
+                            "  - {writer: fail_probe, input: [probe_%d, probe_2.x, probe]}\n", N);
+    tp_ctx *ctx = probe_ctx();
+    tp_diags d = {0};
+    tp_pipeline *p = tp_pipeline_load_string(ctx, yaml, len, "p.yaml", NULL, 0, &d);
+    ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
+    ck_assert_uint_eq(p->n, N + 1);
+    ck_assert_str_eq(p->stages[0].id, "probe");
+    ck_assert_str_eq(p->stages[1].id, "probe_2");
+    ck_assert_str_eq(p->stages[N - 1].id, "probe_5000");
+    ck_assert_uint_eq(p->stages[N].n_inputs, 3);
+    tp_pipeline_free(p);
+    tp_diags_free(&d);
+    tp_ctx_free(ctx);
+    free(yaml);
+}
+END_TEST
+
+/* Diagnostics on stderr: control characters, C1 controls and invalid UTF-8
+ * escaped, valid UTF-8 kept, truncation never cuts an escape. */
+START_TEST(escape_text_for_terminals)
+{
+    char out[64];
+    const char *in = "a\x1b]0;t\x07\r\n\t\x7f\xc2\x9b caf\xc3\xa9 \xff\xc3";
+    const char *want = "a\\x1b]0;t\\x07\\r\\n\\t\\x7f\\u009b caf\xc3\xa9 \\xff\\xc3";
+    ck_assert_uint_eq(tp_escape_text(in, out, sizeof out), strlen(want));
+    ck_assert_str_eq(out, want);
+    ck_assert_uint_eq(tp_escape_text("x\x1b", out, 3), 5); /* "x\x1b" needs 5 */
+    ck_assert_str_eq(out, "x");
+    ck_assert_uint_eq(tp_escape_text("plain", NULL, 0), 5);
+    tp_diags d = {0};
+    tp_diags_add(&d, "f\x1b.yaml", 1, 2, "error: '%s'", "\x07");
+    ck_assert_str_eq(d.lines[0], "f\\x1b.yaml:1:2: error: '\\x07'");
+    tp_diags_free(&d);
+}
+END_TEST
+
 START_TEST(edit_distance_hints)
 {
     ck_assert_uint_eq(tp_edit_distance("hierachy", "hierarchy"), 1);
@@ -344,12 +452,16 @@ static Suite *pipeline_suite(void)
     tcase_add_test(tc, structure_errors);
     tcase_add_test(tc, vars_and_set);
     tcase_add_test(tc, edit_distance_hints);
+    tcase_add_test(tc, default_stage_ids);
+    tcase_add_test(tc, escape_text_for_terminals);
+    tcase_add_test(tc, many_default_stage_ids);
     suite_add_tcase(s, tc);
     tc = tcase_create("loader");
     tcase_add_test(tc, loader_refuses_bad_plugins);
     tcase_add_test(tc, older_smaller_descriptor_loads_and_runs);
     tcase_add_test(tc, number_lists_and_enums_are_checked);
     tcase_add_test(tc, type_mismatch_is_not_out_of_memory);
+    tcase_add_test(tc, loader_refuses_writable_places);
     suite_add_tcase(s, tc);
     tc = tcase_create("output");
     tcase_add_test(tc, failed_writer_leaves_no_file);

@@ -38,20 +38,36 @@ int db_is_merge_op(db *d, int64_t r)
     return d->module_memo[name] == 2;
 }
 
-/* The op an activity is shown under: its launcher's nearest ancestor that
+/*
+ * The op an activity is shown under: its launcher's nearest ancestor that
  * is not itself a runtime call, or -1.  With merge_ops, the topmost op on
  * the chain instead (seed 001: the first operator below modules gathers all
- * kernels of its subtree). */
-static int64_t owner_of(db *d, int64_t a)
+ * kernels of its subtree).  Computed once per host position in pre-order,
+ * from the parent's answer, so a deep chain costs its length once, not once
+ * per kernel launched inside it.
+ */
+static int32_t *owners_by_position(db *d)
 {
-    int64_t p = d->launcher[a];
-    while (p >= 0 && d->c->kind[p] == TP_KIND_RUNTIME)
-        p = d->parent[p];
-    int64_t top_op = -1;
-    for (int64_t q = p; q >= 0 && d->cfg->merge_ops; q = d->parent[q])
-        if (db_is_merge_op(d, q))
-            top_op = q;
-    return top_op >= 0 ? top_op : p;
+    size_t np = d->npre ? d->npre : 1;
+    int32_t *owner = tp_malloc(np * sizeof *owner);
+    int32_t *top_merge = tp_malloc(np * sizeof *top_merge); /* topmost merge op at or above */
+    if (owner == NULL || top_merge == NULL) {
+        tp_free(owner);
+        tp_free(top_merge);
+        return NULL;
+    }
+    for (size_t p = 0; p < d->npre; p++) {
+        int32_t r = d->pre[p], parent = d->parent[r];
+        int32_t pp = parent >= 0 ? d->pos[parent] : -1; /* parents come first in pre-order */
+        int32_t above = pp >= 0 ? top_merge[pp] : -1;
+        top_merge[p] = above >= 0 ? above : db_is_merge_op(d, r) ? r : -1;
+        if (d->c->kind[r] == TP_KIND_RUNTIME)
+            owner[p] = pp >= 0 ? owner[pp] : -1;
+        else
+            owner[p] = top_merge[p] >= 0 ? top_merge[p] : r;
+    }
+    tp_free(top_merge);
+    return owner;
 }
 
 /* Appends the subtree of root to d->pre in pre-order (no recursion). */
@@ -124,8 +140,10 @@ static int group_by_stream(db *d)
 {
     const tp_cols *c = d->c;
     uint32_t *slot = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *slot);
-    if (slot == NULL || stream_slots(d, slot) != TP_OK) {
+    int32_t *owner = owners_by_position(d);
+    if (slot == NULL || owner == NULL || stream_slots(d, slot) != TP_OK) {
         tp_free(slot);
+        tp_free(owner);
         return TP_ENOMEM;
     }
     for (size_t i = 0; i < c->n; i++)
@@ -140,6 +158,7 @@ static int group_by_stream(db *d)
     d->by_stream = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *d->by_stream);
     if (d->by_stream == NULL) {
         tp_free(slot);
+        tp_free(owner);
         return TP_ENOMEM;
     }
     for (size_t s = 0; s < d->nstreams; s++)
@@ -148,10 +167,11 @@ static int group_by_stream(db *d)
         if (!is_complete_activity(c, i))
             continue;
         db_stream *st = &d->streams[slot[c->track[i]]];
-        int32_t owner = d->launcher[i] >= 0 ? (int32_t)owner_of(d, (int64_t)i) : -1;
-        d->by_stream[st->first + st->count++] = (db_act){(int32_t)i, owner};
+        int32_t l = d->launcher[i], lp = l >= 0 ? d->pos[l] : -1;
+        d->by_stream[st->first + st->count++] = (db_act){(int32_t)i, lp >= 0 ? owner[lp] : -1};
     }
     tp_free(slot);
+    tp_free(owner);
     /* drop the pairs no activity uses (host tracks' -1/-1, say) */
     size_t k = 0;
     for (size_t s = 0; s < d->nstreams; s++)
@@ -238,11 +258,6 @@ int db_prepare(db *d)
     d->module_memo = tp_calloc(d->nnames ? d->nnames : 1, 1);
     if (!d->short_memo || !d->module_memo)
         return TP_ENOMEM;
-    int rc = group_by_stream(d);
-    if (rc == TP_OK)
-        rc = stream_actives(d);
-    if (rc != TP_OK)
-        return rc;
     d->pre = tp_malloc(n * sizeof *d->pre);
     d->pos = tp_malloc(n * sizeof *d->pos);
     if (!d->pre || !d->pos)
@@ -253,6 +268,11 @@ int db_prepare(db *d)
     memset(d->pos, 0xff, n * sizeof *d->pos); /* -1: not in the host forest */
     for (size_t i = 0; i < d->npre; i++)
         d->pos[d->pre[i]] = (int32_t)i;
+    int rc = group_by_stream(d); /* owners need the pre-order */
+    if (rc == TP_OK)
+        rc = stream_actives(d);
+    if (rc != TP_OK)
+        return rc;
     return alloc_pass_arrays(d);
 }
 

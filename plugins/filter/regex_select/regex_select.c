@@ -95,31 +95,51 @@ static void rs_destroy(tp_stage *st, void *state)
     tp_free(s);
 }
 
-static int any_match(rs_pattern *p, size_t n, const char *text, size_t len)
+/* 1 if a pattern of the list matches, 0 if none does, -1 if PCRE2 gave up
+ * on one (recorded in s for the error message). */
+static int any_match(rs_state *s, const char *list, rs_pattern *p, size_t n, const char *text,
+                     size_t len)
 {
-    for (size_t i = 0; i < n; i++)
-        if (pcre2_match(p[i].re, (PCRE2_SPTR)text, len, 0, 0, p[i].md, NULL) >= 0)
+    for (size_t i = 0; i < n; i++) {
+        int rc = tp_pyre_search(p[i].re, text, len, p[i].md);
+        if (rc > 0)
             return 1;
+        if (rc < 0) {
+            s->err = rc;
+            s->err_list = list;
+            s->err_index = i;
+            return -1;
+        }
+    }
     return 0;
 }
 
-/* The verdict for a text: included (or no include list) and not excluded.
- * NULL text (an absent args key) matches no regex. */
+/* The verdict for a text: 1 when included (or no include list) and not
+ * excluded, 0 otherwise, -1 on a regex engine error.  NULL text (an absent
+ * args key) matches no regex. */
 static int verdict(rs_state *s, const char *text, size_t len)
 {
     if (text == NULL)
         return s->n_inc == 0;
-    if (s->n_inc && !any_match(s->inc, s->n_inc, text, len))
-        return 0;
-    return !any_match(s->exc, s->n_exc, text, len);
+    if (s->n_inc) {
+        int m = any_match(s, "include", s->inc, s->n_inc, text, len);
+        if (m <= 0)
+            return m;
+    }
+    int m = any_match(s, "exclude", s->exc, s->n_exc, text, len);
+    return m < 0 ? -1 : !m;
 }
 
 static int str_verdict(tp_stage *st, rs_state *s, tp_str id)
 {
     if (id >= s->n_memo)
         return verdict(s, tp_str_text(st, id), tp_str_len(st, id));
-    if (s->memo[id] == 0)
-        s->memo[id] = verdict(s, tp_str_text(st, id), tp_str_len(st, id)) ? 1 : 2;
+    if (s->memo[id] == 0) {
+        int v = verdict(s, tp_str_text(st, id), tp_str_len(st, id));
+        if (v < 0)
+            return v; /* not cached: the run stops */
+        s->memo[id] = v ? 1 : 2;
+    }
     return s->memo[id] == 1;
 }
 
@@ -231,6 +251,26 @@ static int arg_text(rs_state *s, const tp_trace *t, size_t row, const char *key,
 }
 
 /* ---- run */
+
+/* Stops the run when PCRE2 gave up on event `row`: keeping or dropping it
+ * would be a guess. */
+static int engine_error(tp_stage *st, const rs_config *cfg, const rs_state *s, size_t row,
+                        const char *text, size_t len)
+{
+    char why[128];
+    tp_pyre_error_text(s->err, why, sizeof why);
+    const tp_strlist *l = strcmp(s->err_list, "include") == 0 ? &cfg->include : &cfg->exclude;
+    const char *source = tp_trace_source(tp_stage_trace(st));
+    int shown = len > 80 ? 80 : (int)len;
+    const char *what = strcmp(cfg->field, "arg") == 0 ? "args value" : cfg->field;
+    return tp_fail(st, TP_EINVAL,
+                   "%s: event %zu: %s[%zu] regex '%s' failed on the %s '%.*s%s': %s (the "
+                   "pattern backtracks too much; simplify it)",
+                   source ? source : "trace", row + 1, s->err_list, s->err_index,
+                   l->items[s->err_index], what, shown, text, len > 80 ? "..." : "",
+                   why);
+}
+
 static int mark_matches(tp_stage *st, const rs_config *cfg, rs_state *s, uint8_t *match,
                         size_t *n_match)
 {
@@ -244,15 +284,18 @@ static int mark_matches(tp_stage *st, const rs_config *cfg, rs_state *s, uint8_t
     *n_match = 0;
     for (size_t i = 0; i < c->n; i++) {
         int m;
+        const char *text = NULL;
+        size_t len = 0;
         if (by_arg) {
-            const char *text;
-            size_t len = 0;
             if (arg_text(s, t, i, cfg->arg, &text, &len) != TP_OK)
                 return TP_ENOMEM;
             m = verdict(s, text, len);
         } else {
             m = str_verdict(st, s, ids[i]);
         }
+        if (m < 0)
+            return engine_error(st, cfg, s, i, by_arg ? text : tp_str_text(st, ids[i]),
+                                by_arg ? len : tp_str_len(st, ids[i]));
         match[i] = (uint8_t)m;
         *n_match += (size_t)m;
     }
@@ -267,8 +310,11 @@ static int rs_run(tp_stage *st, const void *config, void *state)
     const tp_cols *c = tp_trace_cols(t);
     uint8_t *keep = tp_keep_mask(st);
     size_t n_match;
-    if (mark_matches(st, cfg, s, keep, &n_match) != TP_OK)
+    int mrc = mark_matches(st, cfg, s, keep, &n_match);
+    if (mrc == TP_ENOMEM)
         return tp_fail(st, TP_ENOMEM, "out of memory");
+    if (mrc != TP_OK)
+        return mrc; /* engine_error reported it */
     int desc = strcmp(cfg->keep, "with_descendants") == 0 || strcmp(cfg->keep, "with_both") == 0;
     int anc = strcmp(cfg->keep, "with_ancestors") == 0 || strcmp(cfg->keep, "with_both") == 0;
     const char *source = "";

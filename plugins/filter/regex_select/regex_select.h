@@ -26,6 +26,10 @@ typedef struct rs_state {
     size_t n_memo;
     char *buf;     /* unescaped args value */
     size_t buf_cap;
+    /* the PCRE2 error that stopped the run: code, list and pattern index */
+    int err;
+    const char *err_list;
+    size_t err_index;
 } rs_state;
 
 /* Adds to keep[] (1 = matched) the descendants and/or ancestors of matched

@@ -166,15 +166,32 @@ static int is_marker_candidate(const tp_cols *c, size_t i)
            k != TP_KIND_METADATA;
 }
 
-/* Name verdicts are cached per interned id: each distinct name is matched once. */
+/* Name verdicts are cached per interned id: each distinct name is matched
+ * once.  1 match, 0 none, a negative PCRE2 code when the engine gave up. */
 static int name_matches(tp_stage *st, trim_state *s, uint8_t *memo, tp_str name)
 {
     if (memo[name] == 0) {
-        int rc = pcre2_match(s->re, (PCRE2_SPTR)tp_str_text(st, name), tp_str_len(st, name), 0,
-                             0, s->md, NULL);
-        memo[name] = rc >= 0 ? 1 : 2;
+        int rc = tp_pyre_search(s->re, tp_str_text(st, name), tp_str_len(st, name), s->md);
+        if (rc < 0)
+            return rc;
+        memo[name] = rc ? 1 : 2;
     }
     return memo[name] == 1;
+}
+
+/* A marker regex PCRE2 gave up on: the iterations cannot be known. */
+static int marker_error(tp_stage *st, const trim_state *s, const tp_cols *c, size_t row, int code)
+{
+    char why[128];
+    tp_pyre_error_text(code, why, sizeof why);
+    const char *source = tp_trace_source(tp_stage_trace(st));
+    const char *name = tp_str_text(st, c->name[row]);
+    size_t len = tp_str_len(st, c->name[row]);
+    return tp_fail(st, TP_EINVAL,
+                   "%s: event %zu: marker regex '%s' failed on the name '%.*s%s': %s (the "
+                   "pattern backtracks too much; simplify it)",
+                   source ? source : "trace", row + 1, s->marker, len > 80 ? 80 : (int)len, name,
+                   len > 80 ? "..." : "", why);
 }
 
 /* Drops markers nested inside an earlier marker of their track (m sorted by
@@ -234,8 +251,16 @@ static int find_iterations(tp_stage *st, trim_state *s, const tp_cols *c, iters 
     uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
     if (memo == NULL)
         return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++) /* count first: markers are few */
-        k += is_marker_candidate(c, i) && c->name[i] < nstr && name_matches(st, s, memo, c->name[i]);
+    for (size_t i = 0; i < c->n; i++) { /* count first: markers are few */
+        if (!is_marker_candidate(c, i) || c->name[i] >= nstr)
+            continue;
+        int rc = name_matches(st, s, memo, c->name[i]);
+        if (rc < 0) {
+            tp_free(memo);
+            return marker_error(st, s, c, i, rc);
+        }
+        k += (size_t)rc;
+    }
     marker *m = tp_malloc((k ? k : 1) * sizeof *m);
     if (m == NULL) {
         tp_free(memo);
@@ -617,9 +642,12 @@ static int trim_run(tp_stage *st, const void *config, void *state)
     trim_state *s = state;
     tp_trace *tr = tp_stage_trace(st);
     const tp_cols *c = tp_trace_cols(tr);
-    iters it;
-    if (find_iterations(st, s, c, &it) != TP_OK)
+    iters it = {0};
+    int frc = find_iterations(st, s, c, &it);
+    if (frc == TP_ENOMEM)
         return tp_fail(st, TP_ENOMEM, "out of memory");
+    if (frc != TP_OK)
+        return frc; /* marker_error reported it */
     size_t first = (size_t)cfg->skip, count = (size_t)cfg->iterations;
     if (it.n < count || it.n - count < first) {
         int rc = too_few(st, cfg, s, c, &it);
