@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "tp_test.h"
 
@@ -619,6 +621,161 @@ START_TEST(test_begin_end_threads)
 }
 END_TEST
 
+/* ---- whitespace costs no memory (issue 12, item 7) */
+
+#define WS_RUN (32u << 20)
+
+/* Writes n bytes of whitespace: spaces, or with a newline every 100 bytes
+ * of each 64 KiB chunk.  Returns the newlines written; *after gets the bytes
+ * after the last one. */
+static uint64_t put_ws_lines(gzFile z, FILE *f, size_t n, int newlines, size_t *after)
+{
+    uint64_t lines = 0;
+    size_t since = 0;
+    static char chunk[1 << 16];
+    memset(chunk, ' ', sizeof chunk);
+    if (newlines)
+        for (size_t i = 0; i < sizeof chunk; i += 100)
+            chunk[i] = '\n';
+    for (size_t done = 0; done < n; done += sizeof chunk) {
+        size_t k = n - done < sizeof chunk ? n - done : sizeof chunk;
+        for (size_t i = 0; i < k; i++) {
+            if (chunk[i] == '\n') {
+                lines++;
+                since = 0;
+            } else {
+                since++;
+            }
+        }
+        if (z)
+            ck_assert_int_eq(gzwrite(z, chunk, (unsigned)k), (int)k);
+        else
+            ck_assert_uint_eq(fwrite(chunk, 1, k, f), k);
+    }
+    if (after)
+        *after = since;
+    return lines;
+}
+
+static void put_ws(gzFile z, FILE *f, size_t n, int newlines)
+{
+    put_ws_lines(z, f, n, newlines, NULL);
+}
+
+static void put_text(gzFile z, FILE *f, const char *s)
+{
+    if (z)
+        ck_assert_int_eq(gzputs(z, s), (int)strlen(s));
+    else
+        ck_assert_int_ne(fputs(s, f), EOF);
+}
+
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* 32 MiB runs of whitespace before the document, inside a metadata value,
+ * between events, inside an event, inside args and after the document,
+ * gzip (a few hundred KiB): read in a bounded window, nothing false about
+ * an event larger than the window.  Before the fix the window grew to
+ * 64 MiB for each run, and a 5 MB .gz of spaces failed. */
+START_TEST(test_whitespace_runs_cost_no_memory)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/ws.json.gz", tmpdir);
+    gzFile z = gzopen(path, "wb1");
+    ck_assert_ptr_nonnull(z);
+    put_ws(z, NULL, WS_RUN, 0);
+    put_text(z, NULL, "{\"m\": [1,");
+    put_ws(z, NULL, WS_RUN, 1);
+    put_text(z, NULL, "2], \"traceEvents\": [");
+    put_ws(z, NULL, WS_RUN, 1);
+    put_text(z, NULL, "{\"ph\": \"X\",");
+    put_ws(z, NULL, WS_RUN, 0);
+    put_text(z, NULL, "\"name\": \"a\", \"ts\": 1, \"dur\": 2, \"args\": {\"k\":");
+    put_ws(z, NULL, WS_RUN, 1);
+    put_text(z, NULL, "3}},{\"ph\": \"i\", \"name\": \"b\", \"ts\": 5}");
+    put_ws(z, NULL, WS_RUN, 0);
+    put_text(z, NULL, "]}");
+    put_ws(z, NULL, WS_RUN, 1);
+    ck_assert_int_eq(gzclose(z), Z_OK);
+
+    long before = peak_rss_kib();
+    tp_run *run = load(path, NULL);
+    long grew = peak_rss_kib() - before;
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 2);
+    ck_assert_str_eq(S(run, c->name[0]), "a");
+    ck_assert_int_eq(c->ts[0], 1000);
+    ck_assert_int_eq(c->dur[0], 2000);
+    ck_assert_str_eq(S(run, c->name[1]), "b");
+    ck_assert_int_eq(c->ts[1], 5000);
+    size_t alen, vlen;
+    const char *a = args_of(run, 0, &alen);
+    const char *v = api()->json_find(a, alen, "k", &vlen);
+    ck_assert(v && vlen == 1 && *v == '3');
+    const char *m = api()->trace_meta(tp_run_trace(run), "m");
+    ck_assert(m && strncmp(m, "[1,", 3) == 0 && strcmp(m + strlen(m) - 2, "2]") == 0);
+    ck_assert_uint_eq(strspn(m + 3, " \n"), strlen(m) - 5);
+    ck_assert_msg(strlen(m) < (8u << 20), "metadata holds %zu bytes", strlen(m));
+    /* 192 MiB of whitespace went through; the window stays at 4 MiB */
+    ck_assert_msg(grew < 48 * 1024, "peak RSS grew by %ld KiB", grew);
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* Inside a unit that outgrew the window, the squeezed runs still count:
+ * the line and column of an error after them are those of the file, and
+ * args left in a plain file are read back exactly. */
+START_TEST(test_whitespace_positions_kept)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/ws.json", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    size_t after;
+    uint64_t lines = 1;
+    put_text(NULL, f, "{\"m\": [1,");
+    lines += put_ws_lines(NULL, f, 6u << 20, 1, NULL);
+    put_text(NULL, f, "2], \"traceEvents\": [{\"ph\": \"X\", \"ts\": 1,");
+    lines += put_ws_lines(NULL, f, 5u << 20, 1, NULL);
+    put_text(NULL, f, "\"name\": \"a\", \"args\": {\"k\": 3}},\n  {\"ph\": \"X\", \"ts\":");
+    lines += 1 + put_ws_lines(NULL, f, 9u << 20, 1, &after);
+    put_text(NULL, f, " \"x\"}]}");
+    fclose(f);
+    char want[96];
+    snprintf(want, sizeof want, ":%llu:%zu: \"ts\" must be a number, not a string",
+             (unsigned long long)lines, after + 2);
+    expect_fail(path, NULL, want);
+    unlink(path);
+
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    put_text(NULL, f, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"k\":");
+    put_ws(NULL, f, 9u << 20, 0);
+    put_text(NULL, f, "3, \"j\": 4}}, {\"ph\": \"X\", \"ts\": 2, \"args\": {\"k\": 5}}]}");
+    fclose(f);
+    tp_run *run = load(path, NULL);
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 2);
+    size_t alen, vlen;
+    const char *a = args_of(run, 0, &alen);
+    const char *v = api()->json_find(a, alen, "j", &vlen);
+    ck_assert(v && vlen == 1 && *v == '4');
+    expect_args(run, 1, "{\"k\": 5}");
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 static Suite *kineto_suite(void)
 {
     Suite *s = suite_create("kineto");
@@ -643,6 +800,11 @@ static Suite *kineto_suite(void)
     tcase_add_test(tc, test_file_errors);
     tcase_add_test(tc, test_on_error_skip);
     tcase_add_test(tc, test_begin_end_threads);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("limits");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_whitespace_runs_cost_no_memory);
+    tcase_add_test(tc, test_whitespace_positions_kept);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -505,9 +505,10 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
  * a copy such as a pending "B" event's). */
 static uint64_t args_file_offset(const kin_parser *kp, const char *args, size_t len)
 {
-    if (!kp->args_ref || args == NULL || args < kp->buf || args + len > kp->buf + kp->len)
-        return KIN_NO_REF;
-    return kp->base + (uint64_t)(args - kp->buf);
+    if (!kp->args_ref || args == NULL || args < kp->buf || args + len > kp->buf + kp->len ||
+        kin_has_gap(kp, args, args + len))
+        return KIN_NO_REF; /* (with whitespace squeezed out, the copy is not the file's text) */
+    return kin_file_off(kp, args);
 }
 
 static int append(kin_parser *kp, tp_event *ev, const char *args, size_t args_len)

@@ -38,7 +38,7 @@ static const tp_option kin_options[] = {
 
 void kin_where(const kin_parser *kp, const char *at, uint64_t *line, uint64_t *col)
 {
-    uint64_t off = kp->base + (uint64_t)(at - kp->buf);
+    uint64_t off = kin_file_off(kp, at);
     *line = kp->line;
     *col = off >= kp->line_start ? off - kp->line_start + 1 : 1;
 }
@@ -89,6 +89,21 @@ static void report_progress(kin_parser *kp)
     tp_progress(kp->st, done < size ? done : size, size);
 }
 
+/* Doubles the window. */
+static int grow_window(kin_parser *kp)
+{
+    size_t cap = kp->cap * 2;
+    char *b = tp_realloc(kp->buf, cap);
+    if (!b) {
+        char msg[80];
+        snprintf(msg, sizeof msg, "out of memory (an event larger than %zu MiB)", kp->cap >> 20);
+        return window_fail(kp, TP_ENOMEM, msg);
+    }
+    kp->buf = b;
+    kp->cap = cap;
+    return TP_OK;
+}
+
 /* Keeps buf[keep, len) (the unit being parsed), moves it to the front and
  * reads more behind it; grows the window when the unit fills all of it. */
 static int refill(kin_parser *kp, size_t keep)
@@ -96,22 +111,13 @@ static int refill(kin_parser *kp, size_t keep)
     char err[200];
     size_t tail = kp->len - keep;
     if (keep > 0) {
+        kin_ws_drop(kp, keep);
         memmove(kp->buf, kp->buf + keep, tail);
         kp->base += keep;
         kp->len = tail;
     }
-    if (kp->len == kp->cap) {
-        size_t cap = kp->cap * 2;
-        char *b = tp_realloc(kp->buf, cap);
-        if (!b) {
-            char msg[80];
-            snprintf(msg, sizeof msg, "out of memory (an event larger than %zu MiB)",
-                     kp->cap >> 20);
-            return window_fail(kp, TP_ENOMEM, msg);
-        }
-        kp->buf = b;
-        kp->cap = cap;
-    }
+    if (kp->len == kp->cap && grow_window(kp) != TP_OK)
+        return kp->code;
     size_t want = kp->cap - kp->len;
 #ifdef KIN_TEST_READ_MAX /* tests: tiny reads make every unit straddle refills */
     want = want < KIN_TEST_READ_MAX ? want : KIN_TEST_READ_MAX;
@@ -303,7 +309,7 @@ static int step(kin_parser *kp, top *t)
  * file is done), 0 to go on, -1 on an error. */
 static int at_cut(kin_parser *kp, const top *t)
 {
-    uint64_t pos = kp->base + (uint64_t)(kp->p - kp->buf);
+    uint64_t pos = kin_file_off(kp, kp->p);
     if (pos < kp->stop_at)
         return 0;
     return kin_split_join(kp, pos == kp->stop_at && t->s == S_EV && !t->first);
@@ -321,9 +327,17 @@ static int parse(kin_parser *kp, top t)
                          : tp_fail(kp->st, TP_EFORMAT, "%s:1:1: empty file", kp->path);
     }
     for (;;) {
+        /* whitespace between units is consumed, never kept in the window */
+        if (kin_ws(kp) == KIN_MORE && !kp->eof) {
+            if (refill(kp, kp->len) != TP_OK)
+                return kp->code;
+            kp->p = kp->buf;
+            continue;
+        }
         const char *p0 = kp->p;
         uint64_t line0 = kp->line, ls0 = kp->line_start;
         top t0 = t;
+        kin_ws_step_start(kp);
         int r = step(kp, &t);
         if (r == KIN_OK && kp->stop_at) {
             int m = at_cut(kp, &t);
@@ -345,6 +359,11 @@ static int parse(kin_parser *kp, top t)
         kp->line_start = ls0;
         t = t0;
         size_t keep = (size_t)(p0 - kp->buf);
+        /* a unit that fills the window: squeeze its long whitespace runs
+         * out first, and grow only if that frees too little */
+        if (keep == 0 && kp->len == kp->cap && kp->n_runs &&
+            kin_ws_squeeze(kp, 0) < kp->cap / 8 && grow_window(kp) != TP_OK)
+            return kp->code;
         if (refill(kp, keep) != TP_OK)
             return kp->code;
         kp->p = kp->buf;
@@ -427,6 +446,7 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     kin_events_free(&kp);
     tp_free(kp.buf);
     tp_free(kp.tmp);
+    kin_ws_free(&kp);
     return rc;
 }
 
