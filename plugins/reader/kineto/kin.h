@@ -46,6 +46,7 @@ enum {
     KIN_DROP_NOTOBJ,    /* an element of traceEvents that is not an object */
     KIN_DROP_TEXT,      /* a raw control character or invalid UTF-8 in a string, or a
                            NaN/Infinity number (lenient mode only; else a syntax error) */
+    KIN_DROP_NUL,       /* \u0000 in a name, category or text id */
     KIN_DROP__COUNT
 };
 

@@ -204,6 +204,10 @@ static int step_member(kin_parser *kp, top *t)
             tp_free(key);
             return kin_syntax(kp, key_at, "out of memory");
         }
+        if (memchr(u, '\0', ul) != NULL) {
+            tp_free(key);
+            return kin_syntax(kp, key_at, "metadata key holds \\u0000 (a NUL character)");
+        }
         memcpy(key, u, ul + 1);
     } else {
         memcpy(key, k, kl);
@@ -246,10 +250,14 @@ static int step(kin_parser *kp, top *t)
             size_t n = strlen(kp->path);
             int gz = n > 3 && strcmp(kp->path + n - 3, ".gz") == 0 && !kin_src_is_gzip(kp->src);
             int bom = kp->end - kp->p >= 3 && memcmp(kp->p, "\xef\xbb\xbf", 3) == 0;
+            int gz2 = kin_src_is_gzip(kp->src) && kp->end - kp->p >= 2 &&
+                      memcmp(kp->p, "\x1f\x8b", 2) == 0;
             return kin_syntax(kp, kp->p, "not a Kineto trace: expected '{' or '[' at the start%s",
                               gz    ? " (the name ends in .gz but the data is not gzip)"
                               : bom ? " (found a UTF-8 byte-order mark, which JSON does not allow; "
                                       "remove it)"
+                              : gz2 ? " (gzip inside gzip: the file was compressed twice; "
+                                      "gunzip it once)"
                                     : "");
         }
         kp->p++;
@@ -381,7 +389,8 @@ static void report(kin_parser *kp)
     static const char *const why[KIN_DROP__COUNT] = {
         "a field of the wrong type", "a missing ph or ts", "a negative duration",
         "a time beyond int64 ns", "not an object",
-        "a raw control character or invalid UTF-8 in a string, or a NaN/Infinity number"};
+        "a raw control character or invalid UTF-8 in a string, or a NaN/Infinity number",
+        "\\u0000 (a NUL character) in a name, category or text id"};
     for (int i = 0; i < KIN_DROP__COUNT; i++) {
         if (kp->n_dropped[i])
             tp_log(kp->st, TP_LOG_WARN, "%s: skipped %zu event(s) with %s", kp->path,
@@ -397,6 +406,32 @@ static void report(kin_parser *kp)
         tp_log(kp->st, TP_LOG_INFO, "%s: %zu id(s) beyond int64 stored as none (text kept in args)",
                kp->path, kp->n_big_int);
     tp_log(kp->st, TP_LOG_INFO, "%s: %zu events", kp->path, kp->n_events);
+}
+
+/* Analyses subtract times (end - start, a window over the whole trace), so
+ * the latest end minus the earliest start must fit in int64 ns: each time
+ * does (±9.2e18 ns), but two far apart may not.  One rule, checked once
+ * here, keeps every stage's arithmetic safe. */
+static int check_span(kin_parser *kp)
+{
+    const tp_cols *c = tp_trace_cols(kp->trace);
+    if (c == NULL || c->n == 0)
+        return TP_OK;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < c->n; i++) {
+        /* ts + dur fits: the reader refuses an event where it does not */
+        int64_t end = c->ts[i] + (c->dur[i] > 0 ? c->dur[i] : 0);
+        if (c->ts[i] < first)
+            first = c->ts[i];
+        if (end > last)
+            last = end;
+    }
+    if (first < 0 && last > INT64_MAX + first)
+        return tp_fail(kp->st, TP_EFORMAT,
+                       "%s: the trace spans more than int64 nanoseconds (earliest start %lld ns, "
+                       "latest end %lld ns), so its times cannot be subtracted",
+                       kp->path, (long long)first, (long long)last);
+    return TP_OK;
 }
 
 static int kin_run(tp_stage *st, const void *config, void *state)
@@ -440,6 +475,8 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         kin_split_join(&kp, 0);
     if (rc == TP_OK)
         rc = kin_events_finish(&kp);
+    if (rc == TP_OK)
+        rc = check_span(&kp);
     if (rc == TP_OK)
         report(&kp);
     kin_src_close(kp.src);
