@@ -436,6 +436,19 @@ static const struct {
     {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": tru}]}", ":1:39: invalid literal"},
     {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1e99}]}", "\"ts\" does not fit in int64"},
     {"nope", ":1:1: not a Kineto trace: expected '{' or '['"},
+    /* issue 12: ph is one character; \u0000 would cut a name short */
+    {"{\"traceEvents\": [{\"ph\": \"Xylophone\", \"ts\": 1}]}", ":1:25: \"ph\" must be a one-letter"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"tid\": \"t\\u0000\"}]}",
+     ":1:46: \"tid\" holds \\u0000 (a NUL character)"},
+    {"{\"a\\u0000\": 1, \"traceEvents\": []}", ":1:2: metadata key holds \\u0000"},
+    /* times: |t| <= INT64_MAX ns either way; a span beyond int64 is refused */
+    {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": -9223372036854775.808}]}",
+     ":1:36: \"ts\" does not fit in int64 nanoseconds"},
+    {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 9223372036854775.808}]}",
+     ":1:36: \"ts\" does not fit in int64 nanoseconds"},
+    {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": -1}, {\"ph\": \"i\", \"ts\": 9223372036854775.807}]}",
+     ": the trace spans more than int64 nanoseconds (earliest start -1000 ns, latest end "
+     "9223372036854775807 ns)"},
     /* long whitespace runs (the out-of-line path of kin_ws): every newline
      * counts and columns restart after the last one */
     {"{\"traceEvents\": [\n\n  \n\t\r\n        \n      {\"ph\": \"X\", \"ts\": x}]}",
@@ -618,6 +631,101 @@ START_TEST(test_begin_end_threads)
     tp_run_free(run);
     unlink(path);
     rmdir(tmpdir);
+}
+END_TEST
+
+/* Times: every value with |t| <= INT64_MAX ns, the same rule both ways
+ * (INT64_MIN ns itself is outside, as +2^63 is); a trace may sit at either
+ * end as long as its span fits. */
+START_TEST(test_time_limits)
+{
+    static const char *const ends[] = {
+        "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": -9223372036854775.807, \"dur\": 0},"
+        " {\"ph\": \"X\", \"ts\": 0, \"dur\": 0}]}",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 9223372036854775.807, \"dur\": 0},"
+        " {\"ph\": \"X\", \"ts\": 0, \"dur\": 9223372036854775.807}]}"};
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/t.json", tmpdir);
+    for (int k = 0; k < 2; k++) {
+        write_file(path, ends[k], strlen(ends[k]));
+        tp_run *run = load(path, NULL);
+        const tp_cols *c = cols_of(run);
+        ck_assert_uint_eq(c->n, 2);
+        ck_assert_int_eq(c->ts[0], k ? INT64_MAX : -INT64_MAX);
+        ck_assert_int_eq(c->dur[1], k ? INT64_MAX : 0);
+        tp_run_free(run);
+    }
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* on_error: skip drops events with \u0000 or a long ph under their reason;
+ * distinct names stay distinct. */
+START_TEST(test_skip_nul_and_long_ph)
+{
+    static const char json[] =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"name\": \"a\\u0000b\", \"ts\": 1, \"dur\": 1},\n"
+        "{\"ph\": \"X\", \"name\": \"a\\u0000c\", \"ts\": 2, \"dur\": 1},\n"
+        "{\"ph\": \"X\", \"name\": \"a\", \"ts\": 3, \"dur\": 1},\n"
+        "{\"ph\": \"Xylophone\", \"name\": \"x\", \"ts\": 4, \"dur\": 1},\n"
+        "{\"ph\": \"X\", \"name\": \"a\\u0001\", \"ts\": 5, \"dur\": 1}]}\n";
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/nul.json", tmpdir);
+    write_file(path, json, strlen(json));
+    expect_fail(path, NULL, ":2:21: \"name\" holds \\u0000");
+    tp_run *run = load(path, "    on_error: skip\n");
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 2);
+    ck_assert_str_eq(S(run, c->name[0]), "a");
+    ck_assert_int_eq(c->ts[0], 3000);
+    ck_assert_str_eq(S(run, c->name[1]), "a\x01");
+    ck_assert(c->name[0] != c->name[1]);
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* Reserved gzip flag bits are refused, in any member; a file compressed
+ * twice says so. */
+START_TEST(test_gzip_flags_and_double)
+{
+    size_t glen = 0;
+    char *gz = tp_test_slurp(KDIR "basic.json.gz", &glen);
+    char path[128];
+    ck_assert(gz && glen > 10);
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/f.json.gz", tmpdir);
+    for (int bit = 0x20; bit <= 0x80; bit <<= 1) {
+        char want[64];
+        gz[3] = (char)((unsigned char)gz[3] | bit);
+        write_file(path, gz, glen);
+        snprintf(want, sizeof want, "(reserved header flag bits 0x%02x set)", bit);
+        expect_fail(path, NULL, want);
+        gz[3] = (char)((unsigned char)gz[3] & ~bit);
+        /* the same in a second member */
+        char *two = malloc(2 * glen);
+        ck_assert_ptr_nonnull(two);
+        memcpy(two, gz, glen);
+        memcpy(two + glen, gz, glen);
+        two[glen + 3] = (char)((unsigned char)two[glen + 3] | bit);
+        write_file(path, two, 2 * glen);
+        expect_fail(path, NULL, want);
+        free(two);
+    }
+    gzFile z = gzopen(path, "wb");
+    ck_assert_ptr_nonnull(z);
+    ck_assert_int_eq(gzwrite(z, gz, (unsigned)glen), (int)glen);
+    ck_assert_int_eq(gzclose(z), Z_OK);
+    expect_fail(path, NULL, ":1:1: not a Kineto trace: expected '{' or '[' at the start (gzip "
+                            "inside gzip: the file was compressed twice; gunzip it once)");
+    unlink(path);
+    rmdir(tmpdir);
+    free(gz);
 }
 END_TEST
 
@@ -805,6 +913,9 @@ static Suite *kineto_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_whitespace_runs_cost_no_memory);
     tcase_add_test(tc, test_whitespace_positions_kept);
+    tcase_add_test(tc, test_time_limits);
+    tcase_add_test(tc, test_skip_nul_and_long_ph);
+    tcase_add_test(tc, test_gzip_flags_and_double);
     suite_add_tcase(s, tc);
     return s;
 }
