@@ -16,7 +16,10 @@
 
 #include "kin.h"
 
-#define WINDOW_SIZE (4u << 20)
+#ifndef KIN_WINDOW_SIZE /* the fuzz build uses a small one (plugin.mk) */
+#define KIN_WINDOW_SIZE (4u << 20)
+#endif
+#define WINDOW_SIZE KIN_WINDOW_SIZE
 
 typedef struct kin_config {
     const char *path;
@@ -119,7 +122,7 @@ static int refill(kin_parser *kp, size_t keep)
     if (kp->len == kp->cap && grow_window(kp) != TP_OK)
         return kp->code;
     size_t want = kp->cap - kp->len;
-#ifdef KIN_TEST_READ_MAX /* tests: tiny reads make every unit straddle refills */
+#ifdef KIN_TEST_READ_MAX /* fuzzing: short reads make units straddle refills */
     want = want < KIN_TEST_READ_MAX ? want : KIN_TEST_READ_MAX;
 #endif
     if (kp->local && kin_split_abort_requested(kp))
