@@ -64,6 +64,8 @@ const char *tp_json_find_key(const char *json, size_t len, const char *key, size
     if (json == NULL || key == NULL)
         return NULL;
     size_t klen = strlen(key);
+    const char *found = NULL;
+    size_t found_len = 0;
     size_t i = skip_ws(json, 0, len);
     if (i >= len || json[i] != '{')
         return NULL;
@@ -71,24 +73,26 @@ const char *tp_json_find_key(const char *json, size_t len, const char *key, size
     for (;;) {
         i = skip_ws(json, i, len);
         if (i >= len || json[i] != '"')
-            return NULL;
+            break;
         size_t kstart = i + 1, kend = skip_string(json, i, len);
         if (kend >= len)
-            return NULL;
+            break;
         bool match = kend - 1 - kstart == klen && memcmp(json + kstart, key, klen) == 0;
         i = skip_ws(json, kend, len);
         if (i >= len || json[i] != ':')
-            return NULL;
+            break;
         i = skip_ws(json, i + 1, len);
         size_t vend = skip_value(json, i, len);
-        if (match) {
-            if (vlen)
-                *vlen = trim_end(json, i, vend) - i;
-            return json + i;
+        if (match) { /* a later duplicate replaces it */
+            found = json + i;
+            found_len = trim_end(json, i, vend) - i;
         }
         i = skip_ws(json, vend, len);
         if (i >= len || json[i] != ',')
-            return NULL;
+            break;
         i++;
     }
+    if (found && vlen)
+        *vlen = found_len;
+    return found;
 }

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "tp_test.h"
 
@@ -434,6 +436,19 @@ static const struct {
     {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": tru}]}", ":1:39: invalid literal"},
     {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1e99}]}", "\"ts\" does not fit in int64"},
     {"nope", ":1:1: not a Kineto trace: expected '{' or '['"},
+    /* issue 12: ph is one character; \u0000 would cut a name short */
+    {"{\"traceEvents\": [{\"ph\": \"Xylophone\", \"ts\": 1}]}", ":1:25: \"ph\" must be a one-letter"},
+    {"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"tid\": \"t\\u0000\"}]}",
+     ":1:46: \"tid\" holds \\u0000 (a NUL character)"},
+    {"{\"a\\u0000\": 1, \"traceEvents\": []}", ":1:2: metadata key holds \\u0000"},
+    /* times: |t| <= INT64_MAX ns either way; a span beyond int64 is refused */
+    {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": -9223372036854775.808}]}",
+     ":1:36: \"ts\" does not fit in int64 nanoseconds"},
+    {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 9223372036854775.808}]}",
+     ":1:36: \"ts\" does not fit in int64 nanoseconds"},
+    {"{\"traceEvents\": [{\"ph\": \"i\", \"ts\": -1}, {\"ph\": \"i\", \"ts\": 9223372036854775.807}]}",
+     ": the trace spans more than int64 nanoseconds (earliest start -1000 ns, latest end "
+     "9223372036854775807 ns)"},
     /* long whitespace runs (the out-of-line path of kin_ws): every newline
      * counts and columns restart after the last one */
     {"{\"traceEvents\": [\n\n  \n\t\r\n        \n      {\"ph\": \"X\", \"ts\": x}]}",
@@ -619,6 +634,256 @@ START_TEST(test_begin_end_threads)
 }
 END_TEST
 
+/* Times: every value with |t| <= INT64_MAX ns, the same rule both ways
+ * (INT64_MIN ns itself is outside, as +2^63 is); a trace may sit at either
+ * end as long as its span fits. */
+START_TEST(test_time_limits)
+{
+    static const char *const ends[] = {
+        "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": -9223372036854775.807, \"dur\": 0},"
+        " {\"ph\": \"X\", \"ts\": 0, \"dur\": 0}]}",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 9223372036854775.807, \"dur\": 0},"
+        " {\"ph\": \"X\", \"ts\": 0, \"dur\": 9223372036854775.807}]}"};
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/t.json", tmpdir);
+    for (int k = 0; k < 2; k++) {
+        write_file(path, ends[k], strlen(ends[k]));
+        tp_run *run = load(path, NULL);
+        const tp_cols *c = cols_of(run);
+        ck_assert_uint_eq(c->n, 2);
+        ck_assert_int_eq(c->ts[0], k ? INT64_MAX : -INT64_MAX);
+        ck_assert_int_eq(c->dur[1], k ? INT64_MAX : 0);
+        tp_run_free(run);
+    }
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* on_error: skip drops events with \u0000 or a long ph under their reason;
+ * distinct names stay distinct. */
+START_TEST(test_skip_nul_and_long_ph)
+{
+    static const char json[] =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"name\": \"a\\u0000b\", \"ts\": 1, \"dur\": 1},\n"
+        "{\"ph\": \"X\", \"name\": \"a\\u0000c\", \"ts\": 2, \"dur\": 1},\n"
+        "{\"ph\": \"X\", \"name\": \"a\", \"ts\": 3, \"dur\": 1},\n"
+        "{\"ph\": \"Xylophone\", \"name\": \"x\", \"ts\": 4, \"dur\": 1},\n"
+        "{\"ph\": \"X\", \"name\": \"a\\u0001\", \"ts\": 5, \"dur\": 1}]}\n";
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/nul.json", tmpdir);
+    write_file(path, json, strlen(json));
+    expect_fail(path, NULL, ":2:21: \"name\" holds \\u0000");
+    tp_run *run = load(path, "    on_error: skip\n");
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 2);
+    ck_assert_str_eq(S(run, c->name[0]), "a");
+    ck_assert_int_eq(c->ts[0], 3000);
+    ck_assert_str_eq(S(run, c->name[1]), "a\x01");
+    ck_assert(c->name[0] != c->name[1]);
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* Reserved gzip flag bits are refused, in any member; a file compressed
+ * twice says so. */
+START_TEST(test_gzip_flags_and_double)
+{
+    size_t glen = 0;
+    char *gz = tp_test_slurp(KDIR "basic.json.gz", &glen);
+    char path[128];
+    ck_assert(gz && glen > 10);
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/f.json.gz", tmpdir);
+    for (int bit = 0x20; bit <= 0x80; bit <<= 1) {
+        char want[64];
+        gz[3] = (char)((unsigned char)gz[3] | bit);
+        write_file(path, gz, glen);
+        snprintf(want, sizeof want, "(reserved header flag bits 0x%02x set)", bit);
+        expect_fail(path, NULL, want);
+        gz[3] = (char)((unsigned char)gz[3] & ~bit);
+        /* the same in a second member */
+        char *two = malloc(2 * glen);
+        ck_assert_ptr_nonnull(two);
+        memcpy(two, gz, glen);
+        memcpy(two + glen, gz, glen);
+        two[glen + 3] = (char)((unsigned char)two[glen + 3] | bit);
+        write_file(path, two, 2 * glen);
+        expect_fail(path, NULL, want);
+        free(two);
+    }
+    gzFile z = gzopen(path, "wb");
+    ck_assert_ptr_nonnull(z);
+    ck_assert_int_eq(gzwrite(z, gz, (unsigned)glen), (int)glen);
+    ck_assert_int_eq(gzclose(z), Z_OK);
+    expect_fail(path, NULL, ":1:1: not a Kineto trace: expected '{' or '[' at the start (gzip "
+                            "inside gzip: the file was compressed twice; gunzip it once)");
+    unlink(path);
+    rmdir(tmpdir);
+    free(gz);
+}
+END_TEST
+
+/* ---- whitespace costs no memory (issue 12, item 7) */
+
+#define WS_RUN (32u << 20)
+
+/* Writes n bytes of whitespace: spaces, or with a newline every 100 bytes
+ * of each 64 KiB chunk.  Returns the newlines written; *after gets the bytes
+ * after the last one. */
+static uint64_t put_ws_lines(gzFile z, FILE *f, size_t n, int newlines, size_t *after)
+{
+    uint64_t lines = 0;
+    size_t since = 0;
+    static char chunk[1 << 16];
+    memset(chunk, ' ', sizeof chunk);
+    if (newlines)
+        for (size_t i = 0; i < sizeof chunk; i += 100)
+            chunk[i] = '\n';
+    for (size_t done = 0; done < n; done += sizeof chunk) {
+        size_t k = n - done < sizeof chunk ? n - done : sizeof chunk;
+        for (size_t i = 0; i < k; i++) {
+            if (chunk[i] == '\n') {
+                lines++;
+                since = 0;
+            } else {
+                since++;
+            }
+        }
+        if (z)
+            ck_assert_int_eq(gzwrite(z, chunk, (unsigned)k), (int)k);
+        else
+            ck_assert_uint_eq(fwrite(chunk, 1, k, f), k);
+    }
+    if (after)
+        *after = since;
+    return lines;
+}
+
+static void put_ws(gzFile z, FILE *f, size_t n, int newlines)
+{
+    put_ws_lines(z, f, n, newlines, NULL);
+}
+
+static void put_text(gzFile z, FILE *f, const char *s)
+{
+    if (z)
+        ck_assert_int_eq(gzputs(z, s), (int)strlen(s));
+    else
+        ck_assert_int_ne(fputs(s, f), EOF);
+}
+
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* 32 MiB runs of whitespace before the document, inside a metadata value,
+ * between events, inside an event, inside args and after the document,
+ * gzip (a few hundred KiB): read in a bounded window, nothing false about
+ * an event larger than the window.  Before the fix the window grew to
+ * 64 MiB for each run, and a 5 MB .gz of spaces failed. */
+START_TEST(test_whitespace_runs_cost_no_memory)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/ws.json.gz", tmpdir);
+    gzFile z = gzopen(path, "wb1");
+    ck_assert_ptr_nonnull(z);
+    put_ws(z, NULL, WS_RUN, 0);
+    put_text(z, NULL, "{\"m\": [1,");
+    put_ws(z, NULL, WS_RUN, 1);
+    put_text(z, NULL, "2], \"traceEvents\": [");
+    put_ws(z, NULL, WS_RUN, 1);
+    put_text(z, NULL, "{\"ph\": \"X\",");
+    put_ws(z, NULL, WS_RUN, 0);
+    put_text(z, NULL, "\"name\": \"a\", \"ts\": 1, \"dur\": 2, \"args\": {\"k\":");
+    put_ws(z, NULL, WS_RUN, 1);
+    put_text(z, NULL, "3}},{\"ph\": \"i\", \"name\": \"b\", \"ts\": 5}");
+    put_ws(z, NULL, WS_RUN, 0);
+    put_text(z, NULL, "]}");
+    put_ws(z, NULL, WS_RUN, 1);
+    ck_assert_int_eq(gzclose(z), Z_OK);
+
+    long before = peak_rss_kib();
+    tp_run *run = load(path, NULL);
+    long grew = peak_rss_kib() - before;
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 2);
+    ck_assert_str_eq(S(run, c->name[0]), "a");
+    ck_assert_int_eq(c->ts[0], 1000);
+    ck_assert_int_eq(c->dur[0], 2000);
+    ck_assert_str_eq(S(run, c->name[1]), "b");
+    ck_assert_int_eq(c->ts[1], 5000);
+    size_t alen, vlen;
+    const char *a = args_of(run, 0, &alen);
+    const char *v = api()->json_find(a, alen, "k", &vlen);
+    ck_assert(v && vlen == 1 && *v == '3');
+    const char *m = api()->trace_meta(tp_run_trace(run), "m");
+    ck_assert(m && strncmp(m, "[1,", 3) == 0 && strcmp(m + strlen(m) - 2, "2]") == 0);
+    ck_assert_uint_eq(strspn(m + 3, " \n"), strlen(m) - 5);
+    ck_assert_msg(strlen(m) < (8u << 20), "metadata holds %zu bytes", strlen(m));
+    /* 192 MiB of whitespace went through; the window stays at 4 MiB */
+    ck_assert_msg(grew < 48 * 1024, "peak RSS grew by %ld KiB", grew);
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* Inside a unit that outgrew the window, the squeezed runs still count:
+ * the line and column of an error after them are those of the file, and
+ * args left in a plain file are read back exactly. */
+START_TEST(test_whitespace_positions_kept)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/ws.json", tmpdir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    size_t after;
+    uint64_t lines = 1;
+    put_text(NULL, f, "{\"m\": [1,");
+    lines += put_ws_lines(NULL, f, 6u << 20, 1, NULL);
+    put_text(NULL, f, "2], \"traceEvents\": [{\"ph\": \"X\", \"ts\": 1,");
+    lines += put_ws_lines(NULL, f, 5u << 20, 1, NULL);
+    put_text(NULL, f, "\"name\": \"a\", \"args\": {\"k\": 3}},\n  {\"ph\": \"X\", \"ts\":");
+    lines += 1 + put_ws_lines(NULL, f, 9u << 20, 1, &after);
+    put_text(NULL, f, " \"x\"}]}");
+    fclose(f);
+    char want[96];
+    snprintf(want, sizeof want, ":%llu:%zu: \"ts\" must be a number, not a string",
+             (unsigned long long)lines, after + 2);
+    expect_fail(path, NULL, want);
+    unlink(path);
+
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    put_text(NULL, f, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"k\":");
+    put_ws(NULL, f, 9u << 20, 0);
+    put_text(NULL, f, "3, \"j\": 4}}, {\"ph\": \"X\", \"ts\": 2, \"args\": {\"k\": 5}}]}");
+    fclose(f);
+    tp_run *run = load(path, NULL);
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 2);
+    size_t alen, vlen;
+    const char *a = args_of(run, 0, &alen);
+    const char *v = api()->json_find(a, alen, "j", &vlen);
+    ck_assert(v && vlen == 1 && *v == '4');
+    expect_args(run, 1, "{\"k\": 5}");
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 static Suite *kineto_suite(void)
 {
     Suite *s = suite_create("kineto");
@@ -643,6 +908,14 @@ static Suite *kineto_suite(void)
     tcase_add_test(tc, test_file_errors);
     tcase_add_test(tc, test_on_error_skip);
     tcase_add_test(tc, test_begin_end_threads);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("limits");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_whitespace_runs_cost_no_memory);
+    tcase_add_test(tc, test_whitespace_positions_kept);
+    tcase_add_test(tc, test_time_limits);
+    tcase_add_test(tc, test_skip_nul_and_long_ph);
+    tcase_add_test(tc, test_gzip_flags_and_double);
     suite_add_tcase(s, tc);
     return s;
 }

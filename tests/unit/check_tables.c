@@ -282,6 +282,20 @@ START_TEST(json_find_skips_nested_values)
 }
 END_TEST
 
+/* A key written twice: the last value, as the kineto reader takes it. */
+START_TEST(json_find_duplicate_key_takes_last)
+{
+    const char *j = "{\"k\": 1, \"x\": {\"k\": 9}, \"k\": \"two\" , \"z\": 0}";
+    size_t vl;
+    const char *v = tp_json_find_key(j, strlen(j), "k", &vl);
+    ck_assert(v != NULL);
+    ck_assert_uint_eq(vl, 5);
+    ck_assert(strncmp(v, "\"two\"", vl) == 0);
+    v = tp_json_find_key(j, strlen(j), "z", &vl);
+    ck_assert(v != NULL && vl == 1 && *v == '0');
+}
+END_TEST
+
 static Suite *tables_suite(void)
 {
     Suite *s = suite_create("tables");
@@ -291,6 +305,7 @@ static Suite *tables_suite(void)
     tcase_add_test(tc, trace_tracks);
     tcase_add_test(tc, trace_wide_ids);
     tcase_add_test(tc, json_find_skips_nested_values);
+    tcase_add_test(tc, json_find_duplicate_key_takes_last);
     tcase_add_test(tc, trace_args_left_in_file);
     suite_add_tcase(s, tc);
     tc = tcase_create("result");

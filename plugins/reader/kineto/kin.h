@@ -46,6 +46,7 @@ enum {
     KIN_DROP_NOTOBJ,    /* an element of traceEvents that is not an object */
     KIN_DROP_TEXT,      /* a raw control character or invalid UTF-8 in a string, or a
                            NaN/Infinity number (lenient mode only; else a syntax error) */
+    KIN_DROP_NUL,       /* \u0000 in a name, category or text id */
     KIN_DROP__COUNT
 };
 
@@ -110,6 +111,13 @@ typedef struct kin_parser {
     int object_form;      /* worker: the file is {..., "traceEvents": [...], ...} */
     atomic_int *split_abort;            /* worker: stop, the guess was wrong */
     atomic_uint_fast64_t *split_done;   /* worker: bytes consumed */
+
+    /* whitespace that costs no memory (kin_ws.c): long runs seen by the
+     * current step, and runs already squeezed out of the window */
+    struct kin_wsrun *runs;
+    size_t n_runs, cap_runs;
+    struct kin_gap *gaps;
+    size_t n_gaps, cap_gaps;
 } kin_parser;
 
 /* ---- diagnostics (kineto.c) */
@@ -119,8 +127,31 @@ int kin_syntax(kin_parser *kp, const char *at, const char *fmt, ...) TP_PRINTF(3
 /* The line/column of byte `at` (must not precede the cursor's line). */
 void kin_where(const kin_parser *kp, const char *at, uint64_t *line, uint64_t *col);
 
-/* ---- JSON scanning (kin_json.c); all advance kp->p */
+/* ---- whitespace (kin_ws.c)
+ *
+ * A whitespace run outside strings must not cost memory, wherever it is.
+ * Between top-level units the parse loop simply consumes it (kineto.c).
+ * Inside a unit (an event, a metadata value) that outgrows the window, the
+ * runs of KIN_GAP_MIN bytes or more that the failed step met are squeezed
+ * to a two-space marker (kin_ws_squeeze); a gap records what the marker
+ * stands for (file bytes, newlines), so positions in messages and args
+ * offsets stay those of the file, and rescanning the marker restores the
+ * line count. */
+#define KIN_GAP_MIN 256
 int kin_ws_run(kin_parser *kp);
+/* File offset of window byte `at`. */
+uint64_t kin_file_off(const kin_parser *kp, const char *at);
+/* 1 if a squeezed run lies in window bytes [a, b). */
+int kin_has_gap(const kin_parser *kp, const char *a, const char *b);
+/* Squeezes the runs recorded since kin_ws_step_start out of buf[from, len);
+ * returns the bytes freed (kp->len and kp->end shrink). */
+size_t kin_ws_squeeze(kin_parser *kp, size_t from);
+/* The window drops buf[0, keep): gaps there fold into kp->base. */
+void kin_ws_drop(kin_parser *kp, size_t keep);
+static inline void kin_ws_step_start(kin_parser *kp) { kp->n_runs = 0; }
+void kin_ws_free(kin_parser *kp);
+
+/* ---- JSON scanning (kin_json.c); all advance kp->p */
 
 static inline int kin_is_ws(char c)
 {

@@ -149,17 +149,33 @@ static tp_kind event_kind(kin_parser *kp, const ev_fields *f, int *err)
     return TP_KIND_OTHER;
 }
 
-static int intern_raw(kin_parser *kp, const char *s, size_t len, int esc, tp_str *out)
+static int intern_raw(kin_parser *kp, const char *s, size_t len, tp_str *out)
 {
-    if (esc) {
-        int rc = kin_unescape(kp, s, len, &s, &len);
-        if (rc != TP_OK)
-            return rc;
-    }
     if (kp->local)
         return kin_local_intern(kp->local, s, len, out);
     *out = tp_intern(kp->st, s, len);
     return *out == TP_STR_ERROR ? TP_ENOMEM : TP_OK;
+}
+
+/* Interns the text of field `key` (the string at `at`).  Text holding
+ * \u0000 is a bad field: names are C strings to every consumer, so
+ * "a\u0000b" and "a\u0000c" would both become "a". */
+static int intern_field(kin_parser *kp, ev_fields *f, const char *at, const char *key,
+                        const char *s, size_t len, int esc, tp_str *out)
+{
+    if (esc) {
+        if (kin_unescape(kp, s, len, &s, &len) != TP_OK)
+            return kin_syntax(kp, at, "out of memory");
+        if (memchr(s, '\0', len) != NULL) {
+            mark_bad(kp, f, at, KIN_DROP_NUL, "\"%s\" holds \\u0000 (a NUL character), which "
+                     "text fields cannot hold", key);
+            *out = 0;
+            return KIN_OK;
+        }
+    }
+    if (intern_raw(kp, s, len, out) != TP_OK)
+        return kin_syntax(kp, at, "out of memory");
+    return KIN_OK;
 }
 
 /* A canonical unsigned decimal ("0", "7", "1890023232"), as profilers
@@ -242,8 +258,8 @@ static int pid_value(kin_parser *kp, ev_fields *f, const char *key, int64_t *out
                  json_type(*at));
         return kin_skip_value(kp, 1);
     }
-    if (intern_raw(kp, s, len, esc, &id) != TP_OK)
-        return kin_syntax(kp, at, "out of memory");
+    if ((r = intern_field(kp, f, at, key, s, len, esc, &id)) != KIN_OK)
+        return r;
     *out = TP_ID_FROM_STR(id);
     return KIN_OK;
 }
@@ -259,9 +275,7 @@ static int str_value(kin_parser *kp, ev_fields *f, const char *key, tp_str *out)
     }
     if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
         return r;
-    if (intern_raw(kp, s, len, esc, out) != TP_OK)
-        return kin_syntax(kp, at, "out of memory");
-    return KIN_OK;
+    return intern_field(kp, f, at, key, s, len, esc, out);
 }
 
 static int time_value(kin_parser *kp, ev_fields *f, const char *key, int64_t *out, int *have)
@@ -293,8 +307,8 @@ static int flow_id_value(kin_parser *kp, ev_fields *f)
             return r;
         if (!esc && (parse_decimal(s, len, &f->id) || parse_hex(s, len, &f->id)))
             return KIN_OK;
-        if (intern_raw(kp, s, len, esc, &id) != TP_OK)
-            return kin_syntax(kp, at, "out of memory");
+        if ((r = intern_field(kp, f, at, "id", s, len, esc, &id)) != KIN_OK)
+            return r;
         f->id = TP_ID_FROM_STR(id);
         return KIN_OK;
     }
@@ -311,7 +325,7 @@ static int flow_id_value(kin_parser *kp, ev_fields *f)
         }
         /* negative, fractional or beyond int64: kept as its text, since the
          * negative range of the column holds text ids (as for pid/tid) */
-        if (intern_raw(kp, at, (size_t)(kp->p - at), 0, &id) != TP_OK)
+        if (intern_raw(kp, at, (size_t)(kp->p - at), &id) != TP_OK)
             return kin_syntax(kp, at, "out of memory");
         f->id = TP_ID_FROM_STR(id);
         return KIN_OK;
@@ -333,14 +347,22 @@ static int args_member(kin_parser *kp, ev_fields *f, const char *k, size_t kl)
         which = A_DEV;
     else if (kl == 6 && memcmp(k, "stream", 6) == 0)
         which = A_STREAM;
-    char c = *kp->p;
-    if (which == A_NONE || (c != '-' && (c < '0' || c > '9')))
+    if (which == A_NONE)
         return kin_skip_value(kp, 2);
-    kin_num n;
-    int r = kin_number(kp, &n);
-    if (r != KIN_OK)
-        return r;
-    int64_t v = num_id(kp, &n);
+    /* A key written twice counts with its last value, whatever its type, as
+     * tp_json_find reads it for the other stages. */
+    char c = *kp->p;
+    int64_t v = TP_NONE;
+    int r;
+    if (c != '-' && (c < '0' || c > '9')) {
+        if ((r = kin_skip_value(kp, 2)) != KIN_OK)
+            return r;
+    } else {
+        kin_num n;
+        if ((r = kin_number(kp, &n)) != KIN_OK)
+            return r;
+        v = num_id(kp, &n);
+    }
     switch (which) {
     case A_EXT: f->ev.ext_id = v; break;
     case A_CORR: f->ev.corr = v; break;
@@ -430,7 +452,7 @@ static int event_member(kin_parser *kp, ev_fields *f, const char *k, size_t kl)
         }
         if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
             return r;
-        if (len == 0 || esc || (unsigned char)s[0] >= 0x80) {
+        if (len != 1 || esc || (unsigned char)s[0] >= 0x80) { /* "Xylophone" is not 'X' */
             mark_bad(kp, f, at, KIN_DROP_TYPE, "\"ph\" must be a one-letter string");
             return KIN_OK;
         }
@@ -505,9 +527,10 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
  * a copy such as a pending "B" event's). */
 static uint64_t args_file_offset(const kin_parser *kp, const char *args, size_t len)
 {
-    if (!kp->args_ref || args == NULL || args < kp->buf || args + len > kp->buf + kp->len)
-        return KIN_NO_REF;
-    return kp->base + (uint64_t)(args - kp->buf);
+    if (!kp->args_ref || args == NULL || args < kp->buf || args + len > kp->buf + kp->len ||
+        kin_has_gap(kp, args, args + len))
+        return KIN_NO_REF; /* (with whitespace squeezed out, the copy is not the file's text) */
+    return kin_file_off(kp, args);
 }
 
 static int append(kin_parser *kp, tp_event *ev, const char *args, size_t args_len)
@@ -665,12 +688,15 @@ static int end_event(kin_parser *kp, ev_fields *f, uint64_t line, uint64_t col)
     open_b->args = NULL; /* freed below, with the copy */
     kp->n_closed++;
     int rc = TP_OK;
-    if (f->ev.ts < b.ev.ts || (b.ev.ts < 0 && f->ev.ts > INT64_MAX + b.ev.ts)) {
+    int early = f->ev.ts < b.ev.ts;
+    if (early || (b.ev.ts < 0 && f->ev.ts > INT64_MAX + b.ev.ts)) {
         if (!kp->skip_bad)
-            rc = tp_fail(kp->st, TP_EFORMAT, "%s:%llu:%llu: \"E\" event ends before its \"B\"",
-                         kp->path, (unsigned long long)line, (unsigned long long)col);
+            rc = tp_fail(kp->st, TP_EFORMAT, "%s:%llu:%llu: %s", kp->path,
+                         (unsigned long long)line, (unsigned long long)col,
+                         early ? "\"E\" event ends before its \"B\""
+                               : "\"E\" event is more than int64 nanoseconds after its \"B\"");
         else
-            kp->n_dropped[KIN_DROP_NEGDUR]++;
+            kp->n_dropped[early ? KIN_DROP_NEGDUR : KIN_DROP_RANGE]++;
     } else {
         tp_event ev = b.ev;
         ev.phase = 'X';

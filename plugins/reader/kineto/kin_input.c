@@ -39,6 +39,7 @@ typedef struct gz_dec {
     unsigned char *zin;
     uint64_t in_total; /* compressed bytes consumed */
     int in_eof;
+    int header_due;    /* a member starts: its flag byte is not checked yet */
 } gz_dec;
 
 struct kin_src {
@@ -101,7 +102,9 @@ static void gz_member_start(gz_dec *g)
 {
     isal_inflate_reset(&g->st);
     g->st.crc_flag = ISAL_GZIP; /* parse the header, check CRC and length */
+    g->header_due = 1;
 }
+
 
 static gz_dec *gz_new(const unsigned char *head, size_t head_len)
 {
@@ -147,6 +150,24 @@ static int gz_top_up(int fd, gz_dec *g, uint32_t want, char *perr, size_t perr_s
     return 0;
 }
 
+/* RFC 1952: a member whose flag byte (its 4th) has a reserved bit (0xe0)
+ * set must be refused, as gzip does; ISA-L does not check them.  next_in
+ * is at the member's magic. */
+static int gz_check_flags(int fd, gz_dec *g, char *perr, size_t perr_size)
+{
+    if (gz_top_up(fd, g, 4, perr, perr_size) != 0)
+        return -1;
+    if (g->st.avail_in < 4)
+        return 0; /* too short: inflating says it is truncated */
+    g->header_due = 0;
+    if (g->st.next_in[3] & 0xe0) {
+        snprintf(perr, perr_size, "corrupt gzip data (reserved header flag bits 0x%02x set)",
+                 (unsigned)(g->st.next_in[3] & 0xe0));
+        return -1;
+    }
+    return 0;
+}
+
 /* Fills out[0, cap) with inflated bytes; returns the count, sets *end at the
  * end of the data, or returns -1 with perr set. */
 static long gz_inflate(int fd, gz_dec *g, char *out, size_t cap, int *end, char *perr,
@@ -161,6 +182,8 @@ static long gz_inflate(int fd, gz_dec *g, char *out, size_t cap, int *end, char 
             snprintf(perr, perr_size, "truncated gzip data (the stream ends early)");
             return -1;
         }
+        if (g->header_due && gz_check_flags(fd, g, perr, perr_size) != 0)
+            return -1;
         uint32_t before = g->st.avail_in;
         int rc = isal_inflate(&g->st);
         g->in_total += before - g->st.avail_in;

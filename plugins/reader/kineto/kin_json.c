@@ -27,25 +27,6 @@ static const uint8_t str_class[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
 
-int kin_ws_run(kin_parser *kp)
-{
-    const char *p = kp->p, *end = kp->end;
-    while (p < end) {
-        char c = *p;
-        if (c == ' ' || c == '\t' || c == '\r') {
-            p++;
-        } else if (c == '\n') {
-            p++;
-            kp->line++;
-            kp->line_start = kp->base + (uint64_t)(p - kp->buf);
-        } else {
-            break;
-        }
-    }
-    kp->p = p;
-    return p < end ? KIN_OK : KIN_MORE;
-}
-
 static int hex_val(char c)
 {
     if (c >= '0' && c <= '9')
@@ -158,7 +139,7 @@ int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc)
                 return kin_syntax(kp, p, "control character (0x%02x) in string", (unsigned)*p);
             if (*p == '\n') {
                 kp->line++;
-                kp->line_start = kp->base + (uint64_t)(p + 1 - kp->buf);
+                kp->line_start = kin_file_off(kp, p + 1);
             }
             p++;
             break;

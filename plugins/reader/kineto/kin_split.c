@@ -723,6 +723,7 @@ static void split_free(kin_parser *kp)
     kin_src_close(sp->w.src);
     tp_free(sp->w.buf);
     tp_free(sp->w.tmp);
+    kin_ws_free(&sp->w);
     kin_events_free(&sp->w);
     local_free(&sp->local);
     tp_free(sp);
@@ -752,7 +753,7 @@ int kin_split_join(kin_parser *kp, int met)
                kp->path, sp->gzip ? "decompressed " : "", (unsigned long long)sp->cut);
     } else if (met) {
         tp_log(kp->st, TP_LOG_INFO, "%s: second thread gave up at byte %llu (code %d); "
-               "parsed on one", kp->path, (unsigned long long)(sp->w.base + (uint64_t)(sp->w.p - sp->w.buf)), sp->rc);
+               "parsed on one", kp->path, (unsigned long long)kin_file_off(&sp->w, sp->w.p), sp->rc);
     }
     split_free(kp);
     return merged;

@@ -16,7 +16,10 @@
 
 #include "kin.h"
 
-#define WINDOW_SIZE (4u << 20)
+#ifndef KIN_WINDOW_SIZE /* the fuzz build uses a small one (plugin.mk) */
+#define KIN_WINDOW_SIZE (4u << 20)
+#endif
+#define WINDOW_SIZE KIN_WINDOW_SIZE
 
 typedef struct kin_config {
     const char *path;
@@ -38,7 +41,7 @@ static const tp_option kin_options[] = {
 
 void kin_where(const kin_parser *kp, const char *at, uint64_t *line, uint64_t *col)
 {
-    uint64_t off = kp->base + (uint64_t)(at - kp->buf);
+    uint64_t off = kin_file_off(kp, at);
     *line = kp->line;
     *col = off >= kp->line_start ? off - kp->line_start + 1 : 1;
 }
@@ -89,6 +92,21 @@ static void report_progress(kin_parser *kp)
     tp_progress(kp->st, done < size ? done : size, size);
 }
 
+/* Doubles the window. */
+static int grow_window(kin_parser *kp)
+{
+    size_t cap = kp->cap * 2;
+    char *b = tp_realloc(kp->buf, cap);
+    if (!b) {
+        char msg[80];
+        snprintf(msg, sizeof msg, "out of memory (an event larger than %zu MiB)", kp->cap >> 20);
+        return window_fail(kp, TP_ENOMEM, msg);
+    }
+    kp->buf = b;
+    kp->cap = cap;
+    return TP_OK;
+}
+
 /* Keeps buf[keep, len) (the unit being parsed), moves it to the front and
  * reads more behind it; grows the window when the unit fills all of it. */
 static int refill(kin_parser *kp, size_t keep)
@@ -96,24 +114,15 @@ static int refill(kin_parser *kp, size_t keep)
     char err[200];
     size_t tail = kp->len - keep;
     if (keep > 0) {
+        kin_ws_drop(kp, keep);
         memmove(kp->buf, kp->buf + keep, tail);
         kp->base += keep;
         kp->len = tail;
     }
-    if (kp->len == kp->cap) {
-        size_t cap = kp->cap * 2;
-        char *b = tp_realloc(kp->buf, cap);
-        if (!b) {
-            char msg[80];
-            snprintf(msg, sizeof msg, "out of memory (an event larger than %zu MiB)",
-                     kp->cap >> 20);
-            return window_fail(kp, TP_ENOMEM, msg);
-        }
-        kp->buf = b;
-        kp->cap = cap;
-    }
+    if (kp->len == kp->cap && grow_window(kp) != TP_OK)
+        return kp->code;
     size_t want = kp->cap - kp->len;
-#ifdef KIN_TEST_READ_MAX /* tests: tiny reads make every unit straddle refills */
+#ifdef KIN_TEST_READ_MAX /* fuzzing: short reads make units straddle refills */
     want = want < KIN_TEST_READ_MAX ? want : KIN_TEST_READ_MAX;
 #endif
     if (kp->local && kin_split_abort_requested(kp))
@@ -198,6 +207,10 @@ static int step_member(kin_parser *kp, top *t)
             tp_free(key);
             return kin_syntax(kp, key_at, "out of memory");
         }
+        if (memchr(u, '\0', ul) != NULL) {
+            tp_free(key);
+            return kin_syntax(kp, key_at, "metadata key holds \\u0000 (a NUL character)");
+        }
         memcpy(key, u, ul + 1);
     } else {
         memcpy(key, k, kl);
@@ -240,10 +253,14 @@ static int step(kin_parser *kp, top *t)
             size_t n = strlen(kp->path);
             int gz = n > 3 && strcmp(kp->path + n - 3, ".gz") == 0 && !kin_src_is_gzip(kp->src);
             int bom = kp->end - kp->p >= 3 && memcmp(kp->p, "\xef\xbb\xbf", 3) == 0;
+            int gz2 = kin_src_is_gzip(kp->src) && kp->end - kp->p >= 2 &&
+                      memcmp(kp->p, "\x1f\x8b", 2) == 0;
             return kin_syntax(kp, kp->p, "not a Kineto trace: expected '{' or '[' at the start%s",
                               gz    ? " (the name ends in .gz but the data is not gzip)"
                               : bom ? " (found a UTF-8 byte-order mark, which JSON does not allow; "
                                       "remove it)"
+                              : gz2 ? " (gzip inside gzip: the file was compressed twice; "
+                                      "gunzip it once)"
                                     : "");
         }
         kp->p++;
@@ -303,7 +320,7 @@ static int step(kin_parser *kp, top *t)
  * file is done), 0 to go on, -1 on an error. */
 static int at_cut(kin_parser *kp, const top *t)
 {
-    uint64_t pos = kp->base + (uint64_t)(kp->p - kp->buf);
+    uint64_t pos = kin_file_off(kp, kp->p);
     if (pos < kp->stop_at)
         return 0;
     return kin_split_join(kp, pos == kp->stop_at && t->s == S_EV && !t->first);
@@ -321,9 +338,17 @@ static int parse(kin_parser *kp, top t)
                          : tp_fail(kp->st, TP_EFORMAT, "%s:1:1: empty file", kp->path);
     }
     for (;;) {
+        /* whitespace between units is consumed, never kept in the window */
+        if (kin_ws(kp) == KIN_MORE && !kp->eof) {
+            if (refill(kp, kp->len) != TP_OK)
+                return kp->code;
+            kp->p = kp->buf;
+            continue;
+        }
         const char *p0 = kp->p;
         uint64_t line0 = kp->line, ls0 = kp->line_start;
         top t0 = t;
+        kin_ws_step_start(kp);
         int r = step(kp, &t);
         if (r == KIN_OK && kp->stop_at) {
             int m = at_cut(kp, &t);
@@ -345,6 +370,11 @@ static int parse(kin_parser *kp, top t)
         kp->line_start = ls0;
         t = t0;
         size_t keep = (size_t)(p0 - kp->buf);
+        /* a unit that fills the window: squeeze its long whitespace runs
+         * out first, and grow only if that frees too little */
+        if (keep == 0 && kp->len == kp->cap && kp->n_runs &&
+            kin_ws_squeeze(kp, 0) < kp->cap / 8 && grow_window(kp) != TP_OK)
+            return kp->code;
         if (refill(kp, keep) != TP_OK)
             return kp->code;
         kp->p = kp->buf;
@@ -362,7 +392,8 @@ static void report(kin_parser *kp)
     static const char *const why[KIN_DROP__COUNT] = {
         "a field of the wrong type", "a missing ph or ts", "a negative duration",
         "a time beyond int64 ns", "not an object",
-        "a raw control character or invalid UTF-8 in a string, or a NaN/Infinity number"};
+        "a raw control character or invalid UTF-8 in a string, or a NaN/Infinity number",
+        "\\u0000 (a NUL character) in a name, category or text id"};
     for (int i = 0; i < KIN_DROP__COUNT; i++) {
         if (kp->n_dropped[i])
             tp_log(kp->st, TP_LOG_WARN, "%s: skipped %zu event(s) with %s", kp->path,
@@ -378,6 +409,32 @@ static void report(kin_parser *kp)
         tp_log(kp->st, TP_LOG_INFO, "%s: %zu id(s) beyond int64 stored as none (text kept in args)",
                kp->path, kp->n_big_int);
     tp_log(kp->st, TP_LOG_INFO, "%s: %zu events", kp->path, kp->n_events);
+}
+
+/* Analyses subtract times (end - start, a window over the whole trace), so
+ * the latest end minus the earliest start must fit in int64 ns: each time
+ * does (±9.2e18 ns), but two far apart may not.  One rule, checked once
+ * here, keeps every stage's arithmetic safe. */
+static int check_span(kin_parser *kp)
+{
+    const tp_cols *c = tp_trace_cols(kp->trace);
+    if (c == NULL || c->n == 0)
+        return TP_OK;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < c->n; i++) {
+        /* ts + dur fits: the reader refuses an event where it does not */
+        int64_t end = c->ts[i] + (c->dur[i] > 0 ? c->dur[i] : 0);
+        if (c->ts[i] < first)
+            first = c->ts[i];
+        if (end > last)
+            last = end;
+    }
+    if (first < 0 && last > INT64_MAX + first)
+        return tp_fail(kp->st, TP_EFORMAT,
+                       "%s: the trace spans more than int64 nanoseconds (earliest start %lld ns, "
+                       "latest end %lld ns), so its times cannot be subtracted",
+                       kp->path, (long long)first, (long long)last);
+    return TP_OK;
 }
 
 static int kin_run(tp_stage *st, const void *config, void *state)
@@ -422,6 +479,8 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = kin_events_finish(&kp);
     if (rc == TP_OK)
+        rc = check_span(&kp);
+    if (rc == TP_OK)
         rc = kin_fill_info(&kp);
     if (rc == TP_OK)
         report(&kp);
@@ -429,6 +488,7 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     kin_events_free(&kp);
     tp_free(kp.buf);
     tp_free(kp.tmp);
+    kin_ws_free(&kp);
     return rc;
 }
 
