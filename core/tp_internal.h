@@ -38,6 +38,9 @@ size_t tp_trace_meta_n(const tp_trace *t);
 const char *tp_trace_meta_key_at(const tp_trace *t, size_t i);
 const char *tp_trace_source_path(const tp_trace *t);
 int tp_trace_source_set(tp_trace *t, const char *path);
+/* NULL, or a one-line message naming the source file when it changed on
+ * disk since it was read (args left in it can no longer be trusted). */
+const char *tp_trace_source_problem(const tp_trace *t);
 void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n);
 const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype type, size_t *n);
 /* A new trace holding the rows whose keep byte is non-zero, with the same

@@ -280,6 +280,17 @@ static void log_trace_size(tp_run *run, const char *id)
     tp_run_log(run, TP_LOG_INFO, id, msg);
 }
 
+/* A stage may have read args from a trace file changed meanwhile: then
+ * what it made cannot be trusted, and its outputs are not completed. */
+static int check_source(tp_stage *st)
+{
+    const char *problem = tp_trace_source_problem(st->trace);
+    if (problem == NULL)
+        return TP_OK;
+    snprintf(st->error, sizeof st->error, "%s", problem);
+    return st->error_code = TP_EIO;
+}
+
 /* Runs one stage: init, run, destroy, and the kind-specific plumbing. */
 static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,
                      tp_stage *st, const char *where)
@@ -320,6 +331,8 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
         st->error_code = rc;
     if (rc == TP_OK && st->error_code != 0)
         rc = st->error_code; /* failed without saying so through its return */
+    if (rc == TP_OK)
+        rc = check_source(st);
     finish_outputs(st, rc == TP_OK);
     rc = rc == TP_OK ? st->error_code : rc;
 
