@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -305,13 +307,23 @@ static int prepare_output(tp_stage *st, const char *path, tp_output *o)
     o->gid = sb.st_gid;
     /* a file replaced keeps its mode (given before the rename): until then
      * the temporary is private; a new file gets 0666 less the umask */
+    /* no SIGINT/SIGTERM/SIGHUP between creating the file and registering
+     * it for removal: the handler would miss it */
+    sigset_t ending, before;
+    sigemptyset(&ending);
+    sigaddset(&ending, SIGINT);
+    sigaddset(&ending, SIGTERM);
+    sigaddset(&ending, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &ending, &before);
     o->fd = create_temp(o->target, exists ? 0600 : 0666, &o->tmp_path);
-    if (o->fd < 0)
-        return host_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(errno));
-    if ((o->slot = tp_temp_register(o->tmp_path)) == NULL) {
+    int saved = errno;
+    if (o->fd >= 0 && (o->slot = tp_temp_register(o->tmp_path)) == NULL) {
         unlink(o->tmp_path);
-        return host_fail(st, TP_ENOMEM, "%s: cannot create: out of memory", path);
+        saved = ENOMEM;
     }
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    if (o->fd < 0 || o->slot == NULL)
+        return host_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(saved));
     return TP_OK;
 }
 

@@ -109,7 +109,7 @@ EOF
         sleep 0.01; tries=$((tries + 1))
     done
     kill -s $sig $pid
-    wait $pid
+    { wait $pid; } 2>/dev/null # no "Terminated" note from the shell
     rc=$?
     if [ $rc = $want ] && [ -z "$(ls -A "$tmp/sig$sig")" ]; then ok
     else ko "SIG$sig: exit $rc (want $want), left: $(ls -A "$tmp/sig$sig")"; cat "$tmp/err"; fi
