@@ -281,41 +281,21 @@ static int create_temp(const char *target, mode_t mode, char **tmp_out)
 }
 
 /* Fills o for the file path names; the stage's error on failure. */
-static int prepare_output(tp_stage *st, const char *path, tp_output *o)
+/* Creates the temporary of a regular output and registers it for removal
+ * on SIGINT/SIGTERM/SIGHUP. */
+static int start_temp(tp_stage *st, const char *path, tp_output *o)
 {
-    size_t len = strlen(path);
-    if (path[len - 1] == '/')
-        return host_fail(st, TP_EINVAL, "%s: names a directory, not a file", path);
-    struct stat sb;
-    bool exists = false;
-    if ((o->target = follow_links(path, &sb, &exists)) == NULL)
-        return host_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(errno));
-    if (exists && S_ISDIR(sb.st_mode))
-        return host_fail(st, TP_EINVAL, "%s: is a directory, not a file", path);
-    const tp_run_source *src = exists ? tp_run_find_source(st->run, sb.st_dev, sb.st_ino) : NULL;
-    if (src != NULL)
-        return host_fail(st, TP_EINVAL, "%s: refusing to overwrite %s, an input of this run",
-                         path, src->what);
-    if (exists && !S_ISREG(sb.st_mode)) {
-        o->in_place = true;
-        o->tmp_path = strdup(o->target);
-        return o->tmp_path ? TP_OK : host_fail(st, TP_ENOMEM, "out of memory");
-    }
-    o->replaces = exists;
-    o->mode = sb.st_mode & 07777;
-    o->uid = sb.st_uid;
-    o->gid = sb.st_gid;
-    /* a file replaced keeps its mode (given before the rename): until then
-     * the temporary is private; a new file gets 0666 less the umask */
-    /* no SIGINT/SIGTERM/SIGHUP between creating the file and registering
-     * it for removal: the handler would miss it */
+    /* no signal between creating the file and registering it: the handler
+     * would miss it */
     sigset_t ending, before;
     sigemptyset(&ending);
     sigaddset(&ending, SIGINT);
     sigaddset(&ending, SIGTERM);
     sigaddset(&ending, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &ending, &before);
-    o->fd = create_temp(o->target, exists ? 0600 : 0666, &o->tmp_path);
+    /* a file replaced keeps its mode (given before the rename), and until
+     * then the temporary is private; a new file gets 0666 less the umask */
+    o->fd = create_temp(o->target, o->replaces ? 0600 : 0666, &o->tmp_path);
     int saved = errno;
     if (o->fd >= 0 && (o->slot = tp_temp_register(o->tmp_path)) == NULL) {
         unlink(o->tmp_path);
@@ -325,6 +305,39 @@ static int prepare_output(tp_stage *st, const char *path, tp_output *o)
     if (o->fd < 0 || o->slot == NULL)
         return host_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(saved));
     return TP_OK;
+}
+
+/* Fills o for the file path names; the stage's error on failure. */
+static int prepare_output(tp_stage *st, const char *path, tp_output *o)
+{
+    if (path[strlen(path) - 1] == '/')
+        return host_fail(st, TP_EINVAL, "%s: names a directory, not a file", path);
+    struct stat sb, at;
+    bool exists = stat(path, &sb) == 0;
+    if (!exists && errno != ENOENT)
+        return host_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(errno));
+    if (exists && S_ISDIR(sb.st_mode))
+        return host_fail(st, TP_EINVAL, "%s: is a directory, not a file", path);
+    const tp_run_source *src = exists ? tp_run_find_source(st->run, sb.st_dev, sb.st_ino) : NULL;
+    if (src != NULL)
+        return host_fail(st, TP_EINVAL, "%s: refusing to overwrite %s, an input of this run",
+                         path, src->what);
+    bool found = false;
+    if ((o->target = follow_links(path, &at, &found)) == NULL)
+        return host_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(errno));
+    /* a device or FIFO (or what a /proc link leads to, which has no name
+     * to rename over) is written where it is */
+    if (exists && (!S_ISREG(sb.st_mode) || !found || at.st_dev != sb.st_dev ||
+                   at.st_ino != sb.st_ino)) {
+        o->in_place = true;
+        o->tmp_path = strdup(path);
+        return o->tmp_path ? TP_OK : host_fail(st, TP_ENOMEM, "out of memory");
+    }
+    o->replaces = exists;
+    o->mode = sb.st_mode & 07777;
+    o->uid = sb.st_uid;
+    o->gid = sb.st_gid;
+    return start_temp(st, path, o);
 }
 
 static const char *host_output_begin(tp_stage *st, const char *path)
