@@ -280,7 +280,6 @@ static int create_temp(const char *target, mode_t mode, char **tmp_out)
     return -1;
 }
 
-/* Fills o for the file path names; the stage's error on failure. */
 /* Creates the temporary of a regular output and registers it for removal
  * on SIGINT/SIGTERM/SIGHUP. */
 static int start_temp(tp_stage *st, const char *path, tp_output *o)

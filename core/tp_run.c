@@ -5,11 +5,11 @@
  */
 #include "tp_pipeline.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -205,9 +205,9 @@ static int complete_output(tp_stage *st, tp_output *o)
         return TP_EIO;
     }
     if (o->replaces) {
-        /* the owner can only be kept by root (or for a group we are in);
-         * otherwise the file becomes ours, as with any rewrite */
+        /* the owner can only be kept by root (or a group we are in) */
         if ((mine.st_uid != o->uid || mine.st_gid != o->gid) && fchown(o->fd, o->uid, o->gid)) {
+            /* not allowed: the file becomes ours */
         }
         if (fchmod(o->fd, o->mode) != 0) {
             snprintf(st->error, sizeof st->error, "%s: cannot complete the output: %s",
@@ -331,8 +331,8 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
         st->error_code = rc;
     if (rc == TP_OK && st->error_code != 0)
         rc = st->error_code; /* failed without saying so through its return */
-    if (rc == TP_OK)
-        rc = check_source(st);
+    if (check_source(st) != TP_OK)
+        rc = st->error_code; /* also the cause when the stage failed on odd args */
     finish_outputs(st, rc == TP_OK);
     rc = rc == TP_OK ? st->error_code : rc;
 
