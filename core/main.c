@@ -77,15 +77,18 @@ static void handle_terminating_signals(void)
 }
 
 /* What a command printed must have reached stdout (a full disk,
- * /dev/full, a closed pipe): otherwise the command failed. */
+ * /dev/full, a closed pipe): otherwise the command failed.  A command that
+ * failed already said why (a writer to stdout names the write error). */
 static int finish_stdout(int rc)
 {
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return rc;
+    if (rc != TP_EXIT_OK)
+        return rc;
     fprintf(stderr, "pipeline: error: cannot write to standard output: %s\n",
             strerror(errno ? errno : EIO));
-    return rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
+    return TP_EXIT_FAIL;
 }
 
 static int usage_error(const char *what, const char *arg)
