@@ -502,12 +502,12 @@ const char *tp_trace_source_problem(const tp_trace *t)
         return NULL;
     struct stat sb;
     if (src->problem == NULL && src->data != NULL) {
-        if (tp_map_faulted(src->guard))
-            source_problem(src, "%s: the trace was truncated on disk during the run: its args "
-                                "cannot be read",
+        /* a fault on the mapping: the file shrank, or its pages could not
+         * be read (I/O error) */
+        bool changed = fstat(src->fd, &sb) == 0 && source_changed(src, &sb);
+        if (!changed && tp_map_faulted(src->guard))
+            source_problem(src, "%s: its args could not be read back from the file (I/O error)",
                            src->path);
-        else if (fstat(src->fd, &sb) == 0)
-            source_changed(src, &sb);
     }
     return src->problem;
 }
