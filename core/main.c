@@ -10,6 +10,8 @@
  */
 #include "tp_internal.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,6 +55,46 @@ typedef struct cli {
     int allow_plugin_path;
 } cli;
 
+/* SIGINT, SIGTERM, SIGHUP: remove the temporary outputs being written,
+ * then die of the signal (exit status 130, 143, 129 in a shell). */
+static void on_terminating_signal(int sig)
+{
+    tp_remove_temp_files();
+    signal(sig, SIG_DFL);
+    raise(sig); /* blocked until the handler returns, then fatal */
+}
+
+static void handle_terminating_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* an ignored signal (nohup, a shell's background job) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_terminating_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* What a command printed must have reached stdout (a full disk,
+ * /dev/full, a closed pipe): otherwise the command failed.  A command that
+ * failed already said why (a writer to stdout names the write error). */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (rc != TP_EXIT_OK)
+        return rc;
+    fprintf(stderr, "pipeline: error: cannot write to standard output: %s\n",
+            strerror(errno ? errno : EIO));
+    return TP_EXIT_FAIL;
+}
+
 static int usage_error(const char *what, const char *arg)
 {
     tp_print_line(stderr, "pipeline: %s%s%s", what, arg ? " " : "", arg ? arg : "");
@@ -70,6 +112,9 @@ static int add_set(cli *c, char *kv)
     return 0;
 }
 
+/* parse_args: --help and --version said all there is to say */
+enum { DONE = -1 };
+
 static int parse_args(cli *c, int argc, char **argv)
 {
     c->verbosity = 1;
@@ -81,11 +126,11 @@ static int parse_args(cli *c, int argc, char **argv)
         char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
-            exit(0);
+            return DONE;
         } else if (strcmp(a, "--version") == 0) {
             printf("pipeline (tracepipe) %s, plugin ABI %d.%d\n", TP_VERSION, TP_ABI_MAJOR,
                    TP_ABI_MINOR);
-            exit(0);
+            return DONE;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             c->verbosity = 0;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -253,8 +298,9 @@ int main(int argc, char **argv)
     if (rc != 0) {
         free(c.sets);
         free(c.dirs);
-        return rc;
+        return finish_stdout(rc == DONE ? TP_EXIT_OK : rc);
     }
+    handle_terminating_signals();
     tp_diags d = {0};
     tp_ctx *ctx = make_ctx(&c, argv[0], &d);
     if (ctx == NULL) {
@@ -276,5 +322,5 @@ int main(int argc, char **argv)
     tp_ctx_free(ctx);
     free(c.sets);
     free(c.dirs);
-    return rc;
+    return finish_stdout(rc);
 }

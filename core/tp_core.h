@@ -110,6 +110,11 @@ const char *tp_run_str(const tp_run *r, tp_str id);
 /* The last error message of the run (empty string if none). */
 const char *tp_run_error(const tp_run *r);
 
+/* Removes every temporary output file being written in this process.
+ * Async-signal-safe: for a SIGINT/SIGTERM/SIGHUP handler that then ends the
+ * process. */
+void tp_remove_temp_files(void);
+
 /* The host table the core hands to plugins (tests use it directly). */
 const tp_host_api *tp_core_host_api(void);
 

@@ -8,6 +8,7 @@
 #include "tp_core.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <yaml.h>
 
 /* ---- string pool (tp_strpool.c) */
@@ -37,6 +38,9 @@ size_t tp_trace_meta_n(const tp_trace *t);
 const char *tp_trace_meta_key_at(const tp_trace *t, size_t i);
 const char *tp_trace_source_path(const tp_trace *t);
 int tp_trace_source_set(tp_trace *t, const char *path);
+/* NULL, or a one-line message naming the source file when it changed on
+ * disk since it was read (args left in it can no longer be trusted). */
+const char *tp_trace_source_problem(const tp_trace *t);
 void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n);
 const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype type, size_t *n);
 /* A new trace holding the rows whose keep byte is non-zero, with the same
@@ -192,11 +196,40 @@ int tp_host_result_set_kind(tp_stage *st, tp_result *r, const char *kind);
 const char *tp_host_result_kind(const tp_result *r);
 int tp_host_result_set_unit(tp_stage *st, tp_result *r, int col, const char *unit);
 const char *tp_host_result_col_unit(const tp_result *r, int col);
+/* ---- process-wide safety nets that signal handlers reach (tp_guard.c) */
+typedef struct tp_temp_slot tp_temp_slot;
+/* Remembers a temporary output file until unregistered, so that
+ * tp_remove_temp_files() can remove it; NULL on ENOMEM or a path too long. */
+tp_temp_slot *tp_temp_register(const char *path);
+void tp_temp_unregister(tp_temp_slot *slot);
+typedef struct tp_map_slot tp_map_slot;
+/* Watches a read-only file mapping: a SIGBUS inside it (the file was
+ * truncated) maps zero pages over the rest and sets the faulted flag instead
+ * of killing the process.  Unguard before munmap. */
+tp_map_slot *tp_map_guard(const void *start, size_t len);
+void tp_map_unguard(tp_map_slot *slot);
+bool tp_map_faulted(tp_map_slot *slot);
 
 /* ---- runs and running stages (tp_pipeline.c, tp_host.c) */
 typedef struct tp_output {
-    char *final_path, *tmp_path;
+    char *final_path;       /* as the pipeline names it, for messages */
+    char *target;           /* the file written: symlinks followed */
+    char *tmp_path;         /* what the writer opens; the target when in place */
+    int fd;                 /* our descriptor of the temporary; -1 in place */
+    bool in_place;          /* not a regular file (device, FIFO): no rename */
+    bool replaces;          /* a regular file exists: give its mode and owner */
+    mode_t mode;
+    uid_t uid;
+    gid_t gid;
+    tp_temp_slot *slot;     /* removal on SIGINT/SIGTERM/SIGHUP */
 } tp_output;
+
+/* A file the run reads (a trace, the pipeline file): never an output. */
+typedef struct tp_run_source {
+    dev_t dev;
+    ino_t ino;
+    char *what;             /* "the trace x.json", "the pipeline file p.yaml" */
+} tp_run_source;
 
 /* One stage while it runs: what the host functions reach through tp_stage*. */
 struct tp_stage {
@@ -234,6 +267,8 @@ struct tp_run {
     size_t n_results, cap_results;
     tp_run_opts opts;
     char error[1200];
+    tp_run_source *sources;   /* every input so far: outputs may not name one */
+    size_t n_sources;
     /* progress display */
     double progress_last;
     double progress_start;
@@ -245,6 +280,10 @@ tp_result *tp_run_new_result(tp_run *run, const char *id);
 /* Progress display (tp_progress.c). */
 void tp_progress_update(tp_run *run, const char *label, uint64_t done, uint64_t total);
 void tp_progress_done(tp_run *run);
+/* Remembers a file the run reads (stat of path); what names it in messages. */
+int tp_run_add_source(tp_run *run, const char *path, const char *what);
+/* The input of the run that is this file, or NULL. */
+const tp_run_source *tp_run_find_source(const tp_run *run, dev_t dev, ino_t ino);
 /* Log output of a run. */
 void tp_run_log(tp_run *run, tp_level level, const char *who, const char *msg);
 

@@ -5,11 +5,13 @@
  */
 #include "tp_pipeline.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,10 +68,41 @@ tp_result *tp_run_new_result(tp_run *run, const char *id)
     return r;
 }
 
+int tp_run_add_source(tp_run *run, const char *path, const char *what)
+{
+    struct stat sb;
+    if (path == NULL || path[0] == '\0' || stat(path, &sb) != 0)
+        return TP_OK; /* not a file: nothing an output could overwrite */
+    if (tp_run_find_source(run, sb.st_dev, sb.st_ino) != NULL)
+        return TP_OK;
+    tp_run_source *all = realloc(run->sources, (run->n_sources + 1) * sizeof *all);
+    if (all == NULL)
+        return TP_ENOMEM;
+    run->sources = all;
+    size_t size = strlen(what) + strlen(path) + 2;
+    char *text = malloc(size);
+    if (text == NULL)
+        return TP_ENOMEM;
+    snprintf(text, size, "%s %s", what, path);
+    run->sources[run->n_sources++] = (tp_run_source){sb.st_dev, sb.st_ino, text};
+    return TP_OK;
+}
+
+const tp_run_source *tp_run_find_source(const tp_run *run, dev_t dev, ino_t ino)
+{
+    for (size_t i = 0; run != NULL && i < run->n_sources; i++)
+        if (run->sources[i].dev == dev && run->sources[i].ino == ino)
+            return &run->sources[i];
+    return NULL;
+}
+
 void tp_run_free(tp_run *run)
 {
     if (run == NULL)
         return;
+    for (size_t i = 0; i < run->n_sources; i++)
+        free(run->sources[i].what);
+    free(run->sources);
     for (size_t i = 0; i < run->n_results; i++)
         tp_result_destroy(run->results[i]);
     free(run->results);
@@ -209,22 +242,56 @@ static int resolve_inputs(tp_run *run, const tp_pipeline *p, size_t index, tp_st
     return TP_OK;
 }
 
+/* Gives the finished temporary its final mode and name.  The name must
+ * still be the file we created: something swapped in under it is not
+ * renamed over the target. */
+static int complete_output(tp_stage *st, tp_output *o)
+{
+    struct stat mine, named;
+    if (fstat(o->fd, &mine) != 0 || lstat(o->tmp_path, &named) != 0 ||
+        mine.st_dev != named.st_dev || mine.st_ino != named.st_ino) {
+        snprintf(st->error, sizeof st->error,
+                 "%s: cannot complete the output: its temporary file %s was replaced or removed",
+                 o->final_path, o->tmp_path);
+        return TP_EIO;
+    }
+    if (o->replaces) {
+        /* the owner can only be kept by root (or a group we are in) */
+        if ((mine.st_uid != o->uid || mine.st_gid != o->gid) && fchown(o->fd, o->uid, o->gid)) {
+            /* not allowed: the file becomes ours */
+        }
+        if (fchmod(o->fd, o->mode) != 0) {
+            snprintf(st->error, sizeof st->error, "%s: cannot complete the output: %s",
+                     o->final_path, strerror(errno));
+            return TP_EIO;
+        }
+    }
+    if (rename(o->tmp_path, o->target) != 0) {
+        snprintf(st->error, sizeof st->error, "%s: cannot complete the output: %s",
+                 o->final_path, strerror(errno));
+        return TP_EIO;
+    }
+    return TP_OK;
+}
+
 static void finish_outputs(tp_stage *st, int ok)
 {
     for (size_t i = 0; i < st->n_outputs; i++) {
         tp_output *o = &st->outputs[i];
-        if (ok && st->error_code == 0 && rename(o->tmp_path, o->final_path) != 0) {
-            snprintf(st->error, sizeof st->error, "%s: cannot complete the output: %s",
-                     o->final_path, strerror(errno));
-            st->error_code = TP_EIO;
-        }
+        if (o->in_place)
+            continue; /* a device or FIFO: written where it is */
+        if (ok && st->error_code == 0)
+            st->error_code = complete_output(st, o);
         if (!ok || st->error_code != 0)
             unlink(o->tmp_path); /* never leave a partial file behind */
+        tp_temp_unregister(o->slot);
+        close(o->fd);
     }
     /* a failed rename of one output leaves earlier ones in place: each is
      * complete on its own */
     for (size_t i = 0; i < st->n_outputs; i++) {
         free(st->outputs[i].tmp_path);
+        free(st->outputs[i].target);
         free(st->outputs[i].final_path);
     }
     free(st->outputs);
@@ -279,6 +346,21 @@ static int replace_filtered(tp_run *run, tp_stage *st, tp_trace *in, const char 
         if (run->traces[i].trace == in)
             run->traces[i].trace = out;
     tp_trace_free(in);
+    return TP_OK;
+}
+
+/* A stage may have read args from a trace file changed meanwhile: then
+ * what it made cannot be trusted, and its outputs are not completed. */
+static int check_source(tp_stage *st)
+{
+    size_t n = st->n_traces ? st->n_traces : 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *problem = tp_trace_source_problem(st->n_traces ? st->traces[i] : st->trace);
+        if (problem != NULL) {
+            snprintf(st->error, sizeof st->error, "%s", problem);
+            return st->error_code = TP_EIO;
+        }
+    }
     return TP_OK;
 }
 
@@ -344,9 +426,13 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
         st->error_code = rc;
     if (st->error_code != 0)
         rc = st->error_code; /* the recorded failure wins: its code matches its message */
+    if (check_source(st) != TP_OK)
+        rc = st->error_code; /* also the cause when the stage failed on odd args */
     finish_outputs(st, rc == TP_OK);
     rc = rc == TP_OK ? st->error_code : rc;
 
+    if (rc == TP_OK && fresh != NULL)
+        rc = tp_run_add_source(run, tp_trace_source_path(fresh), "the trace");
     if (rc == TP_OK && fresh != NULL) {
         rc = keep_trace(run, id, fresh);
         if (rc == TP_OK) {
@@ -427,7 +513,7 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
         run->opts = *opts;
     else
         run->opts.verbosity = 1;
-    int rc = TP_OK;
+    int rc = tp_run_add_source(run, p->file, "the pipeline file");
     for (size_t i = 0; i < p->n && rc == TP_OK; i++) {
         const pstage *s = &p->stages[i];
         if ((rc = run_requirement(run, s)) != TP_OK)

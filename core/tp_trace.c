@@ -11,7 +11,9 @@
  */
 #include "tp_internal.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,13 +34,30 @@ typedef struct meta_entry {
 /* args_off values with this bit are offsets into the source file. */
 #define ARGS_IN_FILE (UINT64_C(1) << 63)
 
-/* The source file, mapped read-only on the first read of an args text that
- * stays in it (so a run that never reads args never holds them). */
-typedef struct file_map {
+/* The source file of a trace, shared with the traces filtered from it.
+ * Args left in the file (trace_append_ref) are read through a read-only
+ * mapping made on the first read, so a run that never reads args never
+ * holds them.  The file is held open from the first such reference: renaming
+ * or deleting its path later changes nothing.  What was read is compared with
+ * the file (size, mtime) when it is mapped and after every stage
+ * (tp_trace_source_problem), and a SIGBUS on the mapping after a truncation
+ * is caught (tp_guard.c): a changed file fails the run with one line naming
+ * it, never gives args from other bytes. */
+typedef struct source_file {
+    int refs;
+    char *path;
+    bool known;             /* dev ... mtime: the file when the reader named it */
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    int fd;                 /* -1 until the first args reference */
+    bool tried;             /* the mapping was attempted */
     const char *data;
-    size_t size;
-    int tried;
-} file_map;
+    size_t len;
+    tp_map_slot *guard;
+    char *problem;          /* the first change found, a whole message */
+} source_file;
 
 /* The distinct (pid, tid, device, stream) places, with an open-addressing
  * index (slot = track + 1, 0 = empty) and the last one found, since
@@ -73,12 +92,94 @@ struct tp_trace {
     size_t n_att;
     char **done;
     size_t n_done;
-    char *source;
-    file_map *map; /* allocated with the trace: filled lazily from const readers */
     tp_info *info;   /* typed trace info (tp_traceext.c) */
     tp_extcols *ext; /* extension columns (tp_traceext.c) */
     char *id;        /* the reader stage's id */
+    source_file *src; /* NULL until set; shared by filtered copies */
 };
+
+static source_file *source_new(const char *path)
+{
+    source_file *src = calloc(1, sizeof *src);
+    if (src == NULL || (src->path = strdup(path)) == NULL) {
+        free(src);
+        return NULL;
+    }
+    src->refs = 1;
+    src->fd = -1;
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        src->known = true;
+        src->dev = sb.st_dev;
+        src->ino = sb.st_ino;
+        src->size = sb.st_size;
+        src->mtime = sb.st_mtim;
+    }
+    return src;
+}
+
+static void source_release(source_file *src)
+{
+    if (src == NULL || --src->refs > 0)
+        return;
+    tp_map_unguard(src->guard);
+    if (src->data)
+        munmap((void *)src->data, src->len);
+    if (src->fd >= 0)
+        close(src->fd);
+    free(src->problem);
+    free(src->path);
+    free(src);
+}
+
+static void source_problem(source_file *src, const char *fmt, ...) TP_PRINTF(2, 3);
+static void source_problem(source_file *src, const char *fmt, ...)
+{
+    if (src->problem != NULL)
+        return; /* the first one says it */
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    src->problem = strdup(msg); /* NULL on ENOMEM: then args stay unread */
+}
+
+/* Says how the file differs from what was read, or returns false. */
+static bool source_changed(source_file *src, const struct stat *now)
+{
+    if (now->st_size != src->size) {
+        source_problem(src, "%s: the trace changed on disk during the run (was %lld bytes, now "
+                            "%lld): its args cannot be read",
+                       src->path, (long long)src->size, (long long)now->st_size);
+        return true;
+    }
+    if (now->st_mtim.tv_sec != src->mtime.tv_sec || now->st_mtim.tv_nsec != src->mtime.tv_nsec) {
+        source_problem(src, "%s: the trace changed on disk during the run (modified): its args "
+                            "cannot be read",
+                       src->path);
+        return true;
+    }
+    return false;
+}
+
+/* On the first args reference: holds the file the reader is reading. */
+static void source_hold(source_file *src)
+{
+    if (src->fd >= 0 || src->problem != NULL)
+        return;
+    struct stat sb;
+    src->fd = open(src->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (src->fd < 0) {
+        source_problem(src, "%s: cannot open again to read args: %s", src->path,
+                       strerror(errno));
+    } else if (fstat(src->fd, &sb) != 0 || !S_ISREG(sb.st_mode) || !src->known ||
+               sb.st_dev != src->dev || sb.st_ino != src->ino) {
+        source_problem(src, "%s: the trace was replaced while it was read", src->path);
+    } else {
+        source_changed(src, &sb);
+    }
+}
 
 static void refresh_views(tp_trace *t)
 {
@@ -105,10 +206,6 @@ tp_trace *tp_trace_new(tp_strpool *pool)
     if (t == NULL)
         return NULL;
     t->pool = pool;
-    if ((t->map = calloc(1, sizeof *t->map)) == NULL) {
-        free(t);
-        return NULL;
-    }
     refresh_views(t);
     return t;
 }
@@ -139,10 +236,7 @@ void tp_trace_free(tp_trace *t)
     tp_info_free(t->info);
     tp_ext_free(t->ext);
     free(t->id);
-    free(t->source);
-    if (t->map && t->map->data)
-        munmap((void *)t->map->data, t->map->size);
-    free(t->map);
+    source_release(t->src);
     free(t);
 }
 
@@ -367,34 +461,62 @@ int tp_trace_push(tp_trace *t, const tp_event *ev)
 int tp_trace_push_ref(tp_trace *t, const tp_event *ev, uint64_t file_off)
 {
     size_t alen = ev->args_len;
-    if (file_off & ARGS_IN_FILE)
+    if (file_off & ARGS_IN_FILE || t->src == NULL)
         return TP_EINVAL;
+    if (alen > 0)
+        source_hold(t->src);
     int rc = make_room(t, alen);
     if (rc != TP_OK)
         return rc;
     return push_row(t, ev, alen ? file_off | ARGS_IN_FILE : 0, alen);
 }
 
-/* Maps the source file once; later calls reuse (or remember the failure). */
-static const file_map *source_map(const tp_trace *t)
+/* Maps the source file on the first args read, if it is still what was
+ * read; NULL (and a problem) if not. */
+static source_file *source_map(const tp_trace *t)
 {
-    file_map *m = t->map;
-    if (m->tried)
-        return m->data ? m : NULL;
-    m->tried = 1;
-    int fd = t->source ? open(t->source, O_RDONLY | O_CLOEXEC) : -1;
-    struct stat sb;
-    if (fd < 0)
+    source_file *src = t->src;
+    if (src == NULL || src->problem != NULL || src->fd < 0)
         return NULL;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
-        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p != MAP_FAILED) {
-            m->data = p;
-            m->size = (size_t)sb.st_size;
-        }
+    if (src->tried)
+        return src->data ? src : NULL;
+    src->tried = true;
+    struct stat sb;
+    if (fstat(src->fd, &sb) != 0) {
+        source_problem(src, "%s: cannot read args: %s", src->path, strerror(errno));
+        return NULL;
     }
-    close(fd);
-    return m->data ? m : NULL;
+    if (source_changed(src, &sb) || sb.st_size <= 0)
+        return NULL;
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, src->fd, 0);
+    if (p == MAP_FAILED) {
+        source_problem(src, "%s: cannot map to read args: %s", src->path, strerror(errno));
+        return NULL;
+    }
+    src->data = p;
+    src->len = (size_t)sb.st_size;
+    if ((src->guard = tp_map_guard(p, src->len)) == NULL) {
+        source_problem(src, "%s: cannot read args: out of memory", src->path);
+        return NULL;
+    }
+    return src;
+}
+
+const char *tp_trace_source_problem(const tp_trace *t)
+{
+    source_file *src = t ? t->src : NULL;
+    if (src == NULL)
+        return NULL;
+    struct stat sb;
+    if (src->problem == NULL && src->data != NULL) {
+        /* a fault on the mapping: the file shrank, or its pages could not
+         * be read (I/O error) */
+        bool changed = fstat(src->fd, &sb) == 0 && source_changed(src, &sb);
+        if (!changed && tp_map_faulted(src->guard))
+            source_problem(src, "%s: its args could not be read back from the file (I/O error)",
+                           src->path);
+    }
+    return src->problem;
 }
 
 const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len)
@@ -407,10 +529,11 @@ const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len)
     uint64_t off = t->args_off[row];
     size_t alen = t->args_len[row];
     if (off & ARGS_IN_FILE) {
-        const file_map *m = source_map(t);
+        const source_file *m = source_map(t);
         off &= ~ARGS_IN_FILE;
-        if (m == NULL || off > m->size || alen > m->size - off) {
-            /* the file is gone or changed: no args rather than wrong ones */
+        if (m == NULL || off > m->len || alen > m->len - off) {
+            /* the file changed (the run fails, tp_trace_source_problem):
+             * no args rather than wrong ones */
             if (len)
                 *len = 0;
             return NULL;
@@ -482,16 +605,16 @@ const char *tp_trace_meta_key_at(const tp_trace *t, size_t i)
 
 const char *tp_trace_source_path(const tp_trace *t)
 {
-    return t->source ? t->source : "";
+    return t->src ? t->src->path : "";
 }
 
 int tp_trace_source_set(tp_trace *t, const char *path)
 {
-    char *s = strdup(path ? path : "");
-    if (s == NULL)
+    source_file *src = source_new(path ? path : "");
+    if (src == NULL)
         return TP_ENOMEM;
-    free(t->source);
-    t->source = s;
+    source_release(t->src);
+    t->src = src;
     return TP_OK;
 }
 
@@ -579,6 +702,9 @@ tp_trace *tp_trace_filtered_clipped(const tp_trace *t, const uint8_t *keep,
     tp_trace *out = tp_trace_new(t->pool);
     if (out == NULL)
         return NULL;
+    out->src = t->src; /* the same file: args still in it stay there */
+    if (out->src)
+        out->src->refs++;
     size_t kept = 0;
     for (size_t i = 0; i < t->cols.n; i++)
         kept += keep[i] != 0;
@@ -597,8 +723,7 @@ tp_trace *tp_trace_filtered_clipped(const tp_trace *t, const uint8_t *keep,
     for (size_t i = 0; i < t->n_meta; i++)
         if (tp_trace_meta_set(out, t->meta[i].key, t->meta[i].json, strlen(t->meta[i].json)))
             goto fail;
-    if (tp_trace_source_set(out, tp_trace_source_path(t)) != TP_OK ||
-        tp_info_copy(t->info, &out->info) != TP_OK ||
+    if (tp_info_copy(t->info, &out->info) != TP_OK ||
         tp_ext_gather(t->ext, keep, t->cols.n, &out->ext, out->cap) != TP_OK ||
         (t->id && tp_trace_set_id(out, t->id) != TP_OK))
         goto fail;

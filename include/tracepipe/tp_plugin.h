@@ -213,12 +213,15 @@ struct tp_host_api {
     const char *(*result_meta)(const tp_result *r, const char *key);
 
     /* --- output (since 1.0) --- */
-    /* Returns a temporary path beside `path` for the stage to write; when
+    /* Returns a temporary path beside `path` (beside its target if it is
+     * a symlink), already created, for the stage to open and write; when
      * run() returns TP_OK the core renames it to `path`, otherwise it
      * removes it, so no half-written file is ever left under the final
-     * name.  The stage must close the file before run() returns.  Returns
+     * name.  For a device or FIFO it returns `path` itself (written in
+     * place).  The stage must close the file before run() returns.  Returns
      * NULL (with the reason already recorded, so the stage just returns
-     * TP_EIO) when path would overwrite the input trace or is invalid. */
+     * TP_EIO) when path names an input of the run, a directory, or cannot
+     * be created. */
     const char *(*output_begin)(tp_stage *st, const char *path);
 
     /* --- small helpers (since 1.0) --- */

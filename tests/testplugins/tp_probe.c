@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <tracepipe/tp_plugin.h>
 
 typedef struct probe_cfg {
@@ -129,6 +130,38 @@ static int mismatch_run(tp_stage *st, const void *config, void *state)
     return rc ? TP_ENOMEM : TP_OK;
 }
 
+typedef struct slow_cfg {
+    const char *path;
+    double seconds;
+} slow_cfg;
+
+static const tp_option slow_options[] = {
+    TP_OPTION_STRING("path", slow_cfg, path, NULL, "write half a file here, then wait"),
+    TP_OPTION_FLOAT("seconds", slow_cfg, seconds, "10", 0, 60, "how long to wait"),
+    TP_OPTION_END};
+
+/* Writes half a file, then waits: a signal sent meanwhile finds a
+ * temporary file being written (signal tests in tests/e2e/outputs.sh). */
+static int slow_run(tp_stage *st, const void *config, void *state)
+{
+    const slow_cfg *c = config;
+    (void)state;
+    const char *tmp = c->path ? tp_output_begin(st, c->path) : NULL;
+    if (c->path && tmp == NULL)
+        return TP_EIO;
+    FILE *f = tmp ? fopen(tmp, "w") : NULL;
+    if (f) {
+        fputs("half", f);
+        fflush(f);
+    }
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    for (double waited = 0; waited < c->seconds; waited += 0.01)
+        nanosleep(&pause, NULL);
+    if (f)
+        fclose(f);
+    return TP_OK;
+}
+
 static const tp_stage_desc stages[] = {
     TP_STAGE(TP_STAGE_ANALYSIS, "probe", "echoes its typed options", probe_options, probe_cfg,
              NULL, probe_run, NULL),
@@ -138,6 +171,8 @@ static const tp_stage_desc stages[] = {
              fail_run, NULL),
     TP_STAGE(TP_STAGE_ANALYSIS, "mismatch_probe", "sets a cell of the wrong type", NULL,
              probe_cfg, NULL, mismatch_run, NULL),
+    TP_STAGE(TP_STAGE_WRITER, "slow_probe", "writes slowly, for signal tests", slow_options,
+             slow_cfg, NULL, slow_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("tp_probe", "1.0", stages);

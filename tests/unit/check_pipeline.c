@@ -6,6 +6,7 @@
 #include "tp_pipeline.h"
 #include "tp_test.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -432,6 +433,49 @@ START_TEST(escape_text_for_terminals)
 }
 END_TEST
 
+/* Temporary outputs: created at once, exclusively, beside the target,
+ * private while an existing file is replaced, named within NAME_MAX. */
+START_TEST(temp_outputs_are_exclusive)
+{
+    char dir[] = "/tmp/tp_tmp_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char name[245], target[400];
+    memset(name, 'n', 240);
+    memcpy(name + 240, ".csv", 5); /* 244 bytes: legal */
+    snprintf(target, sizeof target, "%s/%s", dir, name);
+    FILE *f = fopen(target, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    tp_stage st;
+    memset(&st, 0, sizeof st);
+    const tp_host_api *api = tp_core_host_api();
+    const char *a = api->output_begin(&st, target);
+    const char *b = api->output_begin(&st, target);
+    ck_assert_msg(a && b, "%s", st.error);
+    ck_assert_str_ne(a, b);
+    for (size_t i = 0; i < 2; i++) {
+        const char *tmp = st.outputs[i].tmp_path;
+        const char *base = strrchr(tmp, '/') + 1;
+        ck_assert_uint_le(strlen(base), NAME_MAX);
+        ck_assert_ptr_nonnull(strstr(base, ".tmp-"));
+        ck_assert_int_eq(strncmp(tmp, dir, strlen(dir)), 0);
+        struct stat sb;
+        ck_assert_int_eq(lstat(tmp, &sb), 0);
+        ck_assert(S_ISREG(sb.st_mode));
+        ck_assert_int_eq(sb.st_mode & 0777, 0600); /* private until complete */
+        unlink(tmp);
+        tp_temp_unregister(st.outputs[i].slot);
+        close(st.outputs[i].fd);
+        free(st.outputs[i].tmp_path);
+        free(st.outputs[i].target);
+        free(st.outputs[i].final_path);
+    }
+    free(st.outputs);
+    ck_assert_int_eq(unlink(target), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(edit_distance_hints)
 {
     ck_assert_uint_eq(tp_edit_distance("hierachy", "hierarchy"), 1);
@@ -465,6 +509,7 @@ static Suite *pipeline_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("output");
     tcase_add_test(tc, failed_writer_leaves_no_file);
+    tcase_add_test(tc, temp_outputs_are_exclusive);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,10 @@
 #include "tp_internal.h"
 #include "tp_test.h"
 
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static tp_event ev(int64_t ts, int64_t dur, tp_str name, const char *args)
@@ -213,12 +216,109 @@ START_TEST(trace_args_left_in_file)
     tp_trace *f = tp_trace_filtered(t, keep);
     a = tp_trace_args_text(f, 0, &len);
     ck_assert(a != NULL && len == 8 && strncmp(a, "{\"a\": 1}", len) == 0);
-    ck_assert_int_eq(truncate(path, 5), 0); /* a fresh mapping sees the shorter file */
+    ck_assert_ptr_null(tp_trace_source_problem(f));
+    ck_assert_int_eq(truncate(path, 5), 0); /* changed under the mapping */
     tp_trace *g = tp_trace_filtered(t, keep);
+    char want[200];
+    snprintf(want, sizeof want, "%s: the trace changed on disk during the run (was 20 bytes, "
+             "now 5): its args cannot be read", path);
+    ck_assert_str_eq(tp_trace_source_problem(g), want);
+    ck_assert_str_eq(tp_trace_source_problem(t), want); /* one file, one verdict */
     ck_assert_ptr_null(tp_trace_args_text(g, 0, &len));
     ck_assert_uint_eq(len, 0);
     tp_trace_free(g);
     tp_trace_free(f);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+    unlink(path);
+}
+END_TEST
+
+/* A trace file of `pages` pages whose args objects sit at the start of
+ * the first and of the last page; rows 0 and 1 reference them. */
+static tp_trace *trace_over_pages(tp_strpool *pool, char *path, size_t pages)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), size = pages * page;
+    char *text = malloc(size);
+    memset(text, ' ', size);
+    memcpy(text, "{\"a\": 1}", 8);
+    memcpy(text + size - page, "{\"z\": 9}", 8);
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, size), (long)size);
+    close(fd);
+    free(text);
+    tp_trace *t = tp_trace_new(pool);
+    tp_trace_source_set(t, path);
+    tp_event e = ev(1, 1, 0, NULL);
+    e.args_len = 8;
+    ck_assert_int_eq(tp_trace_push_ref(t, &e, 0), TP_OK);
+    ck_assert_int_eq(tp_trace_push_ref(t, &e, size - page), TP_OK);
+    return t;
+}
+
+/* Renamed or deleted after the read: the file is held, args stay right. */
+START_TEST(trace_args_survive_delete)
+{
+    char path[] = "/tmp/tp_args_XXXXXX";
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = trace_over_pages(pool, path, 2);
+    ck_assert_int_eq(unlink(path), 0);
+    size_t len = 0;
+    const char *a = tp_trace_args_text(t, 1, &len);
+    ck_assert(a != NULL && len == 8 && strncmp(a, "{\"z\": 9}", 8) == 0);
+    ck_assert_ptr_null(tp_trace_source_problem(t));
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
+/* Rewritten in place (same size) between the read and the first args
+ * read: refused, never args from the new bytes at the old offsets. */
+START_TEST(trace_args_refused_after_rewrite)
+{
+    char path[] = "/tmp/tp_args_XXXXXX";
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = trace_over_pages(pool, path, 2);
+    int fd = open(path, O_WRONLY);
+    ck_assert_int_eq(pwrite(fd, " {\"a\": 1", 8, 0), 8); /* shifted by one byte */
+    struct timespec later[2] = {{0, UTIME_OMIT}, {2000000000, 0}};
+    ck_assert_int_eq(futimens(fd, later), 0); /* a new mtime, whatever the clock */
+    close(fd);
+    size_t len = 1;
+    ck_assert_ptr_null(tp_trace_args_text(t, 0, &len));
+    ck_assert_uint_eq(len, 0);
+    char want[200];
+    snprintf(want, sizeof want,
+             "%s: the trace changed on disk during the run (modified): its args cannot be read",
+             path);
+    ck_assert_str_eq(tp_trace_source_problem(t), want);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+    unlink(path);
+}
+END_TEST
+
+/* Truncated while mapped: touching a page past the new end would raise
+ * SIGBUS and kill the process; it reads zeros and the change is reported. */
+START_TEST(trace_args_truncated_under_mapping)
+{
+    char path[] = "/tmp/tp_args_XXXXXX";
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = trace_over_pages(pool, path, 3);
+    size_t len = 0;
+    const char *first = tp_trace_args_text(t, 0, &len); /* maps the file */
+    ck_assert(first != NULL && strncmp(first, "{\"a\": 1}", 8) == 0);
+    const char *last = tp_trace_args_text(t, 1, &len);
+    ck_assert_ptr_nonnull(last);
+    ck_assert_int_eq(truncate(path, 0), 0);
+    volatile char c = last[0]; /* the fault */
+    ck_assert_int_eq(c, 0);
+    char want[200];
+    snprintf(want, sizeof want, "%s: the trace changed on disk during the run (was %ld bytes, "
+             "now 0): its args cannot be read", path, 3 * sysconf(_SC_PAGESIZE));
+    ck_assert_str_eq(tp_trace_source_problem(t), want);
+    ck_assert_ptr_null(tp_trace_args_text(t, 1, &len));
     tp_trace_free(t);
     tp_strpool_free(pool);
     unlink(path);
@@ -307,6 +407,9 @@ static Suite *tables_suite(void)
     tcase_add_test(tc, json_find_skips_nested_values);
     tcase_add_test(tc, json_find_duplicate_key_takes_last);
     tcase_add_test(tc, trace_args_left_in_file);
+    tcase_add_test(tc, trace_args_survive_delete);
+    tcase_add_test(tc, trace_args_refused_after_rewrite);
+    tcase_add_test(tc, trace_args_truncated_under_mapping);
     suite_add_tcase(s, tc);
     tc = tcase_create("result");
     tcase_add_test(tc, result_table_types_and_nulls);
