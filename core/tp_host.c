@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -149,13 +150,23 @@ static void *host_trace_attach(tp_stage *st, tp_trace *t, const char *name, tp_c
     return tp_trace_attach_array(t, name, type, n);
 }
 
-/* A result records the trace it came from (the note "trace"). */
+/* A result records the trace it came from: the notes "trace" (the reader's
+ * id), "trace_label" and "rank" (from the trace's info, when known). */
 static tp_result *with_trace_note(tp_stage *st, tp_result *r)
 {
-    if (r != NULL && st->trace != NULL && tp_trace_id(st->trace)[0] != '\0' &&
-        tp_result_meta_put(r, "trace", tp_trace_id(st->trace)) != TP_OK)
-        return NULL;
-    return r;
+    if (r == NULL || st->trace == NULL || tp_trace_id(st->trace)[0] == '\0')
+        return r;
+    int rc = tp_result_meta_put(r, "trace", tp_trace_id(st->trace));
+    const char *label = tp_host_info_str(st->trace, "label");
+    if (rc == TP_OK && label != NULL)
+        rc = tp_result_meta_put(r, "trace_label", label);
+    int64_t rank;
+    if (rc == TP_OK && tp_host_info_i64(st->trace, "rank", &rank) == TP_OK) {
+        char text[32];
+        snprintf(text, sizeof text, "%lld", (long long)rank);
+        rc = tp_result_meta_put(r, "rank", text);
+    }
+    return rc == TP_OK ? r : NULL;
 }
 
 static tp_result *host_result_new(tp_stage *st, const char *name)

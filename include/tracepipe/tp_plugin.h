@@ -297,7 +297,8 @@ struct tp_host_api {
      * result_col_unit gives the unit the column's name implies by the
      * naming conventions (*_us: us, *_bytes: bytes, *_percent and
      * percent_*: percent, *_ratio, count and n_*: count, ...).  Results also
-     * carry the note "trace": the id of the trace they came from. */
+     * carry the notes "trace" (the id of the trace they came from),
+     * "trace_label" and "rank" (from its info, when known). */
     int (*result_set_kind)(tp_stage *st, tp_result *r, const char *kind);
     const char *(*result_kind)(const tp_result *r);
     int (*result_set_unit)(tp_stage *st, tp_result *r, int col, const char *unit);
