@@ -130,10 +130,10 @@ $(PLUGTEST_BIN): $(PLUGTEST_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ)
 
 $(BUILD)/testplugins/%.so: tests/testplugins/%.c $(wildcard include/tracepipe/*.h) $(SDK_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $< $(SDK_LIB)
+	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@.tmp $< $(SDK_LIB) && mv $@.tmp $@
 $(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/tracepipe/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $<
+	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@.tmp $< && mv $@.tmp $@
 
 # ---------------------------------------------------------------- entry points
 DEB_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev check libpcre2-dev \
