@@ -142,26 +142,48 @@ static int32_t thread_rank(const linker *l, size_t i)
     return (int32_t)l->thread_of[l->c->track[i]];
 }
 
+/* Is start x a better partner than y for a finish at ts: the latest at or
+ * before ts, else the earliest after it. */
+static int better_start(const tp_cols *c, uint32_t x, uint32_t y, int64_t ts)
+{
+    int64_t tx = c->ts[x], ty = c->ts[y];
+    if ((tx <= ts) != (ty <= ts))
+        return tx <= ts;
+    if (tx != ty)
+        return tx <= ts ? tx > ty : tx < ty;
+    return x < y;
+}
+
+/* Links the activity an 'f' flow binds to with the launch of its 's': of
+ * the starts with the flow's (id, cat) sitting on a runtime call, the
+ * latest at or before the 'f' (ids repeat: fwdbwd reuses small ones, and
+ * merged traces restart correlation ids per process), else the earliest
+ * after it. */
 static void link_one_flow(linker *l, size_t f, const link_key *rt, size_t nrt,
                           const link_key *gpu, size_t ngpu, const link_key *starts, size_t ns)
 {
     const tp_cols *c = l->c;
     int64_t id = tp_ev_flow_id(c, f);
-    int64_t s = first_with_a(starts, ns, id);
+    int32_t cat = (int32_t)c->cat[f];
+    int64_t s = find_key(starts, ns, id, cat);
     int64_t g = find_key(gpu, ngpu, c->ts[f], thread_rank(l, f));
     if (s < 0 || g < 0)
         return;
     uint32_t gr = gpu[g].row;
     if (l->launcher[gr] >= 0 && !l->amb[gr])
         return; /* linked by an earlier flow */
-    for (size_t k = (size_t)s; k < ns && starts[k].a == id; k++) {
+    int64_t best_start = -1, best_launch = -1;
+    for (size_t k = (size_t)s; k < ns && starts[k].a == id && starts[k].b == cat; k++) {
         uint32_t srow = starts[k].row;
         int64_t r = find_key(rt, nrt, c->ts[srow], thread_rank(l, srow));
-        if (r >= 0) {
-            l->launcher[gr] = (int32_t)rt[r].row;
-            l->amb[gr] = 0;
-            return;
+        if (r >= 0 && (best_start < 0 || better_start(c, srow, (uint32_t)best_start, c->ts[f]))) {
+            best_start = srow;
+            best_launch = rt[r].row;
         }
+    }
+    if (best_launch >= 0) {
+        l->launcher[gr] = (int32_t)best_launch;
+        l->amb[gr] = 0;
     }
 }
 
@@ -179,7 +201,7 @@ static int link_by_flows(linker *l)
         else if (tp_kind_is_activity(c->kind[i]) && (l->launcher[i] < 0 || l->amb[i]))
             gpu[ngpu++] = (link_key){c->ts[i], thread_rank(l, i), (uint32_t)i};
         else if (c->kind[i] == TP_KIND_FLOW && c->phase[i] == 's' && tp_ev_flow_id(c, i) != TP_NONE)
-            starts[ns++] = (link_key){tp_ev_flow_id(c, i), 0, (uint32_t)i};
+            starts[ns++] = (link_key){tp_ev_flow_id(c, i), (int32_t)c->cat[i], (uint32_t)i};
     }
     if (rc == TP_OK && (link_sort(NULL, rt, nrt) != TP_OK || link_sort(NULL, gpu, ngpu) != TP_OK ||
                         link_sort(NULL, starts, ns) != TP_OK))
@@ -244,5 +266,70 @@ int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t 
     tp_free(ranks);
     if (counts)
         *counts = l.n;
+    return rc;
+}
+
+/* ------------------------------------------------------------ flow binding */
+
+static int binds_start(const tp_cols *c, size_t i)
+{
+    return tp_ev_is_complete(c, i) && c->kind[i] == TP_KIND_RUNTIME;
+}
+
+static int binds_finish(const tp_cols *c, size_t i)
+{
+    return tp_ev_is_activity(c, i);
+}
+
+static int is_flow(const tp_cols *c, size_t i)
+{
+    return c->kind[i] == TP_KIND_FLOW && (c->phase[i] == 's' || c->phase[i] == 'f');
+}
+
+/* Keys (ts, thread rank) of the events one phase of flows binds to. */
+static int bind_phase(const tp_cols *c, const uint32_t *thread_of, int32_t *bound, char phase,
+                      int (*binds)(const tp_cols *, size_t), link_key *keys)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (binds(c, i))
+            keys[k++] = (link_key){c->ts[i], (int32_t)thread_of[c->track[i]], (uint32_t)i};
+    if (link_sort(NULL, keys, k) != TP_OK)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!is_flow(c, i) || c->phase[i] != phase)
+            continue;
+        int64_t at = find_key(keys, k, c->ts[i], (int32_t)thread_of[c->track[i]]);
+        bound[i] = at < 0 ? -1 : (int32_t)keys[at].row;
+    }
+    return TP_OK;
+}
+
+int tp_flow_bind(const tp_cols *c, const uint32_t *thread_of, int32_t *bound)
+{
+    for (size_t i = 0; i < c->n; i++)
+        bound[i] = -1;
+    uint32_t *ranks = NULL;
+    if (thread_of == NULL) {
+        size_t nthreads;
+        ranks = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *ranks);
+        if (ranks == NULL || tp_thread_ranks(c, ranks, &nthreads) != TP_OK) {
+            tp_free(ranks);
+            return TP_ENOMEM;
+        }
+        thread_of = ranks;
+    }
+    size_t most = 0, ns = 0, nf = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        ns += (size_t)binds_start(c, i);
+        nf += (size_t)binds_finish(c, i);
+    }
+    most = ns > nf ? ns : nf;
+    link_key *keys = tp_malloc((most ? most : 1) * sizeof *keys);
+    int rc = keys ? bind_phase(c, thread_of, bound, 's', binds_start, keys) : TP_ENOMEM;
+    if (rc == TP_OK)
+        rc = bind_phase(c, thread_of, bound, 'f', binds_finish, keys);
+    tp_free(keys);
+    tp_free(ranks);
     return rc;
 }

@@ -87,6 +87,10 @@ int tp_rows_complete(const tp_cols *c, uint32_t kinds, const uint32_t *thread_of
 
 /* ---------------------------------------------------------------- nesting */
 
+/* The clamp of nesting where no option sets it (hierarchy's clamp_ns
+ * default): 1 µs, the rounding of microsecond timestamps. */
+#define TP_NEST_CLAMP_NS 1000
+
 /* The nesting order of one thread's rows: by start, then the longer
  * (enclosing) one first, then row. */
 static inline int tp_nest_before(const tp_cols *c, uint32_t x, uint32_t y)
@@ -151,15 +155,25 @@ typedef struct tp_link_counts {
  * then earliest start, then longest (the same order for calls nested on
  * one thread, e.g. cudaLaunchKernel around cuLaunchKernel); then row.
  * When no call has the id, or the calls with it lie in several pids (ids
- * restart per process in merged traces: "ambiguous"), flows decide: an 's'
- * flow at a runtime call's exact (pid, tid, ts) and an 'f' flow with the
- * same id at the activity's exact (pid, tid, ts) link the two; every 's'
- * with the id is tried (flow ids are not unique).  An ambiguous activity no
- * flow links keeps the outermost call.  thread_of: from tp_thread_ranks,
+ * restart per process in merged traces: "ambiguous"), flows decide: an 'f'
+ * flow at the activity's exact (pid, tid, ts) is paired with an 's' flow of
+ * the same (id, cat) sitting at a runtime call's exact (pid, tid, ts), the
+ * latest such 's' at or before the 'f' (else the earliest after it): flow
+ * ids are not unique.  An ambiguous activity no flow links keeps the
+ * outermost call.  thread_of: from tp_thread_ranks,
  * or NULL to rank here.  counts may be NULL.
  */
 int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t *depth,
                      int32_t *launcher, tp_link_counts *counts);
+
+/* Where launch flows bind: bound[row] for an 's' flow = the complete
+ * runtime call on its thread (pid, tid) starting at its exact ts, for an 'f'
+ * flow = the kernel / memcpy / memset on its thread starting at its exact
+ * ts (the lowest row when several do), -1 when there is none and for every
+ * other row (bound: c->n cells).  This is how Kineto's ac2g flows tie a
+ * launch to its GPU work; tp_link_launches uses the same rule.  thread_of:
+ * from tp_thread_ranks, or NULL to rank here. */
+int tp_flow_bind(const tp_cols *c, const uint32_t *thread_of, int32_t *bound);
 
 /* ------------------------------------------------------ names and markers */
 
