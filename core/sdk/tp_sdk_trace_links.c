@@ -91,6 +91,30 @@ static uint32_t outermost(const tp_cols *c, const int32_t *depth, const link_key
     return best;
 }
 
+/* For an ambiguous group rt[at..]: the call starting last at or before ts
+ * (else the first after it), the outermost among equal starts.  A kernel
+ * never starts before its launch, and ranks of a merged trace that reuse
+ * an id rarely launch with it at the same moment. */
+static uint32_t nearest_launch(const tp_cols *c, const int32_t *depth, const link_key *rt,
+                               size_t nrt, size_t at, int64_t ts)
+{
+    uint32_t best = rt[at].row;
+    for (size_t k = at + 1; k < nrt && rt[k].a == rt[at].a; k++) {
+        uint32_t r = rt[k].row;
+        int64_t tr = c->ts[r], tb = c->ts[best];
+        int better;
+        if ((tr <= ts) != (tb <= ts))
+            better = tr <= ts;
+        else if (tr != tb)
+            better = tr <= ts ? tr > tb : tr < tb;
+        else
+            better = outer_than(c, depth, r, best);
+        if (better)
+            best = r;
+    }
+    return best;
+}
+
 typedef struct linker {
     const tp_cols *c;
     const uint32_t *thread_of;
@@ -126,6 +150,7 @@ static int link_by_corr(linker *l, size_t *unlinked)
         int several;
         l->launcher[i] = (int32_t)outermost(c, l->depth, rt, nrt, (size_t)at, &several);
         if (several) {
+            l->launcher[i] = (int32_t)nearest_launch(c, l->depth, rt, nrt, (size_t)at, c->ts[i]);
             l->amb[i] = 1;
             l->n.ambiguous++;
             (*unlinked)++; /* let the flow pass try for the exact launch */

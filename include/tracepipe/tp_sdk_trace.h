@@ -143,7 +143,7 @@ typedef struct tp_link_counts {
     int64_t launches_linked; /* runtime calls that launched at least one activity */
     int64_t gpu_linked, gpu_unlinked;
     int64_t ambiguous;      /* activities whose corr id has launches in several pids */
-    int64_t ambiguous_left; /* ... of them not relinked by a flow */
+    int64_t ambiguous_left; /* ... of them no flow linked (nearest launch by time) */
 } tp_link_counts;
 
 /*
@@ -159,8 +159,9 @@ typedef struct tp_link_counts {
  * flow at the activity's exact (pid, tid, ts) is paired with an 's' flow of
  * the same (id, cat) sitting at a runtime call's exact (pid, tid, ts), the
  * latest such 's' at or before the 'f' (else the earliest after it): flow
- * ids are not unique.  An ambiguous activity no flow links keeps the
- * outermost call.  thread_of: from tp_thread_ranks,
+ * ids are not unique.  An ambiguous activity no flow links goes to the
+ * call of its id starting last at or before it (else the first after it;
+ * the outermost among equal starts).  thread_of: from tp_thread_ranks,
  * or NULL to rank here.  counts may be NULL.
  */
 int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t *depth,

@@ -176,7 +176,7 @@ START_TEST(test_links_shared_ids)
     const int32_t *l = bu_attached(run, "hierarchy.launcher", 16);
     ck_assert_int_eq(l[4], 2);   /* the ac2g start, not the fwdbwd one listed first */
     ck_assert_int_eq(l[11], 9);  /* corr 5 is in two pids: the flow picks pid 20's */
-    ck_assert_int_eq(l[15], 14); /* corr 9 in two pids, no flow: the outermost launch */
+    ck_assert_int_eq(l[15], 14); /* corr 9 in two pids, no flow: the nearest launch before, outermost on the tie */
     const tp_result *r = tp_test_result(run, "hierarchy");
     ck_assert_int_eq(bu_count(r, "gpu_linked"), 3);
     ck_assert_int_eq(bu_count(r, "gpu_unlinked"), 0);

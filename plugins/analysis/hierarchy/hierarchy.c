@@ -264,7 +264,7 @@ static int link_launches(hier *h)
     if (n.ambiguous > 0)
         tp_log(h->st, TP_LOG_WARN,
                "%lld GPU activities share their correlation id with launches in several "
-               "processes (a merged trace?); %lld linked by flows, %lld to the outermost launch",
+               "processes (a merged trace?); %lld linked by flows, %lld to the nearest launch before them",
                (long long)n.ambiguous, (long long)(n.ambiguous - n.ambiguous_left),
                (long long)n.ambiguous_left);
     return TP_OK;
