@@ -205,6 +205,34 @@ START_TEST(links_by_corr_and_flows)
 }
 END_TEST
 
+/* Repeated flow ids (merged ranks, each restarting ids): corr 9 launched
+ * in pid 10 at 700 and pid 20 at 710, each with an ac2g s flow of id 9.
+ * Kernel 4 (f at 705) pairs with the latest s at or before it, pid 10's;
+ * kernel 6 (f at 800) with pid 20's; kernel 8 (f at 650, before every s)
+ * with the earliest after it.  (Taking the first s with the id, the old
+ * rule, would give all three pid 10's launch.) */
+START_TEST(links_repeated_flow_ids)
+{
+    static const spec rows[] = {
+        RT(10, 700, 5, 9),  RT(20, 710, 5, 9),
+        FLOW('s', 10, 1, 700, 9, AC2G), FLOW('s', 20, 1, 710, 9, AC2G),
+        KERNEL(7, 705, 9),  FLOW('f', 0, 7, 705, 9, AC2G),
+        KERNEL(8, 800, 9),  FLOW('f', 0, 8, 800, 9, AC2G),
+        KERNEL(9, 650, 9),  FLOW('f', 0, 9, 650, 9, AC2G),
+    };
+    table t;
+    fill(&t, rows, 10);
+    int32_t l[MAXR];
+    tp_link_counts n;
+    ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, &n), TP_OK);
+    ck_assert_int_eq(l[4], 0);
+    ck_assert_int_eq(l[6], 1);
+    ck_assert_int_eq(l[8], 0);
+    ck_assert_int_eq(n.ambiguous, 3);
+    ck_assert_int_eq(n.ambiguous_left, 0);
+}
+END_TEST
+
 /* With the forest's depths the least deep call wins: here the inner one
  * (depth 0) over the outer (depth 1, say it was attached under another
  * event); -1 (outside the forest) comes last. */
@@ -374,6 +402,7 @@ static Suite *sdk_trace_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("links");
     tcase_add_test(tc, links_by_corr_and_flows);
+    tcase_add_test(tc, links_repeated_flow_ids);
     tcase_add_test(tc, links_outermost_by_depth);
     tcase_add_test(tc, flows_bind);
     suite_add_tcase(s, tc);
