@@ -5,6 +5,8 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_trace.h>
 
+#include "tp_sdk_msort.h"
+
 int tp_names_with_prefix(tp_stage *st, const char *prefix, uint8_t **memo, size_t *n)
 {
     size_t count = tp_str_count(st), plen = strlen(prefix);
@@ -233,33 +235,21 @@ static int is_range_begin(const tp_cols *c, size_t i, const uint8_t *memo, size_
     return c->phase[i] == 'b' && tp_name_marked(memo, nmemo, c->name[i]);
 }
 
-static int iter_thread_time_cmp(const void *a, const void *b, const tp_cols *c)
+/* Order of ranges: by thread (pid, tid), then start, then row. */
+static inline int iter_less(const tp_cols *c, const tp_iteration *x, const tp_iteration *y)
 {
-    const tp_iteration *x = a, *y = b;
     int64_t px = tp_ev_pid(c, x->row), py = tp_ev_pid(c, y->row);
     int64_t tx = tp_ev_tid(c, x->row), ty = tp_ev_tid(c, y->row);
     if (px != py)
-        return px < py ? -1 : 1;
+        return px < py;
     if (tx != ty)
-        return tx < ty ? -1 : 1;
+        return tx < ty;
     if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
+        return x->start < y->start;
+    return x->row < y->row;
 }
 
-/* Insertion sort: ranges are few and come nearly sorted. */
-static void sort_iterations(const tp_cols *c, tp_iteration *v, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        tp_iteration x = v[i];
-        size_t j = i;
-        while (j > 0 && iter_thread_time_cmp(&x, &v[j - 1], c) < 0) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
-}
+TP_MSORT_DEFINE(sort_iterations, tp_iteration, const tp_cols *, iter_less)
 
 int tp_iterations_from_ranges(tp_stage *st, const tp_cols *c, const uint8_t *memo, size_t nmemo,
                               tp_iterations *it)
@@ -291,7 +281,10 @@ int tp_iterations_from_ranges(tp_stage *st, const tp_cols *c, const uint8_t *mem
             it->it[k++] = (tp_iteration){c->ts[i], e->ts, (uint32_t)i};
     }
     tp_free(ends);
-    sort_iterations(c, it->it, k);
+    if (sort_iterations(c, it->it, k) != TP_OK) {
+        tp_iterations_free(it);
+        return TP_ENOMEM;
+    }
     pick_thread(st, c, it, k);
     return TP_OK;
 }
