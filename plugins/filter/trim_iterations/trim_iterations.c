@@ -38,6 +38,7 @@ typedef struct trim_config {
     int64_t iterations;
     int64_t skip;
     const char *marker;
+    int ranges;
 } trim_config;
 
 #define TRIM_DEFAULT_MARKER "^ProfilerStep#\\d+$"
@@ -47,6 +48,8 @@ static const tp_option trim_options[] = {
     TP_OPTION_INT("skip", trim_config, skip, "0", 0, 1e9, "warm-up iterations to skip first"),
     TP_OPTION_STRING("marker", trim_config, marker, NULL,
                      "regex naming the iteration markers (default ^ProfilerStep#\\d+$)"),
+    TP_OPTION_BOOL("ranges", trim_config, ranges, "false",
+                   "iterations are NVTX-style ranges (async b/e pairs) named by marker"),
     TP_OPTION_END};
 
 typedef struct trim_state {
@@ -159,18 +162,21 @@ static int name_matches(tp_stage *st, trim_state *s, uint8_t *memo, tp_str name)
     return memo[name] == 1;
 }
 
-/* Marks the host events' names that match the marker regex (each distinct
- * name matched once), then lets the SDK find the iterations. */
-static int find_iterations(tp_stage *st, trim_state *s, const tp_cols *c, tp_iterations *it)
+/* Marks the names of the candidate events (host events, or range begins)
+ * that match the marker regex (each distinct name matched once), then lets
+ * the SDK find the iterations. */
+static int find_iterations(tp_stage *st, trim_state *s, int ranges, const tp_cols *c,
+                           tp_iterations *it)
 {
     size_t nstr = tp_str_count(st);
     uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
     if (memo == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++)
-        if (tp_ev_is_host(c, i) && c->name[i] < nstr)
+        if ((ranges ? c->phase[i] == 'b' : tp_ev_is_host(c, i)) && c->name[i] < nstr)
             name_matches(st, s, memo, c->name[i]);
-    int rc = tp_iterations_from_markers(st, c, memo, nstr, TP_NEST_CLAMP_NS, it);
+    int rc = ranges ? tp_iterations_from_ranges(st, c, memo, nstr, it)
+                    : tp_iterations_from_markers(st, c, memo, nstr, TP_NEST_CLAMP_NS, it);
     tp_free(memo);
     return rc;
 }
@@ -461,8 +467,8 @@ static int too_few(tp_stage *st, const trim_config *cfg, const trim_state *s, co
                    const tp_iterations *it)
 {
     if (it->n == 0)
-        return tp_fail(st, TP_EINVAL, "trace has no iterations: no complete host event matches marker '%s'",
-                       s->marker);
+        return tp_fail(st, TP_EINVAL, "trace has no iterations: no %s matches marker '%s'",
+                       cfg->ranges ? "range (b/e pair)" : "complete host event", s->marker);
     char range[512], pid[128], tid[128];
     describe_range(tp_str_text(st, c->name[it->it[0].row]), tp_str_text(st, c->name[it->it[it->n - 1].row]),
                    range, sizeof range);
@@ -502,7 +508,7 @@ static int trim_run(tp_stage *st, const void *config, void *state)
     tp_trace *tr = tp_stage_trace(st);
     const tp_cols *c = tp_trace_cols(tr);
     tp_iterations it;
-    if (find_iterations(st, s, c, &it) != TP_OK)
+    if (find_iterations(st, s, cfg->ranges, c, &it) != TP_OK)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     size_t first = (size_t)cfg->skip, count = (size_t)cfg->iterations;
     if (it.n < count || it.n - count < first) {
