@@ -14,5 +14,6 @@
 #define TRACEPIPE_TP_SDK_H
 
 #include "tp_sdk_intervals.h"
+#include "tp_sdk_trace.h"
 
 #endif

@@ -178,8 +178,9 @@ START_TEST(test_trim_ranks)
     const char *t = FD "trim_ranks.json";
     /* window [100, 200] of pid 1: both ranks' step 2 (rank 1's [102, 198]),
      * OptimizerStep, launch_r0 and k_r0 with its flow.  k_r1_step1 (120,
-     * inside) pairs with rank 1's launch at 20 (closest earlier start with
-     * correlation 7) and is dropped with it and its flow. */
+     * inside) pairs with rank 1's launch at 20 (correlation 7 is in both
+     * ranks: its ac2g flow decides, the latest 's' at or before its 'f') and
+     * is dropped with it and its flow. */
     expect_names(t, "  - {filter: trim_iterations, skip: 1}\n",
                  "process_name,process_name,ProfilerStep#2,launch_r0,ProfilerStep#2,"
                  "OptimizerStep,k_r0,ac2g#7,ac2g#7");
@@ -194,6 +195,20 @@ START_TEST(test_trim_ranks)
     expect_failure(t, "  - {filter: trim_iterations, skip: 3}\n",
                    "trace has 3 iterations (ProfilerStep#1..#3); cannot skip 3 and keep 1 "
                    "(iterations counted on pid 1 tid 1)");
+}
+END_TEST
+
+/* trim_nvtx.json: three NVTX-style ranges "Iteration N" (async b/e pairs,
+ * [0, 90], [100, 190], [200, 290]) and a "loader" range inside the second.
+ * ranges: true, skip 1 -> window [100, 190]: its b/e, op2 and the loader. */
+START_TEST(test_trim_ranges)
+{
+    const char *t = FD "trim_nvtx.json";
+    expect_names(t, "  - {filter: trim_iterations, skip: 1, ranges: true, marker: '^Iteration \\d+$'}\n",
+                 "process_name,Iteration 2,op2,Iteration 2,loader,loader");
+    expect_failure(t, "  - {filter: trim_iterations, ranges: true}\n",
+                   "trace has no iterations: no range (b/e pair) matches marker "
+                   "'^ProfilerStep#\\d+$'");
 }
 END_TEST
 
@@ -531,6 +546,7 @@ static Suite *filters_suite(void)
     tcase_add_test(tc, test_trim_marker_regex);
     tcase_add_test(tc, test_trim_launcher_outside);
     tcase_add_test(tc, test_trim_ranks);
+    tcase_add_test(tc, test_trim_ranges);
     tcase_add_test(tc, test_trim_gpu_annotations);
     tcase_add_test(tc, test_trim_too_many);
     tcase_add_test(tc, test_trim_corpus);

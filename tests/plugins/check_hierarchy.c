@@ -165,6 +165,43 @@ START_TEST(test_touching_events)
 }
 END_TEST
 
+/* hier_step_prefix.json: tid 1 holds "train" [0, 1000) µs, tid 2 two
+ * "Iteration N" annotations of 10 µs.  Without ProfilerStep# names the main
+ * thread is the one with the most top-level time (tid 1); with step_prefix
+ * naming the iterations it is tid 2. */
+START_TEST(test_step_prefix)
+{
+    tp_run *run = bu_run(BU_HAND "hier_step_prefix.json", "  - analysis: hierarchy\n");
+    ck_assert_int_eq(bu_count(tp_test_result(run, "hierarchy"), "main_tid"), 1);
+    tp_run_free(run);
+    run = bu_run(BU_HAND "hier_step_prefix.json",
+                 "  - {analysis: hierarchy, step_prefix: 'Iteration '}\n");
+    ck_assert_int_eq(bu_count(tp_test_result(run, "hierarchy"), "main_tid"), 2);
+    ck_assert_int_eq(bu_attached_i64(run, "hierarchy.main_tid", 1)[0], 2);
+    tp_run_free(run);
+}
+END_TEST
+
+/* filters/trim_ranks.json: two ranks reuse correlation id 7 (rank 0 once,
+ * rank 1 twice), each launch with an ac2g flow of id 7.  Each kernel pairs
+ * with the latest 's' at or before its 'f': k_r0 (row 12) -> launch_r0 (5),
+ * k_r1_step1 (13) -> launch_r1_step1 (10), k_r1_step3 (14) ->
+ * launch_r1_step3 (11).  The old rule took the first 's' with the id for
+ * all three (launch_r0). */
+START_TEST(test_links_repeated_flow_ids)
+{
+    tp_run *run = bu_run("tests/data/filters/trim_ranks.json", "  - analysis: hierarchy\n");
+    const int32_t *l = bu_attached(run, "hierarchy.launcher", 21);
+    ck_assert_int_eq(l[12], 5);
+    ck_assert_int_eq(l[13], 10);
+    ck_assert_int_eq(l[14], 11);
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "ambiguous_corr"), 3);
+    ck_assert_int_eq(bu_count(r, "launches_linked"), 3);
+    tp_run_free(run);
+}
+END_TEST
+
 /* hier_links.json rows: 0 fwdbwd s id 7 (same id as an ac2g flow), 1 aten::mm,
  * 2 launch without corr, 3 ac2g s id 7, 4 k1, 5 ac2g f id 7, 6 MmBackward,
  * 7 fwdbwd f, 8/9 launches with corr 5 in pids 10/20, 10 ac2g s id 5 (pid 20),
@@ -176,7 +213,7 @@ START_TEST(test_links_shared_ids)
     const int32_t *l = bu_attached(run, "hierarchy.launcher", 16);
     ck_assert_int_eq(l[4], 2);   /* the ac2g start, not the fwdbwd one listed first */
     ck_assert_int_eq(l[11], 9);  /* corr 5 is in two pids: the flow picks pid 20's */
-    ck_assert_int_eq(l[15], 14); /* corr 9 in two pids, no flow: the outermost launch */
+    ck_assert_int_eq(l[15], 14); /* corr 9 in two pids, no flow: the nearest launch before, outermost on the tie */
     const tp_result *r = tp_test_result(run, "hierarchy");
     ck_assert_int_eq(bu_count(r, "gpu_linked"), 3);
     ck_assert_int_eq(bu_count(r, "gpu_unlinked"), 0);
@@ -258,6 +295,8 @@ static Suite *hierarchy_suite(void)
     tcase_add_test(tc, test_overlap_without_clamp);
     tcase_add_test(tc, test_touching_events);
     tcase_add_test(tc, test_links_shared_ids);
+    tcase_add_test(tc, test_step_prefix);
+    tcase_add_test(tc, test_links_repeated_flow_ids);
     tcase_add_test(tc, test_links_wide_ids);
     tcase_add_test(tc, test_attach_inside_clamped_child);
     tcase_add_test(tc, test_real_dlrm_trace);

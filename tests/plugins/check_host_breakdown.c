@@ -181,6 +181,27 @@ START_TEST(test_module_marker)
 }
 END_TEST
 
+/* step_prefix names the iteration markers: hier_step_prefix.json has two
+ * "Iteration N" annotations in the 1000 µs window and no ProfilerStep#. */
+START_TEST(test_step_prefix)
+{
+    tp_run *run = bu_run(BU_HAND "hier_step_prefix.json", "  - analysis: host_breakdown\n"
+                                                          "    id: host\n"
+                                                          "    batch_size: 10\n");
+    ck_assert_int_eq(tp_test_i64(tp_test_result(run, "host.summary"), 0, "iterations"), 1);
+    tp_run_free(run);
+    run = bu_run(BU_HAND "hier_step_prefix.json", "  - analysis: host_breakdown\n"
+                                                  "    id: host\n"
+                                                  "    batch_size: 10\n"
+                                                  "    step_prefix: 'Iteration '\n");
+    const tp_result *s = tp_test_result(run, "host.summary");
+    ck_assert_int_eq(tp_test_i64(s, 0, "iterations"), 2);
+    ck_assert_double_eq_tol(tp_test_f64(s, 0, "runtime_us"), 1000.0, 1e-9);
+    ck_assert_double_eq_tol(tp_test_f64(s, 0, "throughput_samples_per_s"), 20.0 / 1000e-6, 1e-6);
+    tp_run_free(run);
+}
+END_TEST
+
 /* Three ProfilerSteps of 100 µs, each holding DataLoader (19), "## forward ##"
  * (30) and "## backward ##" (40).  Every step starts before its modules, yet
  * all three are iterations of the window. */
@@ -235,6 +256,7 @@ static Suite *host_breakdown_suite(void)
     tcase_add_test(tc, test_clamp_crossover_and_zero);
     tcase_add_test(tc, test_module_marker);
     tcase_add_test(tc, test_iterations_with_modules);
+    tcase_add_test(tc, test_step_prefix);
     tcase_add_test(tc, test_real_trace_invariants);
     suite_add_tcase(s, tc);
     return s;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_trace.h>
 
 #include "../../common/tp_aggtree.h"
 #include "../../common/tp_hier_view.h"
@@ -39,11 +40,6 @@ static const tp_option db_options[] = {
 #define ITEM_UNLINKED (-2)
 #define KEY_KERNEL ((uint64_t)1 << 32)
 #define KEY_UNLINKED UINT64_MAX
-
-static int is_activity(uint8_t k)
-{
-    return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET;
-}
 
 /* A launcher row the tree can show (in the host forest). */
 static int in_forest(const db *d, int64_t row)
@@ -124,7 +120,7 @@ static int db_children(void *ctx, int64_t item, agg_buf *out)
             rc = agg_push(out, ITEM_UNLINKED);
         return rc;
     }
-    if (is_activity(d->c->kind[item]))
+    if (tp_kind_is_activity(d->c->kind[item]))
         return TP_OK;
     /* a merged op shows only the activities it gathered */
     for (int32_t k = d->tfirst[d->pos[item]]; k >= 0 && rc == TP_OK && !db_is_merge_op(d, item);
@@ -142,7 +138,7 @@ static int64_t db_time(void *ctx, int64_t item)
         return d->total_ns;
     if (item == ITEM_UNLINKED)
         return d->unlinked_ns;
-    if (is_activity(d->c->kind[item]))
+    if (tp_kind_is_activity(d->c->kind[item]))
         return d->c->dur[item];
     return d->dt[d->pos[item]];
 }
@@ -152,7 +148,7 @@ static uint64_t db_key(void *ctx, int64_t item)
     db *d = ctx;
     if (item == ITEM_UNLINKED)
         return KEY_UNLINKED;
-    if (is_activity(d->c->kind[item]))
+    if (tp_kind_is_activity(d->c->kind[item]))
         return KEY_KERNEL | leaf_name(d, d->c->name[item]);
     return d->c->name[item];
 }

@@ -5,13 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_intervals.h>
+#include <tracepipe/tp_sdk_trace.h>
 
 #include "devb_internal.h"
-
-static int is_activity(uint8_t k)
-{
-    return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET;
-}
 
 /* Names that structure a trace rather than compute: modules and steps. */
 static int module_like(const char *s)
@@ -89,11 +86,6 @@ static void walk_preorder(db *d, int32_t root)
     }
 }
 
-static int is_complete_activity(const tp_cols *c, size_t i)
-{
-    return c->phase[i] == 'X' && c->dur[i] >= 0 && is_activity(c->kind[i]);
-}
-
 /* A track's stream key, for ranking the tracks. */
 typedef struct stream_key {
     int32_t device, stream;
@@ -147,7 +139,7 @@ static int group_by_stream(db *d)
         return TP_ENOMEM;
     }
     for (size_t i = 0; i < c->n; i++)
-        if (is_complete_activity(c, i))
+        if (tp_ev_is_activity(c, i))
             d->streams[slot[c->track[i]]].count++;
     size_t first = 0;
     for (size_t s = 0; s < d->nstreams; s++) {
@@ -164,7 +156,7 @@ static int group_by_stream(db *d)
     for (size_t s = 0; s < d->nstreams; s++)
         d->streams[s].count = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (!is_complete_activity(c, i))
+        if (!tp_ev_is_activity(c, i))
             continue;
         db_stream *st = &d->streams[slot[c->track[i]]];
         int32_t l = d->launcher[i], lp = l >= 0 ? d->pos[l] : -1;
@@ -184,27 +176,16 @@ static int group_by_stream(db *d)
     return TP_OK;
 }
 
-typedef struct db_iv {
-    int64_t s, e;
-} db_iv;
-
-static int db_iv_cmp(const void *a, const void *b)
-{
-    const db_iv *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return (x->e > y->e) - (x->e < y->e);
-}
-
 /* Each stream's active time: the length of the union of its activities'
- * intervals, from one scratch array sized for the largest stream. */
+ * intervals (tp_intervals_union), from one scratch array sized for the
+ * largest stream. */
 static int stream_actives(db *d)
 {
     size_t most = 0;
     for (size_t s = 0; s < d->nstreams; s++)
         if (d->streams[s].count > most)
             most = d->streams[s].count;
-    db_iv *iv = tp_malloc((most ? most : 1) * sizeof *iv);
+    tp_interval *iv = tp_malloc((most ? most : 1) * sizeof *iv);
     if (iv == NULL)
         return TP_ENOMEM;
     const tp_cols *c = d->c;
@@ -212,18 +193,9 @@ static int stream_actives(db *d)
         db_stream *st = &d->streams[s];
         for (size_t i = 0; i < st->count; i++) {
             int32_t a = d->by_stream[st->first + i].row;
-            iv[i] = (db_iv){c->ts[a], c->ts[a] + c->dur[a]};
+            iv[i] = (tp_interval){c->ts[a], c->ts[a] + c->dur[a]};
         }
-        qsort(iv, st->count, sizeof *iv, db_iv_cmp);
-        int64_t active = 0;
-        for (size_t i = 0; i < st->count;) {
-            int64_t a = iv[i].s, b = iv[i].e; /* one union component */
-            for (i++; i < st->count && iv[i].s <= b; i++)
-                if (iv[i].e > b)
-                    b = iv[i].e;
-            active += b - a;
-        }
-        st->active = active;
+        st->active = tp_intervals_length(iv, tp_intervals_union(iv, st->count));
     }
     tp_free(iv);
     return TP_OK;
@@ -276,24 +248,6 @@ int db_prepare(db *d)
     return alloc_pass_arrays(d);
 }
 
-/* Earliest start and latest end of all complete events but the
- * profiler's own span. */
-static void window(const db *d, int64_t *w0, int64_t *w1)
-{
-    const tp_cols *c = d->c;
-    int have = 0;
-    *w0 = *w1 = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->phase[i] != 'X' || c->dur[i] < 0 || c->kind[i] == TP_KIND_TRACE)
-            continue;
-        if (!have || c->ts[i] < *w0)
-            *w0 = c->ts[i];
-        if (!have || c->ts[i] + c->dur[i] > *w1)
-            *w1 = c->ts[i] + c->dur[i];
-        have = 1;
-    }
-}
-
 static int stream_row(db *d, tp_result *r, const db_stream *s, int64_t span, int64_t active)
 {
     size_t row;
@@ -321,8 +275,8 @@ int db_write_streams(db *d)
         if (tp_result_add_col(d->st, r, cols[i], i < 2 ? TP_COL_I64 : TP_COL_F64) != i)
             return TP_ENOMEM;
     tp_result_set_meta(d->st, r, "title", "GPU stream activity");
-    int64_t w0, w1;
-    window(d, &w0, &w1);
+    int64_t w0, w1; /* the trace span: the same for every stream */
+    tp_trace_span(d->c, TP_SPAN_EXTENT, &w0, &w1);
     int rc = TP_OK;
     for (size_t s = 0; s < d->nstreams && rc == TP_OK; s++)
         rc = stream_row(d, r, &d->streams[s], w1 - w0, d->streams[s].active);

@@ -1,152 +1,47 @@
 /*
  * hierarchy: the host event forest and GPU launch links.
  *
- * Complete host events (ph X, dur >= 0, kinds CPU_OP / ANNOTATION / PYTHON /
- * RUNTIME) are nested per (pid, tid) by time with one sorted sweep and a
- * stack; other threads' roots lying inside a main-thread event are attached
- * under it (cross_thread); every kernel / memcpy / memset is linked to the
- * runtime call with its correlation id (flows as a fallback).  The result is
- * published as trace attachments (see docs/plugins/hierarchy.md) so later
+ * The semantics are the SDK's (tp_sdk_trace.h): host events nested per
+ * (pid, tid) with the overlap clamp, the main thread, launch links.  This
+ * plugin adds the cross-thread attach (other threads' roots lying inside a
+ * main-thread event go under it), children lists and depths, and publishes
+ * it all as trace attachments (see docs/plugins/hierarchy.md) so later
  * analyses never recompute it.  Everything is O(n log n).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_trace.h>
 
 #include "hier_internal.h"
-#include "hier_sort.h"
 
 static const tp_option hier_options[] = {
     TP_OPTION_BOOL("cross_thread", hier_config, cross_thread, "true",
                    "attach other threads' events lying inside a main-thread event under it"),
     TP_OPTION_INT("clamp_ns", hier_config, clamp_ns, "1000", 0, 1e12,
                   "a child ending less than this past its parent's end is still nested"),
+    TP_OPTION_STRING("step_prefix", hier_config, step_prefix, "ProfilerStep#",
+                     "name prefix of the iteration markers that pick the main thread"),
     TP_OPTION_END};
 
 /* The most crossover warnings logged one by one; the rest only counted. */
 #define HIER_MAX_WARNINGS 5
 
-/* Row order within a thread: by start, then longest first, then row. */
-static inline int row_time_less(const tp_cols *c, const uint32_t *x, const uint32_t *y)
-{
-    if (c->ts[*x] != c->ts[*y])
-        return c->ts[*x] < c->ts[*y];
-    if (c->dur[*x] != c->dur[*y])
-        return c->dur[*x] > c->dur[*y]; /* longest first */
-    return *x < *y;
-}
-
-static inline int row_thread_less(const hier *h, const uint32_t *x, const uint32_t *y)
-{
-    uint32_t tx = hier_thread_of(h, *x), ty = hier_thread_of(h, *y);
-    if (tx != ty)
-        return tx < ty;
-    return row_time_less(h->c, x, y);
-}
-
-/* rows_sort_time: row_time_less's order; rows_sort_thread: by thread first. */
-HIER_DEFINE_SORT(rows_sort_time, uint32_t, const tp_cols *, row_time_less)
-HIER_DEFINE_SORT(rows_sort_thread, uint32_t, const hier *, row_thread_less)
-
-static int is_host_kind(uint8_t k)
-{
-    return k == TP_KIND_CPU_OP || k == TP_KIND_ANNOTATION || k == TP_KIND_PYTHON ||
-           k == TP_KIND_RUNTIME;
-}
-
-static int is_host_event(const tp_cols *c, size_t i)
-{
-    return c->phase[i] == 'X' && c->dur[i] >= 0 && is_host_kind(c->kind[i]);
-}
-
-/* A track's thread key, for ranking the tracks. */
-typedef struct thread_key {
-    int64_t pid, tid;
-    uint32_t track;
-} thread_key;
-
-static int thread_key_cmp(const void *a, const void *b)
-{
-    const thread_key *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    return (x->track > y->track) - (x->track < y->track);
-}
-
-/* Ranks the tracks by (pid, tid), equal pairs sharing a rank (a thread's
- * tracks differ only in device/stream), so threads sort as they always
- * did: by (pid, tid). */
-static int rank_threads(hier *h)
-{
-    const tp_cols *c = h->c;
-    size_t nt = c->n_tracks;
-    thread_key *keys = tp_malloc((nt ? nt : 1) * sizeof *keys);
-    h->thread_of = tp_malloc((nt ? nt : 1) * sizeof *h->thread_of);
-    if (keys == NULL || h->thread_of == NULL) {
-        tp_free(keys);
-        return TP_ENOMEM;
-    }
-    for (size_t i = 0; i < nt; i++)
-        keys[i] = (thread_key){c->tracks[i].pid, c->tracks[i].tid, (uint32_t)i};
-    qsort(keys, nt, sizeof *keys, thread_key_cmp);
-    h->nranks = 0;
-    for (size_t i = 0; i < nt; i++) {
-        if (i > 0 && (keys[i].pid != keys[i - 1].pid || keys[i].tid != keys[i - 1].tid))
-            h->nranks++;
-        h->thread_of[keys[i].track] = (uint32_t)h->nranks;
-    }
-    h->nranks += nt > 0;
-    tp_free(keys);
-    return TP_OK;
-}
-
-/* Collects the complete host events, sorted by thread then time: a counting
- * pass places them by thread (file order within each), so the sort that
- * follows mostly finds long sorted runs. */
+/* Ranks the threads, then collects the complete host events sorted by
+ * thread, then nesting order. */
 static int collect_host(hier *h)
 {
     const tp_cols *c = h->c;
-    size_t *start = tp_calloc(h->nranks + 1, sizeof *start);
-    if (start == NULL)
+    h->thread_of = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *h->thread_of);
+    if (h->thread_of == NULL || tp_thread_ranks(c, h->thread_of, &h->nranks) != TP_OK)
         return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++)
-        if (is_host_event(c, i))
-            start[hier_thread_of(h, i) + 1]++;
-    for (size_t r = 0; r < h->nranks; r++)
-        start[r + 1] += start[r];
-    h->nev = start[h->nranks];
-    h->ev = tp_malloc((h->nev ? h->nev : 1) * sizeof *h->ev);
-    if (h->ev == NULL) {
-        tp_free(start);
-        return TP_ENOMEM;
-    }
-    for (size_t i = 0; i < c->n; i++)
-        if (is_host_event(c, i))
-            h->ev[start[hier_thread_of(h, i)]++] = (uint32_t)i;
-    tp_free(start);
-    return rows_sort_thread(h, h->ev, h->nev);
+    return tp_rows_complete(c, TP_KINDS_HOST, h->thread_of, h->nranks, &h->ev, &h->nev);
 }
 
-/* Splits the sorted events into threads: ranges of equal (pid, tid). */
-static int find_threads(hier *h)
+static void warn_crossover(void *ctx, uint32_t e, uint32_t top)
 {
-    h->threads = tp_malloc((h->nranks ? h->nranks : 1) * sizeof *h->threads);
-    if (h->threads == NULL)
-        return TP_ENOMEM;
-    for (size_t i = 0; i < h->nev; i++) {
-        if (i == 0 || hier_thread_of(h, h->ev[i]) != hier_thread_of(h, h->ev[i - 1]))
-            h->threads[h->nthreads++] = (hier_thread){i, i, 0, 0};
-        h->threads[h->nthreads - 1].end = i + 1;
-    }
-    return TP_OK;
-}
-
-static void warn_crossover(hier *h, uint32_t e, uint32_t top)
-{
-    h->crossovers++;
-    if (h->crossovers > HIER_MAX_WARNINGS)
+    hier *h = ctx;
+    if (++h->warned > HIER_MAX_WARNINGS)
         return;
     const tp_cols *c = h->c;
     tp_log(h->st, TP_LOG_WARN,
@@ -157,86 +52,30 @@ static void warn_crossover(hier *h, uint32_t e, uint32_t top)
            (long long)c->dur[top], (long long)(hier_end(c, e) - hier_end(c, top)));
 }
 
-/*
- * Nests one thread's events (sorted by start, longest first).  The stack
- * holds the open ancestors (indexes into h->ev).  An event ending less than
- * clamp_ns past the innermost open event is its child (clamped).  One ending
- * further out and starting less than clamp_ns before that event's end
- * merely follows it (clamped: the open event is closed).  Anything else is
- * a crossover: the open events it crosses are closed and it becomes a child
- * of the first ancestor that holds it (so a sibling of the crossed event),
- * or a root.
- */
-static void nest_thread(hier *h, const hier_thread *t, uint32_t *stack)
+/* Nests every thread's host events (the SDK's rule, with the clamp) and
+ * splits the sorted events into threads. */
+static int nest_threads(hier *h)
 {
-    const tp_cols *c = h->c;
-    size_t sp = 0;
-    for (size_t i = t->begin; i < t->end; i++) {
-        uint32_t e = h->ev[i];
-        int64_t ts = c->ts[e], end = hier_end(c, e);
-        int crossed = 0;
-        for (;;) {
-            while (sp > 0 && hier_end(c, h->ev[stack[sp - 1]]) <= ts)
-                sp--;
-            if (sp == 0)
-                break;
-            uint32_t top = h->ev[stack[sp - 1]];
-            int64_t over = end - hier_end(c, top);
-            if (over <= 0 || over < h->cfg->clamp_ns)
-                break; /* inside, or clamped */
-            if (hier_end(c, top) - ts < h->cfg->clamp_ns) {
-                h->clamped++; /* starts in top's last instant: follows it */
-            } else if (!crossed) {
-                warn_crossover(h, e, top);
-                crossed = 1;
-            }
-            sp--;
-        }
-        if (sp > 0) {
-            uint32_t top = h->ev[stack[sp - 1]];
-            h->parent[e] = (int32_t)top;
-            if (end > hier_end(c, top))
-                h->clamped++;
-        }
-        stack[sp++] = (uint32_t)i;
-    }
+    tp_nest_report rep = {0, 0, warn_crossover, h};
+    if (tp_nest_rows(h->c, h->thread_of, h->ev, h->nev, h->cfg->clamp_ns, h->parent, &rep) != TP_OK)
+        return TP_ENOMEM;
+    h->clamped = rep.clamped;
+    h->crossovers = rep.crossovers;
+    h->threads = tp_malloc((h->nranks ? h->nranks : 1) * sizeof *h->threads);
+    if (h->threads == NULL)
+        return TP_ENOMEM;
+    h->nthreads = tp_thread_runs(h->thread_of, h->c, h->ev, h->nev, h->threads);
+    return TP_OK;
 }
 
-static int is_step_name(hier *h, tp_str name)
-{
-    if (name >= h->nnames)
-        return 0;
-    if (h->step_memo[name] == 0) {
-        const char *s = tp_str_text(h->st, name);
-        h->step_memo[name] = (s && strncmp(s, "ProfilerStep#", 13) == 0) ? 1 : 2;
-    }
-    return h->step_memo[name] == 1;
-}
-
-/* The thread with the most ProfilerStep# annotations, else the one with the
- * most top-level time; ties go to the lower (pid, tid). */
 static int pick_main_thread(hier *h)
 {
-    h->nnames = tp_str_count(h->st);
-    h->step_memo = tp_calloc(h->nnames ? h->nnames : 1, 1);
-    if (h->step_memo == NULL)
+    uint8_t *memo = NULL;
+    size_t nmemo = 0;
+    if (tp_names_with_prefix(h->st, h->cfg->step_prefix, &memo, &nmemo) != TP_OK)
         return TP_ENOMEM;
-    for (size_t t = 0; t < h->nthreads; t++) {
-        hier_thread *th = &h->threads[t];
-        for (size_t i = th->begin; i < th->end; i++) {
-            uint32_t row = h->ev[i];
-            if (is_step_name(h, h->c->name[row]))
-                th->steps++;
-            if (h->parent[row] < 0)
-                th->top_time += h->c->dur[row];
-        }
-    }
-    h->main = 0;
-    for (size_t t = 1; t < h->nthreads; t++) {
-        const hier_thread *a = &h->threads[t], *m = &h->threads[h->main];
-        if (a->steps > m->steps || (a->steps == m->steps && a->top_time > m->top_time))
-            h->main = t;
-    }
+    h->main = tp_main_thread(h->c, h->ev, h->threads, h->nthreads, h->parent, memo, nmemo);
+    tp_free(memo);
     return TP_OK;
 }
 
@@ -273,21 +112,21 @@ static long innermost_holding(const hier *h, const uint32_t *stack, size_t sp, i
 static int attach_cross_thread(hier *h, uint32_t *stack)
 {
     const tp_cols *c = h->c;
-    const hier_thread *m = &h->threads[h->main];
+    const tp_thread_run *m = &h->threads[h->main];
     int64_t main_pid = tp_ev_pid(c, h->ev[m->begin]);
     size_t nq = 0;
     uint32_t *q = tp_malloc((h->nev ? h->nev : 1) * sizeof *q);
     if (q == NULL)
         return TP_ENOMEM;
     for (size_t t = 0; t < h->nthreads; t++) {
-        const hier_thread *th = &h->threads[t];
+        const tp_thread_run *th = &h->threads[t];
         if (t == h->main || tp_ev_pid(c, h->ev[th->begin]) != main_pid)
             continue;
         for (size_t i = th->begin; i < th->end; i++)
             if (h->parent[h->ev[i]] < 0)
                 q[nq++] = h->ev[i];
     }
-    if (rows_sort_time(c, q, nq) != TP_OK) {
+    if (tp_rows_sort_nesting(c, NULL, q, nq) != TP_OK) {
         tp_free(q);
         return TP_ENOMEM;
     }
@@ -322,7 +161,7 @@ static int attach_cross_thread(hier *h, uint32_t *stack)
  * nothing of its own but the sort's scratch. */
 static int link_children(hier *h)
 {
-    if (rows_sort_time(h->c, h->ev, h->nev) != TP_OK)
+    if (tp_rows_sort_nesting(h->c, NULL, h->ev, h->nev) != TP_OK)
         return TP_ENOMEM;
     int32_t *last = h->depth;
     for (size_t i = 0; i < h->nev; i++) {
@@ -412,6 +251,25 @@ static int attach_arrays(hier *h)
     return TP_OK;
 }
 
+/* Every kernel / memcpy / memset linked to its launch (the SDK's rule). */
+static int link_launches(hier *h)
+{
+    tp_link_counts n;
+    if (tp_link_launches(h->c, h->thread_of, h->depth, h->launcher, &n) != TP_OK)
+        return TP_ENOMEM;
+    h->launches_linked = n.launches_linked;
+    h->gpu_linked = n.gpu_linked;
+    h->gpu_unlinked = n.gpu_unlinked;
+    h->ambiguous = n.ambiguous;
+    if (n.ambiguous > 0)
+        tp_log(h->st, TP_LOG_WARN,
+               "%lld GPU activities share their correlation id with launches in several "
+               "processes (a merged trace?); %lld linked by flows, %lld to the nearest launch before them",
+               (long long)n.ambiguous, (long long)(n.ambiguous - n.ambiguous_left),
+               (long long)n.ambiguous_left);
+    return TP_OK;
+}
+
 static int publish_main_tid(hier *h)
 {
     int64_t *m = tp_trace_attach(h->st, tp_stage_trace(h->st), "hierarchy.main_tid", TP_COL_I64, 1);
@@ -459,29 +317,24 @@ static void hier_free(hier *h)
 {
     tp_free(h->ev);
     tp_free(h->threads);
-    tp_free(h->step_memo);
     tp_free(h->thread_of);
 }
 
 static int build_forest(hier *h)
 {
-    int rc = rank_threads(h);
+    int rc = collect_host(h);
     if (rc == TP_OK)
-        rc = collect_host(h);
-    if (rc == TP_OK)
-        rc = find_threads(h);
-    uint32_t *stack = tp_malloc((h->nev ? h->nev : 1) * sizeof *stack);
-    if (rc == TP_OK && stack == NULL)
-        rc = TP_ENOMEM;
-    for (size_t t = 0; rc == TP_OK && t < h->nthreads; t++)
-        nest_thread(h, &h->threads[t], stack);
+        rc = nest_threads(h);
     if (rc == TP_OK)
         rc = pick_main_thread(h);
     h->main_tid = -1;
     if (rc == TP_OK && h->nthreads > 0)
         h->main_tid = tp_ev_tid(h->c, h->ev[h->threads[h->main].begin]);
-    if (rc == TP_OK && h->cfg->cross_thread && h->nthreads > 1)
-        rc = attach_cross_thread(h, stack);
+    uint32_t *stack = NULL;
+    if (rc == TP_OK && h->cfg->cross_thread && h->nthreads > 1) {
+        stack = tp_malloc((h->nev ? h->nev : 1) * sizeof *stack);
+        rc = stack ? attach_cross_thread(h, stack) : TP_ENOMEM;
+    }
     tp_free(stack);
     if (rc == TP_OK)
         rc = collect_roots(h);
@@ -513,7 +366,7 @@ static int hier_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = build_forest(&h);
     if (rc == TP_OK)
-        rc = hier_link_launches(&h);
+        rc = link_launches(&h);
     if (rc == TP_OK)
         rc = publish_main_tid(&h);
     if (rc == TP_OK)

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_intervals.h>
+#include <tracepipe/tp_sdk_trace.h>
 
 #include "../../common/tp_aggtree.h"
 #include "../../common/tp_hier_view.h"
@@ -27,6 +29,7 @@ typedef struct hb_config {
     const char *module_marker;
     int skip_module;
     int64_t batch_size;
+    const char *step_prefix;
 } hb_config;
 
 static const tp_option hb_options[] = {
@@ -39,11 +42,9 @@ static const tp_option hb_options[] = {
                    "drop the module level and the time between modules"),
     TP_OPTION_INT("batch_size", hb_config, batch_size, "0", 0, 1e15,
                   "samples per iteration, for the throughput (0 = off)"),
+    TP_OPTION_STRING("step_prefix", hb_config, step_prefix, "ProfilerStep#",
+                     "name prefix of the iteration markers (counted for the throughput)"),
     TP_OPTION_END};
-
-typedef struct hb_iv {
-    int64_t s, e;
-} hb_iv;
 
 typedef struct hb {
     tp_stage *st;
@@ -51,19 +52,18 @@ typedef struct hb {
     const tp_cols *c;
     const int32_t *parent, *first_child, *next_sibling, *roots, *depth; /* hierarchy */
     size_t nroots;
-    int64_t main_tid; /* hierarchy.main_tid: iterations are counted there */
-    uint8_t *memo; /* per name id: bit0 known, bit1 module, bit2 ProfilerStep# */
+    uint8_t *memo; /* per name id: bit0 known, bit1 module */
     size_t nnames;
-    hb_iv *seg; /* K: sorted disjoint segments */
+    tp_interval *seg; /* K: sorted disjoint segments */
     int64_t *prefix; /* prefix[j] = length of segments before j */
     size_t nseg;
     int64_t w0, w1; /* the window */
     agg_buf kids; /* scratch for unaccounted() */
-    hb_iv *ivs;
+    tp_interval *ivs;
     size_t ivcap;
 } hb;
 
-enum { NAME_KNOWN = 1, NAME_MODULE = 2, NAME_STEP = 4 };
+enum { NAME_KNOWN = 1, NAME_MODULE = 2 };
 
 static unsigned name_flags(hb *h, tp_str name)
 {
@@ -75,8 +75,6 @@ static unsigned name_flags(hb *h, tp_str name)
         unsigned f = NAME_KNOWN;
         if (s && m && m[0] && strncmp(s, m, strlen(m)) == 0)
             f |= NAME_MODULE;
-        if (s && strncmp(s, "ProfilerStep#", 13) == 0)
-            f |= NAME_STEP;
         h->memo[name] = (uint8_t)f;
     }
     return h->memo[name];
@@ -90,15 +88,15 @@ static int64_t measure_to(const hb *h, int64_t x)
     size_t lo = 0, hi = h->nseg;
     while (lo < hi) { /* first segment starting after x */
         size_t mid = lo + (hi - lo) / 2;
-        if (h->seg[mid].s <= x)
+        if (h->seg[mid].start <= x)
             lo = mid + 1;
         else
             hi = mid;
     }
     if (lo == 0)
         return 0;
-    const hb_iv *g = &h->seg[lo - 1];
-    return h->prefix[lo - 1] + (x < g->e ? x : g->e) - g->s;
+    const tp_interval *g = &h->seg[lo - 1];
+    return h->prefix[lo - 1] + (x < g->end ? x : g->end) - g->start;
 }
 
 static int64_t kept(const hb *h, int64_t s, int64_t e)
@@ -114,9 +112,9 @@ static int in_k(const hb *h, int64_t x)
         return 1;
     for (size_t lo = 0, hi = h->nseg; lo < hi;) {
         size_t mid = lo + (hi - lo) / 2;
-        if (h->seg[mid].e <= x)
+        if (h->seg[mid].end <= x)
             lo = mid + 1;
-        else if (h->seg[mid].s > x)
+        else if (h->seg[mid].start > x)
             hi = mid;
         else
             return 1;
@@ -185,10 +183,10 @@ static const char *hb_label(void *ctx, uint64_t key)
 
 static int iv_cmp(const void *a, const void *b)
 {
-    const hb_iv *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return x->e < y->e ? -1 : x->e > y->e;
+    const tp_interval *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
 }
 
 /* Time of item in K not covered by the union of its children's intervals
@@ -202,7 +200,7 @@ static int64_t hb_unaccounted(void *ctx, int64_t item)
     if (hb_children(h, item, &h->kids) != TP_OK)
         return -1;
     if (h->kids.n > h->ivcap) {
-        hb_iv *v = tp_realloc(h->ivs, h->kids.n * sizeof *v);
+        tp_interval *v = tp_realloc(h->ivs, h->kids.n * sizeof *v);
         if (v == NULL)
             return -1;
         h->ivs = v;
@@ -213,18 +211,13 @@ static int64_t hb_unaccounted(void *ctx, int64_t item)
         int64_t r = h->kids.v[i];
         int64_t a = h->c->ts[r] > s ? h->c->ts[r] : s, b = row_end(h, r) < e ? row_end(h, r) : e;
         if (b > a)
-            h->ivs[n++] = (hb_iv){a, b};
+            h->ivs[n++] = (tp_interval){a, b};
     }
     if (n > 1) /* h->ivs is still NULL when no node had children yet */
-        qsort(h->ivs, n, sizeof *h->ivs, iv_cmp);
+        n = tp_intervals_union(h->ivs, n);
     int64_t covered = 0;
-    for (size_t i = 0; i < n;) {
-        int64_t a = h->ivs[i].s, b = h->ivs[i].e;
-        for (i++; i < n && h->ivs[i].s <= b; i++)
-            if (h->ivs[i].e > b)
-                b = h->ivs[i].e;
-        covered += kept(h, a, b);
-    }
+    for (size_t i = 0; i < n; i++)
+        covered += kept(h, h->ivs[i].start, h->ivs[i].end);
     int64_t u = hb_time(h, item) - covered;
     return u > 0 ? u : 0;
 }
@@ -232,12 +225,12 @@ static int64_t hb_unaccounted(void *ctx, int64_t item)
 /* Appends [s, e) to K, merging it with the last segment when they touch. */
 static void add_segment(hb *h, int64_t s, int64_t e)
 {
-    if (h->nseg > 0 && s <= h->seg[h->nseg - 1].e) {
-        if (e > h->seg[h->nseg - 1].e)
-            h->seg[h->nseg - 1].e = e;
+    if (h->nseg > 0 && s <= h->seg[h->nseg - 1].end) {
+        if (e > h->seg[h->nseg - 1].end)
+            h->seg[h->nseg - 1].end = e;
         return;
     }
-    h->seg[h->nseg++] = (hb_iv){s, e};
+    h->seg[h->nseg++] = (tp_interval){s, e};
 }
 
 /* Builds K from the forest, the window and the module events. */
@@ -263,7 +256,7 @@ static int build_region(hb *h)
         if (name_flags(h, c->name[i]) & NAME_MODULE) {
             if (nmod == 0 || c->ts[i] < first_mod)
                 first_mod = c->ts[i];
-            h->seg[nmod++] = (hb_iv){c->ts[i], e};
+            h->seg[nmod++] = (tp_interval){c->ts[i], e};
         }
     }
     if (!have)
@@ -276,38 +269,48 @@ static int build_region(hb *h)
         size_t n = nmod;
         h->nseg = 0;
         for (size_t i = 0; i < n; i++)
-            add_segment(h, h->seg[i].s, h->seg[i].e);
-        h->w0 = h->seg[0].s;
-        h->w1 = h->seg[h->nseg - 1].e;
+            add_segment(h, h->seg[i].start, h->seg[i].end);
+        h->w0 = h->seg[0].start;
+        h->w1 = h->seg[h->nseg - 1].end;
     } else {
         if (nmod > 0)
             h->w0 = first_mod;
-        h->seg[0] = (hb_iv){h->w0, h->w1};
+        h->seg[0] = (tp_interval){h->w0, h->w1};
         h->nseg = 1;
     }
     h->prefix[0] = 0;
     for (size_t j = 0; j < h->nseg; j++)
-        h->prefix[j + 1] = h->prefix[j] + h->seg[j].e - h->seg[j].s;
+        h->prefix[j + 1] = h->prefix[j] + h->seg[j].end - h->seg[j].start;
     return TP_OK;
 }
 
-/* Steps of the main thread that overlap the kept region (a step starts
- * before the modules nested in it, so its start alone would miss it). */
+/* The trace's iterations (the SDK's, from step_prefix markers) that
+ * overlap the kept region (a step starts before the modules nested in it,
+ * so its start alone would miss it); at least 1, -1 when out of memory. */
 static int64_t count_iterations(hb *h)
 {
-    int64_t it = 0;
-    for (size_t i = 0; i < h->c->n; i++)
-        if (h->depth[i] >= 0 && tp_ev_tid(h->c, i) == h->main_tid &&
-            (name_flags(h, h->c->name[i]) & NAME_STEP) &&
-            (kept(h, h->c->ts[i], row_end(h, (int64_t)i)) > 0 || in_k(h, h->c->ts[i])))
-            it++;
-    return it > 0 ? it : 1;
+    uint8_t *memo = NULL;
+    size_t nmemo = 0;
+    tp_iterations it;
+    if (tp_names_with_prefix(h->st, h->cfg->step_prefix, &memo, &nmemo) != TP_OK)
+        return -1;
+    int rc = tp_iterations_from_markers(h->st, h->c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
+    tp_free(memo);
+    if (rc != TP_OK)
+        return -1;
+    int64_t n = 0;
+    for (size_t k = 0; k < it.n; k++)
+        n += kept(h, it.it[k].start, it.it[k].end) > 0 || in_k(h, it.it[k].start);
+    tp_iterations_free(&it);
+    return n > 0 ? n : 1;
 }
 
 static int write_summary(hb *h, tp_result *tree, int64_t runtime_ns)
 {
     tp_stage *st = h->st;
     int64_t iters = count_iterations(h);
+    if (iters < 0)
+        return TP_ENOMEM;
     double runtime_us = (double)runtime_ns / 1000.0;
     double tput = runtime_ns > 0 ? (double)h->cfg->batch_size * (double)iters / (runtime_us / 1e6)
                                  : 0.0;
@@ -349,9 +352,6 @@ static int load_hierarchy(hb *h, const tp_trace *t)
     h->depth = v.depth;
     h->roots = v.roots;
     h->nroots = v.nroots;
-    size_t one = 0;
-    const int64_t *main_tid = tp_trace_attached(t, "hierarchy.main_tid", TP_COL_I64, &one);
-    h->main_tid = main_tid && one == 1 ? main_tid[0] : -1;
     return TP_OK;
 }
 

@@ -5,139 +5,47 @@
  *  - parent: host events nest as the hierarchy analysis says when it ran on
  *    this trace (hierarchy.parent), else by time per (pid, tid); GPU rows
  *    always nest by time per (pid, tid), so a gpu_user_annotation range
- *    holds its kernels whether or not the hierarchy ran;
+ *    holds its kernels whether or not the hierarchy ran.  Nesting by time is
+ *    the SDK's (tp_nest_rows: the hierarchy's rule and clamp);
  *  - launcher: a kernel / memcpy / memset hangs under the runtime call that
- *    launched it (hierarchy.launcher, else the runtime call with the same
- *    correlation id starting closest before it).
+ *    launched it (hierarchy.launcher, else the SDK's launch link,
+ *    tp_link_launches: the same rule the hierarchy applies).
  * Descendants follow both downwards, ancestors both upwards.  One sort per
  * link kind and linear sweeps: O(n log n).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/tp_track.h"
+#include <tracepipe/tp_sdk_trace.h>
+
 #include "regex_select.h"
 
-typedef tp_track_ev nest_ev;
+/* Kinds nested by time when the hierarchy has not run: every complete
+ * event but flows, metadata and counters. */
+#define NESTABLE_KINDS                                                                   \
+    (~(TP_KIND_BIT(TP_KIND_FLOW) | TP_KIND_BIT(TP_KIND_METADATA) |                       \
+       TP_KIND_BIT(TP_KIND_COUNTER)))
 
-static int nestable(const tp_cols *c, size_t i)
+/* Sets parent[] of the complete rows of the given kinds, nested by time per
+ * thread. */
+static int nest_by_time(const tp_cols *c, uint32_t kinds, int32_t *parent)
 {
-    uint8_t k = c->kind[i];
-    return c->phase[i] == 'X' && c->dur[i] >= 0 && k != TP_KIND_FLOW && k != TP_KIND_METADATA &&
-           k != TP_KIND_COUNTER;
-}
-
-static int is_launched(uint8_t k)
-{
-    return k == TP_KIND_KERNEL || k == TP_KIND_MEMCPY || k == TP_KIND_MEMSET;
-}
-
-/* An event is the child of the innermost open event of its thread that
- * contains it; partial overlaps close the open event. */
-static void nest_sorted(const nest_ev *e, size_t n, size_t *stack, int64_t *parent)
-{
-    size_t depth = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0 && (e[i].pid != e[i - 1].pid || e[i].tid != e[i - 1].tid))
-            depth = 0;
-        while (depth > 0) {
-            const nest_ev *top = &e[stack[depth - 1]];
-            if (e[i].end <= top->end && e[i].ts < top->end)
-                break;
-            depth--;
-        }
-        parent[e[i].row] = depth ? (int64_t)e[stack[depth - 1]].row : -1;
-        stack[depth++] = i;
-    }
-}
-
-/* Sets parent[] of the nestable rows (only the GPU ones if gpu_only). */
-static int nest_by_time(const tp_cols *c, int gpu_only, int64_t *parent)
-{
-    size_t n = c->n ? c->n : 1;
-    nest_ev *e = tp_malloc(n * sizeof *e);
-    size_t *stack = tp_malloc(n * sizeof *stack);
-    if (e == NULL || stack == NULL) {
-        tp_free(e);
-        tp_free(stack);
-        return TP_ENOMEM;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < c->n; i++)
-        if (nestable(c, i) && (!gpu_only || TP_KIND_IS_GPU(c->kind[i])))
-            e[k++] = (nest_ev){tp_ev_pid(c, i), tp_ev_tid(c, i), c->ts[i], c->ts[i] + c->dur[i], i};
-    qsort(e, k, sizeof *e, tp_track_ev_cmp);
-    nest_sorted(e, k, stack, parent);
-    tp_free(e);
-    tp_free(stack);
-    return TP_OK;
-}
-
-/* ---- launch links by correlation id */
-typedef struct rt_key {
-    int64_t corr, ts, end;
-    size_t row;
-} rt_key;
-
-static int rt_cmp(const void *a, const void *b)
-{
-    const rt_key *x = a, *y = b;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->end != y->end)
-        return x->end > y->end ? -1 : 1; /* outermost first */
-    return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* The launch of an activity: among the runtime calls with its id, the one
- * starting last at or before it (outermost on a tie), else the first.
- * Correlation ids restart per process; the nearest earlier call is the
- * right one in merged traces too. */
-static int64_t find_launch(const rt_key *rt, size_t n, int64_t corr, int64_t ts)
-{
-    size_t lo = 0, hi = n; /* first key with (corr, ts) > (corr, ts of the activity) */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rt[mid].corr < corr || (rt[mid].corr == corr && rt[mid].ts <= ts))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo > 0 && rt[lo - 1].corr == corr) {
-        size_t k = lo - 1;
-        while (k > 0 && rt[k - 1].corr == corr && rt[k - 1].ts == rt[k].ts)
-            k--;
-        return (int64_t)rt[k].row;
-    }
-    return lo < n && rt[lo].corr == corr ? (int64_t)rt[lo].row : -1;
-}
-
-static int launchers_by_corr(const tp_cols *c, int64_t *launcher)
-{
-    rt_key *rt = tp_malloc((c->n ? c->n : 1) * sizeof *rt);
-    if (rt == NULL)
-        return TP_ENOMEM;
-    size_t k = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->kind[i] != TP_KIND_RUNTIME || tp_ev_corr(c, i) == TP_NONE)
-            continue;
-        int64_t end = c->ts[i] + (c->dur[i] > 0 ? c->dur[i] : 0);
-        rt[k++] = (rt_key){tp_ev_corr(c, i), c->ts[i], end, i};
-    }
-    qsort(rt, k, sizeof *rt, rt_cmp);
-    for (size_t i = 0; i < c->n; i++)
-        launcher[i] = is_launched(c->kind[i]) && tp_ev_corr(c, i) != TP_NONE
-                          ? find_launch(rt, k, tp_ev_corr(c, i), c->ts[i])
-                          : -1;
-    tp_free(rt);
-    return TP_OK;
+    size_t nthreads = 0, n = 0;
+    uint32_t *rows = NULL;
+    uint32_t *thread_of = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *thread_of);
+    int rc = thread_of ? tp_thread_ranks(c, thread_of, &nthreads) : TP_ENOMEM;
+    if (rc == TP_OK)
+        rc = tp_rows_complete(c, kinds, thread_of, nthreads, &rows, &n);
+    if (rc == TP_OK)
+        rc = tp_nest_rows(c, thread_of, rows, n, TP_NEST_CLAMP_NS, parent, NULL);
+    tp_free(rows);
+    tp_free(thread_of);
+    return rc;
 }
 
 /* ---- the links */
 typedef struct links {
-    int64_t *parent, *launcher;
+    int32_t *parent, *launcher;
     const char *source;
 } links;
 
@@ -154,20 +62,18 @@ static int build_links(const tp_trace *t, links *l)
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++)
         l->parent[i] = use_hier && !TP_KIND_IS_GPU(c->kind[i]) ? hp[i] : -1;
-    if (nest_by_time(c, use_hier, l->parent) != TP_OK)
+    if (nest_by_time(c, use_hier ? TP_KINDS_GPU : NESTABLE_KINDS, l->parent) != TP_OK)
         return TP_ENOMEM;
-    if (hl != NULL && n_lau == c->n) {
-        for (size_t i = 0; i < c->n; i++)
-            l->launcher[i] = hl[i];
-    } else if (launchers_by_corr(c, l->launcher) != TP_OK) {
+    if (hl != NULL && n_lau == c->n)
+        memcpy(l->launcher, hl, c->n * sizeof *l->launcher);
+    else if (tp_link_launches(c, NULL, NULL, l->launcher, NULL) != TP_OK)
         return TP_ENOMEM;
-    }
     l->source = use_hier ? " (hierarchy.parent, GPU nested by time, launches)"
                          : " (nested by time, launches by correlation)";
     return TP_OK;
 }
 
-static int64_t link_at(const int64_t *a, size_t n, size_t i)
+static int64_t link_at(const int32_t *a, size_t n, size_t i)
 {
     int64_t p = a[i];
     return p >= 0 && (uint64_t)p < n ? p : -1;
@@ -175,7 +81,7 @@ static int64_t link_at(const int64_t *a, size_t n, size_t i)
 
 /* under[i] = 1 when i or one of its parents is seeded.  state: 0 unknown,
  * 1 under a seed, 2 not; each chain is walked once and its nodes resolved. */
-static int parent_closure(const int64_t *parent, size_t n, const uint8_t *seed, uint8_t *under)
+static int parent_closure(const int32_t *parent, size_t n, const uint8_t *seed, uint8_t *under)
 {
     uint8_t *state = tp_calloc(n ? n : 1, 1);
     size_t *path = tp_malloc((n ? n : 1) * sizeof *path);

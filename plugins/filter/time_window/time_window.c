@@ -1,10 +1,10 @@
 /*
  * time_window: keep the events of a time range of the trace.
  *
- * The span runs from the earliest start to the latest end of the events
- * with a duration (mode: starts: from the earliest to the latest start of
- * all events, as seed 004 measures it); metadata and the profiler's own
- * span (kind TRACE) do not count.  The window is the intersection of the
+ * The span is the SDK's trace span (tp_trace_span): from the earliest start
+ * to the latest end of the events with a duration (mode: starts: from the
+ * earliest to the latest start of all events, as seed 004 measures it);
+ * metadata and the profiler's own span (kind TRACE) do not count.  The window is the intersection of the
  * fraction window [start_fraction, end_fraction] of that span and the time
  * window [start_us, end_us], µs after the span's start (or on the trace's
  * own clock with absolute: true).  The µs limits are read as exact decimals
@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_trace.h>
 
 typedef struct tw_config {
     double start_fraction, end_fraction;
@@ -179,33 +180,6 @@ static int64_t sat_add(int64_t a, int64_t b)
     return a + b;
 }
 
-static int counts_for_span(const tp_cols *c, size_t i, tw_mode mode)
-{
-    uint8_t k = c->kind[i];
-    if (k == TP_KIND_METADATA || k == TP_KIND_TRACE)
-        return 0;
-    return mode == TW_STARTS || c->dur[i] >= 0;
-}
-
-/* Earliest start and latest end (mode starts: latest start) of the events
- * that count for the span; 0 if none does.  ts + dur does not overflow:
- * the reader rejects such events. */
-static int find_span(const tp_cols *c, tw_mode mode, int64_t *lo, int64_t *hi)
-{
-    int found = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (!counts_for_span(c, i, mode))
-            continue;
-        int64_t end = mode == TW_STARTS ? c->ts[i] : c->ts[i] + c->dur[i];
-        if (!found || c->ts[i] < *lo)
-            *lo = c->ts[i];
-        if (!found || end > *hi)
-            *hi = end;
-        found = 1;
-    }
-    return found;
-}
-
 static int keep_event(const tp_cols *c, size_t i, tw_mode mode, int64_t ws, int64_t we)
 {
     int64_t ts = c->ts[i], end = ts + (c->dur[i] > 0 ? c->dur[i] : 0);
@@ -238,7 +212,7 @@ static int tw_run(tp_stage *st, const void *config, void *state)
     const tp_cols *c = tp_trace_cols(tp_stage_trace(st));
     uint8_t *keep = tp_keep_mask(st);
     int64_t lo = 0, hi = 0;
-    if (!find_span(c, s->mode, &lo, &hi)) {
+    if (!tp_trace_span(c, s->mode == TW_STARTS ? TP_SPAN_STARTS : TP_SPAN_EXTENT, &lo, &hi)) {
         tp_log(st, TP_LOG_WARN, "no event counts for the span (%s): nothing kept",
                tw_modes[cfg->mode]);
         for (size_t i = 0; i < c->n; i++)

@@ -1,25 +1,26 @@
 /*
  * trim_iterations: keep N iterations of a training loop.
  *
- * Iterations are delimited by marker events: complete host events (ph X)
- * whose name matches `marker` (ProfilerStep#N by default).  They are counted
- * on one track, the (pid, tid) holding the most markers (ties: lowest pid,
- * then tid), and a marker nested inside an earlier one of that track is not
- * an iteration.  After skipping `skip` of them in time order, the window runs
+ * Iterations are the SDK's (tp_iterations_from_markers): host events whose
+ * name matches `marker` (ProfilerStep#N by default), nested per thread with
+ * the hierarchy's clamp (a marker nested in another is not an iteration),
+ * counted on the thread holding the most (ties: lowest pid, then tid).
+ * After skipping `skip` of them in time order, the window runs
  * from the start of the first kept marker to the end of the last kept one;
  * it applies to every process and thread (a merged multi-rank trace keeps
  * the same steps of every rank).  Then:
  *   - host events (every kind but GPU work, flows, metadata and the
  *     profiler's own Trace span) are kept when they overlap the window; the
  *     Trace span is dropped, it covers the untrimmed trace;
- *   - GPU work follows its launcher: the runtime call with the same
- *     correlation id that started last at or before it (else the first one
- *     after it), so ids reused by other processes do not mix.  GPU work
- *     without a launcher in the trace is kept when it lies inside the
- *     window; a GPU annotation also when its External id is that of a kept
- *     host annotation or when it encloses kept launched GPU work on its track;
- *   - launch flows (ac2g: id = correlation) follow their launcher the same
- *     way; other flows (fwdbwd) are kept when all their events lie inside;
+ *   - kernels, memcpys and memsets follow their launcher (the SDK's launch
+ *     link, tp_link_launches: by correlation id, flows where ids are
+ *     ambiguous).  GPU work without a launcher in the trace is kept when it
+ *     lies inside the window; a GPU annotation (never launched) also when
+ *     its External id is that of a kept host annotation or when it encloses
+ *     kept launched GPU work on its track;
+ *   - launch flows (ac2g) follow the event they bind to (tp_flow_bind: the
+ *     runtime call for 's', the GPU work for 'f'); other flows (fwdbwd) are
+ *     kept when all their events lie inside;
  *   - metadata events are always kept.
  * Everything is O(n log n): sorted arrays, binary search.
  */
@@ -29,14 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_trace.h>
 
 #include "../../common/tp_pyregex.h"
-#include "../../common/tp_track.h"
 
 typedef struct trim_config {
     int64_t iterations;
     int64_t skip;
     const char *marker;
+    int ranges;
 } trim_config;
 
 #define TRIM_DEFAULT_MARKER "^ProfilerStep#\\d+$"
@@ -46,6 +48,8 @@ static const tp_option trim_options[] = {
     TP_OPTION_INT("skip", trim_config, skip, "0", 0, 1e9, "warm-up iterations to skip first"),
     TP_OPTION_STRING("marker", trim_config, marker, NULL,
                      "regex naming the iteration markers (default ^ProfilerStep#\\d+$)"),
+    TP_OPTION_BOOL("ranges", trim_config, ranges, "false",
+                   "iterations are NVTX-style ranges (async b/e pairs) named by marker"),
     TP_OPTION_END};
 
 typedef struct trim_state {
@@ -138,32 +142,13 @@ static void trim_destroy(tp_stage *st, void *state)
     tp_free(s);
 }
 
-/* ---- markers */
-typedef tp_track_ev marker;
-
-/* pid/tid order for ties: numbers before texts, texts by their bytes. */
-static int id_cmp(tp_stage *st, int64_t a, int64_t b)
-{
-    if (TP_ID_IS_STR(a) != TP_ID_IS_STR(b))
-        return TP_ID_IS_STR(a) ? 1 : -1;
-    if (!TP_ID_IS_STR(a))
-        return a < b ? -1 : a > b;
-    return strcmp(tp_str_text(st, TP_ID_STR(a)), tp_str_text(st, TP_ID_STR(b)));
-}
-
+/* ---- iterations */
 static void id_text(tp_stage *st, int64_t v, char *buf, size_t size)
 {
     if (TP_ID_IS_STR(v))
         snprintf(buf, size, "'%s'", tp_str_text(st, TP_ID_STR(v)));
     else
         snprintf(buf, size, "%lld", (long long)v);
-}
-
-static int is_marker_candidate(const tp_cols *c, size_t i)
-{
-    uint8_t k = c->kind[i];
-    return c->phase[i] == 'X' && c->dur[i] >= 0 && !TP_KIND_IS_GPU(k) && k != TP_KIND_FLOW &&
-           k != TP_KIND_METADATA;
 }
 
 /* Name verdicts are cached per interned id: each distinct name is matched
@@ -194,88 +179,29 @@ static int marker_error(tp_stage *st, const trim_state *s, const tp_cols *c, siz
                    len > 80 ? "..." : "", why);
 }
 
-/* Drops markers nested inside an earlier marker of their track (m sorted by
- * tp_track_ev_cmp), in place; returns how many remain. */
-static size_t drop_nested(marker *m, size_t n)
+/* Marks the names of the candidate events (host events, or range begins)
+ * that match the marker regex (each distinct name matched once), then lets
+ * the SDK find the iterations. */
+static int find_iterations(tp_stage *st, trim_state *s, int ranges, const tp_cols *c,
+                           tp_iterations *it)
 {
-    size_t k = 0;
-    int64_t reach = 0;
-    for (size_t i = 0; i < n; i++) {
-        int same_track = k > 0 && m[k - 1].pid == m[i].pid && m[k - 1].tid == m[i].tid;
-        if (same_track && m[i].end <= reach)
-            continue; /* starts no earlier and ends no later than the last one kept */
-        reach = m[i].end;
-        m[k++] = m[i];
-    }
-    return k;
-}
-
-/* The iterations: markers of the busiest track, in time order. */
-typedef struct iters {
-    marker *m;
-    size_t n;
-    int64_t pid, tid;
-    size_t tracks, nested; /* tracks holding markers; nested markers ignored */
-} iters;
-
-/* Moves the busiest track's markers to the front of it->m. */
-static void pick_track(tp_stage *st, iters *it, size_t total)
-{
-    size_t best = 0, best_n = 0;
-    for (size_t a = 0; a < total;) {
-        size_t b = a;
-        while (b < total && it->m[b].pid == it->m[a].pid && it->m[b].tid == it->m[a].tid)
-            b++;
-        it->tracks++;
-        int pid_order = best_n ? id_cmp(st, it->m[a].pid, it->m[best].pid) : -1;
-        int better = b - a > best_n ||
-                     (b - a == best_n &&
-                      (pid_order < 0 || (pid_order == 0 && id_cmp(st, it->m[a].tid, it->m[best].tid) < 0)));
-        if (better) {
-            best = a;
-            best_n = b - a;
-        }
-        a = b;
-    }
-    memmove(it->m, it->m + best, best_n * sizeof *it->m);
-    it->n = best_n;
-    if (best_n) {
-        it->pid = it->m[0].pid;
-        it->tid = it->m[0].tid;
-    }
-}
-
-static int find_iterations(tp_stage *st, trim_state *s, const tp_cols *c, iters *it)
-{
-    size_t nstr = tp_str_count(st), k = 0;
+    size_t nstr = tp_str_count(st);
     uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
     if (memo == NULL)
         return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++) { /* count first: markers are few */
-        if (!is_marker_candidate(c, i) || c->name[i] >= nstr)
+    for (size_t i = 0; i < c->n; i++) {
+        if (!(ranges ? c->phase[i] == 'b' : tp_ev_is_host(c, i)) || c->name[i] >= nstr)
             continue;
-        int rc = name_matches(st, s, memo, c->name[i]);
-        if (rc < 0) {
+        int m = name_matches(st, s, memo, c->name[i]);
+        if (m < 0) {
             tp_free(memo);
-            return marker_error(st, s, c, i, rc);
+            return marker_error(st, s, c, i, m);
         }
-        k += (size_t)rc;
     }
-    marker *m = tp_malloc((k ? k : 1) * sizeof *m);
-    if (m == NULL) {
-        tp_free(memo);
-        return TP_ENOMEM;
-    }
-    k = 0;
-    for (size_t i = 0; i < c->n; i++)
-        if (is_marker_candidate(c, i) && c->name[i] < nstr && memo[c->name[i]] == 1)
-            m[k++] = (marker){tp_ev_pid(c, i), tp_ev_tid(c, i), c->ts[i], c->ts[i] + c->dur[i], i};
+    int rc = ranges ? tp_iterations_from_ranges(st, c, memo, nstr, it)
+                    : tp_iterations_from_markers(st, c, memo, nstr, TP_NEST_CLAMP_NS, it);
     tp_free(memo);
-    qsort(m, k, sizeof *m, tp_track_ev_cmp);
-    size_t kept = drop_nested(m, k);
-    *it = (iters){.m = m, .nested = k - kept};
-    pick_track(st, it, kept);
-    return TP_OK;
+    return rc;
 }
 
 /* "ProfilerStep#8..#10" when the names share a prefix ending in '#',
@@ -296,14 +222,6 @@ static void describe_range(const char *a, const char *b, char *buf, size_t size)
 }
 
 /* ---- selection */
-#define NO_ROW ((size_t)-1)
-
-/* A runtime call that may launch GPU work. */
-typedef struct launch {
-    int64_t corr, ts;
-    size_t row;
-} launch;
-
 /* Kept launched GPU work on a device track; reach = smallest end of it and
  * the later work of its track. */
 typedef struct gwork {
@@ -315,8 +233,8 @@ typedef struct trim {
     const tp_cols *c;
     uint8_t *keep;
     int64_t ws, we;     /* window [ws, we] in ns */
-    launch *rt;         /* runtime calls with a correlation id, by (corr, ts, row) */
-    size_t n_rt;
+    int32_t *launcher;  /* per row: the launch of GPU work (SDK), -1 */
+    int32_t *bound;     /* per row: the event a launch flow binds to (SDK), -1 */
     gwork *work;        /* kept launched GPU work, by (pid, tid, ts) */
     size_t n_work;
     i64set gpu_all;     /* correlation ids of GPU work */
@@ -345,38 +263,6 @@ static int inside(const trim *t, size_t i)
     return t->c->ts[i] >= t->ws && ev_end(t->c, i) <= t->we;
 }
 
-static int launch_cmp(const void *a, const void *b)
-{
-    const launch *x = a, *y = b;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* The runtime call with correlation id corr that started last at or
- * before ts, else the first one after it; NO_ROW when there is none. */
-static size_t find_launcher(const trim *t, int64_t corr, int64_t ts)
-{
-    if (corr == TP_NONE)
-        return NO_ROW;
-    size_t lo = 0, hi = t->n_rt; /* first call after (corr, ts) */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const launch *l = &t->rt[mid];
-        if (l->corr < corr || (l->corr == corr && l->ts <= ts))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo > 0 && t->rt[lo - 1].corr == corr)
-        return t->rt[lo - 1].row;
-    if (lo < t->n_rt && t->rt[lo].corr == corr)
-        return t->rt[lo].row;
-    return NO_ROW;
-}
-
 static int select_host(trim *t)
 {
     const tp_cols *c = t->c;
@@ -391,14 +277,10 @@ static int select_host(trim *t)
         }
         int keep = k != TP_KIND_TRACE && overlaps(t, i);
         t->keep[i] = (uint8_t)keep;
-        if (k == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE)
-            t->rt[t->n_rt++] = (launch){tp_ev_corr(c, i), c->ts[i], i};
         if (keep && k == TP_KIND_ANNOTATION && tp_ev_ext_id(c, i) != TP_NONE &&
             set_push(&t->ann_ext, tp_ev_ext_id(c, i)) != TP_OK)
             return TP_ENOMEM;
     }
-    if (t->n_rt)
-        qsort(t->rt, t->n_rt, sizeof *t->rt, launch_cmp);
     set_finish(&t->gpu_all);
     set_finish(&t->ann_ext);
     return TP_OK;
@@ -447,8 +329,8 @@ static int encloses_work(const trim *t, size_t i)
 /* GPU row i follows its launcher; without one it must lie inside. */
 static int keep_gpu_row(trim *t, size_t i, int *launched)
 {
-    size_t l = find_launcher(t, tp_ev_corr(t->c, i), t->c->ts[i]);
-    *launched = l != NO_ROW;
+    int32_t l = t->launcher[i];
+    *launched = l >= 0;
     return *launched ? t->keep[l] : inside(t, i);
 }
 
@@ -555,9 +437,9 @@ static int select_flows(trim *t)
             continue;
         int64_t id = tp_ev_flow_id(c, i);
         int launch_flow = id != TP_NONE && !(fwdbwd && c->cat[i] == fwdbwd);
-        size_t l = launch_flow ? find_launcher(t, id, c->ts[i]) : NO_ROW;
-        if (l != NO_ROW) {
-            t->keep[i] = t->keep[l]; /* s at the call, f at the GPU work: same launcher */
+        int32_t b = launch_flow ? t->bound[i] : -1;
+        if (b >= 0) {
+            t->keep[i] = t->keep[b]; /* s at the call, f at the GPU work it launched */
         } else if (launch_flow && set_has(&t->gpu_all, id)) {
             t->keep[i] = (uint8_t)set_has(&t->orphan_kept, id);
         } else if (id == TP_NONE) {
@@ -576,21 +458,27 @@ static int select_flows(trim *t)
 static int trim_select(trim *t)
 {
     const tp_cols *c = t->c;
-    size_t n_rt = 1, n_gpu = 1;
-    for (size_t i = 0; i < c->n; i++) {
-        n_rt += c->kind[i] == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE;
+    size_t n_gpu = 1, n = c->n ? c->n : 1;
+    for (size_t i = 0; i < c->n; i++)
         n_gpu += TP_KIND_IS_GPU(c->kind[i]);
-    }
-    t->rt = tp_malloc(n_rt * sizeof *t->rt);
+    t->launcher = tp_malloc(n * sizeof *t->launcher);
+    t->bound = tp_malloc(n * sizeof *t->bound);
     t->work = tp_malloc(n_gpu * sizeof *t->work);
-    int rc = t->rt && t->work ? select_host(t) : TP_ENOMEM;
+    int rc = t->launcher && t->bound && t->work ? TP_OK : TP_ENOMEM;
+    if (rc == TP_OK)
+        rc = tp_link_launches(c, NULL, NULL, t->launcher, NULL);
+    if (rc == TP_OK)
+        rc = tp_flow_bind(c, NULL, t->bound);
+    if (rc == TP_OK)
+        rc = select_host(t);
     if (rc == TP_OK)
         rc = select_gpu_work(t);
     if (rc == TP_OK)
         rc = select_annotations(t);
     if (rc == TP_OK)
         rc = select_flows(t);
-    tp_free(t->rt);
+    tp_free(t->launcher);
+    tp_free(t->bound);
     tp_free(t->work);
     set_free(&t->gpu_all);
     set_free(&t->orphan_kept);
@@ -599,13 +487,13 @@ static int trim_select(trim *t)
 }
 
 static int too_few(tp_stage *st, const trim_config *cfg, const trim_state *s, const tp_cols *c,
-                   const iters *it)
+                   const tp_iterations *it)
 {
     if (it->n == 0)
-        return tp_fail(st, TP_EINVAL, "trace has no iterations: no complete host event matches marker '%s'",
-                       s->marker);
+        return tp_fail(st, TP_EINVAL, "trace has no iterations: no %s matches marker '%s'",
+                       cfg->ranges ? "range (b/e pair)" : "complete host event", s->marker);
     char range[512], pid[128], tid[128];
-    describe_range(tp_str_text(st, c->name[it->m[0].row]), tp_str_text(st, c->name[it->m[it->n - 1].row]),
+    describe_range(tp_str_text(st, c->name[it->it[0].row]), tp_str_text(st, c->name[it->it[it->n - 1].row]),
                    range, sizeof range);
     id_text(st, it->pid, pid, sizeof pid);
     id_text(st, it->tid, tid, sizeof tid);
@@ -615,13 +503,13 @@ static int too_few(tp_stage *st, const trim_config *cfg, const trim_state *s, co
                    pid, tid);
 }
 
-static void log_result(tp_stage *st, const tp_cols *c, const iters *it, size_t first, size_t count,
+static void log_result(tp_stage *st, const tp_cols *c, const tp_iterations *it, size_t first, size_t count,
                        const trim *t)
 {
     char range[512], all[512], pid[128], tid[128], nested[64] = "";
-    describe_range(tp_str_text(st, c->name[it->m[first].row]),
-                   tp_str_text(st, c->name[it->m[first + count - 1].row]), range, sizeof range);
-    describe_range(tp_str_text(st, c->name[it->m[0].row]), tp_str_text(st, c->name[it->m[it->n - 1].row]),
+    describe_range(tp_str_text(st, c->name[it->it[first].row]),
+                   tp_str_text(st, c->name[it->it[first + count - 1].row]), range, sizeof range);
+    describe_range(tp_str_text(st, c->name[it->it[0].row]), tp_str_text(st, c->name[it->it[it->n - 1].row]),
                    all, sizeof all);
     id_text(st, it->pid, pid, sizeof pid);
     id_text(st, it->tid, tid, sizeof tid);
@@ -629,10 +517,10 @@ static void log_result(tp_stage *st, const tp_cols *c, const iters *it, size_t f
         snprintf(nested, sizeof nested, ", %zu nested marker%s ignored", it->nested,
                  it->nested == 1 ? "" : "s");
     tp_log(st, TP_LOG_INFO,
-           "found %zu iterations (%s) on pid %s tid %s (%zu track%s with markers%s); kept %zu (%s): "
+           "found %zu iterations (%s) on pid %s tid %s (%zu thread%s with markers%s); kept %zu (%s): "
            "%.3f ms window, %zu GPU events launched inside, %zu more lying inside, %zu GPU annotations "
            "of kept steps",
-           it->n, all, pid, tid, it->tracks, it->tracks == 1 ? "" : "s", nested, count, range,
+           it->n, all, pid, tid, it->threads, it->threads == 1 ? "" : "s", nested, count, range,
            (double)(t->we - t->ws) / 1e6, t->kept_launched, t->kept_inside, t->kept_annot);
 }
 
@@ -642,8 +530,8 @@ static int trim_run(tp_stage *st, const void *config, void *state)
     trim_state *s = state;
     tp_trace *tr = tp_stage_trace(st);
     const tp_cols *c = tp_trace_cols(tr);
-    iters it = {0};
-    int frc = find_iterations(st, s, c, &it);
+    tp_iterations it;
+    int frc = find_iterations(st, s, cfg->ranges, c, &it);
     if (frc == TP_ENOMEM)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     if (frc != TP_OK)
@@ -651,16 +539,16 @@ static int trim_run(tp_stage *st, const void *config, void *state)
     size_t first = (size_t)cfg->skip, count = (size_t)cfg->iterations;
     if (it.n < count || it.n - count < first) {
         int rc = too_few(st, cfg, s, c, &it);
-        tp_free(it.m);
+        tp_iterations_free(&it);
         return rc;
     }
-    trim t = {.st = st, .c = c, .keep = tp_keep_mask(st), .ws = it.m[first].ts, .we = it.m[first].end};
+    trim t = {.st = st, .c = c, .keep = tp_keep_mask(st), .ws = it.it[first].start, .we = it.it[first].end};
     for (size_t i = first; i < first + count; i++)
-        t.we = it.m[i].end > t.we ? it.m[i].end : t.we;
+        t.we = it.it[i].end > t.we ? it.it[i].end : t.we;
     int rc = trim_select(&t);
     if (rc == TP_OK)
         log_result(st, c, &it, first, count, &t);
-    tp_free(it.m);
+    tp_iterations_free(&it);
     return rc == TP_OK ? TP_OK : tp_fail(st, TP_ENOMEM, "out of memory");
 }
 

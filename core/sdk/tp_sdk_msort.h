@@ -1,6 +1,6 @@
 /*
- * hierarchy: a typed natural merge sort, instantiated per element type and
- * order with HIER_DEFINE_SORT(name, type, ctx_type, less); less(ctx, x, y)
+ * SDK-private: a typed natural merge sort, instantiated per element type and
+ * order with TP_MSORT_DEFINE(name, type, ctx_type, less); less(ctx, x, y)
  * gets the context pointer handed to name(ctx, a, n) (the trace columns,
  * when the elements are row numbers).
  *
@@ -11,28 +11,28 @@
  * numbers with the keys read from the columns needs 8 bytes per event
  * (array + scratch) where a struct of keys would need 48.  This one finds the
  * ascending runs (so sorted input costs one pass), extends short runs to
- * HIER_MIN_RUN with insertion sort, then merges runs pairwise, ping-ponging
+ * TP_MSORT_MIN_RUN with insertion sort, then merges runs pairwise, ping-ponging
  * between the array and one scratch buffer.  O(n log n) worst case, O(n)
  * for sorted input.  The orders used are total (the row breaks ties), so
  * the result is the same as any other sort's.
  */
-#ifndef TP_HIER_SORT_H
-#define TP_HIER_SORT_H
+#ifndef TP_SDK_MSORT_H
+#define TP_SDK_MSORT_H
 
 #include <stddef.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 
-#define HIER_MIN_RUN 32
+#define TP_MSORT_MIN_RUN 32
 
 /* name(ctx, a, n) sorts a[0, n); returns TP_OK or TP_ENOMEM (a unchanged). */
-#define HIER_DEFINE_SORT(name, type, ctx_t, less)                                           \
+#define TP_MSORT_DEFINE(name, type, ctx_t, less)                                           \
     static size_t name##_run(ctx_t ctx, type *a, size_t lo, size_t n)                       \
     {                                                                                       \
         size_t hi = lo + 1;                                                                 \
         while (hi < n && !less(ctx, &a[hi], &a[hi - 1]))                                    \
             hi++;                                                                           \
-        size_t want = lo + HIER_MIN_RUN < n ? lo + HIER_MIN_RUN : n;                        \
+        size_t want = lo + TP_MSORT_MIN_RUN < n ? lo + TP_MSORT_MIN_RUN : n;                        \
         for (; hi < want; hi++) { /* insertion sort up to the minimum run */                \
             type x = a[hi];                                                                 \
             size_t j = hi;                                                                  \
@@ -58,7 +58,7 @@
     {                                                                                       \
         if (n < 2)                                                                          \
             return TP_OK;                                                                   \
-        size_t nruns = 0, cap = n / HIER_MIN_RUN + 2;                                       \
+        size_t nruns = 0, cap = n / TP_MSORT_MIN_RUN + 2;                                       \
         size_t *ends = tp_malloc(cap * sizeof *ends);                                       \
         if (ends == NULL)                                                                   \
             return TP_ENOMEM;                                                               \

@@ -1,0 +1,272 @@
+/*
+ * Trace semantics (part of the plugin SDK, tp_sdk.h): the one definition of
+ * what the events of a trace mean together, used by every plugin that needs
+ * it (docs/architecture.md, "The semantics layer"):
+ *
+ *   kinds        which events are host events and which are launched GPU work
+ *   threads      a trace's threads, (pid, tid), as dense ranks
+ *   nesting      host events per thread, with the overlap clamp
+ *   launch links GPU activity -> the runtime call that launched it
+ *   main thread  the thread that drives the training loop
+ *   iterations   boundaries from marker events, a per-row iteration index
+ *   trace span   the time the trace covers
+ *
+ * Functions that allocate take their scratch from the host (tp_malloc) and
+ * return TP_OK or TP_ENOMEM; none allocates per event.  Rows are int32 /
+ * uint32 (a trace of more than INT32_MAX events is refused by the callers).
+ */
+#ifndef TRACEPIPE_TP_SDK_TRACE_H
+#define TRACEPIPE_TP_SDK_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ kinds */
+
+/* Launched GPU work: kernels, memcpys, memsets.  (GPU annotations are
+ * spans on the device timeline, not launched work; TP_KIND_IS_GPU of
+ * tp_types.h covers them too.) */
+static inline int tp_kind_is_activity(unsigned kind)
+{
+    return kind == TP_KIND_KERNEL || kind == TP_KIND_MEMCPY || kind == TP_KIND_MEMSET;
+}
+
+/* Host kinds: cpu ops, annotations, python functions, runtime calls. */
+static inline int tp_kind_is_host(unsigned kind)
+{
+    return kind == TP_KIND_CPU_OP || kind == TP_KIND_ANNOTATION || kind == TP_KIND_PYTHON ||
+           kind == TP_KIND_RUNTIME;
+}
+
+/* A complete event: ph X with a duration (>= 0). */
+static inline int tp_ev_is_complete(const tp_cols *c, size_t row)
+{
+    return c->phase[row] == 'X' && c->dur[row] >= 0;
+}
+
+/* A host event: complete, of a host kind.  These are what nests. */
+static inline int tp_ev_is_host(const tp_cols *c, size_t row)
+{
+    return tp_ev_is_complete(c, row) && tp_kind_is_host(c->kind[row]);
+}
+
+/* A complete kernel, memcpy or memset. */
+static inline int tp_ev_is_activity(const tp_cols *c, size_t row)
+{
+    return tp_ev_is_complete(c, row) && tp_kind_is_activity(c->kind[row]);
+}
+
+/* Bit masks of kinds, for tp_rows_complete(). */
+#define TP_KIND_BIT(k) ((uint32_t)1 << (k))
+#define TP_KINDS_HOST                                                                    \
+    (TP_KIND_BIT(TP_KIND_CPU_OP) | TP_KIND_BIT(TP_KIND_ANNOTATION) |                     \
+     TP_KIND_BIT(TP_KIND_PYTHON) | TP_KIND_BIT(TP_KIND_RUNTIME))
+#define TP_KINDS_ACTIVITY \
+    (TP_KIND_BIT(TP_KIND_KERNEL) | TP_KIND_BIT(TP_KIND_MEMCPY) | TP_KIND_BIT(TP_KIND_MEMSET))
+#define TP_KINDS_GPU (TP_KINDS_ACTIVITY | TP_KIND_BIT(TP_KIND_GPU_ANNOTATION))
+
+/* ---------------------------------------------------------------- threads */
+
+/* thread_of[track] = rank of the track's (pid, tid) among the trace's
+ * distinct pairs in (pid, tid) order (tracks of one thread differing only
+ * in device or stream share a rank); *nthreads = number of ranks.
+ * thread_of has c->n_tracks cells. */
+int tp_thread_ranks(const tp_cols *c, uint32_t *thread_of, size_t *nthreads);
+
+/* The rows of complete events whose kind is in the mask `kinds`
+ * (TP_KIND_BIT), grouped by thread rank, file order within a thread.
+ * *rows is new (tp_free it); NULL-safe for no rows. */
+int tp_rows_complete(const tp_cols *c, uint32_t kinds, const uint32_t *thread_of,
+                     size_t nthreads, uint32_t **rows, size_t *n);
+
+/* ---------------------------------------------------------------- nesting */
+
+/* The clamp of nesting where no option sets it (hierarchy's clamp_ns
+ * default): 1 µs, the rounding of microsecond timestamps. */
+#define TP_NEST_CLAMP_NS 1000
+
+/* The nesting order of one thread's rows: by start, then the longer
+ * (enclosing) one first, then row. */
+static inline int tp_nest_before(const tp_cols *c, uint32_t x, uint32_t y)
+{
+    if (c->ts[x] != c->ts[y])
+        return c->ts[x] < c->ts[y];
+    if (c->dur[x] != c->dur[y])
+        return c->dur[x] > c->dur[y];
+    return x < y;
+}
+
+/* Sorts rows into nesting order (tp_nest_before); with thread_of, by thread
+ * rank first.  A stable natural merge sort: rows grouped by thread and
+ * written in time order cost one pass. */
+int tp_rows_sort_nesting(const tp_cols *c, const uint32_t *thread_of, uint32_t *rows, size_t n);
+
+/* What nesting found, and who hears of crossovers. */
+typedef struct tp_nest_report {
+    int64_t clamped;    /* children overrunning their parent by < clamp, and touching events */
+    int64_t crossovers; /* partial overlaps of clamp_ns or more */
+    /* optional: called once per crossing event with the open event it crosses */
+    void (*crossover)(void *ctx, uint32_t row, uint32_t crossed);
+    void *ctx;
+} tp_nest_report;
+
+/*
+ * Nests one thread's complete events, rows[0, n) in nesting order, setting
+ * parent[row] (rows not nested keep their value, normally -1).  The rule
+ * (the hierarchy analysis', docs/plugins/hierarchy.md): an event's parent
+ * is the innermost open event containing it; an event starting where
+ * another ends is not inside it.  A child ending less than clamp_ns past
+ * its parent's end is nested anyway (clamped).  An event ending further out
+ * but starting less than clamp_ns before the open event's end follows it
+ * (clamped: the open event is closed).  Any other overrun is a crossover:
+ * the open events it crosses are closed and it becomes a child of the
+ * first ancestor that holds it, or a root.  stack: n cells of scratch.
+ */
+void tp_nest_thread(const tp_cols *c, const uint32_t *rows, size_t n, int64_t clamp_ns,
+                    int32_t *parent, uint32_t *stack, tp_nest_report *report);
+
+/* Sorts rows (tp_rows_sort_nesting with thread_of; thread_of NULL: by
+ * (pid, tid) of the rows) and nests every thread's run with
+ * tp_nest_thread.  rows are left sorted.  report may be NULL. */
+int tp_nest_rows(const tp_cols *c, const uint32_t *thread_of, uint32_t *rows, size_t n,
+                 int64_t clamp_ns, int32_t *parent, tp_nest_report *report);
+
+/* ----------------------------------------------------------- launch links */
+
+typedef struct tp_link_counts {
+    int64_t launches_linked; /* runtime calls that launched at least one activity */
+    int64_t gpu_linked, gpu_unlinked;
+    int64_t ambiguous;      /* activities whose corr id has launches in several pids */
+    int64_t ambiguous_left; /* ... of them no flow linked (nearest launch by time) */
+} tp_link_counts;
+
+/*
+ * launcher[row] = the RUNTIME row that launched the kernel / memcpy /
+ * memset in row, -1 elsewhere (launcher: c->n cells).  By correlation id:
+ * the outermost runtime call with the activity's id, whatever its name:
+ * the least deep in the host forest when depth (hierarchy.depth, -1 =
+ * outside the forest, last) is given, else complete calls before others,
+ * then earliest start, then longest (the same order for calls nested on
+ * one thread, e.g. cudaLaunchKernel around cuLaunchKernel); then row.
+ * When no call has the id, or the calls with it lie in several pids (ids
+ * restart per process in merged traces: "ambiguous"), flows decide: an 'f'
+ * flow at the activity's exact (pid, tid, ts) is paired with an 's' flow of
+ * the same (id, cat) sitting at a runtime call's exact (pid, tid, ts), the
+ * latest such 's' at or before the 'f' (else the earliest after it): flow
+ * ids are not unique.  An ambiguous activity no flow links goes to the
+ * call of its id starting last at or before it (else the first after it;
+ * the outermost among equal starts).  thread_of: from tp_thread_ranks,
+ * or NULL to rank here.  counts may be NULL.
+ */
+int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t *depth,
+                     int32_t *launcher, tp_link_counts *counts);
+
+/* Where launch flows bind: bound[row] for an 's' flow = the complete
+ * runtime call on its thread (pid, tid) starting at its exact ts, for an 'f'
+ * flow = the kernel / memcpy / memset on its thread starting at its exact
+ * ts (the lowest row when several do), -1 when there is none and for every
+ * other row (bound: c->n cells).  This is how Kineto's ac2g flows tie a
+ * launch to its GPU work; tp_link_launches uses the same rule.  thread_of:
+ * from tp_thread_ranks, or NULL to rank here. */
+int tp_flow_bind(const tp_cols *c, const uint32_t *thread_of, int32_t *bound);
+
+/* ------------------------------------------------------ names and markers */
+
+/* memo[name] = 1 for every interned name starting with prefix, 2 for the
+ * others (n = tp_str_count(st) cells, new).  The prefix is always a plugin
+ * option (hierarchy's and host_breakdown's step_prefix), never fixed here. */
+int tp_names_with_prefix(tp_stage *st, const char *prefix, uint8_t **memo, size_t *n);
+
+/* True when memo marks name (1); names past the memo are not marked. */
+static inline int tp_name_marked(const uint8_t *memo, size_t nmemo, tp_str name)
+{
+    return name < nmemo && memo[name] == 1;
+}
+
+/* ------------------------------------------------------------ main thread */
+
+/* One thread's rows in an array sorted by thread (tp_nest_rows' output). */
+typedef struct tp_thread_run {
+    size_t begin, end; /* rows[begin, end) */
+    uint32_t rank;     /* thread rank */
+} tp_thread_run;
+
+/* Splits rows sorted by thread into runs (runs: as many cells as threads);
+ * returns the number of runs. */
+size_t tp_thread_runs(const uint32_t *thread_of, const tp_cols *c, const uint32_t *rows,
+                      size_t n, tp_thread_run *runs);
+
+/* The main thread: the run with the most host events whose name the memo
+ * marks (the step markers, ProfilerStep# by default), counted nested or
+ * not; without any, the one with the largest total duration of its roots
+ * (parent < 0); ties go to the lower (pid, tid).  Returns the run index,
+ * 0 for no runs. */
+size_t tp_main_thread(const tp_cols *c, const uint32_t *rows, const tp_thread_run *runs,
+                      size_t nruns, const int32_t *parent, const uint8_t *memo, size_t nmemo);
+
+/* ------------------------------------------------------------- iterations */
+
+typedef struct tp_iteration {
+    int64_t start, end; /* [start, end) ns */
+    uint32_t row;       /* the marker event */
+} tp_iteration;
+
+typedef struct tp_iterations {
+    tp_iteration *it; /* new (tp_free), in time order */
+    size_t n;
+    int64_t pid, tid;     /* the thread they were counted on */
+    size_t threads;       /* threads holding markers */
+    size_t nested;        /* markers nested in another marker: not iterations */
+} tp_iterations;
+
+/*
+ * Iterations from marker events: host events (tp_ev_is_host) whose name the
+ * memo marks, nested per thread with the clamp (tp_nest_rows); a marker
+ * nested in another marker is not an iteration.  They are counted on one
+ * thread, the one holding the most (ties: lowest pid, then tid; numbers
+ * before texts, texts by their bytes, which needs st), and are that
+ * thread's markers in time order.  it->n is 0 without markers.
+ */
+int tp_iterations_from_markers(tp_stage *st, const tp_cols *c, const uint8_t *memo, size_t nmemo,
+                               int64_t clamp_ns, tp_iterations *it);
+
+/*
+ * Iterations from ranges (NVTX-style, async 'b'/'e' pairs): a 'b' event
+ * whose name the memo marks and the first 'e' after it with the same
+ * (cat, flow id) span one iteration; the thread rule is that of markers
+ * (the thread of the 'b').  Unpaired 'b' events are ignored.
+ */
+int tp_iterations_from_ranges(tp_stage *st, const tp_cols *c, const uint8_t *memo, size_t nmemo,
+                              tp_iterations *it);
+
+/* index[row] = the iteration (0-based, in it->it order) whose
+ * [start, end) holds the row's start, -1 when none does (index: c->n
+ * cells).  One pass, binary search per row: O(n log k). */
+void tp_iterations_index(const tp_cols *c, const tp_iterations *it, int32_t *index);
+
+void tp_iterations_free(tp_iterations *it);
+
+/* ------------------------------------------------------------- trace span */
+
+/* Which events count for the span and which end is taken. */
+typedef enum tp_span_mode {
+    TP_SPAN_EXTENT = 0, /* events with a duration (dur >= 0): earliest start .. latest end */
+    TP_SPAN_STARTS = 1  /* every event: earliest start .. latest start */
+} tp_span_mode;
+
+/* The span of the trace: metadata never counts, and neither does the
+ * profiler's own span (kind TRACE): it is written around the whole session
+ * (so it survives a trim it no longer describes) and would otherwise decide
+ * every span.  Returns 1 and sets *lo, *hi; 0 (both 0) when no event counts. */
+int tp_trace_span(const tp_cols *c, tp_span_mode mode, int64_t *lo, int64_t *hi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
