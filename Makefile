@@ -46,7 +46,8 @@ LDFLAGS += $(VLDFLAGS)
 
 # ---------------------------------------------------------------- core
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c))
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+# the SDK's JSON access is also the core's (host json_find): one implementation
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/core/sdk/tp_sdk_json.o
 LIB := $(BUILD)/$(SONAME)
 BIN := $(BUILD)/pipeline
 CORE_LIBS := $(PKG_LIBS) -ldl -lpthread -lm

@@ -163,8 +163,8 @@ size_t tp_edit_distance(const char *a, const char *b);
 /* The closest name in a NULL-terminated list (or NULL if none is close). */
 const char *tp_closest(const char *name, const char *const *names, size_t n);
 
-/* ---- JSON helper (tp_jsonfind.c) */
-const char *tp_json_find_key(const char *json, size_t len, const char *key, size_t *vlen);
+/* ---- JSON helper */
+#include <tracepipe/tp_sdk_json.h> /* tp_json_get: core/sdk/tp_sdk_json.c, linked into the core too */
 
 const char *tp_stage_kind_name(tp_stage_kind kind);
 

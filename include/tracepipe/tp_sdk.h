@@ -14,6 +14,7 @@
 #define TRACEPIPE_TP_SDK_H
 
 #include "tp_sdk_intervals.h"
+#include "tp_sdk_json.h"
 #include "tp_sdk_trace.h"
 
 #endif

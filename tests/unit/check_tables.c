@@ -37,7 +37,7 @@ START_TEST(trace_columns_and_args)
     ck_assert_uint_eq(len, 18);
     ck_assert(strncmp(a, "{\"External id\": 7}", len) == 0);
     size_t vlen;
-    const char *v = tp_json_find_key(a, len, "External id", &vlen);
+    const char *v = tp_json_get(a, len, "External id", &vlen);
     ck_assert(v && vlen == 1 && v[0] == '7');
     tp_trace_free(t);
     tp_strpool_free(pool);
@@ -368,17 +368,17 @@ START_TEST(json_find_skips_nested_values)
 {
     const char *j = "{ \"a\": {\"b\": [1, {\"c\": \"}\"}]}, \"s\": \"x\\\"y\", \"n\": -12.5e3 }";
     size_t len = strlen(j), vl;
-    const char *v = tp_json_find_key(j, len, "n", &vl);
+    const char *v = tp_json_get(j, len, "n", &vl);
     ck_assert(v != NULL);
     ck_assert_int_eq((int)vl, 7);
     ck_assert(strncmp(v, "-12.5e3", vl) == 0);
-    v = tp_json_find_key(j, len, "s", &vl);
+    v = tp_json_get(j, len, "s", &vl);
     ck_assert(strncmp(v, "\"x\\\"y\"", vl) == 0);
-    v = tp_json_find_key(j, len, "a", &vl);
+    v = tp_json_get(j, len, "a", &vl);
     ck_assert(strncmp(v, "{\"b\": [1, {\"c\": \"}\"}]}", vl) == 0);
-    ck_assert_ptr_null(tp_json_find_key(j, len, "c", &vl)); /* nested keys are not top level */
-    ck_assert_ptr_null(tp_json_find_key("[1]", 3, "a", &vl));
-    ck_assert_ptr_null(tp_json_find_key("{\"a\": ", 6, "b", &vl));
+    ck_assert_ptr_null(tp_json_get(j, len, "c", &vl)); /* nested keys are not top level */
+    ck_assert_ptr_null(tp_json_get("[1]", 3, "a", &vl));
+    ck_assert_ptr_null(tp_json_get("{\"a\": ", 6, "b", &vl));
 }
 END_TEST
 
@@ -387,11 +387,11 @@ START_TEST(json_find_duplicate_key_takes_last)
 {
     const char *j = "{\"k\": 1, \"x\": {\"k\": 9}, \"k\": \"two\" , \"z\": 0}";
     size_t vl;
-    const char *v = tp_json_find_key(j, strlen(j), "k", &vl);
+    const char *v = tp_json_get(j, strlen(j), "k", &vl);
     ck_assert(v != NULL);
     ck_assert_uint_eq(vl, 5);
     ck_assert(strncmp(v, "\"two\"", vl) == 0);
-    v = tp_json_find_key(j, strlen(j), "z", &vl);
+    v = tp_json_get(j, strlen(j), "z", &vl);
     ck_assert(v != NULL && vl == 1 && *v == '0');
 }
 END_TEST
