@@ -37,7 +37,7 @@ static uint32_t track_of(table *t, int64_t pid, int64_t tid)
     for (size_t k = 0; k < t->c.n_tracks; k++)
         if (t->tracks[k].pid == pid && t->tracks[k].tid == tid)
             return (uint32_t)k;
-    t->tracks[t->c.n_tracks] = (tp_track){pid, tid, -1, -1};
+    t->tracks[t->c.n_tracks] = (tp_track){.pid = pid, .tid = tid, .device = -1, .stream = -1};
     return (uint32_t)t->c.n_tracks++;
 }
 
