@@ -15,6 +15,10 @@
 
 #include "tp_sdk_intervals.h"
 #include "tp_sdk_json.h"
+#include "tp_sdk_sort.h"
+#include "tp_sdk_output.h"
 #include "tp_sdk_trace.h"
+#include "tp_sdk_tree.h"
+#include "tp_sdk_hier.h"
 
 #endif

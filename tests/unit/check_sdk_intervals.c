@@ -1,7 +1,12 @@
-/* SDK interval unions: hand-computed lengths and overlaps. */
+/* SDK interval unions (hand-computed lengths and overlaps) and sorts. */
 #include "tp_test.h"
 
+#include <stdlib.h>
+
 #include <tracepipe/tp_sdk_intervals.h>
+#include <tracepipe/tp_sdk_sort.h>
+
+/* The SDK allocates through tp_host (set by check_sdk_trace.c's tests). */
 
 START_TEST(union_merges_overlapping_and_touching)
 {
@@ -32,12 +37,61 @@ START_TEST(overlap_of_two_unions)
 }
 END_TEST
 
+typedef struct pair {
+    int key, seq;
+} pair;
+
+static int by_key(const void *a, const void *b, void *ctx)
+{
+    int *calls = ctx;
+    ++*calls;
+    const pair *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+START_TEST(sort_is_stable_and_passes_the_context)
+{
+    tp_host = tp_core_host_api();
+    enum { N = 1000 };
+    pair *p = malloc(N * sizeof *p);
+    for (int i = 0; i < N; i++)
+        p[i] = (pair){(i * 7919) % 13, i}; /* 13 keys, each many times, shuffled */
+    int calls = 0;
+    ck_assert_int_eq(tp_sort(p, N, sizeof *p, by_key, &calls), TP_OK);
+    ck_assert_int_gt(calls, 0);
+    for (int i = 1; i < N; i++) {
+        ck_assert_int_le(p[i - 1].key, p[i].key);
+        if (p[i - 1].key == p[i].key)
+            ck_assert_int_lt(p[i - 1].seq, p[i].seq); /* stable */
+    }
+    /* sorted input costs one pass: n - 1 comparisons */
+    calls = 0;
+    ck_assert_int_eq(tp_sort(p, N, sizeof *p, by_key, &calls), TP_OK);
+    ck_assert_int_eq(calls, N - 1);
+    free(p);
+}
+END_TEST
+
+START_TEST(rows_by_key_ties_by_row)
+{
+    tp_host = tp_core_host_api();
+    const int64_t ts[] = {50, 10, 30, 10, 50, 0};
+    uint32_t rows[] = {0, 1, 2, 3, 4, 5};
+    ck_assert_int_eq(tp_sort_rows_by_key(rows, 6, ts), TP_OK);
+    const uint32_t want[] = {5, 1, 3, 2, 0, 4};
+    for (int i = 0; i < 6; i++)
+        ck_assert_uint_eq(rows[i], want[i]);
+}
+END_TEST
+
 static Suite *sdk_intervals_suite(void)
 {
     Suite *s = suite_create("sdk_intervals");
     TCase *tc = tcase_create("intervals");
     tcase_add_test(tc, union_merges_overlapping_and_touching);
     tcase_add_test(tc, overlap_of_two_unions);
+    tcase_add_test(tc, sort_is_stable_and_passes_the_context);
+    tcase_add_test(tc, rows_by_key_ties_by_row);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -22,7 +22,7 @@
 #include <tracepipe/tp_sdk_trace.h>
 
 #include "../../common/tp_aggtree.h"
-#include "../../common/tp_hier_view.h"
+#include <tracepipe/tp_sdk_hier.h>
 #include "devb_internal.h"
 
 static const tp_option db_options[] = {

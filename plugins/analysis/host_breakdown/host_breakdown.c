@@ -21,7 +21,7 @@
 #include <tracepipe/tp_sdk_trace.h>
 
 #include "../../common/tp_aggtree.h"
-#include "../../common/tp_hier_view.h"
+#include <tracepipe/tp_sdk_hier.h>
 
 typedef struct hb_config {
     int64_t depth;

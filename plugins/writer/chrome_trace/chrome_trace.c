@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_output.h>
 #include <zlib.h>
 
 typedef struct ct_config {
@@ -226,7 +227,7 @@ static void out_ext_cell(ct_out *o, tp_stage *st, const ct_ext *x, size_t k, siz
         snprintf(num, sizeof num, "%" PRId64, ((const int64_t *)x->data[k])[i]);
         break;
     case TP_COL_F64:
-        snprintf(num, sizeof num, "%.17g", ((const double *)x->data[k])[i]);
+        tp_fmt_f64(num, sizeof num, ((const double *)x->data[k])[i]);
         break;
     case TP_COL_SID:
         out_interned(o, st, ((const tp_str *)x->data[k])[i]);

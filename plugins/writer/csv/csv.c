@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_output.h>
 
 typedef struct csv_config {
     const char *path;
@@ -32,17 +33,6 @@ static const tp_option csv_options[] = {
     TP_OPTION_BOOL("header", csv_config, header, "true", "write a header row of column names"),
     TP_OPTION_END
 };
-
-/* Shortest of %.15g, %.16g, %.17g that parses back to the same double
- * (%.17g always does; NaN never compares equal and ends there too). */
-static void csv_format_f64(double v, char *buf, size_t size)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
 
 static int csv_needs_quotes(const char *s)
 {
@@ -80,7 +70,7 @@ static void csv_put_cell(FILE *f, const tp_result *r, size_t row, int col)
         fprintf(f, "%" PRId64, tp_result_get_i64(r, row, col));
         break;
     case TP_COL_F64:
-        csv_format_f64(tp_result_get_f64(r, row, col), num, sizeof num);
+        tp_fmt_f64(num, sizeof num, tp_result_get_f64(r, row, col));
         fputs(num, f);
         break;
     }
@@ -114,35 +104,15 @@ static void csv_write_table(FILE *f, const tp_result *r, const csv_config *cfg)
     }
 }
 
-/* Closes f and reports the first write error against the user's path. */
-static int csv_close(tp_stage *st, FILE *f, const char *path)
-{
-    int failed = ferror(f) || fflush(f) != 0;
-    int err = errno;
-
-    if (fclose(f) != 0 && !failed) {
-        failed = 1;
-        err = errno;
-    }
-    if (failed)
-        return tp_fail(st, TP_EIO, "%s: write failed: %s", path, strerror(err ? err : EIO));
-    return TP_OK;
-}
-
 static int csv_write_file(tp_stage *st, const char *path, const tp_result *r,
                           const csv_config *cfg)
 {
-    const char *tmp = tp_output_begin(st, path);
-    FILE *f;
+    FILE *f = tp_out_open(st, path);
 
-    if (!tmp) /* the core has said why */
+    if (!f) /* the core has said why */
         return TP_EIO;
-    f = fopen(tmp, "wb");
-    if (!f)
-        return tp_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(errno));
-    errno = 0;
     csv_write_table(f, r, cfg);
-    return csv_close(st, f, path);
+    return tp_out_close(st, f, path, TP_OK);
 }
 
 /* path with every "{id}" replaced by id ('/' in the id becomes '_' so a
@@ -175,15 +145,12 @@ static int csv_write_stdout(tp_stage *st, const csv_config *cfg)
 {
     size_t n = tp_input_count(st);
 
-    errno = 0;
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
             csv_end_record(stdout, cfg);
         csv_write_table(stdout, tp_input(st, i), cfg);
     }
-    if (fflush(stdout) != 0 || ferror(stdout))
-        return tp_fail(st, TP_EIO, "<stdout>: write failed: %s", strerror(errno ? errno : EIO));
-    return TP_OK;
+    return tp_out_close(st, stdout, NULL, TP_OK);
 }
 
 static int csv_run(tp_stage *st, const void *config, void *state)

@@ -27,6 +27,8 @@
 
 #include <jansson.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_output.h>
+#include <tracepipe/tp_sdk_tree.h>
 
 #include "../../common/tp_utf8.h"
 
@@ -124,20 +126,10 @@ static int jw_string(const jw *w, const char *s)
 
 static void jw_real(const jw *w, double v)
 {
-    char buf[64];
+    char buf[40];
 
-    if (!isfinite(v)) {
-        fputs("null", w->f);
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
+    tp_fmt_f64_json(buf, sizeof buf, v);
     fputs(buf, w->f);
-    if (!strpbrk(buf, ".e"))
-        fputs(".0", w->f);
 }
 
 static int jw_cell(const jw *w, const tp_result *r, size_t row, int col)
@@ -221,43 +213,6 @@ static void jw_close_node(const jw *w, const jw_open *node)
     fputc('}', w->f);
 }
 
-/* The tree columns of r, or 0 when r is a flat table. */
-static int jw_tree_cols(const tp_result *r, int *id_col, int *parent_col)
-{
-    *id_col = tp_result_find_col(r, "id");
-    *parent_col = tp_result_find_col(r, "parent_id");
-    return *id_col >= 0 && *parent_col >= 0 && tp_result_col_type(r, *id_col) == TP_COL_I64 &&
-           tp_result_col_type(r, *parent_col) == TP_COL_I64;
-}
-
-/* Checks that every row has an id and that its parent is an ancestor on
- * the pre-order path, before anything is written.  stack: rows entries. */
-static int jw_tree_check(tp_stage *st, const tp_result *r, int id_col, int parent_col,
-                         jw_open *stack)
-{
-    size_t depth = 0, nrows = tp_result_rows(r);
-
-    for (size_t row = 0; row < nrows; row++) {
-        if (tp_result_is_null(r, row, id_col))
-            return tp_fail(st, TP_EINVAL, "result '%s' row %zu: tree row without an id",
-                           tp_result_id(r), row);
-        if (tp_result_is_null(r, row, parent_col)) {
-            depth = 0;
-        } else {
-            int64_t parent = tp_result_get_i64(r, row, parent_col);
-            while (depth > 0 && stack[depth - 1].id != parent)
-                depth--;
-            if (depth == 0)
-                return tp_fail(st, TP_EINVAL,
-                               "result '%s' row %zu: parent_id %" PRId64
-                               " is not an earlier ancestor (tree rows must be in pre-order)",
-                               tp_result_id(r), row, parent);
-        }
-        stack[depth++].id = tp_result_get_i64(r, row, id_col);
-    }
-    return TP_OK;
-}
-
 /* Writes a checked pre-order tree as nested objects; open: rows entries. */
 static int jw_tree(const jw *w, const tp_result *r, int id_col, int parent_col, int level,
                    jw_open *open)
@@ -300,18 +255,18 @@ static int jw_tree(const jw *w, const tp_result *r, int id_col, int parent_col, 
 
 static int jw_result(tp_stage *st, const jw *w, const tp_result *r, int level)
 {
-    int id_col, parent_col, rc;
-    jw_open *open;
+    tp_result_tree shape;
+    int rc = tp_result_tree_load(st, r, &shape); /* checks before anything is written */
 
-    if (!jw_tree_cols(r, &id_col, &parent_col))
+    if (rc == TP_ENOTFOUND)
         return jw_flat(w, r, level) == 0 ? TP_OK : tp_fail(st, TP_ENOMEM, "out of memory");
-    open = malloc((tp_result_rows(r) + 1) * sizeof *open);
-    if (!open)
-        return tp_fail(st, TP_ENOMEM, "out of memory");
-    rc = jw_tree_check(st, r, id_col, parent_col, open);
-    if (rc == TP_OK && jw_tree(w, r, id_col, parent_col, level, open) != 0)
+    if (rc != TP_OK)
+        return rc;
+    jw_open *open = malloc((shape.nrows + 1) * sizeof *open);
+    if (!open || jw_tree(w, r, shape.id_col, shape.parent_col, level, open) != 0)
         rc = tp_fail(st, TP_ENOMEM, "out of memory");
     free(open);
+    tp_result_tree_free(&shape);
     return rc;
 }
 
@@ -451,32 +406,15 @@ static int jw_lossless_document(tp_stage *st, const jw *w)
 static int json_run(tp_stage *st, const void *config, void *state)
 {
     const json_config *cfg = config;
-    const char *name = cfg->path ? cfg->path : "<stdout>";
     jw w = { stdout, (int)cfg->indent };
-    int rc, failed, err;
     (void)state;
 
     if (tp_input_count(st) == 0)
         return tp_fail(st, TP_EINVAL, "no input results to write");
-    if (cfg->path) {
-        const char *tmp = tp_output_begin(st, cfg->path);
-        if (!tmp) /* the core has said why */
-            return TP_EIO;
-        w.f = fopen(tmp, "wb");
-        if (!w.f)
-            return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(errno));
-    }
-    errno = 0;
-    rc = cfg->lossless ? jw_lossless_document(st, &w) : jw_document(st, &w);
-    failed = ferror(w.f) || fflush(w.f) != 0;
-    err = errno;
-    if (cfg->path && fclose(w.f) != 0 && !failed) {
-        failed = 1;
-        err = errno;
-    }
-    if (rc == TP_OK && failed)
-        rc = tp_fail(st, TP_EIO, "%s: write failed: %s", name, strerror(err ? err : EIO));
-    return rc;
+    if ((w.f = tp_out_open(st, cfg->path)) == NULL)
+        return TP_EIO;
+    int rc = cfg->lossless ? jw_lossless_document(st, &w) : jw_document(st, &w);
+    return tp_out_close(st, w.f, cfg->path, rc);
 }
 
 static const tp_stage_desc json_stages[] = {

@@ -34,6 +34,8 @@
 #include <string.h>
 
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_output.h>
+#include <tracepipe/tp_sdk_tree.h>
 
 #include "../../common/tp_utf8.h"
 
@@ -270,9 +272,8 @@ static int text_flat(FILE *f, const tp_result *r, int prec, tbuf *b)
 
 typedef struct text_tree {
     const tp_result *r;
-    int id, parent, name, time, pct, count; /* column indexes, -1 if absent */
-    size_t *level;                          /* per row: 0 for roots */
-    size_t roots;
+    tp_result_tree shape;              /* levels and roots, checked */
+    int name, time, pct, count;        /* column indexes, -1 if absent */
     int prec;
     size_t name_w, time_w, pct_w; /* column widths of the node lines */
 } text_tree;
@@ -283,14 +284,10 @@ static int text_numeric_col(const tp_result *r, const char *name)
     return c >= 0 && tp_result_col_type(r, c) != TP_COL_STR ? c : -1;
 }
 
-static int text_is_tree(text_tree *t, const tp_result *r)
+/* The node columns of tree result r (the shape is loaded separately). */
+static void text_tree_cols(text_tree *t, const tp_result *r)
 {
     t->r = r;
-    t->id = tp_result_find_col(r, "id");
-    t->parent = tp_result_find_col(r, "parent_id");
-    if (t->id < 0 || t->parent < 0 || tp_result_col_type(r, t->id) != TP_COL_I64 ||
-        tp_result_col_type(r, t->parent) != TP_COL_I64)
-        return 0;
     t->name = tp_result_find_col(r, "name");
     if (t->name >= 0 && tp_result_col_type(r, t->name) != TP_COL_STR)
         t->name = -1;
@@ -299,50 +296,12 @@ static int text_is_tree(text_tree *t, const tp_result *r)
     if (t->pct < 0)
         t->pct = text_numeric_col(r, "percent_of_total");
     t->count = text_numeric_col(r, "count");
-    return 1;
-}
-
-/* Fills t->level from the parent links, checking pre-order. */
-static int text_tree_levels(tp_stage *st, text_tree *t)
-{
-    const tp_result *r = t->r;
-    size_t depth = 0, nrows = tp_result_rows(r);
-    int64_t *stack = malloc((nrows + 1) * sizeof *stack);
-
-    if (!stack)
-        return tp_fail(st, TP_ENOMEM, "out of memory");
-    for (size_t row = 0; row < nrows; row++) {
-        if (tp_result_is_null(r, row, t->id)) {
-            free(stack);
-            return tp_fail(st, TP_EINVAL, "result '%s' row %zu: tree row without an id",
-                           tp_result_id(r), row);
-        }
-        if (tp_result_is_null(r, row, t->parent)) {
-            depth = 0;
-            t->roots++;
-        } else {
-            int64_t parent = tp_result_get_i64(r, row, t->parent);
-            while (depth > 0 && stack[depth - 1] != parent)
-                depth--;
-            if (depth == 0) {
-                free(stack);
-                return tp_fail(st, TP_EINVAL,
-                               "result '%s' row %zu: parent_id %" PRId64
-                               " is not an earlier ancestor (tree rows must be in pre-order)",
-                               tp_result_id(r), row, parent);
-            }
-        }
-        t->level[row] = depth;
-        stack[depth++] = tp_result_get_i64(r, row, t->id);
-    }
-    free(stack);
-    return TP_OK;
 }
 
 /* Indentation of a node line: the single root's children start at 2. */
 static size_t text_indent(const text_tree *t, size_t row)
 {
-    return 2 * (t->roots == 1 ? t->level[row] : t->level[row] + 1);
+    return 2 * (t->shape.nroots == 1 ? t->shape.level[row] : t->shape.level[row] + 1);
 }
 
 /* The "name:" label of a row. */
@@ -351,7 +310,7 @@ static void text_label(tbuf *b, const text_tree *t, size_t row)
     if (t->name >= 0)
         text_cell(b, t->r, row, t->name, t->prec);
     else
-        text_cell(b, t->r, row, t->id, t->prec);
+        text_cell(b, t->r, row, t->shape.id_col, t->prec);
     tb_add(b, ":", 1);
 }
 
@@ -427,7 +386,7 @@ static void text_node(FILE *f, const text_tree *t, size_t row, tbuf *b)
 /* The first line: title, plus the single root's time. */
 static void text_tree_title(FILE *f, const text_tree *t, const char *meta_title, tbuf *b)
 {
-    int single = t->roots == 1;
+    int single = t->shape.nroots == 1;
 
     if (meta_title) {
         tb_clear(b);
@@ -446,29 +405,18 @@ static void text_tree_title(FILE *f, const text_tree *t, const char *meta_title,
     fputc('\n', f);
 }
 
-static int text_tree_write(tp_stage *st, FILE *f, text_tree *t, int prec, tbuf *b)
+static int text_tree_write(FILE *f, text_tree *t, int prec, tbuf *b)
 {
-    size_t nrows = tp_result_rows(t->r), first;
-    int rc;
+    size_t nrows = t->shape.nrows, first = t->shape.nroots == 1 ? 1 : 0;
 
     t->prec = prec;
-    t->level = malloc((nrows + 1) * sizeof *t->level);
-    if (!t->level)
-        return tp_fail(st, TP_ENOMEM, "out of memory");
-    rc = text_tree_levels(st, t);
-    if (rc != TP_OK) {
-        free(t->level);
-        return rc;
-    }
-    first = t->roots == 1 ? 1 : 0;
     text_tree_widths(t, first, b);
     text_tree_title(f, t, tp_result_meta(t->r, "title"), b);
     for (size_t row = first; row < nrows; row++)
         text_node(f, t, row, b);
     if (nrows == 0)
         fputs("(no rows)\n", f);
-    free(t->level);
-    return b->oom ? tp_fail(st, TP_ENOMEM, "out of memory") : TP_OK;
+    return b->oom ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ stage */
@@ -476,9 +424,16 @@ static int text_tree_write(tp_stage *st, FILE *f, text_tree *t, int prec, tbuf *
 static int text_result(tp_stage *st, FILE *f, const tp_result *r, int prec, tbuf *b)
 {
     text_tree t = { 0 };
+    int rc = tp_result_tree_load(st, r, &t.shape);
 
-    if (text_is_tree(&t, r))
-        return text_tree_write(st, f, &t, prec, b);
+    if (rc == TP_OK) {
+        text_tree_cols(&t, r);
+        rc = text_tree_write(f, &t, prec, b) == 0 ? TP_OK : tp_fail(st, TP_ENOMEM, "out of memory");
+        tp_result_tree_free(&t.shape);
+        return rc;
+    }
+    if (rc != TP_ENOTFOUND)
+        return rc;
     if (text_flat(f, r, prec, b) != 0)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     return TP_OK;
@@ -507,32 +462,15 @@ static int text_all(tp_stage *st, FILE *f, int prec, int to_stdout)
 static int text_run(tp_stage *st, const void *config, void *state)
 {
     const text_config *cfg = config;
-    const char *name = cfg->path ? cfg->path : "<stdout>";
-    FILE *f = stdout;
-    int rc, failed, err;
     (void)state;
 
     if (tp_input_count(st) == 0)
         return tp_fail(st, TP_EINVAL, "no input results to write");
-    if (cfg->path) {
-        const char *tmp = tp_output_begin(st, cfg->path);
-        if (!tmp) /* the core has said why */
-            return TP_EIO;
-        f = fopen(tmp, "wb");
-        if (!f)
-            return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(errno));
-    }
-    errno = 0;
-    rc = text_all(st, f, (int)cfg->precision, cfg->path == NULL);
-    failed = ferror(f) || fflush(f) != 0;
-    err = errno;
-    if (cfg->path && fclose(f) != 0 && !failed) {
-        failed = 1;
-        err = errno;
-    }
-    if (rc == TP_OK && failed)
-        rc = tp_fail(st, TP_EIO, "%s: write failed: %s", name, strerror(err ? err : EIO));
-    return rc;
+    FILE *f = tp_out_open(st, cfg->path);
+    if (f == NULL)
+        return TP_EIO;
+    int rc = text_all(st, f, (int)cfg->precision, cfg->path == NULL);
+    return tp_out_close(st, f, cfg->path, rc);
 }
 
 static const tp_stage_desc text_stages[] = {

@@ -1,13 +1,15 @@
 /*
  * Reading the `hierarchy` analysis' attachments (docs/plugins/hierarchy.md)
  * from another plugin: one place that knows their names and checks their
- * sizes.  Header-only; include after <tracepipe/tp_plugin.h>.
+ * sizes.  Part of the SDK (tp_sdk.h); header-only, so it needs no library.
+ * The attachments' names and meaning are ABI: they change only with the
+ * hierarchy plugin's major version.
  */
-#ifndef TRACEPIPE_PLUGINS_TP_HIER_VIEW_H
-#define TRACEPIPE_PLUGINS_TP_HIER_VIEW_H
+#ifndef TRACEPIPE_TP_SDK_HIER_H
+#define TRACEPIPE_TP_SDK_HIER_H
 
 #include <stdint.h>
-#include <tracepipe/tp_plugin.h>
+#include "tp_plugin.h"
 
 /* Row numbers are int32_t, -1 for none. */
 typedef struct tp_hier_view {

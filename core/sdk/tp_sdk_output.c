@@ -1,0 +1,65 @@
+/* SDK: safe output files and number formatting (tp_sdk_output.h). */
+#include <tracepipe/tp_sdk_output.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+FILE *tp_out_open(tp_stage *st, const char *path)
+{
+    if (path == NULL)
+        return stdout;
+    const char *tmp = tp_output_begin(st, path);
+    if (tmp == NULL) /* the core has recorded why */
+        return NULL;
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL)
+        tp_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(errno));
+    return f;
+}
+
+int tp_out_close(tp_stage *st, FILE *f, const char *path, int rc)
+{
+    int failed = ferror(f) || fflush(f) != 0;
+    int err = failed ? errno : 0;
+
+    if (f != stdout && fclose(f) != 0 && !failed) {
+        failed = 1;
+        err = errno;
+    }
+    if (rc != TP_OK || !failed)
+        return rc;
+    return tp_fail(st, TP_EIO, "%s: write failed: %s", path ? path : "<stdout>",
+                   strerror(err ? err : EIO));
+}
+
+size_t tp_fmt_f64(char *buf, size_t size, double v)
+{
+    int n = 0;
+
+    if (size == 0)
+        return 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        n = snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) /* NaN never compares equal: ends at 17 */
+            break;
+    }
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+size_t tp_fmt_f64_json(char *buf, size_t size, double v)
+{
+    if (!isfinite(v)) {
+        if (size == 0)
+            return 0;
+        snprintf(buf, size, "null");
+        return strlen(buf);
+    }
+    size_t n = tp_fmt_f64(buf, size, v);
+    if (!strpbrk(buf, ".e") && n + 2 < size) {
+        memcpy(buf + n, ".0", 3);
+        n += 2;
+    }
+    return n;
+}

@@ -1,0 +1,61 @@
+/* SDK: stable sorts (tp_sdk_sort.h). */
+#include <tracepipe/tp_sdk_sort.h>
+#include <tracepipe/tp_plugin.h>
+
+#include <string.h>
+
+#include "tp_sdk_msort.h"
+
+static int key_less(const int64_t *key, const uint32_t *a, const uint32_t *b)
+{
+    return key[*a] != key[*b] ? key[*a] < key[*b] : *a < *b;
+}
+
+TP_MSORT_DEFINE(sort_rows_by_key, uint32_t, const int64_t *, key_less)
+
+int tp_sort_rows_by_key(uint32_t *rows, size_t n, const int64_t *key)
+{
+    return sort_rows_by_key(key, rows, n);
+}
+
+/* The generic sort moves element indices (one word, whatever the element
+ * size) and permutes the elements once at the end. */
+typedef struct generic_ctx {
+    const char *base;
+    size_t size;
+    int (*cmp)(const void *, const void *, void *);
+    void *ctx;
+} generic_ctx;
+
+static int generic_less(const generic_ctx *g, const size_t *a, const size_t *b)
+{
+    int c = g->cmp(g->base + *a * g->size, g->base + *b * g->size, g->ctx);
+    return c != 0 ? c < 0 : *a < *b;
+}
+
+TP_MSORT_DEFINE(sort_indices, size_t, const generic_ctx *, generic_less)
+
+int tp_sort(void *base, size_t n, size_t size,
+            int (*cmp)(const void *a, const void *b, void *ctx), void *ctx)
+{
+    if (n < 2 || size == 0)
+        return TP_OK;
+    if (n > SIZE_MAX / size)
+        return TP_ENOMEM;
+    size_t *idx = tp_malloc(n * sizeof *idx);
+    char *copy = tp_malloc(n * size);
+    generic_ctx g = {base, size, cmp, ctx};
+    int rc = idx && copy ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < n; i++)
+        idx[i] = i;
+    if (rc == TP_OK)
+        rc = sort_indices(&g, idx, n);
+    if (rc == TP_OK) {
+        for (size_t i = 0; i < n; i++)
+            memcpy(copy + i * size, (const char *)base + idx[i] * size, size);
+        memcpy(base, copy, n * size);
+    }
+    tp_free(idx);
+    tp_free(copy);
+    return rc;
+}

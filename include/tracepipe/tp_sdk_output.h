@@ -1,0 +1,54 @@
+/*
+ * tracepipe SDK: output files and numbers as text, the part every writer
+ * shares.
+ *
+ * tp_out_open / tp_out_close wrap the core's tp_output_begin(): the stage
+ * writes a temporary file beside the final path, which the core renames into
+ * place only when run() returns TP_OK (and removes otherwise), so a failed
+ * run never leaves a half-written file under the user's name.  A NULL path
+ * means standard output.  Every error is reported against the user's path,
+ * never the temporary name.
+ *
+ *     FILE *f = tp_out_open(st, cfg->path);
+ *     if (f == NULL)
+ *         return TP_EIO;              // the reason is already recorded
+ *     int rc = write_everything(f);   // may return an error of its own
+ *     return tp_out_close(st, f, cfg->path, rc);
+ */
+#ifndef TRACEPIPE_TP_SDK_OUTPUT_H
+#define TRACEPIPE_TP_SDK_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "tp_plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opens the output for path (stdout when path is NULL).  NULL on failure,
+ * with the reason recorded through tp_fail(): the caller returns TP_EIO. */
+FILE *tp_out_open(tp_stage *st, const char *path);
+
+/* Flushes f and closes it (stdout is flushed, not closed).  rc is what the
+ * writing returned: when it is not TP_OK it is returned unchanged, since the
+ * stage has already said why; otherwise a write, flush or close error
+ * (ENOSPC on a full disk, EIO) becomes "PATH: write failed: REASON" and
+ * TP_EIO.  Call it exactly once per tp_out_open. */
+int tp_out_close(tp_stage *st, FILE *f, const char *path, int rc);
+
+/* The shortest of %.15g, %.16g and %.17g that reads back as exactly v, so
+ * a written table loses nothing and 0.1 stays "0.1".  NaN and infinities
+ * are written by printf ("nan", "inf").  Returns the length written (the
+ * text is cut to size - 1 bytes; 32 bytes always suffice). */
+size_t tp_fmt_f64(char *buf, size_t size, double v);
+
+/* As tp_fmt_f64, for JSON: a non-finite v becomes "null" and an integral
+ * value keeps a ".0" so that it reads back as a floating-point number. */
+size_t tp_fmt_f64_json(char *buf, size_t size, double v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * tracepipe SDK: sorting.
+ *
+ * Both sorts are stable merge sorts that find the ascending runs first, so
+ * input that is already (nearly) in order — a trace written in time order —
+ * costs about one pass.  Unlike qsort they take a context pointer and give
+ * the same order on every C library.
+ */
+#ifndef TRACEPIPE_TP_SDK_SORT_H
+#define TRACEPIPE_TP_SDK_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sorts n elements of `size` bytes at base by cmp (negative, zero or
+ * positive as for qsort; ctx passed through); equal elements keep their
+ * order.  TP_OK, or TP_ENOMEM with base unchanged. */
+int tp_sort(void *base, size_t n, size_t size,
+            int (*cmp)(const void *a, const void *b, void *ctx), void *ctx);
+
+/* Sorts row numbers by key[row], ties by row number: the usual way to walk
+ * trace rows in time order (key = tp_cols.ts) without moving the columns.
+ * TP_OK, or TP_ENOMEM with rows unchanged. */
+int tp_sort_rows_by_key(uint32_t *rows, size_t n, const int64_t *key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
