@@ -384,6 +384,18 @@ static int bind_traces(tp_run *run, tp_stage *st, char *const *ids, size_t n_ids
     return TP_OK;
 }
 
+/* A reader's `path` is an input of the run from the moment it runs, so no
+ * later writer may overwrite it, whether or not the reader yields a trace
+ * (the trace's own file is registered again once read, which is a no-op). */
+static int add_reader_input(tp_run *run, const tp_stage_desc *desc, const void *config)
+{
+    for (const tp_option *o = desc->options; o != NULL && o->name != NULL; o++)
+        if (o->type == TP_OPT_STRING && strcmp(o->name, "path") == 0)
+            return tp_run_add_source(run, *(char *const *)((const char *)config + o->offset),
+                                     desc->flags & TP_STAGE_F_NO_TRACE ? "the input" : "the trace");
+    return TP_OK;
+}
+
 static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,
                      tp_stage *st, const char *where, char *const *trace_ids, size_t n_trace_ids)
 {
@@ -393,6 +405,9 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     st->config = config;
     tp_trace *fresh = NULL;
     if (desc->kind == TP_STAGE_READER) {
+        int rc = add_reader_input(run, desc, config);
+        if (rc != TP_OK)
+            return rc;
         if (!(desc->flags & TP_STAGE_F_NO_TRACE) && (fresh = tp_trace_new(run->pool)) == NULL)
             return TP_ENOMEM;
         st->trace = fresh;
