@@ -9,7 +9,9 @@
 #       compared with what the run printed). An optional `args` file adds
 #       command-line arguments; `uses` names a pipeline file to run instead of
 #       pipeline.yaml; `invariants` names the trace whose breakdown outputs
-#       tests/tools/check_breakdowns.py checks independently.
+#       tests/tools/check_breakdowns.py checks independently; a `check.py`
+#       in the case is run as `python3 check.py OUTDIR` and must exit 0 (an
+#       independent computation of the case's figures from the trace).
 # Prints "N passed, M failed" and exits non-zero on any failure.
 set -u
 BUILD=${1:-build}
@@ -86,6 +88,9 @@ for dir in tests/pipelines/valid/*/; do
     if [ -f "$dir/invariants" ] && ! python3 tests/tools/check_breakdowns.py \
         "$(cat "$dir/invariants")" "$out" >"$tmp/inv" 2>&1; then
         ko "valid/$name: invariants"; cat "$tmp/inv"; bad=1
+    fi
+    if [ -f "$dir/check.py" ] && ! python3 "$dir/check.py" "$out" >"$tmp/chk" 2>&1; then
+        ko "valid/$name: check.py"; cat "$tmp/chk"; bad=1
     fi
     # a lossless result file read back and written again is the same file
     # (but for the reader's id prefix)

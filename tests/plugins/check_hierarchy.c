@@ -282,6 +282,44 @@ START_TEST(test_real_dlrm_trace)
 }
 END_TEST
 
+/* hier_python.json rows: 0 threading.py _bootstrap [0,1000], 1 <module>
+ * [10,990], 2 _record_function_enter_new [95,105] (crosses the step's
+ * start), 3 ProfilerStep#1 [100,500], 4 model.py forward [110,410],
+ * 5 aten::mm [120,170], 6 aten::relu [200,220]; all Python frames but
+ * rows 3, 5, 6. */
+START_TEST(test_python_frames_left_out_by_default)
+{
+    tp_run *run = bu_run(BU_HAND "hier_python.json", "  - analysis: hierarchy\n");
+    const tp_result *r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "host_events"), 3);
+    ck_assert_int_eq(bu_count(r, "roots"), 1);
+    ck_assert_int_eq(bu_count(r, "crossovers"), 0);
+    const int32_t *parent = bu_attached(run, "hierarchy.parent", 7);
+    const int32_t *depth = bu_attached(run, "hierarchy.depth", 7);
+    const int32_t *roots = bu_attached(run, "hierarchy.roots", 1);
+    ck_assert_int_eq(roots[0], 3);
+    ck_assert_int_eq(parent[5], 3); /* not under model.py forward */
+    ck_assert_int_eq(parent[6], 3);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(depth[i], -1);
+    ck_assert_int_eq(depth[4], -1);
+    tp_run_free(run);
+
+    run = bu_run(BU_HAND "hier_python.json", "  - analysis: hierarchy\n    python_frames: true\n");
+    r = tp_test_result(run, "hierarchy");
+    ck_assert_int_eq(bu_count(r, "host_events"), 7);
+    ck_assert_int_eq(bu_count(r, "roots"), 1);
+    ck_assert_int_eq(bu_count(r, "crossovers"), 1); /* _record_function_enter_new */
+    parent = bu_attached(run, "hierarchy.parent", 7);
+    roots = bu_attached(run, "hierarchy.roots", 1);
+    ck_assert_int_eq(roots[0], 0);
+    ck_assert_int_eq(parent[3], 1);
+    ck_assert_int_eq(parent[4], 3);
+    ck_assert_int_eq(parent[5], 4);
+    tp_run_free(run);
+}
+END_TEST
+
 static Suite *hierarchy_suite(void)
 {
     Suite *s = suite_create("hierarchy");
@@ -292,6 +330,7 @@ static Suite *hierarchy_suite(void)
     tcase_add_test(tc, test_basic_launchers);
     tcase_add_test(tc, test_no_cross_thread);
     tcase_add_test(tc, test_overlap_clamp_and_crossover);
+    tcase_add_test(tc, test_python_frames_left_out_by_default);
     tcase_add_test(tc, test_overlap_without_clamp);
     tcase_add_test(tc, test_touching_events);
     tcase_add_test(tc, test_links_shared_ids);

@@ -9,6 +9,7 @@ typedef struct hier_config {
     int cross_thread;
     int64_t clamp_ns;
     const char *step_prefix;
+    int python_frames;
 } hier_config;
 
 /* Row numbers are int32 (the attachments' type): a trace of 2^31 events or
@@ -28,6 +29,7 @@ typedef struct hier {
     int64_t main_tid; /* the main thread's tid, -1 without host events */
     size_t roots;
     int64_t nested, clamped, crossovers, attached, warned;
+    uint32_t first_cross, first_crossed; /* the first crossover's rows */
     int64_t launches_linked, gpu_linked, gpu_unlinked;
     int64_t ambiguous; /* activities whose corr id has launches in several pids */
 } hier;

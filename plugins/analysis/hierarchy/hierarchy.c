@@ -8,6 +8,7 @@
  * it all as trace attachments (see docs/plugins/hierarchy.md) so later
  * analyses never recompute it.  Everything is O(n log n).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
@@ -22,10 +23,40 @@ static const tp_option hier_options[] = {
                   "a child ending less than this past its parent's end is still nested"),
     TP_OPTION_STRING("step_prefix", hier_config, step_prefix, "ProfilerStep#",
                      "name prefix of the iteration markers that pick the main thread"),
+    TP_OPTION_BOOL("python_frames", hier_config, python_frames, "false",
+                   "nest Python frames (python_function events, with_stack=True) into the host "
+                   "tree; by default they are left out, so ops nest under the steps"),
     TP_OPTION_END};
 
-/* The most crossover warnings logged one by one; the rest only counted. */
+/* The most crossovers described one by one (at -v); one warning sums up. */
 #define HIER_MAX_WARNINGS 5
+
+static void describe_crossover(const hier *h, uint32_t e, uint32_t top, char *buf, size_t size)
+{
+    const tp_cols *c = h->c;
+    snprintf(buf, size,
+             "event %lld '%s' (ts %lld, dur %lld ns) overlaps the end of '%s' (ts %lld, dur %lld ns) "
+             "by %lld ns",
+             (long long)e, tp_str_text(h->st, c->name[e]), (long long)c->ts[e],
+             (long long)c->dur[e], tp_str_text(h->st, c->name[top]), (long long)c->ts[top],
+             (long long)c->dur[top], (long long)(hier_end(c, e) - hier_end(c, top)));
+}
+
+/* Crossovers are profiler artefacts far more often than real overlaps:
+ * the first few are listed at -v, the first is kept for the summary. */
+static void note_crossover(void *ctx, uint32_t e, uint32_t top)
+{
+    hier *h = ctx;
+    if (h->warned++ == 0) {
+        h->first_cross = e;
+        h->first_crossed = top;
+    }
+    if (h->warned > HIER_MAX_WARNINGS)
+        return;
+    char what[1024];
+    describe_crossover(h, e, top, what, sizeof what);
+    tp_log(h->st, TP_LOG_INFO, "crossover: %s: made a sibling, not a child", what);
+}
 
 /* Ranks the threads, then collects the complete host events sorted by
  * thread, then nesting order. */
@@ -35,28 +66,29 @@ static int collect_host(hier *h)
     h->thread_of = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *h->thread_of);
     if (h->thread_of == NULL || tp_thread_ranks(c, h->thread_of, &h->nranks) != TP_OK)
         return TP_ENOMEM;
-    return tp_rows_complete(c, TP_KINDS_HOST, h->thread_of, h->nranks, &h->ev, &h->nev);
+    uint32_t kinds = TP_KINDS_HOST;
+    if (!h->cfg->python_frames) /* Python frames would root the tree at threading.py */
+        kinds &= ~TP_KIND_BIT(TP_KIND_PYTHON);
+    return tp_rows_complete(c, kinds, h->thread_of, h->nranks, &h->ev, &h->nev);
 }
 
-static void warn_crossover(void *ctx, uint32_t e, uint32_t top)
+/* The one warning of a run with crossovers. */
+static void warn_crossovers(const hier *h)
 {
-    hier *h = ctx;
-    if (++h->warned > HIER_MAX_WARNINGS)
-        return;
-    const tp_cols *c = h->c;
+    char what[1024];
+    describe_crossover(h, h->first_cross, h->first_crossed, what, sizeof what);
     tp_log(h->st, TP_LOG_WARN,
-           "event %lld '%s' (ts %lld, dur %lld ns) overlaps the end of '%s' (ts %lld, dur %lld ns) "
-           "by %lld ns: made a sibling, not a child",
-           (long long)e, tp_str_text(h->st, c->name[e]), (long long)c->ts[e],
-           (long long)c->dur[e], tp_str_text(h->st, c->name[top]), (long long)c->ts[top],
-           (long long)c->dur[top], (long long)(hier_end(c, e) - hier_end(c, top)));
+           "%lld crossover(s) (partial overlaps >= %lld ns) made siblings, not children; the "
+           "first: %s%s",
+           (long long)h->crossovers, (long long)h->cfg->clamp_ns, what,
+           h->crossovers > 1 ? " (-v lists more)" : "");
 }
 
 /* Nests every thread's host events (the SDK's rule, with the clamp) and
  * splits the sorted events into threads. */
 static int nest_threads(hier *h)
 {
-    tp_nest_report rep = {0, 0, warn_crossover, h};
+    tp_nest_report rep = {0, 0, note_crossover, h};
     if (tp_nest_rows(h->c, h->thread_of, h->ev, h->nev, h->cfg->clamp_ns, h->parent, &rep) != TP_OK)
         return TP_ENOMEM;
     h->clamped = rep.clamped;
@@ -375,8 +407,7 @@ static int hier_run(tp_stage *st, const void *config, void *state)
     if (rc != TP_OK)
         return tp_fail(st, rc, "hierarchy: out of memory");
     if (h.crossovers > 0)
-        tp_log(st, TP_LOG_WARN, "hierarchy: %lld crossover(s) (partial overlaps >= %lld ns)",
-               (long long)h.crossovers, (long long)h.cfg->clamp_ns);
+        warn_crossovers(&h);
     return TP_OK;
 }
 

@@ -10,7 +10,9 @@
  * it applies to every process and thread (a merged multi-rank trace keeps
  * the same steps of every rank).  Then:
  *   - host events (every kind but GPU work, flows, metadata and the
- *     profiler's own Trace span) are kept when they overlap the window; the
+ *     profiler's own Trace span) are kept when they overlap the window, and
+ *     (option `clip`, default) cut to it, so a Python frame or a step
+ *     enclosing the kept ones no longer stretches the trimmed trace; the
  *     Trace span is dropped, it covers the untrimmed trace;
  *   - kernels, memcpys and memsets follow their launcher (the SDK's launch
  *     link, tp_link_launches: by correlation id, flows where ids are
@@ -39,6 +41,7 @@ typedef struct trim_config {
     int64_t skip;
     const char *marker;
     int ranges;
+    int clip;
 } trim_config;
 
 #define TRIM_DEFAULT_MARKER "^ProfilerStep#\\d+$"
@@ -50,6 +53,9 @@ static const tp_option trim_options[] = {
                      "regex naming the iteration markers (default ^ProfilerStep#\\d+$)"),
     TP_OPTION_BOOL("ranges", trim_config, ranges, "false",
                    "iterations are NVTX-style ranges (async b/e pairs) named by marker"),
+    TP_OPTION_BOOL("clip", trim_config, clip, "true",
+                   "cut kept host events that reach outside the window (enclosing Python "
+                   "frames, a data loader straddling the edge) to the window"),
     TP_OPTION_END};
 
 typedef struct trim_state {
@@ -233,6 +239,8 @@ typedef struct trim {
     const tp_cols *c;
     uint8_t *keep;
     int64_t ws, we;     /* window [ws, we] in ns */
+    int clip;           /* cut kept host events to the window */
+    size_t clipped;
     int32_t *launcher;  /* per row: the launch of GPU work (SDK), -1 */
     int32_t *bound;     /* per row: the event a launch flow binds to (SDK), -1 */
     gwork *work;        /* kept launched GPU work, by (pid, tid, ts) */
@@ -263,6 +271,16 @@ static int inside(const trim *t, size_t i)
     return t->c->ts[i] >= t->ws && ev_end(t->c, i) <= t->we;
 }
 
+/* Cuts host row i, which overlaps the window, to it. */
+static int clip_to_window(trim *t, size_t i)
+{
+    const tp_cols *c = t->c;
+    int64_t a = c->ts[i] > t->ws ? c->ts[i] : t->ws;
+    int64_t b = ev_end(c, i) < t->we ? ev_end(c, i) : t->we;
+    t->clipped++;
+    return tp_clip(t->st, i, a, b - a);
+}
+
 static int select_host(trim *t)
 {
     const tp_cols *c = t->c;
@@ -277,6 +295,11 @@ static int select_host(trim *t)
         }
         int keep = k != TP_KIND_TRACE && overlaps(t, i);
         t->keep[i] = (uint8_t)keep;
+        if (keep && t->clip && c->dur[i] > 0 && !inside(t, i)) {
+            int rc = clip_to_window(t, i);
+            if (rc != TP_OK)
+                return rc;
+        }
         if (keep && k == TP_KIND_ANNOTATION && tp_ev_ext_id(c, i) != TP_NONE &&
             set_push(&t->ann_ext, tp_ev_ext_id(c, i)) != TP_OK)
             return TP_ENOMEM;
@@ -519,9 +542,9 @@ static void log_result(tp_stage *st, const tp_cols *c, const tp_iterations *it, 
     tp_log(st, TP_LOG_INFO,
            "found %zu iterations (%s) on pid %s tid %s (%zu thread%s with markers%s); kept %zu (%s): "
            "%.3f ms window, %zu GPU events launched inside, %zu more lying inside, %zu GPU annotations "
-           "of kept steps",
+           "of kept steps, %zu host events cut to the window",
            it->n, all, pid, tid, it->threads, it->threads == 1 ? "" : "s", nested, count, range,
-           (double)(t->we - t->ws) / 1e6, t->kept_launched, t->kept_inside, t->kept_annot);
+           (double)(t->we - t->ws) / 1e6, t->kept_launched, t->kept_inside, t->kept_annot, t->clipped);
 }
 
 static int trim_run(tp_stage *st, const void *config, void *state)
@@ -542,7 +565,8 @@ static int trim_run(tp_stage *st, const void *config, void *state)
         tp_iterations_free(&it);
         return rc;
     }
-    trim t = {.st = st, .c = c, .keep = tp_keep_mask(st), .ws = it.it[first].start, .we = it.it[first].end};
+    trim t = {.st = st, .c = c, .keep = tp_keep_mask(st), .ws = it.it[first].start,
+              .we = it.it[first].end, .clip = cfg->clip};
     for (size_t i = first; i < first + count; i++)
         t.we = it.it[i].end > t.we ? it.it[i].end : t.we;
     int rc = trim_select(&t);
