@@ -119,7 +119,7 @@ static void check_against_expected(tp_run *run, const char *trace)
 
     const tp_result *host = tp_test_result(run, "host");
     const tp_result *dev = tp_test_result(run, "dev.tree");
-    size_t all = row_of(dev, "name", "all streams", NULL);
+    size_t all = row_of(dev, "name", "all streams (sum)", NULL);
     ck_assert_double_eq_tol(tp_test_f64(dev, all, "time_us"), exp_us(e, "gpu_ns"), 1e-6);
     ck_assert_int_eq(tp_test_i64(dev, all, "count"), exp_int(e, "gpu_count"));
     json_t *steps = json_object_get(e, "steps");
@@ -130,7 +130,7 @@ static void check_against_expected(tp_run *run, const char *trace)
         size_t h = row_of(host, "name", name, "Host runtime");
         ck_assert_double_eq_tol(tp_test_f64(host, h, "time_us"), exp_us(s, "dur_ns"), 1e-6);
         ck_assert_int_eq(tp_test_i64(host, h, "count"), 1);
-        size_t d = row_of(dev, "name", name, "all streams");
+        size_t d = row_of(dev, "name", name, "all streams (sum)");
         ck_assert_double_eq_tol(tp_test_f64(dev, d, "time_us"), exp_us(s, "gpu_ns"), 1e-6);
     }
 

@@ -54,13 +54,13 @@ START_TEST(test_tree_default)
     ck_assert_str_eq(tp_core_host_api()->result_meta(r, "kind"), "tree");
     /* top-level nodes in order: stream 7, stream 20, all streams */
     ck_assert_str_eq(tp_test_str(r, 0, "name"), "stream 7");
-    size_t s20 = bu_row(r, "name", "stream 20", NULL), all = bu_row(r, "name", "all streams", NULL);
+    size_t s20 = bu_row(r, "name", "stream 20", NULL), all = bu_row(r, "name", "all streams (sum)", NULL);
     ck_assert_uint_lt(s20, all);
     ck_assert_int_eq(tp_test_i64(r, s20, "depth"), 0);
     ck_assert_int_eq(tp_test_i64(r, all, "depth"), 0);
     expect_time(r, "stream 7", NULL, 70.0, 5);
     expect_time(r, "stream 20", NULL, 60.0, 2);
-    expect_time(r, "all streams", NULL, 130.0, 7);
+    expect_time(r, "all streams (sum)", NULL, 130.0, 7);
     /* stream 7: two linear ops = sgemm 20 + (sgemm 25 + memcpy 10) */
     expect_time(r, "aten::linear", "forward", 55.0, 2);
     expect_time(r, "aten::relu", "forward", 5.0, 1);
@@ -70,7 +70,7 @@ START_TEST(test_tree_default)
     expect_time(r, "autograd::engine::evaluate_function: AddmmBackward0", "backward", 40.0, 1);
     expect_time(r, "(unlinked)", "stream 20", 20.0, 1);
     expect_time(r, "orphan_k", "(unlinked)", 20.0, 1);
-    size_t step_all = bu_row(r, "name", "ProfilerStep#1", "all streams");
+    size_t step_all = bu_row(r, "name", "ProfilerStep#1", "all streams (sum)");
     ck_assert_double_eq_tol(tp_test_f64(r, step_all, "time_us"), 110.0, 1e-9);
     ck_assert_double_eq_tol(tp_test_f64(r, step_all, "percent_of_parent"), 110.0 / 1.3, 1e-9);
     ck_assert_int_lt(tp_test_find_row(r, "name", "Unaccounted", NULL), 0);
@@ -196,7 +196,7 @@ START_TEST(test_no_gpu)
     ck_assert_uint_eq(bu_rows(tp_test_result(run, "device_breakdown.streams")), 0);
     const tp_result *r = tp_test_result(run, "device_breakdown.tree");
     ck_assert_uint_eq(bu_rows(r), 1);
-    expect_time(r, "all streams", NULL, 0.0, 0);
+    expect_time(r, "all streams (sum)", NULL, 0.0, 0);
     ck_assert_double_eq(tp_test_f64(r, 0, "percent_of_total"), 100.0);
     tp_run_free(run);
 }
@@ -213,7 +213,7 @@ START_TEST(test_real_trace_invariants)
     expect_stream(s, 3, 84, 14504.0, 5798.0);
     const tp_result *r = tp_test_result(run, "device_breakdown.tree");
     /* every activity once: the sum of all durations, 261 activities */
-    expect_time(r, "all streams", NULL, 6851.0, 261);
+    expect_time(r, "all streams (sum)", NULL, 6851.0, 261);
     expect_time(r, "stream 84", NULL, 5798.0, 8);
     ck_assert_int_lt(tp_test_find_row(r, "name", "(unlinked)", NULL), 0);
     /* children sum exactly to their parent down to the kernel leaves */

@@ -6,13 +6,15 @@ usage: check_breakdowns.py TRACE OUTDIR   (OUTDIR holds host.csv, device.streams
 - host tree: every node with children has an Unaccounted child with 0 <= time <= node time, and
   the children's times plus Unaccounted cover the node (an interval union is <= the sum);
   percent_of_parent = 100 * time / parent time.
-- device tree: children sum exactly to their parent; the "all streams" node equals the summed
+- device tree: children sum exactly to their parent; the "all streams (sum)" node equals the summed
   duration of every GPU activity (kernel, memcpy, memset) in the trace, each counted once.
+- devices (when device.devices.csv is there): busy = the union of all the device's activities
+  computed here, sum_stream_busy_us = the streams' active times added, busy + idle = window.
 - streams: active + idle = span, active_percent = 100 * active / span, and each stream's active
   time equals the union of its activities' intervals computed here from the trace.
 Prints "breakdown invariants: N passed, M failed".
 """
-import csv, gzip, json, sys
+import csv, gzip, json, os, sys
 from decimal import Decimal
 
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
@@ -95,7 +97,7 @@ def device_invariants(trace, tree_path, streams_path):
             total = sum(float(c["time_us"]) for c in ch)
             check(abs(total - float(r["time_us"])) < 1e-6,
                   f"{tree_path}: children of {r['name']} sum to {total}, not {r['time_us']}")
-    all_streams = [r for r in rows if r["name"] == "all streams"]
+    all_streams = [r for r in rows if r["name"] == "all streams (sum)"]
     expect = sum(d for _, _, _, d in gpu) / 1000
     if gpu:
         check(len(all_streams) == 1 and abs(float(all_streams[0]["time_us"]) - expect) < 1e-6,
@@ -111,6 +113,23 @@ def device_invariants(trace, tree_path, streams_path):
                 if dev == int(r["device"]) and st == int(r["stream"])]
         check(abs(union(mine) / 1000 - act) < 1e-6,
               f"{streams_path}: stream {r['stream']} active {act} != union {union(mine) / 1000}")
+    devices_path = streams_path.replace(".streams.csv", ".devices.csv")
+    if os.path.exists(devices_path):
+        active = {}
+        for r in csv.DictReader(open(streams_path)):
+            active[int(r["device"])] = active.get(int(r["device"]), 0) + float(r["active_us"])
+        devs = list(csv.DictReader(open(devices_path)))
+        check(sorted(int(r["device"]) for r in devs) == sorted(active),
+              f"{devices_path}: devices {[r['device'] for r in devs]} != {sorted(active)}")
+        for r in devs:
+            dev, busy = int(r["device"]), float(r["busy_us"])
+            mine = [(ts, d) for dv, _, ts, d in gpu if dv == dev]
+            check(abs(union(mine) / 1000 - busy) < 1e-6,
+                  f"{devices_path}: device {dev} busy {busy} != union {union(mine) / 1000}")
+            check(abs(float(r["sum_stream_busy_us"]) - active.get(dev, 0)) < 1e-6,
+                  f"{devices_path}: device {dev} sum of stream busy times")
+            check(abs(busy + float(r["idle_us"]) - float(r["window_us"])) < 1e-6,
+                  f"{devices_path}: busy + idle != window: {r}")
 
 
 trace, out = sys.argv[1], sys.argv[2]

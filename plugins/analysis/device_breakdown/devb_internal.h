@@ -72,5 +72,6 @@ int db_prepare(db *d);
 
 /* Writes <id>.streams. */
 int db_write_streams(db *d);
+int db_write_devices(db *d);
 
 #endif

@@ -5,8 +5,13 @@
  * same for every stream), the union of the stream's kernels, memcpys and
  * memsets (active), idle = span - active.
  *
+ * <id>.devices: per device, busy = the union over all its streams (time
+ * with at least one stream busy), next to the sum of the streams' active
+ * times (larger when streams overlap), over the same window.
+ *
  * <id>.tree: one top-level node per stream ("stream 7", or "device 0
- * stream 7" when several devices appear) and one "all streams" node.  Below
+ * stream 7" when several devices appear) and one "all streams (sum)" node
+ * (a sum over the streams, not a union: overlapping streams add up).  Below
  * it the host hierarchy, each op's time being the summed duration of the
  * GPU activities launched in its subtree (hierarchy.launcher + parents),
  * aggregated by name among siblings like the host tree.  Runtime calls
@@ -276,7 +281,7 @@ static int write_tree(db *d)
     for (size_t s = 0; s <= d->nstreams && rc == TP_OK; s++) {
         d->all = s == d->nstreams;
         if (d->all) {
-            snprintf(label, sizeof label, "all streams");
+            snprintf(label, sizeof label, "all streams (sum)");
             d->cur_first = 0;
             d->cur_count = d->nacts;
         } else {
@@ -345,6 +350,8 @@ static int db_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = db_write_streams(&d);
     if (rc == TP_OK)
+        rc = db_write_devices(&d);
+    if (rc == TP_OK)
         rc = write_tree(&d);
     db_free(&d);
     if (rc != TP_OK)
@@ -355,7 +362,7 @@ static int db_run(tp_stage *st, const void *config, void *state)
 static const tp_stage_desc db_stages[] = {
     TP_STAGE_FULL(TP_STAGE_ANALYSIS, "device_breakdown",
                   "GPU stream active/idle time and the device-time tree of host ops", db_options,
-                  db_config, "hierarchy", TP_PRODUCES("streams", "tree"), 0, NULL, db_run, NULL),
+                  db_config, "hierarchy", TP_PRODUCES("streams", "devices", "tree"), 0, NULL, db_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("device_breakdown", "0.1.0", db_stages);

@@ -282,3 +282,59 @@ int db_write_streams(db *d)
         rc = stream_row(d, r, &d->streams[s], w1 - w0, d->streams[s].active);
     return rc;
 }
+
+/* One device's row: its streams s[0, n), whose activities are contiguous in
+ * by_stream (sorted by device first); busy = the union over all of them. */
+static int device_row(db *d, tp_result *r, const db_stream *s, size_t n, int64_t window,
+                      tp_interval *iv)
+{
+    const tp_cols *c = d->c;
+    size_t first = s[0].first, count = s[n - 1].first + s[n - 1].count - first;
+    int64_t sum = 0;
+    for (size_t k = 0; k < n; k++)
+        sum += s[k].active;
+    for (size_t i = 0; i < count; i++) {
+        int32_t a = d->by_stream[first + i].row;
+        iv[i] = (tp_interval){c->ts[a], c->ts[a] + c->dur[a]};
+    }
+    int64_t busy = tp_intervals_length(iv, tp_intervals_union(iv, count));
+    size_t row;
+    int rc = tp_result_add_row(d->st, r, &row);
+    if (rc != TP_OK)
+        return rc;
+    rc |= tp_result_set_i64(d->st, r, row, 0, s[0].device);
+    rc |= tp_result_set_i64(d->st, r, row, 1, (int64_t)n);
+    rc |= tp_result_set_f64(d->st, r, row, 2, (double)busy / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, 3, (double)sum / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, 4, (double)window / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, 5, (double)(window - busy) / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, 6,
+                            window > 0 ? 100.0 * (double)busy / (double)window : 0.0);
+    return rc == TP_OK ? TP_OK : TP_ENOMEM;
+}
+
+int db_write_devices(db *d)
+{
+    static const char *const cols[] = {"device", "n_streams", "busy_us", "sum_stream_busy_us",
+                                       "window_us", "idle_us", "busy_percent"};
+    tp_result *r = tp_result_new(d->st, "devices");
+    if (r == NULL)
+        return TP_ENOMEM;
+    for (int i = 0; i < 7; i++)
+        if (tp_result_add_col(d->st, r, cols[i], i < 2 ? TP_COL_I64 : TP_COL_F64) != i)
+            return TP_ENOMEM;
+    tp_result_set_meta(d->st, r, "title", "GPU device activity (busy: union over its streams)");
+    tp_interval *iv = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *iv);
+    if (iv == NULL)
+        return TP_ENOMEM;
+    int64_t w0, w1;
+    tp_trace_span(d->c, TP_SPAN_EXTENT, &w0, &w1);
+    int rc = TP_OK;
+    for (size_t s = 0, e; s < d->nstreams && rc == TP_OK; s = e) {
+        for (e = s + 1; e < d->nstreams && d->streams[e].device == d->streams[s].device; e++)
+            ;
+        rc = device_row(d, r, &d->streams[s], e - s, w1 - w0, iv);
+    }
+    tp_free(iv);
+    return rc;
+}
