@@ -1,5 +1,6 @@
 /* Trace semantics: threads, nesting, the trace span.  See
  * include/tracepipe/tp_sdk_trace.h and docs/architecture.md. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
@@ -217,4 +218,14 @@ int tp_trace_span(const tp_cols *c, tp_span_mode mode, int64_t *lo, int64_t *hi)
         found = 1;
     }
     return found;
+}
+
+void tp_id_text(tp_stage *st, int64_t id, char *buf, size_t size)
+{
+    if (TP_ID_IS_STR(id)) {
+        const char *name = tp_str_text(st, TP_ID_STR(id));
+        snprintf(buf, size, "'%s'", name ? name : "");
+    } else {
+        snprintf(buf, size, "%lld", (long long)id);
+    }
 }

@@ -176,6 +176,10 @@ int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t 
  * from tp_thread_ranks, or NULL to rank here. */
 int tp_flow_bind(const tp_cols *c, const uint32_t *thread_of, int32_t *bound);
 
+/* A pid or tid as text: the number, or the quoted name of a string id
+ * (TP_ID_IS_STR: "Python thread", "GPU 0" in some producers). */
+void tp_id_text(tp_stage *st, int64_t id, char *buf, size_t size);
+
 /* ------------------------------------------------------ names and markers */
 
 /* memo[name] = 1 for every interned name starting with prefix, 2 for the

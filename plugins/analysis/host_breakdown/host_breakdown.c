@@ -7,6 +7,11 @@
  * every shown node with children given an "Unaccounted" child: its time not
  * covered by the union of its real children's intervals.
  *
+ * Roots of threads other than the main one (those the hierarchy did not
+ * attach under a main-thread event) sit under one node per thread
+ * ("thread 1075"), so names of parallel threads are not added up past the
+ * runtime; other_threads: merge aggregates them with the main thread's.
+ *
  * Time is measured inside the kept region K: the window [first start, last
  * end] of the host forest, starting at the first module event when
  * module_marker is set; with skip_module, K is only the time covered by
@@ -30,7 +35,11 @@ typedef struct hb_config {
     int skip_module;
     int64_t batch_size;
     const char *step_prefix;
+    int64_t other_threads;
 } hb_config;
+
+enum { THREADS_SUBTREE, THREADS_MERGE };
+static const char *const hb_thread_modes[] = {"subtree", "merge", NULL};
 
 static const tp_option hb_options[] = {
     TP_OPTION_INT("depth", hb_config, depth, "3", 0, 1000, "levels shown below the root"),
@@ -44,7 +53,25 @@ static const tp_option hb_options[] = {
                   "samples per iteration, for the throughput (0 = off)"),
     TP_OPTION_STRING("step_prefix", hb_config, step_prefix, "ProfilerStep#",
                      "name prefix of the iteration markers (counted for the throughput)"),
+    TP_OPTION_ENUM("other_threads", hb_config, other_threads, "subtree", hb_thread_modes,
+                   "roots of threads other than the main one: one subtree per thread (subtree), "
+                   "or aggregated by name with the main thread's (merge; percentages may then "
+                   "pass 100 when threads run in parallel)"),
     TP_OPTION_END};
+
+/* The roots of one thread other than the main one, shown as one node. */
+typedef struct hb_thread {
+    size_t first, n;    /* its roots: roots[first .. first + n) */
+    int64_t start, end; /* its first root's start, last root's end */
+    char label[160];
+} hb_thread;
+
+/* Items of the aggregated tree: a trace row (>= 0), the root (-1), or a
+ * thread node (-2 - k for threads[k]); a thread's key is past every name id. */
+#define HB_ROOT (-1)
+#define HB_THREAD_ITEM(k) (-2 - (int64_t)(k))
+#define HB_THREAD_OF(item) ((size_t)(-2 - (item)))
+#define HB_THREAD_KEY0 ((uint64_t)1 << 40)
 
 typedef struct hb {
     tp_stage *st;
@@ -61,6 +88,10 @@ typedef struct hb {
     agg_buf kids; /* scratch for unaccounted() */
     tp_interval *ivs;
     size_t ivcap;
+    size_t main_n;      /* roots[0 .. main_n): the main thread's */
+    hb_thread *threads; /* the other threads with roots, when split */
+    size_t nthreads;
+    uint8_t *parallel;  /* per row: overlaps a sibling of another thread */
 } hb;
 
 enum { NAME_KNOWN = 1, NAME_MODULE = 2 };
@@ -146,12 +177,32 @@ static int push_child(hb *h, int64_t r, agg_buf *out)
     return included(h, r) ? agg_push(out, r) : TP_OK;
 }
 
+/* Whether any root of thread k lies in the kept region. */
+static int thread_included(hb *h, size_t k)
+{
+    const hb_thread *t = &h->threads[k];
+    for (size_t i = t->first; i < t->first + t->n; i++)
+        if (included(h, h->roots[i]))
+            return 1;
+    return 0;
+}
+
 static int hb_children(void *ctx, int64_t item, agg_buf *out)
 {
     hb *h = ctx;
     int rc = TP_OK;
+    if (item == HB_ROOT) {
+        size_t n = h->nthreads ? h->main_n : h->nroots;
+        for (size_t i = 0; i < n && rc == TP_OK; i++)
+            rc = push_child(h, h->roots[i], out);
+        for (size_t k = 0; k < h->nthreads && rc == TP_OK; k++)
+            if (thread_included(h, k))
+                rc = agg_push(out, HB_THREAD_ITEM(k));
+        return rc;
+    }
     if (item < 0) {
-        for (size_t i = 0; i < h->nroots && rc == TP_OK; i++)
+        const hb_thread *t = &h->threads[HB_THREAD_OF(item)];
+        for (size_t i = t->first; i < t->first + t->n && rc == TP_OK; i++)
             rc = push_child(h, h->roots[i], out);
         return rc;
     }
@@ -160,23 +211,57 @@ static int hb_children(void *ctx, int64_t item, agg_buf *out)
     return rc;
 }
 
+/* [start, end) of an item: the window, a thread's roots, an event. */
+static void item_span(const hb *h, int64_t item, int64_t *s, int64_t *e)
+{
+    if (item == HB_ROOT) {
+        *s = h->w0;
+        *e = h->w1;
+    } else if (item < 0) {
+        *s = h->threads[HB_THREAD_OF(item)].start;
+        *e = h->threads[HB_THREAD_OF(item)].end;
+    } else {
+        *s = h->c->ts[item];
+        *e = row_end(h, item);
+    }
+}
+
 static int64_t hb_time(void *ctx, int64_t item)
 {
     hb *h = ctx;
-    if (item < 0)
+    if (item == HB_ROOT)
         return h->nseg ? h->prefix[h->nseg] : 0;
-    return kept(h, h->c->ts[item], row_end(h, item));
+    int64_t s, e;
+    item_span(h, item, &s, &e);
+    return kept(h, s, e);
 }
 
+static void row_thread_text(hb *h, int32_t r, char *buf, size_t size);
+
+/* A row running in parallel with a sibling of another thread is kept apart
+ * from same-named siblings of other threads: its key is the interned
+ * "NAME [thread T]", so no group adds up parallel time past its parent. */
 static uint64_t hb_key(void *ctx, int64_t item)
 {
     hb *h = ctx;
-    return h->c->name[item];
+    if (item < 0)
+        return HB_THREAD_KEY0 + HB_THREAD_OF(item);
+    tp_str name = h->c->name[item];
+    if (h->parallel == NULL || !h->parallel[item])
+        return name;
+    char thread[200], label[1024];
+    row_thread_text(h, (int32_t)item, thread, sizeof thread);
+    const char *text = tp_str_text(h->st, name);
+    int n = snprintf(label, sizeof label, "%s [%s]", text ? text : "", thread);
+    tp_str id = tp_intern(h->st, label, n < (int)sizeof label ? (size_t)n : sizeof label - 1);
+    return id == TP_STR_ERROR ? name : id;
 }
 
 static const char *hb_label(void *ctx, uint64_t key)
 {
     hb *h = ctx;
+    if (key >= HB_THREAD_KEY0)
+        return h->threads[key - HB_THREAD_KEY0].label;
     const char *s = tp_str_text(h->st, (tp_str)key);
     return s ? s : "";
 }
@@ -194,8 +279,8 @@ static int iv_cmp(const void *a, const void *b)
 static int64_t hb_unaccounted(void *ctx, int64_t item)
 {
     hb *h = ctx;
-    int64_t s = item < 0 ? h->w0 : h->c->ts[item];
-    int64_t e = item < 0 ? h->w1 : row_end(h, item);
+    int64_t s, e;
+    item_span(h, item, &s, &e);
     h->kids.n = 0;
     if (hb_children(h, item, &h->kids) != TP_OK)
         return -1;
@@ -208,8 +293,9 @@ static int64_t hb_unaccounted(void *ctx, int64_t item)
     }
     size_t n = 0;
     for (size_t i = 0; i < h->kids.n; i++) {
-        int64_t r = h->kids.v[i];
-        int64_t a = h->c->ts[r] > s ? h->c->ts[r] : s, b = row_end(h, r) < e ? row_end(h, r) : e;
+        int64_t ks, ke;
+        item_span(h, h->kids.v[i], &ks, &ke);
+        int64_t a = ks > s ? ks : s, b = ke < e ? ke : e;
         if (b > a)
             h->ivs[n++] = (tp_interval){a, b};
     }
@@ -355,8 +441,106 @@ static int load_hierarchy(hb *h, const tp_trace *t)
     return TP_OK;
 }
 
+static int same_thread(const tp_cols *c, int32_t a, int32_t b)
+{
+    return tp_ev_pid(c, (size_t)a) == tp_ev_pid(c, (size_t)b) &&
+           tp_ev_tid(c, (size_t)a) == tp_ev_tid(c, (size_t)b);
+}
+
+/* "thread T", or "pid P thread T" outside the main thread's process. */
+static void row_thread_text(hb *h, int32_t r, char *buf, size_t size)
+{
+    const tp_cols *c = h->c;
+    char pid[64], tid[64];
+    tp_id_text(h->st, tp_ev_pid(c, (size_t)r), pid, sizeof pid);
+    tp_id_text(h->st, tp_ev_tid(c, (size_t)r), tid, sizeof tid);
+    if (h->nroots > 0 && tp_ev_pid(c, (size_t)r) == tp_ev_pid(c, (size_t)h->roots[0]))
+        snprintf(buf, size, "thread %s", tid);
+    else
+        snprintf(buf, size, "pid %s thread %s", pid, tid);
+}
+
+static void thread_label(hb *h, hb_thread *t)
+{
+    row_thread_text(h, h->roots[t->first], t->label, sizeof t->label);
+}
+
+/* Marks the children of every event that overlap a same-named sibling of
+ * another thread: the hierarchy attaches other threads' work under
+ * main-thread events, and two such threads running side by side would
+ * otherwise be added up into one group longer than its parent.  Children
+ * come in start order, so one sweep per parent, keeping per name the
+ * sibling reaching furthest, finds them. */
+static int mark_parallel(hb *h)
+{
+    const tp_cols *c = h->c;
+    size_t nnames = tp_str_count(h->st);
+    int32_t *furthest = tp_malloc((nnames ? nnames : 1) * sizeof *furthest);
+    h->parallel = tp_calloc(c->n ? c->n : 1, 1);
+    if (h->parallel == NULL || furthest == NULL) {
+        tp_free(furthest);
+        return TP_ENOMEM;
+    }
+    memset(furthest, 0xff, (nnames ? nnames : 1) * sizeof *furthest); /* -1 */
+    for (size_t p = 0; p < c->n; p++) {
+        if (h->depth[p] < 0 || h->first_child[p] < 0)
+            continue;
+        for (int32_t k = h->first_child[p]; k >= 0; k = h->next_sibling[k]) {
+            int32_t *f = &furthest[c->name[k]];
+            if (*f >= 0 && c->ts[k] < row_end(h, *f) && !same_thread(c, k, *f))
+                h->parallel[k] = h->parallel[*f] = 1;
+            if (*f < 0 || row_end(h, k) > row_end(h, *f))
+                *f = k;
+        }
+        for (int32_t k = h->first_child[p]; k >= 0; k = h->next_sibling[k])
+            furthest[c->name[k]] = -1;
+    }
+    tp_free(furthest);
+    return TP_OK;
+}
+
+/* Splits the roots (the main thread's first, then each other thread's,
+ * hierarchy.roots' order) into the main thread's and one group per other
+ * thread, unless other_threads is merge or there is one thread. */
+static int split_threads(hb *h)
+{
+    h->main_n = h->nroots;
+    if (h->cfg->other_threads == THREADS_MERGE || h->nroots == 0)
+        return TP_OK;
+    if (mark_parallel(h) != TP_OK)
+        return TP_ENOMEM;
+    size_t n = 1;
+    while (n < h->nroots && same_thread(h->c, h->roots[n], h->roots[0]))
+        n++;
+    if (n == h->nroots)
+        return TP_OK;
+    h->main_n = n;
+    h->threads = tp_calloc(h->nroots - n, sizeof *h->threads);
+    if (h->threads == NULL)
+        return TP_ENOMEM;
+    for (size_t i = n; i < h->nroots; i++) {
+        int32_t r = h->roots[i];
+        hb_thread *t = &h->threads[h->nthreads];
+        if (h->nthreads == 0 || !same_thread(h->c, r, h->roots[i - 1])) {
+            t = &h->threads[h->nthreads++];
+            *t = (hb_thread){.first = i, .start = h->c->ts[r], .end = row_end(h, r)};
+            thread_label(h, t);
+        } else {
+            t = &h->threads[h->nthreads - 1];
+        }
+        t->n++;
+        if (h->c->ts[r] < t->start)
+            t->start = h->c->ts[r];
+        if (row_end(h, r) > t->end)
+            t->end = row_end(h, r);
+    }
+    return TP_OK;
+}
+
 static void hb_free(hb *h)
 {
+    tp_free(h->threads);
+    tp_free(h->parallel);
     tp_free(h->memo);
     tp_free(h->seg);
     tp_free(h->prefix);
@@ -367,6 +551,8 @@ static void hb_free(hb *h)
 static int hb_build(hb *h)
 {
     int rc = build_region(h);
+    if (rc == TP_OK)
+        rc = split_threads(h);
     if (rc != TP_OK)
         return rc;
     tp_result *r = tp_result_new(h->st, NULL);

@@ -149,13 +149,6 @@ static void trim_destroy(tp_stage *st, void *state)
 }
 
 /* ---- iterations */
-static void id_text(tp_stage *st, int64_t v, char *buf, size_t size)
-{
-    if (TP_ID_IS_STR(v))
-        snprintf(buf, size, "'%s'", tp_str_text(st, TP_ID_STR(v)));
-    else
-        snprintf(buf, size, "%lld", (long long)v);
-}
 
 /* Name verdicts are cached per interned id: each distinct name is matched
  * once.  1 match, 0 none, a negative PCRE2 code when the engine gave up. */
@@ -518,8 +511,8 @@ static int too_few(tp_stage *st, const trim_config *cfg, const trim_state *s, co
     char range[512], pid[128], tid[128];
     describe_range(tp_str_text(st, c->name[it->it[0].row]), tp_str_text(st, c->name[it->it[it->n - 1].row]),
                    range, sizeof range);
-    id_text(st, it->pid, pid, sizeof pid);
-    id_text(st, it->tid, tid, sizeof tid);
+    tp_id_text(st, it->pid, pid, sizeof pid);
+    tp_id_text(st, it->tid, tid, sizeof tid);
     return tp_fail(st, TP_EINVAL, "trace has %zu iteration%s (%s); cannot skip %lld and keep %lld "
                    "(iterations counted on pid %s tid %s)",
                    it->n, it->n == 1 ? "" : "s", range, (long long)cfg->skip, (long long)cfg->iterations,
@@ -534,8 +527,8 @@ static void log_result(tp_stage *st, const tp_cols *c, const tp_iterations *it, 
                    tp_str_text(st, c->name[it->it[first + count - 1].row]), range, sizeof range);
     describe_range(tp_str_text(st, c->name[it->it[0].row]), tp_str_text(st, c->name[it->it[it->n - 1].row]),
                    all, sizeof all);
-    id_text(st, it->pid, pid, sizeof pid);
-    id_text(st, it->tid, tid, sizeof tid);
+    tp_id_text(st, it->pid, pid, sizeof pid);
+    tp_id_text(st, it->tid, tid, sizeof tid);
     if (it->nested)
         snprintf(nested, sizeof nested, ", %zu nested marker%s ignored", it->nested,
                  it->nested == 1 ? "" : "s");
