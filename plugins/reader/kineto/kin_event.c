@@ -33,6 +33,8 @@ typedef struct ev_fields {
     const char *args;
     size_t args_len;
     int have_ph, have_ts, have_dur;
+    int nkeys;            /* members seen, to tell an empty {} */
+    int have_call;        /* a "call" member: dvdt-prof's OpenCL calls */
     int64_t id; /* "id", applied to flows only */
     int bad, reason;
     uint64_t line, col;   /* of the first problem */
@@ -92,6 +94,8 @@ tp_kind kin_kind_of_cat(const char *c, size_t n)
         return TP_KIND_FLOW;
     if (IS("cpu_instant_event"))
         return TP_KIND_INSTANT;
+    if (IS("cuda_sync")) /* CUDA event / stream waits, on the device timeline */
+        return TP_KIND_SYNC;
     if (IS("Trace"))
         return TP_KIND_TRACE;
     return TP_KIND__COUNT; /* unknown */
@@ -442,6 +446,9 @@ static int args_value(kin_parser *kp, ev_fields *f)
 
 static int event_member(kin_parser *kp, ev_fields *f, const char *k, size_t kl)
 {
+    f->nkeys++;
+    if (KEY("call"))
+        f->have_call = 1;
     if (KEY("ph")) {
         const char *at = kp->p, *s;
         size_t len;
@@ -495,7 +502,12 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
     int err;
     char ph = (char)f->ev.phase;
     if (!f->have_ph)
-        mark_bad(kp, f, NULL, KIN_DROP_MISSING, "event has no \"ph\"");
+        mark_bad(kp, f, NULL, KIN_DROP_MISSING, "event has no \"ph\"%s",
+                 f->nkeys == 0 ? " (an empty {}, as TensorFlow timelines end with; "
+                                 "on_error: skip drops it)"
+                 : f->have_call ? " (this looks like a dvdt-prof OpenCL profile, not a "
+                                  "Chrome/Kineto trace)"
+                                : "");
     else if (!f->have_ts && ph != 'M')
         mark_bad(kp, f, NULL, KIN_DROP_MISSING, "event with ph '%c' has no \"ts\"", ph);
     else if (f->have_dur && f->ev.dur < 0)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "kin.h"
+#include <tracepipe/tp_sdk_trace.h>
 
 #ifndef KIN_WINDOW_SIZE /* the fuzz build uses a small one (plugin.mk) */
 #define KIN_WINDOW_SIZE (4u << 20)
@@ -255,13 +256,16 @@ static int step(kin_parser *kp, top *t)
             int bom = kp->end - kp->p >= 3 && memcmp(kp->p, "\xef\xbb\xbf", 3) == 0;
             int gz2 = kin_src_is_gzip(kp->src) && kp->end - kp->p >= 2 &&
                       memcmp(kp->p, "\x1f\x8b", 2) == 0;
+            int sqlite = kp->end - kp->p >= 16 && memcmp(kp->p, "SQLite format 3", 16) == 0;
             return kin_syntax(kp, kp->p, "not a Kineto trace: expected '{' or '[' at the start%s",
                               gz    ? " (the name ends in .gz but the data is not gzip)"
                               : bom ? " (found a UTF-8 byte-order mark, which JSON does not allow; "
                                       "remove it)"
                               : gz2 ? " (gzip inside gzip: the file was compressed twice; "
                                       "gunzip it once)"
-                                    : "");
+                              : sqlite ? " (this is an SQLite database, e.g. an Nsight Systems "
+                                         "export; the kineto reader reads JSON)"
+                                       : "");
         }
         kp->p++;
         t->first = 1;
@@ -437,6 +441,56 @@ static int check_span(kin_parser *kp)
     return TP_OK;
 }
 
+/* The most unrecognised categories named in the warning. */
+#define KIN_MAX_UNKNOWN_CATS 4
+
+/* Complete events whose category the reader does not know (MTIA's
+ * mtia_ccp_events, a TensorFlow timeline's "Op") are kept as kind `other`,
+ * which no analysis reads: say so, naming the biggest categories, rather
+ * than leave a user with empty tables.  One pass over the kind column. */
+static int warn_unknown_categories(kin_parser *kp)
+{
+    const tp_cols *c = tp_trace_cols(kp->trace);
+    size_t nnames = tp_str_count(kp->st), unknown = 0, known = 0;
+    uint32_t *count = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->phase[i] != 'X')
+            continue;
+        if (c->kind[i] != TP_KIND_OTHER) {
+            known += tp_kind_is_host(c->kind[i]) || tp_kind_is_activity(c->kind[i]);
+            continue;
+        }
+        if (count == NULL && (count = tp_calloc(nnames ? nnames : 1, sizeof *count)) == NULL)
+            return TP_ENOMEM;
+        if (c->cat[i] < nnames)
+            count[c->cat[i]]++;
+        unknown++;
+    }
+    if (unknown == 0)
+        return TP_OK;
+    char list[512] = "";
+    size_t len = 0;
+    for (int k = 0; k < KIN_MAX_UNKNOWN_CATS; k++) {
+        size_t best = 0;
+        for (size_t j = 1; j < nnames; j++) /* id 0 is "", an event without "cat" */
+            if (count[j] > count[best])
+                best = j;
+        if (count[best] == 0 && (best != 0 || k > 0))
+            break;
+        const char *name = best ? tp_str_text(kp->st, (tp_str)best) : "(no cat)";
+        int w = snprintf(list + len, sizeof list - len, "%s%s: %u", k ? ", " : "", name,
+                         count[best]);
+        len = w > 0 && (size_t)w < sizeof list - len ? len + (size_t)w : sizeof list - 1;
+        count[best] = 0;
+    }
+    tp_free(count);
+    tp_log(kp->st, TP_LOG_WARN,
+           "%s: %zu complete event(s) of categories the reader does not know (%s): analyses "
+           "leave them out%s", kp->path, unknown, list,
+           known == 0 ? "; no host op, runtime call or GPU activity was recognised at all" : "");
+    return TP_OK;
+}
+
 static int kin_run(tp_stage *st, const void *config, void *state)
 {
     const kin_config *cfg = config;
@@ -484,6 +538,8 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         rc = kin_fill_info(&kp);
     if (rc == TP_OK)
         report(&kp);
+    if (rc == TP_OK && (rc = warn_unknown_categories(&kp)) != TP_OK)
+        rc = tp_fail(st, rc, "%s: out of memory", cfg->path);
     kin_src_close(kp.src);
     kin_events_free(&kp);
     tp_free(kp.buf);
