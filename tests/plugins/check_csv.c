@@ -16,13 +16,13 @@
     "9007199254740993,-1,0.30000000000000004,1e-07,,33.333333333333336\n"
 
 #define TREE_CSV                                                                    \
-    "id,parent_id,depth,name,time_us,percent_of_parent,percent_of_total,count\n"    \
-    "0,,0,Host runtime,1000,100,100,\n"                                             \
-    "1,0,1,forward,600,60,60,2\n"                                                   \
-    "2,1,2,aten::mm,45.5,7.583333333333333,4.55,4\n"                                \
-    "3,1,2,Unaccounted,554.5,92.41666666666667,55.45,\n"                            \
-    "4,0,1,backward,300,30,30,1\n"                                                  \
-    "5,0,1,Unaccounted,100,10,10,\n"
+    "id,parent_id,depth,name,time_us,percent_of_parent,percent_of_total,count,path\n"                \
+    "0,,0,Host runtime,1000,100,100,,Host runtime\n"                                               \
+    "1,0,1,forward,600,60,60,2,Host runtime / forward\n"                                           \
+    "2,1,2,aten::mm,45.5,7.583333333333333,4.55,4,Host runtime / forward / aten::mm\n"              \
+    "3,1,2,Unaccounted,554.5,92.41666666666667,55.45,,Host runtime / forward / Unaccounted\n"       \
+    "4,0,1,backward,300,30,30,1,Host runtime / backward\n"                                         \
+    "5,0,1,Unaccounted,100,10,10,,Host runtime / Unaccounted\n"
 
 #define X10 "xxxxxxxxxx"
 
@@ -37,9 +37,20 @@ END_TEST
 
 START_TEST(test_tree_written_flat)
 {
+    /* a tree gets its `path` column (names from the root); tree_path: false
+     * writes the columns alone */
     wu_run("  - {analysis: fixture_results, shape: tree}\n"
-           "  - {writer: csv, path: '${out}/t.csv'}\n");
+           "  - {writer: csv, path: '${out}/t.csv'}\n"
+           "  - {writer: csv, path: '${out}/u.csv', tree_path: false}\n");
     wu_expect_file("t.csv", TREE_CSV);
+    wu_expect_file("u.csv",
+                   "id,parent_id,depth,name,time_us,percent_of_parent,percent_of_total,count\n"
+                   "0,,0,Host runtime,1000,100,100,\n"
+                   "1,0,1,forward,600,60,60,2\n"
+                   "2,1,2,aten::mm,45.5,7.583333333333333,4.55,4\n"
+                   "3,1,2,Unaccounted,554.5,92.41666666666667,55.45,\n"
+                   "4,0,1,backward,300,30,30,1\n"
+                   "5,0,1,Unaccounted,100,10,10,\n");
 }
 END_TEST
 
@@ -57,13 +68,15 @@ START_TEST(test_odd_names_quoted)
     wu_run("  - {analysis: fixture_results, shape: odd}\n"
            "  - {writer: csv, path: '${out}/o.csv'}\n");
     wu_expect_file("o.csv",
-                   "id,parent_id,depth,name,time_us,percent_of_parent,percent_of_total,count\n"
-                   "10,,0,\"say \"\"hi\"\", ok\",2,,,\n"
-                   "11,10,1,\"line1\nline2\r\",,,,3\n"
-                   "12,11,2,\xc2\xb5s na\xc3\xafve \xe2\x9c\x93,0.5,25,25,\n"
-                   "13,10,1," X10 X10 X10 X10 X10 X10 X10 X10 X10 X10 ",1.5,75,75,1\n"
-                   "14,10,1,,,,,\n"
-                   "15,10,1,bad\xff,0,0,0,0\n");
+                   "id,parent_id,depth,name,time_us,percent_of_parent,percent_of_total,count,path\n"
+                   "10,,0,\"say \"\"hi\"\", ok\",2,,,,\"say \"\"hi\"\", ok\"\n"
+                   "11,10,1,\"line1\nline2\r\",,,,3,\"say \"\"hi\"\", ok / line1\nline2\r\"\n"
+                   "12,11,2,\xc2\xb5s na\xc3\xafve \xe2\x9c\x93,0.5,25,25,,"
+                   "\"say \"\"hi\"\", ok / line1\nline2\r / \xc2\xb5s na\xc3\xafve \xe2\x9c\x93\"\n"
+                   "13,10,1," X10 X10 X10 X10 X10 X10 X10 X10 X10 X10 ",1.5,75,75,1,"
+                   "\"say \"\"hi\"\", ok / " X10 X10 X10 X10 X10 X10 X10 X10 X10 X10 "\"\n"
+                   "14,10,1,,,,,,\"say \"\"hi\"\", ok / \"\n"
+                   "15,10,1,bad\xff,0,0,0,0,\"say \"\"hi\"\", ok / bad\xff\"\n");
 }
 END_TEST
 

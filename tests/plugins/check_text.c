@@ -53,9 +53,10 @@ START_TEST(test_odd_tree)
 {
     /* no title: the single root's name heads it; control characters and
      * the invalid byte escaped, UTF-8 counted as one column per character,
-     * the 100-character name too wide to set the tuple column */
+     * the 100-character name too wide to set the tuple column (kept
+     * whole with max_name: 0) */
     wu_run("  - {analysis: fixture_results, shape: odd}\n"
-           "  - {writer: text, path: '${out}/o.txt'}\n");
+           "  - {writer: text, path: '${out}/o.txt', max_name: 0}\n");
     wu_expect_file("o.txt", "say \"hi\", ok: 2.00 us\n"
                             "  line1\\nline2\\r: (      -,      -, 3)\n"
                             "    \xc2\xb5s na\xc3\xafve \xe2\x9c\x93:   (0.50 us, 25.00%)\n"
@@ -63,6 +64,31 @@ START_TEST(test_odd_tree)
                             ": (1.50 us, 75.00%, 1)\n"
                             "  -:              (      -,      -)\n"
                             "  bad\\xff:        (0.00 us,  0.00%, 0)\n");
+}
+END_TEST
+
+START_TEST(test_long_names_shortened)
+{
+    /* by default (max_name: 80) the 100-character name keeps its first 52
+     * and last 27 characters around an ellipsis; with max_name: 5 every
+     * text cell keeps 2 + 2 characters, UTF-8 counted by character, and the
+     * tuple column follows the widest shortened label (10 columns) */
+    wu_run("  - {analysis: fixture_results, shape: odd}\n"
+           "  - {writer: text, path: '${out}/o.txt'}\n"
+           "  - {writer: text, path: '${out}/p.txt', max_name: 5}\n");
+    wu_expect_file("o.txt", "say \"hi\", ok: 2.00 us\n"
+                            "  line1\\nline2\\r: (      -,      -, 3)\n"
+                            "    \xc2\xb5s na\xc3\xafve \xe2\x9c\x93:   (0.50 us, 25.00%)\n"
+                            "  " X10 X10 X10 X10 X10 "xx\xe2\x80\xa6" X10 X10 "xxxxxxx"
+                            ": (1.50 us, 75.00%, 1)\n"
+                            "  -:              (      -,      -)\n"
+                            "  bad\\xff:        (0.00 us,  0.00%, 0)\n");
+    wu_expect_file("p.txt", "sa\xe2\x80\xa6ok: 2.00 us\n"
+                            "  li\xe2\x80\xa6\\r:   (      -,      -, 3)\n"
+                            "    \xc2\xb5s\xe2\x80\xa6 \xe2\x9c\x93: (0.50 us, 25.00%)\n"
+                            "  xx\xe2\x80\xa6xx:   (1.50 us, 75.00%, 1)\n"
+                            "  -:       (      -,      -)\n"
+                            "  ba\xe2\x80\xa6" "ff:   (0.00 us,  0.00%, 0)\n");
 }
 END_TEST
 
@@ -166,6 +192,7 @@ static Suite *text_suite(void)
     tcase_add_test(tc, test_tree);
     tcase_add_test(tc, test_tree_precision_1);
     tcase_add_test(tc, test_odd_tree);
+    tcase_add_test(tc, test_long_names_shortened);
     tcase_add_test(tc, test_forest);
     tcase_add_test(tc, test_flat_table);
     tcase_add_test(tc, test_text_columns_left_aligned);

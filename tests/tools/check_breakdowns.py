@@ -132,7 +132,20 @@ def device_invariants(trace, tree_path, streams_path):
                   f"{devices_path}: busy + idle != window: {r}")
 
 
+def path_invariants(tree_path):
+    """The CSV writer's `path` column: the parent's path, " / ", the name."""
+    rows = list(csv.DictReader(open(tree_path)))
+    if not rows or "path" not in rows[0]:
+        return
+    by_id = {r["id"]: r for r in rows}
+    for r in rows:
+        want = r["name"] if not r["parent_id"] else by_id[r["parent_id"]]["path"] + " / " + r["name"]
+        check(r["path"] == want, f"{tree_path}: row {r['id']} path {r['path']!r} != {want!r}")
+
+
 trace, out = sys.argv[1], sys.argv[2]
+path_invariants(f"{out}/host.csv")
+path_invariants(f"{out}/device.tree.csv")
 host_invariants(f"{out}/host.csv")
 device_invariants(trace, f"{out}/device.tree.csv", f"{out}/device.streams.csv")
 print(f"breakdown invariants: {passed} passed, {failed} failed")

@@ -21,7 +21,7 @@ for p in top_names stream_busy; do
 done
 out=$("$prefix/bin/pipeline" run docs/examples/top_names/top_names.yaml -q --plugin-dir "$work")
 name_count=$(printf '%s\n' "$out" | sed -n 2p | cut -d, -f1-2)
-[ "$(printf '%s\n' "$out" | head -1)" = "name,count,total_us,percent" ] || { echo "out-of-tree: bad header: $out"; exit 1; }
+[ "$(printf '%s\n' "$out" | head -1)" = "name,count,total_us,percent,rank" ] || { echo "out-of-tree: bad header: $out"; exit 1; }
 test -f "$prefix/share/man/man1/pipeline.1" || { echo "out-of-tree: man page not installed"; exit 1; }
 test -f "$prefix/include/tracepipe/tp_plugin.h" || { echo "out-of-tree: headers not installed"; exit 1; }
 echo "out-of-tree: $name_count"

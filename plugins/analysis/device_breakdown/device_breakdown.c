@@ -273,6 +273,11 @@ static int write_tree(db *d)
     if (agg_out_init(&o, d->st, r) != TP_OK ||
         tp_result_set_meta(d->st, r, "title", "Device runtime breakdown") != TP_OK)
         return TP_ENOMEM;
+    /* every row says which stream it belongs to (null under "all streams") */
+    int c_dev = tp_result_add_col(d->st, r, "device", TP_COL_I64);
+    int c_stream = tp_result_add_col(d->st, r, "stream", TP_COL_I64);
+    if (c_dev < 0 || c_stream < 0)
+        return TP_ENOMEM;
     o.max_depth = d->cfg->depth;
     o.truncate = d->cfg->truncate;
     agg_src src = {d, db_children, db_time, db_key, db_label, NULL};
@@ -295,9 +300,13 @@ static int write_tree(db *d)
                 snprintf(label, sizeof label, "stream %d", (int)d->stream);
         }
         stream_times(d);
+        size_t first_row = tp_result_rows(r);
         rc = agg_top(&src, &o, ITEM_TOP, label, d->count);
+        for (size_t row = first_row; !d->all && rc == TP_OK && row < tp_result_rows(r); row++)
+            rc = tp_result_set_i64(d->st, r, row, c_dev, d->dev) |
+                 tp_result_set_i64(d->st, r, row, c_stream, d->stream);
     }
-    return rc;
+    return rc == TP_OK ? TP_OK : TP_ENOMEM;
 }
 
 static int load_hierarchy(db *d, const tp_trace *t)

@@ -44,12 +44,16 @@
 typedef struct text_config {
     const char *path;
     int64_t precision;
+    int64_t max_name;
 } text_config;
 
 static const tp_option text_options[] = {
     TP_OPTION_STRING("path", text_config, path, NULL, "output file; stdout when absent"),
     TP_OPTION_INT("precision", text_config, precision, "2", 0, 17,
                   "digits after the decimal point of floats"),
+    TP_OPTION_INT("max_name", text_config, max_name, "80", 0, 1e6,
+                  "text cells (names) longer than this many characters are shortened with "
+                  "a trailing ... (0 = never); CSV and JSON keep full names"),
     TP_OPTION_END
 };
 
@@ -60,6 +64,7 @@ typedef struct tbuf {
     char *p;
     size_t len, cap;
     int oom;
+    size_t max_name; /* text cells wider than this are shortened; 0 = never */
 } tbuf;
 
 static void tb_reserve(tbuf *b, size_t extra)
@@ -156,6 +161,36 @@ static size_t text_width(const char *s)
     return w;
 }
 
+/* Byte offset in s of code point number k (or the end). */
+static size_t text_offset(const char *s, size_t k)
+{
+    size_t i = 0;
+    for (size_t w = 0; s[i]; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && w++ == k)
+            break;
+    return i;
+}
+
+/* Cuts b's text to max columns when it is wider, keeping its first two
+ * thirds and its last third around an ellipsis: C++ names run to hundreds
+ * of characters, and names that share a long prefix differ at the end
+ * (CppNode<SplitLookupFunction_adagrad_Op> vs ..._Dense_Op>). */
+static void text_shorten(tbuf *b, size_t max)
+{
+    size_t w = text_width(b->p);
+    if (max == 0 || b->oom || w <= max)
+        return;
+    tb_reserve(b, 3); /* the ellipsis may replace as little as 2 bytes */
+    if (b->oom)
+        return;
+    size_t head = (max - 1) * 2 / 3, tail = max - 1 - head;
+    size_t cut = text_offset(b->p, head), keep = text_offset(b->p, w - tail);
+    size_t n = b->len - keep;
+    memmove(b->p + cut + 3, b->p + keep, n + 1);
+    memcpy(b->p + cut, "\xe2\x80\xa6", 3); /* U+2026 ... */
+    b->len = cut + 3 + n;
+}
+
 static void text_pad(FILE *f, size_t n)
 {
     while (n-- > 0)
@@ -174,6 +209,7 @@ static void text_cell(tbuf *b, const tp_result *r, size_t row, int col, int prec
     switch (tp_result_col_type(r, col)) {
     case TP_COL_STR:
         text_escape(b, tp_result_get_str(r, row, col));
+        text_shorten(b, b->max_name);
         break;
     case TP_COL_I32: /* trace columns only, never in a result */
     case TP_COL_SID:
@@ -439,10 +475,11 @@ static int text_result(tp_stage *st, FILE *f, const tp_result *r, int prec, tbuf
     return TP_OK;
 }
 
-static int text_all(tp_stage *st, FILE *f, int prec, int to_stdout)
+static int text_all(tp_stage *st, FILE *f, int prec, size_t max_name, int to_stdout)
 {
     size_t n = tp_input_count(st);
     tbuf b = { 0 };
+    b.max_name = max_name;
     int rc = TP_OK;
 
     tb_clear(&b); /* from here on b.p is never NULL */
@@ -469,7 +506,7 @@ static int text_run(tp_stage *st, const void *config, void *state)
     FILE *f = tp_out_open(st, cfg->path);
     if (f == NULL)
         return TP_EIO;
-    int rc = text_all(st, f, (int)cfg->precision, cfg->path == NULL);
+    int rc = text_all(st, f, (int)cfg->precision, (size_t)cfg->max_name, cfg->path == NULL);
     return tp_out_close(st, f, cfg->path, rc);
 }
 
