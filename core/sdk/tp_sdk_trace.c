@@ -229,3 +229,11 @@ void tp_id_text(tp_stage *st, int64_t id, char *buf, size_t size)
         snprintf(buf, size, "%lld", (long long)id);
     }
 }
+
+int tp_trace_window(const tp_trace *t, int64_t *lo, int64_t *hi)
+{
+    if (tp_trace_info_i64(t, TP_INFO_WINDOW_START, lo) == TP_OK &&
+        tp_trace_info_i64(t, TP_INFO_WINDOW_END, hi) == TP_OK && *hi >= *lo)
+        return 1;
+    return tp_trace_span(tp_trace_cols(t), TP_SPAN_EXTENT, lo, hi);
+}

@@ -270,6 +270,17 @@ typedef enum tp_span_mode {
  * every span.  Returns 1 and sets *lo, *hi; 0 (both 0) when no event counts. */
 int tp_trace_span(const tp_cols *c, tp_span_mode mode, int64_t *lo, int64_t *hi);
 
+/* Trace info keys of the window a clipping filter cut the trace to
+ * (time_window mode: clip), in ns: the denominators of utilisation after
+ * such a filter are the window, not the extent of what is left in it. */
+#define TP_INFO_WINDOW_START "window.start_ns"
+#define TP_INFO_WINDOW_END "window.end_ns"
+
+/* The window the trace stands for: the one a clipping filter recorded, else
+ * tp_trace_span(TP_SPAN_EXTENT).  Returns 0 (lo = hi = 0) when there is
+ * neither. */
+int tp_trace_window(const tp_trace *t, int64_t *lo, int64_t *hi);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,7 @@ typedef struct db_act {
 typedef struct db {
     tp_stage *st;
     const db_config *cfg;
+    const tp_trace *t; /* the trace (its window) */
     const tp_cols *c;
     const int32_t *parent, *first_child, *next_sibling, *roots, *launcher; /* hierarchy */
     size_t nroots;

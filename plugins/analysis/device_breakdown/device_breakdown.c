@@ -348,6 +348,7 @@ static int db_run(tp_stage *st, const void *config, void *state)
     db d = {0};
     d.st = st;
     d.cfg = config;
+    d.t = t;
     d.c = tp_trace_cols(t);
     if (d.c->n >= (size_t)INT32_MAX)
         return tp_fail(st, TP_EINVAL, "device_breakdown: traces of 2^31 events or more are not supported");

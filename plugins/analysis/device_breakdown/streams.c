@@ -275,8 +275,8 @@ int db_write_streams(db *d)
         if (tp_result_add_col(d->st, r, cols[i], i < 2 ? TP_COL_I64 : TP_COL_F64) != i)
             return TP_ENOMEM;
     tp_result_set_meta(d->st, r, "title", "GPU stream activity");
-    int64_t w0, w1; /* the trace span: the same for every stream */
-    tp_trace_span(d->c, TP_SPAN_EXTENT, &w0, &w1);
+    int64_t w0, w1; /* the trace's window: the same for every stream */
+    tp_trace_window(d->t, &w0, &w1);
     int rc = TP_OK;
     for (size_t s = 0; s < d->nstreams && rc == TP_OK; s++)
         rc = stream_row(d, r, &d->streams[s], w1 - w0, d->streams[s].active);
@@ -328,7 +328,7 @@ int db_write_devices(db *d)
     if (iv == NULL)
         return TP_ENOMEM;
     int64_t w0, w1;
-    tp_trace_span(d->c, TP_SPAN_EXTENT, &w0, &w1);
+    tp_trace_window(d->t, &w0, &w1);
     int rc = TP_OK;
     for (size_t s = 0, e; s < d->nstreams && rc == TP_OK; s = e) {
         for (e = s + 1; e < d->nstreams && d->streams[e].device == d->streams[s].device; e++)

@@ -237,6 +237,14 @@ static int tw_run(tp_stage *st, const void *config, void *state)
                 return rc;
         }
     }
+    if (s->mode == TW_CLIP) { /* analyses afterwards divide by the window */
+        tp_trace *t = tp_stage_trace(st);
+        int rc = tp_trace_info_set_i64(st, t, TP_INFO_WINDOW_START, ws);
+        if (rc == TP_OK)
+            rc = tp_trace_info_set_i64(st, t, TP_INFO_WINDOW_END, we > ws ? we : ws);
+        if (rc != TP_OK)
+            return rc;
+    }
     tp_log(st, TP_LOG_INFO, "span %.3f ms; window %.3f..%.3f ms after its start (%s): %zu of %zu events",
            span / 1e6, ((double)ws - (double)lo) / 1e6, ((double)we - (double)lo) / 1e6, tw_modes[cfg->mode],
            kept, c->n);
