@@ -187,11 +187,64 @@ void tp_id_text(tp_stage *st, int64_t id, char *buf, size_t size);
  * option (hierarchy's and host_breakdown's step_prefix), never fixed here. */
 int tp_names_with_prefix(tp_stage *st, const char *prefix, uint8_t **memo, size_t *n);
 
+/* As tp_names_with_prefix, for any of n prefixes (module names such as
+ * "## forward ##", "DLRM "; always a plugin option's values). */
+int tp_names_with_prefixes(tp_stage *st, const char *const *prefixes, size_t n, uint8_t **memo,
+                           size_t *nmemo);
+
 /* True when memo marks name (1); names past the memo are not marked. */
 static inline int tp_name_marked(const uint8_t *memo, size_t nmemo, tp_str name)
 {
     return name < nmemo && memo[name] == 1;
 }
+
+/* ----------------------------------------------------------------- ops */
+
+/*
+ * The op of every host event: the outermost CPU_OP at or above it in the
+ * host forest (parent: hierarchy.parent) whose name memo does not mark (a
+ * module or step, tp_names_with_prefixes), -1 when there is none; -1 for
+ * rows outside the forest.  The op a kernel belongs to is
+ * top[launcher[kernel]].  O(n): each chain is walked once.  top: c->n
+ * cells; scratch: c->n cells.
+ */
+void tp_outermost_ops(const tp_cols *c, const int32_t *parent, const uint8_t *memo, size_t nmemo,
+                      int32_t *top, int32_t *scratch);
+
+/* ------------------------------------------------------------- kernels */
+
+/* HTA's kernel types (hta/common/types.py, rules in docs/architecture.md). */
+typedef enum tp_kernel_class {
+    TP_KCLASS_COMPUTATION,
+    TP_KCLASS_COMMUNICATION,
+    TP_KCLASS_MEMORY,
+    TP_KCLASS_OTHER
+} tp_kernel_class;
+
+/* The class of a GPU activity by its name: COMMUNICATION for names starting
+ * with nccl (ncclDevKernel_* included), hip or hccl or containing
+ * ncclKernel; MEMORY for names starting with Memcpy, Memset or dma;
+ * COMPUTATION unless the name has Memcpy, Memset, dma or Sync in it or
+ * starts with Stream Wait Event, cuda...LaunchKernel, runFunction, job_exe,
+ * packet, pe_exe, cpum_exe_subgraph or collective_subgraph_execution; else
+ * OTHER. */
+tp_kernel_class tp_kernel_class_of(const char *name);
+
+/* "computation", "communication", "memory", "other" (CONVENTIONS'
+ * kernel_class values). */
+const char *tp_kernel_class_name(tp_kernel_class k);
+
+/* Seed 001's legend of a kernel name: the label of the first of gemm,
+ * gemv, Memset, Memcpy, vectorized_elementwise (elwt), unrolled_elementwise
+ * (permute), embedding_forward (ELF), embedding_backward (ELB), splitK,
+ * reduce_kernel (reduce), CatArray (CatCopy), indexing (IdxBwd) found in it,
+ * else its first 8 bytes.  buf: 9 bytes at least; returns buf or a constant. */
+const char *tp_kernel_legend_seed(const char *name, char *buf);
+
+/* The seed's short kernel name: the text before the first '<' (trailing
+ * blanks dropped), then what follows its last "::".  Returns its length and
+ * sets *from to its offset in name. */
+size_t tp_kernel_short_name(const char *name, size_t *from);
 
 /* ------------------------------------------------------------ main thread */
 

@@ -59,17 +59,8 @@ static tp_str leaf_name(db *d, tp_str name)
         return name;
     if (d->short_memo[name] == 0) {
         const char *s = tp_str_text(d->st, name);
-        size_t len = s ? strlen(s) : 0;
-        const char *lt = s ? memchr(s, '<', len) : NULL;
-        if (lt)
-            len = (size_t)(lt - s);
-        while (len > 0 && s[len - 1] == ' ')
-            len--;
-        size_t from = 0;
-        for (size_t i = 0; i + 1 < len; i++)
-            if (s[i] == ':' && s[i + 1] == ':')
-                from = i + 2;
-        tp_str id = (s && len > from) ? tp_intern(d->st, s + from, len - from) : name;
+        size_t from = 0, len = s ? tp_kernel_short_name(s, &from) : 0;
+        tp_str id = len > 0 ? tp_intern(d->st, s + from, len) : name;
         d->short_memo[name] = (id != TP_STR_ERROR ? id : name) + 1;
     }
     return d->short_memo[name] - 1;

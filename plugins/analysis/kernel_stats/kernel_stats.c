@@ -1,0 +1,488 @@
+/*
+ * kernel_stats: the top kernels (issue 13, ANALYSES.md section 3).
+ *
+ * Over the GPU activities of a trace (kernels, memcpys, memsets):
+ *   <id>             per name: count and the SDK's statistics of the
+ *                    durations (tp_stats_of) and the share of all device
+ *                    time, by total time descending;
+ *   <id>.ops         per (op, kernel): the op is the outermost cpu op above
+ *                    the launch, below modules and steps (tp_outermost_ops);
+ *   <id>.classes     per kernel class: HTA's kernel types, or seed 001's
+ *                    legend (classes: seed);
+ *   <id>.iterations  per name: mean time per iteration and its coefficient
+ *                    of variation across iterations (seed 003).
+ * A kernel belongs to the iteration its launch lies in (its own start when
+ * it has no launch in the trace).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+typedef struct ks_config {
+    int short_names;
+    int64_t classes;
+    tp_strlist module_prefixes;
+    const char *step_prefix;
+    int64_t top;
+} ks_config;
+
+enum { CLASSES_HTA, CLASSES_SEED };
+static const char *const ks_class_modes[] = {"hta", "seed", NULL};
+
+/* module_prefixes when the pipeline gives none: the seeds' module and step
+ * names (documented in docs/plugins/kernel_stats.md) */
+static const char *const ks_default_modules[] = {"##", "__", "module::", "DLRM ",
+                                                 "DistributedDataParallel", "ProfilerStep#"};
+
+static const tp_option ks_options[] = {
+    TP_OPTION_BOOL("short_names", ks_config, short_names, "false",
+                   "shorten kernel names: cut at '<', keep the part after the last '::'"),
+    TP_OPTION_ENUM("classes", ks_config, classes, "hta", ks_class_modes,
+                   "kernel classes of <id>.classes: HTA's kernel types or seed 001's legend"),
+    TP_OPTION_LIST("module_prefixes", ks_config, module_prefixes,
+                   "name prefixes of modules and steps, never the op of a kernel (default: ##, "
+                   "__, module::, DLRM , DistributedDataParallel, ProfilerStep#)"),
+    TP_OPTION_STRING("step_prefix", ks_config, step_prefix, "ProfilerStep#",
+                     "name prefix of the iteration markers (<id>.iterations)"),
+    TP_OPTION_INT("top", ks_config, top, "0", 0, 1e9,
+                  "kernels kept in <id> and <id>.ops, the rest folded into Others (0 = all)"),
+    TP_OPTION_END};
+
+typedef struct ks {
+    tp_stage *st;
+    const ks_config *cfg;
+    const tp_cols *c;
+    const int32_t *launcher;
+    uint32_t *acts; /* activity rows */
+    size_t nacts;
+    int64_t *key;   /* per row: the grouping key of the current result */
+    tp_str *label;  /* per name id: the kernel's label (short name), 0 = not yet */
+    size_t nnames;
+    double total_us; /* all device time */
+    double *vals;   /* scratch: nacts durations */
+} ks;
+
+/* A group of activities sharing a key: rows acts[first .. first + n). */
+typedef struct ks_group {
+    size_t first, n;
+    double sum_us;
+    const char *name, *name2;
+} ks_group;
+
+static double dur_us(const ks *k, uint32_t row) { return (double)k->c->dur[row] / 1000.0; }
+
+/* The kernel's label: its name, or its short name. */
+static tp_str kernel_label(ks *k, uint32_t row)
+{
+    tp_str name = k->c->name[row];
+    if (!k->cfg->short_names || name >= k->nnames)
+        return name;
+    if (k->label[name] == 0) {
+        const char *s = tp_str_text(k->st, name);
+        size_t from = 0, len = s ? tp_kernel_short_name(s, &from) : 0;
+        tp_str id = len > 0 ? tp_intern(k->st, s + from, len) : name;
+        k->label[name] = (id != TP_STR_ERROR ? id : name) + 1;
+    }
+    return k->label[name] - 1;
+}
+
+/* Sorts acts by key and cuts them into groups (new array, *ng set). */
+static ks_group *group_by_key(ks *k, size_t *ng)
+{
+    if (tp_sort_rows_by_key(k->acts, k->nacts, k->key) != TP_OK)
+        return NULL;
+    ks_group *g = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *g);
+    if (g == NULL)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < k->nacts; i++) {
+        if (n == 0 || k->key[k->acts[i]] != k->key[k->acts[g[n - 1].first]])
+            g[n++] = (ks_group){.first = i};
+        g[n - 1].n++;
+        g[n - 1].sum_us += dur_us(k, k->acts[i]);
+    }
+    *ng = n;
+    return g;
+}
+
+/* By total time descending, then by name (and second name). */
+static int group_cmp(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const ks_group *x = a, *y = b;
+    if (x->sum_us != y->sum_us)
+        return x->sum_us > y->sum_us ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->name2 ? x->name2 : "", y->name2 ? y->name2 : "");
+}
+
+static const char *text_of(ks *k, tp_str id)
+{
+    const char *s = tp_str_text(k->st, id);
+    return s ? s : "";
+}
+
+static double percent(const ks *k, double us) { return k->total_us > 0 ? 100.0 * us / k->total_us : 0.0; }
+
+/* Adds the named columns (types by name: text, int64 count, else double). */
+static int add_cols(ks *k, tp_result *r, const char *const *names, const tp_coltype *types, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (tp_result_add_col(k->st, r, names[i], types[i]) != i)
+            return TP_ENOMEM;
+    return TP_OK;
+}
+
+/* Sets a double cell, or leaves it null when NaN (CONVENTIONS: missing is null). */
+static int set_num(ks *k, tp_result *r, size_t row, int col, double v)
+{
+    return isnan(v) ? TP_OK : tp_result_set_f64(k->st, r, row, col, v);
+}
+
+/* ----------------------------------------------------------- per name */
+
+static int name_row(ks *k, tp_result *r, const ks_group *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        k->vals[i] = dur_us(k, k->acts[g->first + i]);
+    tp_stats s;
+    if (tp_stats_of(k->vals, g->n, &s) != TP_OK)
+        return TP_ENOMEM;
+    size_t row;
+    int rc = tp_result_add_row(k->st, r, &row);
+    rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, g->name);
+    rc = rc ? rc : tp_result_set_i64(k->st, r, row, 1, (int64_t)s.count);
+    const double v[] = {s.sum, s.mean, s.std, s.std_sample, s.min, s.max, s.p50, s.p90, s.p99,
+                        percent(k, s.sum)};
+    for (int i = 0; i < 10 && rc == TP_OK; i++)
+        rc = set_num(k, r, row, 2 + i, v[i]);
+    return rc;
+}
+
+/* The Others row of the groups past `top`: count, sum and share. */
+static int others_row(ks *k, tp_result *r, const ks_group *g, size_t from, size_t n, int c_count,
+                      int c_sum, int c_pct)
+{
+    if (from >= n)
+        return TP_OK;
+    double sum = 0;
+    size_t count = 0;
+    for (size_t i = from; i < n; i++) {
+        sum += g[i].sum_us;
+        count += g[i].n;
+    }
+    size_t row;
+    int rc = tp_result_add_row(k->st, r, &row);
+    rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, "Others");
+    rc = rc ? rc : tp_result_set_i64(k->st, r, row, c_count, (int64_t)count);
+    rc = rc ? rc : tp_result_set_f64(k->st, r, row, c_sum, sum);
+    return rc ? rc : tp_result_set_f64(k->st, r, row, c_pct, percent(k, sum));
+}
+
+static size_t kept(const ks *k, size_t n)
+{
+    return k->cfg->top > 0 && (size_t)k->cfg->top < n ? (size_t)k->cfg->top : n;
+}
+
+static int per_name(ks *k)
+{
+    static const char *const names[] = {"name", "count", "sum_us", "mean_us", "std_us",
+                                        "std_sample_us", "min_us", "max_us", "p50_us",
+                                        "p90_us", "p99_us", "time_percent"};
+    static const tp_coltype types[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64,
+                                       TP_COL_F64, TP_COL_F64, TP_COL_F64, TP_COL_F64,
+                                       TP_COL_F64, TP_COL_F64, TP_COL_F64, TP_COL_F64};
+    tp_result *r = tp_result_new(k->st, NULL);
+    if (r == NULL || add_cols(k, r, names, types, 12) != TP_OK)
+        return TP_ENOMEM;
+    tp_result_set_meta(k->st, r, "title", "Kernels by total time");
+    for (size_t i = 0; i < k->nacts; i++)
+        k->key[k->acts[i]] = kernel_label(k, k->acts[i]);
+    size_t ng = 0;
+    ks_group *g = group_by_key(k, &ng);
+    if (g == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < ng; i++)
+        g[i].name = text_of(k, (tp_str)k->key[k->acts[g[i].first]]);
+    int rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
+    size_t keep = kept(k, ng);
+    for (size_t i = 0; i < keep && rc == TP_OK; i++)
+        rc = name_row(k, r, &g[i]);
+    if (rc == TP_OK)
+        rc = others_row(k, r, g, keep, ng, 1, 2, 11);
+    tp_free(g);
+    return rc;
+}
+
+/* ----------------------------------------------------------- per op */
+
+#define NO_OP 0xFFFFFFFFu /* the op half of the key of a kernel without an op */
+
+static int per_op(ks *k, const int32_t *top_op)
+{
+    static const char *const names[] = {"op", "name", "count", "sum_us", "mean_us",
+                                        "time_percent"};
+    static const tp_coltype types[] = {TP_COL_STR, TP_COL_STR, TP_COL_I64,
+                                       TP_COL_F64, TP_COL_F64, TP_COL_F64};
+    tp_result *r = tp_result_new(k->st, "ops");
+    if (r == NULL || add_cols(k, r, names, types, 6) != TP_OK)
+        return TP_ENOMEM;
+    tp_result_set_meta(k->st, r, "title", "Kernels per op (the outermost op that launched them)");
+    for (size_t i = 0; i < k->nacts; i++) {
+        uint32_t a = k->acts[i];
+        int32_t l = k->launcher[a], op = l >= 0 ? top_op[l] : -1;
+        uint64_t opname = op >= 0 ? (uint64_t)k->c->name[op] : NO_OP;
+        k->key[a] = (int64_t)(opname << 32 | (uint64_t)kernel_label(k, a));
+    }
+    size_t ng = 0;
+    ks_group *g = group_by_key(k, &ng);
+    if (g == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < ng; i++) {
+        uint64_t key = (uint64_t)k->key[k->acts[g[i].first]];
+        g[i].name = key >> 32 == NO_OP ? "(no op)" : text_of(k, (tp_str)(key >> 32));
+        g[i].name2 = text_of(k, (tp_str)(key & 0xFFFFFFFFu));
+    }
+    int rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
+    size_t keep = kept(k, ng);
+    for (size_t i = 0; i < keep && rc == TP_OK; i++) {
+        size_t row;
+        rc = tp_result_add_row(k->st, r, &row);
+        rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, g[i].name);
+        rc = rc ? rc : tp_result_set_str(k->st, r, row, 1, g[i].name2);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, 2, (int64_t)g[i].n);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 3, g[i].sum_us);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 4, g[i].sum_us / (double)g[i].n);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 5, percent(k, g[i].sum_us));
+    }
+    if (rc == TP_OK)
+        rc = others_row(k, r, g, keep, ng, 2, 3, 5);
+    tp_free(g);
+    return rc;
+}
+
+/* ---------------------------------------------------------- per class */
+
+static tp_str class_of(ks *k, uint32_t row)
+{
+    const char *name = text_of(k, k->c->name[row]);
+    char buf[16];
+    const char *label = k->cfg->classes == CLASSES_SEED
+                            ? tp_kernel_legend_seed(name, buf)
+                            : tp_kernel_class_name(tp_kernel_class_of(name));
+    return tp_intern(k->st, label, strlen(label));
+}
+
+static int per_class(ks *k)
+{
+    static const char *const names[] = {"kernel_class", "count", "sum_us", "time_percent"};
+    static const tp_coltype types[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64};
+    tp_result *r = tp_result_new(k->st, "classes");
+    if (r == NULL || add_cols(k, r, names, types, 4) != TP_OK)
+        return TP_ENOMEM;
+    tp_result_set_meta(k->st, r, "title", "Device time per kernel class");
+    for (size_t i = 0; i < k->nacts; i++) {
+        tp_str c = class_of(k, k->acts[i]);
+        if (c == TP_STR_ERROR)
+            return TP_ENOMEM;
+        k->key[k->acts[i]] = c;
+    }
+    size_t ng = 0;
+    ks_group *g = group_by_key(k, &ng);
+    if (g == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < ng; i++)
+        g[i].name = text_of(k, (tp_str)k->key[k->acts[g[i].first]]);
+    int rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
+    for (size_t i = 0; i < ng && rc == TP_OK; i++) {
+        size_t row;
+        rc = tp_result_add_row(k->st, r, &row);
+        rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, g[i].name);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, 1, (int64_t)g[i].n);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 2, g[i].sum_us);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 3, percent(k, g[i].sum_us));
+    }
+    tp_free(g);
+    return rc;
+}
+
+/* ------------------------------------------------------ per iteration */
+
+/* Each kernel's iteration: that of its launch, else its own start. */
+static int iteration_of_acts(ks *k, const tp_iterations *it, int32_t *iter)
+{
+    int32_t *index = tp_malloc((k->c->n ? k->c->n : 1) * sizeof *index);
+    if (index == NULL)
+        return TP_ENOMEM;
+    tp_iterations_index(k->c, it, index);
+    for (size_t i = 0; i < k->nacts; i++) {
+        uint32_t a = k->acts[i];
+        iter[i] = k->launcher[a] >= 0 ? index[k->launcher[a]] : index[a];
+    }
+    tp_free(index);
+    return TP_OK;
+}
+
+static int iteration_rows(ks *k, tp_result *r, const ks_group *g, size_t ng, const int32_t *iter,
+                          const uint32_t *pos, size_t nit)
+{
+    double *per = tp_malloc((nit ? nit : 1) * sizeof *per);
+    if (per == NULL)
+        return TP_ENOMEM;
+    int rc = TP_OK;
+    for (size_t i = 0; i < ng && rc == TP_OK; i++) {
+        memset(per, 0, nit * sizeof *per);
+        for (size_t j = 0; j < g[i].n; j++) {
+            size_t at = g[i].first + j;
+            if (iter[pos[at]] >= 0)
+                per[iter[pos[at]]] += dur_us(k, k->acts[at]);
+        }
+        double sum = 0;
+        for (size_t t = 0; t < nit; t++)
+            sum += per[t];
+        size_t row;
+        rc = tp_result_add_row(k->st, r, &row);
+        rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, g[i].name);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, 1, (int64_t)nit);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 2, sum / (double)nit);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 3, tp_cv_percent(per, nit));
+    }
+    tp_free(per);
+    return rc;
+}
+
+static int per_iteration(ks *k)
+{
+    static const char *const names[] = {"name", "n_iterations", "mean_us", "cv_percent"};
+    static const tp_coltype types[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64};
+    tp_result *r = tp_result_new(k->st, "iterations");
+    if (r == NULL || add_cols(k, r, names, types, 4) != TP_OK)
+        return TP_ENOMEM;
+    tp_result_set_meta(k->st, r, "title", "Kernel time per iteration: mean and variation");
+    uint8_t *memo = NULL;
+    size_t nmemo = 0;
+    tp_iterations it = {0};
+    int rc = tp_names_with_prefix(k->st, k->cfg->step_prefix, &memo, &nmemo);
+    if (rc == TP_OK)
+        rc = tp_iterations_from_markers(k->st, k->c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
+    tp_free(memo);
+    if (rc != TP_OK || it.n == 0) { /* no iterations: no rows */
+        tp_iterations_free(&it);
+        return rc;
+    }
+    /* iteration per activity, found before grouping reorders acts */
+    int32_t *iter_by_row = tp_malloc((k->c->n ? k->c->n : 1) * sizeof *iter_by_row);
+    int32_t *iter = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *iter);
+    uint32_t *pos = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *pos);
+    ks_group *g = NULL;
+    size_t ng = 0;
+    rc = iter_by_row && iter && pos ? iteration_of_acts(k, &it, iter) : TP_ENOMEM;
+    if (rc == TP_OK) {
+        for (size_t i = 0; i < k->nacts; i++) {
+            iter_by_row[k->acts[i]] = iter[i];
+            k->key[k->acts[i]] = kernel_label(k, k->acts[i]);
+        }
+        g = group_by_key(k, &ng);
+        rc = g ? TP_OK : TP_ENOMEM;
+    }
+    if (rc == TP_OK) {
+        for (size_t i = 0; i < k->nacts; i++) { /* iter again, in the grouped order */
+            iter[i] = iter_by_row[k->acts[i]];
+            pos[i] = (uint32_t)i;
+        }
+        for (size_t i = 0; i < ng; i++)
+            g[i].name = text_of(k, (tp_str)k->key[k->acts[g[i].first]]);
+        rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
+    }
+    if (rc == TP_OK)
+        rc = iteration_rows(k, r, g, ng, iter, pos, it.n);
+    tp_free(g);
+    tp_free(pos);
+    tp_free(iter);
+    tp_free(iter_by_row);
+    tp_iterations_free(&it);
+    return rc;
+}
+
+/* ------------------------------------------------------------- stage */
+
+static int collect(ks *k)
+{
+    const tp_cols *c = k->c;
+    size_t n = c->n ? c->n : 1;
+    k->acts = tp_malloc(n * sizeof *k->acts);
+    k->key = tp_malloc(n * sizeof *k->key);
+    k->vals = tp_malloc(n * sizeof *k->vals);
+    k->nnames = tp_str_count(k->st);
+    k->label = tp_calloc(k->nnames ? k->nnames : 1, sizeof *k->label);
+    if (!k->acts || !k->key || !k->vals || !k->label)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++)
+        if (tp_ev_is_activity(c, i)) {
+            k->acts[k->nacts++] = (uint32_t)i;
+            k->total_us += dur_us(k, (uint32_t)i);
+        }
+    return TP_OK;
+}
+
+static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
+{
+    const tp_strlist *mods = &k->cfg->module_prefixes;
+    const char *const *prefixes = mods->n ? mods->items : ks_default_modules;
+    size_t nprefixes = mods->n ? mods->n : sizeof ks_default_modules / sizeof *ks_default_modules;
+    uint8_t *memo = NULL;
+    size_t nmemo = 0;
+    int32_t *scratch = tp_malloc((k->c->n ? k->c->n : 1) * sizeof *scratch);
+    *top_op = tp_malloc((k->c->n ? k->c->n : 1) * sizeof **top_op);
+    int rc = scratch && *top_op ? tp_names_with_prefixes(k->st, prefixes, nprefixes, &memo, &nmemo)
+                                : TP_ENOMEM;
+    if (rc == TP_OK)
+        tp_outermost_ops(k->c, parent, memo, nmemo, *top_op, scratch);
+    tp_free(memo);
+    tp_free(scratch);
+    return rc;
+}
+
+static int ks_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
+    ks k = {.st = st, .cfg = config, .c = tp_trace_cols(t)};
+    tp_hier_view v;
+    if (tp_hier_view_load(t, k.c->n, &v) != TP_OK)
+        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    k.launcher = v.launcher;
+    int32_t *top_op = NULL;
+    int rc = collect(&k);
+    if (rc == TP_OK)
+        rc = ops_of_launches(&k, v.parent, &top_op);
+    if (rc == TP_OK)
+        rc = per_name(&k);
+    if (rc == TP_OK)
+        rc = per_op(&k, top_op);
+    if (rc == TP_OK)
+        rc = per_class(&k);
+    if (rc == TP_OK)
+        rc = per_iteration(&k);
+    tp_free(top_op);
+    tp_free(k.acts);
+    tp_free(k.key);
+    tp_free(k.vals);
+    tp_free(k.label);
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
+
+static const tp_stage_desc ks_stages[] = {
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "kernel_stats",
+                  "top kernels: statistics per kernel name, per (op, kernel), per class, "
+                  "variation across iterations",
+                  ks_options, ks_config, "hierarchy",
+                  TP_PRODUCES("", "ops", "classes", "iterations"), 0, NULL, ks_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("kernel_stats", "0.1.0", ks_stages);
