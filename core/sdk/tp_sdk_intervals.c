@@ -1,5 +1,6 @@
 /* Interval unions: see include/tracepipe/tp_sdk_intervals.h. */
 #include <stdlib.h>
+#include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_intervals.h>
 
 static int by_start(const void *a, const void *b)
@@ -58,4 +59,42 @@ int64_t tp_intervals_within(const tp_interval *u, size_t n, int64_t lo, int64_t 
 {
     tp_interval w = {lo, hi};
     return hi > lo ? tp_intervals_overlap(u, n, &w, 1) : 0;
+}
+
+/* An interval's end point for the concurrency sweep: ends sort before
+ * starts at the same time, so touching intervals never count as overlapping. */
+typedef struct edge {
+    int64_t t;
+    int delta; /* +1 start, -1 end */
+} edge;
+
+static int by_time(const void *a, const void *b)
+{
+    const edge *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->delta > y->delta) - (x->delta < y->delta);
+}
+
+int64_t tp_intervals_at_least(const tp_interval *iv, size_t n, int k)
+{
+    edge *e = tp_malloc(2 * (n ? n : 1) * sizeof *e);
+    if (e == NULL)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (iv[i].end > iv[i].start) {
+            e[m++] = (edge){iv[i].start, +1};
+            e[m++] = (edge){iv[i].end, -1};
+        }
+    qsort(e, m, sizeof *e, by_time);
+    int64_t total = 0;
+    int depth = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (depth >= k && i > 0)
+            total += e[i].t - e[i - 1].t;
+        depth += e[i].delta;
+    }
+    tp_free(e);
+    return total;
 }

@@ -31,6 +31,12 @@ int64_t tp_intervals_length(const tp_interval *u, size_t n);
 /* Length of the intersection of two unions.  O(na + nb). */
 int64_t tp_intervals_overlap(const tp_interval *a, size_t na, const tp_interval *b, size_t nb);
 
+/* Time covered by at least k of the intervals iv[0..n) (any order, they may
+ * overlap; touching ones do not count as overlapping): k = 1 is the union's
+ * length, k = 2 the time two or more run at once.  -1 when out of memory
+ * (2n edges of scratch).  O(n log n). */
+int64_t tp_intervals_at_least(const tp_interval *iv, size_t n, int k);
+
 /* Length of the part of a union inside [lo, hi). */
 int64_t tp_intervals_within(const tp_interval *u, size_t n, int64_t lo, int64_t hi);
 

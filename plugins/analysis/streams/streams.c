@@ -1,0 +1,411 @@
+/*
+ * streams: GPU streams and devices over time (issue 13, ANALYSES.md section 2).
+ *
+ *   <id>          per (device, stream): count, sum_dur_us (sum of durations),
+ *                 busy_us (interval union), span_us (first start to last
+ *                 end), idle_us = span - busy, window_us (the trace's window);
+ *   <id>.devices  per device: the same over all its streams, plus
+ *                 concurrent_us (two or more running), overlap_excess_us
+ *                 (sum - busy), HTA's temporal breakdown (compute_us: the
+ *                 union of computation kernels, non_compute_us = span -
+ *                 compute - idle) and communication/computation overlap;
+ *                 with compat: seed, seed 001's multistream idle/overlap;
+ *   <id>.idle     per stream, HTA's idle-time breakdown: each gap before a
+ *                 kernel is host_wait when its launch started after the
+ *                 previous kernel ended, else kernel_wait when shorter than
+ *                 consecutive_kernel_delay_us, else other.
+ * Activities are kernels, memcpys and memsets (tp_ev_is_activity); kernel
+ * classes are the SDK's (HTA's rules).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+typedef struct sa_config {
+    int64_t compat;
+    double kernel_delay_us;
+} sa_config;
+
+enum { COMPAT_NONE, COMPAT_SEED, COMPAT_HTA };
+static const char *const sa_compat[] = {"none", "seed", "hta", NULL};
+
+static const tp_option sa_options[] = {
+    TP_OPTION_ENUM("compat", sa_config, compat, "none", sa_compat,
+                   "seed: add seed 001's multistream idle/overlap; hta: percentages rounded "
+                   "to 2 decimals as HTA prints them"),
+    TP_OPTION_FLOAT("consecutive_kernel_delay_us", sa_config, kernel_delay_us, "30", 0, 1e12,
+                    "a gap shorter than this between kernels launched in time is kernel_wait"),
+    TP_OPTION_END};
+
+typedef struct sa {
+    tp_stage *st;
+    const sa_config *cfg;
+    const tp_cols *c;
+    const int32_t *launcher;
+    uint32_t *acts; /* activity rows by (device, stream, start, row) */
+    size_t nacts;
+    uint8_t *klass; /* per name id: tp_kernel_class + 1, 0 = not yet */
+    size_t nnames;
+    tp_interval *iv; /* scratch: nacts intervals */
+    int64_t w0, w1;  /* the trace's window */
+} sa;
+
+/* A run of acts[first .. first + n): one stream or one device. */
+typedef struct sa_run {
+    size_t first, n;
+} sa_run;
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+static int by_place_then_time(const void *a, const void *b, void *ctx)
+{
+    const tp_cols *c = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int32_t dx = tp_ev_device(c, x), dy = tp_ev_device(c, y);
+    if (dx != dy)
+        return dx < dy ? -1 : 1;
+    int32_t sx = tp_ev_stream(c, x), sy = tp_ev_stream(c, y);
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    if (c->ts[x] != c->ts[y])
+        return c->ts[x] < c->ts[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static tp_kernel_class class_of(sa *s, uint32_t row)
+{
+    tp_str name = s->c->name[row];
+    if (name >= s->nnames)
+        return tp_kernel_class_of(tp_str_text(s->st, name));
+    if (s->klass[name] == 0)
+        s->klass[name] = (uint8_t)(tp_kernel_class_of(tp_str_text(s->st, name)) + 1);
+    return (tp_kernel_class)(s->klass[name] - 1);
+}
+
+/* The intervals of run r whose class is `only` (any when only < 0) into
+ * s->iv; returns how many. */
+static size_t gather(sa *s, sa_run r, int only)
+{
+    size_t n = 0;
+    for (size_t i = r.first; i < r.first + r.n; i++) {
+        uint32_t a = s->acts[i];
+        if (only < 0 || (int)class_of(s, a) == only)
+            s->iv[n++] = (tp_interval){s->c->ts[a], s->c->ts[a] + s->c->dur[a]};
+    }
+    return n;
+}
+
+/* Common figures of a run: sum of durations, busy (union), span. */
+typedef struct sa_fig {
+    int64_t sum, busy, first, last;
+} sa_fig;
+
+static sa_fig figures(sa *s, sa_run r)
+{
+    sa_fig f = {0, 0, INT64_MAX, INT64_MIN};
+    for (size_t i = r.first; i < r.first + r.n; i++) {
+        uint32_t a = s->acts[i];
+        f.sum += s->c->dur[a];
+        f.first = s->c->ts[a] < f.first ? s->c->ts[a] : f.first;
+        int64_t end = s->c->ts[a] + s->c->dur[a];
+        f.last = end > f.last ? end : f.last;
+    }
+    size_t n = gather(s, r, -1);
+    f.busy = tp_intervals_length(s->iv, tp_intervals_union(s->iv, n));
+    return f;
+}
+
+static double pct(const sa *s, double part, double whole)
+{
+    if (whole <= 0)
+        return NAN;
+    double p = 100.0 * part / whole;
+    return s->cfg->compat == COMPAT_HTA ? round(p * 100.0) / 100.0 : p;
+}
+
+static int add_cols(sa *s, tp_result *r, const char *const *names, int n, int n_int)
+{
+    for (int i = 0; i < n; i++)
+        if (tp_result_add_col(s->st, r, names[i], i < n_int ? TP_COL_I64 : TP_COL_F64) != i)
+            return TP_ENOMEM;
+    return TP_OK;
+}
+
+static int set_num(sa *s, tp_result *r, size_t row, int col, double v)
+{
+    return isnan(v) ? TP_OK : tp_result_set_f64(s->st, r, row, col, v);
+}
+
+/* ------------------------------------------------------------ streams */
+
+static int stream_rows(sa *s, const sa_run *runs, size_t nruns)
+{
+    static const char *const names[] = {"device", "stream", "count", "sum_dur_us", "busy_us",
+                                        "span_us", "idle_us", "window_us"};
+    tp_result *r = tp_result_new(s->st, NULL);
+    if (r == NULL || add_cols(s, r, names, 8, 3) != TP_OK)
+        return TP_ENOMEM;
+    tp_result_set_meta(s->st, r, "title", "GPU streams");
+    int rc = TP_OK;
+    for (size_t k = 0; k < nruns && rc == TP_OK; k++) {
+        sa_fig f = figures(s, runs[k]);
+        uint32_t a = s->acts[runs[k].first];
+        size_t row;
+        rc = tp_result_add_row(s->st, r, &row);
+        rc = rc ? rc : tp_result_set_i64(s->st, r, row, 0, tp_ev_device(s->c, a));
+        rc = rc ? rc : tp_result_set_i64(s->st, r, row, 1, tp_ev_stream(s->c, a));
+        rc = rc ? rc : tp_result_set_i64(s->st, r, row, 2, (int64_t)runs[k].n);
+        const double v[] = {us(f.sum), us(f.busy), us(f.last - f.first),
+                            us(f.last - f.first - f.busy), us(s->w1 - s->w0)};
+        for (int i = 0; i < 5 && rc == TP_OK; i++)
+            rc = tp_result_set_f64(s->st, r, row, 3 + i, v[i]);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ devices */
+
+/* Seed 001's multistream rule (ANALYSES.md section 2), exactly: over the
+ * activities linked to a launch, by start; "overlapped" adds the whole
+ * duration of every event starting at or before the running end. */
+static int by_start(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const tp_interval *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static int seed_multistream(sa *s, sa_run r, int64_t *idle, int64_t *overlapped)
+{
+    size_t n = 0;
+    for (size_t i = r.first; i < r.first + r.n; i++) {
+        uint32_t a = s->acts[i];
+        if (s->launcher[a] >= 0)
+            s->iv[n++] = (tp_interval){s->c->ts[a], s->c->ts[a] + s->c->dur[a]};
+    }
+    *idle = *overlapped = 0;
+    if (n == 0)
+        return TP_OK;
+    /* by start, as the seed sorts (stable: ties keep their order) */
+    if (tp_sort(s->iv, n, sizeof *s->iv, by_start, NULL) != TP_OK)
+        return TP_ENOMEM;
+    int64_t end = s->iv[0].end;
+    for (size_t k = 0; k < n; k++) {
+        if (s->iv[k].start > end) {
+            *idle += s->iv[k].start - end;
+            end = s->iv[k].end;
+        } else {
+            end = s->iv[k].end > end ? s->iv[k].end : end;
+            *overlapped += (s->iv[k].end < end ? s->iv[k].end : end) - s->iv[k].start;
+        }
+    }
+    return TP_OK;
+}
+
+/* Communication's overlap with computation: |U_comm ∩ U_comp|, |U_comm|,
+ * |U_comp|. */
+static int comm_comp(sa *s, sa_run r, int64_t *both, int64_t *comm, int64_t *comp)
+{
+    size_t nc = gather(s, r, TP_KCLASS_COMPUTATION);
+    tp_interval *u = tp_malloc((nc ? nc : 1) * sizeof *u);
+    if (u == NULL)
+        return TP_ENOMEM;
+    memcpy(u, s->iv, nc * sizeof *u);
+    nc = tp_intervals_union(u, nc);
+    *comp = tp_intervals_length(u, nc);
+    size_t nm = gather(s, r, TP_KCLASS_COMMUNICATION);
+    nm = tp_intervals_union(s->iv, nm);
+    *comm = tp_intervals_length(s->iv, nm);
+    *both = tp_intervals_overlap(s->iv, nm, u, nc);
+    tp_free(u);
+    return TP_OK;
+}
+
+static int device_row(sa *s, tp_result *r, sa_run d)
+{
+    sa_fig f = figures(s, d);
+    size_t n = gather(s, d, -1);
+    int64_t concurrent = tp_intervals_at_least(s->iv, n, 2), both = 0, comm = 0, comp = 0;
+    if (concurrent < 0 || comm_comp(s, d, &both, &comm, &comp) != TP_OK)
+        return TP_ENOMEM;
+    int64_t span = f.last - f.first, idle = span - f.busy;
+    size_t row;
+    int rc = tp_result_add_row(s->st, r, &row);
+    rc = rc ? rc : tp_result_set_i64(s->st, r, row, 0, tp_ev_device(s->c, s->acts[d.first]));
+    rc = rc ? rc : tp_result_set_i64(s->st, r, row, 1, (int64_t)d.n);
+    const double v[] = {us(f.sum), us(f.busy), us(span), us(idle), us(concurrent),
+                        us(f.sum - f.busy), us(comp), us(span - comp - idle), us(comm),
+                        comm > 0 ? pct(s, (double)both, (double)comm) : NAN,
+                        pct(s, (double)idle, (double)span), pct(s, (double)comp, (double)span),
+                        pct(s, (double)(span - comp - idle), (double)span),
+                        us(s->w1 - s->w0)};
+    for (int i = 0; i < 14 && rc == TP_OK; i++)
+        rc = set_num(s, r, row, 2 + i, v[i]);
+    if (rc == TP_OK && s->cfg->compat == COMPAT_SEED) {
+        int64_t sidle, sover;
+        rc = seed_multistream(s, d, &sidle, &sover);
+        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 16, us(sidle));
+        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 17, us(sover));
+    }
+    return rc;
+}
+
+static int device_rows(sa *s, const sa_run *devs, size_t ndevs)
+{
+    static const char *const names[] = {
+        "device", "count", "sum_dur_us", "busy_us", "span_us", "idle_us", "concurrent_us",
+        "overlap_excess_us", "compute_us", "non_compute_us", "comm_us",
+        "comm_comp_overlap_percent", "idle_percent", "compute_percent", "non_compute_percent",
+        "window_us", "seed_idle_us", "seed_overlapped_us"};
+    tp_result *r = tp_result_new(s->st, "devices");
+    int ncols = s->cfg->compat == COMPAT_SEED ? 18 : 16;
+    if (r == NULL || add_cols(s, r, names, ncols, 2) != TP_OK)
+        return TP_ENOMEM;
+    tp_result_set_meta(s->st, r, "title", "GPU devices: busy, concurrency, compute and communication");
+    int rc = TP_OK;
+    for (size_t k = 0; k < ndevs && rc == TP_OK; k++)
+        rc = device_row(s, r, devs[k]);
+    return rc;
+}
+
+/* --------------------------------------------------------------- idle */
+
+enum { HOST_WAIT, KERNEL_WAIT, OTHER_WAIT, N_WAITS };
+static const char *const wait_names[] = {"host_wait", "kernel_wait", "other"};
+
+/* HTA's rule: gaps between consecutive activities of one stream, in start
+ * order, the previous one's end (not the running maximum). */
+static void idle_of_stream(sa *s, sa_run r, int64_t *idle)
+{
+    double delay_ns = s->cfg->kernel_delay_us * 1000.0;
+    for (size_t i = r.first + 1; i < r.first + r.n; i++) {
+        uint32_t a = s->acts[i], prev = s->acts[i - 1];
+        int64_t prev_end = s->c->ts[prev] + s->c->dur[prev], gap = s->c->ts[a] - prev_end;
+        if (gap <= 0)
+            continue;
+        int32_t l = s->launcher[a];
+        int kind = l >= 0 && s->c->ts[l] > prev_end ? HOST_WAIT
+                   : (double)gap < delay_ns        ? KERNEL_WAIT
+                                                   : OTHER_WAIT;
+        idle[kind] += gap;
+    }
+}
+
+static int idle_rows(sa *s, const sa_run *runs, size_t nruns)
+{
+    static const char *const names[] = {"device", "stream", "category", "idle_us",
+                                        "idle_ratio"};
+    tp_result *r = tp_result_new(s->st, "idle");
+    int rc = r ? TP_OK : TP_ENOMEM;
+    for (int i = 0; i < 5 && rc == TP_OK; i++)
+        if (tp_result_add_col(s->st, r, names[i],
+                              i < 2 ? TP_COL_I64 : i == 2 ? TP_COL_STR : TP_COL_F64) != i)
+            rc = TP_ENOMEM;
+    if (rc == TP_OK)
+        rc = tp_result_set_meta(s->st, r, "title", "GPU idle time per stream, by cause");
+    for (size_t k = 0; k < nruns && rc == TP_OK; k++) {
+        int64_t idle[N_WAITS] = {0}, total = 0;
+        idle_of_stream(s, runs[k], idle);
+        for (int w = 0; w < N_WAITS; w++)
+            total += idle[w];
+        uint32_t a = s->acts[runs[k].first];
+        for (int w = 0; w < N_WAITS && rc == TP_OK; w++) {
+            if (idle[w] == 0)
+                continue; /* categories without gaps are left out, as HTA does */
+            size_t row;
+            rc = tp_result_add_row(s->st, r, &row);
+            rc = rc ? rc : tp_result_set_i64(s->st, r, row, 0, tp_ev_device(s->c, a));
+            rc = rc ? rc : tp_result_set_i64(s->st, r, row, 1, tp_ev_stream(s->c, a));
+            rc = rc ? rc : tp_result_set_str(s->st, r, row, 2, wait_names[w]);
+            rc = rc ? rc : tp_result_set_f64(s->st, r, row, 3, us(idle[w]));
+            rc = rc ? rc : tp_result_set_f64(s->st, r, row, 4, (double)idle[w] / (double)total);
+        }
+    }
+    return rc;
+}
+
+/* -------------------------------------------------------------- stage */
+
+/* Cuts acts into runs of one stream (same_device: of one device). */
+static size_t cut_runs(const sa *s, sa_run *runs, int same_device_only)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nacts; i++) {
+        uint32_t a = s->acts[i];
+        int same = n > 0;
+        if (same) {
+            uint32_t b = s->acts[runs[n - 1].first];
+            same = tp_ev_device(s->c, a) == tp_ev_device(s->c, b) &&
+                   (same_device_only || tp_ev_stream(s->c, a) == tp_ev_stream(s->c, b));
+        }
+        if (!same)
+            runs[n++] = (sa_run){i, 0};
+        runs[n - 1].n++;
+    }
+    return n;
+}
+
+static int analyse(sa *s)
+{
+    size_t n = s->nacts ? s->nacts : 1;
+    sa_run *streams = tp_malloc(n * sizeof *streams), *devs = tp_malloc(n * sizeof *devs);
+    int rc = streams && devs ? TP_OK : TP_ENOMEM;
+    if (rc == TP_OK) {
+        size_t ns = cut_runs(s, streams, 0), nd = cut_runs(s, devs, 1);
+        rc = stream_rows(s, streams, ns);
+        rc = rc ? rc : device_rows(s, devs, nd);
+        rc = rc ? rc : idle_rows(s, streams, ns);
+    }
+    tp_free(streams);
+    tp_free(devs);
+    return rc;
+}
+
+static int collect(sa *s)
+{
+    const tp_cols *c = s->c;
+    size_t n = c->n ? c->n : 1;
+    s->acts = tp_malloc(n * sizeof *s->acts);
+    s->iv = tp_malloc(n * sizeof *s->iv);
+    s->nnames = tp_str_count(s->st);
+    s->klass = tp_calloc(s->nnames ? s->nnames : 1, 1);
+    if (!s->acts || !s->iv || !s->klass)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++)
+        if (tp_ev_is_activity(c, i))
+            s->acts[s->nacts++] = (uint32_t)i;
+    return tp_sort(s->acts, s->nacts, sizeof *s->acts, by_place_then_time, (void *)c);
+}
+
+static int sa_run_stage(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
+    sa s = {.st = st, .cfg = config, .c = tp_trace_cols(t)};
+    tp_hier_view v;
+    if (tp_hier_view_load(t, s.c->n, &v) != TP_OK)
+        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    s.launcher = v.launcher;
+    tp_trace_window(t, &s.w0, &s.w1);
+    int rc = collect(&s);
+    if (rc == TP_OK)
+        rc = analyse(&s);
+    tp_free(s.acts);
+    tp_free(s.iv);
+    tp_free(s.klass);
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
+
+static const tp_stage_desc sa_stages[] = {
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "streams",
+                  "GPU streams and devices: busy, idle, concurrency, compute/communication "
+                  "overlap, idle time by cause",
+                  sa_options, sa_config, "hierarchy", TP_PRODUCES("", "devices", "idle"), 0,
+                  NULL, sa_run_stage, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("streams", "0.1.0", sa_stages);
