@@ -3,6 +3,8 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_intervals.h>
 
+#include "tp_sdk_msort.h"
+
 static int by_start(const void *a, const void *b)
 {
     const tp_interval *x = a, *y = b;
@@ -11,13 +13,25 @@ static int by_start(const void *a, const void *b)
     return (x->end > y->end) - (x->end < y->end);
 }
 
+static int interval_less(const void *ctx, const tp_interval *x, const tp_interval *y)
+{
+    (void)ctx;
+    return x->start != y->start ? x->start < y->start : x->end < y->end;
+}
+
+/* A natural merge sort: a stream's kernels come in start order and a
+ * device's are a few such runs, so the usual input costs a pass or a few
+ * merges instead of qsort's n log n. */
+TP_MSORT_DEFINE(sort_intervals, tp_interval, const void *, interval_less)
+
 size_t tp_intervals_union(tp_interval *iv, size_t n)
 {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++)
         if (iv[i].end > iv[i].start)
             iv[kept++] = iv[i];
-    qsort(iv, kept, sizeof *iv, by_start);
+    if (sort_intervals(NULL, iv, kept) != TP_OK)
+        qsort(iv, kept, sizeof *iv, by_start); /* no memory for the merge: in place */
     size_t out = 0;
     for (size_t i = 0; i < kept; i++) {
         if (out > 0 && iv[i].start <= iv[out - 1].end) {
@@ -76,6 +90,14 @@ static int by_time(const void *a, const void *b)
     return (x->delta > y->delta) - (x->delta < y->delta);
 }
 
+static int edge_less(const void *ctx, const edge *x, const edge *y)
+{
+    (void)ctx;
+    return x->t != y->t ? x->t < y->t : x->delta < y->delta;
+}
+
+TP_MSORT_DEFINE(sort_edges, edge, const void *, edge_less)
+
 int64_t tp_intervals_at_least(const tp_interval *iv, size_t n, int k)
 {
     edge *e = tp_malloc(2 * (n ? n : 1) * sizeof *e);
@@ -87,7 +109,8 @@ int64_t tp_intervals_at_least(const tp_interval *iv, size_t n, int k)
             e[m++] = (edge){iv[i].start, +1};
             e[m++] = (edge){iv[i].end, -1};
         }
-    qsort(e, m, sizeof *e, by_time);
+    if (sort_edges(NULL, e, m) != TP_OK)
+        qsort(e, m, sizeof *e, by_time);
     int64_t total = 0;
     int depth = 0;
     for (size_t i = 0; i < m; i++) {

@@ -59,19 +59,62 @@ typedef struct sa_run {
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
-static int by_place_then_time(const void *a, const void *b, void *ctx)
+/* Tracks by (device, stream): the order of places. */
+static int by_place(const void *a, const void *b, void *ctx)
 {
     const tp_cols *c = ctx;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int32_t dx = tp_ev_device(c, x), dy = tp_ev_device(c, y);
-    if (dx != dy)
-        return dx < dy ? -1 : 1;
-    int32_t sx = tp_ev_stream(c, x), sy = tp_ev_stream(c, y);
-    if (sx != sy)
-        return sx < sy ? -1 : 1;
-    if (c->ts[x] != c->ts[y])
-        return c->ts[x] < c->ts[y] ? -1 : 1;
-    return (x > y) - (x < y);
+    const tp_track *x = &c->tracks[*(const uint32_t *)a], *y = &c->tracks[*(const uint32_t *)b];
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* place[track] = rank of its (device, stream) among the tracks (tracks of
+ * one place share it); returns the number of places, or 0 on no memory. */
+static size_t rank_places(const tp_cols *c, uint32_t *place)
+{
+    size_t n = c->n_tracks ? c->n_tracks : 1;
+    uint32_t *order = tp_malloc(n * sizeof *order);
+    if (order == NULL)
+        return 0;
+    for (uint32_t t = 0; t < c->n_tracks; t++)
+        order[t] = t;
+    size_t places = 0;
+    if (tp_sort(order, c->n_tracks, sizeof *order, by_place, (void *)c) == TP_OK) {
+        for (size_t i = 0; i < c->n_tracks; i++) {
+            if (i == 0 || by_place(&order[i - 1], &order[i], (void *)c) != 0)
+                places++;
+            place[order[i]] = (uint32_t)(places - 1);
+        }
+    }
+    tp_free(order);
+    return c->n_tracks ? places : 1;
+}
+
+/* Orders the activities by (device, stream), then start, then row: a sort
+ * by start (a trace is nearly in time order: one merge pass or a few),
+ * then a stable counting sort by place.  O(n) for the usual input. */
+static int order_by_place(sa *s)
+{
+    const tp_cols *c = s->c;
+    uint32_t *place = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *place);
+    size_t np = place ? rank_places(c, place) : 0;
+    size_t *count = np ? tp_calloc(np + 1, sizeof *count) : NULL;
+    uint32_t *out = tp_malloc((s->nacts ? s->nacts : 1) * sizeof *out);
+    int rc = count && out ? tp_sort_rows_by_key(s->acts, s->nacts, c->ts) : TP_ENOMEM;
+    if (rc == TP_OK) {
+        for (size_t i = 0; i < s->nacts; i++)
+            count[place[c->track[s->acts[i]]] + 1]++;
+        for (size_t p = 1; p <= np; p++)
+            count[p] += count[p - 1];
+        for (size_t i = 0; i < s->nacts; i++)
+            out[count[place[c->track[s->acts[i]]]]++] = s->acts[i];
+        memcpy(s->acts, out, s->nacts * sizeof *out);
+    }
+    tp_free(place);
+    tp_free(count);
+    tp_free(out);
+    return rc;
 }
 
 static tp_kernel_class class_of(sa *s, uint32_t row)
@@ -376,7 +419,7 @@ static int collect(sa *s)
     for (size_t i = 0; i < c->n; i++)
         if (tp_ev_is_activity(c, i))
             s->acts[s->nacts++] = (uint32_t)i;
-    return tp_sort(s->acts, s->nacts, sizeof *s->acts, by_place_then_time, (void *)c);
+    return order_by_place(s);
 }
 
 static int sa_run_stage(tp_stage *st, const void *config, void *state)
