@@ -10,6 +10,7 @@
 
 START_TEST(union_merges_overlapping_and_touching)
 {
+    tp_host = tp_core_host_api(); /* the merge sort's scratch comes from the host */
     /* [0,10) [5,12) [12,15) touch/overlap -> [0,15); [20,30) apart;
      * [40,40) empty and [50,45) inverted are dropped. */
     tp_interval iv[] = {{20, 30}, {5, 12}, {40, 40}, {0, 10}, {12, 15}, {50, 45}};
@@ -25,6 +26,7 @@ END_TEST
 
 START_TEST(overlap_of_two_unions)
 {
+    tp_host = tp_core_host_api();
     tp_interval a[] = {{0, 10}, {20, 30}, {40, 50}};
     tp_interval b[] = {{5, 25}, {28, 45}};
     /* [5,10)=5 + [20,25)=5 + [28,30)=2 + [40,45)=5 */
@@ -34,6 +36,12 @@ START_TEST(overlap_of_two_unions)
     ck_assert_int_eq(tp_intervals_within(a, 3, 8, 42), 2 + 10 + 2);
     ck_assert_int_eq(tp_intervals_within(a, 3, 42, 8), 0);
     ck_assert_uint_eq(tp_intervals_union(a, 0), 0);
+    /* time two or more run at once: [5,10) [20,25) [28,30) [40,45) = 17,
+     * the same as the overlap of the two unions; touching does not count */
+    tp_interval both[] = {{0, 10}, {20, 30}, {40, 50}, {5, 25}, {28, 45}, {50, 60}};
+    ck_assert_int_eq(tp_intervals_at_least(both, 6, 2), 17);
+    ck_assert_int_eq(tp_intervals_at_least(both, 6, 1), 60);
+    ck_assert_int_eq(tp_intervals_at_least(both, 6, 3), 0);
 }
 END_TEST
 
