@@ -34,7 +34,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_trace.h>
 
-#include "../../common/tp_pyregex.h"
+#include "../../common/tp_markers.h"
 
 typedef struct trim_config {
     int64_t iterations;
@@ -59,9 +59,7 @@ static const tp_option trim_options[] = {
     TP_OPTION_END};
 
 typedef struct trim_state {
-    pcre2_code *re;
-    pcre2_match_data *md;
-    const char *marker;
+    tp_markers m;
 } trim_state;
 
 /* ---- sorted sets of int64 ids */
@@ -122,19 +120,7 @@ static int trim_init(tp_stage *st, const void *config, void **state)
     if (s == NULL)
         return TP_ENOMEM;
     *state = s;
-    s->marker = cfg->marker ? cfg->marker : TRIM_DEFAULT_MARKER;
-    int err;
-    PCRE2_SIZE off;
-    s->re = tp_pyre_compile(s->marker, 0, &err, &off); /* Unicode classes, \Z -> \z */
-    if (s->re == NULL) {
-        PCRE2_UCHAR text[256];
-        pcre2_get_error_message(err, text, sizeof text);
-        return tp_fail(st, TP_EINVAL, "marker: bad regex '%s': %s at offset %zu", s->marker,
-                       (const char *)text, (size_t)off);
-    }
-    (void)pcre2_jit_compile(s->re, PCRE2_JIT_COMPLETE); /* interpreter if no JIT */
-    s->md = pcre2_match_data_create_from_pattern(s->re, NULL);
-    return s->md ? TP_OK : TP_ENOMEM;
+    return tp_markers_open(st, &s->m, "marker", cfg->marker ? cfg->marker : TRIM_DEFAULT_MARKER);
 }
 
 static void trim_destroy(tp_stage *st, void *state)
@@ -143,65 +129,11 @@ static void trim_destroy(tp_stage *st, void *state)
     trim_state *s = state;
     if (s == NULL)
         return;
-    pcre2_match_data_free(s->md);
-    pcre2_code_free(s->re);
+    tp_markers_close(&s->m);
     tp_free(s);
 }
 
 /* ---- iterations */
-
-/* Name verdicts are cached per interned id: each distinct name is matched
- * once.  1 match, 0 none, a negative PCRE2 code when the engine gave up. */
-static int name_matches(tp_stage *st, trim_state *s, uint8_t *memo, tp_str name)
-{
-    if (memo[name] == 0) {
-        int rc = tp_pyre_search(s->re, tp_str_text(st, name), tp_str_len(st, name), s->md);
-        if (rc < 0)
-            return rc;
-        memo[name] = rc ? 1 : 2;
-    }
-    return memo[name] == 1;
-}
-
-/* A marker regex PCRE2 gave up on: the iterations cannot be known. */
-static int marker_error(tp_stage *st, const trim_state *s, const tp_cols *c, size_t row, int code)
-{
-    char why[128];
-    tp_pyre_error_text(code, why, sizeof why);
-    const char *source = tp_trace_source(tp_stage_trace(st));
-    const char *name = tp_str_text(st, c->name[row]);
-    size_t len = tp_str_len(st, c->name[row]);
-    return tp_fail(st, TP_EINVAL,
-                   "%s: event %zu: marker regex '%s' failed on the name '%.*s%s': %s (the "
-                   "pattern backtracks too much; simplify it)",
-                   source ? source : "trace", row + 1, s->marker, len > 80 ? 80 : (int)len, name,
-                   len > 80 ? "..." : "", why);
-}
-
-/* Marks the names of the candidate events (host events, or range begins)
- * that match the marker regex (each distinct name matched once), then lets
- * the SDK find the iterations. */
-static int find_iterations(tp_stage *st, trim_state *s, int ranges, const tp_cols *c,
-                           tp_iterations *it)
-{
-    size_t nstr = tp_str_count(st);
-    uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
-    if (memo == NULL)
-        return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++) {
-        if (!(ranges ? c->phase[i] == 'b' : tp_ev_is_host(c, i)) || c->name[i] >= nstr)
-            continue;
-        int m = name_matches(st, s, memo, c->name[i]);
-        if (m < 0) {
-            tp_free(memo);
-            return marker_error(st, s, c, i, m);
-        }
-    }
-    int rc = ranges ? tp_iterations_from_ranges(st, c, memo, nstr, it)
-                    : tp_iterations_from_markers(st, c, memo, nstr, TP_NEST_CLAMP_NS, it);
-    tp_free(memo);
-    return rc;
-}
 
 /* "ProfilerStep#8..#10" when the names share a prefix ending in '#',
  * else "first..last". */
@@ -507,7 +439,7 @@ static int too_few(tp_stage *st, const trim_config *cfg, const trim_state *s, co
 {
     if (it->n == 0)
         return tp_fail(st, TP_EINVAL, "trace has no iterations: no %s matches marker '%s'",
-                       cfg->ranges ? "range (b/e pair)" : "complete host event", s->marker);
+                       cfg->ranges ? "range (b/e pair)" : "complete host event", s->m.pattern);
     char range[512], pid[128], tid[128];
     describe_range(tp_str_text(st, c->name[it->it[0].row]), tp_str_text(st, c->name[it->it[it->n - 1].row]),
                    range, sizeof range);
@@ -547,7 +479,7 @@ static int trim_run(tp_stage *st, const void *config, void *state)
     tp_trace *tr = tp_stage_trace(st);
     const tp_cols *c = tp_trace_cols(tr);
     tp_iterations it;
-    int frc = find_iterations(st, s, cfg->ranges, c, &it);
+    int frc = tp_markers_iterations(st, &s->m, cfg->ranges, c, &it);
     if (frc == TP_ENOMEM)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     if (frc != TP_OK)

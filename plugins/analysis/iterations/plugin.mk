@@ -1,0 +1,3 @@
+# analysis `iterations`: PCRE2 for the marker regex (plugins/common/tp_markers.h).
+LIBS_iterations := $(shell pkg-config --libs libpcre2-8)
+CFLAGS_iterations := $(shell pkg-config --cflags libpcre2-8)

@@ -1,0 +1,102 @@
+/*
+ * Iteration markers named by a Python-style regex (trim_iterations,
+ * iterations): compile the option's pattern once, mark the names of the
+ * candidate events that match (each distinct name matched once), and let the
+ * SDK find the iterations (markers or NVTX-style ranges).  Header-only,
+ * private to the built-in plugins; the plugin links libpcre2-8.
+ */
+#ifndef TRACEPIPE_PLUGINS_TP_MARKERS_H
+#define TRACEPIPE_PLUGINS_TP_MARKERS_H
+
+#include <stdio.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_trace.h>
+
+#include "tp_pyregex.h"
+
+typedef struct tp_markers {
+    pcre2_code *re;
+    pcre2_match_data *md;
+    const char *pattern;
+} tp_markers;
+
+/* Compiles pattern (an option's value, reported as `option`). */
+static inline int tp_markers_open(tp_stage *st, tp_markers *m, const char *option,
+                                  const char *pattern)
+{
+    int err;
+    PCRE2_SIZE off;
+    m->pattern = pattern;
+    m->md = NULL;
+    m->re = tp_pyre_compile(pattern, 0, &err, &off); /* Unicode classes, \Z -> \z */
+    if (m->re == NULL) {
+        PCRE2_UCHAR text[256];
+        pcre2_get_error_message(err, text, sizeof text);
+        return tp_fail(st, TP_EINVAL, "%s: bad regex '%s': %s at offset %zu", option, pattern,
+                       (const char *)text, (size_t)off);
+    }
+    (void)pcre2_jit_compile(m->re, PCRE2_JIT_COMPLETE); /* interpreter if no JIT */
+    m->md = pcre2_match_data_create_from_pattern(m->re, NULL);
+    return m->md ? TP_OK : TP_ENOMEM;
+}
+
+static inline void tp_markers_close(tp_markers *m)
+{
+    pcre2_match_data_free(m->md);
+    pcre2_code_free(m->re);
+    m->md = NULL;
+    m->re = NULL;
+}
+
+/* A regex PCRE2 gave up on: the iterations cannot be known. */
+static inline int tp_markers_error(tp_stage *st, const tp_markers *m, const tp_cols *c,
+                                   size_t row, int code)
+{
+    char why[128];
+    tp_pyre_error_text(code, why, sizeof why);
+    const char *source = tp_trace_source(tp_stage_trace(st));
+    const char *name = tp_str_text(st, c->name[row]);
+    size_t len = tp_str_len(st, c->name[row]);
+    return tp_fail(st, TP_EINVAL,
+                   "%s: event %zu: marker regex '%s' failed on the name '%.*s%s': %s (the "
+                   "pattern backtracks too much; simplify it)",
+                   source ? source : "trace", row + 1, m->pattern, len > 80 ? 80 : (int)len, name,
+                   len > 80 ? "..." : "", why);
+}
+
+/* The candidates are host events, or with `ranges` the begins of async
+ * ranges (`b`); memo[name] = 1 when the name matches, 2 when not, 0 for
+ * names of no candidate. */
+static inline int tp_markers_memo(tp_stage *st, const tp_markers *m, int ranges, const tp_cols *c,
+                                  uint8_t *memo, size_t nstr)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        tp_str name = c->name[i];
+        if (!(ranges ? c->phase[i] == 'b' : tp_ev_is_host(c, i)) || name >= nstr ||
+            memo[name] != 0)
+            continue;
+        int rc = tp_pyre_search(m->re, tp_str_text(st, name), tp_str_len(st, name), m->md);
+        if (rc < 0)
+            return tp_markers_error(st, m, c, i, rc);
+        memo[name] = rc ? 1 : 2;
+    }
+    return TP_OK;
+}
+
+/* The iterations the markers delimit (the SDK's rules). */
+static inline int tp_markers_iterations(tp_stage *st, const tp_markers *m, int ranges,
+                                        const tp_cols *c, tp_iterations *it)
+{
+    size_t nstr = tp_str_count(st);
+    uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
+    if (memo == NULL)
+        return TP_ENOMEM;
+    int rc = tp_markers_memo(st, m, ranges, c, memo, nstr);
+    if (rc == TP_OK)
+        rc = ranges ? tp_iterations_from_ranges(st, c, memo, nstr, it)
+                    : tp_iterations_from_markers(st, c, memo, nstr, TP_NEST_CLAMP_NS, it);
+    tp_free(memo);
+    return rc;
+}
+
+#endif
