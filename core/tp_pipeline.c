@@ -689,6 +689,8 @@ static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *
     for (size_t i = errors; i < L->d->n; i++)
         failed |= strstr(L->d->lines[i], "error:") != NULL;
     (void)before_stages;
+    if (!failed) /* options the schema cannot judge: each stage's init does */
+        failed = tp_pipeline_check_configs(L->p, L->d) != TP_OK;
     if (failed) {
         tp_pipeline_free(L->p);
         return NULL;

@@ -34,4 +34,9 @@ struct tp_pipeline {
     size_t n;
 };
 
+/* Calls every stage's init and destroy on its configuration, without a
+ * trace, so that what init refuses is an error of `validate` and of `run`
+ * before anything is read.  TP_EINVAL (diagnostics added) or TP_OK. */
+int tp_pipeline_check_configs(const tp_pipeline *p, tp_diags *d);
+
 #endif

@@ -549,3 +549,52 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
         tp_run_free(run);
     return rc;
 }
+
+/* Runs init and destroy of one stage on its configuration, with no trace:
+ * what init refuses (a bad regex, an unknown kind, start after end) is
+ * reported before any trace is read.  Adds a diagnostic and returns 1 when
+ * init failed. */
+static int check_one_config(tp_run *run, const tp_pipeline *p, const pstage *s,
+                            const tp_stage_desc *desc, const char *id, const void *config,
+                            tp_diags *d)
+{
+    if (desc->init == NULL)
+        return 0;
+    tp_stage st;
+    memset(&st, 0, sizeof st);
+    st.run = run;
+    st.desc = desc;
+    st.id = id;
+    st.config = config;
+    void *state = NULL;
+    int rc = desc->init(&st, config, &state);
+    if (desc->destroy)
+        desc->destroy(&st, state);
+    if (rc == TP_OK)
+        return 0;
+    const char *msg = st.error[0] ? st.error : rc == TP_ENOMEM ? "out of memory" : "failed";
+    tp_diags_add(d, p->file, s->line, s->col, "error: %s '%s': %s", tp_stage_kind_name(s->kind),
+                 id, msg);
+    return 1;
+}
+
+int tp_pipeline_check_configs(const tp_pipeline *p, tp_diags *d)
+{
+    tp_run *run = calloc(1, sizeof *run);
+    if (run == NULL || (run->pool = tp_strpool_new()) == NULL) { /* init may intern */
+        free(run);
+        return TP_ENOMEM;
+    }
+    run->pipeline = (tp_pipeline *)p;
+    run->opts.verbosity = 0; /* init's warnings come again when it runs */
+    int failed = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const pstage *s = &p->stages[i];
+        if (s->req_desc)
+            failed |= check_one_config(run, p, s, s->req_desc, s->req_id, s->req_config, d);
+        failed |= check_one_config(run, p, s, s->desc, s->id, s->config, d);
+    }
+    tp_strpool_free(run->pool);
+    free(run);
+    return failed ? TP_EINVAL : TP_OK;
+}

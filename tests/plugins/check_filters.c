@@ -106,12 +106,24 @@ static void expect_events(const char *trace, const char *stages, size_t expected
     tp_run_free(run);
 }
 
-static void expect_failure(const char *trace, const char *stages, const char *text)
+static void expect_exit(const char *trace, const char *stages, const char *text, int code)
 {
     char msg[1024] = "";
-    ck_assert_int_eq(tp_test_run_yaml_fails(yaml_for(trace, stages), msg, sizeof msg),
-                     TP_EXIT_FAIL);
+    ck_assert_int_eq(tp_test_run_yaml_fails(yaml_for(trace, stages), msg, sizeof msg), code);
     ck_assert_msg(strstr(msg, text) != NULL, "message '%s' lacks '%s'", msg, text);
+}
+
+/* A failure while running, on the trace. */
+static void expect_failure(const char *trace, const char *stages, const char *text)
+{
+    expect_exit(trace, stages, text, TP_EXIT_FAIL);
+}
+
+/* An option refused by the stage's init: a configuration error, found when
+ * the pipeline is loaded (validate and run alike), before any trace. */
+static void expect_config_error(const char *trace, const char *stages, const char *text)
+{
+    expect_exit(trace, stages, text, TP_EXIT_USAGE);
 }
 
 /* ---- trim_iterations over trim.json: ProfilerStep#1..#4 at 0, 100, 200,
@@ -232,7 +244,7 @@ START_TEST(test_trim_too_many)
     expect_failure(FD "trim.json", "  - {filter: trim_iterations, marker: 'Iteration \\d+'}\n",
                    "trace has no iterations: no complete host event matches marker "
                    "'Iteration \\d+'");
-    expect_failure(FD "trim.json", "  - {filter: trim_iterations, marker: 'Step#(\\d+'}\n",
+    expect_config_error(FD "trim.json", "  - {filter: trim_iterations, marker: 'Step#(\\d+'}\n",
                    "marker: bad regex 'Step#(\\d+': missing closing parenthesis at offset 9");
 }
 END_TEST
@@ -354,7 +366,7 @@ START_TEST(test_regex_python_syntax)
     expect_names(t, "  - {filter: regex_select, include: ['^\xC3\x89TAPE$'], ignore_case: true}\n",
                  "process_name,\xC3\x89TAPE,\xC3\xA9tape");
     /* error offsets are in the pattern as written */
-    expect_failure(t, "  - {filter: regex_select, include: ['a{,3}(']}\n",
+    expect_config_error(t, "  - {filter: regex_select, include: ['a{,3}(']}\n",
                    "include[0]: bad regex 'a{,3}(': missing closing parenthesis at offset 6");
     /* trim_iterations reads its marker the same way: \d matches the
      * Arabic-Indic digits of ProfilerStep#1, #2 ([100, 110], [110, 120]) */
@@ -364,11 +376,11 @@ END_TEST
 
 START_TEST(test_regex_errors)
 {
-    expect_failure(FD "regex.json", "  - {filter: regex_select, include: [ok, '(']}\n",
+    expect_config_error(FD "regex.json", "  - {filter: regex_select, include: [ok, '(']}\n",
                    "include[1]: bad regex '(': missing closing parenthesis at offset 1");
-    expect_failure(FD "regex.json", "  - {filter: regex_select, exclude: ['a{2,1}']}\n",
+    expect_config_error(FD "regex.json", "  - {filter: regex_select, exclude: ['a{2,1}']}\n",
                    "exclude[0]: bad regex 'a{2,1}': numbers out of order in {} quantifier at offset 5");
-    expect_failure(FD "regex.json", "  - {filter: regex_select, field: arg, include: [x]}\n",
+    expect_config_error(FD "regex.json", "  - {filter: regex_select, field: arg, include: [x]}\n",
                    "field: arg needs the option 'arg'");
 }
 END_TEST
@@ -419,13 +431,13 @@ START_TEST(test_window_us)
     /* exponents: [750, 860] */
     expect_names(t, "  - {filter: time_window, start_us: 7.5e2, end_us: 0.86E+3}\n",
                  "process_name,B,D,F");
-    expect_failure(t, "  - {filter: time_window, start_fraction: 0.6, end_fraction: 0.5}\n",
+    expect_config_error(t, "  - {filter: time_window, start_fraction: 0.6, end_fraction: 0.5}\n",
                    "start_fraction 0.6 is after end_fraction 0.5");
-    expect_failure(t, "  - {filter: time_window, start_us: 900, end_us: 100}\n",
+    expect_config_error(t, "  - {filter: time_window, start_us: 900, end_us: 100}\n",
                    "start_us 900 is after end_us 100");
-    expect_failure(t, "  - {filter: time_window, start_us: 1.2.3}\n",
+    expect_config_error(t, "  - {filter: time_window, start_us: 1.2.3}\n",
                    "start_us: '1.2.3' is not a number of \xC2\xB5s");
-    expect_failure(t, "  - {filter: time_window, end_us: 1e16}\n",
+    expect_config_error(t, "  - {filter: time_window, end_us: 1e16}\n",
                    "end_us: 1e16 \xC2\xB5s is out of range");
 }
 END_TEST
@@ -513,9 +525,9 @@ END_TEST
 
 START_TEST(test_select_errors)
 {
-    expect_failure(FD "select.json", "  - {filter: select, kinds: [kernel, kernels]}\n",
+    expect_config_error(FD "select.json", "  - {filter: select, kinds: [kernel, kernels]}\n",
                    "kinds[1]: unknown kind 'kernels'");
-    expect_failure(FD "select.json", "  - {filter: select, streams: [x]}\n",
+    expect_config_error(FD "select.json", "  - {filter: select, streams: [x]}\n",
                    "streams[0]: 'x' is not an integer");
 }
 END_TEST
