@@ -40,6 +40,7 @@ WARN := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
         -Wmissing-prototypes -Wformat=2 -Wswitch
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(VFLAGS) -Iinclude -Icore $(PKG_CFLAGS) \
         -Itests -DTP_VERSION='"$(VERSION)"' -DTP_DEFAULT_PLUGIN_DIR='"$(PREFIX)/lib/tracepipe/plugins"' \
+        -DTP_DEFAULT_PIPELINE_DIR='"$(PREFIX)/share/tracepipe/pipelines"' \
         -MMD -MP
 override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDFLAGS += $(VLDFLAGS)
@@ -144,7 +145,6 @@ deps:
 
 run: deps
 	$(MAKE) all
-	mkdir -p build/out/dlrm_breakdown
 	$(BIN) run pipelines/dlrm_breakdown.yaml
 
 check: deps
@@ -238,8 +238,9 @@ endif
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tracepipe/plugins \
 	  $(DESTDIR)$(PREFIX)/include/tracepipe $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pipeline
+	install -m 644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines/
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtracepipe.so
 	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/tracepipe/plugins/
@@ -254,7 +255,7 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/lib/libtracepipe.so $(DESTDIR)$(PREFIX)/lib/libtracepipe-sdk.a \
 	  $(DESTDIR)$(PREFIX)/lib/tracepipe \
 	  $(DESTDIR)$(PREFIX)/include/tracepipe $(DESTDIR)$(PREFIX)/lib/pkgconfig/tracepipe.pc \
-	  $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1
+	  $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1 $(DESTDIR)$(PREFIX)/share/tracepipe
 
 clean:
 	rm -rf build

@@ -1,8 +1,10 @@
 /*
  * pipeline — the tracepipe command line.
  *
- *   pipeline run FILE.yaml [--set k=v]... [-q|-v] [--plugin-dir DIR]...
- *   pipeline validate FILE.yaml [--set k=v]... [--allow-plugin-path]
+ *   pipeline run PIPELINE [--set k=v]... [-q|-v] [--plugin-dir DIR]...
+ *   pipeline validate PIPELINE [--set k=v]... [--allow-plugin-path]
+ *
+ * PIPELINE is a file, or the name of a bundled pipeline.
  *   pipeline plugins
  *   pipeline describe NAME
  *
@@ -22,8 +24,9 @@ static const char usage_text[] =
     "Run tracepipe pipelines over profiler traces.\n"
     "\n"
     "Commands:\n"
-    "  run FILE.yaml        validate, then run the pipeline\n"
-    "  validate FILE.yaml   check the pipeline and report every problem; run nothing\n"
+    "  run PIPELINE         validate, then run the pipeline (a file, or the name of a\n"
+    "                       bundled one: pipeline run dlrm_breakdown --set trace=T.json.gz)\n"
+    "  validate PIPELINE    check the pipeline and report every problem; run nothing\n"
     "  plugins              list the available stages (kind, version, summary)\n"
     "  describe NAME        show a stage's options (type, default, range, help)\n"
     "\n"
@@ -37,6 +40,9 @@ static const char usage_text[] =
     "  -h, --help           this help\n"
     "  --version            print the version\n"
     "\n"
+    "A pipeline named without a path is looked for as pipelines/NAME.yaml here, then in\n"
+    "$TRACEPIPE_PIPELINE_PATH (':'-separated) and the installed pipelines folder.\n"
+    "A successful run says where each output went (on a terminal, or with -v).\n"
     "Plugins are searched in the build/installed plugin directory, $TRACEPIPE_PLUGIN_PATH,\n"
     "plugin_path: in the YAML (run only, unless --allow-plugin-path), and --plugin-dir,\n"
     "later ones winning. A plugin is code: files or directories writable by group or\n"
@@ -98,6 +104,16 @@ static int finish_stdout(int rc)
 static int usage_error(const char *what, const char *arg)
 {
     tp_print_line(stderr, "pipeline: %s%s%s", what, arg ? " " : "", arg ? arg : "");
+    fputs("Try 'pipeline --help'.\n", stderr);
+    return TP_EXIT_USAGE;
+}
+
+static int unknown_command(const char *cmd)
+{
+    static const char *const commands[] = {"run", "validate", "plugins", "describe"};
+    const char *near = tp_closest(cmd, commands, 4);
+    tp_print_line(stderr, "pipeline: unknown command '%s'%s%s%s", cmd,
+                  near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     fputs("Try 'pipeline --help'.\n", stderr);
     return TP_EXIT_USAGE;
 }
@@ -246,6 +262,20 @@ static void describe_option(const tp_option *o)
            o->help ? o->help : "", "");
 }
 
+/* The known stage name closest to name, or NULL. */
+static const char *closest_stage(tp_ctx *ctx, const char *name)
+{
+    size_t n = tp_ctx_stage_count(ctx);
+    const char **names = calloc(n + 1, sizeof *names);
+    if (names == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        names[i] = tp_ctx_stage_at(ctx, i, NULL)->name;
+    const char *near = tp_closest(name, names, n);
+    free(names);
+    return near;
+}
+
 static int cmd_describe(tp_ctx *ctx, const char *name)
 {
     if (name == NULL)
@@ -253,7 +283,9 @@ static int cmd_describe(tp_ctx *ctx, const char *name)
     const char *path = NULL;
     const tp_stage_desc *s = tp_ctx_find_stage(ctx, 0, name, &path);
     if (s == NULL) {
-        tp_print_line(stderr, "pipeline: no stage named '%s' (see 'pipeline plugins')", name);
+        const char *near = closest_stage(ctx, name);
+        tp_print_line(stderr, "pipeline: no stage named '%s'%s%s%s (see 'pipeline plugins')", name,
+                      near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
         return TP_EXIT_USAGE;
     }
     printf("%s %s — %s\n  plugin: %s\n", tp_stage_kind_name(s->kind), s->name,
@@ -270,11 +302,94 @@ static int cmd_describe(tp_ctx *ctx, const char *name)
     return TP_EXIT_OK;
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A trace given where a pipeline belongs: by its name, or by its first
+ * bytes (gzip, SQLite). */
+static int looks_like_trace(const char *path)
+{
+    static const char *const suffixes[] = {".json", ".json.gz", ".gz", ".sqlite", ".nsys-rep",
+                                           ".qdrep"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
+        if (ends_with(path, suffixes[i]))
+            return 1;
+    unsigned char head[16] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) ||
+           (n == 16 && memcmp(head, "SQLite format 3", 16) == 0);
+}
+
+static int is_file(const char *path) { return access(path, F_OK) == 0; }
+
+/* path if dir/name.yaml exists (new string), else NULL. */
+static char *pipeline_in(const char *dir, size_t dlen, const char *name)
+{
+    size_t size = dlen + strlen(name) + 7;
+    char *path = malloc(size);
+    if (path == NULL)
+        return NULL;
+    snprintf(path, size, "%.*s/%s.yaml", (int)dlen, dir, name);
+    if (is_file(path))
+        return path;
+    free(path);
+    return NULL;
+}
+
+/* A bundled pipeline by name: pipelines/NAME.yaml here, then each folder of
+ * $TRACEPIPE_PIPELINE_PATH, then the installed ones.  New string or NULL. */
+static char *find_named_pipeline(const char *name)
+{
+    char *found = pipeline_in("pipelines", 9, name);
+    const char *env = getenv("TRACEPIPE_PIPELINE_PATH");
+    for (const char *p = env; found == NULL && p && *p;) {
+        size_t len = strcspn(p, ":");
+        if (len > 0)
+            found = pipeline_in(p, len, name);
+        p += len + (p[len] == ':');
+    }
+    if (found == NULL)
+        found = pipeline_in(TP_DEFAULT_PIPELINE_DIR, strlen(TP_DEFAULT_PIPELINE_DIR), name);
+    return found;
+}
+
+/* The pipeline file to load for the command's argument (new string), or
+ * NULL after saying why. */
+static char *resolve_pipeline(const char *arg)
+{
+    if (!is_file(arg) && strchr(arg, '/') == NULL && !ends_with(arg, ".yaml") &&
+        !ends_with(arg, ".yml")) {
+        char *found = find_named_pipeline(arg);
+        if (found)
+            return found;
+        tp_print_line(stderr, "pipeline: error: no pipeline file '%s' and no bundled pipeline "
+                      "named '%s' (looked in pipelines/, $TRACEPIPE_PIPELINE_PATH and %s)",
+                      arg, arg, TP_DEFAULT_PIPELINE_DIR);
+        return NULL;
+    }
+    if (is_file(arg) && looks_like_trace(arg)) {
+        tp_print_line(stderr, "pipeline: error: %s is a trace, not a pipeline; run a pipeline "
+                      "on it, e.g.: pipeline run dlrm_breakdown --set trace=%s", arg, arg);
+        return NULL;
+    }
+    return strdup(arg);
+}
+
 static int cmd_pipeline(tp_ctx *ctx, const cli *c, tp_diags *d)
 {
     if (c->arg == NULL)
         return usage_error("this command needs a pipeline file:", c->command);
-    tp_pipeline *p = tp_pipeline_load_file(ctx, c->arg, c->sets, c->n_sets, d);
+    char *file = resolve_pipeline(c->arg);
+    if (file == NULL)
+        return TP_EXIT_USAGE;
+    tp_pipeline *p = tp_pipeline_load_file(ctx, file, c->sets, c->n_sets, d);
+    free(file);
     tp_diags_print(d, stderr);
     if (p == NULL)
         return TP_EXIT_USAGE;
@@ -285,7 +400,8 @@ static int cmd_pipeline(tp_ctx *ctx, const cli *c, tp_diags *d)
         return TP_EXIT_OK;
     }
     tp_run_opts opts = {.verbosity = c->verbosity,
-                        .progress = c->verbosity > 0 && !c->no_progress && isatty(2)};
+                        .progress = c->verbosity > 0 && !c->no_progress && isatty(2),
+                        .report_outputs = c->verbosity > 1 || (c->verbosity > 0 && isatty(2))};
     int rc = tp_pipeline_run(p, &opts, NULL);
     tp_pipeline_free(p);
     return rc == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
@@ -316,7 +432,7 @@ int main(int argc, char **argv)
         else if (strcmp(c.command, "describe") == 0)
             rc = cmd_describe(ctx, c.arg);
         else
-            rc = usage_error("unknown command", c.command);
+            rc = unknown_command(c.command);
     }
     tp_diags_free(&d);
     tp_ctx_free(ctx);

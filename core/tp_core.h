@@ -92,6 +92,7 @@ typedef struct tp_run_opts {
     int verbosity;          /* 0 quiet, 1 normal, 2 verbose */
     int progress;           /* show a progress bar on stderr */
     FILE *log;              /* where messages go; NULL = stderr */
+    int report_outputs;     /* say "wrote PATH" for every output file completed */
 } tp_run_opts;
 
 /* Runs every stage in order.  Returns TP_OK or the first stage's error

@@ -352,14 +352,39 @@ static int start_temp(tp_stage *st, const char *path, tp_output *o)
 }
 
 /* Fills o for the file path names; the stage's error on failure. */
+/* Creates the missing folders above path (mkdir -p of its dirname, mode
+ * 0777 less the umask); 0 or the errno of the first folder that could not
+ * be made. */
+static int make_parents(const char *path)
+{
+    char *dir = strdup(path);
+    if (dir == NULL)
+        return ENOMEM;
+    int err = 0;
+    for (char *p = strchr(dir + 1, '/'); p != NULL && err == 0; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            err = errno;
+        *p = '/';
+    }
+    free(dir);
+    return err;
+}
+
 static int prepare_output(tp_stage *st, const char *path, tp_output *o)
 {
     if (path[strlen(path) - 1] == '/')
         return host_fail(st, TP_EINVAL, "%s: names a directory, not a file", path);
     struct stat sb, at;
     bool exists = stat(path, &sb) == 0;
-    if (!exists && errno != ENOENT)
-        return host_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(errno));
+    int stat_errno = errno;
+    if (!exists && stat_errno != ENOENT)
+        return host_fail(st, TP_EIO, "%s: cannot create: %s", path, strerror(stat_errno));
+    if (!exists) { /* writers create missing folders */
+        int err = make_parents(path);
+        if (err != 0)
+            return host_fail(st, TP_EIO, "%s: cannot create its folder: %s", path, strerror(err));
+    }
     if (exists && S_ISDIR(sb.st_mode))
         return host_fail(st, TP_EINVAL, "%s: is a directory, not a file", path);
     const tp_run_source *src = exists ? tp_run_find_source(st->run, sb.st_dev, sb.st_ino) : NULL;

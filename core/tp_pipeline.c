@@ -8,6 +8,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const top_keys[] = {"name", "description", "vars", "stages", "plugin_path",
                                         NULL};
@@ -107,16 +109,28 @@ static tp_var *collect_vars(loader *L, const tp_ynode *vars, const tp_var *sets,
         }
         v[n++] = (tp_var){vars->keys[i]->text, val->text};
     }
+    const char **names = calloc(nv + 1, sizeof *names);
+    for (size_t j = 0; names && j < nv; j++)
+        names[j] = vars->keys[j]->text;
     for (size_t i = 0; i < n_sets; i++) {
-        bool declared = false;
+        bool declared = false, repeated = false;
         for (size_t j = 0; j < nv; j++)
             declared |= strcmp(vars->keys[j]->text, sets[i].name) == 0;
+        for (size_t j = i + 1; j < n_sets; j++)
+            repeated |= strcmp(sets[j].name, sets[i].name) == 0;
+        const char *near = names && !declared ? tp_closest(sets[i].name, names, nv) : NULL;
         if (!declared)
             tp_diags_add(L->d, L->file, 0, 0,
-                         "error: --set %s: the pipeline declares no variable '%s' under vars:",
-                         sets[i].name, sets[i].name);
+                         "error: --set %s: the pipeline declares no variable '%s' under vars:%s%s%s",
+                         sets[i].name, sets[i].name, near ? " (did you mean '" : "",
+                         near ? near : "", near ? "'?)" : "");
+        else if (repeated)
+            tp_diags_add(L->d, L->file, 0, 0,
+                         "warning: --set %s given more than once: the last value wins",
+                         sets[i].name);
         v[n++] = sets[i];
     }
+    free(names);
     *n_out = n;
     return v;
 }
@@ -478,6 +492,53 @@ static void check_path_per_result(loader *L, const pstage *s, const tp_ynode *m)
                      tp_stage_kind_name(s->kind), s->id, path->text);
 }
 
+/* The nearest existing folder above a writer's output path must be one we
+ * can write in (the writer creates the folders below it): said now, not
+ * after the trace is read.  A path with {id} is judged by its part before
+ * the first {id}. */
+static void check_output_folder(loader *L, const pstage *s, const tp_ynode *m)
+{
+    const tp_ynode *path = tp_ymap_get(m, "path");
+    if (s->kind != TP_STAGE_WRITER || path == NULL || path->type != TP_YNODE_SCALAR ||
+        path->text[0] == '\0')
+        return;
+    char *dir = strdup(path->text);
+    if (dir == NULL)
+        return;
+    char *id = strstr(dir, "{id}");
+    if (id)
+        *id = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat sb;
+    int found;
+    while (!(found = stat(dir, &sb) == 0) && errno == ENOENT && strcmp(dir, ".") != 0) {
+        slash = strrchr(dir, '/'); /* climb to what exists */
+        if (slash == NULL) {
+            strcpy(dir, "."); /* "." always exists */
+        } else if (slash == dir) {
+            dir[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+    }
+    const char *why = NULL;
+    if (!found || !S_ISDIR(sb.st_mode))
+        why = "is not a folder";
+    else if (access(dir, W_OK | X_OK) != 0)
+        why = "cannot be written in";
+    if (why)
+        tp_diags_add(L->d, L->file, path->line, path->col,
+                     "error: %s '%s': output path '%s': '%s' %s", tp_stage_kind_name(s->kind),
+                     s->id, path->text, dir, why);
+    free(dir);
+}
+
 /* The earlier reader stage of that id that makes an event trace, or NULL. */
 static const pstage *trace_reader(const tp_pipeline *p, size_t before, const char *id)
 {
@@ -616,6 +677,7 @@ static void parse_stage(loader *L, const tp_ynode *m)
     s->config = tp_options_build(s->desc->options, s->desc->config_size, m, reserved_keys,
                                  L->file, who, L->d);
     resolve_requirement(L, s, name);
+    check_output_folder(L, s, m);
     check_path_per_result(L, s, m);
 }
 

@@ -280,8 +280,12 @@ static void finish_outputs(tp_stage *st, int ok)
         tp_output *o = &st->outputs[i];
         if (o->in_place)
             continue; /* a device or FIFO: written where it is */
-        if (ok && st->error_code == 0)
+        if (ok && st->error_code == 0) {
             st->error_code = complete_output(st, o);
+            if (st->error_code == 0 && st->run->opts.report_outputs)
+                tp_print_line(st->run->opts.log ? st->run->opts.log : stderr, "pipeline: wrote %s",
+                              o->final_path);
+        }
         if (!ok || st->error_code != 0)
             unlink(o->tmp_path); /* never leave a partial file behind */
         tp_temp_unregister(o->slot);

@@ -30,6 +30,10 @@
  * Stage life cycle: init (if any), then run if init returned TP_OK, then
  * destroy (if any) ALWAYS, also after a failed init, with whatever *state
  * init left (NULL if it set none): destroy must accept a NULL state.
+ * init judges and prepares the configuration only: `validate`, and `run`
+ * before reading anything, call init then destroy once per stage with no
+ * trace and no inputs, so that what init refuses (tp_fail) is reported as a
+ * configuration error with the stage's place in the file.
  */
 #ifndef TRACEPIPE_TP_PLUGIN_H
 #define TRACEPIPE_TP_PLUGIN_H

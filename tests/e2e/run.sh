@@ -123,7 +123,30 @@ check_cli() { # description, expected exit, expected text in output, command...
 check_cli "--help" 0 "Usage: pipeline COMMAND" "$PIPELINE" --help
 check_cli "--version" 0 "plugin ABI 3." "$PIPELINE" --version
 check_cli "no command" 2 "Usage: pipeline COMMAND" "$PIPELINE"
-check_cli "unknown command" 2 "pipeline: unknown command frobnicate" "$PIPELINE" frobnicate
+check_cli "unknown command" 2 "pipeline: unknown command 'frobnicate'" "$PIPELINE" frobnicate
+check_cli "command did you mean" 2 "unknown command 'rn'; did you mean 'run'?" "$PIPELINE" rn x
+check_cli "describe did you mean" 2 "no stage named 'kernel_stat'; did you mean 'kernel_stats'?" \
+    "$PIPELINE" describe kernel_stat
+check_cli "a trace given as the pipeline" 2 \
+    "is a trace, not a pipeline; run a pipeline on it, e.g.: pipeline run dlrm_breakdown --set trace=" \
+    "$PIPELINE" run tests/data/dlrm_worker0_step12.pt.trace.json.gz
+check_cli "a bundled pipeline by name" 0 "dlrm_breakdown: ok (9 stages)" \
+    "$PIPELINE" validate dlrm_breakdown
+check_cli "bundled pipelines from anywhere" 0 "top_kernels: ok" \
+    env TRACEPIPE_PIPELINE_PATH="$PWD/pipelines" sh -c "cd / && '$PWD/$PIPELINE' validate top_kernels"
+check_cli "no such bundled pipeline" 2 "no pipeline file 'nosuch' and no bundled pipeline named 'nosuch'" \
+    "$PIPELINE" validate nosuch
+check_cli "--set did you mean" 2 "declares no variable 'trac' under vars: (did you mean 'trace'?)" \
+    "$PIPELINE" validate pipelines/dlrm_breakdown.yaml --set trac=x
+check_cli "--set twice warns" 0 "warning: --set out given more than once: the last value wins" \
+    "$PIPELINE" validate pipelines/dlrm_breakdown.yaml --set out=/tmp/a --set out=/tmp/b
+check_cli "output folder under a file" 2 "output path '/etc/passwd/x.csv': '/etc/passwd' is not a folder" \
+    "$PIPELINE" validate tests/pipelines/cli/output_under_file.yaml
+nested="$tmp/new/deeper/still"
+if "$PIPELINE" run tests/pipelines/cli/nested_output.yaml -q --set out="$nested" &&
+    [ -f "$nested/info.csv" ]; then ok; else ko "cli: writers create folders: no $nested/info.csv"; fi
+check_cli "wrote lines with -v" 0 "pipeline: wrote $nested/info.csv" \
+    "$PIPELINE" run tests/pipelines/cli/nested_output.yaml -v --set out="$nested"
 check_cli "unknown option" 2 "pipeline: unknown option --frob" "$PIPELINE" run x.yaml --frob
 check_cli "bad --set" 2 "--set needs NAME=VALUE" "$PIPELINE" run x.yaml --set novalue
 check_cli "missing pipeline" 2 "nope.yaml: error: cannot open pipeline: No such file or directory" \

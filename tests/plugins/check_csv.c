@@ -124,11 +124,23 @@ END_TEST
 
 START_TEST(test_missing_directory)
 {
-    const char *msg = wu_run_fails("  - {analysis: fixture_results, shape: flat}\n"
-                                   "  - {writer: csv, path: '${out}/nodir/f.csv'}\n");
-    ck_assert_msg(strstr(msg, "nodir/f.csv") != NULL, "message: %s", msg);
-    ck_assert_msg(strstr(msg, "No such file or directory") != NULL, "message: %s", msg);
-    ck_assert_int_eq(wu_dir_entries(), 0);
+    /* missing folders are created; the file is complete */
+    wu_run("  - {analysis: fixture_results, shape: flat}\n"
+           "  - {writer: csv, path: '${out}/nodir/deeper/f.csv'}\n");
+    wu_expect_file("nodir/deeper/f.csv", FLAT_CSV);
+    ck_assert_int_eq(wu_dir_entries(), 1); /* nodir, and no temporary beside it */
+}
+END_TEST
+
+START_TEST(test_output_under_a_file)
+{
+    /* a path through a regular file is a configuration error, before running */
+    char msg[1024] = "";
+    ck_assert_int_eq(tp_test_run_yaml_fails(wu_yaml("  - {analysis: fixture_results, shape: flat}\n"
+                                                    "  - {writer: csv, path: /etc/passwd/f.csv}\n"),
+                                            msg, sizeof msg),
+                     TP_EXIT_USAGE);
+    ck_assert_msg(strstr(msg, "'/etc/passwd' is not a folder") != NULL, "message: %s", msg);
 }
 END_TEST
 
@@ -169,6 +181,7 @@ static Suite *csv_suite(void)
     tc = tcase_create("errors");
     tcase_add_checked_fixture(tc, wu_setup, wu_teardown);
     tcase_add_test(tc, test_missing_directory);
+    tcase_add_test(tc, test_output_under_a_file);
     tcase_add_test(tc, test_read_only_directory);
     suite_add_tcase(s, tc);
     return s;

@@ -175,7 +175,7 @@ START_TEST(vars_and_set)
     tp_var bad[] = {{"nn", "1"}};
     ck_assert_ptr_null(tp_pipeline_load_string(ctx, yaml, strlen(yaml), "p.yaml", bad, 1, &d));
     ck_assert_str_eq(d.lines[0],
-                     "p.yaml: error: --set nn: the pipeline declares no variable 'nn' under vars:");
+                     "p.yaml: error: --set nn: the pipeline declares no variable 'nn' under vars: (did you mean 'n'?)");
     tp_diags_free(&d);
     tp_ctx_free(ctx);
 }
