@@ -381,6 +381,27 @@ static int build_forest(hier *h)
     return rc;
 }
 
+/* A trace with timed events of which none is a host op, runtime call,
+ * Python frame or GPU activity (a TensorFlow timeline read as Kineto): no
+ * analysis can say anything, so say that instead of empty tables. */
+static int nothing_to_analyse(tp_stage *st, const tp_cols *c)
+{
+    size_t timed = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (tp_ev_is_host(c, i) || tp_ev_is_activity(c, i))
+            return TP_OK;
+        timed += tp_ev_is_complete(c, i) && c->kind[i] != TP_KIND_TRACE;
+    }
+    if (timed == 0)
+        return TP_OK; /* an empty trace: empty tables are the truth */
+    const char *src = tp_trace_source(tp_stage_trace(st));
+    return tp_fail(st, TP_EFORMAT,
+                   "%s: none of its %zu timed events is a host op, runtime call or GPU "
+                   "activity, so there is nothing to analyse (the reader's warning names their "
+                   "categories; is this a PyTorch profiler trace?)",
+                   src ? src : "trace", timed);
+}
+
 static int hier_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
@@ -391,6 +412,8 @@ static int hier_run(tp_stage *st, const void *config, void *state)
     h.st = st;
     h.cfg = config;
     h.c = tp_trace_cols(tr);
+    if (nothing_to_analyse(st, h.c) != TP_OK)
+        return TP_EFORMAT;
     if (h.c->n > (size_t)INT32_MAX)
         return tp_fail(st, TP_EINVAL, "hierarchy: %zu events: at most %d are supported", h.c->n,
                        INT32_MAX);
