@@ -275,13 +275,24 @@ static const char *var_value(const tp_var *vars, size_t n, const char *name, siz
     return NULL;
 }
 
+/* Variables may refer to variables (out: ${root}/out); the expansion is
+ * repeated until no reference is left, at most this many times, so a cycle
+ * (a: ${b}, b: ${a}) is an error, not a hang. */
+#define TP_VAR_MAX_DEPTH 16
+
 /* Expands ${name} in one scalar; returns 0 on an unknown or unterminated
- * reference (reported). */
-static int substitute_scalar(tp_ynode *n, const tp_var *vars, size_t nv, const char *file,
-                             tp_diags *d)
+ * reference, or a cycle (reported). */
+static int substitute_scalar_at(tp_ynode *n, const tp_var *vars, size_t nv, const char *file,
+                                tp_diags *d, int depth)
 {
     if (strstr(n->text, "${") == NULL)
         return 1;
+    if (depth == TP_VAR_MAX_DEPTH) {
+        tp_diags_add(d, file, n->line, n->col,
+                     "error: variables refer to each other in a cycle (still '%s' after %d "
+                     "expansions)", n->text, TP_VAR_MAX_DEPTH);
+        return 0;
+    }
     size_t cap = strlen(n->text) + 1, used = 0;
     char *out = malloc(cap);
     if (out == NULL)
@@ -325,7 +336,13 @@ static int substitute_scalar(tp_ynode *n, const tp_var *vars, size_t nv, const c
     out[used] = '\0';
     free(n->text);
     n->text = out;
-    return 1;
+    return substitute_scalar_at(n, vars, nv, file, d, depth + 1); /* values may hold ${...} */
+}
+
+static int substitute_scalar(tp_ynode *n, const tp_var *vars, size_t nv, const char *file,
+                             tp_diags *d)
+{
+    return substitute_scalar_at(n, vars, nv, file, d, 0);
 }
 
 int tp_yaml_substitute(tp_ynode *root, const tp_var *vars, size_t n_vars, const char *file,

@@ -145,6 +145,8 @@ check_cli "output folder under a file" 2 "output path '/etc/passwd/x.csv': '/etc
 nested="$tmp/new/deeper/still"
 if "$PIPELINE" run tests/pipelines/cli/nested_output.yaml -q --set out="$nested" &&
     [ -f "$nested/info.csv" ]; then ok; else ko "cli: writers create folders: no $nested/info.csv"; fi
+check_cli "vars refer to vars" 0 "pipeline: wrote $tmp/vv/out/info.csv" \
+    "$PIPELINE" run tests/pipelines/cli/vars_of_vars.yaml -v --set root="$tmp/vv"
 check_cli "wrote lines with -v" 0 "pipeline: wrote $nested/info.csv" \
     "$PIPELINE" run tests/pipelines/cli/nested_output.yaml -v --set out="$nested"
 check_cli "unknown option" 2 "pipeline: unknown option --frob" "$PIPELINE" run x.yaml --frob
