@@ -1,0 +1,540 @@
+/*
+ * overheads: the CPU overheads T1-T5 of ANALYSES.md section 1 (seed 001 and
+ * the research behind it), in the three definitions that exist:
+ *   compat: seed     (default) what seed 001 computes;
+ *   compat: ref2021  ml_perf_model 2021 with the constants C, G, KL;
+ *   compat: ml2022   get_overheads of 2022 on (keyed by op name here).
+ *
+ * Ops: a depth-first walk of the hierarchy's host forest (siblings in start
+ * order, longest first); a cpu op or annotation that is not a module is an
+ * op and is not descended into, every other node is.  Launches: the runtime
+ * *leaves* of an op's subtree, in walk order, that the mode keeps.
+ *   T1  gap between consecutive ops of the same parent (< 200 us)
+ *   T2  op start to its first launch
+ *   T3  its last launch's end to the op's end
+ *   T4  the launch calls themselves, per API
+ *   T5  between launches of one op (or the whole op without launches)
+ * Results: <id> (stats per overhead and key), <id>.t1_histogram (seed 001's
+ * buckets), <id>.launches (the API calls of each op name's first launching
+ * occurrence).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+typedef struct oh_config {
+    int64_t compat;
+    double cpu_event_us, gpu_event_us, launch_us; /* C, G, KL; NaN = the mode's */
+    double t1_max_gap_us;
+    tp_strlist also_modules;
+} oh_config;
+
+enum { MODE_SEED, MODE_REF2021, MODE_ML2022 };
+static const char *const oh_modes[] = {"seed", "ref2021", "ml2022", NULL};
+
+static const tp_option oh_options[] = {
+    TP_OPTION_ENUM("compat", oh_config, compat, "seed", oh_modes,
+                   "which definition: seed (seed 001), ref2021 or ml2022 (ml_perf_model)"),
+    TP_OPTION_FLOAT("cpu_event_overhead_us", oh_config, cpu_event_us, "-1", -1, 1e9,
+                    "C, the profiler's cost per CPU event (ref2021 3.8, ml2022 2; -1 = the "
+                    "mode's)"),
+    TP_OPTION_FLOAT("gpu_event_overhead_us", oh_config, gpu_event_us, "-1", -1, 1e9,
+                    "G, per GPU event (4; -1 = the mode's)"),
+    TP_OPTION_FLOAT("kernel_launch_us", oh_config, launch_us, "-1", -1, 1e9,
+                    "KL, the length of a kernel launch (10; -1 = the mode's)"),
+    TP_OPTION_FLOAT("t1_max_gap_us", oh_config, t1_max_gap_us, "200", 0, 1e12,
+                    "gaps between ops this long or longer are not T1"),
+    TP_OPTION_LIST("also_modules", oh_config, also_modules,
+                   "more name prefixes of modules, descended into (e.g. ProfilerStep#: the "
+                   "seeds take steps for ops)"),
+    TP_OPTION_END};
+
+/* ------------------------------------------------------------ the modes */
+
+typedef struct oh_mode {
+    const char *kept[4];    /* launch APIs kept (names without cuda/hip) */
+    const char *ignored[6]; /* runtime leaves that count in y but launch nothing */
+    int ignored_in_s;       /* ignored leaves count in S */
+    int no_t4[2];           /* indexes into kept giving no T4 and left out of launches */
+    double c, g, kl;
+} oh_mode;
+
+static const oh_mode modes[] = {
+    [MODE_SEED] = {{"LaunchKernel", "MemcpyAsync", "StreamSynchronize", NULL},
+                   {NULL}, 1, {-1, -1}, 0, 0, 0},
+    [MODE_REF2021] = {{"LaunchKernel", "MemcpyAsync", NULL},
+                      {"OccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "StreamSynchronize",
+                       "PeakAtLastError", NULL},
+                      1, {-1, -1}, 3.8, 4, 10},
+    [MODE_ML2022] = {{"LaunchKernel", "MemcpyAsync", "StreamSynchronize", NULL},
+                     {"OccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "PeakAtLastError",
+                      "StreamGetCaptureInfo", "EventQuery", "EventRecord", NULL},
+                     0, {2, -1}, 2, 4, 10},
+};
+
+/* The API of a runtime call: its name without the "cuda"/"hip" prefix. */
+static const char *api_of(const char *name)
+{
+    if (strncmp(name, "cuda", 4) == 0)
+        return name + 4;
+    if (strncmp(name, "hip", 3) == 0)
+        return name + 3;
+    return name;
+}
+
+/* Index of api in list (NULL-terminated), or -1. */
+static int find_api(const char *const *list, const char *api)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(list[i], api) == 0)
+            return i;
+    return -1;
+}
+
+/* ------------------------------------------------------------- samples */
+
+/* Samples per key: keys are interned strings, values growable arrays. */
+typedef struct oh_list {
+    tp_str key;
+    double *v;
+    size_t n, cap;
+} oh_list;
+
+typedef struct oh_set {
+    oh_list *l;
+    size_t n, cap;
+} oh_set;
+
+enum { T1, T2, T3, T4, T5, N_T };
+static const char *const t_names[] = {"t1", "t2", "t3", "t4", "t5"};
+
+static oh_list *list_of(oh_set *s, tp_str key)
+{
+    for (size_t i = 0; i < s->n; i++) /* few keys per op name: a scan is fine */
+        if (s->l[i].key == key)
+            return &s->l[i];
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        oh_list *l = tp_realloc(s->l, cap * sizeof *l);
+        if (l == NULL)
+            return NULL;
+        s->l = l;
+        s->cap = cap;
+    }
+    s->l[s->n] = (oh_list){.key = key};
+    return &s->l[s->n++];
+}
+
+static int push(oh_set *s, tp_str key, double x)
+{
+    oh_list *l = list_of(s, key);
+    if (l == NULL)
+        return TP_ENOMEM;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        double *v = tp_realloc(l->v, cap * sizeof *v);
+        if (v == NULL)
+            return TP_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = x;
+    return TP_OK;
+}
+
+static void set_free(oh_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        tp_free(s->l[i].v);
+    tp_free(s->l);
+}
+
+/* --------------------------------------------------------------- walk */
+
+typedef struct oh {
+    tp_stage *st;
+    const oh_config *cfg;
+    const oh_mode *m;
+    int mode;
+    double c, g, kl;
+    const tp_cols *c_;
+    const int32_t *parent, *first_child, *next_sibling, *roots;
+    size_t nroots;
+    uint8_t *module; /* per name id: 1 module, 2 not, 0 unknown */
+    size_t nnames;
+    oh_set t[N_T];
+    oh_set launches; /* per op name: the API names' ids, as "samples" */
+    uint8_t *has_launches; /* per name id: its first launching occurrence recorded */
+    int32_t prev_op, prev_parent;
+    int have_prev;
+    uint32_t *stack; /* scratch for the walks */
+} oh;
+
+static const char *text(oh *h, tp_str id)
+{
+    const char *s = tp_str_text(h->st, id);
+    return s ? s : "";
+}
+
+/* A module: seed 001 looks for these anywhere in the name, the later code
+ * at its start (and knows DistributedDataParallel). */
+static int is_module(oh *h, tp_str name)
+{
+    if (name >= h->nnames)
+        return 0;
+    if (h->module[name] == 0) {
+        static const char *const marks[] = {"##", "__", "module::", "DLRM ",
+                                            "DistributedDataParallel"};
+        const char *s = text(h, name);
+        int found = 0;
+        for (size_t i = 0; i < h->cfg->also_modules.n && !found; i++) {
+            const char *p = h->cfg->also_modules.items[i];
+            found = p[0] && strncmp(s, p, strlen(p)) == 0;
+        }
+        for (int i = 0; i < 5 && !found; i++) {
+            if (h->mode == MODE_SEED)
+                found = i < 4 && strstr(s, marks[i]) != NULL;
+            else
+                found = strncmp(s, marks[i], strlen(marks[i])) == 0;
+        }
+        h->module[name] = found ? 1 : 2;
+    }
+    return h->module[name] == 1;
+}
+
+static int is_op(oh *h, int32_t r)
+{
+    uint8_t k = h->c_->kind[r];
+    return (k == TP_KIND_CPU_OP || k == TP_KIND_ANNOTATION) && !is_module(h, h->c_->name[r]);
+}
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+static int64_t end_of(const oh *h, int32_t r) { return h->c_->ts[r] + h->c_->dur[r]; }
+
+/* One launch of an op: its row and the nodes walked since the previous. */
+typedef struct oh_launch {
+    int32_t row;
+    int api; /* index in the mode's kept list */
+    size_t y;
+} oh_launch;
+
+/* Walks op's subtree (pre-order, op excluded), collecting its kept
+ * launches and y counts; *s_count = the subtree's node count with op. */
+static size_t walk_op(oh *h, int32_t op, oh_launch *out, size_t *s_count)
+{
+    const tp_cols *c = h->c_;
+    size_t sp = 0, n = 0, y = 0, s = 1;
+    for (int32_t k = h->first_child[op]; k >= 0; k = h->next_sibling[k])
+        sp++;
+    /* push children in reverse so the first child is walked first */
+    size_t at = sp;
+    for (int32_t k = h->first_child[op]; k >= 0; k = h->next_sibling[k])
+        h->stack[--at] = (uint32_t)k;
+    while (sp > 0) {
+        int32_t r = (int32_t)h->stack[--sp];
+        int leaf = h->first_child[r] < 0;
+        int runtime_leaf = leaf && c->kind[r] == TP_KIND_RUNTIME;
+        const char *api = runtime_leaf ? api_of(text(h, c->name[r])) : NULL;
+        int kept = api ? find_api(h->m->kept, api) : -1;
+        int ignored = api && kept < 0 && find_api(h->m->ignored, api) >= 0;
+        if (kept >= 0) {
+            out[n++] = (oh_launch){r, kept, y};
+            y = 0;
+        } else if (!runtime_leaf || ignored) {
+            y++; /* leaves neither kept nor ignored are not counted */
+        }
+        s += !ignored || h->m->ignored_in_s;
+        size_t before = sp;
+        for (int32_t k = h->first_child[r]; k >= 0; k = h->next_sibling[k])
+            sp++;
+        at = sp;
+        for (int32_t k = h->first_child[r]; k >= 0; k = h->next_sibling[k])
+            h->stack[--at] = (uint32_t)k;
+        (void)before;
+    }
+    *s_count = s;
+    return n;
+}
+
+static int gives_t4(const oh *h, int api) { return api != h->m->no_t4[0] && api != h->m->no_t4[1]; }
+
+static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, size_t s)
+{
+    const tp_cols *c = h->c_;
+    tp_str name = c->name[op];
+    double c_ = h->c;
+    int rc = push(&h->t[T2], name, us(c->ts[l[0].row] - c->ts[op]) - (double)l[0].y * c_);
+    size_t ysum = 0;
+    for (size_t i = 0; i < n; i++)
+        ysum += l[i].y + 1;
+    double t3 = us(end_of(h, op) - end_of(h, l[n - 1].row)) - (double)(s - ysum) * c_;
+    if (h->mode == MODE_ML2022 && t3 < 0)
+        t3 = 0;
+    rc = rc ? rc : push(&h->t[T3], name, t3);
+    if (n == 1)
+        rc = rc ? rc : push(&h->t[T5], name, 0);
+    for (size_t i = 1; i < n && rc == TP_OK; i++)
+        rc = push(&h->t[T5], name,
+                  us(c->ts[l[i].row] - end_of(h, l[i - 1].row)) - (double)l[i].y * c_);
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        if (!gives_t4(h, l[i].api))
+            continue;
+        tp_str api = tp_intern(h->st, h->m->kept[l[i].api], strlen(h->m->kept[l[i].api]));
+        double x = h->mode == MODE_SEED ? us(c->dur[l[i].row]) : h->kl - h->c - h->g;
+        rc = api == TP_STR_ERROR ? TP_ENOMEM : push(&h->t[T4], api, x);
+    }
+    if (rc == TP_OK && name < h->nnames && !h->has_launches[name]) {
+        h->has_launches[name] = 1; /* the first occurrence with launches names them */
+        for (size_t i = 0; i < n && rc == TP_OK; i++)
+            if (gives_t4(h, l[i].api)) {
+                tp_str api = tp_intern(h->st, h->m->kept[l[i].api], strlen(h->m->kept[l[i].api]));
+                rc = api == TP_STR_ERROR ? TP_ENOMEM : push(&h->launches, name, (double)api);
+            }
+    }
+    return rc;
+}
+
+static int visit_op(oh *h, int32_t op, oh_launch *l)
+{
+    const tp_cols *c = h->c_;
+    size_t s = 0, n = walk_op(h, op, l, &s);
+    int skip = h->mode != MODE_SEED && n == 0 && strcmp(text(h, c->name[op]), "aten::to") == 0;
+    if (skip)
+        return TP_OK; /* ref2021 and ml2022 leave launchless aten::to out, T1 too */
+    int rc = n > 0 ? op_with_launches(h, op, l, n, s)
+                   : push(&h->t[T5], c->name[op], us(c->dur[op]) - (double)s * h->c);
+    int32_t parent = h->parent[op];
+    if (rc == TP_OK && h->have_prev && parent == h->prev_parent) {
+        double gap = us(c->ts[op] - end_of(h, h->prev_op));
+        int take = gap < h->cfg->t1_max_gap_us && (h->mode != MODE_ML2022 || gap > h->c);
+        if (take)
+            rc = push(&h->t[T1], 0, gap - h->c);
+    }
+    h->prev_op = op;
+    h->prev_parent = parent;
+    h->have_prev = 1;
+    return rc;
+}
+
+/* The forest in pre-order; ops are visited, not descended into. */
+static int walk_forest(oh *h)
+{
+    const tp_cols *c = h->c_;
+    size_t n = c->n ? c->n : 1;
+    uint32_t *todo = tp_malloc(n * sizeof *todo);
+    oh_launch *l = tp_malloc(n * sizeof *l);
+    h->stack = tp_malloc(n * sizeof *h->stack);
+    int rc = todo && l && h->stack ? TP_OK : TP_ENOMEM;
+    size_t sp = 0;
+    for (size_t i = h->nroots; i-- > 0 && rc == TP_OK;)
+        todo[sp++] = (uint32_t)h->roots[i];
+    while (sp > 0 && rc == TP_OK) {
+        int32_t r = (int32_t)todo[--sp];
+        if (is_op(h, r)) {
+            rc = visit_op(h, r, l);
+            continue;
+        }
+        size_t at = sp;
+        for (int32_t k = h->first_child[r]; k >= 0; k = h->next_sibling[k])
+            sp++;
+        size_t end = sp;
+        for (int32_t k = h->first_child[r]; k >= 0; k = h->next_sibling[k])
+            todo[--end] = (uint32_t)k;
+        (void)at;
+    }
+    tp_free(todo);
+    tp_free(l);
+    tp_free(h->stack);
+    h->stack = NULL;
+    return rc;
+}
+
+/* ----------------------------------------------------------- outputs */
+
+/* ml2022's post-processing of a list: negatives to 0, then only the values
+ * within 1.5 IQR of the quartiles (numpy's quartiles). */
+static void ml2022_clean(oh_list *l)
+{
+    if (l->n == 0)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        l->v[i] = l->v[i] < 0 ? 0 : l->v[i];
+    tp_stats s;
+    double *sorted = tp_malloc(l->n * sizeof *sorted);
+    if (sorted == NULL)
+        return;
+    memcpy(sorted, l->v, l->n * sizeof *sorted);
+    tp_stats_of(sorted, l->n, &s);
+    double q1 = tp_percentile_sorted(sorted, l->n, 25), q3 = tp_percentile_sorted(sorted, l->n, 75);
+    double lo = q1 - 1.5 * (q3 - q1), hi = q3 + 1.5 * (q3 - q1);
+    tp_free(sorted);
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] >= lo && l->v[i] <= hi)
+            l->v[k++] = l->v[i];
+    l->n = k;
+}
+
+static int stats_row(oh *h, tp_result *r, const char *overhead, const char *key, oh_list *l)
+{
+    tp_stats s;
+    double *v = tp_malloc((l->n ? l->n : 1) * sizeof *v);
+    if (v == NULL)
+        return TP_ENOMEM;
+    memcpy(v, l->v, l->n * sizeof *v);
+    int rc = tp_stats_of(v, l->n, &s);
+    tp_free(v);
+    size_t row;
+    rc = rc ? rc : tp_result_add_row(h->st, r, &row);
+    rc = rc ? rc : tp_result_set_str(h->st, r, row, 0, overhead);
+    if (rc == TP_OK && key)
+        rc = tp_result_set_str(h->st, r, row, 1, key);
+    rc = rc ? rc : tp_result_set_i64(h->st, r, row, 2, (int64_t)s.count);
+    const double x[] = {s.sum, s.mean, s.std, s.min, s.max, s.p50, s.p90, s.p99};
+    for (int i = 0; i < 8 && rc == TP_OK; i++)
+        if (!isnan(x[i]))
+            rc = tp_result_set_f64(h->st, r, row, 3 + i, x[i]);
+    return rc;
+}
+
+static int by_key_text(const void *a, const void *b, void *ctx)
+{
+    oh *h = ctx;
+    const oh_list *x = a, *y = b;
+    return strcmp(text(h, x->key), text(h, y->key));
+}
+
+static int write_stats(oh *h)
+{
+    static const char *const names[] = {"overhead", "key", "count", "sum_us", "mean_us",
+                                        "std_us", "min_us", "max_us", "p50_us", "p90_us",
+                                        "p99_us"};
+    tp_result *r = tp_result_new(h->st, NULL);
+    if (r == NULL)
+        return TP_ENOMEM;
+    for (int i = 0; i < 11; i++)
+        if (tp_result_add_col(h->st, r, names[i], i < 2 ? TP_COL_STR : i == 2 ? TP_COL_I64 : TP_COL_F64) != i)
+            return TP_ENOMEM;
+    tp_result_set_meta(h->st, r, "title", "CPU overheads T1-T5");
+    tp_result_set_meta(h->st, r, "compat", oh_modes[h->mode]);
+    int rc = TP_OK;
+    for (int t = 0; t < N_T && rc == TP_OK; t++) {
+        oh_set *s = &h->t[t];
+        rc = tp_sort(s->l, s->n, sizeof *s->l, by_key_text, h);
+        for (size_t i = 0; i < s->n && rc == TP_OK; i++) {
+            if (h->mode == MODE_ML2022 && t != T4)
+                ml2022_clean(&s->l[i]);
+            rc = stats_row(h, r, t_names[t], t == T1 ? NULL : text(h, s->l[i].key), &s->l[i]);
+        }
+    }
+    return rc;
+}
+
+/* Seed 001's T1 histogram: a sample goes to the first bucket lo <= x < hi;
+ * samples outside [0, 100000) land nowhere but count in the denominator. */
+static int write_histogram(oh *h)
+{
+    static const double edges[] = {0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 90, 100, 200,
+                                   100000};
+    enum { NB = sizeof edges / sizeof edges[0] - 1 };
+    tp_result *r = tp_result_new(h->st, "t1_histogram");
+    if (r == NULL || tp_result_add_col(h->st, r, "lo_us", TP_COL_F64) != 0 ||
+        tp_result_add_col(h->st, r, "hi_us", TP_COL_F64) != 1 ||
+        tp_result_add_col(h->st, r, "count", TP_COL_I64) != 2 ||
+        tp_result_add_col(h->st, r, "percent", TP_COL_F64) != 3)
+        return TP_ENOMEM;
+    tp_result_set_kind(h->st, r, "histogram");
+    tp_result_set_meta(h->st, r, "title", "T1: gaps between ops");
+    const oh_list *l = h->t[T1].n ? &h->t[T1].l[0] : NULL;
+    size_t total = l ? l->n : 0;
+    int rc = TP_OK;
+    for (int b = 0; b < NB && rc == TP_OK; b++) {
+        size_t count = 0;
+        for (size_t i = 0; i < total; i++)
+            count += l->v[i] >= edges[b] && l->v[i] < edges[b + 1];
+        size_t row;
+        rc = tp_result_add_row(h->st, r, &row);
+        rc = rc ? rc : tp_result_set_f64(h->st, r, row, 0, edges[b]);
+        rc = rc ? rc : tp_result_set_f64(h->st, r, row, 1, edges[b + 1]);
+        rc = rc ? rc : tp_result_set_i64(h->st, r, row, 2, (int64_t)count);
+        if (rc == TP_OK && total > 0)
+            rc = tp_result_set_f64(h->st, r, row, 3, (double)count / (double)total * 100.0);
+    }
+    return rc;
+}
+
+static int write_launches(oh *h)
+{
+    tp_result *r = tp_result_new(h->st, "launches");
+    if (r == NULL || tp_result_add_col(h->st, r, "key", TP_COL_STR) != 0 ||
+        tp_result_add_col(h->st, r, "position", TP_COL_I64) != 1 ||
+        tp_result_add_col(h->st, r, "api", TP_COL_STR) != 2)
+        return TP_ENOMEM;
+    tp_result_set_meta(h->st, r, "title", "Launch calls of each op");
+    int rc = tp_sort(h->launches.l, h->launches.n, sizeof *h->launches.l, by_key_text, h);
+    for (size_t i = 0; i < h->launches.n && rc == TP_OK; i++) {
+        const oh_list *l = &h->launches.l[i];
+        for (size_t k = 0; k < l->n && rc == TP_OK; k++) {
+            size_t row;
+            rc = tp_result_add_row(h->st, r, &row);
+            rc = rc ? rc : tp_result_set_str(h->st, r, row, 0, text(h, l->key));
+            rc = rc ? rc : tp_result_set_i64(h->st, r, row, 1, (int64_t)k);
+            rc = rc ? rc : tp_result_set_str(h->st, r, row, 2, text(h, (tp_str)l->v[k]));
+        }
+    }
+    return rc;
+}
+
+static double constant(double given, double mode_default) { return given >= 0 ? given : mode_default; }
+
+static int oh_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const oh_config *cfg = config;
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
+    oh h = {.st = st, .cfg = cfg, .mode = (int)cfg->compat, .c_ = tp_trace_cols(t)};
+    h.m = &modes[h.mode];
+    h.c = constant(cfg->cpu_event_us, h.m->c);
+    h.g = constant(cfg->gpu_event_us, h.m->g);
+    h.kl = constant(cfg->launch_us, h.m->kl);
+    if (h.mode == MODE_SEED)
+        h.c = 0; /* the seed subtracts nothing */
+    tp_hier_view v;
+    if (tp_hier_view_load(t, h.c_->n, &v) != TP_OK)
+        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    h.parent = v.parent;
+    h.first_child = v.first_child;
+    h.next_sibling = v.next_sibling;
+    h.roots = v.roots;
+    h.nroots = v.nroots;
+    h.nnames = tp_str_count(st);
+    h.module = tp_calloc(h.nnames ? h.nnames : 1, 1);
+    h.has_launches = tp_calloc(h.nnames ? h.nnames : 1, 1);
+    int rc = h.module && h.has_launches ? walk_forest(&h) : TP_ENOMEM;
+    if (rc == TP_OK)
+        rc = write_histogram(&h); /* before ml2022 cleans T1 */
+    if (rc == TP_OK)
+        rc = write_stats(&h);
+    if (rc == TP_OK)
+        rc = write_launches(&h);
+    for (int i = 0; i < N_T; i++)
+        set_free(&h.t[i]);
+    set_free(&h.launches);
+    tp_free(h.module);
+    tp_free(h.has_launches);
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
+
+static const tp_stage_desc oh_stages[] = {
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "overheads",
+                  "CPU overheads T1-T5 per op and launch API (seed 001, ref2021, ml2022)",
+                  oh_options, oh_config, "hierarchy",
+                  TP_PRODUCES("", "t1_histogram", "launches"), 0, NULL, oh_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("overheads", "0.1.0", oh_stages);
