@@ -3,15 +3,20 @@
 #include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_plugin.h>
 
+#include "tp_sdk_msort.h"
+
 #include <math.h>
 #include <stdlib.h>
 
-static int cmp_double(const void *a, const void *b, void *ctx)
+static int double_less(const void *ctx, const double *x, const double *y)
 {
     (void)ctx;
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return *x < *y;
 }
+
+/* A merge sort specialised for doubles: a callback per comparison through
+ * tp_sort made the statistics of 600 000 kernels a tenth of a 1 GB job. */
+TP_MSORT_DEFINE(sort_doubles, double, const void *, double_less)
 
 /* numpy's "linear" method step by step (virtual index n*q + (1 - q) - 1,
  * then a lerp from the nearer end), so results match it to the last bit. */
@@ -48,7 +53,7 @@ int tp_stats_of(double *v, size_t n, tp_stats *s)
         s->p50 = s->p90 = s->p99 = NAN;
         return TP_OK;
     }
-    if (tp_sort(v, n, sizeof *v, cmp_double, NULL) != TP_OK)
+    if (sort_doubles(NULL, v, n) != TP_OK)
         return TP_ENOMEM;
     s->sum = 0.0;
     for (size_t i = 0; i < n; i++)

@@ -302,12 +302,16 @@ static size_t iteration_at(const tp_iterations *it, int64_t ts)
     return lo;
 }
 
+int32_t tp_iteration_of(const tp_iterations *it, int64_t ts)
+{
+    size_t at = iteration_at(it, ts);
+    return at > 0 && ts < it->it[at - 1].end ? (int32_t)(at - 1) : -1;
+}
+
 void tp_iterations_index(const tp_cols *c, const tp_iterations *it, int32_t *index)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        size_t at = iteration_at(it, c->ts[i]);
-        index[i] = at > 0 && c->ts[i] < it->it[at - 1].end ? (int32_t)(at - 1) : -1;
-    }
+    for (size_t i = 0; i < c->n; i++)
+        index[i] = tp_iteration_of(it, c->ts[i]);
 }
 
 void tp_iterations_free(tp_iterations *it)

@@ -28,27 +28,32 @@ static int is_op(const tp_cols *c, size_t r, const uint8_t *memo, size_t nmemo)
     return c->kind[r] == TP_KIND_CPU_OP && !tp_name_marked(memo, nmemo, c->name[r]);
 }
 
+int32_t tp_outermost_op(const tp_cols *c, const int32_t *parent, const uint8_t *memo,
+                        size_t nmemo, int32_t *top, int32_t *chain, int32_t row)
+{
+    /* climb to the root or to a row already answered */
+    size_t n = 0;
+    int32_t r = row;
+    while (r >= 0 && top[r] == TP_OP_UNKNOWN) {
+        chain[n++] = r;
+        r = parent[r];
+    }
+    int32_t above = r >= 0 ? top[r] : -1; /* the answer of the first known ancestor */
+    while (n > 0) { /* back down: the outermost op wins */
+        int32_t x = chain[--n];
+        top[x] = above >= 0 ? above : is_op(c, (size_t)x, memo, nmemo) ? x : -1;
+        above = top[x];
+    }
+    return top[row];
+}
+
 void tp_outermost_ops(const tp_cols *c, const int32_t *parent, const uint8_t *memo, size_t nmemo,
                       int32_t *top, int32_t *chain)
 {
-    enum { UNKNOWN = -2 };
     for (size_t i = 0; i < c->n; i++)
-        top[i] = UNKNOWN;
-    for (size_t i = 0; i < c->n; i++) {
-        /* climb to the root or to a row already answered */
-        size_t n = 0;
-        int32_t r = (int32_t)i;
-        while (r >= 0 && top[r] == UNKNOWN) {
-            chain[n++] = r;
-            r = parent[r];
-        }
-        int32_t above = r >= 0 ? top[r] : -1; /* the answer of the first known ancestor */
-        while (n > 0) { /* back down: the outermost op wins */
-            int32_t row = chain[--n];
-            top[row] = above >= 0 ? above : is_op(c, (size_t)row, memo, nmemo) ? row : -1;
-            above = top[row];
-        }
-    }
+        top[i] = TP_OP_UNKNOWN;
+    for (size_t i = 0; i < c->n; i++)
+        tp_outermost_op(c, parent, memo, nmemo, top, chain, (int32_t)i);
 }
 
 static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }

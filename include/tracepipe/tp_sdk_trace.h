@@ -211,6 +211,13 @@ static inline int tp_name_marked(const uint8_t *memo, size_t nmemo, tp_str name)
 void tp_outermost_ops(const tp_cols *c, const int32_t *parent, const uint8_t *memo, size_t nmemo,
                       int32_t *top, int32_t *scratch);
 
+/* The same for one row, when only some rows need it (the launches of
+ * kernels): top must start filled with TP_OP_UNKNOWN (every call fills and
+ * reuses the answers on the row's chain).  chain: c->n cells of scratch. */
+#define TP_OP_UNKNOWN (-2)
+int32_t tp_outermost_op(const tp_cols *c, const int32_t *parent, const uint8_t *memo,
+                        size_t nmemo, int32_t *top, int32_t *chain, int32_t row);
+
 /* ------------------------------------------------------------- kernels */
 
 /* HTA's kernel types (hta/common/types.py, rules in docs/architecture.md). */
@@ -306,6 +313,10 @@ int tp_iterations_from_ranges(tp_stage *st, const tp_cols *c, const uint8_t *mem
  * [start, end) holds the row's start, -1 when none does (index: c->n
  * cells).  One pass, binary search per row: O(n log k). */
 void tp_iterations_index(const tp_cols *c, const tp_iterations *it, int32_t *index);
+
+/* The iteration whose [start, end) holds ts, or -1: the same rule for one
+ * time, by binary search, when only a few rows need it. */
+int32_t tp_iteration_of(const tp_iterations *it, int64_t ts);
 
 void tp_iterations_free(tp_iterations *it);
 

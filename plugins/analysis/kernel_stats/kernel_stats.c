@@ -377,15 +377,11 @@ static int per_class(ks *k)
 /* Each kernel's iteration: that of its launch, else its own start. */
 static int iteration_of_acts(ks *k, const tp_iterations *it, int32_t *iter)
 {
-    int32_t *index = tp_malloc((k->c->n ? k->c->n : 1) * sizeof *index);
-    if (index == NULL)
-        return TP_ENOMEM;
-    tp_iterations_index(k->c, it, index);
     for (size_t i = 0; i < k->nacts; i++) {
         uint32_t a = k->acts[i];
-        iter[i] = k->launcher[a] >= 0 ? index[k->launcher[a]] : index[a];
+        int32_t l = k->launcher[a];
+        iter[i] = tp_iteration_of(it, k->c->ts[l >= 0 ? (uint32_t)l : a]);
     }
-    tp_free(index);
     return TP_OK;
 }
 
@@ -454,7 +450,7 @@ static int collect(ks *k)
     size_t n = c->n ? c->n : 1;
     k->acts = tp_malloc(n * sizeof *k->acts);
     k->key = tp_malloc(n * sizeof *k->key);
-    k->vals = tp_malloc(n * sizeof *k->vals);
+    k->vals = tp_malloc(n * sizeof *k->vals); /* sized before the activities are counted */
     k->nnames = tp_str_count(k->st);
     k->label = tp_calloc(k->nnames ? k->nnames : 1, sizeof *k->label);
     if (!k->acts || !k->key || !k->vals || !k->label)
@@ -478,8 +474,15 @@ static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
     *top_op = tp_malloc((k->c->n ? k->c->n : 1) * sizeof **top_op);
     int rc = scratch && *top_op ? tp_names_with_prefixes(k->st, prefixes, nprefixes, &memo, &nmemo)
                                 : TP_ENOMEM;
-    if (rc == TP_OK)
-        tp_outermost_ops(k->c, parent, memo, nmemo, *top_op, scratch);
+    if (rc == TP_OK) { /* only the launches' chains are walked */
+        for (size_t i = 0; i < k->c->n; i++)
+            (*top_op)[i] = TP_OP_UNKNOWN;
+        for (size_t i = 0; i < k->nacts; i++) {
+            int32_t l = k->launcher[k->acts[i]];
+            if (l >= 0)
+                tp_outermost_op(k->c, parent, memo, nmemo, *top_op, scratch, l);
+        }
+    }
     tp_free(memo);
     tp_free(scratch);
     return rc;

@@ -106,16 +106,28 @@ typedef struct oh_list {
 typedef struct oh_set {
     oh_list *l;
     size_t n, cap;
+    uint32_t *index; /* per string id: its list + 1, 0 = none yet */
+    size_t index_cap;
 } oh_set;
 
 enum { T1, T2, T3, T4, T5, N_T };
 static const char *const t_names[] = {"t1", "t2", "t3", "t4", "t5"};
 
+/* The list of key, found through a table indexed by string id (a trace has
+ * thousands of op names: a scan per sample was quadratic). */
 static oh_list *list_of(oh_set *s, tp_str key)
 {
-    for (size_t i = 0; i < s->n; i++) /* few keys per op name: a scan is fine */
-        if (s->l[i].key == key)
-            return &s->l[i];
+    if (key >= s->index_cap) {
+        size_t cap = (size_t)key * 2 + 64;
+        uint32_t *ix = tp_realloc(s->index, cap * sizeof *ix);
+        if (ix == NULL)
+            return NULL;
+        memset(ix + s->index_cap, 0, (cap - s->index_cap) * sizeof *ix);
+        s->index = ix;
+        s->index_cap = cap;
+    }
+    if (s->index[key] != 0)
+        return &s->l[s->index[key] - 1];
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
         oh_list *l = tp_realloc(s->l, cap * sizeof *l);
@@ -125,6 +137,7 @@ static oh_list *list_of(oh_set *s, tp_str key)
         s->cap = cap;
     }
     s->l[s->n] = (oh_list){.key = key};
+    s->index[key] = (uint32_t)(s->n + 1);
     return &s->l[s->n++];
 }
 
@@ -150,6 +163,7 @@ static void set_free(oh_set *s)
     for (size_t i = 0; i < s->n; i++)
         tp_free(s->l[i].v);
     tp_free(s->l);
+    tp_free(s->index);
 }
 
 /* --------------------------------------------------------------- walk */
@@ -171,6 +185,7 @@ typedef struct oh {
     int32_t prev_op, prev_parent;
     int have_prev;
     uint32_t *stack; /* scratch for the walks */
+    tp_str api_id[4]; /* the mode's kept APIs, interned once */
 } oh;
 
 static const char *text(oh *h, tp_str id)
@@ -282,17 +297,14 @@ static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, siz
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         if (!gives_t4(h, l[i].api))
             continue;
-        tp_str api = tp_intern(h->st, h->m->kept[l[i].api], strlen(h->m->kept[l[i].api]));
         double x = h->mode == MODE_SEED ? us(c->dur[l[i].row]) : h->kl - h->c - h->g;
-        rc = api == TP_STR_ERROR ? TP_ENOMEM : push(&h->t[T4], api, x);
+        rc = push(&h->t[T4], h->api_id[l[i].api], x);
     }
     if (rc == TP_OK && name < h->nnames && !h->has_launches[name]) {
         h->has_launches[name] = 1; /* the first occurrence with launches names them */
         for (size_t i = 0; i < n && rc == TP_OK; i++)
-            if (gives_t4(h, l[i].api)) {
-                tp_str api = tp_intern(h->st, h->m->kept[l[i].api], strlen(h->m->kept[l[i].api]));
-                rc = api == TP_STR_ERROR ? TP_ENOMEM : push(&h->launches, name, (double)api);
-            }
+            if (gives_t4(h, l[i].api))
+                rc = push(&h->launches, name, (double)h->api_id[l[i].api]);
     }
     return rc;
 }
@@ -512,6 +524,9 @@ static int oh_run(tp_stage *st, const void *config, void *state)
     h.next_sibling = v.next_sibling;
     h.roots = v.roots;
     h.nroots = v.nroots;
+    for (int i = 0; h.m->kept[i]; i++)
+        if ((h.api_id[i] = tp_intern(st, h.m->kept[i], strlen(h.m->kept[i]))) == TP_STR_ERROR)
+            return tp_fail(st, TP_ENOMEM, "out of memory");
     h.nnames = tp_str_count(st);
     h.module = tp_calloc(h.nnames ? h.nnames : 1, 1);
     h.has_launches = tp_calloc(h.nnames ? h.nnames : 1, 1);
