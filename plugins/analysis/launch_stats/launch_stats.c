@@ -1,0 +1,263 @@
+/*
+ * launch_stats: how launches cost and wait (issue 13, item 4; after HTA's
+ * get_cuda_kernel_launch_stats and queue-length summary; definitions and a
+ * hand-computed vector in docs/plugins/launch_stats.md).
+ *
+ * A launch is a runtime call and the GPU work it launched (the SDK's launch
+ * links; a call that launched several activities counts each).  Per launch:
+ *   cpu_duration  the call's duration
+ *   gpu_duration  the activity's duration
+ *   launch_delay  activity start - call start
+ * <id>           per measure: the SDK's statistics, and the outlier counts:
+ *                short_gpu (gpu < cpu duration), slow_launch (cpu >
+ *                runtime_cutoff_us), late_start (delay > launch_delay_cutoff_us);
+ * <id>.launches  per launch (with `per_launch: true`);
+ * <id>.queue    per stream: the queue length (launched, not yet finished:
+ *               call start <= t < activity end), its maximum and its mean
+ *               over the stream's time from first call to last end.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+typedef struct ls_config {
+    double runtime_cutoff_us, delay_cutoff_us;
+    int per_launch;
+} ls_config;
+
+static const tp_option ls_options[] = {
+    TP_OPTION_FLOAT("runtime_cutoff_us", ls_config, runtime_cutoff_us, "50", 0, 1e12,
+                    "a launch call longer than this is a slow launch (HTA's runtime cutoff)"),
+    TP_OPTION_FLOAT("launch_delay_cutoff_us", ls_config, delay_cutoff_us, "100", 0, 1e12,
+                    "a start this long after its call is a late start (HTA's cutoff)"),
+    TP_OPTION_BOOL("per_launch", ls_config, per_launch, "false",
+                   "also make <id>.launches: one row per launch (large on big traces)"),
+    TP_OPTION_END};
+
+typedef struct ls {
+    tp_stage *st;
+    const ls_config *cfg;
+    const tp_cols *c;
+    const int32_t *launcher;
+    uint32_t *acts; /* launched activities, by (device, stream, start) */
+    size_t n;
+} ls;
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+static int by_place_then_start(const void *a, const void *b, void *ctx)
+{
+    const tp_cols *c = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int32_t dx = tp_ev_device(c, x), dy = tp_ev_device(c, y);
+    if (dx != dy)
+        return dx < dy ? -1 : 1;
+    int32_t sx = tp_ev_stream(c, x), sy = tp_ev_stream(c, y);
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    if (c->ts[x] != c->ts[y])
+        return c->ts[x] < c->ts[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int per_launch_rows(ls *l)
+{
+    static const char *const names[] = {"device", "stream", "launch", "name", "cpu_duration_us",
+                                        "gpu_duration_us", "launch_delay_us"};
+    static const tp_coltype types[] = {TP_COL_I64, TP_COL_I64, TP_COL_STR, TP_COL_STR,
+                                       TP_COL_F64, TP_COL_F64, TP_COL_F64};
+    tp_result *r = tp_result_new(l->st, "launches");
+    if (r == NULL)
+        return TP_ENOMEM;
+    for (int i = 0; i < 7; i++)
+        if (tp_result_add_col(l->st, r, names[i], types[i]) != i)
+            return TP_ENOMEM;
+    tp_result_set_meta(l->st, r, "title", "Launches");
+    int rc = TP_OK;
+    for (size_t i = 0; i < l->n && rc == TP_OK; i++) {
+        uint32_t a = l->acts[i];
+        int32_t call = l->launcher[a];
+        size_t row;
+        rc = tp_result_add_row(l->st, r, &row);
+        rc = rc ? rc : tp_result_set_i64(l->st, r, row, 0, tp_ev_device(l->c, a));
+        rc = rc ? rc : tp_result_set_i64(l->st, r, row, 1, tp_ev_stream(l->c, a));
+        rc = rc ? rc : tp_result_set_str(l->st, r, row, 2, tp_str_text(l->st, l->c->name[call]));
+        rc = rc ? rc : tp_result_set_str(l->st, r, row, 3, tp_str_text(l->st, l->c->name[a]));
+        rc = rc ? rc : tp_result_set_f64(l->st, r, row, 4, us(l->c->dur[call]));
+        rc = rc ? rc : tp_result_set_f64(l->st, r, row, 5, us(l->c->dur[a]));
+        rc = rc ? rc : tp_result_set_f64(l->st, r, row, 6, us(l->c->ts[a] - l->c->ts[call]));
+    }
+    return rc;
+}
+
+/* One summary row: statistics of v (sorted in place) and an outlier count. */
+static int summary_row(ls *l, tp_result *r, const char *measure, double *v, const char *outlier,
+                       size_t outliers)
+{
+    tp_stats s;
+    if (tp_stats_of(v, l->n, &s) != TP_OK)
+        return TP_ENOMEM;
+    size_t row;
+    int rc = tp_result_add_row(l->st, r, &row);
+    rc = rc ? rc : tp_result_set_str(l->st, r, row, 0, measure);
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 1, (int64_t)s.count);
+    const double x[] = {s.mean, s.std, s.min, s.p50, s.p90, s.p99, s.max};
+    for (int i = 0; i < 7 && rc == TP_OK; i++)
+        if (!isnan(x[i]))
+            rc = tp_result_set_f64(l->st, r, row, 2 + i, x[i]);
+    rc = rc ? rc : tp_result_set_str(l->st, r, row, 9, outlier);
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 10, (int64_t)outliers);
+    return rc;
+}
+
+static int summary(ls *l)
+{
+    static const char *const names[] = {"measure", "count", "mean_us", "std_us", "min_us",
+                                        "p50_us", "p90_us", "p99_us", "max_us", "outlier",
+                                        "n_outliers"};
+    tp_result *r = tp_result_new(l->st, NULL);
+    if (r == NULL)
+        return TP_ENOMEM;
+    for (int i = 0; i < 11; i++) {
+        tp_coltype t = i == 0 || i == 9 ? TP_COL_STR : i == 1 || i == 10 ? TP_COL_I64 : TP_COL_F64;
+        if (tp_result_add_col(l->st, r, names[i], t) != i)
+            return TP_ENOMEM;
+    }
+    tp_result_set_meta(l->st, r, "title", "Kernel launches: cost, delay and outliers");
+    double *cpu = tp_malloc((l->n ? l->n : 1) * sizeof *cpu);
+    double *gpu = tp_malloc((l->n ? l->n : 1) * sizeof *gpu);
+    double *delay = tp_malloc((l->n ? l->n : 1) * sizeof *delay);
+    int rc = cpu && gpu && delay ? TP_OK : TP_ENOMEM;
+    size_t short_gpu = 0, slow = 0, late = 0;
+    for (size_t i = 0; i < l->n && rc == TP_OK; i++) {
+        uint32_t a = l->acts[i];
+        int32_t call = l->launcher[a];
+        cpu[i] = us(l->c->dur[call]);
+        gpu[i] = us(l->c->dur[a]);
+        delay[i] = us(l->c->ts[a] - l->c->ts[call]);
+        short_gpu += gpu[i] < cpu[i];
+        slow += cpu[i] > l->cfg->runtime_cutoff_us;
+        late += delay[i] > l->cfg->delay_cutoff_us;
+    }
+    if (rc == TP_OK)
+        rc = summary_row(l, r, "cpu_duration", cpu, "slow_launch", slow);
+    if (rc == TP_OK)
+        rc = summary_row(l, r, "gpu_duration", gpu, "short_gpu", short_gpu);
+    if (rc == TP_OK)
+        rc = summary_row(l, r, "launch_delay", delay, "late_start", late);
+    tp_free(cpu);
+    tp_free(gpu);
+    tp_free(delay);
+    return rc;
+}
+
+/* The queue of one stream, acts[from, to): +1 at each call's start, -1 at
+ * each activity's end (ends first at equal times); its maximum and its
+ * time-weighted mean from the first call to the last end. */
+typedef struct ls_edge {
+    int64_t t;
+    int delta;
+} ls_edge;
+
+static int edge_cmp(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const ls_edge *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->delta > y->delta) - (x->delta < y->delta);
+}
+
+static int queue_row(ls *l, tp_result *r, size_t from, size_t to, ls_edge *e)
+{
+    size_t m = 0;
+    for (size_t i = from; i < to; i++) {
+        uint32_t a = l->acts[i];
+        e[m++] = (ls_edge){l->c->ts[l->launcher[a]], +1};
+        e[m++] = (ls_edge){l->c->ts[a] + l->c->dur[a], -1};
+    }
+    if (tp_sort(e, m, sizeof *e, edge_cmp, NULL) != TP_OK)
+        return TP_ENOMEM;
+    int64_t depth = 0, max = 0;
+    double area = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (i > 0)
+            area += (double)depth * (double)(e[i].t - e[i - 1].t);
+        depth += e[i].delta;
+        max = depth > max ? depth : max;
+    }
+    int64_t span = m ? e[m - 1].t - e[0].t : 0;
+    uint32_t a0 = l->acts[from];
+    size_t row;
+    int rc = tp_result_add_row(l->st, r, &row);
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 0, tp_ev_device(l->c, a0));
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 1, tp_ev_stream(l->c, a0));
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 2, (int64_t)(to - from));
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 3, max);
+    if (rc == TP_OK && span > 0)
+        rc = tp_result_set_f64(l->st, r, row, 4, area / (double)span);
+    return rc;
+}
+
+static int queues(ls *l)
+{
+    static const char *const names[] = {"device", "stream", "count", "max_queue", "mean_queue"};
+    tp_result *r = tp_result_new(l->st, "queue");
+    if (r == NULL)
+        return TP_ENOMEM;
+    for (int i = 0; i < 5; i++)
+        if (tp_result_add_col(l->st, r, names[i], i < 4 ? TP_COL_I64 : TP_COL_F64) != i)
+            return TP_ENOMEM;
+    tp_result_set_meta(l->st, r, "title", "Launch queue per stream (launched, not finished)");
+    ls_edge *e = tp_malloc(2 * (l->n ? l->n : 1) * sizeof *e);
+    int rc = e ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; i < l->n && rc == TP_OK;) {
+        size_t j = i;
+        while (j < l->n && tp_ev_device(l->c, l->acts[j]) == tp_ev_device(l->c, l->acts[i]) &&
+               tp_ev_stream(l->c, l->acts[j]) == tp_ev_stream(l->c, l->acts[i]))
+            j++;
+        rc = queue_row(l, r, i, j, e);
+        i = j;
+    }
+    tp_free(e);
+    return rc;
+}
+
+static int ls_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
+    ls l = {.st = st, .cfg = config, .c = tp_trace_cols(t)};
+    tp_hier_view v;
+    if (tp_hier_view_load(t, l.c->n, &v) != TP_OK)
+        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    l.launcher = v.launcher;
+    l.acts = tp_malloc((l.c->n ? l.c->n : 1) * sizeof *l.acts);
+    if (l.acts == NULL)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < l.c->n; i++)
+        if (tp_ev_is_activity(l.c, i) && l.launcher[i] >= 0)
+            l.acts[l.n++] = (uint32_t)i;
+    int rc = tp_sort(l.acts, l.n, sizeof *l.acts, by_place_then_start, (void *)l.c);
+    if (rc == TP_OK && l.cfg->per_launch)
+        rc = per_launch_rows(&l);
+    if (rc == TP_OK)
+        rc = summary(&l);
+    if (rc == TP_OK)
+        rc = queues(&l);
+    tp_free(l.acts);
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
+
+static const tp_stage_desc ls_stages[] = {
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "launch_stats",
+                  "kernel launches: call cost, GPU time, launch delay, outliers, queue length",
+                  ls_options, ls_config, "hierarchy", TP_PRODUCES("", "launches", "queue"), 0,
+                  NULL, ls_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("launch_stats", "0.1.0", ls_stages);
