@@ -1,0 +1,446 @@
+/*
+ * gemm_throughput: FLOPs, bytes and achieved throughput of matrix products
+ * (issue 13, item 5; ANALYSES.md section 4).
+ *
+ * FLOPs and bytes come from the op's "Input Dims" and "Input type" args
+ * (TraceLens' convention; table in docs/plugins/gemm_throughput.md).  An
+ * op's device time is the union of the GPU work launched from its subtree
+ * that no GEMM op nested in it launched (aten::linear -> aten::addmm: the
+ * kernels are the addmm's), so no kernel is counted twice.  Per (op name,
+ * input dims): calls, flops and bytes per call, busy_us, achieved_tflops,
+ * achieved_gbps, flop_per_byte, and with a device preset the roofline time
+ * max(flops/peak, bytes/bandwidth) and roofline_percent = roofline / busy.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+typedef struct gt_config {
+    const char *preset;
+    int tf32;
+} gt_config;
+
+static const tp_option gt_options[] = {
+    TP_OPTION_STRING("preset", gt_config, preset, NULL,
+                     "device preset for the roofline: v100_seed, a100_sxm4_80gb, "
+                     "h100_sxm5_80gb, mi300x (default: none, no roofline)"),
+    TP_OPTION_BOOL("tf32", gt_config, tf32, "false",
+                   "fp32 products run on TF32 tensor cores (roofline peak)"),
+    TP_OPTION_END};
+
+/* ANALYSES.md section 5.1 (dense GFLOP/s, GB/s; 0 = not published). */
+typedef struct gt_preset {
+    const char *name;
+    double dram_gbps, fp32, tf32, fp16, bf16;
+} gt_preset;
+
+static const gt_preset presets[] = {
+    {"v100_seed", 809, 12200, 0, 0, 0},
+    {"a100_sxm4_80gb", 2039, 19500, 156000, 312000, 312000},
+    {"h100_sxm5_80gb", 3350, 66900, 494700, 989400, 989400},
+    {"mi300x", 5300, 163400, 653700, 1307400, 1307400},
+};
+
+static const gt_preset *find_preset(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof presets / sizeof *presets; i++)
+        if (strcmp(presets[i].name, name) == 0)
+            return &presets[i];
+    return NULL;
+}
+
+static int gt_init(tp_stage *st, const void *config, void **state)
+{
+    const gt_config *cfg = config;
+    (void)state;
+    if (cfg->preset && find_preset(cfg->preset) == NULL)
+        return tp_fail(st, TP_EINVAL,
+                       "preset: unknown device '%s' (v100_seed, a100_sxm4_80gb, h100_sxm5_80gb, "
+                       "mi300x)", cfg->preset);
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------ shapes */
+
+#define GT_MAX_IN 8
+#define GT_MAX_RANK 8
+
+typedef struct gt_shape {
+    int n;                      /* inputs */
+    int rank[GT_MAX_IN];
+    double dim[GT_MAX_IN][GT_MAX_RANK];
+} gt_shape;
+
+/* Parses "Input Dims" ([[64,128],[128,256]]); 0 when it is not there or
+ * malformed. */
+static int parse_dims(const char *v, size_t len, gt_shape *s)
+{
+    tp_json_iter outer, inner;
+    const char *e, *d;
+    size_t elen, dlen;
+    memset(s, 0, sizeof *s);
+    if (tp_json_array(v, len, &outer) != TP_OK)
+        return 0;
+    while (tp_json_next(&outer, &e, &elen) == 1) {
+        if (s->n == GT_MAX_IN || tp_json_array(e, elen, &inner) != TP_OK)
+            return 0;
+        int r = 0;
+        while (tp_json_next(&inner, &d, &dlen) == 1) {
+            int64_t x;
+            if (r == GT_MAX_RANK || tp_json_i64(d, dlen, &x) != TP_OK)
+                return 0;
+            s->dim[s->n][r++] = (double)x;
+        }
+        s->rank[s->n++] = r;
+    }
+    return 1;
+}
+
+/* Bytes per element of the first input's type (case-insensitive). */
+static double bpe_of(const char *v, size_t len)
+{
+    tp_json_iter it;
+    const char *e;
+    size_t elen;
+    char t[64] = "";
+    if (v && tp_json_array(v, len, &it) == TP_OK && tp_json_next(&it, &e, &elen) == 1)
+        tp_json_str(e, elen, t, sizeof t);
+    for (char *p = t; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    if (strstr(t, "float8"))
+        return 1;
+    if (strcmp(t, "c10::half") == 0 || strcmp(t, "c10::bfloat16") == 0 || strcmp(t, "half") == 0 ||
+        strcmp(t, "bfloat16") == 0)
+        return 2;
+    if (strcmp(t, "double") == 0 || strcmp(t, "long int") == 0)
+        return 8;
+    return 4; /* float, int, scalar and what is not given */
+}
+
+static double prod(const double *d, int n)
+{
+    double p = 1;
+    for (int i = 0; i < n; i++)
+        p *= d[i];
+    return p;
+}
+
+/* matmul's rule: 1-D operands promoted, leading dims broadcast. */
+static int matmul_counts(const gt_shape *s, double *flops, double *elems)
+{
+    int ra = s->rank[0], rb = s->rank[1];
+    const double *a = s->dim[0], *b = s->dim[1];
+    if (ra == 1 && rb == 1) {
+        *flops = 2 * a[0];
+        *elems = a[0] + b[0] + 1;
+        return 1;
+    }
+    double M = ra == 1 ? 1 : a[ra - 2], K = a[ra - 1], N = rb == 1 ? 1 : b[rb - 1];
+    int la = ra > 2 ? ra - 2 : 0, lb = rb > 2 ? rb - 2 : 0, l = la > lb ? la : lb;
+    double nb = 1;
+    for (int i = 0; i < l; i++) { /* right-aligned broadcast */
+        double x = i < la ? a[la - 1 - i] : 1, y = i < lb ? b[lb - 1 - i] : 1;
+        nb *= x > y ? x : y;
+    }
+    *flops = nb * 2 * M * N * K;
+    *elems = prod(a, ra) + prod(b, rb) + nb * M * N;
+    return 1;
+}
+
+/* FLOPs and elements moved of one call; 0 when the op or its dims are not
+ * understood. */
+static int gemm_counts(const char *op, const gt_shape *s, double *flops, double *elems)
+{
+    if (strcmp(op, "aten::mm") == 0 && s->n >= 2 && s->rank[0] == 2 && s->rank[1] == 2) {
+        double M = s->dim[0][0], K = s->dim[0][1], N = s->dim[1][1];
+        *flops = 2 * M * N * K;
+        *elems = M * K + K * N + M * N;
+        return 1;
+    }
+    if (strcmp(op, "aten::addmm") == 0 && s->n >= 3 && s->rank[1] == 2 && s->rank[2] == 2) {
+        double M = s->dim[1][0], K = s->dim[1][1], N = s->dim[2][1];
+        *flops = 2 * M * N * K + M * N;
+        *elems = M * K + K * N + M * N + N;
+        return 1;
+    }
+    if (strcmp(op, "aten::bmm") == 0 && s->n >= 2 && s->rank[0] == 3 && s->rank[1] == 3) {
+        double b = s->dim[0][0], M = s->dim[0][1], K = s->dim[0][2], N = s->dim[1][2];
+        *flops = b * 2 * M * N * K;
+        *elems = b * (M * K + K * N + M * N);
+        return 1;
+    }
+    if (strcmp(op, "aten::baddbmm") == 0 && s->n >= 3 && s->rank[1] == 3 && s->rank[2] == 3) {
+        double b = s->dim[1][0], M = s->dim[1][1], K = s->dim[1][2], N = s->dim[2][2];
+        *flops = b * (2 * M * N * K + M * N);
+        *elems = b * (M * K + K * N + M * N + N);
+        return 1;
+    }
+    if (strcmp(op, "aten::linear") == 0 && s->n >= 2 && s->rank[0] >= 1 && s->rank[1] == 2) {
+        int r = s->rank[0];
+        double M = prod(s->dim[0], r - 1), K = s->dim[0][r - 1], N = s->dim[1][0];
+        int bias = s->n >= 3 && s->rank[2] >= 1;
+        *flops = 2 * M * N * K + (bias ? M * N : 0);
+        *elems = M * K + N * K + M * N + (bias ? N : 0);
+        return 1;
+    }
+    if (strcmp(op, "aten::matmul") == 0 && s->n >= 2 && s->rank[0] >= 1 && s->rank[1] >= 1)
+        return matmul_counts(s, flops, elems);
+    return 0;
+}
+
+static int is_gemm_name(const char *n)
+{
+    static const char *const ops[] = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
+                                      "aten::linear", "aten::matmul"};
+    for (size_t i = 0; i < 6; i++)
+        if (strcmp(n, ops[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------- calls */
+
+typedef struct gt_call {
+    int32_t row;
+    tp_str dims;   /* the "Input Dims" text, interned: the grouping key */
+    double flops, bytes, bpe;
+    int64_t busy;  /* union of its own GPU work */
+} gt_call;
+
+typedef struct gt {
+    tp_stage *st;
+    const gt_config *cfg;
+    const tp_trace *t;
+    const tp_cols *c;
+    const int32_t *parent, *launcher;
+    int32_t *call_of;   /* per row: its call index, -1 (GEMM ops only) */
+    gt_call *calls;
+    size_t ncalls;
+    tp_interval *iv;
+} gt;
+
+/* The dims as one canonical text, "[[64, 128], [128, 256]]" (as Python
+ * prints them), whatever the spacing of the trace: the grouping key. */
+static size_t dims_text(const gt_shape *s, char *buf, size_t size)
+{
+    size_t n = 0;
+#define PUT(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
+    PUT("[");
+    for (int i = 0; i < s->n; i++) {
+        PUT("%s[", i ? ", " : "");
+        for (int k = 0; k < s->rank[i]; k++)
+            PUT("%s%.0f", k ? ", " : "", s->dim[i][k]);
+        PUT("]");
+    }
+    PUT("]");
+#undef PUT
+    return n < size ? n : size - 1;
+}
+
+/* The GEMM calls of the trace with understood dims. */
+static int find_calls(gt *g)
+{
+    const tp_cols *c = g->c;
+    size_t nstr = tp_str_count(g->st);
+    uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
+    if (memo == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) {
+        g->call_of[i] = -1;
+        tp_str name = c->name[i];
+        if (c->kind[i] != TP_KIND_CPU_OP || name >= nstr)
+            continue;
+        if (memo[name] == 0)
+            memo[name] = is_gemm_name(tp_str_text(g->st, name)) ? 1 : 2;
+        if (memo[name] != 1)
+            continue;
+        size_t alen = 0, dlen = 0, tlen = 0;
+        const char *args = tp_trace_args(g->t, i, &alen);
+        const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
+        if (dims == NULL && args)
+            dims = tp_json_get(args, alen, "Input dims", &dlen);
+        const char *types = args ? tp_json_get(args, alen, "Input type", &tlen) : NULL;
+        gt_shape s;
+        double flops, elems;
+        if (dims == NULL || !parse_dims(dims, dlen, &s) ||
+            !gemm_counts(tp_str_text(g->st, name), &s, &flops, &elems))
+            continue;
+        char text[512];
+        size_t tl = dims_text(&s, text, sizeof text);
+        tp_str key = tp_intern(g->st, text, tl);
+        if (key == TP_STR_ERROR) {
+            tp_free(memo);
+            return TP_ENOMEM;
+        }
+        g->call_of[i] = (int32_t)g->ncalls;
+        double bpe = bpe_of(types, tlen);
+        g->calls[g->ncalls++] = (gt_call){(int32_t)i, key, flops, elems * bpe, bpe, 0};
+    }
+    tp_free(memo);
+    return TP_OK;
+}
+
+/* Each activity to the innermost GEMM call above its launch; then each
+ * call's busy time, the union of its activities. */
+static int busy_times(gt *g)
+{
+    const tp_cols *c = g->c;
+    size_t n = 0;
+    typedef struct pair {
+        int32_t call, act;
+    } pair;
+    pair *p = tp_malloc((c->n ? c->n : 1) * sizeof *p);
+    if (p == NULL)
+        return TP_ENOMEM;
+    for (size_t a = 0; a < c->n; a++) {
+        if (!tp_ev_is_activity(c, a) || g->launcher[a] < 0)
+            continue;
+        for (int32_t x = g->launcher[a]; x >= 0; x = g->parent[x])
+            if (g->call_of[x] >= 0) {
+                p[n++] = (pair){g->call_of[x], (int32_t)a};
+                break;
+            }
+    }
+    /* group by call with a counting pass (calls are dense indexes) */
+    size_t *start = tp_calloc(g->ncalls + 1, sizeof *start);
+    int32_t *acts = tp_malloc((n ? n : 1) * sizeof *acts);
+    int rc = start && acts ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < n; i++)
+        start[p[i].call + 1]++;
+    for (size_t k = 1; rc == TP_OK && k <= g->ncalls; k++)
+        start[k] += start[k - 1];
+    for (size_t i = 0; rc == TP_OK && i < n; i++)
+        acts[start[p[i].call]++] = p[i].act;
+    for (size_t k = 0, from = 0; rc == TP_OK && k < g->ncalls; k++) { /* start[k] is now its end */
+        size_t m = 0;
+        for (size_t i = from; i < start[k]; i++)
+            g->iv[m++] = (tp_interval){c->ts[acts[i]], c->ts[acts[i]] + c->dur[acts[i]]};
+        g->calls[k].busy = tp_intervals_length(g->iv, tp_intervals_union(g->iv, m));
+        from = start[k];
+    }
+    tp_free(p);
+    tp_free(start);
+    tp_free(acts);
+    return rc;
+}
+
+/* ----------------------------------------------------------- results */
+
+static int by_op_and_dims(const void *a, const void *b, void *ctx)
+{
+    gt *g = ctx;
+    const gt_call *x = a, *y = b;
+    tp_str nx = g->c->name[x->row], ny = g->c->name[y->row];
+    int r = strcmp(tp_str_text(g->st, nx), tp_str_text(g->st, ny));
+    if (r)
+        return r;
+    r = strcmp(tp_str_text(g->st, x->dims), tp_str_text(g->st, y->dims));
+    return r ? r : (x->row > y->row) - (x->row < y->row);
+}
+
+/* The peak for the call's element type: half precision's for 2-byte
+ * types, TF32's for fp32 when asked, else FP32's. */
+static double peak_of(const gt *g, const gt_preset *p, double bpe)
+{
+    if (bpe == 2 && p->fp16 > 0)
+        return p->fp16;
+    return bpe == 4 && g->cfg->tf32 && p->tf32 > 0 ? p->tf32 : p->fp32;
+}
+
+static int group_row(gt *g, tp_result *r, size_t from, size_t to, const gt_preset *p)
+{
+    const gt_call *k = &g->calls[from];
+    int64_t busy = 0;
+    for (size_t i = from; i < to; i++)
+        busy += g->calls[i].busy;
+    double n = (double)(to - from), flops = k->flops, bytes = k->bytes;
+    double busy_us = (double)busy / 1000.0;
+    size_t row;
+    int rc = tp_result_add_row(g->st, r, &row);
+    rc = rc ? rc : tp_result_set_str(g->st, r, row, 0, tp_str_text(g->st, g->c->name[k->row]));
+    rc = rc ? rc : tp_result_set_str(g->st, r, row, 1, tp_str_text(g->st, k->dims));
+    rc = rc ? rc : tp_result_set_i64(g->st, r, row, 2, (int64_t)(to - from));
+    rc = rc ? rc : tp_result_set_f64(g->st, r, row, 3, flops);
+    rc = rc ? rc : tp_result_set_f64(g->st, r, row, 4, bytes);
+    rc = rc ? rc : tp_result_set_f64(g->st, r, row, 5, busy_us);
+    rc = rc ? rc : tp_result_set_f64(g->st, r, row, 6, flops / bytes);
+    if (rc == TP_OK && busy > 0) {
+        rc = tp_result_set_f64(g->st, r, row, 7, n * flops / 1e12 / (busy_us / 1e6));
+        rc = rc ? rc : tp_result_set_f64(g->st, r, row, 8, n * bytes / 1e9 / (busy_us / 1e6));
+    }
+    if (rc == TP_OK && p) {
+        double compute = flops / peak_of(g, p, k->bpe) / 1000, memory = bytes / p->dram_gbps / 1000;
+        double roof = compute >= memory ? compute : memory;
+        rc = tp_result_set_f64(g->st, r, row, 9, roof);
+        rc = rc ? rc : tp_result_set_str(g->st, r, row, 10, compute >= memory ? "compute" : "memory");
+        if (rc == TP_OK && busy > 0)
+            rc = tp_result_set_f64(g->st, r, row, 11, n * roof / busy_us * 100);
+    }
+    return rc;
+}
+
+static int write_result(gt *g, const gt_preset *p)
+{
+    static const char *const names[] = {"name", "input_dims", "count", "flop", "bytes", "busy_us",
+                                        "flop_per_byte", "achieved_tflops", "achieved_gbps",
+                                        "roofline_us", "bound", "roofline_percent"};
+    tp_result *r = tp_result_new(g->st, NULL);
+    if (r == NULL)
+        return TP_ENOMEM;
+    for (int i = 0; i < 12; i++) {
+        tp_coltype t = i < 2 || i == 10 ? TP_COL_STR : i == 2 ? TP_COL_I64 : TP_COL_F64;
+        if (tp_result_add_col(g->st, r, names[i], t) != i)
+            return TP_ENOMEM;
+    }
+    tp_result_set_meta(g->st, r, "title", "Matrix products: FLOPs, bytes, achieved throughput");
+    int rc = tp_sort(g->calls, g->ncalls, sizeof *g->calls, by_op_and_dims, g);
+    for (size_t i = 0; i < g->ncalls && rc == TP_OK;) {
+        size_t j = i + 1;
+        while (j < g->ncalls && g->c->name[g->calls[j].row] == g->c->name[g->calls[i].row] &&
+               g->calls[j].dims == g->calls[i].dims)
+            j++;
+        rc = group_row(g, r, i, j, p);
+        i = j;
+    }
+    return rc;
+}
+
+static int gt_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const gt_config *cfg = config;
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
+    gt g = {.st = st, .cfg = cfg, .t = t, .c = tp_trace_cols(t)};
+    tp_hier_view v;
+    if (tp_hier_view_load(t, g.c->n, &v) != TP_OK)
+        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    g.parent = v.parent;
+    g.launcher = v.launcher;
+    size_t n = g.c->n ? g.c->n : 1;
+    g.call_of = tp_malloc(n * sizeof *g.call_of);
+    g.calls = tp_malloc(n * sizeof *g.calls);
+    g.iv = tp_malloc(n * sizeof *g.iv);
+    int rc = g.call_of && g.calls && g.iv ? find_calls(&g) : TP_ENOMEM;
+    if (rc == TP_OK)
+        rc = busy_times(&g); /* before the calls are sorted: call_of indexes them */
+    if (rc == TP_OK)
+        rc = write_result(&g, find_preset(cfg->preset));
+    tp_free(g.call_of);
+    tp_free(g.calls);
+    tp_free(g.iv);
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
+
+static const tp_stage_desc gt_stages[] = {
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "gemm_throughput",
+                  "matrix products: FLOPs and bytes from Input Dims, achieved TFLOP/s and GB/s, "
+                  "roofline",
+                  gt_options, gt_config, "hierarchy", TP_PRODUCES(""), 0, gt_init, gt_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("gemm_throughput", "0.1.0", gt_stages);
