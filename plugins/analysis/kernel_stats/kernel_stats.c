@@ -18,8 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+
+#include "../../common/tp_pyregex.h"
 
 typedef struct ks_config {
     int short_names;
@@ -27,6 +30,7 @@ typedef struct ks_config {
     tp_strlist module_prefixes;
     const char *step_prefix;
     int64_t top;
+    tp_strlist class_map;
 } ks_config;
 
 enum { CLASSES_HTA, CLASSES_SEED };
@@ -49,11 +53,72 @@ static const tp_option ks_options[] = {
                      "name prefix of the iteration markers (<id>.iterations)"),
     TP_OPTION_INT("top", ks_config, top, "0", 0, 1e9,
                   "kernels kept in <id> and <id>.ops, the rest folded into Others (0 = all)"),
+    TP_OPTION_LIST("class_map", ks_config, class_map,
+                   "your own classes, CLASS=REGEX each, the first match wins, else 'other' "
+                   "(replaces `classes`)"),
     TP_OPTION_END};
+
+/* The compiled class_map: a class name and its regex per entry. */
+typedef struct ks_state {
+    size_t n;
+    char **name;
+    pcre2_code **re;
+    pcre2_match_data *md;
+} ks_state;
+
+static void ks_destroy(tp_stage *st, void *state)
+{
+    (void)st;
+    ks_state *s = state;
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        tp_free(s->name[i]);
+        pcre2_code_free(s->re[i]);
+    }
+    tp_free(s->name);
+    tp_free(s->re);
+    pcre2_match_data_free(s->md);
+    tp_free(s);
+}
+
+static int ks_init(tp_stage *st, const void *config, void **state)
+{
+    const ks_config *cfg = config;
+    ks_state *s = tp_calloc(1, sizeof *s);
+    if (s == NULL)
+        return TP_ENOMEM;
+    *state = s;
+    size_t n = cfg->class_map.n;
+    s->name = tp_calloc(n ? n : 1, sizeof *s->name);
+    s->re = tp_calloc(n ? n : 1, sizeof *s->re);
+    s->md = pcre2_match_data_create(4, NULL);
+    if (!s->name || !s->re || !s->md)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < n; i++, s->n++) {
+        const char *e = cfg->class_map.items[i], *eq = strchr(e, '=');
+        if (eq == NULL || eq == e || eq[1] == '\0')
+            return tp_fail(st, TP_EINVAL, "class_map[%zu]: '%s' is not CLASS=REGEX", i, e);
+        if ((s->name[i] = tp_malloc((size_t)(eq - e) + 1)) == NULL)
+            return TP_ENOMEM;
+        memcpy(s->name[i], e, (size_t)(eq - e));
+        s->name[i][eq - e] = '\0';
+        int err;
+        PCRE2_SIZE off;
+        if ((s->re[i] = tp_pyre_compile(eq + 1, 0, &err, &off)) == NULL) {
+            PCRE2_UCHAR text[256];
+            pcre2_get_error_message(err, text, sizeof text);
+            return tp_fail(st, TP_EINVAL, "class_map[%zu]: bad regex '%s': %s at offset %zu", i,
+                           eq + 1, (const char *)text, (size_t)off);
+        }
+    }
+    return TP_OK;
+}
 
 typedef struct ks {
     tp_stage *st;
     const ks_config *cfg;
+    const ks_state *map;
     const tp_cols *c;
     const int32_t *launcher;
     uint32_t *acts; /* activity rows */
@@ -311,6 +376,18 @@ static tp_str class_of(ks *k, tp_str name, tp_str *memo)
     const char *label = k->cfg->classes == CLASSES_SEED
                             ? tp_kernel_legend_seed(text, buf)
                             : tp_kernel_class_name(tp_kernel_class_of(text));
+    if (k->map->n > 0) { /* the user's classes: the first regex that matches */
+        label = "other";
+        for (size_t i = 0; i < k->map->n; i++) {
+            int m = tp_pyre_search(k->map->re[i], text, strlen(text), k->map->md);
+            if (m < 0)
+                return TP_STR_ERROR; /* the engine gave up: reported as an error */
+            if (m > 0) {
+                label = k->map->name[i];
+                break;
+            }
+        }
+    }
     tp_str id = tp_intern(k->st, label, strlen(label));
     if (id != TP_STR_ERROR && name < k->nnames)
         memo[name] = id + 1;
@@ -490,11 +567,10 @@ static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
 
 static int ks_run(tp_stage *st, const void *config, void *state)
 {
-    (void)state;
     const tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
-    ks k = {.st = st, .cfg = config, .c = tp_trace_cols(t)};
+    ks k = {.st = st, .cfg = config, .map = state, .c = tp_trace_cols(t)};
     tp_hier_view v;
     if (tp_hier_view_load(t, k.c->n, &v) != TP_OK)
         return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
@@ -527,7 +603,8 @@ static const tp_stage_desc ks_stages[] = {
                   "top kernels: statistics per kernel name, per (op, kernel), per class, "
                   "variation across iterations",
                   ks_options, ks_config, "hierarchy",
-                  TP_PRODUCES("", "ops", "classes", "iterations"), 0, NULL, ks_run, NULL),
+                  TP_PRODUCES("", "ops", "classes", "iterations"), 0, ks_init, ks_run,
+                  ks_destroy),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("kernel_stats", "0.1.0", ks_stages);

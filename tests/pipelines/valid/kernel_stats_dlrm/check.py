@@ -55,6 +55,15 @@ got = {r["kernel_class"]: r for r in csv.DictReader(open(os.path.join(out, "ks.c
 assert set(got) == set(cls), (got, cls)
 for k, (n, s) in cls.items():
     assert int(got[k]["count"]) == n and close(float(got[k]["sum_us"]), s), (k, got[k], n, s)
+mine = {}
+for e in acts:
+    k = next((c for c, rx in (("communication", "^nccl"), ("gemm", "gemm|sgemm"),
+                              ("elementwise", "elementwise_kernel")) if re.search(rx, e["name"])), "other")
+    m = mine.setdefault(k, [0, 0]); m[0] += 1; m[1] += e["dur"]
+got = {r["kernel_class"]: r for r in csv.DictReader(open(os.path.join(out, "mine.classes.csv")))}
+assert set(got) == set(mine), (got, mine)
+for k, (n, s) in mine.items():
+    assert int(got[k]["count"]) == n and close(float(got[k]["sum_us"]), s), (k, got[k], n, s)
 ops = list(csv.DictReader(open(os.path.join(out, "ks.ops.csv"))))
 assert sum(int(r["count"]) for r in ops) == len(acts)
 assert close(sum(float(r["sum_us"]) for r in ops), total)
