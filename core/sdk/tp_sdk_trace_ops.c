@@ -127,3 +127,16 @@ size_t tp_kernel_short_name(const char *s, size_t *from)
             *from = i + 2;
     return len - *from;
 }
+
+tp_str tp_kernel_short_id(tp_stage *st, tp_str name, tp_str *memo, size_t nmemo)
+{
+    if (name >= nmemo)
+        return name;
+    if (memo[name] == 0) {
+        const char *s = tp_str_text(st, name);
+        size_t from = 0, len = s ? tp_kernel_short_name(s, &from) : 0;
+        tp_str id = len > 0 ? tp_intern(st, s + from, len) : name;
+        memo[name] = (id != TP_STR_ERROR ? id : name) + 1;
+    }
+    return memo[name] - 1;
+}

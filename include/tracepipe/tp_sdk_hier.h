@@ -42,4 +42,14 @@ static inline int tp_hier_view_load(const tp_trace *t, size_t n, tp_hier_view *v
     return TP_OK;
 }
 
+/* Loads the view of the stage's trace t, or fails the stage saying that
+ * hierarchy has not run (TP_ENOTFOUND, reported): what every analysis
+ * declaring `requires: hierarchy` starts with. */
+static inline int tp_hier_view_require(tp_stage *st, const tp_trace *t, tp_hier_view *v)
+{
+    if (tp_hier_view_load(t, tp_trace_cols(t)->n, v) == TP_OK)
+        return TP_OK;
+    return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+}
+
 #endif

@@ -253,6 +253,11 @@ const char *tp_kernel_legend_seed(const char *name, char *buf);
  * sets *from to its offset in name. */
 size_t tp_kernel_short_name(const char *name, size_t *from);
 
+/* The interned short name of string id `name`, cached in memo (nmemo
+ * cells, zeroed: memo[name] holds the id + 1 once known); name itself when
+ * it is past the memo, has no short form, or interning fails. */
+tp_str tp_kernel_short_id(tp_stage *st, tp_str name, tp_str *memo, size_t nmemo);
+
 /* ------------------------------------------------------------ main thread */
 
 /* One thread's rows in an array sorted by thread (tp_nest_rows' output). */

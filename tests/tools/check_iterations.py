@@ -12,7 +12,9 @@ track holding most of them; an activity belongs to the one holding its
 start on the same process (device).  Checks start_us (from the earliest
 start of any timed event), dur_us, count, gpu_busy_us and gpu_span_us.
 """
-import csv, gzip, json, re, sys
+import csv, gzip, json, os, re, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tracecheck import union
 from decimal import Decimal
 
 trace, out, marker, mode = sys.argv[1:5]
@@ -57,14 +59,6 @@ for e in timed:
     if k is not None:
         work.setdefault(k, []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
 
-def union(iv):
-    total, end = 0, None
-    for a, b in sorted(iv):
-        if end is None or a > end:
-            total += b - a; end = b
-        elif b > end:
-            total += b - end; end = b
-    return total
 
 rows = list(csv.DictReader(open(out)))
 assert len(rows) == len(its), (len(rows), len(its))

@@ -46,6 +46,8 @@ PY
     --set out="$prefix" > "$prefix/busy.csv"
 python3 - "$prefix/busy.csv" "$prefix/stream_busy_trace.json" tests/data/dlrm_worker0_step12.pt.trace.json.gz <<'PY'
 import csv, gzip, json, sys
+sys.path.insert(0, "tests/tools")
+from tracecheck import union
 rows = list(csv.DictReader(open(sys.argv[1])))
 doc = json.load(gzip.open(sys.argv[3]))
 names = {str(p["id"]): p["name"] for p in doc.get("deviceProperties", [])}
@@ -56,14 +58,6 @@ for e in doc["traceEvents"]:
         s = streams.setdefault((a["device"], a["stream"]), [[], 0])
         s[0].append((e["ts"], e["ts"] + e["dur"]))
         s[1] += "correlation" in a
-def union(iv):
-    total, end = 0.0, None
-    for a, b in sorted(iv):
-        if end is None or a > end:
-            total += b - a; end = b
-        elif b > end:
-            total += b - end; end = b
-    return total
 assert len(rows) == len(streams) >= 2, (rows, list(streams))
 assert any(r["device_name"] for r in rows), rows
 for r in rows:

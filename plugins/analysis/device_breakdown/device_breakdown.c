@@ -55,15 +55,7 @@ static int in_forest(const db *d, int64_t row)
 /* The leaf label of an activity: its name, shortened as the seed does. */
 static tp_str leaf_name(db *d, tp_str name)
 {
-    if (!d->cfg->short_names || name >= d->nnames)
-        return name;
-    if (d->short_memo[name] == 0) {
-        const char *s = tp_str_text(d->st, name);
-        size_t from = 0, len = s ? tp_kernel_short_name(s, &from) : 0;
-        tp_str id = len > 0 ? tp_intern(d->st, s + from, len) : name;
-        d->short_memo[name] = (id != TP_STR_ERROR ? id : name) + 1;
-    }
-    return d->short_memo[name] - 1;
+    return d->cfg->short_names ? tp_kernel_short_id(d->st, name, d->short_memo, d->nnames) : name;
 }
 
 /* Appends the host child at pre-order position p, or through a transparent

@@ -417,8 +417,8 @@ static int gt_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     gt g = {.st = st, .cfg = cfg, .t = t, .c = tp_trace_cols(t)};
     tp_hier_view v;
-    if (tp_hier_view_load(t, g.c->n, &v) != TP_OK)
-        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
     g.parent = v.parent;
     g.launcher = v.launcher;
     size_t n = g.c->n ? g.c->n : 1;

@@ -304,8 +304,8 @@ static int it_run_stage(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     const tp_cols *c = tp_trace_cols(t);
     tp_hier_view v;
-    if (tp_hier_view_load(t, c->n, &v) != TP_OK)
-        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
     tp_iterations it = {0};
     int gpu = cfg->source == SOURCE_GPU;
     int rc = gpu ? gpu_iterations(st, &s->m, c, &it)

@@ -143,15 +143,7 @@ static double dur_us(const ks *k, uint32_t row) { return (double)k->c->dur[row] 
 static tp_str kernel_label(ks *k, uint32_t row)
 {
     tp_str name = k->c->name[row];
-    if (!k->cfg->short_names || name >= k->nnames)
-        return name;
-    if (k->label[name] == 0) {
-        const char *s = tp_str_text(k->st, name);
-        size_t from = 0, len = s ? tp_kernel_short_name(s, &from) : 0;
-        tp_str id = len > 0 ? tp_intern(k->st, s + from, len) : name;
-        k->label[name] = (id != TP_STR_ERROR ? id : name) + 1;
-    }
-    return k->label[name] - 1;
+    return k->cfg->short_names ? tp_kernel_short_id(k->st, name, k->label, k->nnames) : name;
 }
 
 /* Sorts acts by key and cuts them into groups (new array, *ng set). */
@@ -572,8 +564,8 @@ static int ks_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     ks k = {.st = st, .cfg = config, .map = state, .c = tp_trace_cols(t)};
     tp_hier_view v;
-    if (tp_hier_view_load(t, k.c->n, &v) != TP_OK)
-        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
     k.launcher = v.launcher;
     int32_t *top_op = NULL;
     ks_group *by_kernel = NULL;

@@ -233,8 +233,8 @@ static int ls_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     ls l = {.st = st, .cfg = config, .c = tp_trace_cols(t)};
     tp_hier_view v;
-    if (tp_hier_view_load(t, l.c->n, &v) != TP_OK)
-        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
     l.launcher = v.launcher;
     l.acts = tp_malloc((l.c->n ? l.c->n : 1) * sizeof *l.acts);
     if (l.acts == NULL)

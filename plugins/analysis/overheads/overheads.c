@@ -517,8 +517,8 @@ static int oh_run(tp_stage *st, const void *config, void *state)
     if (h.mode == MODE_SEED)
         h.c = 0; /* the seed subtracts nothing */
     tp_hier_view v;
-    if (tp_hier_view_load(t, h.c_->n, &v) != TP_OK)
-        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
     h.parent = v.parent;
     h.first_child = v.first_child;
     h.next_sibling = v.next_sibling;

@@ -143,6 +143,17 @@ static int range_times(rg *r, size_t row)
     return TP_OK;
 }
 
+/* Adds activity a to the GPU work of the ranges named `name`. */
+static int credit(rg *r, tp_str name, size_t a)
+{
+    rg_acc *acc = acc_of(r, name);
+    if (acc == NULL)
+        return TP_ENOMEM;
+    acc->gpu_count++;
+    acc->gpu_sum += r->c->dur[a];
+    return add_interval(acc, r->c->ts[a], r->c->ts[a] + r->c->dur[a]);
+}
+
 /* GPU work: to every host range above its launch; for GPU ranges, below. */
 static int attribute_work(rg *r, size_t a, const uint32_t *gpu_ranges, size_t ngr)
 {
@@ -152,24 +163,14 @@ static int attribute_work(rg *r, size_t a, const uint32_t *gpu_ranges, size_t ng
          x = r->parent[x]) {
         if (!r->is_range[x])
             continue;
-        rg_acc *acc = acc_of(r, c->name[x]);
-        if (acc == NULL)
-            return TP_ENOMEM;
-        acc->gpu_count++;
-        acc->gpu_sum += c->dur[a];
-        rc = add_interval(acc, c->ts[a], c->ts[a] + c->dur[a]);
+        rc = credit(r, c->name[x], a);
     }
     for (size_t g = 0; g < ngr && rc == TP_OK; g++) { /* few GPU annotations in practice */
         uint32_t x = gpu_ranges[g];
         if (tp_ev_pid(c, x) != tp_ev_pid(c, a) || c->ts[a] < c->ts[x] ||
             c->ts[a] >= c->ts[x] + c->dur[x])
             continue;
-        rg_acc *acc = acc_of(r, c->name[x]);
-        if (acc == NULL)
-            return TP_ENOMEM;
-        acc->gpu_count++;
-        acc->gpu_sum += c->dur[a];
-        rc = add_interval(acc, c->ts[a], c->ts[a] + c->dur[a]);
+        rc = credit(r, c->name[x], a);
     }
     return rc;
 }
@@ -359,8 +360,8 @@ static int rg_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     rg r = {.st = st, .c = tp_trace_cols(t)};
     tp_hier_view v;
-    if (tp_hier_view_load(t, r.c->n, &v) != TP_OK)
-        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
     r.parent = v.parent;
     r.first_child = v.first_child;
     r.next_sibling = v.next_sibling;

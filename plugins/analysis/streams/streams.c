@@ -430,8 +430,8 @@ static int sa_run_stage(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     sa s = {.st = st, .cfg = config, .c = tp_trace_cols(t)};
     tp_hier_view v;
-    if (tp_hier_view_load(t, s.c->n, &v) != TP_OK)
-        return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
     s.launcher = v.launcher;
     tp_trace_window(t, &s.w0, &s.w1);
     int rc = collect(&s);

@@ -1,5 +1,7 @@
 """Independent streams figures for four real traces."""
 import csv, gzip, json, os, re, sys
+sys.path.insert(0, "tests/tools")
+from tracecheck import union
 from decimal import Decimal
 
 TRACES = {"dlrm": "tests/data/dlrm_worker0_step12.pt.trace.json.gz",
@@ -9,14 +11,6 @@ TRACES = {"dlrm": "tests/data/dlrm_worker0_step12.pt.trace.json.gz",
 CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
 NS = lambda us: int(Decimal(us) * 1000)  # exact integer ns from the decimal text, as the reader
 
-def union(iv):
-    total, end = 0, None
-    for a, b in sorted(iv):
-        if end is None or a > end:
-            total += b - a; end = b
-        elif b > end:
-            total += b - end; end = b
-    return total
 
 def at_least_two(iv):
     edges = sorted([(a, 1) for a, b in iv if b > a] + [(b, -1) for a, b in iv if b > a],

@@ -3,6 +3,8 @@ the span is the extent of every event with a duration (metadata and the
 profiler's Trace span excluded), the window its 50-60 % part, and each
 stream's busy time the union of its GPU activities cut to the window."""
 import csv, gzip, json, os, sys
+sys.path.insert(0, "tests/tools")
+from tracecheck import union
 
 ev = json.load(gzip.open("tests/data/dlrm_worker0_step12.pt.trace.json.gz"))["traceEvents"]
 timed = [e for e in ev if e.get("ph") == "X" and e.get("cat") != "Trace"]
@@ -11,14 +13,6 @@ hi = max(e["ts"] + e["dur"] for e in timed)
 # times relative to lo: absolute microseconds near 1.7e15 lose the decimals
 ws, we = 0.5 * (hi - lo), 0.6 * (hi - lo)
 
-def union(iv):
-    total, end = 0.0, None
-    for a, b in sorted(iv):
-        if end is None or a > end:
-            total += b - a; end = b
-        elif b > end:
-            total += b - end; end = b
-    return total
 
 gpu = {}
 for e in ev:
