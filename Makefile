@@ -138,7 +138,7 @@ $(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/trac
 	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@.tmp $< && mv $@.tmp $@
 
 # ---------------------------------------------------------------- entry points
-DEB_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev check libpcre2-dev \
+DEB_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev check libpcre2-dev libsqlite3-dev \
                 clang valgrind python3
 deps:
 	@sh tests/tools/install-deps.sh $(DEB_PACKAGES)

@@ -264,7 +264,7 @@ static int step(kin_parser *kp, top *t)
                               : gz2 ? " (gzip inside gzip: the file was compressed twice; "
                                       "gunzip it once)"
                               : sqlite ? " (this is an SQLite database, e.g. an Nsight Systems "
-                                         "export; the kineto reader reads JSON)"
+                                         "export: read it with the nsys reader)"
                                        : "");
         }
         kp->p++;
