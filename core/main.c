@@ -42,7 +42,7 @@ static const char usage_text[] =
     "\n"
     "A pipeline named without a path is looked for as pipelines/NAME.yaml here, then in\n"
     "$TRACEPIPE_PIPELINE_PATH (':'-separated) and the installed pipelines folder.\n"
-    "A successful run says where each output went (on a terminal, or with -v).\n"
+    "A successful run says where each output went on standard error (not with -q).\n"
     "Plugins are searched in the build/installed plugin directory, $TRACEPIPE_PLUGIN_PATH,\n"
     "plugin_path: in the YAML (run only, unless --allow-plugin-path), and --plugin-dir,\n"
     "later ones winning. A plugin is code: files or directories writable by group or\n"
@@ -401,7 +401,7 @@ static int cmd_pipeline(tp_ctx *ctx, const cli *c, tp_diags *d)
     }
     tp_run_opts opts = {.verbosity = c->verbosity,
                         .progress = c->verbosity > 0 && !c->no_progress && isatty(2),
-                        .report_outputs = c->verbosity > 1 || (c->verbosity > 0 && isatty(2))};
+                        .report_outputs = c->verbosity > 0};
     int rc = tp_pipeline_run(p, &opts, NULL);
     tp_pipeline_free(p);
     return rc == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
