@@ -1,0 +1,334 @@
+/*
+ * reader dvdt_prof: dividiti's dvdt-prof OpenCL profiles (cjson mode,
+ * FORMATS.md section 3; seed 000).
+ *
+ * The file is a JSON array of intercepted calls in call order.  Every call
+ * is a runtime event on the host clock (its ISO-8601 UTC start and end, us
+ * resolution); each clEnqueueNDRangeKernel is also a kernel event on the
+ * device clock (profiling start/end, ns) moved onto the host clock by the
+ * median of (host start - profiling.queued) over the enqueues, the two
+ * sharing a synthetic correlation id (the enqueue's ordinal), so launch
+ * links, streams and kernel statistics work as for CUDA.  Device and stream
+ * are the queue's device and the queue, numbered by first appearance.
+ * Kernel arguments are sticky: an enqueue gets, per index, the latest
+ * clSetKernelArg of its kernel handle (reset when clCreateKernel returns
+ * the handle again), written into its args with gws, lws, gwo and the
+ * profiling counters; queued/submit times and work sizes are also
+ * extension columns.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+typedef struct dv_config {
+    const char *path;
+} dv_config;
+
+static const tp_option dv_options[] = {
+    TP_OPTION_REQUIRED_STRING("path", dv_config, path, "the dvdt-prof JSON profile"),
+    TP_OPTION_END};
+
+enum { X_QUEUED, X_SUBMIT, X_GWS0, X_GWS1, X_GWS2, X_LWS0, X_LWS1, X_LWS2, N_X };
+static const char *const ext_names[N_X] = {"opencl.queued_ns", "opencl.submit_ns",
+                                           "opencl.gws_0", "opencl.gws_1", "opencl.gws_2",
+                                           "opencl.lws_0", "opencl.lws_1", "opencl.lws_2"};
+
+/* Sticky kernel arguments: the latest value per (kernel handle, index). */
+typedef struct dv_arg {
+    const char *kernel; /* handle text, borrowed from the DOM */
+    int64_t index;
+    const char *value;
+} dv_arg;
+
+typedef struct dv {
+    tp_stage *st;
+    tp_trace *t;
+    const char *path;
+    json_t *doc;
+    int ext[N_X];
+    tp_str cat_api, cat_kernel;
+    dv_arg *args;
+    size_t nargs, cap;
+    const char *queues[64], *devices[64]; /* queue handle -> its device handle */
+    size_t nqueues;
+    const char *device_ids[64];
+    size_t ndevices;
+    size_t rows;
+} dv;
+
+/* "2018-02-09T10:36:48.553314" (UTC) -> ns since the epoch; 0 when not in
+ * that shape. */
+static int parse_iso(const char *s, int64_t *ns)
+{
+    int y, mo, d, h, mi;
+    double sec;
+    if (s == NULL || sscanf(s, "%d-%d-%d%*c%d:%d:%lf", &y, &mo, &d, &h, &mi, &sec) != 6)
+        return 0;
+    /* days from the civil date (proleptic Gregorian) */
+    y -= mo <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = era * 146097 + doe - 719468;
+    int64_t whole = (int64_t)sec;
+    int64_t us = (int64_t)((sec - (double)whole) * 1e6 + 0.5);
+    *ns = (((days * 24 + h) * 60 + mi) * 60 + whole) * 1000000000LL + us * 1000;
+    return 1;
+}
+
+static int64_t int_of(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? json_integer_value(v) : json_is_real(v) ? (int64_t)json_real_value(v) : 0;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int host_span(json_t *rec, int64_t *start, int64_t *end)
+{
+    json_t *ts = json_object_get(rec, "timestamp");
+    return json_is_object(ts) && parse_iso(str_of(ts, "start"), start) &&
+           parse_iso(str_of(ts, "end"), end);
+}
+
+/* The index of handle `key` in list, added at the end when new (a NULL
+ * handle is one more handle); at most 64, the last one shared beyond. */
+static int index_of(const char **list, size_t *n, const char *key)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (key == list[i] || (key && list[i] && strcmp(list[i], key) == 0))
+            return (int)i;
+    if (*n == 64)
+        return 63;
+    list[*n] = key;
+    return (int)(*n)++;
+}
+
+/* ------------------------------------------------------- sticky args */
+
+static int set_arg(dv *d, const char *kernel, int64_t index, const char *value)
+{
+    for (size_t i = 0; i < d->nargs; i++)
+        if (d->args[i].index == index && strcmp(d->args[i].kernel, kernel) == 0) {
+            d->args[i].value = value;
+            return TP_OK;
+        }
+    if (d->nargs == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 256;
+        dv_arg *a = tp_realloc(d->args, cap * sizeof *a);
+        if (a == NULL)
+            return TP_ENOMEM;
+        d->args = a;
+        d->cap = cap;
+    }
+    d->args[d->nargs++] = (dv_arg){kernel, index, value};
+    return TP_OK;
+}
+
+static void forget_kernel(dv *d, const char *kernel)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < d->nargs; i++)
+        if (strcmp(d->args[i].kernel, kernel) != 0)
+            d->args[k++] = d->args[i];
+    d->nargs = k;
+}
+
+/* The args object of an enqueue: work sizes, counters, its kernel's args. */
+static char *enqueue_args(dv *d, json_t *rec)
+{
+    json_t *o = json_object();
+    if (o == NULL)
+        return NULL;
+    static const char *const copy[] = {"gws", "lws", "gwo", "kernel", "queue", "errcode"};
+    for (size_t i = 0; i < 6; i++) {
+        json_t *v = json_object_get(rec, copy[i]);
+        if (v)
+            json_object_set(o, copy[i], v);
+    }
+    json_t *prof = json_object_get(rec, "profiling");
+    if (json_is_object(prof)) {
+        json_object_set(o, "queued", json_object_get(prof, "queued"));
+        json_object_set(o, "submit", json_object_get(prof, "submit"));
+    }
+    const char *kernel = str_of(rec, "kernel");
+    json_t *args = json_object();
+    for (size_t i = 0; kernel && args && i < d->nargs; i++)
+        if (strcmp(d->args[i].kernel, kernel) == 0) {
+            char key[32];
+            snprintf(key, sizeof key, "%lld", (long long)d->args[i].index);
+            json_object_set_new(args, key, json_string(d->args[i].value));
+        }
+    if (args)
+        json_object_set_new(o, "args", args);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return text;
+}
+
+/* ------------------------------------------------------------ records */
+
+static int64_t clock_offset(dv *d)
+{
+    size_t n = json_array_size(d->doc), m = 0;
+    double *v = tp_malloc((n ? n : 1) * sizeof *v);
+    if (v == NULL)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *rec = json_array_get(d->doc, i);
+        json_t *prof = json_object_get(rec, "profiling");
+        int64_t s, e;
+        const char *call = str_of(rec, "call");
+        if (call && strcmp(call, "clEnqueueNDRangeKernel") == 0 && json_is_object(prof) &&
+            host_span(rec, &s, &e))
+            v[m++] = (double)(s - int_of(prof, "queued"));
+    }
+    tp_stats st;
+    int64_t off = m && tp_stats_of(v, m, &st) == TP_OK ? (int64_t)st.p50 : 0;
+    tp_free(v);
+    return off;
+}
+
+static int append(dv *d, tp_event *e)
+{
+    int rc = tp_trace_append(d->st, d->t, e);
+    if (rc == TP_OK)
+        d->rows++;
+    return rc;
+}
+
+static int set_ext(dv *d, int which, int64_t v)
+{
+    return tp_trace_ext_set_i64(d->st, d->t, d->ext[which], d->rows - 1, v);
+}
+
+static int kernel_event(dv *d, json_t *rec, int64_t corr, int64_t offset)
+{
+    json_t *prof = json_object_get(rec, "profiling");
+    if (!json_is_object(prof) || json_object_get(rec, "output profiling_error"))
+        return TP_OK; /* no reliable device times: the host call stays */
+    tp_event e;
+    memset(&e, 0, sizeof e);
+    e.phase = 'X';
+    e.kind = TP_KIND_KERNEL;
+    e.cat = d->cat_kernel;
+    const char *name = str_of(rec, "name");
+    e.name = tp_intern(d->st, name ? name : "", name ? strlen(name) : 0);
+    e.ts = int_of(prof, "start") + offset;
+    e.dur = int_of(prof, "end") - int_of(prof, "start");
+    const char *queue = str_of(rec, "queue");
+    int q = index_of(d->queues, &d->nqueues, queue);
+    e.stream = (int32_t)q;
+    e.device = (int32_t)index_of(d->device_ids, &d->ndevices, d->devices[q]);
+    e.pid = e.device;
+    e.tid = e.stream;
+    e.corr = corr;
+    e.ext_id = e.flow_id = TP_NONE;
+    char *args = enqueue_args(d, rec);
+    e.args = args;
+    e.args_len = args ? strlen(args) : 0;
+    int rc = append(d, &e);
+    free(args);
+    rc = rc ? rc : set_ext(d, X_QUEUED, int_of(prof, "queued") + offset);
+    rc = rc ? rc : set_ext(d, X_SUBMIT, int_of(prof, "submit") + offset);
+    json_t *gws = json_object_get(rec, "gws"), *lws = json_object_get(rec, "lws");
+    for (int i = 0; i < 3 && rc == TP_OK; i++) {
+        rc = set_ext(d, X_GWS0 + i, json_integer_value(json_array_get(gws, (size_t)i)));
+        rc = rc ? rc : set_ext(d, X_LWS0 + i, json_integer_value(json_array_get(lws, (size_t)i)));
+    }
+    return rc;
+}
+
+static int record(dv *d, json_t *rec, size_t i, int64_t *ordinal, int64_t offset)
+{
+    const char *call = str_of(rec, "call");
+    int64_t s, end;
+    if (call == NULL || !host_span(rec, &s, &end))
+        return tp_fail(d->st, TP_EFORMAT, "%s: record %zu: needs \"call\" and "
+                       "\"timestamp\": {\"start\", \"end\"} (ISO 8601)", d->path, i);
+    if (strcmp(call, "clSetKernelArg") == 0) {
+        const char *k = str_of(rec, "kernel"), *v = str_of(rec, "arg_value");
+        if (k && v && set_arg(d, k, int_of(rec, "arg_index"), v) != TP_OK)
+            return TP_ENOMEM;
+    } else if (strcmp(call, "clCreateKernel") == 0 && str_of(rec, "kernel")) {
+        forget_kernel(d, str_of(rec, "kernel"));
+    } else if (strcmp(call, "clCreateCommandQueue") == 0 && str_of(rec, "queue")) {
+        int q = index_of(d->queues, &d->nqueues, str_of(rec, "queue"));
+        d->devices[q] = str_of(rec, "device");
+    }
+    int enqueue = strcmp(call, "clEnqueueNDRangeKernel") == 0;
+    tp_event e;
+    memset(&e, 0, sizeof e);
+    e.phase = 'X';
+    e.kind = TP_KIND_RUNTIME;
+    e.cat = d->cat_api;
+    e.name = tp_intern(d->st, call, strlen(call));
+    e.ts = s;
+    e.dur = end - s;
+    e.device = e.stream = -1;
+    e.pid = e.tid = 1; /* the one profiled host thread */
+    e.ext_id = e.flow_id = TP_NONE;
+    e.corr = enqueue ? ++*ordinal : TP_NONE;
+    int rc = append(d, &e);
+    return rc == TP_OK && enqueue ? kernel_event(d, rec, *ordinal, offset) : rc;
+}
+
+static int dv_read(dv *d)
+{
+    static const char *const cats[] = {"opencl_api", "opencl_kernel"};
+    d->cat_api = tp_intern(d->st, cats[0], strlen(cats[0]));
+    d->cat_kernel = tp_intern(d->st, cats[1], strlen(cats[1]));
+    for (int i = 0; i < N_X; i++)
+        if ((d->ext[i] = tp_trace_ext_add(d->st, d->t, ext_names[i], TP_COL_I64)) < 0)
+            return TP_ENOMEM;
+    int rc = tp_trace_info_set_str(d->st, d->t, "format", "dvdt-prof");
+    int64_t offset = clock_offset(d), ordinal = 0;
+    size_t n = json_array_size(d->doc);
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        json_t *rec = json_array_get(d->doc, i);
+        rc = json_is_object(rec) ? record(d, rec, i, &ordinal, offset)
+                                 : tp_fail(d->st, TP_EFORMAT, "%s: record %zu is not an object",
+                                           d->path, i);
+    }
+    if (rc == TP_OK)
+        tp_log(d->st, TP_LOG_INFO, "%s: %zu records, %lld kernel enqueues, device clock moved "
+               "by %lld ns", d->path, n, (long long)ordinal, (long long)offset);
+    return rc;
+}
+
+static int dv_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const dv_config *cfg = config;
+    dv d = {.st = st, .t = tp_stage_trace(st), .path = cfg->path};
+    json_error_t err;
+    /* a profile is a few MB (the kernel sources it embeds are most of it) */
+    d.doc = json_load_file(cfg->path, 0, &err);
+    if (d.doc == NULL)
+        return tp_fail(st, TP_EFORMAT, "%s:%d:%d: %s", cfg->path, err.line, err.column, err.text);
+    int rc;
+    if (!json_is_array(d.doc))
+        rc = tp_fail(st, TP_EFORMAT, "%s: not a dvdt-prof profile: expected a JSON array of "
+                     "OpenCL calls (a Kineto trace needs the kineto reader)", cfg->path);
+    else
+        rc = dv_read(&d);
+    json_decref(d.doc);
+    tp_free(d.args);
+    return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
+}
+
+static const tp_stage_desc dv_stages[] = {
+    TP_STAGE_FULL(TP_STAGE_READER, "dvdt_prof",
+                  "dividiti dvdt-prof OpenCL profile (JSON array of calls, cjson mode)",
+                  dv_options, dv_config, NULL, TP_PRODUCES_NONE, 0, NULL, dv_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("dvdt_prof", "0.1.0", dv_stages);
