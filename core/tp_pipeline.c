@@ -638,6 +638,45 @@ static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
         snprintf(s->req_id, n, "%s.%s", s->id, s->desc->requires);
 }
 
+/* `reader: auto`: the reader whose probe is surest of the file's first
+ * bytes (up to 256 KiB), or NULL after saying why. */
+static const char *auto_reader(loader *L, const tp_ynode *m)
+{
+    const tp_ynode *path = tp_ymap_get(m, "path");
+    if (path == NULL || path->type != TP_YNODE_SCALAR) {
+        tp_diags_add(L->d, L->file, m->line, m->col,
+                     "error: reader 'auto' needs a path to look at");
+        return NULL;
+    }
+    FILE *f = fopen(path->text, "rb");
+    if (f == NULL) {
+        tp_diags_add(L->d, L->file, path->line, path->col, "error: reader 'auto': %s: %s",
+                     path->text, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 256 * 1024;
+    unsigned char *head = malloc(cap);
+    size_t n = head ? fread(head, 1, cap, f) : 0;
+    fclose(f);
+    const char *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; head && i < tp_ctx_stage_count(L->ctx); i++) {
+        const tp_stage_desc *d = tp_ctx_stage_at(L->ctx, i, NULL);
+        int score = d->kind == TP_STAGE_READER && d->probe ? d->probe(head, n, path->text) : 0;
+        if (score > best_score) {
+            best = d->name;
+            best_score = score;
+        }
+    }
+    free(head);
+    if (best == NULL)
+        tp_diags_add(L->d, L->file, path->line, path->col,
+                     "error: reader 'auto': %s: no reader knows this content (Kineto/Chrome JSON, "
+                     "an nsys SQLite export, a dvdt-prof profile and tfprof reports are read)",
+                     path->text);
+    return best;
+}
+
 static void parse_stage(loader *L, const tp_ynode *m)
 {
     if (m->type != TP_YNODE_MAP) {
@@ -649,12 +688,16 @@ static void parse_stage(loader *L, const tp_ynode *m)
     const tp_ynode *name = stage_kind(L, m, &kind);
     if (name == NULL)
         return;
+    const char *plugin = name->text;
+    if (kind == TP_STAGE_READER && strcmp(plugin, "auto") == 0 &&
+        (plugin = auto_reader(L, m)) == NULL)
+        return;
     pstage *s = &L->p->stages[L->p->n];
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->line = m->line;
     s->col = m->col;
-    s->plugin = strdup(name->text);
+    s->plugin = strdup(plugin);
     s->id = s->plugin ? stage_id(L, m, s->plugin) : NULL;
     L->p->n++; /* owned by the pipeline from here on, so freed on any error */
     if (s->plugin == NULL || s->id == NULL)
@@ -663,7 +706,7 @@ static void parse_stage(loader *L, const tp_ynode *m)
         tp_diags_add(L->d, L->file, m->line, m->col, "error: out of memory");
         return;
     }
-    s->desc = tp_ctx_find_stage(L->ctx, kind, name->text, &s->plugin_path);
+    s->desc = tp_ctx_find_stage(L->ctx, kind, plugin, &s->plugin_path);
     if (s->desc == NULL) {
         report_unknown_plugin(L, kind, name);
         return;

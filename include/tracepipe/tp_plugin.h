@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define TP_ABI_MAJOR 3
-#define TP_ABI_MINOR 0
+#define TP_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -95,7 +95,12 @@ typedef struct tp_stage_desc {
     const char *const *produces;
     uint32_t flags;        /* TP_STAGE_F_* */
     uint32_t option_size;  /* sizeof(tp_option) at build time, filled by TP_STAGE */
-    const void *reserved[4]; /* NULL; room for fields appended in 3.x */
+    /* --- since 3.1 --- */
+    /* Readers: how surely the file is theirs, from its first bytes (head,
+     * n of them, at most 256 KiB) and its path: 0 (not mine) to 100, for
+     * `reader: auto`.  NULL: never chosen by auto. */
+    int (*probe)(const unsigned char *head, size_t n, const char *path);
+    const void *reserved[3]; /* NULL; room for fields appended in 3.x */
 } tp_stage_desc;
 
 /* The part of tp_stage_desc every 3.x plugin has (through destroy). */
@@ -323,7 +328,12 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, PRODUCES, FLAGS, INIT, RUN, \
                       DESTROY)                                                                   \
     { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), REQUIRES, INIT, RUN,   \
-      DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), {NULL, NULL, NULL, NULL} }
+      DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), NULL, {NULL, NULL, NULL} }
+/* A reader that `reader: auto` may choose, by its probe (since 3.1). */
+#define TP_STAGE_READER_PROBED(NAME, SUMMARY, OPTIONS, CONFIG_T, PRODUCES, FLAGS, INIT, RUN,       \
+                               DESTROY, PROBE)                                                   \
+    { sizeof(tp_stage_desc), TP_STAGE_READER, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), NULL,      \
+      INIT, RUN, DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), PROBE, {NULL, NULL, NULL} }
 #define TP_STAGE(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, INIT, RUN, DESTROY) \
     TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, NULL, NULL, 0, INIT, RUN, DESTROY)
 /* The same with a required earlier analysis. */
@@ -331,7 +341,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
     TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, NULL, 0, INIT, RUN, DESTROY)
 #define TP_STAGE_END                                                                        \
     { sizeof(tp_stage_desc), (tp_stage_kind)0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, \
-      0, {NULL, NULL, NULL, NULL} }
+      0, NULL, {NULL, NULL, NULL} }
 
 /* Emits the descriptor and tp_host.  STAGES is a TP_STAGE_END-terminated
  * array of tp_stage_desc. */

@@ -325,10 +325,27 @@ static int dv_run(tp_stage *st, const void *config, void *state)
     return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
 }
 
+/* A JSON array whose first object has an OpenCL "call". */
+static int dv_probe(const unsigned char *head, size_t n, const char *path)
+{
+    (void)path;
+    size_t i = 0;
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        i++;
+    if (i == n || head[i] != '[')
+        return 0;
+    char buf[4096];
+    size_t m = n - i < sizeof buf - 1 ? n - i : sizeof buf - 1;
+    memcpy(buf, head + i, m);
+    buf[m] = '\0';
+    return strstr(buf, "\"call\": \"cl") || strstr(buf, "\"call\":\"cl") ? 90 : 0;
+}
+
 static const tp_stage_desc dv_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_READER, "dvdt_prof",
-                  "dividiti dvdt-prof OpenCL profile (JSON array of calls, cjson mode)",
-                  dv_options, dv_config, NULL, TP_PRODUCES_NONE, 0, NULL, dv_run, NULL),
+    TP_STAGE_READER_PROBED("dvdt_prof",
+                           "dividiti dvdt-prof OpenCL profile (JSON array of calls, cjson mode)",
+                           dv_options, dv_config, TP_PRODUCES_NONE, 0, NULL, dv_run, NULL,
+                           dv_probe),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("dvdt_prof", "0.1.0", dv_stages);

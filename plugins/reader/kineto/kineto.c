@@ -548,11 +548,25 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     return rc;
 }
 
+/* JSON starting with an object (or an array of events): a Chrome trace;
+ * gzip: most likely one compressed (its content is checked when read). */
+static int kin_probe(const unsigned char *head, size_t n, const char *path)
+{
+    (void)path;
+    if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+        return 60;
+    size_t i = 0;
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        i++;
+    if (i < n && head[i] == '{')
+        return 80;
+    return i < n && head[i] == '[' ? 50 : 0; /* an array form, unless a dvdt profile says more */
+}
+
 static const tp_stage_desc kin_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_READER, "kineto",
-                  "PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip",
-                  kin_options, kin_config, NULL, TP_PRODUCES_NONE, 0,
-                  NULL, kin_run, NULL),
+    TP_STAGE_READER_PROBED("kineto", "PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip",
+                           kin_options, kin_config, TP_PRODUCES_NONE, 0, NULL, kin_run, NULL,
+                           kin_probe),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("kineto", "1.0.0", kin_stages);

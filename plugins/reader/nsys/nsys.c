@@ -519,11 +519,19 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
     return rc;
 }
 
+/* An SQLite database: most likely an nsys export (checked when read). */
+static int nsys_probe(const unsigned char *head, size_t n, const char *path)
+{
+    (void)path;
+    return n >= 16 && memcmp(head, "SQLite format 3", 16) == 0 ? 90 : 0;
+}
+
 static const tp_stage_desc nsys_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_READER, "nsys",
-                  "Nsight Systems SQLite export (nsys export --type sqlite), both schema "
-                  "generations",
-                  nsys_options, nsys_config, NULL, TP_PRODUCES_NONE, 0, NULL, nsys_run, NULL),
+    TP_STAGE_READER_PROBED("nsys",
+                           "Nsight Systems SQLite export (nsys export --type sqlite), both schema "
+                           "generations",
+                           nsys_options, nsys_config, TP_PRODUCES_NONE, 0, NULL, nsys_run, NULL,
+                           nsys_probe),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("nsys", "0.1.0", nsys_stages);

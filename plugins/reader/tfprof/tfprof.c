@@ -348,10 +348,26 @@ static int tf_run(tp_stage *st, const void *config, void *state)
     return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
 }
 
+/* Text holding a report's legend or banner. */
+static int tf_probe(const unsigned char *head, size_t n, const char *path)
+{
+    (void)path;
+    static const char *const marks[] = {"node name |", "Model Analysis Report", "_TFProfRoot"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t len = strlen(marks[k]);
+        for (size_t i = 0; i + len <= n; i++)
+            if (memcmp(head + i, marks[k], len) == 0)
+                return 80;
+    }
+    return 0;
+}
+
 static const tp_stage_desc tf_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_READER, "tfprof",
-                  "TF1 tfprof text reports (scope/graph/code trees, op view), several per log",
-                  tf_options, tf_config, NULL, TP_PRODUCES_NONE, 0, NULL, tf_run, NULL),
+    TP_STAGE_READER_PROBED("tfprof",
+                           "TF1 tfprof text reports (scope/graph/code trees, op view), several "
+                           "per log",
+                           tf_options, tf_config, TP_PRODUCES_NONE, 0, NULL, tf_run, NULL,
+                           tf_probe),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("tfprof", "0.1.0", tf_stages);
