@@ -26,7 +26,7 @@ typedef struct gt_config {
 static const tp_option gt_options[] = {
     TP_OPTION_STRING("preset", gt_config, preset, NULL,
                      "device preset for the roofline: v100_seed, a100_sxm4_80gb, "
-                     "h100_sxm5_80gb, mi300x (default: none, no roofline)"),
+                     "h100_sxm5_80gb, mi300x (default: from the trace's device name, else none)"),
     TP_OPTION_BOOL("tf32", gt_config, tf32, "false",
                    "fp32 products run on TF32 tensor cores (roofline peak)"),
     TP_OPTION_END};
@@ -50,6 +50,27 @@ static const gt_preset *find_preset(const char *name)
         if (strcmp(presets[i].name, name) == 0)
             return &presets[i];
     return NULL;
+}
+
+/* The preset of the trace's first device, by its name: only the parts
+ * whose figures the presets hold (an A100 40GB has other bandwidth). */
+static const gt_preset *preset_from_trace(tp_stage *st, const tp_trace *t)
+{
+    const char *name = tp_trace_info_str(t, "device.0.name");
+    const char *p = NULL;
+    if (name == NULL)
+        return NULL;
+    if (strstr(name, "A100") && strstr(name, "80GB") && strstr(name, "SXM"))
+        p = "a100_sxm4_80gb";
+    else if (strstr(name, "H100") && (strstr(name, "SXM") || strstr(name, "HBM3")))
+        p = "h100_sxm5_80gb";
+    else if (strstr(name, "MI300X"))
+        p = "mi300x";
+    else if (strstr(name, "V100"))
+        p = "v100_seed";
+    if (p)
+        tp_log(st, TP_LOG_INFO, "preset %s from the trace's device '%s'", p, name);
+    return find_preset(p);
 }
 
 static int gt_init(tp_stage *st, const void *config, void **state)
@@ -429,7 +450,7 @@ static int gt_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = busy_times(&g); /* before the calls are sorted: call_of indexes them */
     if (rc == TP_OK)
-        rc = write_result(&g, find_preset(cfg->preset));
+        rc = write_result(&g, cfg->preset ? find_preset(cfg->preset) : preset_from_trace(st, t));
     tp_free(g.call_of);
     tp_free(g.calls);
     tp_free(g.iv);
