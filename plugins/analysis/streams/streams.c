@@ -26,6 +26,8 @@
 typedef struct sa_config {
     int64_t compat;
     double kernel_delay_us;
+    int exclude_last_step;
+    const char *step_prefix;
 } sa_config;
 
 enum { COMPAT_NONE, COMPAT_SEED, COMPAT_HTA };
@@ -37,6 +39,11 @@ static const tp_option sa_options[] = {
                    "to 2 decimals as HTA prints them"),
     TP_OPTION_FLOAT("consecutive_kernel_delay_us", sa_config, kernel_delay_us, "30", 0, 1e12,
                     "a gap shorter than this between kernels launched in time is kernel_wait"),
+    TP_OPTION_BOOL("exclude_last_step", sa_config, exclude_last_step, "false",
+                   "leave out of <id>.idle the work launched at or after the start of the last "
+                   "step (HTA's default: the profiler stops inside it)"),
+    TP_OPTION_STRING("step_prefix", sa_config, step_prefix, "ProfilerStep#",
+                     "name prefix of the step markers (exclude_last_step)"),
     TP_OPTION_END};
 
 typedef struct sa {
@@ -50,6 +57,8 @@ typedef struct sa {
     size_t nnames;
     tp_interval *iv; /* scratch: nacts intervals */
     int64_t w0, w1;  /* the trace's window */
+    int64_t h0, h1;  /* the host events' extent; h1 < h0 without any */
+    int64_t cut;     /* idle breakdown: work launched at or after this is left out */
 } sa;
 
 /* A run of acts[first .. first + n): one stream or one device. */
@@ -286,11 +295,17 @@ static int device_row(sa *s, tp_result *r, sa_run d)
                         us(s->w1 - s->w0)};
     for (int i = 0; i < 14 && rc == TP_OK; i++)
         rc = set_num(s, r, row, 2 + i, v[i]);
+    if (rc == TP_OK && s->h1 >= s->h0) { /* ml_perf_model's idle against the host's runtime */
+        int64_t host = s->h1 - s->h0;
+        rc = tp_result_set_f64(s->st, r, row, 16, us(host));
+        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 17, us(host - f.busy));
+        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 18, us(host - f.sum));
+    }
     if (rc == TP_OK && s->cfg->compat == COMPAT_SEED) {
         int64_t sidle, sover;
         rc = seed_multistream(s, d, &sidle, &sover);
-        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 16, us(sidle));
-        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 17, us(sover));
+        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 19, us(sidle));
+        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 20, us(sover));
     }
     return rc;
 }
@@ -301,9 +316,10 @@ static int device_rows(sa *s, const sa_run *devs, size_t ndevs)
         "device", "count", "sum_dur_us", "busy_us", "span_us", "idle_us", "concurrent_us",
         "overlap_excess_us", "compute_us", "non_compute_us", "comm_us",
         "comm_comp_overlap_percent", "idle_percent", "compute_percent", "non_compute_percent",
-        "window_us", "seed_idle_us", "seed_overlapped_us"};
+        "window_us", "host_runtime_us", "host_idle_us", "host_idle_sum_us", "seed_idle_us",
+        "seed_overlapped_us"};
     tp_result *r = tp_result_new(s->st, "devices");
-    int ncols = s->cfg->compat == COMPAT_SEED ? 18 : 16;
+    int ncols = s->cfg->compat == COMPAT_SEED ? 21 : 19;
     if (r == NULL || add_cols(s, r, names, ncols, 2) != TP_OK)
         return TP_ENOMEM;
     tp_result_set_meta(s->st, r, "title", "GPU devices: busy, concurrency, compute and communication");
@@ -323,12 +339,22 @@ static const char *const wait_names[] = {"host_wait", "kernel_wait", "other"};
 static void idle_of_stream(sa *s, sa_run r, int64_t *idle)
 {
     double delay_ns = s->cfg->kernel_delay_us * 1000.0;
-    for (size_t i = r.first + 1; i < r.first + r.n; i++) {
-        uint32_t a = s->acts[i], prev = s->acts[i - 1];
-        int64_t prev_end = s->c->ts[prev] + s->c->dur[prev], gap = s->c->ts[a] - prev_end;
+    int have_prev = 0;
+    uint32_t prev = 0;
+    for (size_t i = r.first; i < r.first + r.n; i++) {
+        uint32_t a = s->acts[i];
+        int32_t l = s->launcher[a];
+        if (l >= 0 && s->c->ts[l] >= s->cut)
+            continue; /* launched in the last step: left out (exclude_last_step) */
+        int first = !have_prev;
+        uint32_t p = prev;
+        have_prev = 1;
+        prev = a;
+        if (first)
+            continue;
+        int64_t prev_end = s->c->ts[p] + s->c->dur[p], gap = s->c->ts[a] - prev_end;
         if (gap <= 0)
             continue;
-        int32_t l = s->launcher[a];
         int kind = l >= 0 && s->c->ts[l] > prev_end ? HOST_WAIT
                    : (double)gap < delay_ns        ? KERNEL_WAIT
                                                    : OTHER_WAIT;
@@ -390,11 +416,39 @@ static size_t cut_runs(const sa *s, sa_run *runs, int same_device_only)
     return n;
 }
 
+/* The host events' extent, and the start of the last step when its work
+ * is to be left out of the idle breakdown. */
+static int host_and_cut(sa *s)
+{
+    const tp_cols *c = s->c;
+    s->h0 = INT64_MAX;
+    s->h1 = INT64_MIN;
+    for (size_t i = 0; i < c->n; i++)
+        if (tp_ev_is_host(c, i)) {
+            s->h0 = c->ts[i] < s->h0 ? c->ts[i] : s->h0;
+            s->h1 = c->ts[i] + c->dur[i] > s->h1 ? c->ts[i] + c->dur[i] : s->h1;
+        }
+    s->cut = INT64_MAX;
+    if (!s->cfg->exclude_last_step)
+        return TP_OK;
+    uint8_t *memo = NULL;
+    size_t nmemo = 0;
+    tp_iterations it = {0};
+    int rc = tp_names_with_prefix(s->st, s->cfg->step_prefix, &memo, &nmemo);
+    if (rc == TP_OK)
+        rc = tp_iterations_from_markers(s->st, c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
+    if (rc == TP_OK && it.n > 0)
+        s->cut = it.it[it.n - 1].start;
+    tp_free(memo);
+    tp_iterations_free(&it);
+    return rc;
+}
+
 static int analyse(sa *s)
 {
     size_t n = s->nacts ? s->nacts : 1;
     sa_run *streams = tp_malloc(n * sizeof *streams), *devs = tp_malloc(n * sizeof *devs);
-    int rc = streams && devs ? TP_OK : TP_ENOMEM;
+    int rc = streams && devs ? host_and_cut(s) : TP_ENOMEM;
     if (rc == TP_OK) {
         size_t ns = cut_runs(s, streams, 0), nd = cut_runs(s, devs, 1);
         rc = stream_rows(s, streams, ns);
