@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
@@ -30,6 +31,7 @@ typedef struct oh_config {
     double cpu_event_us, gpu_event_us, launch_us; /* C, G, KL; NaN = the mode's */
     double t1_max_gap_us;
     tp_strlist also_modules;
+    const char *notebook;
 } oh_config;
 
 enum { MODE_SEED, MODE_REF2021, MODE_ML2022 };
@@ -50,6 +52,9 @@ static const tp_option oh_options[] = {
     TP_OPTION_LIST("also_modules", oh_config, also_modules,
                    "more name prefixes of modules, descended into (e.g. ProfilerStep#: the "
                    "seeds take steps for ops)"),
+    TP_OPTION_STRING("notebook", oh_config, notebook, NULL,
+                     "also write the seed's overheads JSON file here ([mean, std] per entry; "
+                     "ml2022: [mean, std, count]), which seed 004's predictor reads"),
     TP_OPTION_END};
 
 /* ------------------------------------------------------------ the modes */
@@ -186,6 +191,7 @@ typedef struct oh {
     int have_prev;
     uint32_t *stack; /* scratch for the walks */
     tp_str api_id[4]; /* the mode's kept APIs, interned once */
+    tp_str api_raw[4]; /* the first full call name seen per API (notebook keys) */
 } oh;
 
 static const char *text(oh *h, tp_str id)
@@ -298,6 +304,8 @@ static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, siz
         if (!gives_t4(h, l[i].api))
             continue;
         double x = h->mode == MODE_SEED ? us(c->dur[l[i].row]) : h->kl - h->c - h->g;
+        if (h->api_raw[l[i].api] == 0)
+            h->api_raw[l[i].api] = c->name[l[i].row];
         rc = push(&h->t[T4], h->api_id[l[i].api], x);
     }
     if (rc == TP_OK && name < h->nnames && !h->has_launches[name]) {
@@ -500,6 +508,70 @@ static int write_launches(oh *h)
     return rc;
 }
 
+/* ------------------------------------------------------- the notebook */
+
+/* [mean, std] of a list (ml2022: [mean, std, count]), as the seed dumps it. */
+static json_t *mean_std(const oh *h, const oh_list *l)
+{
+    double sum = 0, ss = 0;
+    for (size_t i = 0; i < l->n; i++)
+        sum += l->v[i];
+    double mean = l->n ? sum / (double)l->n : 0;
+    for (size_t i = 0; i < l->n; i++)
+        ss += (l->v[i] - mean) * (l->v[i] - mean);
+    json_t *a = json_array();
+    json_array_append_new(a, json_real(mean));
+    json_array_append_new(a, json_real(l->n ? sqrt(ss / (double)l->n) : 0));
+    if (h->mode == MODE_ML2022)
+        json_array_append_new(a, json_integer((json_int_t)l->n));
+    return a;
+}
+
+/* The name a notebook keys a T4 entry by: the full call name (cudaLaunchKernel). */
+static const char *t4_key(oh *h, tp_str api)
+{
+    for (int i = 0; h->m->kept[i]; i++)
+        if (h->api_id[i] == api && h->api_raw[i] != 0)
+            return text(h, h->api_raw[i]);
+    return text(h, api);
+}
+
+static int write_notebook(oh *h)
+{
+    json_t *doc = json_object();
+    if (doc == NULL)
+        return TP_ENOMEM;
+    json_object_set_new(doc, "t1", h->t[T1].n ? mean_std(h, &h->t[T1].l[0]) : json_array());
+    for (int t = T2; t <= T5; t++) {
+        json_t *o = json_object();
+        for (size_t i = 0; i < h->t[t].n; i++) {
+            const oh_list *l = &h->t[t].l[i];
+            if (l->n > 0)
+                json_object_set_new(o, t == T4 ? t4_key(h, l->key) : text(h, l->key), mean_std(h, l));
+        }
+        json_object_set_new(doc, t_names[t], o);
+    }
+    json_t *launches = json_object();
+    for (size_t i = 0; i < h->launches.n; i++) {
+        const oh_list *l = &h->launches.l[i];
+        json_t *a = json_array();
+        for (size_t k = 0; k < l->n; k++)
+            json_array_append_new(a, json_string(t4_key(h, (tp_str)l->v[k])));
+        json_object_set_new(launches, text(h, l->key), a);
+    }
+    json_object_set_new(doc, "launches", launches);
+    FILE *f = tp_out_open(h->st, h->cfg->notebook);
+    if (f == NULL) {
+        json_decref(doc);
+        return TP_EIO;
+    }
+    int rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)) == 0
+                 ? TP_OK
+                 : TP_EIO;
+    json_decref(doc);
+    return tp_out_close(h->st, f, h->cfg->notebook, rc);
+}
+
 static double constant(double given, double mode_default) { return given >= 0 ? given : mode_default; }
 
 static int oh_run(tp_stage *st, const void *config, void *state)
@@ -537,11 +609,15 @@ static int oh_run(tp_stage *st, const void *config, void *state)
         rc = write_stats(&h);
     if (rc == TP_OK)
         rc = write_launches(&h);
+    if (rc == TP_OK && cfg->notebook) /* after write_stats: ml2022's lists are cleaned */
+        rc = write_notebook(&h);
     for (int i = 0; i < N_T; i++)
         set_free(&h.t[i]);
     set_free(&h.launches);
     tp_free(h.module);
     tp_free(h.has_launches);
+    if (rc == TP_EIO)
+        return rc; /* reported by the output helpers */
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 

@@ -1,0 +1,2 @@
+# analysis `overheads`: jansson for the notebook JSON file.
+LIBS_overheads := -ljansson
