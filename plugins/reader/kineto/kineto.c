@@ -231,6 +231,19 @@ static int step_member(kin_parser *kp, top *t)
     return KIN_OK;
 }
 
+/* The first line is an Nsight Systems JSON-lines event or table record
+ * (FORMATS.md 2.1): one message per line, so no traceEvents. */
+static int nsys_json_lines(const kin_parser *kp)
+{
+    static const char *const marks[] = {"{\"Type\":", "{\"type\":\"String\"", "{\"data\":[\""};
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        size_t n = strlen(marks[i]);
+        if (kp->len >= n && memcmp(kp->buf, marks[i], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int step(kin_parser *kp, top *t)
 {
     int r = kin_ws(kp);
@@ -287,7 +300,10 @@ static int step(kin_parser *kp, top *t)
         if (c != '}')
             return kin_syntax(kp, kp->p, "',' or '}' expected");
         if (!t->have_events)
-            return kin_syntax(kp, kp->p, "no \"traceEvents\" key in the top-level object");
+            return kin_syntax(kp, kp->p, "no \"traceEvents\" key in the top-level object%s",
+                              nsys_json_lines(kp) ? " (this is an Nsight Systems JSON-lines "
+                                                    "export: read it with the nsys_json reader)"
+                                                  : "");
         kp->p++;
         t->s = S_TRAIL;
         return KIN_OK;

@@ -29,6 +29,8 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "nsys_common.h"
+
 typedef struct nsys_config {
     const char *path;
 } nsys_config;
@@ -39,13 +41,6 @@ static const tp_option nsys_options[] = {
     TP_OPTION_END};
 
 /* Extension columns this reader fills. */
-enum { X_GRID_X, X_GRID_Y, X_GRID_Z, X_BLOCK_X, X_BLOCK_Y, X_BLOCK_Z, X_REGS, X_SMEM_STATIC,
-       X_SMEM_DYNAMIC, X_BYTES, X_COPY_KIND, N_X };
-static const char *const ext_names[N_X] = {
-    "kernel.grid_x", "kernel.grid_y", "kernel.grid_z", "kernel.block_x", "kernel.block_y",
-    "kernel.block_z", "kernel.registers", "kernel.static_shared_bytes",
-    "kernel.dynamic_shared_bytes", "memory.bytes", "memcpy.kind"};
-
 typedef struct nsys {
     tp_stage *st;
     tp_trace *t;
@@ -58,8 +53,7 @@ typedef struct nsys {
     size_t rows;     /* rows appended */
     size_t dropped_backtrace;
     /* NVTX domain names: (pid, domainId) -> text */
-    struct { int64_t pid, domain; tp_str cat; } *domains;
-    size_t ndomains;
+    nsys_domains domains;
     int broken; /* an SQLite error while probing the schema */
 } nsys;
 
@@ -142,9 +136,6 @@ static int load_strings(nsys *n)
     return rc;
 }
 
-static int64_t pid_of(int64_t g) { return (g >> 24) & 0xFFFFFF; }
-static int64_t tid_of(int64_t g) { return g & 0xFFFFFF; }
-
 static int append(nsys *n, tp_event *ev)
 {
     int rc = tp_trace_append(n->st, n->t, ev);
@@ -181,17 +172,6 @@ static int each_row(nsys *n, const char *table, const char *sql, int (*row)(nsys
 }
 
 /* ------------------------------------------------------------- runtime */
-
-/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel". */
-static size_t unversioned(const char *s, size_t len)
-{
-    size_t i = len;
-    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-        i--;
-    if (i >= 2 && i < len && s[i - 1] == 'v' && s[i - 2] == '_')
-        return i - 2;
-    return len;
-}
 
 static int runtime_row(nsys *n, sqlite3_stmt *q)
 {
@@ -260,23 +240,6 @@ static int kernel_row(nsys *n, sqlite3_stmt *q)
     return rc;
 }
 
-static const char *copy_kind(int64_t k)
-{
-    switch (k) {
-    case 1: return "HtoD";
-    case 2: return "DtoH";
-    case 3: return "HtoA";
-    case 4: return "AtoH";
-    case 5: return "AtoA";
-    case 6: return "AtoD";
-    case 7: return "DtoA";
-    case 8: return "DtoD";
-    case 9: return "HtoH";
-    case 10: return "PtoP";
-    default: return "Unknown";
-    }
-}
-
 static int memcpy_row(nsys *n, sqlite3_stmt *q)
 {
     tp_event e = base_event();
@@ -318,27 +281,10 @@ static int sync_row(nsys *n, sqlite3_stmt *q)
 
 /* ----------------------------------------------------------------- NVTX */
 
-static tp_str domain_cat(nsys *n, int64_t pid, int64_t domain)
-{
-    for (size_t i = 0; i < n->ndomains; i++)
-        if (n->domains[i].pid == pid && n->domains[i].domain == domain)
-            return n->domains[i].cat;
-    return intern(n, "nvtx", 4);
-}
-
 static int domain_row(nsys *n, sqlite3_stmt *q)
 {
-    void *d = tp_realloc(n->domains, (n->ndomains + 1) * sizeof *n->domains);
-    if (d == NULL)
-        return TP_ENOMEM;
-    n->domains = d;
-    const char *text = (const char *)sqlite3_column_text(q, 2);
-    char cat[256];
-    int len = snprintf(cat, sizeof cat, "nvtx:%s", text ? text : "");
-    n->domains[n->ndomains].pid = pid_of(sqlite3_column_int64(q, 0));
-    n->domains[n->ndomains].domain = sqlite3_column_int64(q, 1);
-    n->domains[n->ndomains++].cat = intern(n, cat, len > 0 && (size_t)len < sizeof cat ? (size_t)len : 0);
-    return TP_OK;
+    return nsys_domain_add(n->st, &n->domains, pid_of(sqlite3_column_int64(q, 0)),
+                           sqlite3_column_int64(q, 1), (const char *)sqlite3_column_text(q, 2));
 }
 
 /* start, end, eventType, globalTid, text, textId, domainId */
@@ -360,7 +306,7 @@ static int nvtx_row(nsys *n, sqlite3_stmt *q)
     e.name = text ? intern(n, text, (size_t)sqlite3_column_bytes(q, 4)) : string_id(n, q, 5);
     e.cat = sqlite3_column_type(q, 6) == SQLITE_NULL || sqlite3_column_int64(q, 6) == 0
                 ? intern(n, "nvtx", 4)
-                : domain_cat(n, e.pid, sqlite3_column_int64(q, 6));
+                : nsys_domain_cat(n->st, &n->domains, e.pid, sqlite3_column_int64(q, 6));
     return append(n, &e);
 }
 
@@ -401,18 +347,6 @@ static int gpu_row(nsys *n, sqlite3_stmt *q)
 }
 
 /* The trace's label: its file name without folder and .sqlite. */
-static int set_label(nsys *n)
-{
-    const char *base = strrchr(n->path, '/');
-    base = base ? base + 1 : n->path;
-    char label[256];
-    snprintf(label, sizeof label, "%s", base);
-    size_t len = strlen(label);
-    if (len > 7 && strcmp(label + len - 7, ".sqlite") == 0)
-        label[len - 7] = '\0';
-    return tp_trace_info_set_str(n->st, n->t, "label", label);
-}
-
 /* ------------------------------------------------------------- reading */
 
 static int is_nsys_export(nsys *n)
@@ -431,7 +365,7 @@ static int prepare(nsys *n)
         if ((*dst[i] = intern(n, cats[i], strlen(cats[i]))) == TP_STR_ERROR)
             return TP_ENOMEM;
     for (int i = 0; i < N_X; i++)
-        if ((n->ext[i] = tp_trace_ext_add(n->st, n->t, ext_names[i], TP_COL_I64)) < 0)
+        if ((n->ext[i] = tp_trace_ext_add(n->st, n->t, nsys_ext_names[i], TP_COL_I64)) < 0)
             return TP_ENOMEM;
     int rc = tp_trace_info_set_str(n->st, n->t, "format", "nsys-sqlite");
     return rc ? rc : load_strings(n);
@@ -485,12 +419,16 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
     if (n.t == NULL)
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
     FILE *f = fopen(cfg->path, "rb");
-    char head[16] = {0};
+    char head[256] = {0};
     size_t got = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);
     if (f == NULL)
         return tp_fail(st, TP_EIO, "%s: cannot open: %s", cfg->path, "No such file or unreadable");
+    if ((got < 16 || memcmp(head, "SQLite format 3", 16) != 0) &&
+        nsys_json_probe((const unsigned char *)head, got, cfg->path) > 0)
+        return tp_fail(st, TP_EFORMAT, "%s: an Nsight Systems JSON-lines export, not SQLite (read "
+                       "it with `reader: nsys_json`, or `reader: auto`)", cfg->path);
     if (got < 16 || memcmp(head, "SQLite format 3", 16) != 0)
         return tp_fail(st, TP_EFORMAT, "%s: not an SQLite database (the nsys reader reads "
                        "`nsys export --type sqlite` files; a Kineto JSON trace needs the kineto "
@@ -507,7 +445,7 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
                       : tp_fail(st, TP_EFORMAT, "%s: an SQLite database but not an Nsight Systems "
                                 "export (no StringIds and export metadata tables)", cfg->path);
     if (rc == TP_OK)
-        rc = set_label(&n);
+        rc = nsys_set_label(st, n.t, cfg->path);
     if (rc == TP_OK)
         rc = read_all(&n);
     if (rc == TP_OK)
@@ -515,7 +453,7 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
                cfg->path, n.rows, n.dropped_backtrace);
     sqlite3_close(n.db);
     tp_free(n.strings);
-    tp_free(n.domains);
+    tp_free(n.domains.at);
     return rc;
 }
 
@@ -532,6 +470,11 @@ static const tp_stage_desc nsys_stages[] = {
                            "generations",
                            nsys_options, nsys_config, TP_PRODUCES_NONE, 0, NULL, nsys_run, NULL,
                            nsys_probe),
+    TP_STAGE_READER_PROBED("nsys_json",
+                           "Nsight Systems JSON-lines export (nsys export --type json), strings "
+                           "inline or separate, anywhere in the file",
+                           nsys_json_options, nj_config, TP_PRODUCES_NONE, 0, NULL, nsys_json_run,
+                           NULL, nsys_json_probe),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("nsys", "0.1.0", nsys_stages);

@@ -1,2 +1,3 @@
-# reader `nsys`: SQLite exports read through libsqlite3 (docs/dependencies.md).
-LIBS_nsys := -lsqlite3
+# reader `nsys`: SQLite exports read through libsqlite3, JSON-lines
+# exports one line at a time through jansson (docs/dependencies.md).
+LIBS_nsys := -lsqlite3 -ljansson

@@ -1,0 +1,111 @@
+/* nsys readers (SQLite and JSON lines): what both need to map rows alike
+ * (FORMATS.md 1.4-1.5, 2.5). */
+#ifndef TRACEPIPE_NSYS_COMMON_H
+#define TRACEPIPE_NSYS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+/* Extension columns the readers fill. */
+enum { X_GRID_X, X_GRID_Y, X_GRID_Z, X_BLOCK_X, X_BLOCK_Y, X_BLOCK_Z, X_REGS, X_SMEM_STATIC,
+       X_SMEM_DYNAMIC, X_BYTES, X_COPY_KIND, N_X };
+static const char *const nsys_ext_names[N_X] = {
+    "kernel.grid_x", "kernel.grid_y", "kernel.grid_z", "kernel.block_x", "kernel.block_y",
+    "kernel.block_z", "kernel.registers", "kernel.static_shared_bytes",
+    "kernel.dynamic_shared_bytes", "memory.bytes", "memcpy.kind"};
+
+/* globalTid / globalPid: tid in bits 0-23, pid in bits 24-47 (the upper
+ * bits, the VM or host, masked off). */
+static inline int64_t pid_of(int64_t g) { return (g >> 24) & 0xFFFFFF; }
+static inline int64_t tid_of(int64_t g) { return g & 0xFFFFFF; }
+
+/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel". */
+static inline size_t unversioned(const char *s, size_t len)
+{
+    size_t i = len;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+        i--;
+    if (i >= 2 && i < len && s[i - 1] == 'v' && s[i - 2] == '_')
+        return i - 2;
+    return len;
+}
+
+static inline const char *copy_kind(int64_t k)
+{
+    switch (k) {
+    case 1: return "HtoD";
+    case 2: return "DtoH";
+    case 3: return "HtoA";
+    case 4: return "AtoH";
+    case 5: return "AtoA";
+    case 6: return "AtoD";
+    case 7: return "DtoA";
+    case 8: return "DtoD";
+    case 9: return "HtoH";
+    case 10: return "PtoP";
+    default: return "Unknown";
+    }
+}
+
+/* The trace's label: the file name without its export suffix. */
+static inline int nsys_set_label(tp_stage *st, tp_trace *t, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    char label[256];
+    snprintf(label, sizeof label, "%s", base ? base + 1 : path);
+    static const char *const suffixes[] = {".sqlite", ".json", ".jsonl"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        size_t len = strlen(label), k = strlen(suffixes[i]);
+        if (len > k && strcmp(label + len - k, suffixes[i]) == 0)
+            label[len - k] = '\0';
+    }
+    return tp_trace_info_set_str(st, t, "label", label);
+}
+
+/* NVTX domains: (pid, domainId) -> the category "nvtx:<name>", from the
+ * domain-create records (eventType 75); the default domain is "nvtx". */
+typedef struct nsys_domains {
+    struct { int64_t pid, domain; tp_str cat; } *at;
+    size_t n;
+} nsys_domains;
+
+static inline tp_str nsys_domain_cat(tp_stage *st, const nsys_domains *d, int64_t pid,
+                                     int64_t domain)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (d->at[i].pid == pid && d->at[i].domain == domain)
+            return d->at[i].cat;
+    return tp_intern(st, "nvtx", 4);
+}
+
+static inline int nsys_domain_add(tp_stage *st, nsys_domains *d, int64_t pid, int64_t domain,
+                                  const char *name)
+{
+    void *grown = tp_realloc(d->at, (d->n + 1) * sizeof *d->at);
+    if (grown == NULL)
+        return TP_ENOMEM;
+    d->at = grown;
+    char cat[256];
+    int len = snprintf(cat, sizeof cat, "nvtx:%s", name ? name : "");
+    tp_str s = tp_intern(st, cat, len > 0 && (size_t)len < sizeof cat ? (size_t)len : 0);
+    if (s == TP_STR_ERROR)
+        return TP_ENOMEM;
+    d->at[d->n].pid = pid;
+    d->at[d->n].domain = domain;
+    d->at[d->n++].cat = s;
+    return TP_OK;
+}
+
+/* The JSON-lines reader (nsys_json.c), registered beside the SQLite one. */
+typedef struct nj_config {
+    const char *path;
+} nj_config;
+extern const tp_option nsys_json_options[];
+int nsys_json_run(tp_stage *st, const void *config, void *state);
+int nsys_json_probe(const unsigned char *head, size_t n, const char *path);
+
+#endif

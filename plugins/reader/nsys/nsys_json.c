@@ -1,0 +1,338 @@
+/*
+ * reader nsys_json: the Nsight Systems JSON-lines export (`nsys export
+ * --type json [--separate-strings true]`, FORMATS.md section 2), mapped as
+ * the SQLite reader maps its tables.
+ *
+ * One JSON message per line, no enclosing array: events carry "Type"
+ * (TraceProcessEvent: API calls, CudaEvent: kernels, copies, sets, syncs,
+ * NvtxEvent: ranges and marks), table records a lowercase "type" (String,
+ * ThreadName) or, without --separate-strings, one {"data": [...]} line of
+ * strings.  The string table may come after the events, so the file is read
+ * twice: strings first, then events.  64-bit values are quoted strings
+ * (protobuf's JSON mapping) and are parsed from their digits; both forms
+ * are accepted for every number.  A line that is not JSON fails with its
+ * line number.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+#include "nsys_common.h"
+
+TP_HIDDEN const tp_option nsys_json_options[] = {
+    TP_OPTION_REQUIRED_STRING("path", nj_config, path, "the JSON-lines export"),
+    TP_OPTION_END};
+
+typedef struct nj {
+    tp_stage *st;
+    tp_trace *t;
+    const char *path;
+    size_t line_no, rows, records;
+    tp_str *strings;
+    size_t nstrings, cap;
+    nsys_domains domains;
+    int ext[N_X];
+    tp_str cat_runtime, cat_driver, cat_osrt, cat_kernel, cat_memcpy, cat_memset, cat_sync,
+        cat_cudnn, cat_cublas;
+} nj;
+
+/* A number given bare or as a quoted string of digits; 0 when absent. */
+static int64_t num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (json_is_integer(v))
+        return json_integer_value(v);
+    if (json_is_string(v))
+        return strtoll(json_string_value(v), NULL, 10);
+    return json_is_real(v) ? (int64_t)json_real_value(v) : 0;
+}
+
+static int has(json_t *o, const char *key) { return json_object_get(o, key) != NULL; }
+
+static int put_string(nj *n, int64_t id, const char *v, size_t len)
+{
+    if (id < 0 || id > (1 << 28))
+        return TP_OK;
+    if ((size_t)id >= n->cap) {
+        size_t cap = (size_t)id * 2 + 64;
+        tp_str *s = tp_realloc(n->strings, cap * sizeof *s);
+        if (s == NULL)
+            return TP_ENOMEM;
+        memset(s + n->cap, 0, (cap - n->cap) * sizeof *s);
+        n->strings = s;
+        n->cap = cap;
+    }
+    n->strings[id] = tp_intern(n->st, v, len);
+    if ((size_t)id >= n->nstrings)
+        n->nstrings = (size_t)id + 1;
+    return n->strings[id] == TP_STR_ERROR ? TP_ENOMEM : TP_OK;
+}
+
+static tp_str string_of(const nj *n, int64_t id)
+{
+    return id >= 0 && (size_t)id < n->nstrings ? n->strings[id] : 0;
+}
+
+/* Pass 1: the string table, in either form, and the NVTX domains. */
+static int strings_line(nj *n, json_t *o)
+{
+    json_t *nvtx = json_object_get(o, "NvtxEvent");
+    if (nvtx && num(nvtx, "Type") == 75)
+        return nsys_domain_add(n->st, &n->domains, pid_of(num(nvtx, "GlobalTid")),
+                               num(nvtx, "DomainId"),
+                               json_string_value(json_object_get(nvtx, "Text")));
+    const char *type = json_string_value(json_object_get(o, "type"));
+    if (type && strcmp(type, "String") == 0) {
+        json_t *v = json_object_get(o, "value");
+        return put_string(n, num(o, "id"), json_string_value(v) ? json_string_value(v) : "",
+                          json_string_length(v));
+    }
+    json_t *data = json_object_get(o, "data");
+    size_t i;
+    json_t *v;
+    if (json_is_array(data) && json_is_string(json_array_get(data, 0)))
+        json_array_foreach(data, i, v)
+        {
+            int rc = put_string(n, (int64_t)i, json_string_value(v), json_string_length(v));
+            if (rc != TP_OK)
+                return rc;
+        }
+    return TP_OK;
+}
+
+static tp_event base(void)
+{
+    tp_event e;
+    memset(&e, 0, sizeof e);
+    e.phase = 'X';
+    e.ext_id = e.corr = e.flow_id = TP_NONE;
+    e.device = e.stream = -1;
+    return e;
+}
+
+static int append(nj *n, tp_event *e)
+{
+    int rc = tp_trace_append(n->st, n->t, e);
+    if (rc == TP_OK)
+        n->rows++;
+    return rc;
+}
+
+static int set_ext(nj *n, int which, json_t *o, const char *key)
+{
+    if (!has(o, key))
+        return TP_OK;
+    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, num(o, key));
+}
+
+static int api_event(nj *n, json_t *o)
+{
+    int64_t cls = num(o, "eventClass"), s = num(o, "startNs"), end = num(o, "endNs");
+    if (end <= s && !has(o, "name"))
+        return TP_OK; /* a zero-length start marker carrying no call */
+    if (cls == 3)
+        return TP_OK; /* the profiler's own overhead */
+    tp_event e = base();
+    e.ts = s;
+    e.dur = end - s;
+    e.kind = cls == 27 ? TP_KIND_OS_RUNTIME : TP_KIND_RUNTIME;
+    e.cat = cls == 27   ? n->cat_osrt
+            : cls == 1  ? n->cat_driver
+            : cls == 28 ? n->cat_cudnn
+            : cls == 29 ? n->cat_cublas
+                        : n->cat_runtime;
+    e.pid = pid_of(num(o, "globalTid"));
+    e.tid = tid_of(num(o, "globalTid"));
+    int64_t corr = num(o, "correlationId");
+    e.corr = corr > 0 && cls != 27 ? corr : TP_NONE;
+    tp_str raw = string_of(n, num(o, "name"));
+    const char *text = tp_str_text(n->st, raw);
+    size_t len = text ? strlen(text) : 0, keep = text ? unversioned(text, len) : 0;
+    e.name = keep < len ? tp_intern(n->st, text, keep) : raw;
+    return append(n, &e);
+}
+
+static int cuda_event(nj *n, json_t *o)
+{
+    tp_event e = base();
+    e.ts = num(o, "startNs");
+    e.dur = num(o, "endNs") - e.ts;
+    e.device = (int32_t)num(o, "deviceId");
+    int64_t stream = num(o, "streamId");
+    e.stream = stream == 4294967295LL ? -1 : (int32_t)stream;
+    int64_t corr = num(o, "correlationId");
+    e.corr = corr > 0 ? corr : TP_NONE;
+    e.pid = pid_of(num(o, "globalPid"));
+    e.tid = e.stream;
+    e.context = num(o, "contextId") + 1;
+    json_t *k = json_object_get(o, "kernel"), *cp = json_object_get(o, "memcpy");
+    json_t *ms = json_object_get(o, "memset"), *sy = json_object_get(o, "sync");
+    char name[32];
+    if (k) {
+        e.kind = TP_KIND_KERNEL;
+        e.cat = n->cat_kernel;
+        e.name = string_of(n, num(k, "shortName"));
+    } else if (cp) {
+        e.kind = TP_KIND_MEMCPY;
+        e.cat = n->cat_memcpy;
+        int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(num(cp, "copyKind")));
+        e.name = tp_intern(n->st, name, (size_t)len);
+    } else if (ms) {
+        e.kind = TP_KIND_MEMSET;
+        e.cat = n->cat_memset;
+        e.name = tp_intern(n->st, "Memset", 6);
+    } else if (sy) {
+        e.kind = TP_KIND_SYNC;
+        e.cat = n->cat_sync;
+        e.name = tp_intern(n->st, "Sync", 4);
+    } else {
+        return TP_OK; /* a CUDA event of a kind not mapped */
+    }
+    int rc = append(n, &e);
+    static const char *const kcols[] = {"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                                        "registersPerThread", "staticSharedMemory",
+                                        "dynamicSharedMemory"};
+    for (int i = 0; k && i < 9 && rc == TP_OK; i++)
+        rc = set_ext(n, X_GRID_X + i, k, kcols[i]);
+    if (rc == TP_OK && (cp || ms))
+        rc = set_ext(n, X_BYTES, cp ? cp : ms, "sizebytes");
+    if (rc == TP_OK && cp)
+        rc = set_ext(n, X_COPY_KIND, cp, "copyKind");
+    return rc;
+}
+
+static int nvtx_event(nj *n, json_t *o)
+{
+    int64_t type = num(o, "Type");
+    if (type != 34 && type != 59 && type != 60)
+        return TP_OK;
+    tp_event e = base();
+    e.ts = num(o, "Timestamp");
+    e.dur = has(o, "EndTimestamp") && type != 34 ? num(o, "EndTimestamp") - e.ts : 0;
+    e.kind = TP_KIND_ANNOTATION;
+    e.pid = pid_of(num(o, "GlobalTid"));
+    e.cat = nsys_domain_cat(n->st, &n->domains, e.pid, num(o, "DomainId"));
+    e.tid = tid_of(num(o, "GlobalTid"));
+    json_t *text = json_object_get(o, "Text");
+    e.name = json_is_string(text) ? tp_intern(n->st, json_string_value(text), json_string_length(text))
+                                  : string_of(n, num(o, "TextId"));
+    return append(n, &e);
+}
+
+/* Pass 2: one event line. */
+static int event_line(nj *n, json_t *o)
+{
+    json_t *v;
+    if (has(o, "Type") || has(o, "type") || has(o, "data"))
+        n->records++;
+    if ((v = json_object_get(o, "TraceProcessEvent")))
+        return api_event(n, v);
+    if ((v = json_object_get(o, "CudaEvent")))
+        return cuda_event(n, v);
+    if ((v = json_object_get(o, "NvtxEvent")))
+        return nvtx_event(n, v);
+    return TP_OK; /* tables, thread names, other event types */
+}
+
+/* Pass 1 need not parse event lines, but for NVTX domain creation (75):
+ * exports write "Type" first, so the prefix tells (other orders are parsed). */
+static int event_not_domain(const char *line)
+{
+    return strncmp(line, "{\"Type\":", 8) == 0 && strncmp(line + 8, "75,", 3) != 0;
+}
+
+static int each_line(nj *n, FILE *in, int (*fn)(nj *, json_t *))
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int rc = TP_OK;
+    n->line_no = 0;
+    rewind(in);
+    while (rc == TP_OK && (got = getline(&line, &cap, in)) >= 0) {
+        n->line_no++;
+        if (got == 0 || line[0] == '\n' || (fn == strings_line && event_not_domain(line)))
+            continue;
+        json_error_t err;
+        json_t *o = json_loadb(line, (size_t)got, JSON_ALLOW_NUL, &err);
+        if (!json_is_object(o)) {
+            rc = tp_fail(n->st, TP_EFORMAT, "%s:%zu:%d: %s%s", n->path, n->line_no,
+                         err.column > 0 ? err.column : 1,
+                         o ? "a line that is not a JSON object (an nsys JSON export has one "
+                             "message per line)"
+                           : err.text,
+                         n->line_no == 1 ? " (not JSON lines; a Chrome or Kineto JSON trace "
+                                           "needs the kineto reader)"
+                                         : "");
+        } else {
+            rc = fn(n, o);
+        }
+        json_decref(o);
+    }
+    free(line);
+    return rc;
+}
+
+static int prepare(nj *n)
+{
+    static const char *const cats[] = {"cuda_runtime", "cuda_driver", "osrt", "kernel",
+                                       "gpu_memcpy", "gpu_memset", "cuda_sync", "cudnn",
+                                       "cublas"};
+    tp_str *dst[] = {&n->cat_runtime, &n->cat_driver, &n->cat_osrt,  &n->cat_kernel,
+                     &n->cat_memcpy,  &n->cat_memset, &n->cat_sync,  &n->cat_cudnn,
+                     &n->cat_cublas};
+    for (int i = 0; i < 9; i++)
+        if ((*dst[i] = tp_intern(n->st, cats[i], strlen(cats[i]))) == TP_STR_ERROR)
+            return TP_ENOMEM;
+    for (int i = 0; i < N_X; i++)
+        if ((n->ext[i] = tp_trace_ext_add(n->st, n->t, nsys_ext_names[i], TP_COL_I64)) < 0)
+            return TP_ENOMEM;
+    int rc = tp_trace_info_set_str(n->st, n->t, "format", "nsys-json");
+    return rc == TP_OK ? nsys_set_label(n->st, n->t, n->path) : rc;
+}
+
+int nsys_json_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const nj_config *cfg = config;
+    nj n = {.st = st, .t = tp_stage_trace(st), .path = cfg->path};
+    FILE *in = fopen(cfg->path, "r");
+    if (in == NULL)
+        return tp_fail(st, TP_EIO, "%s: cannot open: %s", cfg->path, strerror(errno));
+    int rc = prepare(&n);
+    if (rc == TP_OK)
+        rc = each_line(&n, in, strings_line);
+    if (rc == TP_OK)
+        rc = each_line(&n, in, event_line);
+    fclose(in);
+    if (rc == TP_OK && n.records == 0)
+        rc = tp_fail(st, TP_EFORMAT, "%s: no Nsight Systems JSON records (lines with \"Type\", "
+                     "\"type\" or \"data\")%s", cfg->path,
+                     n.line_no == 1 ? "; a Chrome or Kineto JSON trace needs the kineto reader"
+                                    : "");
+    if (rc == TP_OK)
+        tp_log(st, TP_LOG_INFO, "%s: %zu events, %zu strings", cfg->path, n.rows, n.nstrings);
+    tp_free(n.strings);
+    tp_free(n.domains.at);
+    return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
+}
+
+/* JSON lines whose first message is an nsys event or table record. */
+int nsys_json_probe(const unsigned char *head, size_t n, const char *path)
+{
+    (void)path;
+    static const char *const marks[] = {"{\"Type\":", "{\"type\":\"String\"", "{\"data\":[",
+                                        "\"TraceProcessEvent\"", "\"CudaEvent\"", "\"NvtxEvent\""};
+    size_t m = n < 4096 ? n : 4096;
+    for (size_t k = 0; k < sizeof marks / sizeof *marks; k++) {
+        size_t len = strlen(marks[k]);
+        for (size_t i = 0; i + len <= m; i++)
+            if (memcmp(head + i, marks[k], len) == 0)
+                return 85;
+    }
+    return 0;
+}
