@@ -521,6 +521,7 @@ static const tp_host_api host_api = {
     .result_col_unit = tp_host_result_col_unit,
     .result_meta_count = tp_result_meta_n,
     .result_meta_key = tp_result_meta_key_at,
+    .trace_refine = tp_host_trace_refine,
 };
 
 const tp_host_api *tp_core_host_api(void)

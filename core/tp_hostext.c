@@ -168,6 +168,20 @@ int tp_host_clip(tp_stage *st, size_t row, int64_t ts, int64_t dur)
     return TP_OK;
 }
 
+/* ------------------------------------------------------ readers refining */
+
+int tp_host_trace_refine(tp_stage *st, tp_trace *t, size_t row, tp_kind kind, int32_t device,
+                         int32_t stream)
+{
+    if (st == NULL || st->desc->kind != TP_STAGE_READER || t == NULL || t != st->trace) {
+        if (st && st->error_code == 0)
+            snprintf(st->error, sizeof st->error,
+                     "plugin bug: trace_refine is for readers, on the trace they fill");
+        return TP_EINVAL;
+    }
+    return tp_trace_refine_row(t, row, (uint8_t)kind, device, stream);
+}
+
 /* ------------------------------------------------------ result metadata */
 
 int tp_host_result_set_kind(tp_stage *st, tp_result *r, const char *kind)

@@ -29,6 +29,9 @@ void tp_trace_free(tp_trace *t);
 const tp_cols *tp_trace_columns(const tp_trace *t);
 int tp_trace_reserve_rows(tp_trace *t, size_t n);
 int tp_trace_push(tp_trace *t, const tp_event *ev);
+/* Row `row` gets kind `kind` and the track of its pid and tid with device
+ * and stream replaced. */
+int tp_trace_refine_row(tp_trace *t, size_t row, uint8_t kind, int32_t device, int32_t stream);
 /* Appends an event whose args text stays in the source file at file_off. */
 int tp_trace_push_ref(tp_trace *t, const tp_event *ev, uint64_t file_off);
 const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len);
@@ -192,6 +195,8 @@ const char *tp_host_ext_name(const tp_trace *t, int col);
 tp_coltype tp_host_ext_type(const tp_trace *t, int col);
 const void *tp_host_ext_data(const tp_trace *t, int col);
 int tp_host_clip(tp_stage *st, size_t row, int64_t ts, int64_t dur);
+int tp_host_trace_refine(tp_stage *st, tp_trace *t, size_t row, tp_kind kind, int32_t device,
+                         int32_t stream);
 int tp_host_result_set_kind(tp_stage *st, tp_result *r, const char *kind);
 const char *tp_host_result_kind(const tp_result *r);
 int tp_host_result_set_unit(tp_stage *st, tp_result *r, int col, const char *unit);

@@ -434,6 +434,26 @@ static int push_row(tp_trace *t, const tp_event *ev, uint64_t off, size_t alen)
     return TP_OK;
 }
 
+int tp_trace_refine_row(tp_trace *t, size_t row, uint8_t kind, int32_t device, int32_t stream)
+{
+    if (row >= t->cols.n || kind >= TP_KIND__COUNT)
+        return TP_EINVAL;
+    tp_track where = t->tracks.v[t->track[row]];
+    if (where.device != device || where.stream != stream) {
+        where.device = device;
+        where.stream = stream;
+        uint32_t track;
+        int rc = track_find_or_add(&t->tracks, &where, &track);
+        t->cols.tracks = t->tracks.v;
+        t->cols.n_tracks = t->tracks.n;
+        if (rc != TP_OK)
+            return rc;
+        t->track[row] = track;
+    }
+    t->kind[row] = kind;
+    return TP_OK;
+}
+
 /* Room for one more row, and the args columns when alen > 0. */
 static int make_room(tp_trace *t, size_t alen)
 {

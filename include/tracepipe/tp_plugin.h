@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define TP_ABI_MAJOR 3
-#define TP_ABI_MINOR 1
+#define TP_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -314,6 +314,15 @@ struct tp_host_api {
     const char *(*result_col_unit)(const tp_result *r, int col); /* borrowed, or NULL */
     size_t (*result_meta_count)(const tp_result *r);
     const char *(*result_meta_key)(const tp_result *r, size_t i); /* borrowed */
+
+    /* --- readers refining what they read (since 3.2) --- */
+    /* Readers only, on the trace they fill: give row `row` the kind `kind`
+     * and move it to the track of the same pid and tid with `device` and
+     * `stream` (-1: none).  For producers that say which side an event is
+     * on only in metadata that may come after it (TensorFlow and JAX traces
+     * name processes "/device:GPU:0"). */
+    int (*trace_refine)(tp_stage *st, tp_trace *t, size_t row, tp_kind kind, int32_t device,
+                        int32_t stream);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -430,6 +439,8 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_trace_ext_type(t, c) tp_host->trace_ext_type(t, c)
 #define tp_trace_ext_data(t, c) tp_host->trace_ext_data(t, c)
 #define tp_clip(st, row, ts, dur) tp_host->clip(st, row, ts, dur)
+#define tp_trace_refine(st, t, row, kind, device, stream) \
+    tp_host->trace_refine(st, t, row, kind, device, stream)
 #define tp_result_set_kind(st, r, k) tp_host->result_set_kind(st, r, k)
 #define tp_result_kind(r) tp_host->result_kind(r)
 #define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)

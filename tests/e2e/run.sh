@@ -158,7 +158,7 @@ check_cli "plugins lists kineto" 0 "reader    kineto" "$PIPELINE" plugins
 check_cli "describe probe" 0 "count            int     3          [1, 100]" \
     "$PIPELINE" describe probe $EXTRA
 check_cli "describe unknown" 2 "no stage named 'nosuch'" "$PIPELINE" describe nosuch
-check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 4.0, this core has 3.1" \
+check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 4.0, this core has 3.2" \
     "$PIPELINE" plugins --plugin-dir "$BUILD/testplugins/bad"
 
 # docs match the code: every built-in stage has docs/plugins/<name>.md naming each option

@@ -396,6 +396,37 @@ START_TEST(json_find_duplicate_key_takes_last)
 }
 END_TEST
 
+/* A reader refines a row: new kind, and the track of its pid and tid with
+ * another device and stream (added once, then shared). */
+START_TEST(trace_refine_row)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    for (int i = 0; i < 3; i++) {
+        tp_event e = ev(i * 10, 5, 0, NULL);
+        e.kind = TP_KIND_OTHER;
+        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
+    }
+    ck_assert_int_eq(tp_trace_refine_row(t, 1, TP_KIND_KERNEL, 0, 7), TP_OK);
+    ck_assert_int_eq(tp_trace_refine_row(t, 2, TP_KIND_KERNEL, 0, 7), TP_OK);
+    ck_assert_int_eq(tp_trace_refine_row(t, 0, TP_KIND_CPU_OP, -1, -1), TP_OK);
+    const tp_cols *c = tp_trace_columns(t);
+    ck_assert_uint_eq(c->n_tracks, 2);
+    ck_assert_uint_eq(c->kind[0], TP_KIND_CPU_OP);
+    ck_assert_uint_eq(c->kind[1], TP_KIND_KERNEL);
+    ck_assert_uint_eq(c->track[1], c->track[2]);
+    ck_assert_int_eq(tp_ev_device(c, 1), 0);
+    ck_assert_int_eq(tp_ev_stream(c, 2), 7);
+    ck_assert_int_eq(tp_ev_pid(c, 2), 1);
+    ck_assert_int_eq(tp_ev_tid(c, 2), 2);
+    ck_assert_int_eq(tp_ev_device(c, 0), -1);
+    ck_assert_int_eq(tp_trace_refine_row(t, 3, TP_KIND_KERNEL, 0, 7), TP_EINVAL);
+    ck_assert_int_eq(tp_trace_refine_row(t, 0, TP_KIND__COUNT, 0, 7), TP_EINVAL);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
 static Suite *tables_suite(void)
 {
     Suite *s = suite_create("tables");
@@ -403,6 +434,7 @@ static Suite *tables_suite(void)
     tcase_add_test(tc, trace_columns_and_args);
     tcase_add_test(tc, trace_meta_attach_filter);
     tcase_add_test(tc, trace_tracks);
+    tcase_add_test(tc, trace_refine_row);
     tcase_add_test(tc, trace_wide_ids);
     tcase_add_test(tc, json_find_skips_nested_values);
     tcase_add_test(tc, json_find_duplicate_key_takes_last);

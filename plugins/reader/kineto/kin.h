@@ -226,6 +226,9 @@ int kin_event(kin_parser *kp);
 int kin_events_finish(kin_parser *kp);
 /* Trace info from the file's metadata (kin_info.c). */
 int kin_fill_info(kin_parser *kp);
+/* TensorFlow / JAX Chrome traces: events of kind other placed on the host
+ * or device side by process and thread names (kin_producers.c). */
+int kin_refine_producers(kin_parser *kp);
 void kin_events_free(kin_parser *kp);
 tp_kind kin_kind_of_cat(const char *cat, size_t len);
 

@@ -503,9 +503,7 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
     char ph = (char)f->ev.phase;
     if (!f->have_ph)
         mark_bad(kp, f, NULL, KIN_DROP_MISSING, "event has no \"ph\"%s",
-                 f->nkeys == 0 ? " (an empty {}, as TensorFlow timelines end with; "
-                                 "on_error: skip drops it)"
-                 : f->have_call ? " (this looks like a dvdt-prof OpenCL profile, not a "
+                 f->have_call ? " (this looks like a dvdt-prof OpenCL profile, not a "
                                   "Chrome/Kineto trace)"
                                 : "");
     else if (!f->have_ts && ph != 'M')
@@ -751,6 +749,8 @@ static int event_inner(kin_parser *kp)
             return r;
     } else if ((r = each_member(kp, &f, event_member)) != KIN_OK) {
         return r;
+    } else if (f.nkeys == 0) {
+        return KIN_OK; /* "{}": TensorFlow and JAX traces end their event list with one */
     } else if ((rc = finish_fields(kp, &f)) != TP_OK) {
         return kin_syntax(kp, kp->p, "out of memory");
     }

@@ -548,6 +548,8 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         kin_split_join(&kp, 0);
     if (rc == TP_OK)
         rc = kin_events_finish(&kp);
+    if (rc == TP_OK && kp.keep_args && (rc = kin_refine_producers(&kp)) != TP_OK)
+        rc = tp_fail(st, rc, "%s: out of memory", cfg->path);
     if (rc == TP_OK)
         rc = check_span(&kp);
     if (rc == TP_OK)
