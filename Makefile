@@ -206,27 +206,27 @@ bench: all
 # the corpus grows in build/fuzz/corpus/<target>, crashes land in build/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := build/fuzz
-FUZZ_TARGETS := kineto yaml validate
+FUZZ_TARGETS ?= kineto yaml validate nsys nsys_json dvdt_prof tfprof
 FUZZ_MAXLEN_kineto := 65536
 FUZZ_MAXLEN_yaml := 4096
 FUZZ_MAXLEN_validate := 4096
-FUZZ_SEEDS_kineto := tests/data/hand tests/data/kineto tests/bad
+FUZZ_SEEDS_kineto := tests/data/hand tests/data/kineto tests/data/producers tests/bad
 FUZZ_SEEDS_yaml := tests/pipelines pipelines docs/examples
 FUZZ_SEEDS_validate := tests/fuzz/validate_seeds tests/pipelines pipelines
+# the other readers (tests/fuzz/fuzz_reader.h): 64 KiB inputs unless said
+FUZZ_SEEDS_nsys := tests/bad/nsys_truncated tests/bad/nsys_not_export
+FUZZ_SEEDS_nsys_json := tests/fuzz/seeds/nsys_json tests/bad/nsys_json_truncated_line
+FUZZ_SEEDS_dvdt_prof := tests/fuzz/seeds/dvdt_prof tests/bad/dvdt_truncated
+FUZZ_SEEDS_tfprof := tests/fuzz/seeds/tfprof tests/bad/tfprof_no_report
 fuzz:
 	$(MAKE) VARIANT=fuzz CC=clang fuzz-build
 	@mkdir -p $(FUZZ_DIR)/artifacts
-	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
-	  case $$t in kineto) len=$(FUZZ_MAXLEN_kineto); seeds="$(FUZZ_SEEDS_kineto)";; \
-	    validate) len=$(FUZZ_MAXLEN_validate); seeds="$(FUZZ_SEEDS_validate)";; \
-	    *) len=$(FUZZ_MAXLEN_yaml); seeds="$(FUZZ_SEEDS_yaml)";; esac; \
-	  echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
-	  TP_BUILD=$(FUZZ_DIR) $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \
-	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	    -dict=tests/fuzz/$$t.dict \
-	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- $(FUZZ_DIR)/corpus/$$t $$seeds || exit 1; \
-	done
+	@set -e; $(foreach t,$(FUZZ_TARGETS), \
+	  mkdir -p $(FUZZ_DIR)/corpus/$(t); echo "fuzz: $(t) for $(FUZZ_SECONDS)s"; \
+	  TP_BUILD=$(FUZZ_DIR) $(FUZZ_DIR)/fuzz_$(t) -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=$(or $(FUZZ_MAXLEN_$(t)),65536) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    $(if $(wildcard tests/fuzz/$(t).dict),-dict=tests/fuzz/$(t).dict) \
+	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$(t)- $(FUZZ_DIR)/corpus/$(t) $(FUZZ_SEEDS_$(t));)
 ifeq ($(VARIANT),fuzz)
 fuzz-build: $(PLUGINS) $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
 .PRECIOUS: $(BUILD)/obj/tests/fuzz/%.o

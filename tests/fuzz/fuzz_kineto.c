@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *f = fopen(trace_path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();
-    tp_run_opts opts = {0, 0, fuzz_devnull()};
+    tp_run_opts opts = {.log = fuzz_devnull()};
     tp_run *run = NULL;
     tp_pipeline_run(pipes[size & 3], &opts, &run);
     tp_run_free(run);
