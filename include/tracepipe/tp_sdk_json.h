@@ -28,6 +28,20 @@ const char *tp_json_get(const char *obj, size_t len, const char *key, size_t *vl
  * f64 any JSON number; bool true/false. */
 int tp_json_i64(const char *v, size_t len, int64_t *out);
 int tp_json_f64(const char *v, size_t len, double *out);
+
+/* A double as int64 without undefined behaviour: truncated toward zero,
+ * saturated at INT64_MIN / INT64_MAX, NaN as 0 (for readers taking numbers
+ * a producer may write as reals). */
+static inline int64_t tp_f64_to_i64(double v)
+{
+    if (!(v == v))
+        return 0;
+    if (v >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (v <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
 int tp_json_bool(const char *v, size_t len, int *out);
 int tp_json_is_null(const char *v, size_t len);
 

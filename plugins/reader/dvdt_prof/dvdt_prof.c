@@ -67,6 +67,10 @@ static int parse_iso(const char *s, int64_t *ns)
     double sec;
     if (s == NULL || sscanf(s, "%d-%d-%d%*c%d:%d:%lf", &y, &mo, &d, &h, &mi, &sec) != 6)
         return 0;
+    /* a date whose nanoseconds since 1970 fit in int64 (years 1678-2261) */
+    if (y < 1678 || y > 2261 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 24 ||
+        mi < 0 || mi > 59 || !(sec >= 0 && sec < 62))
+        return 0;
     /* days from the civil date (proleptic Gregorian) */
     y -= mo <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -83,7 +87,7 @@ static int parse_iso(const char *s, int64_t *ns)
 static int64_t int_of(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? json_integer_value(v) : json_is_real(v) ? (int64_t)json_real_value(v) : 0;
+    return json_is_integer(v) ? json_integer_value(v) : json_is_real(v) ? tp_f64_to_i64(json_real_value(v)) : 0;
 }
 
 static const char *str_of(json_t *o, const char *key)
@@ -253,7 +257,7 @@ static int record(dv *d, json_t *rec, size_t i, int64_t *ordinal, int64_t offset
     int64_t s, end;
     if (call == NULL || !host_span(rec, &s, &end))
         return tp_fail(d->st, TP_EFORMAT, "%s: record %zu: needs \"call\" and "
-                       "\"timestamp\": {\"start\", \"end\"} (ISO 8601)", d->path, i);
+                       "\"timestamp\": {\"start\", \"end\"} (ISO 8601, years 1678-2261)", d->path, i);
     if (strcmp(call, "clSetKernelArg") == 0) {
         const char *k = str_of(rec, "kernel"), *v = str_of(rec, "arg_value");
         if (k && v && set_arg(d, k, int_of(rec, "arg_index"), v) != TP_OK)

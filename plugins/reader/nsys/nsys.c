@@ -182,7 +182,7 @@ static int runtime_row(nsys *n, sqlite3_stmt *q)
     }
     tp_event e = base_event();
     e.ts = sqlite3_column_int64(q, 0);
-    e.dur = sqlite3_column_int64(q, 1) - e.ts;
+    e.dur = nsys_dur(e.ts, sqlite3_column_int64(q, 1));
     e.kind = TP_KIND_RUNTIME;
     e.cat = cls == 1 ? n->cat_driver : n->cat_runtime;
     e.pid = pid_of(sqlite3_column_int64(q, 3));
@@ -297,7 +297,7 @@ static int nvtx_row(nsys *n, sqlite3_stmt *q)
     e.ts = sqlite3_column_int64(q, 0);
     e.dur = type == 34 || sqlite3_column_type(q, 1) == SQLITE_NULL
                 ? 0
-                : sqlite3_column_int64(q, 1) - e.ts;
+                : nsys_dur(e.ts, sqlite3_column_int64(q, 1));
     e.kind = TP_KIND_ANNOTATION;
     int64_t g = sqlite3_column_int64(q, 3);
     e.pid = pid_of(g);
@@ -314,7 +314,7 @@ static int osrt_row(nsys *n, sqlite3_stmt *q)
 {
     tp_event e = base_event();
     e.ts = sqlite3_column_int64(q, 0);
-    e.dur = sqlite3_column_int64(q, 1) - e.ts;
+    e.dur = nsys_dur(e.ts, sqlite3_column_int64(q, 1));
     e.kind = TP_KIND_OS_RUNTIME;
     e.cat = n->cat_osrt;
     e.pid = pid_of(sqlite3_column_int64(q, 2));

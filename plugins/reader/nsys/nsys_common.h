@@ -18,6 +18,14 @@ static const char *const nsys_ext_names[N_X] = {
     "kernel.block_z", "kernel.registers", "kernel.static_shared_bytes",
     "kernel.dynamic_shared_bytes", "memory.bytes", "memcpy.kind"};
 
+/* end - start in ns; 0 when the row ends before it starts or the
+ * difference does not fit (a damaged row must not overflow). */
+static inline int64_t nsys_dur(int64_t start, int64_t end)
+{
+    int64_t d;
+    return end < start || __builtin_sub_overflow(end, start, &d) ? 0 : d;
+}
+
 /* globalTid / globalPid: tid in bits 0-23, pid in bits 24-47 (the upper
  * bits, the VM or host, masked off). */
 static inline int64_t pid_of(int64_t g) { return (g >> 24) & 0xFFFFFF; }

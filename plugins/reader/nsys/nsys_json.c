@@ -48,7 +48,7 @@ static int64_t num(json_t *o, const char *key)
         return json_integer_value(v);
     if (json_is_string(v))
         return strtoll(json_string_value(v), NULL, 10);
-    return json_is_real(v) ? (int64_t)json_real_value(v) : 0;
+    return json_is_real(v) ? tp_f64_to_i64(json_real_value(v)) : 0;
 }
 
 static int has(json_t *o, const char *key) { return json_object_get(o, key) != NULL; }
@@ -138,7 +138,7 @@ static int api_event(nj *n, json_t *o)
         return TP_OK; /* the profiler's own overhead */
     tp_event e = base();
     e.ts = s;
-    e.dur = end - s;
+    e.dur = nsys_dur(s, end);
     e.kind = cls == 27 ? TP_KIND_OS_RUNTIME : TP_KIND_RUNTIME;
     e.cat = cls == 27   ? n->cat_osrt
             : cls == 1  ? n->cat_driver
@@ -160,7 +160,7 @@ static int cuda_event(nj *n, json_t *o)
 {
     tp_event e = base();
     e.ts = num(o, "startNs");
-    e.dur = num(o, "endNs") - e.ts;
+    e.dur = nsys_dur(e.ts, num(o, "endNs"));
     e.device = (int32_t)num(o, "deviceId");
     int64_t stream = num(o, "streamId");
     e.stream = stream == 4294967295LL ? -1 : (int32_t)stream;
@@ -212,7 +212,7 @@ static int nvtx_event(nj *n, json_t *o)
         return TP_OK;
     tp_event e = base();
     e.ts = num(o, "Timestamp");
-    e.dur = has(o, "EndTimestamp") && type != 34 ? num(o, "EndTimestamp") - e.ts : 0;
+    e.dur = has(o, "EndTimestamp") && type != 34 ? nsys_dur(e.ts, num(o, "EndTimestamp")) : 0;
     e.kind = TP_KIND_ANNOTATION;
     e.pid = pid_of(num(o, "GlobalTid"));
     e.cat = nsys_domain_cat(n->st, &n->domains, e.pid, num(o, "DomainId"));
