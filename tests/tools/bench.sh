@@ -19,6 +19,7 @@
 # nested cpu ops that each launch a kernel, with and without merge_ops, and
 # `validate` of a pipeline of BENCH_STAGES (default 4000) stages with default
 # ids.  BENCH_SCALING=0 skips them; BENCH_SIZES="" runs only them.
+# Nsight Systems rows: see below (BENCH_NSYS, BENCH_NSYS_LAUNCHES).
 set -eu
 BUILD=${1:-build}
 PIPELINE="$BUILD/pipeline"
@@ -154,6 +155,27 @@ EOF
     y="$DIR/many_stages_$n.yaml"
     [ -s "$y" ] || python3 tests/tools/gen_stress.py many-stages --stages "$n" -o "$y"
     measure "validate $n stages" "$y" "$(wc -c < "$y")" "$REPEAT" "$PIPELINE" -q validate "$y"
+fi
+
+# ---- Nsight Systems exports (issue 14): the corpus saxpy export with
+# BENCH_NSYS_LAUNCHES (default 1000000) launches appended (gen_nsys.py), and
+# its JSON-lines form (make_nsys_json.py); reader + kernel_stats.
+# BENCH_NSYS=0 skips them.  The "JSON MB" column is the file's size here.
+if [ "${BENCH_NSYS:-1}" != 0 ]; then
+    n=${BENCH_NSYS_LAUNCHES:-1000000}
+    db="$DIR/nsys_$n.sqlite"
+    js="$DIR/nsys_$n.json"
+    [ -s "$db" ] || python3 tests/tools/gen_nsys.py \
+        tests/data/nsys/pipit_saxpy_mpi_cuda_perlmutter0.sqlite "$db" --launches "$n"
+    [ -s "$js" ] || { python3 tests/tools/make_nsys_json.py "$db" "$js.tmp" && mv "$js.tmp" "$js"; }
+    for r in nsys nsys_json; do
+        printf '# %s reader and kernel_stats on a generated export\nname: bench_%s\nvars: {trace: none}\nstages:\n  - reader: %s\n    path: ${trace}\n  - analysis: kernel_stats\n' \
+            "$r" "$r" "$r" > "$DIR/$r.yaml"
+    done
+    measure "nsys + kernel_stats" "$db" "$(wc -c < "$db")" "$REPEAT" \
+        "$PIPELINE" -q run "$DIR/nsys.yaml" --set "trace=$db"
+    measure "nsys_json + kernel_stats" "$js" "$(wc -c < "$js")" "$REPEAT" \
+        "$PIPELINE" -q run "$DIR/nsys_json.yaml" --set "trace=$js"
 fi
 
 # ---- report
