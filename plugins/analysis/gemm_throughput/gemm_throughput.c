@@ -18,6 +18,8 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "gemm_kernels.h"
+
 typedef struct gt_config {
     const char *preset;
     int tf32;
@@ -462,6 +464,7 @@ static const tp_stage_desc gt_stages[] = {
                   "matrix products: FLOPs and bytes from Input Dims, achieved TFLOP/s and GB/s, "
                   "roofline",
                   gt_options, gt_config, "hierarchy", TP_PRODUCES(""), 0, gt_init, gt_run, NULL),
+    GT_KERNELS_STAGE,
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("gemm_throughput", "0.1.0", gt_stages);

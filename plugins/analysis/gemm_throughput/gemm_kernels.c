@@ -1,0 +1,185 @@
+/*
+ * Analysis gemm_kernels (in the gemm_throughput plugin): matrix products whose sizes are kernel
+ * arguments (seed 000: CLBlast's Xgemm* kernels take M, N, K as their first
+ * arguments; the dvdt_prof reader gives each OpenCL kernel the arguments set
+ * before its enqueue as args.args = {"0": "e8030000", ...}, raw bytes in
+ * memory order).  Per (kernel name, M, N, K): count, flop = 2 M N K per
+ * call, sum_us of the kernels' durations, achieved_tflops = count x flop /
+ * sum (the seed's GFLOPS / 1000).  Kernels without the three arguments are
+ * left out and counted in a log line.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+#include "gemm_kernels.h"
+
+typedef struct gk_row {
+    tp_str name;
+    int64_t m, n, k;
+    int64_t count, sum_ns;
+} gk_row;
+
+static int contains_nocase(const char *s, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; s && *s; s++)
+        if (strncasecmp(s, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Little-endian bytes as hex text ("e8030000" -> 1000); -1 if malformed. */
+static int64_t le_hex(const char *v, size_t len)
+{
+    if (len >= 2 && v[0] == '"' && v[len - 1] == '"') {
+        v++;
+        len -= 2;
+    }
+    if (len == 0 || len % 2 != 0 || len > 16)
+        return -1;
+    uint64_t out = 0;
+    for (size_t i = 0; i < len; i += 2) {
+        unsigned byte;
+        char two[3] = {v[i], v[i + 1], 0};
+        if (!isxdigit((unsigned char)two[0]) || !isxdigit((unsigned char)two[1]) ||
+            sscanf(two, "%2x", &byte) != 1)
+            return -1;
+        out |= (uint64_t)byte << (4 * i);
+    }
+    return out > INT64_MAX ? -1 : (int64_t)out;
+}
+
+/* M, N, K of a kernel row from its sticky arguments; 0 if absent. */
+static int sizes_of(const tp_trace *t, size_t row, const tp_intlist *idx, int64_t mnk[3])
+{
+    size_t len = 0, alen = 0, vlen = 0;
+    const char *args = tp_trace_args(t, row, &len);
+    const char *kargs = args ? tp_json_get(args, len, "args", &alen) : NULL;
+    for (int i = 0; i < 3; i++) {
+        char key[24];
+        snprintf(key, sizeof key, "%lld", (long long)idx->items[i]);
+        const char *v = kargs ? tp_json_get(kargs, alen, key, &vlen) : NULL;
+        if (v == NULL || (mnk[i] = le_hex(v, vlen)) <= 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int add(gk_row **rows, size_t *n, tp_str name, const int64_t mnk[3], int64_t dur)
+{
+    for (size_t i = 0; i < *n; i++) {
+        gk_row *r = &(*rows)[i];
+        if (r->name == name && r->m == mnk[0] && r->n == mnk[1] && r->k == mnk[2]) {
+            r->count++;
+            r->sum_ns += dur;
+            return TP_OK;
+        }
+    }
+    gk_row *grown = tp_realloc(*rows, (*n + 1) * sizeof **rows);
+    if (grown == NULL)
+        return TP_ENOMEM;
+    *rows = grown;
+    grown[(*n)++] = (gk_row){name, mnk[0], mnk[1], mnk[2], 1, dur};
+    return TP_OK;
+}
+
+static int by_sum_desc(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const gk_row *x = a, *y = b;
+    return x->sum_ns != y->sum_ns ? (x->sum_ns < y->sum_ns ? 1 : -1)
+                                  : (x->name != y->name ? (x->name < y->name ? -1 : 1) : 0);
+}
+
+static int write_rows(tp_stage *st, gk_row *rows, size_t n)
+{
+    static const char *const names[] = {"name", "m", "n", "k", "count", "flop", "sum_us",
+                                        "achieved_tflops"};
+    tp_result *r = tp_result_new(st, NULL);
+    if (r == NULL)
+        return TP_ENOMEM;
+    for (int i = 0; i < 8; i++) {
+        tp_coltype ty = i == 0 ? TP_COL_STR : i <= 4 ? TP_COL_I64 : TP_COL_F64;
+        if (tp_result_add_col(st, r, names[i], ty) != i)
+            return TP_ENOMEM;
+    }
+    tp_result_set_meta(st, r, "title", "Matrix-product kernels with sizes from their arguments");
+    int rc = tp_sort(rows, n, sizeof *rows, by_sum_desc, NULL);
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        double flop = 2.0 * (double)rows[i].m * (double)rows[i].n * (double)rows[i].k;
+        double sum_us = (double)rows[i].sum_ns / 1000.0;
+        size_t row;
+        if (tp_result_add_row(st, r, &row) != TP_OK)
+            return TP_ENOMEM;
+        rc = tp_result_set_str(st, r, row, 0, tp_str_text(st, rows[i].name));
+        rc = rc ? rc : tp_result_set_i64(st, r, row, 1, rows[i].m);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, 2, rows[i].n);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, 3, rows[i].k);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, 4, rows[i].count);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, 5, flop);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, 6, sum_us);
+        if (rc == TP_OK && rows[i].sum_ns > 0) /* flop per ns = GFLOP/s; / 1000: TFLOP/s */
+            rc = tp_result_set_f64(st, r, row, 7,
+                                   (double)rows[i].count * flop / (double)rows[i].sum_ns / 1000.0);
+    }
+    return rc;
+}
+
+static int kernels_result(tp_stage *st, const tp_trace *t, const tp_intlist *args,
+                          const char *match)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    gk_row *rows = NULL;
+    size_t n = 0, without = 0;
+    int rc = TP_OK;
+    for (size_t i = 0; args->n == 3 && i < c->n && rc == TP_OK; i++) {
+        if (c->kind[i] != TP_KIND_KERNEL || c->dur[i] < 0 ||
+            !contains_nocase(tp_str_text(st, c->name[i]), match))
+            continue;
+        int64_t mnk[3];
+        if (sizes_of(t, i, args, mnk))
+            rc = add(&rows, &n, c->name[i], mnk, c->dur[i]);
+        else
+            without++;
+    }
+    if (without > 0)
+        tp_log(st, TP_LOG_INFO, "%zu '%s' kernel(s) without arguments %lld, %lld, %lld left out",
+               without, match, (long long)args->items[0], (long long)args->items[1],
+               (long long)args->items[2]);
+    if (rc == TP_OK)
+        rc = write_rows(st, rows, n);
+    tp_free(rows);
+    return rc;
+}
+
+TP_HIDDEN const tp_option gk_options[] = {
+    TP_OPTION_INT_LIST("kernel_args", gk_config, kernel_args, 0, 255,
+                       "argument indexes holding M, N, K (CLBlast's Xgemm*: [0, 1, 2])"),
+    TP_OPTION_STRING("kernel_match", gk_config, kernel_match, "gemm",
+                     "kernels to size: names containing this (any case)"),
+    TP_OPTION_END};
+
+int gk_init(tp_stage *st, const void *config, void **state)
+{
+    const gk_config *cfg = config;
+    (void)state;
+    if (cfg->kernel_args.n != 3)
+        return tp_fail(st, TP_EINVAL, "kernel_args: give three indexes, those of M, N and K "
+                       "(e.g. [0, 1, 2]; got %zu)", cfg->kernel_args.n);
+    return TP_OK;
+}
+
+int gk_run(tp_stage *st, const void *config, void *state)
+{
+    const gk_config *cfg = config;
+    const tp_trace *t = tp_stage_trace(st);
+    (void)state;
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
+    int rc = kernels_result(st, t, &cfg->kernel_args, cfg->kernel_match);
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
