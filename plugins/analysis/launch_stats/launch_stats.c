@@ -41,6 +41,8 @@ typedef struct ls {
     const ls_config *cfg;
     const tp_cols *c;
     const int32_t *launcher;
+    const int32_t *parent; /* host nesting (hierarchy) */
+    int64_t t0;            /* start of the trace's span, for start_us */
     uint32_t *acts; /* launched activities, by (device, stream, start) */
     size_t n;
 } ls;
@@ -62,16 +64,28 @@ static int by_place_then_start(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
+/* The innermost annotation (user_annotation, NVTX range) holding the host
+ * event, or -1: seed 002's "enclosing NVTX range" of a launch. */
+static int32_t enclosing_range(const ls *l, int32_t row)
+{
+    for (int32_t p = l->parent[row]; p >= 0; p = l->parent[p])
+        if (l->c->kind[p] == TP_KIND_ANNOTATION)
+            return p;
+    return -1;
+}
+
 static int per_launch_rows(ls *l)
 {
-    static const char *const names[] = {"device", "stream", "launch", "name", "cpu_duration_us",
-                                        "gpu_duration_us", "launch_delay_us"};
-    static const tp_coltype types[] = {TP_COL_I64, TP_COL_I64, TP_COL_STR, TP_COL_STR,
-                                       TP_COL_F64, TP_COL_F64, TP_COL_F64};
+    static const char *const names[] = {"device",         "stream",          "launch",
+                                        "name",           "cpu_duration_us", "gpu_duration_us",
+                                        "launch_delay_us", "correlation",    "start_us",
+                                        "range"};
+    static const tp_coltype types[] = {TP_COL_I64, TP_COL_I64, TP_COL_STR, TP_COL_STR, TP_COL_F64,
+                                       TP_COL_F64, TP_COL_F64, TP_COL_I64, TP_COL_F64, TP_COL_STR};
     tp_result *r = tp_result_new(l->st, "launches");
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 10; i++)
         if (tp_result_add_col(l->st, r, names[i], types[i]) != i)
             return TP_ENOMEM;
     tp_result_set_meta(l->st, r, "title", "Launches");
@@ -88,6 +102,13 @@ static int per_launch_rows(ls *l)
         rc = rc ? rc : tp_result_set_f64(l->st, r, row, 4, us(l->c->dur[call]));
         rc = rc ? rc : tp_result_set_f64(l->st, r, row, 5, us(l->c->dur[a]));
         rc = rc ? rc : tp_result_set_f64(l->st, r, row, 6, us(l->c->ts[a] - l->c->ts[call]));
+        int64_t corr = tp_ev_corr(l->c, a);
+        if (rc == TP_OK && corr != TP_NONE)
+            rc = tp_result_set_i64(l->st, r, row, 7, corr);
+        rc = rc ? rc : tp_result_set_f64(l->st, r, row, 8, us(l->c->ts[a] - l->t0));
+        int32_t range = enclosing_range(l, call);
+        if (rc == TP_OK && range >= 0)
+            rc = tp_result_set_str(l->st, r, row, 9, tp_str_text(l->st, l->c->name[range]));
     }
     return rc;
 }
@@ -236,6 +257,9 @@ static int ls_run(tp_stage *st, const void *config, void *state)
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
     l.launcher = v.launcher;
+    l.parent = v.parent;
+    int64_t hi;
+    tp_trace_window(t, &l.t0, &hi); /* (t0 = 0 for an empty trace) */
     l.acts = tp_malloc((l.c->n ? l.c->n : 1) * sizeof *l.acts);
     if (l.acts == NULL)
         return tp_fail(st, TP_ENOMEM, "out of memory");
