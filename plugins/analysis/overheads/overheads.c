@@ -104,6 +104,7 @@ static int find_api(const char *const *list, const char *api)
 /* Samples per key: keys are interned strings, values growable arrays. */
 typedef struct oh_list {
     tp_str key;
+    tp_str name, shapes; /* ml2022's (op name, shapes) keys; shapes 0 otherwise */
     double *v;
     size_t n, cap;
 } oh_list;
@@ -151,6 +152,8 @@ static int push(oh_set *s, tp_str key, double x)
     oh_list *l = list_of(s, key);
     if (l == NULL)
         return TP_ENOMEM;
+    if (l->name == 0)
+        l->name = key;
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 8;
         double *v = tp_realloc(l->v, cap * sizeof *v);
@@ -180,6 +183,7 @@ typedef struct oh {
     int mode;
     double c, g, kl;
     const tp_cols *c_;
+    const tp_trace *trace;
     const int32_t *parent, *first_child, *next_sibling, *roots;
     size_t nroots;
     uint8_t *module; /* per name id: 1 module, 2 not, 0 unknown */
@@ -280,6 +284,122 @@ static size_t walk_op(oh *h, int32_t op, oh_launch *out, size_t *s_count)
     return n;
 }
 
+/* ------------------------------------------------ ml2022's shape keys */
+
+/* Python's repr of the tuple a JSON array of integers (nested) becomes:
+ * [[64, 128], []] -> ((64, 128), ()), [3] -> (3,).  Returns the characters
+ * used from v, 0 if it is not such an array. */
+static size_t py_tuple(const char *v, size_t len, char *out, size_t cap, size_t *at)
+{
+    size_t i = 0, items = 0;
+#define PUT(ch) do { if (*at + 1 >= cap) return 0; out[(*at)++] = (ch); } while (0)
+    while (i < len && v[i] == ' ')
+        i++;
+    if (i >= len || v[i] != '[')
+        return 0;
+    PUT('(');
+    i++;
+    for (;;) {
+        while (i < len && (v[i] == ' ' || v[i] == '\n'))
+            i++;
+        if (i < len && v[i] == ']' && items == 0)
+            break;
+        if (items > 0) {
+            PUT(',');
+            PUT(' ');
+        }
+        if (i < len && v[i] == '[') {
+            size_t used = py_tuple(v + i, len - i, out, cap, at);
+            if (used == 0)
+                return 0;
+            i += used;
+        } else {
+            size_t start = i;
+            if (i < len && v[i] == '-')
+                i++;
+            while (i < len && v[i] >= '0' && v[i] <= '9')
+                i++;
+            if (i == start || (i == start + 1 && v[start] == '-'))
+                return 0;
+            for (size_t k = start; k < i; k++)
+                PUT(v[k]);
+        }
+        items++;
+        while (i < len && (v[i] == ' ' || v[i] == '\n'))
+            i++;
+        if (i < len && v[i] == ',') {
+            i++;
+            continue;
+        }
+        if (i < len && v[i] == ']')
+            break;
+        return 0;
+    }
+    if (items == 1)
+        PUT(',');
+    PUT(')');
+#undef PUT
+    return i + 1;
+}
+
+/* One side of ml2022's key: the op's arg `key` as a tuple, or ((-1,),). */
+static void shape_text(const char *args, size_t alen, const char *key, char *out, size_t cap,
+                       size_t *at)
+{
+    size_t vlen = 0, start = *at;
+    const char *v = args ? tp_json_get(args, alen, key, &vlen) : NULL;
+    if (v && py_tuple(v, vlen, out, cap, at) > 0)
+        return;
+    *at = start;
+    const char *absent = "((-1,),)";
+    for (size_t k = 0; absent[k] && *at + 1 < cap; k++)
+        out[(*at)++] = absent[k];
+}
+
+/* ml2022 keys T2, T3 and T5 by op name, then str((input_shape,
+ * output_shape)): the list key is "name<US>shapes", interned. */
+static int op_key(oh *h, int32_t op, tp_str *key, tp_str *shapes)
+{
+    *key = h->c_->name[op];
+    *shapes = 0;
+    if (h->mode != MODE_ML2022)
+        return TP_OK;
+    size_t alen = 0, at = 0;
+    const char *args = tp_trace_args(h->trace, (size_t)op, &alen);
+    char buf[2048];
+    const char *name = text(h, *key);
+    size_t nlen = strlen(name);
+    if (nlen + 64 > sizeof buf)
+        nlen = sizeof buf - 64;
+    memcpy(buf, name, nlen);
+    buf[nlen] = '\x1f';
+    at = nlen + 1;
+    buf[at++] = '(';
+    shape_text(args, alen, "Input Dims", buf, sizeof buf - 4, &at);
+    buf[at++] = ',';
+    buf[at++] = ' ';
+    shape_text(args, alen, "Output Dims", buf, sizeof buf - 2, &at);
+    buf[at++] = ')';
+    *shapes = tp_intern(h->st, buf + nlen + 1, at - nlen - 1);
+    *key = tp_intern(h->st, buf, at);
+    return *key == TP_STR_ERROR || *shapes == TP_STR_ERROR ? TP_ENOMEM : TP_OK;
+}
+
+/* Pushes x for op under its key (with ml2022's shapes). */
+static int push_op(oh *h, int t, int32_t op, double x)
+{
+    tp_str key, shapes;
+    int rc = op_key(h, op, &key, &shapes);
+    if (rc != TP_OK)
+        return rc;
+    oh_list *l = list_of(&h->t[t], key);
+    if (l == NULL)
+        return TP_ENOMEM;
+    l->name = h->c_->name[op];
+    l->shapes = shapes;
+    return push(&h->t[t], key, x);
+}
+
 static int gives_t4(const oh *h, int api) { return api != h->m->no_t4[0] && api != h->m->no_t4[1]; }
 
 static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, size_t s)
@@ -287,19 +407,19 @@ static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, siz
     const tp_cols *c = h->c_;
     tp_str name = c->name[op];
     double c_ = h->c;
-    int rc = push(&h->t[T2], name, us(c->ts[l[0].row] - c->ts[op]) - (double)l[0].y * c_);
+    int rc = push_op(h, T2, op, us(c->ts[l[0].row] - c->ts[op]) - (double)l[0].y * c_);
     size_t ysum = 0;
     for (size_t i = 0; i < n; i++)
         ysum += l[i].y + 1;
     double t3 = us(end_of(h, op) - end_of(h, l[n - 1].row)) - (double)(s - ysum) * c_;
     if (h->mode == MODE_ML2022 && t3 < 0)
         t3 = 0;
-    rc = rc ? rc : push(&h->t[T3], name, t3);
+    rc = rc ? rc : push_op(h, T3, op, t3);
     if (n == 1)
-        rc = rc ? rc : push(&h->t[T5], name, 0);
+        rc = rc ? rc : push_op(h, T5, op, 0);
     for (size_t i = 1; i < n && rc == TP_OK; i++)
-        rc = push(&h->t[T5], name,
-                  us(c->ts[l[i].row] - end_of(h, l[i - 1].row)) - (double)l[i].y * c_);
+        rc = push_op(h, T5, op,
+                     us(c->ts[l[i].row] - end_of(h, l[i - 1].row)) - (double)l[i].y * c_);
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         if (!gives_t4(h, l[i].api))
             continue;
@@ -325,7 +445,7 @@ static int visit_op(oh *h, int32_t op, oh_launch *l)
     if (skip)
         return TP_OK; /* ref2021 and ml2022 leave launchless aten::to out, T1 too */
     int rc = n > 0 ? op_with_launches(h, op, l, n, s)
-                   : push(&h->t[T5], c->name[op], us(c->dur[op]) - (double)s * h->c);
+                   : push_op(h, T5, op, us(c->dur[op]) - (double)s * h->c);
     int32_t parent = h->parent[op];
     if (rc == TP_OK && h->have_prev && parent == h->prev_parent) {
         double gap = us(c->ts[op] - end_of(h, h->prev_op));
@@ -398,7 +518,7 @@ static void ml2022_clean(oh_list *l)
     l->n = k;
 }
 
-static int stats_row(oh *h, tp_result *r, const char *overhead, const char *key, oh_list *l)
+static int stats_row_plain(oh *h, tp_result *r, const char *overhead, const char *key, oh_list *l)
 {
     tp_stats s;
     double *v = tp_malloc((l->n ? l->n : 1) * sizeof *v);
@@ -420,6 +540,17 @@ static int stats_row(oh *h, tp_result *r, const char *overhead, const char *key,
     return rc;
 }
 
+
+static int stats_row(oh *h, tp_result *r, const char *overhead, const char *key, oh_list *l)
+{
+    if (h->mode == MODE_ML2022 && l->shapes != 0) {
+        size_t row0 = tp_result_rows(r); /* the row added below */
+        int rc0 = stats_row_plain(h, r, overhead, key, l);
+        return rc0 ? rc0 : tp_result_set_str(h->st, r, row0, 11, text(h, l->shapes));
+    }
+    return stats_row_plain(h, r, overhead, key, l);
+}
+
 static int by_key_text(const void *a, const void *b, void *ctx)
 {
     oh *h = ctx;
@@ -438,6 +569,8 @@ static int write_stats(oh *h)
     for (int i = 0; i < 11; i++)
         if (tp_result_add_col(h->st, r, names[i], i < 2 ? TP_COL_STR : i == 2 ? TP_COL_I64 : TP_COL_F64) != i)
             return TP_ENOMEM;
+    if (h->mode == MODE_ML2022 && tp_result_add_col(h->st, r, "shapes", TP_COL_STR) != 11)
+        return TP_ENOMEM; /* ml2022's second key of T2, T3, T5 */
     tp_result_set_meta(h->st, r, "title", "CPU overheads T1-T5");
     tp_result_set_meta(h->st, r, "compat", oh_modes[h->mode]);
     int rc = TP_OK;
@@ -447,7 +580,7 @@ static int write_stats(oh *h)
         for (size_t i = 0; i < s->n && rc == TP_OK; i++) {
             if (h->mode == MODE_ML2022 && t != T4)
                 ml2022_clean(&s->l[i]);
-            rc = stats_row(h, r, t_names[t], t == T1 ? NULL : text(h, s->l[i].key), &s->l[i]);
+            rc = stats_row(h, r, t_names[t], t == T1 ? NULL : text(h, s->l[i].name), &s->l[i]);
         }
     }
     return rc;
@@ -546,8 +679,17 @@ static int write_notebook(oh *h)
         json_t *o = json_object();
         for (size_t i = 0; i < h->t[t].n; i++) {
             const oh_list *l = &h->t[t].l[i];
-            if (l->n > 0)
-                json_object_set_new(o, t == T4 ? t4_key(h, l->key) : text(h, l->key), mean_std(h, l));
+            if (l->n == 0)
+                continue;
+            if (l->shapes != 0) { /* ml2022: {name: {shapes: [mean, std, count]}} */
+                json_t *by = json_object_get(o, text(h, l->name));
+                if (by == NULL)
+                    json_object_set_new(o, text(h, l->name), by = json_object());
+                json_object_set_new(by, text(h, l->shapes), mean_std(h, l));
+            } else {
+                json_object_set_new(o, t == T4 ? t4_key(h, l->key) : text(h, l->key),
+                                    mean_std(h, l));
+            }
         }
         json_object_set_new(doc, t_names[t], o);
     }
@@ -581,7 +723,7 @@ static int oh_run(tp_stage *st, const void *config, void *state)
     const tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
-    oh h = {.st = st, .cfg = cfg, .mode = (int)cfg->compat, .c_ = tp_trace_cols(t)};
+    oh h = {.st = st, .cfg = cfg, .mode = (int)cfg->compat, .c_ = tp_trace_cols(t), .trace = t};
     h.m = &modes[h.mode];
     h.c = constant(cfg->cpu_event_us, h.m->c);
     h.g = constant(cfg->gpu_event_us, h.m->g);
