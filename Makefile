@@ -176,6 +176,7 @@ check-valgrind: all $(UNIT_BIN) $(PLUGTEST_BIN) $(TESTPLUGINS)
 check-pipelines: all $(TESTPLUGINS)
 	sh tests/e2e/run.sh $(BUILD)
 	sh tests/e2e/outputs.sh $(BUILD)
+	sh tests/e2e/batch.sh $(BUILD)
 	sh tests/bad/run.sh $(BUILD)
 
 check-headers:

@@ -2,6 +2,7 @@
  * pipeline — the tracepipe command line.
  *
  *   pipeline run PIPELINE [--set k=v]... [-q|-v] [--plugin-dir DIR]...
+ *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE]]
  *   pipeline validate PIPELINE [--set k=v]... [--allow-plugin-path]
  *
  * PIPELINE is a file, or the name of a bundled pipeline.
@@ -16,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -32,6 +34,12 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "  --set NAME=VALUE     override a variable declared under vars: (repeatable)\n"
+    "  --input SPEC         run over many traces: a file, a folder (searched recursively\n"
+    "                       for .json .json.gz .jsonl .sqlite .log .txt) or a glob; each\n"
+    "                       trace is one run with trace=PATH, trace_name=LABEL and\n"
+    "                       out=OUT/LABEL (a folder or glob as --set trace= does the same)\n"
+    "  -j, --jobs N         traces at once in a batch (default: the number of cores)\n"
+    "  --max-memory SIZE    start no more traces than fit (estimated; 8G, 512M)\n"
     "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
     "  --allow-plugin-path  let validate load the plugin_path: of the pipeline file\n"
     "  -q, --quiet          print errors only; no progress bar\n"
@@ -59,6 +67,12 @@ typedef struct cli {
     int verbosity;
     int no_progress;
     int allow_plugin_path;
+    const char *input; /* --input */
+    int jobs;          /* -j; 0: the number of cores */
+    uint64_t max_memory;
+    const char *file;  /* the pipeline file being run */
+    int declares_out, declares_trace_name;
+    char *out_base;    /* out's value: --set, else the file's default */
 } cli;
 
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary outputs being written,
@@ -128,6 +142,28 @@ static int add_set(cli *c, char *kv)
     return 0;
 }
 
+/* "8G", "512M", "100K", "123" (bytes); 0 or -1. */
+static int parse_size(const char *v, uint64_t *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || x <= 0)
+        return -1;
+    double unit = *end == 'K' || *end == 'k' ? 1024.0
+                  : *end == 'M' || *end == 'm' ? 1048576.0
+                  : *end == 'G' || *end == 'g' ? 1073741824.0
+                  : *end == 'T' || *end == 't' ? 1099511627776.0
+                                                : 1.0;
+    if (unit > 1.0)
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end != '\0')
+        return -1;
+    *out = (uint64_t)(x * unit);
+    return 0;
+}
+
 /* parse_args: --help and --version said all there is to say */
 enum { DONE = -1 };
 
@@ -164,6 +200,19 @@ static int parse_args(cli *c, int argc, char **argv)
             } else {
                 c->dirs[c->n_dirs++] = argv[++i];
             }
+        } else if (strcmp(a, "--input") == 0 || strcmp(a, "-j") == 0 ||
+                   strcmp(a, "--jobs") == 0 || strcmp(a, "--max-memory") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("this option needs a value:", a);
+            const char *v = argv[++i];
+            if (a[2] == 'i')
+                c->input = v;
+            else if (a[2] == 'm' && parse_size(v, &c->max_memory) != 0)
+                return usage_error("--max-memory needs a size such as 8G or 512M, got", v);
+            else if ((a[1] == 'j' || a[2] == 'j') && (c->jobs = atoi(v)) < 1)
+                return usage_error("-j needs a number of traces at once (1 or more), got", v);
+        } else if (strncmp(a, "--input=", 8) == 0) {
+            c->input = a + 8;
         } else if (strncmp(a, "--set=", 6) == 0) {
             if (add_set(c, a + 6))
                 return TP_EXIT_USAGE;
@@ -381,13 +430,136 @@ static char *resolve_pipeline(const char *arg)
     return strdup(arg);
 }
 
-static int cmd_pipeline(tp_ctx *ctx, const cli *c, tp_diags *d)
+/* ---------------------------------------------------------------- batch */
+
+typedef struct batch_ctx {
+    tp_ctx *ctx;
+    const cli *c;
+} batch_ctx;
+
+static int is_var(const tp_var *v, const char *name) { return strcmp(v->name, name) == 0; }
+
+/* One trace of a batch, in its child process: the pipeline loaded with
+ * trace, trace_name and out set for it, then run. */
+static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list *l)
+{
+    const batch_ctx *b = arg;
+    const cli *c = b->c;
+    (void)l;
+    tp_var *sets = calloc(c->n_sets + 3, sizeof *sets);
+    char *out = NULL;
+    if (sets == NULL)
+        return TP_EXIT_FAIL;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_sets; i++)
+        if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name") &&
+            !(c->declares_out && is_var(&c->sets[i], "out")))
+            sets[n++] = c->sets[i];
+    sets[n++] = (tp_var){"trace", t->path};
+    if (c->declares_trace_name)
+        sets[n++] = (tp_var){"trace_name", t->label};
+    if (c->declares_out) {
+        size_t len = strlen(c->out_base ? c->out_base : ".") + strlen(t->label) + 2;
+        if ((out = malloc(len)) == NULL)
+            return TP_EXIT_FAIL;
+        snprintf(out, len, "%s/%s", c->out_base ? c->out_base : ".", t->label);
+        sets[n++] = (tp_var){"out", out};
+    }
+    tp_diags d = {0};
+    tp_pipeline *p = tp_pipeline_load_file(b->ctx, c->file, sets, n, &d);
+    tp_diags_print(&d, stderr);
+    tp_diags_free(&d);
+    int rc = TP_EXIT_USAGE;
+    if (p != NULL) {
+        tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0};
+        rc = tp_pipeline_run(p, &opts, NULL) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
+        tp_pipeline_free(p);
+    }
+    free(out);
+    free(sets);
+    return rc;
+}
+
+/* The batch spec: --input, or a folder or glob given as --set trace=. */
+static const char *batch_spec(const cli *c)
+{
+    if (c->input)
+        return c->input;
+    for (size_t i = c->n_sets; i-- > 0;) {
+        if (!is_var(&c->sets[i], "trace"))
+            continue;
+        struct stat sb;
+        const char *v = c->sets[i].value;
+        if (stat(v, &sb) == 0)
+            return S_ISDIR(sb.st_mode) ? v : NULL;
+        return strpbrk(v, "*?[") ? v : NULL;
+    }
+    return NULL;
+}
+
+static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
+{
+    char *trace_default = NULL, *name_default = NULL;
+    int has_trace = tp_pipeline_file_var(c->file, "trace", &trace_default);
+    c->declares_trace_name = tp_pipeline_file_var(c->file, "trace_name", &name_default) == 1;
+    c->declares_out = tp_pipeline_file_var(c->file, "out", &c->out_base) == 1;
+    free(trace_default);
+    free(name_default);
+    for (size_t i = 0; i < c->n_sets; i++)
+        if (is_var(&c->sets[i], "out")) {
+            free(c->out_base);
+            c->out_base = strdup(c->sets[i].value);
+        }
+    if (has_trace != 1) {
+        tp_print_line(stderr, "pipeline: error: %s: a batch sets the variable 'trace' for each "
+                      "trace, but the pipeline declares none (add `trace:` under vars: and use "
+                      "${trace} as the reader's path)", c->file);
+        return TP_EXIT_USAGE;
+    }
+    tp_batch_list l;
+    char err[4200];
+    if (tp_batch_expand(spec, &l, err, sizeof err) != TP_OK) {
+        tp_print_line(stderr, "pipeline: error: %s", err);
+        return TP_EXIT_USAGE;
+    }
+    if (l.n > 1 && !c->declares_out && !c->declares_trace_name) {
+        tp_print_line(stderr, "pipeline: error: %s: %zu traces would write the same outputs: "
+                      "declare `out:` (each trace gets OUT/LABEL) or `trace_name:` under vars: "
+                      "and use ${trace_name} in the output paths", c->file, l.n);
+        tp_batch_list_free(&l);
+        return TP_EXIT_USAGE;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    batch_ctx b = {ctx, c};
+    tp_batch_opts o = {.jobs = c->jobs ? c->jobs : (int)(cores > 0 ? cores : 1),
+                       .max_memory = c->max_memory,
+                       .verbosity = c->verbosity,
+                       .ctx = &b,
+                       .run_one = run_one_trace};
+    if (c->verbosity > 0)
+        fprintf(stderr, "pipeline: batch: %zu trace(s) from %s, %d at once%s\n", l.n, spec,
+                o.jobs, c->declares_out ? ", each writing to OUT/LABEL" : "");
+    int rc = tp_batch_run(&o, &l);
+    tp_batch_list_free(&l);
+    return rc;
+}
+
+static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
 {
     if (c->arg == NULL)
         return usage_error("this command needs a pipeline file:", c->command);
     char *file = resolve_pipeline(c->arg);
     if (file == NULL)
         return TP_EXIT_USAGE;
+    const char *spec = strcmp(c->command, "run") == 0 ? batch_spec(c) : NULL;
+    if (spec != NULL) {
+        tp_diags_print(d, stderr);
+        c->file = file;
+        int rc = cmd_batch(ctx, c, spec);
+        free(c->out_base);
+        free(file);
+        return rc;
+    }
     tp_pipeline *p = tp_pipeline_load_file(ctx, file, c->sets, c->n_sets, d);
     free(file);
     tp_diags_print(d, stderr);

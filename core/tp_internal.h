@@ -292,4 +292,35 @@ const tp_run_source *tp_run_find_source(const tp_run *run, dev_t dev, ino_t ino)
 /* Log output of a run. */
 void tp_run_log(tp_run *run, tp_level level, const char *who, const char *msg);
 
+/* ---- batch runs (tp_batch.c): one pipeline over many traces */
+typedef struct tp_batch_trace {
+    char *path;  /* the trace */
+    char *label; /* unique: path below the folder searched, without trace suffixes */
+    int exit_code;
+} tp_batch_trace;
+typedef struct tp_batch_list {
+    tp_batch_trace *v;
+    size_t n, cap;
+    int from_folder;
+} tp_batch_list;
+typedef struct tp_batch_opts {
+    int jobs;            /* traces at once */
+    uint64_t max_memory; /* bytes the running traces may take (estimated); 0: no limit */
+    int verbosity;
+    void *ctx;
+    /* Runs one trace in a child process; returns its exit status. */
+    int (*run_one)(void *ctx, const tp_batch_trace *t, const tp_batch_list *l);
+} tp_batch_opts;
+/* A file, a folder (recursively: files with trace suffixes) or a glob, in a
+ * stable order, labelled.  TP_OK, or an error with a message in err. */
+int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz);
+void tp_batch_list_free(tp_batch_list *l);
+/* Runs every trace (run_one in a child each); prints progress and a
+ * summary; returns the exit status: 0, 1 (some failed) or 2 (every failure
+ * a configuration error). */
+int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l);
+/* Does the pipeline file declare `name` under vars:?  1 and its default
+ * (new string, may be NULL) in *value, 0 if not, -1 if unreadable. */
+int tp_pipeline_file_var(const char *path, const char *name, char **value);
+
 #endif

@@ -1,0 +1,418 @@
+/*
+ * Batch runs (issue 17, items 1-2): one pipeline over many traces.
+ *
+ * `pipeline run P --input SPEC` (or `--set trace=SPEC` naming a folder or a
+ * glob) expands SPEC into traces: a file; a folder, searched recursively
+ * for files with trace suffixes; or a glob pattern.  The pipeline then runs
+ * once per trace, in a child process each (a crash or an out-of-memory in
+ * one trace cannot take the others down, and its memory is returned when
+ * it ends), up to `-j N` at once and within `--max-memory`, with the
+ * variables `trace` (the path), `trace_name` (its label, when declared)
+ * and, when the pipeline declares it, `out` moved to OUT/LABEL so every
+ * trace writes its own folder.  One failed trace is reported and the others finish; the
+ * summary and the exit status say how many failed.
+ */
+#include "tp_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Files a folder search takes: what the readers read. */
+static const char *const trace_suffixes[] = {".json", ".json.gz", ".jsonl", ".sqlite", ".log",
+                                             ".txt"};
+/* Stripped from labels, longest first. */
+static const char *const label_suffixes[] = {".pt.trace.json.gz", ".trace.json.gz", ".pt.trace.json",
+                                             ".json.gz", ".trace.json", ".json", ".jsonl",
+                                             ".sqlite", ".log", ".txt", ".gz"};
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int is_trace_name(const char *name)
+{
+    if (name[0] == '.')
+        return 0;
+    for (size_t i = 0; i < sizeof trace_suffixes / sizeof *trace_suffixes; i++)
+        if (ends_with(name, trace_suffixes[i]))
+            return 1;
+    return 0;
+}
+
+static int list_add(tp_batch_list *l, const char *path, const char *label)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        tp_batch_trace *v = realloc(l->v, cap * sizeof *v);
+        if (v == NULL)
+            return TP_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    char *p = strdup(path), *lab = strdup(label);
+    if (p == NULL || lab == NULL) {
+        free(p);
+        free(lab);
+        return TP_ENOMEM;
+    }
+    l->v[l->n++] = (tp_batch_trace){p, lab, 0};
+    return TP_OK;
+}
+
+/* A folder, recursively, in name order (so every run lists the same). */
+static int walk_dir(tp_batch_list *l, const char *dir, size_t root_len, int depth, char *err,
+                    size_t errsz)
+{
+    struct dirent **ents = NULL;
+    int n = scandir(dir, &ents, NULL, alphasort);
+    if (n < 0) {
+        snprintf(err, errsz, "%s: cannot read folder: %s", dir, strerror(errno));
+        return TP_EIO;
+    }
+    int rc = TP_OK;
+    for (int i = 0; i < n; i++) {
+        const char *name = ents[i]->d_name;
+        if (rc == TP_OK && name[0] != '.') {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, name);
+            struct stat sb;
+            if (stat(path, &sb) != 0)
+                ; /* vanished or a broken link: not a trace */
+            else if (S_ISDIR(sb.st_mode) && depth < 32)
+                rc = walk_dir(l, path, root_len, depth + 1, err, errsz);
+            else if (S_ISREG(sb.st_mode) && is_trace_name(name))
+                rc = list_add(l, path, path + root_len);
+        }
+        free(ents[i]);
+    }
+    free(ents);
+    return rc;
+}
+
+static int has_glob_chars(const char *s) { return strpbrk(s, "*?[") != NULL; }
+
+/* The label of a trace: its path (below the folder searched) without
+ * trace suffixes; then made unique by a "-2", "-3"... */
+static void make_labels(tp_batch_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        char *lab = l->v[i].label;
+        for (size_t k = 0; k < sizeof label_suffixes / sizeof *label_suffixes; k++)
+            if (ends_with(lab, label_suffixes[k]) && strlen(lab) > strlen(label_suffixes[k])) {
+                lab[strlen(lab) - strlen(label_suffixes[k])] = '\0';
+                break;
+            }
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        int dup = 1;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(l->v[j].label, l->v[i].label) == 0)
+                dup++;
+        if (dup > 1) {
+            size_t len = strlen(l->v[i].label) + 16;
+            char *lab = malloc(len);
+            if (lab) {
+                snprintf(lab, len, "%s-%d", l->v[i].label, dup);
+                free(l->v[i].label);
+                l->v[i].label = lab;
+            }
+        }
+    }
+}
+
+int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
+{
+    struct stat sb;
+    int rc = TP_OK;
+    memset(l, 0, sizeof *l);
+    if (stat(spec, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        size_t root = strlen(spec);
+        while (root > 1 && spec[root - 1] == '/')
+            root--;
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", (int)root, spec);
+        rc = walk_dir(l, dir, root + 1, 0, err, errsz);
+        l->from_folder = 1;
+    } else if (stat(spec, &sb) == 0) {
+        const char *base = strrchr(spec, '/');
+        rc = list_add(l, spec, base ? base + 1 : spec);
+    } else if (has_glob_chars(spec)) {
+        glob_t g;
+        int gr = glob(spec, GLOB_ERR, NULL, &g);
+        for (size_t i = 0; gr == 0 && i < g.gl_pathc && rc == TP_OK; i++) {
+            if (stat(g.gl_pathv[i], &sb) != 0 || !S_ISREG(sb.st_mode))
+                continue;
+            const char *base = strrchr(g.gl_pathv[i], '/');
+            rc = list_add(l, g.gl_pathv[i], base ? base + 1 : g.gl_pathv[i]);
+        }
+        if (gr == 0)
+            globfree(&g);
+        else if (gr == GLOB_ABORTED)
+            snprintf(err, errsz, "%s: a folder of the pattern cannot be read", spec), rc = TP_EIO;
+    } else {
+        snprintf(err, errsz, "%s: no such file or folder (and not a glob pattern)", spec);
+        return TP_ENOTFOUND;
+    }
+    if (rc == TP_OK && l->n == 0) {
+        snprintf(err, errsz, "%s: no traces there (files ending in .json, .json.gz, .jsonl, "
+                 ".sqlite, .log, .txt)", spec);
+        rc = TP_ENOTFOUND;
+    }
+    if (rc == TP_OK)
+        make_labels(l);
+    return rc;
+}
+
+void tp_batch_list_free(tp_batch_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].path);
+        free(l->v[i].label);
+    }
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* ------------------------------------------------------------ running */
+
+/* What a trace's run may take at its peak: ~0.35 byte per byte of JSON
+ * (docs/performance.md), gzip text ~8x its file, plus the process. */
+static uint64_t memory_estimate(const char *path)
+{
+    struct stat sb;
+    uint64_t size = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    uint64_t text = ends_with(path, ".gz") ? size * 8 : size;
+    return text / 100 * 35 + (32u << 20);
+}
+
+typedef struct child {
+    pid_t pid;
+    size_t index;
+    uint64_t memory;
+    char log[4200]; /* the trace's stderr */
+    struct timespec start;
+} child;
+
+/* The trace's stdout (text writers), printed in input order at the end. */
+static void out_path(const char *tmpdir, size_t i, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%zu.out", tmpdir, i);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The first "error:" line of a child's log (or its last line). */
+static void first_error(const char *log, char *out, size_t size)
+{
+    FILE *f = fopen(log, "r");
+    char line[1024];
+    out[0] = '\0';
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strstr(line, "error:")) {
+            snprintf(out, size, "%s", line);
+            break;
+        }
+        if (line[0])
+            snprintf(out, size, "%s", line);
+    }
+    if (f)
+        fclose(f);
+}
+
+static void relay(const char *log, FILE *to)
+{
+    FILE *f = fopen(log, "r");
+    char buf[4096];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, to);
+    if (f)
+        fclose(f);
+}
+
+static int start_child(const tp_batch_opts *o, tp_batch_list *l, size_t i, child *c,
+                       const char *tmpdir)
+{
+    snprintf(c->log, sizeof c->log, "%s/%zu.log", tmpdir, i);
+    c->index = i;
+    c->memory = memory_estimate(l->v[i].path);
+    clock_gettime(CLOCK_MONOTONIC, &c->start);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return TP_ERR;
+    if (pid == 0) {
+        int fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 2);
+            close(fd);
+        }
+        char out[4200];
+        out_path(tmpdir, i, out, sizeof out);
+        if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0) {
+            dup2(fd, 1);
+            close(fd);
+        }
+        int code = o->run_one(o->ctx, &l->v[i], l);
+        fflush(NULL);
+        _exit(code);
+    }
+    c->pid = pid;
+    return TP_OK;
+}
+
+static void finish_child(const tp_batch_opts *o, tp_batch_list *l, child *c, int status,
+                         size_t done)
+{
+    tp_batch_trace *t = &l->v[c->index];
+    t->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    double secs = seconds_since(&c->start);
+    if (t->exit_code == 0) {
+        if (o->verbosity > 1)
+            relay(c->log, stderr);
+        if (o->verbosity > 0)
+            fprintf(stderr, "pipeline: [%zu/%zu] %s: ok (%.2f s)\n", done, l->n, t->label, secs);
+    } else {
+        char why[1024];
+        first_error(c->log, why, sizeof why);
+        if (!WIFEXITED(status))
+            snprintf(why, sizeof why, "killed by signal %d", WTERMSIG(status));
+        tp_print_line(stderr, "pipeline: [%zu/%zu] %s: FAILED (exit %d): %s", done, l->n,
+                      t->label, t->exit_code, why[0] ? why : "no message");
+        if (o->verbosity > 1)
+            relay(c->log, stderr);
+    }
+    unlink(c->log);
+}
+
+/* What the traces printed on stdout, in input order, each under a header
+ * when there are several (as head(1) prints files). */
+static void print_outputs(const tp_batch_list *l, const char *tmpdir)
+{
+    int first = 1;
+    for (size_t i = 0; i < l->n; i++) {
+        char out[4200];
+        out_path(tmpdir, i, out, sizeof out);
+        struct stat sb;
+        if (stat(out, &sb) == 0 && sb.st_size > 0) {
+            if (l->n > 1)
+                printf("%s==> %s <==\n", first ? "" : "\n", l->v[i].label);
+            first = 0;
+            fflush(stdout);
+            relay(out, stdout);
+        }
+        unlink(out);
+    }
+    fflush(stdout);
+}
+
+int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
+{
+    char tmpdir[] = "/tmp/tracepipe-batch-XXXXXX";
+    if (mkdtemp(tmpdir) == NULL) {
+        fprintf(stderr, "pipeline: error: cannot make a folder for the batch's logs: %s\n",
+                strerror(errno));
+        return TP_EXIT_FAIL;
+    }
+    size_t jobs = o->jobs > 0 ? (size_t)o->jobs : 1;
+    child *running = calloc(jobs, sizeof *running);
+    if (running == NULL)
+        return TP_EXIT_FAIL;
+    size_t next = 0, nrun = 0, done = 0;
+    uint64_t in_use = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (done < l->n) {
+        /* start what fits: a free slot, and memory for it unless nothing runs */
+        while (next < l->n && nrun < jobs &&
+               (nrun == 0 || o->max_memory == 0 ||
+                in_use + memory_estimate(l->v[next].path) <= o->max_memory)) {
+            if (start_child(o, l, next, &running[nrun], tmpdir) != TP_OK) {
+                l->v[next].exit_code = TP_EXIT_FAIL;
+                tp_print_line(stderr, "pipeline: [%zu/%zu] %s: FAILED: cannot start a process",
+                              ++done, l->n, l->v[next].label);
+                next++;
+                continue;
+            }
+            in_use += running[nrun].memory;
+            nrun++;
+            next++;
+        }
+        if (nrun == 0)
+            break;
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (size_t k = 0; k < nrun; k++) {
+            if (running[k].pid != pid)
+                continue;
+            finish_child(o, l, &running[k], status, ++done);
+            in_use -= running[k].memory;
+            running[k] = running[--nrun];
+            break;
+        }
+    }
+    free(running);
+    print_outputs(l, tmpdir);
+    rmdir(tmpdir);
+    size_t failed = 0, config = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        failed += l->v[i].exit_code != 0;
+        config += l->v[i].exit_code == TP_EXIT_USAGE;
+    }
+    if (o->verbosity > 0 || failed > 0)
+        fprintf(stderr, "pipeline: batch: %zu trace(s), %zu ok, %zu failed (%.2f s, -j %zu)\n",
+                l->n, l->n - failed, failed, seconds_since(&t0), jobs);
+    for (size_t i = 0; failed > 0 && i < l->n; i++)
+        if (l->v[i].exit_code != 0)
+            tp_print_line(stderr, "pipeline: failed: %s (%s)", l->v[i].label, l->v[i].path);
+    if (failed == 0)
+        return TP_EXIT_OK;
+    return config == failed ? TP_EXIT_USAGE : TP_EXIT_FAIL;
+}
+
+int tp_pipeline_file_var(const char *path, const char *name, char **value)
+{
+    *value = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    char *buf = malloc(1 << 20);
+    size_t len = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (buf == NULL)
+        return -1;
+    tp_diags d = {0};
+    tp_ynode *root = tp_yaml_parse(buf, len, path, &d);
+    free(buf);
+    tp_diags_free(&d);
+    if (root == NULL)
+        return -1;
+    const tp_ynode *vars = tp_ymap_get(root, "vars");
+    const tp_ynode *v = vars && vars->type == TP_YNODE_MAP ? tp_ymap_get(vars, name) : NULL;
+    int found = v != NULL;
+    if (v && v->type == TP_YNODE_SCALAR && v->text)
+        *value = strdup(v->text);
+    tp_ynode_free(root);
+    return found;
+}

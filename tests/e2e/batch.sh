@@ -1,0 +1,73 @@
+#!/bin/sh
+# Batch runs (issue 17, items 1-2): one pipeline over a folder or glob of
+# traces, -j, --max-memory, a bad trace among good ones, configuration errors.
+# Every output is compared with the single-trace golden of the same trace.
+#   sh tests/e2e/batch.sh [BUILD]    (from the repository root)
+set -u
+BUILD=${1:-build}
+P="$BUILD/pipeline"
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: batch: $1"; [ -f "$tmp/err" ] && head -20 "$tmp/err"; }
+
+# a folder: two nsys exports (one in a subfolder), the JSON-lines form, and
+# a Kineto trace cut short
+mkdir -p "$tmp/in/sub"
+cp tests/data/nsys/pipit_saxpy_mpi_cuda_perlmutter0.sqlite "$tmp/in/saxpy.sqlite"
+cp tests/data/nsys/pipit_cloverleaf_cuda_perlmutter.sqlite "$tmp/in/sub/clover.sqlite"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/in/saxpy_lines.json"
+head -c 3000 tests/data/hand/hier_basic.json > "$tmp/in/broken.json"
+echo "not a trace" > "$tmp/in/notes.md"
+SAXPY=tests/pipelines/valid/nsys_saxpy/expected
+
+"$P" run top_kernels --input "$tmp/in" --set out="$tmp/o2" -j 2 >"$tmp/stdout" 2>"$tmp/err"
+rc=$?
+if [ $rc != 1 ]; then ko "a folder with a broken trace: exit $rc, expected 1"
+elif ! grep -q "batch: 4 trace(s), 3 ok, 1 failed" "$tmp/err"; then ko "summary line"
+elif ! grep -q "broken: FAILED (exit 1): .*broken.json" "$tmp/err"; then ko "the failure names the trace"
+elif ! cmp -s "$SAXPY/ks.csv" "$tmp/o2/saxpy/kernels.csv"; then ko "saxpy outputs"
+elif ! cmp -s "$SAXPY/ks.csv" "$tmp/o2/saxpy_lines/kernels.csv"; then ko "JSON-lines outputs"
+elif [ ! -s "$tmp/o2/sub/clover/kernels.csv" ]; then ko "subfolder label sub/clover"
+elif [ -e "$tmp/o2/broken" ] && [ -n "$(ls -A "$tmp/o2/broken")" ]; then ko "the broken trace left outputs"
+elif [ "$(grep -c '^==> ' "$tmp/stdout")" != 3 ]; then ko "stdout: one section per good trace"
+else ok; fi
+
+# one at a time, by a glob, within a tiny memory budget: the same files
+"$P" run top_kernels --input "$tmp/in/*.sqlite" --set out="$tmp/o1" -j 1 --max-memory 1M \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ]; then ko "glob, -j 1: exit $rc"
+elif ! diff -r "$tmp/o1/saxpy" "$tmp/o2/saxpy" >/dev/null; then ko "-j 1 and -j 2 differ"
+elif [ -e "$tmp/o1/sub" ]; then ko "the glob took the subfolder"
+else ok; fi
+
+# a folder given as --set trace= is a batch too
+"$P" run gpu_utilization --set trace="$tmp/in/sub" --set out="$tmp/o3" -q >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ] || [ ! -s "$tmp/o3/clover/streams.csv" ]; then
+    ko "--set trace=FOLDER: exit $rc"
+else ok; fi
+
+check() { # name, expected exit, expected text in stderr, command...
+    name=$1 want=$2 text=$3
+    shift 3
+    "$@" >/dev/null 2>"$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then ko "$name: exit $got, expected $want"
+    elif ! grep -qF -- "$text" "$tmp/err"; then ko "$name: no '$text'"
+    else ok; fi
+}
+check "no such input" 2 "no such file or folder" \
+    "$P" run top_kernels --input "$tmp/nothing"
+check "-j 0" 2 "-j needs a number" "$P" run top_kernels --input "$tmp/in" -j 0
+check "bad size" 2 "--max-memory needs a size" "$P" run top_kernels --input "$tmp/in" --max-memory 8X
+check "pipeline without trace var" 2 "declares none" \
+    "$P" run tests/pipelines/valid/nsys_saxpy/pipeline.yaml --input "$tmp/in"
+mkdir -p "$tmp/empty"
+check "empty folder" 2 "no traces there" "$P" run top_kernels --input "$tmp/empty"
+
+echo "batch: $pass passed, $fail failed"
+[ $fail = 0 ]
