@@ -1,6 +1,8 @@
 /* SDK statistics and kernel semantics against ANALYSES.md's vectors (K1, V1,
  * the seed-001 legend, S1's kernel types) and hand-made forests. */
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tp_test.h"
@@ -28,6 +30,46 @@ START_TEST(stats_vector_k1)
     double one[] = {7};
     ck_assert_int_eq(tp_stats_of(one, 1, &s), TP_OK);
     ck_assert(s.std == 0 && isnan(s.std_sample) && s.p99 == 7);
+}
+END_TEST
+
+/* Long lists are sorted by radix: the statistics must be those of a plain
+ * sorted copy (sum in ascending order), bit for bit, with negatives, both
+ * zeros, duplicates and a NaN (which falls back to the comparison sort). */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+START_TEST(stats_long_lists_radix)
+{
+    tp_host = tp_core_host_api();
+    enum { N = 5003 };
+    static double v[N], ref[N];
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double d = (double)(x % 200000) / 7.0 - 9000.0;
+        v[i] = i % 97 == 0 ? 0.0 : i % 89 == 0 ? -0.0 : i % 5 == 0 ? 12.5 : d;
+        if (i % 1000 == 1)
+            v[i] = 1e300 * (i % 2 ? 1 : -1);
+    }
+    memcpy(ref, v, sizeof v);
+    qsort(ref, N, sizeof *ref, cmp_double);
+    double sum = 0;
+    for (int i = 0; i < N; i++)
+        sum += ref[i];
+    tp_stats s;
+    ck_assert_int_eq(tp_stats_of(v, N, &s), TP_OK);
+    ck_assert(s.sum == sum);
+    ck_assert(s.min == ref[0] && s.max == ref[N - 1]);
+    ck_assert(s.p50 == tp_percentile_sorted(ref, N, 50));
+    ck_assert(s.p99 == tp_percentile_sorted(ref, N, 99));
+    for (int i = 0; i < N; i++)
+        ck_assert(v[i] == ref[i]);
+    v[17] = NAN; /* no radix: still sorted, no crash */
+    ck_assert_int_eq(tp_stats_of(v, N, &s), TP_OK);
 }
 END_TEST
 
@@ -103,6 +145,7 @@ static Suite *sdk_stats_suite(void)
     Suite *s = suite_create("sdk_stats");
     TCase *tc = tcase_create("stats");
     tcase_add_test(tc, stats_vector_k1);
+    tcase_add_test(tc, stats_long_lists_radix);
     tcase_add_test(tc, cv_vector_v1);
     tcase_add_test(tc, kernel_legend_and_types);
     tcase_add_test(tc, outermost_ops_skip_modules);

@@ -123,7 +123,9 @@ typedef struct ks {
     const int32_t *launcher;
     uint32_t *acts; /* activity rows */
     size_t nacts;
-    int64_t *key;   /* per row: the grouping key of the current result */
+    int64_t *key;   /* per activity (aligned with acts): the current result's grouping key */
+    int32_t *iter;  /* per activity (aligned with acts): its iteration, or NULL */
+    size_t niters;
     tp_str *label;  /* per name id: the kernel's label (short name), 0 = not yet */
     size_t nnames;
     double total_us; /* all device time */
@@ -146,33 +148,45 @@ static tp_str kernel_label(ks *k, uint32_t row)
     return k->cfg->short_names ? tp_kernel_short_id(k->st, name, k->label, k->nnames) : name;
 }
 
-/* Sorts acts by key and cuts them into groups (new array, *ng set). */
-/* Stable counting sort of acts by field(row) in [0, bound): the keys are
- * string ids, so this is O(n + bound) where a comparison sort of the
- * activities cost a third of the analysis on a 1 GB trace. */
-static int counting_sort(ks *k, uint32_t (*field)(const ks *, uint32_t), size_t bound)
+/* Stable counting sort of the activities (acts, key and iter together) by
+ * the 32 bits of key at shift, values in [0, bound): the keys are string
+ * ids, so this is O(n + bound) where a comparison sort cost a third of the
+ * analysis on a 1 GB trace; keys travel with the rows so no pass reads a
+ * row-indexed table at random. */
+static int counting_sort(ks *k, int shift, size_t bound)
 {
+    size_t n = k->nacts ? k->nacts : 1;
     size_t *count = tp_calloc(bound + 1, sizeof *count);
-    uint32_t *out = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *out);
-    if (count == NULL || out == NULL) {
+    uint32_t *acts = tp_malloc(n * sizeof *acts);
+    int64_t *key = tp_malloc(n * sizeof *key);
+    int32_t *iter = k->iter ? tp_malloc(n * sizeof *iter) : NULL;
+    if (count == NULL || acts == NULL || key == NULL || (k->iter && iter == NULL)) {
         tp_free(count);
-        tp_free(out);
+        tp_free(acts);
+        tp_free(key);
+        tp_free(iter);
         return TP_ENOMEM;
     }
     for (size_t i = 0; i < k->nacts; i++)
-        count[field(k, k->acts[i]) + 1]++;
+        count[((uint64_t)k->key[i] >> shift & 0xFFFFFFFFu) + 1]++;
     for (size_t b = 1; b <= bound; b++)
         count[b] += count[b - 1];
-    for (size_t i = 0; i < k->nacts; i++)
-        out[count[field(k, k->acts[i])]++] = k->acts[i];
-    memcpy(k->acts, out, k->nacts * sizeof *out);
+    for (size_t i = 0; i < k->nacts; i++) {
+        size_t at = count[(uint64_t)k->key[i] >> shift & 0xFFFFFFFFu]++;
+        acts[at] = k->acts[i];
+        key[at] = k->key[i];
+        if (iter)
+            iter[at] = k->iter[i];
+    }
+    tp_free(k->acts);
+    tp_free(k->key);
+    tp_free(k->iter);
+    k->acts = acts;
+    k->key = key;
+    k->iter = iter;
     tp_free(count);
-    tp_free(out);
     return TP_OK;
 }
-
-static uint32_t key_low(const ks *k, uint32_t row) { return (uint32_t)((uint64_t)k->key[row] & 0xFFFFFFFFu); }
-static uint32_t key_high(const ks *k, uint32_t row) { return (uint32_t)((uint64_t)k->key[row] >> 32); }
 
 /* Groups acts by k->key (per row: a string id in the low half, and in the
  * high half one more, or 0); bound exceeds every id. */
@@ -180,16 +194,15 @@ static ks_group *group_by_key(ks *k, size_t bound, size_t *ng)
 {
     int two = 0;
     for (size_t i = 0; i < k->nacts && !two; i++)
-        two = key_high(k, k->acts[i]) != 0;
-    if (counting_sort(k, key_low, bound) != TP_OK ||
-        (two && counting_sort(k, key_high, bound) != TP_OK))
+        two = (uint64_t)k->key[i] >> 32 != 0;
+    if (counting_sort(k, 0, bound) != TP_OK || (two && counting_sort(k, 32, bound) != TP_OK))
         return NULL;
     ks_group *g = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *g);
     if (g == NULL)
         return NULL;
     size_t n = 0;
     for (size_t i = 0; i < k->nacts; i++) {
-        if (n == 0 || k->key[k->acts[i]] != k->key[k->acts[g[n - 1].first]])
+        if (n == 0 || k->key[i] != k->key[g[n - 1].first])
             g[n++] = (ks_group){.first = i};
         g[n - 1].n++;
         g[n - 1].sum_us += dur_us(k, k->acts[i]);
@@ -292,13 +305,13 @@ static int per_name(ks *k, ks_group **out, size_t *nout)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Kernels by total time");
     for (size_t i = 0; i < k->nacts; i++)
-        k->key[k->acts[i]] = kernel_label(k, k->acts[i]);
+        k->key[i] = kernel_label(k, k->acts[i]);
     size_t ng = 0;
     ks_group *g = group_by_key(k, tp_str_count(k->st), &ng);
     if (g == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < ng; i++)
-        g[i].name = text_of(k, (tp_str)k->key[k->acts[g[i].first]]);
+        g[i].name = text_of(k, (tp_str)k->key[g[i].first]);
     int rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
     size_t keep = kept(k, ng);
     for (size_t i = 0; i < keep && rc == TP_OK; i++)
@@ -327,14 +340,14 @@ static int per_op(ks *k, const int32_t *top_op)
         int32_t l = k->launcher[a], op = l >= 0 ? top_op[l] : -1;
         /* op name id + 1 in the high half: 0 is "no op" */
         uint64_t opname = op >= 0 ? (uint64_t)k->c->name[op] + 1 : 0;
-        k->key[a] = (int64_t)(opname << 32 | (uint64_t)kernel_label(k, a));
+        k->key[i] = (int64_t)(opname << 32 | (uint64_t)kernel_label(k, a));
     }
     size_t ng = 0;
     ks_group *g = group_by_key(k, tp_str_count(k->st) + 1, &ng);
     if (g == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < ng; i++) {
-        uint64_t key = (uint64_t)k->key[k->acts[g[i].first]];
+        uint64_t key = (uint64_t)k->key[g[i].first];
         g[i].name = key >> 32 == 0 ? "(no op)" : text_of(k, (tp_str)((key >> 32) - 1));
         g[i].name2 = text_of(k, (tp_str)(key & 0xFFFFFFFFu));
     }
@@ -443,15 +456,31 @@ static int per_class(ks *k)
 
 /* ------------------------------------------------------ per iteration */
 
-/* Each kernel's iteration: that of its launch, else its own start. */
-static int iteration_of_acts(ks *k, const tp_iterations *it, int32_t *iter)
+/* Each kernel's iteration (that of its launch, else its own start), in
+ * k->iter beside acts, computed while acts are in row order (launches and
+ * kernels near each other in memory); NULL when the trace has none. */
+static int act_iterations(ks *k)
 {
-    for (size_t i = 0; i < k->nacts; i++) {
-        uint32_t a = k->acts[i];
-        int32_t l = k->launcher[a];
-        iter[i] = tp_iteration_of(it, k->c->ts[l >= 0 ? (uint32_t)l : a]);
+    uint8_t *memo = NULL;
+    size_t nmemo = 0;
+    tp_iterations it = {0};
+    int rc = tp_names_with_prefix(k->st, k->cfg->step_prefix, &memo, &nmemo);
+    if (rc == TP_OK)
+        rc = tp_iterations_from_markers(k->st, k->c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
+    tp_free(memo);
+    if (rc == TP_OK && it.n > 0) {
+        k->iter = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *k->iter);
+        if (k->iter == NULL)
+            rc = TP_ENOMEM;
+        for (size_t i = 0; rc == TP_OK && i < k->nacts; i++) {
+            uint32_t a = k->acts[i];
+            int32_t l = k->launcher[a];
+            k->iter[i] = tp_iteration_of(&it, k->c->ts[l >= 0 ? (uint32_t)l : a]);
+        }
+        k->niters = it.n;
     }
-    return TP_OK;
+    tp_iterations_free(&it);
+    return rc;
 }
 
 /* One row per kernel: its time per iteration, mean and cv.  acts are
@@ -491,23 +520,11 @@ static int per_iteration(ks *k, const ks_group *g, size_t ng)
     if (r == NULL || add_cols(k, r, names, types, 4) != TP_OK)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Kernel time per iteration: mean and variation");
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
-    tp_iterations it = {0};
-    int rc = tp_names_with_prefix(k->st, k->cfg->step_prefix, &memo, &nmemo);
-    if (rc == TP_OK)
-        rc = tp_iterations_from_markers(k->st, k->c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
-    tp_free(memo);
-    if (rc != TP_OK || it.n == 0) { /* no iterations: no rows */
-        tp_iterations_free(&it);
-        return rc;
-    }
-    int32_t *iter = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *iter);
-    rc = iter ? iteration_of_acts(k, &it, iter) : TP_ENOMEM;
-    if (rc == TP_OK)
-        rc = iteration_rows(k, r, g, ng, iter, it.n);
-    tp_free(iter);
-    tp_iterations_free(&it);
+    if (k->iter == NULL) /* no iterations: no rows */
+        return TP_OK;
+    int rc = iteration_rows(k, r, g, ng, k->iter, k->niters);
+    tp_free(k->iter); /* later regroupings need not carry it */
+    k->iter = NULL;
     return rc;
 }
 
@@ -574,6 +591,8 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = ops_of_launches(&k, v.parent, &top_op);
     if (rc == TP_OK)
+        rc = act_iterations(&k);
+    if (rc == TP_OK)
         rc = per_name(&k, &by_kernel, &nkernels);
     if (rc == TP_OK) /* before per_op regroups the activities */
         rc = per_iteration(&k, by_kernel, nkernels);
@@ -585,6 +604,7 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     tp_free(top_op);
     tp_free(k.acts);
     tp_free(k.key);
+    tp_free(k.iter);
     tp_free(k.vals);
     tp_free(k.label);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
