@@ -1,5 +1,14 @@
 /*
- * Analysis gemm_kernels (in the gemm_throughput plugin): matrix products whose sizes are kernel
+ * Analysis gemm_kernels (in the gemm_throughput plugin), two sources.
+ *
+ * Without kernel_args (PyTorch traces): per kernel name, the FLOPs and
+ * bytes of the GEMM ops (gemm_throughput's counts from Input Dims) that
+ * launched its kernels, each call's shared among its kernels in proportion
+ * to their durations, so the per-kernel figures add up to the ops'; count,
+ * flop and bytes (totals), sum_us, achieved_tflops, achieved_gbps and
+ * flop_per_byte.
+ *
+ * With kernel_args: matrix products whose sizes are kernel
  * arguments (seed 000: CLBlast's Xgemm* kernels take M, N, K as their first
  * arguments; the dvdt_prof reader gives each OpenCL kernel the arguments set
  * before its enqueue as args.args = {"0": "e8030000", ...}, raw bytes in
@@ -156,9 +165,59 @@ static int kernels_result(tp_stage *st, const tp_trace *t, const tp_intlist *arg
     return rc;
 }
 
+static int by_sum_then_name(const void *a, const void *b, void *ctx)
+{
+    tp_stage *st = ctx;
+    const gt_kernel_sum *x = a, *y = b;
+    if (x->sum_ns != y->sum_ns)
+        return x->sum_ns < y->sum_ns ? 1 : -1;
+    return strcmp(tp_str_text(st, x->name), tp_str_text(st, y->name));
+}
+
+/* PyTorch traces: per kernel, shares of its GEMM ops' FLOPs and bytes. */
+static int shares_result(tp_stage *st, const tp_trace *t)
+{
+    static const char *const names[] = {"name", "count", "flop", "bytes", "sum_us",
+                                        "achieved_tflops", "achieved_gbps", "flop_per_byte"};
+    gt_kernel_sum *k = NULL;
+    size_t n = 0;
+    int rc = gt_kernel_shares(st, t, &k, &n);
+    if (rc != TP_OK)
+        return rc;
+    tp_result *r = tp_result_new(st, NULL);
+    for (int i = 0; r && i < 8; i++)
+        if (tp_result_add_col(st, r, names[i], i == 0 ? TP_COL_STR : i == 1 ? TP_COL_I64 : TP_COL_F64) != i)
+            r = NULL;
+    if (r == NULL) {
+        tp_free(k);
+        return TP_ENOMEM;
+    }
+    tp_result_set_meta(st, r, "title", "Matrix-product kernels: their GEMM ops' FLOPs and bytes");
+    rc = tp_sort(k, n, sizeof *k, by_sum_then_name, st);
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        size_t row;
+        double ns = (double)k[i].sum_ns;
+        rc = tp_result_add_row(st, r, &row);
+        rc = rc ? rc : tp_result_set_str(st, r, row, 0, tp_str_text(st, k[i].name));
+        rc = rc ? rc : tp_result_set_i64(st, r, row, 1, k[i].count);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, 2, k[i].flop);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, 3, k[i].bytes);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, 4, ns / 1000.0);
+        if (rc == TP_OK && ns > 0) { /* per ns: GFLOP/s and GB/s */
+            rc = tp_result_set_f64(st, r, row, 5, k[i].flop / ns / 1000.0);
+            rc = rc ? rc : tp_result_set_f64(st, r, row, 6, k[i].bytes / ns);
+        }
+        if (rc == TP_OK && k[i].bytes > 0)
+            rc = tp_result_set_f64(st, r, row, 7, k[i].flop / k[i].bytes);
+    }
+    tp_free(k);
+    return rc;
+}
+
 TP_HIDDEN const tp_option gk_options[] = {
     TP_OPTION_INT_LIST("kernel_args", gk_config, kernel_args, 0, 255,
-                       "argument indexes holding M, N, K (CLBlast's Xgemm*: [0, 1, 2])"),
+                       "argument indexes holding M, N, K (CLBlast's Xgemm*: [0, 1, 2]); "
+                       "without: kernels of PyTorch GEMM ops"),
     TP_OPTION_STRING("kernel_match", gk_config, kernel_match, "gemm",
                      "kernels to size: names containing this (any case)"),
     TP_OPTION_END};
@@ -167,7 +226,7 @@ int gk_init(tp_stage *st, const void *config, void **state)
 {
     const gk_config *cfg = config;
     (void)state;
-    if (cfg->kernel_args.n != 3)
+    if (cfg->kernel_args.n != 0 && cfg->kernel_args.n != 3)
         return tp_fail(st, TP_EINVAL, "kernel_args: give three indexes, those of M, N and K "
                        "(e.g. [0, 1, 2]; got %zu)", cfg->kernel_args.n);
     return TP_OK;
@@ -180,6 +239,9 @@ int gk_run(tp_stage *st, const void *config, void *state)
     (void)state;
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
-    int rc = kernels_result(st, t, &cfg->kernel_args, cfg->kernel_match);
+    int rc = cfg->kernel_args.n == 3 ? kernels_result(st, t, &cfg->kernel_args, cfg->kernel_match)
+                                     : shares_result(st, t);
+    if (rc == TP_ENOTFOUND)
+        return rc; /* (the hierarchy's error is already said) */
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }

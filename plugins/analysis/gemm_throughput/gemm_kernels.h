@@ -9,13 +9,23 @@ typedef struct gk_config {
     const char *kernel_match;
 } gk_config;
 
+/* PyTorch traces: per kernel name, the FLOPs and bytes of the GEMM calls
+ * that launched its kernels, each call's spread over its kernels in
+ * proportion to their durations (gemm_throughput.c). */
+typedef struct gt_kernel_sum {
+    tp_str name;
+    int64_t count, sum_ns;
+    double flop, bytes;
+} gt_kernel_sum;
+int gt_kernel_shares(tp_stage *st, const tp_trace *t, gt_kernel_sum **out, size_t *nout);
+
 extern const tp_option gk_options[];
 int gk_init(tp_stage *st, const void *config, void **state);
 int gk_run(tp_stage *st, const void *config, void *state);
 
 #define GT_KERNELS_STAGE                                                                         \
     TP_STAGE_FULL(TP_STAGE_ANALYSIS, "gemm_kernels",                                             \
-                  "matrix-product kernels sized by their arguments (OpenCL CLBlast Xgemm*): "    \
-                  "M, N, K, FLOPs, achieved TFLOP/s",                                            \
-                  gk_options, gk_config, NULL, TP_PRODUCES(""), 0, gk_init, gk_run, NULL)
+                  "matrix-product kernels: FLOPs, bytes and achieved TFLOP/s per kernel, from "  \
+                  "their GEMM ops (PyTorch) or their arguments (OpenCL CLBlast Xgemm*)",        \
+                  gk_options, gk_config, "hierarchy", TP_PRODUCES(""), 0, gk_init, gk_run, NULL)
 #endif

@@ -350,6 +350,68 @@ static int busy_times(gt *g)
     return rc;
 }
 
+/* ------------------------------------------------ per kernel (gemm_kernels) */
+
+int gt_kernel_shares(tp_stage *st, const tp_trace *t, gt_kernel_sum **out, size_t *nout)
+{
+    gt g = {.st = st, .t = t, .c = tp_trace_cols(t)};
+    tp_hier_view v;
+    *out = NULL;
+    *nout = 0;
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
+    g.parent = v.parent;
+    g.launcher = v.launcher;
+    const tp_cols *c = g.c;
+    size_t n = c->n ? c->n : 1, nstr = tp_str_count(st);
+    g.call_of = tp_malloc(n * sizeof *g.call_of);
+    g.calls = tp_malloc(n * sizeof *g.calls);
+    int32_t *call_of_act = tp_malloc(n * sizeof *call_of_act);
+    int64_t *dur_of_call = NULL;
+    gt_kernel_sum *by_name = tp_calloc(nstr ? nstr : 1, sizeof *by_name);
+    int rc = g.call_of && g.calls && call_of_act && by_name ? find_calls(&g) : TP_ENOMEM;
+    if (rc == TP_OK && (dur_of_call = tp_calloc(g.ncalls ? g.ncalls : 1, sizeof *dur_of_call)) == NULL)
+        rc = TP_ENOMEM;
+    for (size_t a = 0; rc == TP_OK && a < c->n; a++) { /* the innermost call above each launch */
+        call_of_act[a] = -1;
+        if (!tp_ev_is_activity(c, a) || g.launcher[a] < 0 || c->dur[a] < 0)
+            continue;
+        for (int32_t x = g.launcher[a]; x >= 0; x = g.parent[x])
+            if (g.call_of[x] >= 0) {
+                call_of_act[a] = g.call_of[x];
+                dur_of_call[g.call_of[x]] += c->dur[a];
+                break;
+            }
+    }
+    for (size_t a = 0; rc == TP_OK && a < c->n; a++) {
+        int32_t k = call_of_act[a];
+        if (k < 0 || c->name[a] >= nstr)
+            continue;
+        double share = dur_of_call[k] > 0 ? (double)c->dur[a] / (double)dur_of_call[k] : 0;
+        gt_kernel_sum *s = &by_name[c->name[a]];
+        s->name = c->name[a];
+        s->count++;
+        s->sum_ns += c->dur[a];
+        s->flop += g.calls[k].flops * share;
+        s->bytes += g.calls[k].bytes * share;
+    }
+    size_t m = 0;
+    for (size_t i = 0; rc == TP_OK && i < nstr; i++)
+        if (by_name[i].count > 0)
+            by_name[m++] = by_name[i];
+    tp_free(g.call_of);
+    tp_free(g.calls);
+    tp_free(call_of_act);
+    tp_free(dur_of_call);
+    if (rc != TP_OK) {
+        tp_free(by_name);
+        return rc;
+    }
+    *out = by_name;
+    *nout = m;
+    return TP_OK;
+}
+
 /* ----------------------------------------------------------- results */
 
 static int by_op_and_dims(const void *a, const void *b, void *ctx)
