@@ -16,6 +16,7 @@
  * profiling counters; queued/submit times and work sizes are also
  * extension columns.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +309,57 @@ static int dv_read(dv *d)
     return rc;
 }
 
+/* The whole file (new, NUL-terminated), or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+    while (f) {
+        if (n + 1 >= cap) {
+            char *nb = tp_realloc(buf, cap = cap ? cap * 2 : 1 << 16);
+            if (nb == NULL) {
+                tp_free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        if ((got = fread(buf + n, 1, cap - n - 1, f)) == 0)
+            break;
+        n += got;
+    }
+    if (f && ferror(f)) {
+        tp_free(buf);
+        buf = NULL;
+    }
+    if (f)
+        fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Raw profiler stdout wraps the array between the lines "[dv/dt] <<" and
+ * "[dv/dt] >>" among the program's own output (FORMATS.md section 3): the
+ * text between them, and how many lines come before it; else all of it. */
+static const char *unwrap(const char *text, size_t len, size_t *out_len, int *lines_before)
+{
+    const char *open = strstr(text, "[dv/dt] <<");
+    *lines_before = 0;
+    *out_len = len;
+    if (open == NULL)
+        return text;
+    const char *start = strchr(open, '\n');
+    start = start ? start + 1 : text + len;
+    const char *close = strstr(start, "[dv/dt] >>");
+    for (const char *p = text; p < start; p++)
+        *lines_before += *p == '\n';
+    *out_len = (size_t)((close ? close : text + len) - start);
+    return start;
+}
+
 static int dv_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
@@ -315,9 +367,17 @@ static int dv_run(tp_stage *st, const void *config, void *state)
     dv d = {.st = st, .t = tp_stage_trace(st), .path = cfg->path};
     json_error_t err;
     /* a profile is a few MB (the kernel sources it embeds are most of it) */
-    d.doc = json_load_file(cfg->path, 0, &err);
+    size_t len = 0, jlen;
+    int before;
+    char *text = slurp(cfg->path, &len);
+    if (text == NULL)
+        return tp_fail(st, TP_EIO, "%s: cannot read: %s", cfg->path, strerror(errno ? errno : EIO));
+    const char *json = unwrap(text, len, &jlen, &before);
+    d.doc = json_loadb(json, jlen, 0, &err);
+    tp_free(text);
     if (d.doc == NULL)
-        return tp_fail(st, TP_EFORMAT, "%s:%d:%d: %s", cfg->path, err.line, err.column, err.text);
+        return tp_fail(st, TP_EFORMAT, "%s:%d:%d: %s", cfg->path, err.line + before, err.column,
+                       err.text);
     int rc;
     if (!json_is_array(d.doc))
         rc = tp_fail(st, TP_EFORMAT, "%s: not a dvdt-prof profile: expected a JSON array of "
@@ -329,10 +389,13 @@ static int dv_run(tp_stage *st, const void *config, void *state)
     return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
 }
 
-/* A JSON array whose first object has an OpenCL "call". */
+/* A JSON array whose first object has an OpenCL "call", or the profiler's
+ * raw stdout with the array between its markers. */
 static int dv_probe(const unsigned char *head, size_t n, const char *path)
 {
     (void)path;
+    if (memmem(head, n, "[dv/dt] <<", 10) != NULL)
+        return 85; /* the profiler's raw stdout */
     size_t i = 0;
     while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
         i++;
