@@ -2,7 +2,8 @@
  * pipeline — the tracepipe command line.
  *
  *   pipeline run PIPELINE [--set k=v]... [-q|-v] [--plugin-dir DIR]...
- *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE]]
+ *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N]]
+ *   pipeline merge DIR... [--out OUT]
  *   pipeline validate PIPELINE [--set k=v]... [--allow-plugin-path]
  *
  * PIPELINE is a file, or the name of a bundled pipeline.
@@ -29,6 +30,8 @@ static const char usage_text[] =
     "  run PIPELINE         validate, then run the pipeline (a file, or the name of a\n"
     "                       bundled one: pipeline run dlrm_breakdown --set trace=T.json.gz)\n"
     "  validate PIPELINE    check the pipeline and report every problem; run nothing\n"
+    "  merge DIR...         concatenate the per-trace CSV tables of batch outputs (shards)\n"
+    "                       into the batch tables (into the first DIR, or --out OUT)\n"
     "  plugins              list the available stages (kind, version, summary)\n"
     "  describe NAME        show a stage's options (type, default, range, help)\n"
     "\n"
@@ -40,6 +43,8 @@ static const char usage_text[] =
     "                       out=OUT/LABEL (a folder or glob as --set trace= does the same)\n"
     "  -j, --jobs N         traces at once in a batch (default: the number of cores)\n"
     "  --max-memory SIZE    start no more traces than fit (estimated; 8G, 512M)\n"
+    "  --shard I/N          run only the I-th (from 0) of N deterministic shards of the\n"
+    "                       traces (Slurm arrays, Kubernetes indexed jobs); then merge\n"
     "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
     "  --allow-plugin-path  let validate load the plugin_path: of the pipeline file\n"
     "  -q, --quiet          print errors only; no progress bar\n"
@@ -68,6 +73,10 @@ typedef struct cli {
     int no_progress;
     int allow_plugin_path;
     const char *input; /* --input */
+    long shard, nshards; /* --shard I/N; nshards 0: none */
+    const char **args; /* merge: its folders */
+    size_t n_args;
+    const char *out;   /* merge --out */
     int jobs;          /* -j; 0: the number of cores */
     uint64_t max_memory;
     const char *file;  /* the pipeline file being run */
@@ -124,8 +133,8 @@ static int usage_error(const char *what, const char *arg)
 
 static int unknown_command(const char *cmd)
 {
-    static const char *const commands[] = {"run", "validate", "plugins", "describe"};
-    const char *near = tp_closest(cmd, commands, 4);
+    static const char *const commands[] = {"run", "validate", "plugins", "describe", "merge"};
+    const char *near = tp_closest(cmd, commands, 5);
     tp_print_line(stderr, "pipeline: unknown command '%s'%s%s%s", cmd,
                   near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     fputs("Try 'pipeline --help'.\n", stderr);
@@ -172,7 +181,8 @@ static int parse_args(cli *c, int argc, char **argv)
     c->verbosity = 1;
     c->sets = calloc((size_t)argc, sizeof *c->sets);
     c->dirs = calloc((size_t)argc, sizeof *c->dirs);
-    if (c->sets == NULL || c->dirs == NULL)
+    c->args = calloc((size_t)argc, sizeof *c->args);
+    if (c->sets == NULL || c->dirs == NULL || c->args == NULL)
         return TP_EXIT_FAIL;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
@@ -211,6 +221,17 @@ static int parse_args(cli *c, int argc, char **argv)
                 return usage_error("--max-memory needs a size such as 8G or 512M, got", v);
             else if ((a[1] == 'j' || a[2] == 'j') && (c->jobs = atoi(v)) < 1)
                 return usage_error("-j needs a number of traces at once (1 or more), got", v);
+        } else if (strcmp(a, "--shard") == 0 || strcmp(a, "--out") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("this option needs a value:", a);
+            const char *v = argv[++i];
+            char *end;
+            if (a[2] == 'o')
+                c->out = v;
+            else if ((c->shard = strtol(v, &end, 10)) < 0 || *end != '/' ||
+                     (c->nshards = strtol(end + 1, &end, 10)) < 1 || *end != '\0' ||
+                     c->shard >= c->nshards)
+                return usage_error("--shard needs I/N with 0 <= I < N (e.g. 0/8), got", v);
         } else if (strncmp(a, "--input=", 8) == 0) {
             c->input = a + 8;
         } else if (strncmp(a, "--set=", 6) == 0) {
@@ -224,6 +245,9 @@ static int parse_args(cli *c, int argc, char **argv)
             c->command = a;
         } else if (c->arg == NULL) {
             c->arg = a;
+            c->args[c->n_args++] = a;
+        } else if (strcmp(c->command, "merge") == 0) {
+            c->args[c->n_args++] = a;
         } else {
             return usage_error("unexpected argument", a);
         }
@@ -497,6 +521,8 @@ static const char *batch_spec(const cli *c)
     return NULL;
 }
 
+static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc);
+
 static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
 {
     char *trace_default = NULL, *name_default = NULL;
@@ -529,6 +555,25 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
         tp_batch_list_free(&l);
         return TP_EXIT_USAGE;
     }
+    if (c->nshards > 0) { /* every N-th trace of the stable list, from I */
+        size_t k = 0, total = l.n;
+        for (size_t i = 0; i < l.n; i++) {
+            if ((long)(i % (size_t)c->nshards) == c->shard) {
+                l.v[k++] = l.v[i];
+            } else {
+                free(l.v[i].path);
+                free(l.v[i].label);
+            }
+        }
+        l.n = k;
+        if (c->verbosity > 0)
+            fprintf(stderr, "pipeline: shard %ld/%ld: %zu of %zu trace(s)\n", c->shard,
+                    c->nshards, k, total);
+        if (k == 0) {
+            tp_batch_list_free(&l);
+            return TP_EXIT_OK;
+        }
+    }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     batch_ctx b = {ctx, c};
     tp_batch_opts o = {.jobs = c->jobs ? c->jobs : (int)(cores > 0 ? cores : 1),
@@ -541,7 +586,34 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
                 o.jobs, c->declares_out ? ", each writing to OUT/LABEL" : "");
     int rc = tp_batch_run(&o, &l);
     tp_batch_list_free(&l);
+    if (c->declares_out && c->nshards == 0)
+        rc = merge_into(c, (const char *const *)&c->out_base, 1, c->out_base, rc);
+    else if (c->declares_out && c->verbosity > 0)
+        fprintf(stderr, "pipeline: shard done; when every shard is: pipeline merge %s\n",
+                c->out_base ? c->out_base : ".");
     return rc;
+}
+
+/* The batch tables of roots into out; rc is the status so far. */
+static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc)
+{
+    char err[4200] = "";
+    size_t merged = 0;
+    if (tp_merge_tables(roots, n, out ? out : ".", &merged, err, sizeof err) != TP_OK) {
+        tp_print_line(stderr, "pipeline: error: merging the batch tables: %s", err);
+        return rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
+    }
+    if (c->verbosity > 0)
+        fprintf(stderr, "pipeline: batch: %zu table(s) merged into %s (a row per trace row, "
+                "first column trace)\n", merged, out ? out : ".");
+    return rc;
+}
+
+static int cmd_merge(const cli *c)
+{
+    if (c->n_args == 0)
+        return usage_error("merge needs the batch output folders", NULL);
+    return merge_into(c, c->args, c->n_args, c->out ? c->out : c->args[0], TP_EXIT_OK);
 }
 
 static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
@@ -586,6 +658,7 @@ int main(int argc, char **argv)
     if (rc != 0) {
         free(c.sets);
         free(c.dirs);
+        free(c.args);
         return finish_stdout(rc == DONE ? TP_EXIT_OK : rc);
     }
     handle_terminating_signals();
@@ -599,7 +672,9 @@ int main(int argc, char **argv)
         rc = cmd_pipeline(ctx, &c, &d);
     } else {
         tp_diags_print(&d, stderr);
-        if (strcmp(c.command, "plugins") == 0)
+        if (strcmp(c.command, "merge") == 0)
+            rc = cmd_merge(&c);
+        else if (strcmp(c.command, "plugins") == 0)
             rc = cmd_plugins(ctx);
         else if (strcmp(c.command, "describe") == 0)
             rc = cmd_describe(ctx, c.arg);
@@ -610,5 +685,6 @@ int main(int argc, char **argv)
     tp_ctx_free(ctx);
     free(c.sets);
     free(c.dirs);
+    free(c.args);
     return finish_stdout(rc);
 }

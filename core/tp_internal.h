@@ -319,6 +319,12 @@ void tp_batch_list_free(tp_batch_list *l);
  * summary; returns the exit status: 0, 1 (some failed) or 2 (every failure
  * a configuration error). */
 int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l);
+/* Batch tables (tp_merge.c): every ROOT/LABEL/NAME.csv of the roots' trace
+ * folders concatenated into OUT/NAME.csv with a first column `trace`, in
+ * label order (so shards merged equal one run).  *nmerged tables written;
+ * TP_OK, or an error with a message in err. */
+int tp_merge_tables(const char *const *roots, size_t nroots, const char *out, size_t *nmerged,
+                    char *err, size_t errsz);
 /* Does the pipeline file declare `name` under vars:?  1 and its default
  * (new string, may be NULL) in *value, 0 if not, -1 if unreadable. */
 int tp_pipeline_file_var(const char *path, const char *name, char **value);

@@ -51,6 +51,39 @@ if [ $rc != 0 ] || [ ! -s "$tmp/o3/clover/streams.csv" ]; then
     ko "--set trace=FOLDER: exit $rc"
 else ok; fi
 
+# the batch tables: OUT/kernels.csv holds every good trace's rows, first
+# column trace, in label order
+rows=0
+for f in "$tmp/o2/saxpy/kernels.csv" "$tmp/o2/saxpy_lines/kernels.csv" "$tmp/o2/sub/clover/kernels.csv"; do
+    rows=$((rows + $(wc -l < "$f") - 1))
+done
+if [ ! -s "$tmp/o2/kernels.csv" ]; then ko "no merged kernels.csv"
+elif [ "$(head -1 "$tmp/o2/kernels.csv" | cut -d, -f1-3)" != "trace,name,count" ]; then ko "merged header"
+elif [ "$(($(wc -l < "$tmp/o2/kernels.csv") - 1))" != "$rows" ]; then ko "merged rows: not $rows"
+elif [ "$(tail -n +2 "$tmp/o2/kernels.csv" | cut -d, -f1 | uniq | tr '\n' ' ')" != "saxpy saxpy_lines sub/clover " ]; then
+    ko "merged traces in label order"
+else ok; fi
+
+# shards, as a scheduler would start them (a Slurm job array's task ids, a
+# Kubernetes Indexed Job's completion index, GNU parallel's sequence), each
+# into the same folder, then merged: the same tables as one run
+for SLURM_ARRAY_TASK_ID in 0 1; do
+    "$P" run top_kernels --input "$tmp/in" --set out="$tmp/sh" -q \
+        --shard "$SLURM_ARRAY_TASK_ID/3" >/dev/null 2>>"$tmp/err"
+done
+JOB_COMPLETION_INDEX=2 sh -c '"$0" run top_kernels --input "$1" --set out="$2" -q --shard "$JOB_COMPLETION_INDEX/3"' \
+    "$P" "$tmp/in" "$tmp/sh" >/dev/null 2>>"$tmp/err"
+"$P" merge "$tmp/sh" -q 2>"$tmp/err"
+same=1
+for f in "$tmp/o2"/*.csv; do cmp -s "$f" "$tmp/sh/$(basename "$f")" || same=0; done
+if [ $same != 1 ]; then ko "3 shards merged differ from one run"; else ok; fi
+# shards in folders of their own, merged into a third
+for i in 0 1 2; do
+    "$P" run top_kernels --input "$tmp/in" --set out="$tmp/own$i" -q --shard "$i/3" >/dev/null 2>&1
+done
+"$P" merge "$tmp/own0" "$tmp/own1" "$tmp/own2" --out "$tmp/merged" -q 2>"$tmp/err"
+if ! cmp -s "$tmp/o2/kernels.csv" "$tmp/merged/kernels.csv"; then ko "merge of three folders"; else ok; fi
+
 check() { # name, expected exit, expected text in stderr, command...
     name=$1 want=$2 text=$3
     shift 3
@@ -68,6 +101,9 @@ check "pipeline without trace var" 2 "declares none" \
     "$P" run tests/pipelines/valid/nsys_saxpy/pipeline.yaml --input "$tmp/in"
 mkdir -p "$tmp/empty"
 check "empty folder" 2 "no traces there" "$P" run top_kernels --input "$tmp/empty"
+check "bad shard" 2 "--shard needs I/N" "$P" run top_kernels --input "$tmp/in" --shard 3/3
+check "merge the same trace twice" 1 "is in both" "$P" merge "$tmp/own0" "$tmp/own0/.." "$tmp/own0"
+check "merge nothing" 2 "merge needs" "$P" merge
 
 echo "batch: $pass passed, $fail failed"
 [ $fail = 0 ]
