@@ -10,11 +10,13 @@
  *   pipeline plugins
  *   pipeline describe NAME
  *
- * Exit codes: 0 ok, 1 failure while running, 2 usage or configuration error.
+ * Exit codes: 0 ok, 1 failure while running, 2 usage or configuration error,
+ * 3 a diff found the test run slower than --fail-if-slower allows.
  */
 #include "tp_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,8 @@ static const char usage_text[] =
     "                       out=OUT/LABEL (a folder or glob as --set trace= does the same)\n"
     "  -j, --jobs N         traces at once in a batch (default: the number of cores)\n"
     "  --max-memory SIZE    start no more traces than fit (estimated; 8G, 512M)\n"
+    "  --fail-if-slower PCT exit 3 when a diff analysis finds the test run more than\n"
+    "                       PCT %% slower than the base (a CI regression gate)\n"
     "  --shard I/N          run only the I-th (from 0) of N deterministic shards of the\n"
     "                       traces (Slurm arrays, Kubernetes indexed jobs); then merge\n"
     "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
@@ -60,7 +64,8 @@ static const char usage_text[] =
     "plugin_path: in the YAML (run only, unless --allow-plugin-path), and --plugin-dir,\n"
     "later ones winning. A plugin is code: files or directories writable by group or\n"
     "others, or owned by another user than you or root, are refused.\n"
-    "Exit status: 0 success, 1 failure while running, 2 usage or configuration error.\n";
+    "Exit status: 0 success, 1 failure while running, 2 usage or configuration error,\n"
+    "3 slower than --fail-if-slower allows.\n";
 
 typedef struct cli {
     const char *command;
@@ -74,6 +79,7 @@ typedef struct cli {
     int allow_plugin_path;
     const char *input; /* --input */
     long shard, nshards; /* --shard I/N; nshards 0: none */
+    double fail_if_slower; /* percent; NaN: no gate */
     const char **args; /* merge: its folders */
     size_t n_args;
     const char *out;   /* merge --out */
@@ -179,6 +185,7 @@ enum { DONE = -1 };
 static int parse_args(cli *c, int argc, char **argv)
 {
     c->verbosity = 1;
+    c->fail_if_slower = NAN;
     c->sets = calloc((size_t)argc, sizeof *c->sets);
     c->dirs = calloc((size_t)argc, sizeof *c->dirs);
     c->args = calloc((size_t)argc, sizeof *c->args);
@@ -221,6 +228,13 @@ static int parse_args(cli *c, int argc, char **argv)
                 return usage_error("--max-memory needs a size such as 8G or 512M, got", v);
             else if ((a[1] == 'j' || a[2] == 'j') && (c->jobs = atoi(v)) < 1)
                 return usage_error("-j needs a number of traces at once (1 or more), got", v);
+        } else if (strcmp(a, "--fail-if-slower") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("this option needs a value:", a);
+            char *end;
+            c->fail_if_slower = strtod(argv[++i], &end);
+            if (end == argv[i] || *end != '\0' || !(c->fail_if_slower >= 0))
+                return usage_error("--fail-if-slower needs a percentage (e.g. 5), got", argv[i]);
         } else if (strcmp(a, "--shard") == 0 || strcmp(a, "--out") == 0) {
             if (i + 1 >= argc)
                 return usage_error("this option needs a value:", a);
@@ -454,6 +468,37 @@ static char *resolve_pipeline(const char *arg)
     return strdup(arg);
 }
 
+/* --fail-if-slower: every result noting "slower_percent" (diff's summary)
+ * against the limit; TP_EXIT_SLOWER past it, after saying so. */
+static int slower_gate(const cli *c, const tp_run *run, int rc)
+{
+    if (rc != TP_EXIT_OK || isnan(c->fail_if_slower) || run == NULL)
+        return rc;
+    int seen = 0;
+    for (size_t i = 0; i < tp_run_result_count(run); i++) {
+        const tp_result *r = tp_run_result_at(run, i);
+        const char *v = tp_result_meta_get(r, "slower_percent");
+        if (v == NULL)
+            continue;
+        seen = 1;
+        double pct = strtod(v, NULL);
+        if (pct > c->fail_if_slower) {
+            fprintf(stderr, "pipeline: the test run is %.2f %% slower than the base (result %s), "
+                    "more than --fail-if-slower %g\n", pct, tp_result_get_id(r), c->fail_if_slower);
+            return TP_EXIT_SLOWER;
+        }
+        if (c->verbosity > 0)
+            fprintf(stderr, "pipeline: the test run is %.2f %% slower than the base (result %s): "
+                    "within --fail-if-slower %g\n", pct, tp_result_get_id(r), c->fail_if_slower);
+    }
+    if (!seen) {
+        fprintf(stderr, "pipeline: error: --fail-if-slower needs a diff analysis in the pipeline "
+                "(trace: [base, test]); none made a comparison\n");
+        return TP_EXIT_USAGE;
+    }
+    return rc;
+}
+
 /* ---------------------------------------------------------------- batch */
 
 typedef struct batch_ctx {
@@ -496,7 +541,10 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
     int rc = TP_EXIT_USAGE;
     if (p != NULL) {
         tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0};
-        rc = tp_pipeline_run(p, &opts, NULL) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
+        tp_run *run = NULL;
+        rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
+        rc = slower_gate(c, run, rc);
+        tp_run_free(run);
         tp_pipeline_free(p);
     }
     free(out);
@@ -646,9 +694,12 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
     tp_run_opts opts = {.verbosity = c->verbosity,
                         .progress = c->verbosity > 0 && !c->no_progress && isatty(2),
                         .report_outputs = c->verbosity > 0};
-    int rc = tp_pipeline_run(p, &opts, NULL);
+    tp_run *run = NULL;
+    int rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
+    rc = slower_gate(c, run, rc);
+    tp_run_free(run);
     tp_pipeline_free(p);
-    return rc == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
+    return rc;
 }
 
 int main(int argc, char **argv)

@@ -22,7 +22,7 @@ typedef struct tp_pipeline tp_pipeline;
 typedef struct tp_run tp_run;
 
 /* Exit codes of `pipeline`. */
-enum { TP_EXIT_OK = 0, TP_EXIT_FAIL = 1, TP_EXIT_USAGE = 2 };
+enum { TP_EXIT_OK = 0, TP_EXIT_FAIL = 1, TP_EXIT_USAGE = 2, TP_EXIT_SLOWER = 3 };
 
 /* ---- diagnostics: every problem found, each as "file:line:col: message" */
 typedef struct tp_diags {

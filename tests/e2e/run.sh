@@ -121,6 +121,16 @@ check_cli() { # description, expected exit, expected text in output, command...
     ok
 }
 check_cli "--help" 0 "Usage: pipeline COMMAND" "$PIPELINE" --help
+# the CI gate on diff (rank 1 is 37.68 % slower than rank 0 per iteration)
+DIFFP=tests/pipelines/valid/diff_renamed/pipeline.yaml
+check_cli "--fail-if-slower within" 0 "37.68 % slower than the base (result ranks.summary): within --fail-if-slower 40" \
+    "$PIPELINE" run "$DIFFP" --set out="$tmp/gate" --fail-if-slower 40
+check_cli "--fail-if-slower over" 3 "37.68 % slower than the base (result ranks.summary), more than --fail-if-slower 30" \
+    "$PIPELINE" run "$DIFFP" --set out="$tmp/gate" --fail-if-slower 30
+check_cli "--fail-if-slower without a diff" 2 "--fail-if-slower needs a diff analysis" \
+    "$PIPELINE" run tests/pipelines/valid/streams_s1/pipeline.yaml --set out="$tmp/gate" --fail-if-slower 5
+check_cli "--fail-if-slower not a number" 2 "--fail-if-slower needs a percentage" \
+    "$PIPELINE" run "$DIFFP" --fail-if-slower lots
 check_cli "--version" 0 "plugin ABI 3." "$PIPELINE" --version
 check_cli "no command" 2 "Usage: pipeline COMMAND" "$PIPELINE"
 check_cli "unknown command" 2 "pipeline: unknown command 'frobnicate'" "$PIPELINE" frobnicate
