@@ -1,0 +1,287 @@
+/*
+ * analysis ranks (issue 17, item 3): the ranks of one distributed job
+ * compared, `trace: [r0, r1, ...]` (one trace per rank), to name the
+ * straggler.  Definitions (docs/plugins/ranks.md):
+ *
+ *   collective k   the k-th communication kernel of every rank (HTA's kernel
+ *                  types: nccl..., ncclDevKernel_...), compared up to the
+ *                  smallest count; a collective ends on every rank at about
+ *                  the same moment, since no rank can finish it alone;
+ *   offset         per rank, the median over k of (its end of k - the first
+ *                  rank's), removed from its times: ranks' clocks aligned;
+ *   wait           rank r's wait in k: the latest aligned start of k over the
+ *                  ranks minus r's own start (0 for the last to arrive);
+ *   straggler      the rank that arrives last at the most collectives (ties:
+ *                  the smallest total wait, then the lowest rank).  Its
+ *                  evidence: how many collectives it was last at, its wait
+ *                  against the others' median, and the time the others spent
+ *                  waiting for it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+typedef struct rk_config {
+    const char *step_prefix;
+} rk_config;
+
+static const tp_option rk_options[] = {
+    TP_OPTION_STRING("step_prefix", rk_config, step_prefix, "ProfilerStep#",
+                     "names of the iteration markers (step time: their mean duration)"),
+    TP_OPTION_END};
+
+typedef struct rk_rank {
+    int64_t rank;
+    int64_t step_ns, comm_ns, compute_ns, wait_ns, offset_ns;
+    int64_t *start, *end; /* the communication kernels, in start order */
+    size_t ncoll;
+    size_t last;          /* collectives it arrived last at */
+    int64_t caused_ns;    /* others' wait at those collectives */
+} rk_rank;
+
+static int by_start(const void *a, const void *b, void *ctx)
+{
+    const tp_cols *c = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (c->ts[x] != c->ts[y])
+        return c->ts[x] < c->ts[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int64_t mean_step(tp_stage *st, const tp_cols *c, const char *prefix)
+{
+    uint8_t *memo = NULL;
+    size_t nmemo = 0;
+    tp_iterations it = {0};
+    int64_t sum = 0, n = 0;
+    if (tp_names_with_prefix(st, prefix, &memo, &nmemo) == TP_OK &&
+        tp_iterations_from_markers(st, c, memo, nmemo, TP_NEST_CLAMP_NS, &it) == TP_OK)
+        for (size_t k = 0; k < it.n; k++, n++)
+            sum += it.it[k].end - it.it[k].start;
+    tp_free(memo);
+    tp_iterations_free(&it);
+    return n ? sum / n : -1;
+}
+
+/* One rank's figures and its communication kernels. */
+static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_config *cfg,
+                     rk_rank *r)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    if (tp_trace_info_i64(t, "rank", &r->rank) != TP_OK)
+        r->rank = (int64_t)index;
+    r->step_ns = mean_step(st, c, cfg->step_prefix);
+    uint32_t *comm = tp_malloc((c->n ? c->n : 1) * sizeof *comm);
+    if (comm == NULL)
+        return TP_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!tp_ev_is_activity(c, i) || c->dur[i] < 0)
+            continue;
+        tp_kernel_class k = tp_kernel_class_of(tp_str_text(st, c->name[i]));
+        if (k == TP_KCLASS_COMMUNICATION) {
+            comm[n++] = (uint32_t)i;
+            r->comm_ns += c->dur[i];
+        } else if (k == TP_KCLASS_COMPUTATION) {
+            r->compute_ns += c->dur[i];
+        }
+    }
+    int rc = tp_sort(comm, n, sizeof *comm, by_start, (void *)c);
+    r->start = tp_malloc((n ? n : 1) * sizeof *r->start);
+    r->end = tp_malloc((n ? n : 1) * sizeof *r->end);
+    if (rc != TP_OK || r->start == NULL || r->end == NULL) {
+        tp_free(comm);
+        return TP_ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        r->start[k] = c->ts[comm[k]];
+        r->end[k] = c->ts[comm[k]] + c->dur[comm[k]];
+    }
+    r->ncoll = n;
+    tp_free(comm);
+    return TP_OK;
+}
+
+static int cmp_i64(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Offsets, waits and last arrivals over the first ncoll collectives. */
+static int compare(rk_rank *r, size_t nr, size_t ncoll)
+{
+    int64_t *d = tp_malloc((ncoll ? ncoll : 1) * sizeof *d);
+    if (d == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < nr; i++) {
+        for (size_t k = 0; k < ncoll; k++)
+            d[k] = r[i].end[k] - r[0].end[k];
+        if (ncoll > 0 && tp_sort(d, ncoll, sizeof *d, cmp_i64, NULL) != TP_OK) {
+            tp_free(d);
+            return TP_ENOMEM;
+        }
+        r[i].offset_ns = ncoll ? d[ncoll / 2] : 0;
+    }
+    tp_free(d);
+    for (size_t k = 0; k < ncoll; k++) {
+        size_t last = 0;
+        int64_t latest = INT64_MIN;
+        for (size_t i = 0; i < nr; i++) {
+            int64_t a = r[i].start[k] - r[i].offset_ns;
+            if (a > latest) {
+                latest = a;
+                last = i;
+            }
+        }
+        r[last].last++;
+        for (size_t i = 0; i < nr; i++) {
+            int64_t w = latest - (r[i].start[k] - r[i].offset_ns);
+            r[i].wait_ns += w;
+            r[last].caused_ns += i == last ? 0 : w;
+        }
+    }
+    return TP_OK;
+}
+
+static size_t straggler_of(const rk_rank *r, size_t nr)
+{
+    size_t s = 0;
+    for (size_t i = 1; i < nr; i++)
+        if (r[i].last > r[s].last || (r[i].last == r[s].last && r[i].wait_ns < r[s].wait_ns))
+            s = i;
+    return s;
+}
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+static int write_ranks(tp_stage *st, const rk_rank *r, size_t nr, size_t s)
+{
+    static const char *const cols[] = {"rank",       "step_us",       "compute_us", "comm_us",
+                                       "wait_us",    "last_arrivals", "offset_us",  "straggler"};
+    tp_result *res = tp_result_new(st, NULL);
+    for (int i = 0; res && i < 8; i++)
+        if (tp_result_add_col(st, res, cols[i],
+                              i == 0 || i == 5 ? TP_COL_I64 : i == 7 ? TP_COL_STR : TP_COL_F64) != i)
+            res = NULL;
+    if (res == NULL)
+        return TP_ENOMEM;
+    tp_result_set_meta(st, res, "title", "Ranks of the job: step, compute, communication, wait");
+    int rc = TP_OK;
+    for (size_t i = 0; i < nr && rc == TP_OK; i++) {
+        size_t row;
+        rc = tp_result_add_row(st, res, &row);
+        rc = rc ? rc : tp_result_set_i64(st, res, row, 0, r[i].rank);
+        if (rc == TP_OK && r[i].step_ns >= 0)
+            rc = tp_result_set_f64(st, res, row, 1, us(r[i].step_ns));
+        rc = rc ? rc : tp_result_set_f64(st, res, row, 2, us(r[i].compute_ns));
+        rc = rc ? rc : tp_result_set_f64(st, res, row, 3, us(r[i].comm_ns));
+        rc = rc ? rc : tp_result_set_f64(st, res, row, 4, us(r[i].wait_ns));
+        rc = rc ? rc : tp_result_set_i64(st, res, row, 5, (int64_t)r[i].last);
+        rc = rc ? rc : tp_result_set_f64(st, res, row, 6, us(r[i].offset_ns));
+        rc = rc ? rc : tp_result_set_str(st, res, row, 7, i == s ? "yes" : "no");
+    }
+    return rc;
+}
+
+static int kv(tp_stage *st, tp_result *res, const char *key, double v)
+{
+    size_t row;
+    int rc = tp_result_add_row(st, res, &row);
+    rc = rc ? rc : tp_result_set_str(st, res, row, 0, key);
+    return rc ? rc : tp_result_set_f64(st, res, row, 1, v);
+}
+
+static int cmp_double(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int write_straggler(tp_stage *st, const rk_rank *r, size_t nr, size_t s, size_t ncoll)
+{
+    tp_result *res = tp_result_new(st, "straggler");
+    if (res == NULL || tp_result_add_col(st, res, "measure", TP_COL_STR) != 0 ||
+        tp_result_add_col(st, res, "value", TP_COL_F64) != 1)
+        return TP_ENOMEM;
+    tp_result_set_meta(st, res, "title", "The straggler and its evidence");
+    double *others = tp_malloc((nr ? nr : 1) * sizeof *others);
+    if (others == NULL)
+        return TP_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (i != s)
+            others[n++] = us(r[i].wait_ns);
+    int rc = tp_sort(others, n, sizeof *others, cmp_double, NULL);
+    double median = n ? tp_percentile_sorted(others, n, 50) : NAN;
+    tp_free(others);
+    rc = rc ? rc : kv(st, res, "rank", (double)r[s].rank);
+    rc = rc ? rc : kv(st, res, "collectives", (double)ncoll);
+    rc = rc ? rc : kv(st, res, "last_arrivals", (double)r[s].last);
+    rc = rc ? rc : kv(st, res, "wait_us", us(r[s].wait_ns));
+    if (rc == TP_OK && !isnan(median))
+        rc = kv(st, res, "others_median_wait_us", median);
+    rc = rc ? rc : kv(st, res, "others_waited_for_it_us", us(r[s].caused_ns));
+    if (rc == TP_OK && r[s].step_ns >= 0)
+        rc = kv(st, res, "step_us", us(r[s].step_ns));
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)r[s].rank);
+    return rc ? rc : tp_result_set_meta(st, res, "straggler_rank", text);
+}
+
+static int rk_run(tp_stage *st, const void *config, void *state)
+{
+    (void)state;
+    const rk_config *cfg = config;
+    size_t nr = tp_stage_trace_count(st);
+    if (nr < 2)
+        return tp_fail(st, TP_EINVAL, "give the ranks' traces: trace: [r0, r1, ...] (got %zu)",
+                       nr);
+    rk_rank *r = tp_calloc(nr, sizeof *r);
+    if (r == NULL)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    int rc = TP_OK;
+    size_t ncoll = SIZE_MAX;
+    for (size_t i = 0; i < nr && rc == TP_OK; i++) {
+        rc = rank_fill(st, tp_stage_trace_at(st, i), i, cfg, &r[i]);
+        if (rc == TP_OK && r[i].ncoll < ncoll)
+            ncoll = r[i].ncoll;
+    }
+    if (rc == TP_OK && ncoll == 0)
+        rc = tp_fail(st, TP_EINVAL, "a rank has no communication kernels (nccl...): nothing "
+                     "to align the ranks by");
+    for (size_t i = 0; rc == TP_OK && i < nr; i++)
+        if (r[i].ncoll != ncoll)
+            tp_log(st, TP_LOG_WARN, "rank %lld has %zu communication kernels, another %zu: "
+                   "the first %zu are compared", (long long)r[i].rank, r[i].ncoll, ncoll, ncoll);
+    size_t s = 0;
+    if (rc == TP_OK && (rc = compare(r, nr, ncoll)) == TP_OK) {
+        s = straggler_of(r, nr);
+        rc = write_ranks(st, r, nr, s);
+    }
+    if (rc == TP_OK)
+        rc = write_straggler(st, r, nr, s, ncoll);
+    for (size_t i = 0; i < nr; i++) {
+        tp_free(r[i].start);
+        tp_free(r[i].end);
+    }
+    tp_free(r);
+    if (rc == TP_EINVAL)
+        return rc;
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
+
+static const tp_stage_desc rk_stages[] = {
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "ranks",
+                  "the ranks of a distributed job compared (trace: [r0, r1, ...]): step, "
+                  "compute, communication and wait per rank, the straggler and its evidence",
+                  rk_options, rk_config, NULL, TP_PRODUCES("", "straggler"), TP_STAGE_F_TRACES,
+                  NULL, rk_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("ranks", "0.1.0", rk_stages);

@@ -1,0 +1,41 @@
+"""ranks, independently (Python's json): per rank the k-th nccl kernels in
+start order; offset = median of (end_k - rank 0's end_k); wait at k = the
+latest aligned start minus the rank's; the straggler arrives last most often."""
+import csv, gzip, json, os, sys
+C = "tests/data/kineto/corpus/"
+def paths(late):
+    p = ["tests/data/dlrm_worker0_step12.pt.trace.json.gz"] + [C + "dlrm_worker%d_step12.pt.trace.json.gz" % r for r in range(1, 8)]
+    if late:
+        p[2] = C + "dlrm_worker2_step12_late.pt.trace.json.gz"
+    return p
+def comm(path):
+    ev = json.load(gzip.open(path))["traceEvents"]
+    k = [e for e in ev if e.get("cat") == "kernel" and (e["name"].startswith("nccl") or "ncclKernel" in e["name"])]
+    return sorted((round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)) for e in k)
+def expect(late):
+    c = [comm(p) for p in paths(late)]
+    n = min(len(x) for x in c)
+    off = []
+    for r in range(8):
+        d = sorted(c[r][k][1] - c[0][k][1] for k in range(n))
+        off.append(d[n // 2])
+    wait, last = [0] * 8, [0] * 8
+    for k in range(n):
+        a = [c[r][k][0] - off[r] for r in range(8)]
+        m = max(a)
+        last[a.index(m)] += 1
+        for r in range(8):
+            wait[r] += m - a[r]
+    return wait, last
+out = sys.argv[1]
+for name, late, who in (("job", False, 7), ("slow2", True, 2)):
+    wait, last = expect(late)
+    rows = list(csv.DictReader(open(os.path.join(out, name + ".csv"))))
+    for r in rows:
+        i = int(r["rank"])
+        assert abs(float(r["wait_us"]) - wait[i] / 1000) < 1e-9, (name, i, r["wait_us"], wait[i])
+        assert int(r["last_arrivals"]) == last[i], (name, i)
+        assert (r["straggler"] == "yes") == (i == who), (name, i)
+    s = {r["measure"]: float(r["value"]) for r in csv.DictReader(open(os.path.join(out, name + ".straggler.csv")))}
+    assert s["rank"] == who
+print("ranks_dlrm: straggler 7 in the job, 2 in the late copy; waits and arrivals checked")
