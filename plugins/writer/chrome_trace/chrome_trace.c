@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_output.h>
 #include <zlib.h>
 
@@ -41,8 +42,15 @@ typedef struct ct_out {
     gzFile gz;
     size_t len;
     int err;   /* errno of the first failed write, or -1 for zlib */
+    int multi;        /* several traces (ranks) in one file */
+    int64_t rank;     /* multi: the rank of the trace being written */
+    int64_t pid_base; /* multi: added to numeric pids, one range per trace */
     char buf[CT_BUF];
 } ct_out;
+
+/* Several traces in one file: rank k's numeric pids move to
+ * (k + 1) * CT_PID_STRIDE + pid, above any real pid (Linux: < 2^22). */
+#define CT_PID_STRIDE INT64_C(1000000000)
 
 static void out_flush(ct_out *o)
 {
@@ -153,6 +161,22 @@ static void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
         out_interned(o, st, TP_ID_STR(v));
     else
         out_i64(o, v);
+}
+
+/* A pid; with several traces, in the trace's own range (text pids get
+ * "rank R: " in front). */
+static void out_pid(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
+{
+    if (!o->multi) {
+        out_id(o, st, v, n_str);
+    } else if (TP_ID_IS_STR(v) && TP_ID_STR(v) < n_str) {
+        char text[512];
+        int len = snprintf(text, sizeof text, "rank %lld: %s", (long long)o->rank,
+                           tp_str_text(st, TP_ID_STR(v)));
+        out_json_str(o, text, len > 0 && (size_t)len < sizeof text ? (size_t)len : 0);
+    } else {
+        out_i64(o, o->pid_base + v);
+    }
 }
 
 /* The trace's extension columns, written back into each event's args. */
@@ -279,7 +303,7 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
     /* always written: an empty pid/tid ("" as Kineto writes for global
      * instants, or absent) reads back the same */
     out_str(o, ", \"pid\": ");
-    out_id(o, st, tp_ev_pid(c, i), n_str);
+    out_pid(o, st, tp_ev_pid(c, i), n_str);
     out_str(o, ", \"tid\": ");
     out_id(o, st, tp_ev_tid(c, i), n_str);
     out_str(o, ", \"ts\": ");
@@ -308,10 +332,8 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
     out_str(o, "}");
 }
 
-static void write_trace(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x)
+static void write_header(ct_out *o, const tp_trace *t)
 {
-    const tp_cols *c = tp_trace_cols(t);
-    size_t n_str = tp_str_count(st);
     out_str(o, "{\n");
     for (size_t k = 0; k < tp_trace_meta_count(t); k++) {
         const char *key = tp_trace_meta_key(t, k);
@@ -324,13 +346,72 @@ static void write_trace(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext
         out_str(o, ",\n");
     }
     out_str(o, "  \"traceEvents\": [\n");
+}
+
+static int is_process_name(tp_stage *st, const tp_cols *c, size_t i)
+{
+    const char *n = c->phase[i] == 'M' ? tp_str_text(st, c->name[i]) : NULL;
+    return n && strcmp(n, "process_name") == 0;
+}
+
+static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x, int *first,
+                         size_t done, size_t total)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    size_t n_str = tp_str_count(st);
     for (size_t i = 0; i < c->n && !o->err; i++) {
+        if (o->multi && is_process_name(st, c, i))
+            continue; /* written again with the rank (process_names) */
+        if (!*first)
+            out_str(o, ",\n");
+        *first = 0;
         write_event(o, st, t, c, i, n_str, x);
-        out_str(o, i + 1 < c->n ? ",\n" : "\n");
         if ((i & 0xFFFF) == 0xFFFF)
-            tp_progress(st, i + 1, c->n);
+            tp_progress(st, done + i + 1, total);
     }
-    out_str(o, "  ]\n}\n");
+}
+
+/* Several traces: each process of trace k named "rank R: <its name>". */
+static void process_names(ct_out *o, tp_stage *st, const tp_trace *t, int *first)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    for (size_t k = 0; k < c->n_tracks; k++) {
+        int64_t pid = c->tracks[k].pid;
+        int seen = 0;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = c->tracks[j].pid == pid;
+        if (seen || TP_ID_IS_STR(pid))
+            continue;
+        char name[600];
+        int len = snprintf(name, sizeof name, "rank %lld: pid %lld", (long long)o->rank,
+                           (long long)pid);
+        for (size_t i = 0; i < c->n; i++) { /* its own process_name, if any */
+            size_t alen = 0, vlen = 0;
+            const char *args = is_process_name(st, c, i) && tp_ev_pid(c, i) == pid
+                                   ? tp_trace_args(t, i, &alen)
+                                   : NULL;
+            const char *v = args ? tp_json_get(args, alen, "name", &vlen) : NULL;
+            char text[512];
+            long tl = v ? tp_json_str(v, vlen, text, sizeof text) : -1;
+            if (tl >= 0 && (size_t)tl < sizeof text) {
+                len = snprintf(name, sizeof name, "rank %lld: %s", (long long)o->rank, text);
+                break;
+            }
+        }
+        if (!*first)
+            out_str(o, ",\n");
+        *first = 0;
+        out_str(o, "  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": ");
+        out_i64(o, o->pid_base + pid);
+        out_str(o, ", \"args\": {\"name\": ");
+        out_json_str(o, name, len > 0 && (size_t)len < sizeof name ? (size_t)len : 0);
+        out_str(o, "}}");
+    }
+}
+
+static void write_footer(ct_out *o, int first)
+{
+    out_str(o, first ? "  ]\n}\n" : "\n  ]\n}\n");
     out_flush(o);
 }
 
@@ -372,39 +453,59 @@ static int ct_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
     const ct_config *cfg = config;
-    const tp_trace *t = tp_stage_trace(st);
-    if (t == NULL)
+    size_t ntraces = tp_stage_trace_count(st);
+    const tp_trace *t0 = tp_stage_trace(st);
+    if (t0 == NULL)
         return tp_fail(st, TP_EINVAL, "no trace to write: put a reader first");
     const char *tmp = tp_output_begin(st, cfg->path);
     if (tmp == NULL)
         return TP_EIO;
-    ct_ext x = {0};
     ct_out *o = tp_calloc(1, sizeof *o);
-    if (o == NULL || ext_load(t, &x) != TP_OK) {
-        tp_free(o);
-        ext_free(&x);
+    if (o == NULL)
         return tp_fail(st, TP_ENOMEM, "out of memory");
-    }
     int err = open_out(o, tmp, ends_with(cfg->path, ".gz"), cfg->level);
     if (err != 0) {
         tp_free(o);
-        ext_free(&x);
         return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(err));
     }
-    write_trace(o, st, t, &x);
+    o->multi = ntraces > 1;
+    size_t total = 0, done = 0;
+    for (size_t k = 0; k < ntraces; k++)
+        total += tp_trace_cols(tp_stage_trace_at(st, k))->n;
+    write_header(o, t0);
+    int first = 1, rc = TP_OK;
+    for (size_t k = 0; k < ntraces && rc == TP_OK; k++) {
+        const tp_trace *t = tp_stage_trace_at(st, k);
+        ct_ext x = {0};
+        if (ext_load(t, &x) != TP_OK) {
+            ext_free(&x);
+            rc = TP_ENOMEM;
+            break;
+        }
+        if (tp_trace_info_i64(t, "rank", &o->rank) != TP_OK)
+            o->rank = (int64_t)k;
+        o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
+        write_events(o, st, t, &x, &first, done, total);
+        if (o->multi)
+            process_names(o, st, t, &first);
+        done += tp_trace_cols(t)->n;
+        ext_free(&x);
+    }
+    write_footer(o, first);
     err = close_out(o);
-    ext_free(&x);
     tp_free(o);
+    if (rc != TP_OK)
+        return tp_fail(st, rc, "out of memory");
     if (err != 0)
         return tp_fail(st, TP_EIO, "%s: cannot write: %s", cfg->path, strerror(err));
-    tp_log(st, TP_LOG_INFO, "wrote %zu events to %s", tp_trace_cols(t)->n, cfg->path);
+    tp_log(st, TP_LOG_INFO, "wrote %zu events of %zu trace(s) to %s", total, ntraces, cfg->path);
     return TP_OK;
 }
 
 static const tp_stage_desc ct_stages[] = {
     TP_STAGE_FULL(TP_STAGE_WRITER, "chrome_trace",
                   "write the trace as Chrome-trace JSON (Perfetto UI, chrome://tracing), .gz by extension",
-                  ct_options, ct_config, NULL, TP_PRODUCES_NONE, 0,
+                  ct_options, ct_config, NULL, TP_PRODUCES_NONE, TP_STAGE_F_TRACES,
                   NULL, ct_run, NULL),
     TP_STAGE_END};
 

@@ -38,4 +38,20 @@ for name, late, who in (("job", False, 7), ("slow2", True, 2)):
         assert (r["straggler"] == "yes") == (i == who), (name, i)
     s = {r["measure"]: float(r["value"]) for r in csv.DictReader(open(os.path.join(out, name + ".straggler.csv")))}
     assert s["rank"] == who
+merged = json.load(open(os.path.join(out, "job.trace.json")))["traceEvents"]
+want = 0
+for r, p in enumerate(paths(False)):
+    ev = json.load(gzip.open(p))["traceEvents"]
+    names = [e for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"]
+    want += len(ev) - len(names)
+    mine = [e for e in merged if e.get("ph") == "M" and e.get("name") == "process_name"
+            and isinstance(e["pid"], int) and e["pid"] // 10**9 == r + 1]
+    assert mine and all(e["args"]["name"].startswith("rank %d: " % r) for e in mine), r
+    orig = {e["pid"]: e["args"]["name"] for e in names}
+    for e in mine:
+        p0 = e["pid"] - (r + 1) * 10**9
+        if p0 in orig:
+            assert e["args"]["name"] == "rank %d: %s" % (r, orig[p0]), (r, e)
+others = [e for e in merged if not (e.get("ph") == "M" and e.get("name") == "process_name")]
+assert len(others) == want, (len(others), want)
 print("ranks_dlrm: straggler 7 in the job, 2 in the late copy; waits and arrivals checked")
