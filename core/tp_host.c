@@ -409,12 +409,60 @@ static int prepare_output(tp_stage *st, const char *path, tp_output *o)
     return start_temp(st, path, o);
 }
 
+/* path with every "{rank}" replaced by the rank of the stage's trace
+ * (trace info `rank`): new string, or NULL after saying why. */
+static char *with_rank(tp_stage *st, const char *path)
+{
+    if (strstr(path, "{rank}") == NULL)
+        return strdup(path);
+    int64_t rank;
+    if (st->trace == NULL || tp_host_info_i64(st->trace, "rank", &rank) != TP_OK) {
+        host_fail(st, TP_EINVAL, "output path '%s' has {rank}, but the trace does not say its "
+                  "rank (Kineto: distributedInfo.rank)", path);
+        return NULL;
+    }
+    char num[24];
+    int nl = snprintf(num, sizeof num, "%lld", (long long)rank);
+    size_t n = 0, cap = strlen(path) + 1;
+    for (const char *p = strstr(path, "{rank}"); p; p = strstr(p + 6, "{rank}"))
+        cap += (size_t)nl;
+    char *out = malloc(cap);
+    if (out == NULL)
+        return NULL;
+    for (const char *p = path; *p;) {
+        if (strncmp(p, "{rank}", 6) == 0) {
+            memcpy(out + n, num, (size_t)nl);
+            n += (size_t)nl;
+            p += 6;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static const char *output_begin_at(tp_stage *st, const char *path);
+
 static const char *host_output_begin(tp_stage *st, const char *path)
 {
     if (path == NULL || path[0] == '\0') {
         host_fail(st, TP_EINVAL, "empty output path");
         return NULL;
     }
+    char *real = with_rank(st, path);
+    if (real == NULL) {
+        if (st->error_code == 0)
+            host_fail(st, TP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    const char *tmp = output_begin_at(st, real);
+    free(real);
+    return tmp;
+}
+
+static const char *output_begin_at(tp_stage *st, const char *path)
+{
     tp_output *all = realloc(st->outputs, (st->n_outputs + 1) * sizeof *all);
     if (all == NULL) {
         host_fail(st, TP_ENOMEM, "out of memory");

@@ -494,8 +494,8 @@ static void check_path_per_result(loader *L, const pstage *s, const tp_ynode *m)
 
 /* The nearest existing folder above a writer's output path must be one we
  * can write in (the writer creates the folders below it): said now, not
- * after the trace is read.  A path with {id} is judged by its part before
- * the first {id}. */
+ * after the trace is read.  A path with {id} or {rank} is judged by its part
+ * before the first of them. */
 static void check_output_folder(loader *L, const pstage *s, const tp_ynode *m)
 {
     const tp_ynode *path = tp_ymap_get(m, "path");
@@ -505,9 +505,11 @@ static void check_output_folder(loader *L, const pstage *s, const tp_ynode *m)
     char *dir = strdup(path->text);
     if (dir == NULL)
         return;
-    char *id = strstr(dir, "{id}");
+    char *id = strstr(dir, "{id}"), *rank = strstr(dir, "{rank}");
     if (id)
         *id = '\0';
+    if (rank)
+        *rank = '\0';
     char *slash = strrchr(dir, '/');
     if (slash == NULL)
         strcpy(dir, ".");
