@@ -552,20 +552,31 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
     return rc;
 }
 
-/* The batch spec: --input, or a folder or glob given as --set trace=. */
-static const char *batch_spec(const cli *c)
+/* A folder, or a glob that is not a file's name. */
+static int is_many(const char *v)
 {
+    struct stat sb;
+    if (stat(v, &sb) == 0)
+        return S_ISDIR(sb.st_mode);
+    return strpbrk(v, "*?[") != NULL;
+}
+
+/* The batch spec: --input, or a folder or glob as the trace variable
+ * (--set trace=, else the pipeline's default); NULL for one trace.  *owned
+ * is set when the spec is a new string. */
+static const char *batch_spec(const cli *c, const char *file, char **owned)
+{
+    *owned = NULL;
     if (c->input)
         return c->input;
-    for (size_t i = c->n_sets; i-- > 0;) {
-        if (!is_var(&c->sets[i], "trace"))
-            continue;
-        struct stat sb;
-        const char *v = c->sets[i].value;
-        if (stat(v, &sb) == 0)
-            return S_ISDIR(sb.st_mode) ? v : NULL;
-        return strpbrk(v, "*?[") ? v : NULL;
-    }
+    for (size_t i = c->n_sets; i-- > 0;)
+        if (is_var(&c->sets[i], "trace"))
+            return is_many(c->sets[i].value) ? c->sets[i].value : NULL;
+    char *def = NULL;
+    if (tp_pipeline_file_var(file, "trace", &def) == 1 && def && !strstr(def, "${") &&
+        is_many(def))
+        return *owned = def;
+    free(def);
     return NULL;
 }
 
@@ -671,12 +682,14 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
     char *file = resolve_pipeline(c->arg);
     if (file == NULL)
         return TP_EXIT_USAGE;
-    const char *spec = strcmp(c->command, "run") == 0 ? batch_spec(c) : NULL;
+    char *owned = NULL;
+    const char *spec = strcmp(c->command, "run") == 0 ? batch_spec(c, file, &owned) : NULL;
     if (spec != NULL) {
         tp_diags_print(d, stderr);
         c->file = file;
         int rc = cmd_batch(ctx, c, spec);
         free(c->out_base);
+        free(owned);
         free(file);
         return rc;
     }

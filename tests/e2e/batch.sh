@@ -84,6 +84,13 @@ done
 "$P" merge "$tmp/own0" "$tmp/own1" "$tmp/own2" --out "$tmp/merged" -q 2>"$tmp/err"
 if ! cmp -s "$tmp/o2/kernels.csv" "$tmp/merged/kernels.csv"; then ko "merge of three folders"; else ok; fi
 
+# a folder as the pipeline's own default trace
+sed "s|^  trace: .*|  trace: $tmp/in/sub|" pipelines/top_kernels.yaml > "$tmp/folder_default.yaml"
+"$P" run "$tmp/folder_default.yaml" --set out="$tmp/o5" -q >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ] || [ ! -s "$tmp/o5/clover/kernels.csv" ]; then ko "a folder as the default trace: exit $rc"
+else ok; fi
+
 check() { # name, expected exit, expected text in stderr, command...
     name=$1 want=$2 text=$3
     shift 3
