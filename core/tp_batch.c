@@ -20,6 +20,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -335,7 +336,7 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
     if (running == NULL)
         return TP_EXIT_FAIL;
     size_t next = 0, nrun = 0, done = 0;
-    uint64_t in_use = 0;
+    uint64_t in_use = 0, peak_kib = 0;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (done < l->n) {
@@ -357,7 +358,8 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
         if (nrun == 0)
             break;
         int status;
-        pid_t pid = waitpid(-1, &status, 0);
+        struct rusage ru;
+        pid_t pid = wait4(-1, &status, 0, &ru);
         if (pid < 0) {
             if (errno == EINTR)
                 continue;
@@ -367,6 +369,8 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
             if (running[k].pid != pid)
                 continue;
             finish_child(o, l, &running[k], status, ++done);
+            if ((uint64_t)ru.ru_maxrss > peak_kib)
+                peak_kib = (uint64_t)ru.ru_maxrss;
             in_use -= running[k].memory;
             running[k] = running[--nrun];
             break;
@@ -381,8 +385,9 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
         config += l->v[i].exit_code == TP_EXIT_USAGE;
     }
     if (o->verbosity > 0 || failed > 0)
-        fprintf(stderr, "pipeline: batch: %zu trace(s), %zu ok, %zu failed (%.2f s, -j %zu)\n",
-                l->n, l->n - failed, failed, seconds_since(&t0), jobs);
+        fprintf(stderr, "pipeline: batch: %zu trace(s), %zu ok, %zu failed (%.2f s, -j %zu, "
+                "peak %.0f MiB in one trace's process)\n", l->n, l->n - failed, failed,
+                seconds_since(&t0), jobs, (double)peak_kib / 1024.0);
     for (size_t i = 0; failed > 0 && i < l->n; i++)
         if (l->v[i].exit_code != 0)
             tp_print_line(stderr, "pipeline: failed: %s (%s)", l->v[i].label, l->v[i].path);

@@ -19,7 +19,8 @@
 # nested cpu ops that each launch a kernel, with and without merge_ops, and
 # `validate` of a pipeline of BENCH_STAGES (default 4000) stages with default
 # ids.  BENCH_SCALING=0 skips them; BENCH_SIZES="" runs only them.
-# Nsight Systems rows: see below (BENCH_NSYS, BENCH_NSYS_LAUNCHES).
+# Nsight Systems rows: see below (BENCH_NSYS, BENCH_NSYS_LAUNCHES); batch
+# rows: BENCH_BATCH, BENCH_BATCH_TRACES, BENCH_BATCH_SIZE.
 set -eu
 BUILD=${1:-build}
 PIPELINE="$BUILD/pipeline"
@@ -95,7 +96,7 @@ measure() {
     done
     set -- $(awk 'NR == 1 || $1 < w { w = $1 } $2 > m { m = $2 } END { print w, m }' \
              "$DIR/times.txt")
-    fbytes=$(wc -c < "$file")
+    fbytes=$(if [ -f "$file" ]; then wc -c < "$file"; else echo 0; fi)
     awk -v l="$label" -v f="$(basename "$file")" -v w="$1" -v kb="$2" -v b="$bytes" \
         -v fb="$fbytes" 'BEGIN {
         mbps = w > 0 ? b / 1e6 / w : 0
@@ -176,6 +177,35 @@ if [ "${BENCH_NSYS:-1}" != 0 ]; then
         "$PIPELINE" -q run "$DIR/nsys.yaml" --set "trace=$db"
     measure "nsys_json + kernel_stats" "$js" "$(wc -c < "$js")" "$REPEAT" \
         "$PIPELINE" -q run "$DIR/nsys_json.yaml" --set "trace=$js"
+fi
+
+# ---- batches (issue 17): BENCH_BATCH_TRACES (default 64) generated traces of
+# BENCH_BATCH_SIZE (default 50M) each (seeds 101...), the top_kernels
+# pipeline over the folder with -j 1 and -j 2; and the 8-rank DLRM job end
+# to end (tests/pipelines/valid/ranks_dlrm: eight readers, ranks twice, the
+# merged Chrome trace of the ranks).  BENCH_BATCH=0 skips them.  Peak RSS is
+# the largest single process's (GNU time reports the biggest child).
+if [ "${BENCH_BATCH:-1}" != 0 ]; then
+    nb=${BENCH_BATCH_TRACES:-64}
+    bs=${BENCH_BATCH_SIZE:-50M}
+    bdir="$DIR/batch_${nb}x$bs"
+    mkdir -p "$bdir"
+    i=0
+    while [ "$i" -lt "$nb" ]; do
+        f=$(printf '%s/trace_%03d.json' "$bdir" "$i")
+        [ -s "$f" ] || python3 tests/tools/gen_trace.py --size "$bs" --seed $((101 + i)) -o "$f" >/dev/null
+        rm -f "$f.expected.json"
+        i=$((i + 1))
+    done
+    bbytes=$(cat "$bdir"/*.json | wc -c)
+    for j in 1 2; do
+        rm -rf "$DIR/batch_out"
+        measure "batch of $nb, -j $j" "$bdir" "$bbytes" "$REPEAT" \
+            "$PIPELINE" -q run pipelines/top_kernels.yaml --input "$bdir" --set "out=$DIR/batch_out" -j "$j"
+        awk -v n="$nb" 'END { split($0, f, "|"); printf "    (%.2f traces/s)\n", n / f[5] }' "$ROWS"
+    done
+    measure "8-rank DLRM job" tests/data/kineto/corpus "$(cat tests/data/dlrm_worker0_step12.pt.trace.json.gz tests/data/kineto/corpus/dlrm_worker[1-7]_step12.pt.trace.json.gz | gzip -dc | wc -c)" \
+        "$REPEAT" "$PIPELINE" -q run tests/pipelines/valid/ranks_dlrm/pipeline.yaml --set "out=$DIR/ranks_out"
 fi
 
 # ---- report
