@@ -7,7 +7,8 @@
  * Columns are the union of the traces' headers, in order of first
  * appearance (extension columns may exist in some traces only); a cell a
  * trace lacks is empty.  A per-trace `rank` column (the CSV writer's, for
- * traces that know their rank) is kept as it is.  Written to a temporary
+ * traces that know their rank) is kept as it is; tables of traces that do
+ * not know theirs get an empty one (last, when no trace has one).  Written to a temporary
  * name, then renamed.
  */
 #include "tp_internal.h"
@@ -250,6 +251,8 @@ static int merge_one(const source *src, size_t nsrc, const char *name, const cha
         for (size_t k = 0; rc == TP_OK && files[s].n > 0 && k < files[s].rows[0].n; k++)
             rc = list_add(&cols, &ncols, files[s].rows[0].f[k]);
     }
+    if (rc == TP_OK) /* always a rank column; empty where a trace did not know its rank */
+        rc = list_add(&cols, &ncols, "rank");
     char final[4096], tmp[4200];
     snprintf(final, sizeof final, "%s/%s", out, name);
     snprintf(tmp, sizeof tmp, "%s/.%s.tmp-%ld", out, name, (long)getpid());
