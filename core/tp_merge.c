@@ -13,6 +13,8 @@
  */
 #include "tp_internal.h"
 
+#include <tracepipe/tp_sdk_output.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -145,21 +147,6 @@ static int csv_read(const char *path, csv_file *c)
     return rc;
 }
 
-static void put_field(FILE *f, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* ---- the merge */
 
 static int by_string(const void *a, const void *b)
@@ -264,7 +251,7 @@ static int merge_one(const source *src, size_t nsrc, const char *name, const cha
     for (size_t k = 0; f && k < ncols; k++) {
         if (k)
             fputc(',', f);
-        put_field(f, cols[k]);
+        tp_csv_put_field(f, cols[k]);
     }
     if (f)
         fputc('\n', f);
@@ -278,11 +265,11 @@ static int merge_one(const source *src, size_t nsrc, const char *name, const cha
                     at[k] = j;
         }
         for (size_t r = 1; at && r < c->n; r++) {
-            put_field(f, src[s].label);
+            tp_csv_put_field(f, src[s].label);
             for (size_t k = 1; k < ncols; k++) {
                 fputc(',', f);
                 if (at[k] != (size_t)-1 && at[k] < c->rows[r].n)
-                    put_field(f, c->rows[r].f[at[k]]);
+                    tp_csv_put_field(f, c->rows[r].f[at[k]]);
             }
             fputc('\n', f);
         }

@@ -47,6 +47,26 @@ size_t tp_fmt_f64(char *buf, size_t size, double v);
  * value keeps a ".0" so that it reads back as a floating-point number. */
 size_t tp_fmt_f64_json(char *buf, size_t size, double v);
 
+/* One CSV field as RFC 4180 writes it: as is, or in double quotes (inner
+ * quotes doubled) when it holds a comma, a quote or a line break. */
+static inline void tp_csv_put_field(FILE *f, const char *s)
+{
+    const char *p = s;
+    while (*p && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
+        p++;
+    if (*p == '\0') {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -220,6 +220,25 @@ int32_t tp_outermost_op(const tp_cols *c, const int32_t *parent, const uint8_t *
 
 /* ------------------------------------------------------------- kernels */
 
+/* Does s contain needle, ASCII letters compared without case?  (Kernel and
+ * op names: "memcpy" in "MEMCPYHtoD", "gemm" in "XgemmDirectNN".) */
+static inline int tp_contains_nocase(const char *s, const char *needle)
+{
+    for (; s && *s; s++) {
+        size_t i = 0;
+        for (; needle[i]; i++) {
+            char a = s[i], b = needle[i];
+            a = (char)(a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a);
+            b = (char)(b >= 'A' && b <= 'Z' ? b - 'A' + 'a' : b);
+            if (a != b)
+                break;
+        }
+        if (needle[i] == '\0')
+            return 1;
+    }
+    return 0;
+}
+
 /* HTA's kernel types (hta/common/types.py, rules in docs/architecture.md). */
 typedef enum tp_kernel_class {
     TP_KCLASS_COMPUTATION,

@@ -20,7 +20,6 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
@@ -31,15 +30,6 @@ typedef struct gk_row {
     int64_t m, n, k;
     int64_t count, sum_ns;
 } gk_row;
-
-static int contains_nocase(const char *s, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; s && *s; s++)
-        if (strncasecmp(s, needle, n) == 0)
-            return 1;
-    return 0;
-}
 
 /* Little-endian bytes as hex text ("e8030000" -> 1000); -1 if malformed. */
 static int64_t le_hex(const char *v, size_t len)
@@ -147,7 +137,7 @@ static int kernels_result(tp_stage *st, const tp_trace *t, const tp_intlist *arg
     int rc = TP_OK;
     for (size_t i = 0; args->n == 3 && i < c->n && rc == TP_OK; i++) {
         if (c->kind[i] != TP_KIND_KERNEL || c->dur[i] < 0 ||
-            !contains_nocase(tp_str_text(st, c->name[i]), match))
+            !tp_contains_nocase(tp_str_text(st, c->name[i]), match))
             continue;
         int64_t mnk[3];
         if (sizes_of(t, i, args, mnk))

@@ -175,15 +175,6 @@ static side judge(const names *nm, const tp_track *tr)
     return (side){SIDE_DERIVED, dev, -1};
 }
 
-static int contains_nocase(const char *s, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; s && *s; s++)
-        if (strncasecmp(s, needle, n) == 0)
-            return 1;
-    return 0;
-}
-
 static int is_runtime_name(const char *s)
 {
     return s && ((strncmp(s, "cuda", 4) == 0 && isupper((unsigned char)s[4])) ||
@@ -198,8 +189,8 @@ static tp_kind kind_of(tp_stage *st, const side *sd, tp_str name)
     case SIDE_HOST: return is_runtime_name(s) ? TP_KIND_RUNTIME : TP_KIND_CPU_OP;
     case SIDE_DERIVED: return TP_KIND_GPU_ANNOTATION;
     default:
-        return contains_nocase(s, "memcpy")   ? TP_KIND_MEMCPY
-               : contains_nocase(s, "memset") ? TP_KIND_MEMSET
+        return tp_contains_nocase(s, "memcpy")   ? TP_KIND_MEMCPY
+               : tp_contains_nocase(s, "memset") ? TP_KIND_MEMSET
                                               : TP_KIND_KERNEL;
     }
 }

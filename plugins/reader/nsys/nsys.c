@@ -144,16 +144,6 @@ static int append(nsys *n, tp_event *ev)
     return rc;
 }
 
-static tp_event base_event(void)
-{
-    tp_event e;
-    memset(&e, 0, sizeof e);
-    e.phase = 'X';
-    e.ext_id = e.corr = e.flow_id = TP_NONE;
-    e.device = e.stream = -1;
-    return e;
-}
-
 /* Runs sql and calls row(n, q) for each row; a missing table is no rows. */
 static int each_row(nsys *n, const char *table, const char *sql, int (*row)(nsys *, sqlite3_stmt *))
 {
@@ -180,7 +170,7 @@ static int runtime_row(nsys *n, sqlite3_stmt *q)
         n->dropped_backtrace++;
         return TP_OK;
     }
-    tp_event e = base_event();
+    tp_event e = nsys_base_event();
     e.ts = sqlite3_column_int64(q, 0);
     e.dur = nsys_dur(e.ts, sqlite3_column_int64(q, 1));
     e.kind = TP_KIND_RUNTIME;
@@ -227,7 +217,7 @@ static void device_fields(sqlite3_stmt *q, tp_event *e)
 
 static int kernel_row(nsys *n, sqlite3_stmt *q)
 {
-    tp_event e = base_event();
+    tp_event e = nsys_base_event();
     device_fields(q, &e);
     e.kind = TP_KIND_KERNEL;
     e.cat = n->cat_kernel;
@@ -242,7 +232,7 @@ static int kernel_row(nsys *n, sqlite3_stmt *q)
 
 static int memcpy_row(nsys *n, sqlite3_stmt *q)
 {
-    tp_event e = base_event();
+    tp_event e = nsys_base_event();
     device_fields(q, &e);
     e.kind = TP_KIND_MEMCPY;
     e.cat = n->cat_memcpy;
@@ -256,7 +246,7 @@ static int memcpy_row(nsys *n, sqlite3_stmt *q)
 
 static int memset_row(nsys *n, sqlite3_stmt *q)
 {
-    tp_event e = base_event();
+    tp_event e = nsys_base_event();
     device_fields(q, &e);
     e.kind = TP_KIND_MEMSET;
     e.cat = n->cat_memset;
@@ -269,7 +259,7 @@ static int sync_row(nsys *n, sqlite3_stmt *q)
 {
     static const char *const types[] = {"Unknown sync", "Event sync", "Stream wait event",
                                         "Stream sync", "Context sync"};
-    tp_event e = base_event();
+    tp_event e = nsys_base_event();
     device_fields(q, &e);
     e.kind = TP_KIND_SYNC;
     e.cat = n->cat_sync;
@@ -293,7 +283,7 @@ static int nvtx_row(nsys *n, sqlite3_stmt *q)
     int64_t type = sqlite3_column_int64(q, 2);
     if (type != 34 && type != 59 && type != 60)
         return TP_OK; /* names of domains, categories, threads: not events */
-    tp_event e = base_event();
+    tp_event e = nsys_base_event();
     e.ts = sqlite3_column_int64(q, 0);
     e.dur = type == 34 || sqlite3_column_type(q, 1) == SQLITE_NULL
                 ? 0
@@ -312,7 +302,7 @@ static int nvtx_row(nsys *n, sqlite3_stmt *q)
 
 static int osrt_row(nsys *n, sqlite3_stmt *q)
 {
-    tp_event e = base_event();
+    tp_event e = nsys_base_event();
     e.ts = sqlite3_column_int64(q, 0);
     e.dur = nsys_dur(e.ts, sqlite3_column_int64(q, 1));
     e.kind = TP_KIND_OS_RUNTIME;

@@ -26,6 +26,17 @@ static inline int64_t nsys_dur(int64_t start, int64_t end)
     return end < start || __builtin_sub_overflow(end, start, &d) ? 0 : d;
 }
 
+/* An event with every id and place "none": what each row starts from. */
+static inline tp_event nsys_base_event(void)
+{
+    tp_event e;
+    memset(&e, 0, sizeof e);
+    e.phase = 'X';
+    e.ext_id = e.corr = e.flow_id = TP_NONE;
+    e.device = e.stream = -1;
+    return e;
+}
+
 /* globalTid / globalPid: tid in bits 0-23, pid in bits 24-47 (the upper
  * bits, the VM or host, masked off). */
 static inline int64_t pid_of(int64_t g) { return (g >> 24) & 0xFFFFFF; }

@@ -104,16 +104,6 @@ static int strings_line(nj *n, json_t *o)
     return TP_OK;
 }
 
-static tp_event base(void)
-{
-    tp_event e;
-    memset(&e, 0, sizeof e);
-    e.phase = 'X';
-    e.ext_id = e.corr = e.flow_id = TP_NONE;
-    e.device = e.stream = -1;
-    return e;
-}
-
 static int append(nj *n, tp_event *e)
 {
     int rc = tp_trace_append(n->st, n->t, e);
@@ -136,7 +126,7 @@ static int api_event(nj *n, json_t *o)
         return TP_OK; /* a zero-length start marker carrying no call */
     if (cls == 3)
         return TP_OK; /* the profiler's own overhead */
-    tp_event e = base();
+    tp_event e = nsys_base_event();
     e.ts = s;
     e.dur = nsys_dur(s, end);
     e.kind = cls == 27 ? TP_KIND_OS_RUNTIME : TP_KIND_RUNTIME;
@@ -158,7 +148,7 @@ static int api_event(nj *n, json_t *o)
 
 static int cuda_event(nj *n, json_t *o)
 {
-    tp_event e = base();
+    tp_event e = nsys_base_event();
     e.ts = num(o, "startNs");
     e.dur = nsys_dur(e.ts, num(o, "endNs"));
     e.device = (int32_t)num(o, "deviceId");
@@ -210,7 +200,7 @@ static int nvtx_event(nj *n, json_t *o)
     int64_t type = num(o, "Type");
     if (type != 34 && type != 59 && type != 60)
         return TP_OK;
-    tp_event e = base();
+    tp_event e = nsys_base_event();
     e.ts = num(o, "Timestamp");
     e.dur = has(o, "EndTimestamp") && type != 34 ? nsys_dur(e.ts, num(o, "EndTimestamp")) : 0;
     e.kind = TP_KIND_ANNOTATION;

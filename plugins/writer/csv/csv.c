@@ -43,25 +43,6 @@ static const tp_option csv_options[] = {
 
 #define CSV_PATH_SEP " / "
 
-static int csv_needs_quotes(const char *s)
-{
-    return strpbrk(s, ",\"\r\n") != NULL;
-}
-
-static void csv_put_text(FILE *f, const char *s)
-{
-    if (!csv_needs_quotes(s)) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 static void csv_put_cell(FILE *f, const tp_result *r, size_t row, int col)
 {
@@ -71,7 +52,7 @@ static void csv_put_cell(FILE *f, const tp_result *r, size_t row, int col)
         return;
     switch (tp_result_col_type(r, col)) {
     case TP_COL_STR:
-        csv_put_text(f, tp_result_get_str(r, row, col));
+        tp_csv_put_field(f, tp_result_get_str(r, row, col));
         break;
     case TP_COL_I32: /* trace columns only, never in a result */
     case TP_COL_SID:
@@ -181,7 +162,7 @@ static int csv_write_table(tp_stage *st, FILE *f, const tp_result *r, const csv_
         for (int c = 0; c < ncols; c++) {
             if (c > 0)
                 fputc(',', f);
-            csv_put_text(f, tp_result_col_name(r, c));
+            tp_csv_put_field(f, tp_result_col_name(r, c));
         }
         fputs(with_path ? ",path" : "", f);
         fputs(rank ? ",rank" : "", f);
@@ -196,11 +177,11 @@ static int csv_write_table(tp_stage *st, FILE *f, const tp_result *r, const csv_
         }
         if (with_path && (rc = csv_path_of(&paths, r, row)) == TP_OK) {
             fputc(',', f);
-            csv_put_text(f, paths.buf);
+            tp_csv_put_field(f, paths.buf);
         }
         if (rank) {
             fputc(',', f);
-            csv_put_text(f, rank);
+            tp_csv_put_field(f, rank);
         }
         csv_end_record(f, cfg);
     }
