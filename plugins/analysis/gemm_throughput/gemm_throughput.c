@@ -18,6 +18,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "../../common/tp_presets.h"
 #include "gemm_kernels.h"
 
 typedef struct gt_config {
@@ -33,43 +34,15 @@ static const tp_option gt_options[] = {
                    "fp32 products run on TF32 tensor cores (roofline peak)"),
     TP_OPTION_END};
 
-/* ANALYSES.md section 5.1 (dense GFLOP/s, GB/s; 0 = not published). */
-typedef struct gt_preset {
-    const char *name;
-    double dram_gbps, fp32, tf32, fp16, bf16;
-} gt_preset;
+typedef tp_preset gt_preset;
 
-static const gt_preset presets[] = {
-    {"v100_seed", 809, 12200, 0, 0, 0},
-    {"a100_sxm4_80gb", 2039, 19500, 156000, 312000, 312000},
-    {"h100_sxm5_80gb", 3350, 66900, 494700, 989400, 989400},
-    {"mi300x", 5300, 163400, 653700, 1307400, 1307400},
-};
+static const gt_preset *find_preset(const char *name) { return tp_preset_find(name); }
 
-static const gt_preset *find_preset(const char *name)
-{
-    for (size_t i = 0; name && i < sizeof presets / sizeof *presets; i++)
-        if (strcmp(presets[i].name, name) == 0)
-            return &presets[i];
-    return NULL;
-}
-
-/* The preset of the trace's first device, by its name: only the parts
- * whose figures the presets hold (an A100 40GB has other bandwidth). */
+/* The preset of the trace's first device, by its name. */
 static const gt_preset *preset_from_trace(tp_stage *st, const tp_trace *t)
 {
     const char *name = tp_trace_info_str(t, "device.0.name");
-    const char *p = NULL;
-    if (name == NULL)
-        return NULL;
-    if (strstr(name, "A100") && strstr(name, "80GB") && strstr(name, "SXM"))
-        p = "a100_sxm4_80gb";
-    else if (strstr(name, "H100") && (strstr(name, "SXM") || strstr(name, "HBM3")))
-        p = "h100_sxm5_80gb";
-    else if (strstr(name, "MI300X"))
-        p = "mi300x";
-    else if (strstr(name, "V100"))
-        p = "v100_seed";
+    const char *p = tp_preset_for_device(name);
     if (p)
         tp_log(st, TP_LOG_INFO, "preset %s from the trace's device '%s'", p, name);
     return find_preset(p);

@@ -1,0 +1,145 @@
+/*
+ * predict's models (ANALYSES.md section 5), as pure functions of their
+ * inputs and a device preset, so they can be checked against every vector
+ * bit for bit: integer steps stay integers (Python's ints in the seed),
+ * floating steps happen in the seed's order.  Each returns 0 and the time
+ * in microseconds, or -1 and a message.
+ */
+#ifndef TRACEPIPE_PREDICT_MODELS_H
+#define TRACEPIPE_PREDICT_MODELS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../common/tp_presets.h"
+
+/* ceil(x / 32) * 32 */
+static inline int64_t pm_r32(int64_t x) { return (x + 31) / 32 * 32; }
+
+/* Python's floor division (toward minus infinity). */
+static inline int64_t pm_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+typedef struct pm_emb {
+    int64_t B, E, T, L, D, R;
+    int shmem;
+} pm_emb;
+
+/* 5.2: embedding lookup forward, the L2 hit-rate model. */
+static inline int pm_emb_forward(const pm_emb *x, const tp_preset *p, double l2_gbps, double *us,
+                                 char *err, size_t errsz)
+{
+    if (x->B <= 0 || x->E <= 0 || x->D <= 0 || x->R <= 0) {
+        snprintf(err, errsz, "B, E, D and R must be positive");
+        return -1;
+    }
+    if (!(l2_gbps > 0)) {
+        snprintf(err, errsz, "preset %s lacks peak_l2_bw (give l2_gbps)", p->name);
+        return -1;
+    }
+    int64_t tables_simul = (p->sms * x->R + x->B - 1) / x->B;
+    int64_t l2 = (int64_t)p->l2_bytes;
+    int64_t A = pm_floordiv(l2, tables_simul);
+    if (x->E * x->D * 4 < A)
+        A = x->E * x->D * 4;
+    int64_t idx = x->shmem ? 0 : pm_r32(4 * x->L);
+    int64_t X = pm_floordiv(pm_floordiv(A - idx, 4), x->D);
+    double h = 1.0;
+    for (int64_t i = 0; i < x->B; i++) { /* over B, as the seed does */
+        if (x->E - i == 0) {
+            snprintf(err, errsz, "batch %lld exceeds the table's %lld rows (the seed divides by "
+                     "zero)", (long long)x->B, (long long)x->E);
+            return -1;
+        }
+        h = h * ((double)(X - i) / (double)(x->E - i));
+    }
+    int64_t il2 = x->shmem ? 0 : (x->D * x->R >= 4096 ? pm_r32(4 * x->L) : 0);
+    int64_t W = x->L * pm_r32(4 * x->D), O = pm_r32(4 * x->D), I = pm_r32(4 * x->L);
+    double wb_a = (double)(W * x->B - A);
+    double l2_bytes = (double)x->T * ((double)((64 + il2) * x->B) + h * wb_a);
+    double dram_bytes = (double)x->T * ((double)((I + O) * x->B) + (1 - h) * wb_a + (double)A);
+    double t_dram = dram_bytes / p->dram_gbps / 1000, t_l2 = l2_bytes / l2_gbps / 1000;
+    *us = t_dram > t_l2 ? t_dram : t_l2;
+    return 0;
+}
+
+/* 5.3: embedding backward, SGD. */
+static inline int pm_emb_sgd(const pm_emb *x, const tp_preset *p, double *us)
+{
+    int64_t idx = x->shmem ? pm_r32(4 * x->L) : 32 * x->L;
+    int64_t go = x->shmem ? pm_r32(4 * x->D) : 2 * x->L * pm_r32(4 * x->D);
+    int64_t per_warp = 64 + idx + 2 * x->L * pm_r32(4 * x->D) + go;
+    int64_t bytes = x->B * x->T * per_warp;
+    int64_t macs = x->B * x->T * x->L * 4 * pm_floordiv(x->D, 4);
+    double t_mem = (double)bytes / p->dram_gbps / 1000, t_mac = (double)macs / p->fp32 / 1000;
+    *us = t_mem > t_mac ? t_mem : t_mac;
+    return 0;
+}
+
+/* 5.4: embedding backward, row-wise Adagrad. */
+static inline int pm_emb_adagrad(const pm_emb *x, const tp_preset *p, double *us)
+{
+    int64_t r = pm_r32(4 * x->D);
+    int64_t per_warp = 64 + 2 * pm_r32(4 * x->L) + x->L * r + (x->L + 1) * r + x->L * r;
+    *us = (double)(x->B * x->T * per_warp) / p->dram_gbps / 1000;
+    return 0;
+}
+
+/* 5.6: the generic roofline of an op with FLOP and byte counts. */
+static inline double pm_roofline(double flops, double bytes, const tp_preset *p)
+{
+    double a = flops / p->fp32 / 1000, b = bytes / p->dram_gbps / 1000;
+    return a > b ? a : b;
+}
+
+/* 5.6: element-wise ops, (FLOPs, element accesses) per element of the
+ * first input (s elements); 0 if the op has no entry. */
+typedef struct pm_elementwise {
+    const char *name;
+    int64_t c, a;
+} pm_elementwise;
+
+static const pm_elementwise pm_elementwise_ops[] = {
+    {"relu", 1, 2}, {"ReluBackward", 1, 2}, {"sigmoid", 4, 2}, {"SigmoidBackward", 2, 2},
+    {"binary_cross_entropy", 7, 3}, {"BinaryCrossEntropyBackward", 4, 3}, {"mse_loss", 3, 3},
+    {"add", 1, 3}, {"add_", 1, 3}, {"sub", 1, 3}, {"mul", 1, 3}, {"div", 1, 3},
+    {"__and__", 1, 3}, {"AddBackward", 1, 3}, {"SubBackward", 1, 3}, {"MulBackward", 1, 3},
+    {"DivBackward", 1, 3}, {"MseLossBackward", 1, 3}, {"sum", 1, 1}, {"gelu", 175, 2},
+    {"GeluBackward", 255, 2}, {"softmax", 174, 2}, {"SoftmaxBackward", 2, 4}, {"tanh", 180, 2},
+    {"pow", 180, 2}, {"TanhBackward", 260, 2}, {"DropoutBackward", 2, 3},
+};
+
+static inline const pm_elementwise *pm_elementwise_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof pm_elementwise_ops / sizeof *pm_elementwise_ops; i++)
+        if (strcmp(pm_elementwise_ops[i].name, name) == 0)
+            return &pm_elementwise_ops[i];
+    return NULL;
+}
+
+static inline double pm_elementwise_us(const pm_elementwise *e, int64_t s, const tp_preset *p)
+{
+    double f = (double)(e->c * s) / p->fp32 / 1000, m = (double)(e->a * s * 4) / p->dram_gbps / 1000;
+    return f > m ? f : m;
+}
+
+/* Section 6's error metric: GMAE = exp(mean(ln(e + eps))), e = |pred - actual| / actual;
+ * also the mean of e.  n > 0. */
+static inline double pm_gmae(const double *pred, const double *actual, size_t n, double eps,
+                             double *mean)
+{
+    double sl = 0, se = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs(pred[i] - actual[i]) / actual[i];
+        se += e;
+        sl += log(e + eps);
+    }
+    *mean = se / (double)n;
+    return exp(sl / (double)n);
+}
+
+#endif

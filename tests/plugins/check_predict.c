@@ -1,0 +1,99 @@
+/*
+ * predict's models (plugins/analysis/predict/predict_models.h) against every
+ * vector of ANALYSES.md section 5 that they cover, bit for bit: F1-F9n, S1-S4,
+ * A1-A3 (v100_seed), R1, and section 6's GMAE vector M1; the refusals (B > E,
+ * a preset without L2 bandwidth).
+ */
+#include <string.h>
+
+#include "tp_test.h"
+
+#include "../../plugins/analysis/predict/predict_models.h"
+
+typedef struct emb_vector {
+    const char *id;
+    char kind; /* f, s, a */
+    pm_emb x;
+    double want;
+} emb_vector;
+
+static const emb_vector vectors[] = {
+    {"F1", 'f', {4096, 500000, 197, 32, 32, 128, 1}, 4340.7676440049445},
+    {"F2", 'f', {4096, 500000, 197, 32, 32, 128, 0}, 4340.7676440049445},
+    {"F3", 'f', {512, 10000, 8, 20, 64, 32, 1}, 27.097394313967865},
+    {"F4", 'f', {64, 1000, 16, 8, 64, 4, 0}, 5.269450838071694},
+    {"F4s", 'f', {64, 1000, 16, 8, 64, 4, 1}, 5.4275797280593325},
+    {"F5", 'f', {2048, 200000, 64, 40, 128, 32, 0}, 3426.9900420271942},
+    {"F6", 'f', {2048, 10000000, 10, 100, 256, 8, 1}, 2628.730778739184},
+    {"F7", 'f', {128, 5000, 4, 1, 16, 64, 1}, 1.6429567367119902},
+    {"F9", 'f', {16384, 50000, 4, 64, 16, 32, 1}, 89.96875346260389},
+    {"F9n", 'f', {16384, 50000, 4, 64, 16, 32, 0}, 293.17602860685605},
+    {"S1", 's', {2048, 200000, 128, 128, 128, 32, 0}, 86291.71294932015},
+    {"S2", 's', {2048, 200000, 128, 128, 128, 32, 1}, 42824.414140914705},
+    {"S3", 's', {256, 1000, 8, 4, 16, 32, 1}, 1.7011817058096415},
+    {"S4", 's', {1024, 50000, 26, 7, 30, 8, 0}, 127.42661063040792},
+    {"A1", 'a', {2048, 200000, 128, 128, 128, 32, 0}, 64226.252103831896},
+    {"A2", 'a', {512, 50000, 26, 1, 64, 32, 0}, 18.956024721878865},
+    {"A3", 'a', {1024, 50000, 26, 7, 30, 8, 0}, 96.88634857849196},
+};
+
+START_TEST(test_embedding_vectors)
+{
+    const tp_preset *p = tp_preset_find("v100_seed");
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < sizeof vectors / sizeof *vectors; i++) {
+        const emb_vector *v = &vectors[i];
+        double us = -1;
+        char err[128] = "";
+        int rc = v->kind == 'f'   ? pm_emb_forward(&v->x, p, p->l2_gbps, &us, err, sizeof err)
+                 : v->kind == 's' ? pm_emb_sgd(&v->x, p, &us)
+                                  : pm_emb_adagrad(&v->x, p, &us);
+        ck_assert_msg(rc == 0 && us == v->want, "%s: %.17g, want %.17g (%s)", v->id, us, v->want,
+                      err);
+    }
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+    const tp_preset *v100 = tp_preset_find("v100_seed"), *a100 = tp_preset_find("a100_sxm4_80gb");
+    pm_emb f8 = {2048, 1000, 8, 10, 64, 32, 1};
+    double us;
+    char err[128];
+    ck_assert_int_eq(pm_emb_forward(&f8, v100, v100->l2_gbps, &us, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "exceeds"));
+    pm_emb f1 = {4096, 500000, 197, 32, 32, 128, 1};
+    ck_assert_int_eq(pm_emb_forward(&f1, a100, a100->l2_gbps, &us, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "peak_l2_bw"));
+    /* with an L2 bandwidth given (ml_perf_model measured 2270.919 GB/s on A100) */
+    ck_assert_int_eq(pm_emb_forward(&f1, a100, 2270.919, &us, err, sizeof err), 0);
+    ck_assert(us > 0);
+}
+END_TEST
+
+START_TEST(test_elementwise_r1_and_gmae_m1)
+{
+    const tp_preset *p = tp_preset_find("v100_seed");
+    const pm_elementwise *relu = pm_elementwise_find("relu");
+    ck_assert_ptr_nonnull(relu);
+    ck_assert(pm_elementwise_us(relu, 2097152, p) == 20.738215080346105);
+    ck_assert_ptr_null(pm_elementwise_find("conv2d"));
+    double pred[] = {110, 45, 300}, actual[] = {100, 50, 320}, mean;
+    ck_assert(pm_gmae(pred, actual, 3, 0, &mean) == 0.08549879733383489);
+    ck_assert(mean == 0.08750000000000001);
+    ck_assert(pm_gmae(pred, actual, 3, 4e-4, &mean) == 0.08590913713207554);
+}
+END_TEST
+
+static Suite *predict_suite(void)
+{
+    Suite *s = suite_create("predict");
+    TCase *tc = tcase_create("models");
+    tcase_add_test(tc, test_embedding_vectors);
+    tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_elementwise_r1_and_gmae_m1);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TP_TEST_SUITE(predict_suite)
