@@ -18,6 +18,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "../../common/tp_gemm_counts.h"
 #include "../../common/tp_presets.h"
 #include "gemm_kernels.h"
 
@@ -59,144 +60,6 @@ static int gt_init(tp_stage *st, const void *config, void **state)
     return TP_OK;
 }
 
-/* ------------------------------------------------------------ shapes */
-
-#define GT_MAX_IN 8
-#define GT_MAX_RANK 8
-
-typedef struct gt_shape {
-    int n;                      /* inputs */
-    int rank[GT_MAX_IN];
-    double dim[GT_MAX_IN][GT_MAX_RANK];
-} gt_shape;
-
-/* Parses "Input Dims" ([[64,128],[128,256]]); 0 when it is not there or
- * malformed. */
-static int parse_dims(const char *v, size_t len, gt_shape *s)
-{
-    tp_json_iter outer, inner;
-    const char *e, *d;
-    size_t elen, dlen;
-    memset(s, 0, sizeof *s);
-    if (tp_json_array(v, len, &outer) != TP_OK)
-        return 0;
-    while (tp_json_next(&outer, &e, &elen) == 1) {
-        if (s->n == GT_MAX_IN || tp_json_array(e, elen, &inner) != TP_OK)
-            return 0;
-        int r = 0;
-        while (tp_json_next(&inner, &d, &dlen) == 1) {
-            int64_t x;
-            if (r == GT_MAX_RANK || tp_json_i64(d, dlen, &x) != TP_OK)
-                return 0;
-            s->dim[s->n][r++] = (double)x;
-        }
-        s->rank[s->n++] = r;
-    }
-    return 1;
-}
-
-/* Bytes per element of the first input's type (case-insensitive). */
-static double bpe_of(const char *v, size_t len)
-{
-    tp_json_iter it;
-    const char *e;
-    size_t elen;
-    char t[64] = "";
-    if (v && tp_json_array(v, len, &it) == TP_OK && tp_json_next(&it, &e, &elen) == 1)
-        tp_json_str(e, elen, t, sizeof t);
-    for (char *p = t; *p; p++)
-        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-    if (strstr(t, "float8"))
-        return 1;
-    if (strcmp(t, "c10::half") == 0 || strcmp(t, "c10::bfloat16") == 0 || strcmp(t, "half") == 0 ||
-        strcmp(t, "bfloat16") == 0)
-        return 2;
-    if (strcmp(t, "double") == 0 || strcmp(t, "long int") == 0)
-        return 8;
-    return 4; /* float, int, scalar and what is not given */
-}
-
-static double prod(const double *d, int n)
-{
-    double p = 1;
-    for (int i = 0; i < n; i++)
-        p *= d[i];
-    return p;
-}
-
-/* matmul's rule: 1-D operands promoted, leading dims broadcast. */
-static int matmul_counts(const gt_shape *s, double *flops, double *elems)
-{
-    int ra = s->rank[0], rb = s->rank[1];
-    const double *a = s->dim[0], *b = s->dim[1];
-    if (ra == 1 && rb == 1) {
-        *flops = 2 * a[0];
-        *elems = a[0] + b[0] + 1;
-        return 1;
-    }
-    double M = ra == 1 ? 1 : a[ra - 2], K = a[ra - 1], N = rb == 1 ? 1 : b[rb - 1];
-    int la = ra > 2 ? ra - 2 : 0, lb = rb > 2 ? rb - 2 : 0, l = la > lb ? la : lb;
-    double nb = 1;
-    for (int i = 0; i < l; i++) { /* right-aligned broadcast */
-        double x = i < la ? a[la - 1 - i] : 1, y = i < lb ? b[lb - 1 - i] : 1;
-        nb *= x > y ? x : y;
-    }
-    *flops = nb * 2 * M * N * K;
-    *elems = prod(a, ra) + prod(b, rb) + nb * M * N;
-    return 1;
-}
-
-/* FLOPs and elements moved of one call; 0 when the op or its dims are not
- * understood. */
-static int gemm_counts(const char *op, const gt_shape *s, double *flops, double *elems)
-{
-    if (strcmp(op, "aten::mm") == 0 && s->n >= 2 && s->rank[0] == 2 && s->rank[1] == 2) {
-        double M = s->dim[0][0], K = s->dim[0][1], N = s->dim[1][1];
-        *flops = 2 * M * N * K;
-        *elems = M * K + K * N + M * N;
-        return 1;
-    }
-    if (strcmp(op, "aten::addmm") == 0 && s->n >= 3 && s->rank[1] == 2 && s->rank[2] == 2) {
-        double M = s->dim[1][0], K = s->dim[1][1], N = s->dim[2][1];
-        *flops = 2 * M * N * K + M * N;
-        *elems = M * K + K * N + M * N + N;
-        return 1;
-    }
-    if (strcmp(op, "aten::bmm") == 0 && s->n >= 2 && s->rank[0] == 3 && s->rank[1] == 3) {
-        double b = s->dim[0][0], M = s->dim[0][1], K = s->dim[0][2], N = s->dim[1][2];
-        *flops = b * 2 * M * N * K;
-        *elems = b * (M * K + K * N + M * N);
-        return 1;
-    }
-    if (strcmp(op, "aten::baddbmm") == 0 && s->n >= 3 && s->rank[1] == 3 && s->rank[2] == 3) {
-        double b = s->dim[1][0], M = s->dim[1][1], K = s->dim[1][2], N = s->dim[2][2];
-        *flops = b * (2 * M * N * K + M * N);
-        *elems = b * (M * K + K * N + M * N + N);
-        return 1;
-    }
-    if (strcmp(op, "aten::linear") == 0 && s->n >= 2 && s->rank[0] >= 1 && s->rank[1] == 2) {
-        int r = s->rank[0];
-        double M = prod(s->dim[0], r - 1), K = s->dim[0][r - 1], N = s->dim[1][0];
-        int bias = s->n >= 3 && s->rank[2] >= 1;
-        *flops = 2 * M * N * K + (bias ? M * N : 0);
-        *elems = M * K + N * K + M * N + (bias ? N : 0);
-        return 1;
-    }
-    if (strcmp(op, "aten::matmul") == 0 && s->n >= 2 && s->rank[0] >= 1 && s->rank[1] >= 1)
-        return matmul_counts(s, flops, elems);
-    return 0;
-}
-
-static int is_gemm_name(const char *n)
-{
-    static const char *const ops[] = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
-                                      "aten::linear", "aten::matmul"};
-    for (size_t i = 0; i < 6; i++)
-        if (strcmp(n, ops[i]) == 0)
-            return 1;
-    return 0;
-}
-
 /* ------------------------------------------------------------- calls */
 
 typedef struct gt_call {
@@ -220,7 +83,7 @@ typedef struct gt {
 
 /* The dims as one canonical text, "[[64, 128], [128, 256]]" (as Python
  * prints them), whatever the spacing of the trace: the grouping key. */
-static size_t dims_text(const gt_shape *s, char *buf, size_t size)
+static size_t dims_text(const gc_shape *s, char *buf, size_t size)
 {
     size_t n = 0;
 #define PUT(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
@@ -250,7 +113,7 @@ static int find_calls(gt *g)
         if (c->kind[i] != TP_KIND_CPU_OP || name >= nstr)
             continue;
         if (memo[name] == 0)
-            memo[name] = is_gemm_name(tp_str_text(g->st, name)) ? 1 : 2;
+            memo[name] = gc_is_gemm_name(tp_str_text(g->st, name)) ? 1 : 2;
         if (memo[name] != 1)
             continue;
         size_t alen = 0, dlen = 0, tlen = 0;
@@ -259,10 +122,10 @@ static int find_calls(gt *g)
         if (dims == NULL && args)
             dims = tp_json_get(args, alen, "Input dims", &dlen);
         const char *types = args ? tp_json_get(args, alen, "Input type", &tlen) : NULL;
-        gt_shape s;
+        gc_shape s;
         double flops, elems;
-        if (dims == NULL || !parse_dims(dims, dlen, &s) ||
-            !gemm_counts(tp_str_text(g->st, name), &s, &flops, &elems))
+        if (dims == NULL || !gc_parse_dims(dims, dlen, &s) ||
+            !gc_gemm_counts(tp_str_text(g->st, name), &s, &flops, &elems))
             continue;
         char text[512];
         size_t tl = dims_text(&s, text, sizeof text);
@@ -272,7 +135,7 @@ static int find_calls(gt *g)
             return TP_ENOMEM;
         }
         g->call_of[i] = (int32_t)g->ncalls;
-        double bpe = bpe_of(types, tlen);
+        double bpe = gc_bpe_of(types, tlen);
         g->calls[g->ncalls++] = (gt_call){(int32_t)i, key, flops, elems * bpe, bpe, 0};
     }
     tp_free(memo);

@@ -22,6 +22,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "../../common/tp_gemm_counts.h"
 #include "predict_models.h"
 
 typedef struct pr_config {
@@ -49,9 +50,6 @@ static int pr_init(tp_stage *st, const void *config, void **state)
     if (cfg->preset && tp_preset_find(cfg->preset) == NULL)
         return tp_fail(st, TP_EINVAL, "preset: unknown device '%s' (v100_seed, a100_sxm4_80gb, "
                        "h100_sxm5_80gb, mi300x)", cfg->preset);
-    if (cfg->cases.n == 0)
-        return tp_fail(st, TP_EINVAL, "cases: give the model cases to evaluate (per-op "
-                       "prediction on a trace is not built yet)");
     return TP_OK;
 }
 
@@ -177,13 +175,295 @@ static int eval_case(const pr_case *c, const tp_preset *p, double l2_gbps, doubl
     return -1;
 }
 
+/* The option's preset; else the trace's device's; else (no trace, cases)
+ * the seed's v100_seed; NULL after saying why for a trace of another
+ * device. */
 static const tp_preset *preset_of(tp_stage *st, const pr_config *cfg)
 {
     if (cfg->preset)
         return tp_preset_find(cfg->preset);
     const tp_trace *t = tp_stage_trace(st);
-    const char *p = t ? tp_preset_for_device(tp_trace_info_str(t, "device.0.name")) : NULL;
-    return tp_preset_find(p ? p : "v100_seed");
+    const char *dev = t ? tp_trace_info_str(t, "device.0.name") : NULL;
+    const char *p = tp_preset_for_device(dev);
+    if (p) {
+        tp_log(st, TP_LOG_INFO, "preset %s from the trace's device '%s'", p, dev);
+        return tp_preset_find(p);
+    }
+    if (t != NULL && cfg->cases.n == 0) {
+        tp_fail(st, TP_EINVAL, "no preset for the trace's device%s%s%s: give preset: "
+                "(v100_seed, a100_sxm4_80gb, h100_sxm5_80gb, mi300x)", dev ? " '" : "",
+                dev ? dev : " (the trace names none)", dev ? "'" : "");
+        return NULL;
+    }
+    return tp_preset_find("v100_seed");
+}
+
+/* ------------------------------------------------------------ traces */
+
+/* Per op occurrence that launched GPU work: its model's prediction. */
+typedef struct pr_occ {
+    int32_t row;
+    tp_str name, dims;
+    const char *model; /* NULL: unsupported */
+    double predicted_us, measured_us;
+} pr_occ;
+
+/* "aten::relu" -> "relu"; "autograd::engine::evaluate_function: ReluBackward0" and
+ * "ReluBackward0" -> "ReluBackward" (the element-wise table's names). */
+static void model_name(const char *name, char *out, size_t size)
+{
+    const char *colon = strrchr(name, ':');
+    const char *base = strncmp(name, "aten::", 6) == 0 ? name + 6
+                       : colon && strstr(name, "evaluate_function") ? colon + 1
+                                                                     : name;
+    while (*base == ' ')
+        base++;
+    snprintf(out, size, "%s", base);
+    size_t n = strlen(out);
+    while (n > 0 && out[n - 1] >= '0' && out[n - 1] <= '9' && strstr(out, "Backward"))
+        out[--n] = '\0';
+}
+
+/* The op's model and prediction (per call), or NULL: GEMMs by the roofline
+ * of their FLOPs and bytes (section 4), element-wise ops by 5.6's table. */
+static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const tp_preset *p,
+                              double *us, tp_str *dims_id)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    const char *name = tp_str_text(st, c->name[row]);
+    size_t alen = 0, dlen = 0, tlen = 0;
+    const char *args = tp_trace_args(t, row, &alen);
+    const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
+    const char *types = args ? tp_json_get(args, alen, "Input type", &tlen) : NULL;
+    gc_shape sh;
+    int have = dims && gc_parse_dims(dims, dlen, &sh);
+    *dims_id = dims ? tp_intern(st, dims, dlen) : 0;
+    double flops, elems;
+    if (have && gc_is_gemm_name(name) && gc_gemm_counts(name, &sh, &flops, &elems)) {
+        double bpe = gc_bpe_of(types, tlen);
+        tp_preset q = *p;
+        if (bpe == 2 && p->fp16 > 0)
+            q.fp32 = p->fp16; /* half-precision products run at the FP16 peak */
+        *us = pm_roofline(flops, elems * bpe, &q);
+        return "roofline";
+    }
+    char base[256];
+    model_name(name, base, sizeof base);
+    const pm_elementwise *e = pm_elementwise_find(base);
+    if (have && e && sh.n > 0) {
+        *us = pm_elementwise_us(e, (int64_t)gc_prod(sh.dim[0], sh.rank[0]), p);
+        return "elementwise";
+    }
+    return NULL;
+}
+
+/* Each op occurrence owning GPU work (the innermost cpu_op above the
+ * launch) with its measured time: the sum of that work's durations. */
+static int occurrences(tp_stage *st, const tp_trace *t, const tp_preset *p, pr_occ **out,
+                       size_t *nout, double *all_us)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    tp_hier_view v;
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
+    int64_t *owned = tp_calloc(c->n ? c->n : 1, sizeof *owned);
+    if (owned == NULL)
+        return TP_ENOMEM;
+    *all_us = 0;
+    for (size_t a = 0; a < c->n; a++) {
+        if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
+            continue;
+        *all_us += (double)c->dur[a] / 1000.0;
+        for (int32_t x = v.launcher[a]; x >= 0; x = v.parent[x])
+            if (c->kind[x] == TP_KIND_CPU_OP) {
+                owned[x] += c->dur[a];
+                break;
+            }
+    }
+    size_t n = 0;
+    for (size_t r = 0; r < c->n; r++)
+        n += owned[r] > 0;
+    pr_occ *o = tp_malloc((n ? n : 1) * sizeof *o);
+    if (o == NULL) {
+        tp_free(owned);
+        return TP_ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t r = 0; r < c->n; r++) {
+        if (owned[r] <= 0)
+            continue;
+        pr_occ *x = &o[k++];
+        x->row = (int32_t)r;
+        x->name = c->name[r];
+        x->measured_us = (double)owned[r] / 1000.0;
+        x->predicted_us = 0;
+        x->model = predict_op(st, t, r, p, &x->predicted_us, &x->dims);
+    }
+    tp_free(owned);
+    *out = o;
+    *nout = k;
+    return TP_OK;
+}
+
+static int by_name_dims(const void *a, const void *b, void *ctx)
+{
+    tp_stage *st = ctx;
+    const pr_occ *x = a, *y = b;
+    int c = strcmp(tp_str_text(st, x->name), tp_str_text(st, y->name));
+    if (c)
+        return c;
+    c = strcmp(x->dims ? tp_str_text(st, x->dims) : "", y->dims ? tp_str_text(st, y->dims) : "");
+    return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+static double rel_error(const pr_occ *x) { return fabs(x->predicted_us - x->measured_us) / x->measured_us; }
+
+/* Error statistics of occurrences [from, to): GMAE (eps 0 unless an error
+ * is 0, then the later code's 4e-4), mean, population std. */
+static void error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, double *mean,
+                        double *sd)
+{
+    double sl = 0, se = 0, ss = 0;
+    size_t n = to - from;
+    int zero = 0;
+    for (size_t i = from; i < to; i++)
+        zero |= rel_error(&o[i]) == 0;
+    for (size_t i = from; i < to; i++) {
+        double e = rel_error(&o[i]);
+        se += e;
+        sl += log(e + (zero ? 4e-4 : 0));
+    }
+    *mean = se / (double)n;
+    for (size_t i = from; i < to; i++)
+        ss += (rel_error(&o[i]) - *mean) * (rel_error(&o[i]) - *mean);
+    *sd = sqrt(ss / (double)n);
+    *gmae = exp(sl / (double)n);
+}
+
+static tp_result *table(tp_stage *st, const char *name, const char *title,
+                        const char *const *cols, const tp_coltype *types, int n)
+{
+    tp_result *r = tp_result_new(st, name);
+    for (int i = 0; r && i < n; i++)
+        if (tp_result_add_col(st, r, cols[i], types[i]) != i)
+            r = NULL;
+    if (r)
+        tp_result_set_meta(st, r, "title", title);
+    return r;
+}
+
+static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const tp_preset *p)
+{
+    static const char *const c1[] = {"name", "input_dims", "model", "count", "measured_us",
+                                     "predicted_us", "error_percent"};
+    static const tp_coltype t1[] = {TP_COL_STR, TP_COL_STR, TP_COL_STR, TP_COL_I64,
+                                    TP_COL_F64, TP_COL_F64, TP_COL_F64};
+    static const char *const c2[] = {"op", "count", "measured_us", "gmae_percent",
+                                     "mean_error_percent", "std_error_percent", "coverage_percent"};
+    static const tp_coltype t2[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64,
+                                    TP_COL_F64, TP_COL_F64, TP_COL_F64};
+    static const char *const c3[] = {"name", "count", "measured_us"};
+    static const tp_coltype t3[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64};
+    tp_result *ops = table(st, NULL, "Ops: measured vs predicted GPU time", c1, t1, 7);
+    tp_result *sum = table(st, "summary", "Prediction error per op type", c2, t2, 7);
+    tp_result *uns = table(st, "unsupported", "Ops with GPU work and no model", c3, t3, 3);
+    if (ops == NULL || sum == NULL || uns == NULL)
+        return TP_ENOMEM;
+    tp_result_set_meta(st, ops, "preset", p->name);
+    int rc = tp_sort(o, n, sizeof *o, by_name_dims, st);
+    double covered = 0;
+    size_t nsup = 0;
+    for (size_t i = 0; i < n && rc == TP_OK;) {
+        size_t j = i, k = i;
+        while (j < n && o[j].name == o[i].name)
+            j++; /* one op name: [i, j) */
+        double meas = 0;
+        for (size_t x = i; x < j; x++)
+            meas += o[x].measured_us;
+        size_t row;
+        if (o[i].model == NULL) {
+            rc = tp_result_add_row(st, uns, &row);
+            rc = rc ? rc : tp_result_set_str(st, uns, row, 0, tp_str_text(st, o[i].name));
+            rc = rc ? rc : tp_result_set_i64(st, uns, row, 1, (int64_t)(j - i));
+            rc = rc ? rc : tp_result_set_f64(st, uns, row, 2, meas);
+            i = j;
+            continue;
+        }
+        for (; k < j && rc == TP_OK;) { /* per input dims */
+            size_t m = k;
+            double km = 0, ke = 0;
+            while (m < j && o[m].dims == o[k].dims) {
+                km += o[m].measured_us;
+                ke += rel_error(&o[m]);
+                m++;
+            }
+            rc = tp_result_add_row(st, ops, &row);
+            rc = rc ? rc : tp_result_set_str(st, ops, row, 0, tp_str_text(st, o[k].name));
+            if (rc == TP_OK && o[k].dims)
+                rc = tp_result_set_str(st, ops, row, 1, tp_str_text(st, o[k].dims));
+            rc = rc ? rc : tp_result_set_str(st, ops, row, 2, o[k].model);
+            rc = rc ? rc : tp_result_set_i64(st, ops, row, 3, (int64_t)(m - k));
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, 4, km / (double)(m - k));
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, 5, o[k].predicted_us);
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, 6, 100 * ke / (double)(m - k));
+            k = m;
+        }
+        double g, mean, sd;
+        error_stats(o, i, j, &g, &mean, &sd);
+        rc = rc ? rc : tp_result_add_row(st, sum, &row);
+        rc = rc ? rc : tp_result_set_str(st, sum, row, 0, tp_str_text(st, o[i].name));
+        rc = rc ? rc : tp_result_set_i64(st, sum, row, 1, (int64_t)(j - i));
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 2, meas);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 3, 100 * g);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 4, 100 * mean);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 5, 100 * sd);
+        if (rc == TP_OK && all_us > 0)
+            rc = tp_result_set_f64(st, sum, row, 6, 100 * meas / all_us);
+        covered += meas;
+        nsup += j - i;
+        i = j;
+    }
+    /* overall: every supported occurrence */
+    if (rc == TP_OK && nsup > 0) {
+        pr_occ *sup = tp_malloc(nsup * sizeof *sup);
+        if (sup == NULL)
+            return TP_ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (o[i].model)
+                sup[k++] = o[i];
+        double g, mean, sd;
+        error_stats(sup, 0, k, &g, &mean, &sd);
+        tp_free(sup);
+        size_t row;
+        rc = tp_result_add_row(st, sum, &row);
+        rc = rc ? rc : tp_result_set_str(st, sum, row, 0, "(all)");
+        rc = rc ? rc : tp_result_set_i64(st, sum, row, 1, (int64_t)k);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 2, covered);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 3, 100 * g);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 4, 100 * mean);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 5, 100 * sd);
+        if (rc == TP_OK && all_us > 0)
+            rc = tp_result_set_f64(st, sum, row, 6, 100 * covered / all_us);
+    }
+    return rc;
+}
+
+static int trace_mode(tp_stage *st, const tp_preset *p)
+{
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace and no cases: put a reader first, or give cases");
+    pr_occ *o = NULL;
+    size_t n = 0;
+    double all_us = 0;
+    int rc = occurrences(st, t, p, &o, &n, &all_us);
+    if (rc == TP_OK)
+        rc = trace_results(st, o, n, all_us, p);
+    tp_free(o);
+    if (rc == TP_ENOTFOUND)
+        return rc;
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 
 static int pr_run(tp_stage *st, const void *config, void *state)
@@ -191,6 +471,10 @@ static int pr_run(tp_stage *st, const void *config, void *state)
     (void)state;
     const pr_config *cfg = config;
     const tp_preset *p = preset_of(st, cfg);
+    if (p == NULL)
+        return TP_EINVAL;
+    if (cfg->cases.n == 0)
+        return trace_mode(st, p);
     static const char *const cols[] = {"id", "model", "inputs", "predicted_us", "error"};
     tp_result *r = tp_result_new(st, NULL);
     for (int i = 0; r && i < 5; i++)
@@ -234,7 +518,8 @@ static const tp_stage_desc pr_stages[] = {
     TP_STAGE_FULL(TP_STAGE_ANALYSIS, "predict",
                   "performance models (seed 004 embeddings, element-wise, roofline) on cases, "
                   "with device presets",
-                  pr_options, pr_config, NULL, TP_PRODUCES(""), 0, pr_init, pr_run, NULL),
+                  pr_options, pr_config, NULL, TP_PRODUCES("", "summary", "unsupported"), 0, pr_init,
+                  pr_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("predict", "0.1.0", pr_stages);

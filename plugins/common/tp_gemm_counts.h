@@ -1,0 +1,153 @@
+/*
+ * FLOPs and bytes of a PyTorch matrix product from its "Input Dims" and
+ * "Input type" args (ANALYSES.md section 4, TraceLens' convention): the one
+ * home gemm_throughput, gemm_kernels and predict count them from.
+ * Header-only, private to the built-in plugins.
+ */
+#ifndef TRACEPIPE_PLUGINS_TP_GEMM_COUNTS_H
+#define TRACEPIPE_PLUGINS_TP_GEMM_COUNTS_H
+
+#include <stdint.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+
+#define GC_MAX_IN 8
+#define GC_MAX_RANK 8
+
+typedef struct gc_shape {
+    int n;                      /* inputs */
+    int rank[GC_MAX_IN];
+    double dim[GC_MAX_IN][GC_MAX_RANK];
+} gc_shape;
+
+/* Parses "Input Dims" ([[64,128],[128,256]]); 0 when it is not there or
+ * malformed. */
+static inline int gc_parse_dims(const char *v, size_t len, gc_shape *s)
+{
+    tp_json_iter outer, inner;
+    const char *e, *d;
+    size_t elen, dlen;
+    memset(s, 0, sizeof *s);
+    if (tp_json_array(v, len, &outer) != TP_OK)
+        return 0;
+    while (tp_json_next(&outer, &e, &elen) == 1) {
+        if (s->n == GC_MAX_IN || tp_json_array(e, elen, &inner) != TP_OK)
+            return 0;
+        int r = 0;
+        while (tp_json_next(&inner, &d, &dlen) == 1) {
+            int64_t x;
+            if (r == GC_MAX_RANK || tp_json_i64(d, dlen, &x) != TP_OK)
+                return 0;
+            s->dim[s->n][r++] = (double)x;
+        }
+        s->rank[s->n++] = r;
+    }
+    return 1;
+}
+
+/* Bytes per element of the first input's type (case-insensitive). */
+static inline double gc_bpe_of(const char *v, size_t len)
+{
+    tp_json_iter it;
+    const char *e;
+    size_t elen;
+    char t[64] = "";
+    if (v && tp_json_array(v, len, &it) == TP_OK && tp_json_next(&it, &e, &elen) == 1)
+        tp_json_str(e, elen, t, sizeof t);
+    for (char *p = t; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    if (strstr(t, "float8"))
+        return 1;
+    if (strcmp(t, "c10::half") == 0 || strcmp(t, "c10::bfloat16") == 0 || strcmp(t, "half") == 0 ||
+        strcmp(t, "bfloat16") == 0)
+        return 2;
+    if (strcmp(t, "double") == 0 || strcmp(t, "long int") == 0)
+        return 8;
+    return 4; /* float, int, scalar and what is not given */
+}
+
+static inline double gc_prod(const double *d, int n)
+{
+    double p = 1;
+    for (int i = 0; i < n; i++)
+        p *= d[i];
+    return p;
+}
+
+/* matmul's rule: 1-D operands promoted, leading dims broadcast. */
+static inline int gc_matmul_counts(const gc_shape *s, double *flops, double *elems)
+{
+    int ra = s->rank[0], rb = s->rank[1];
+    const double *a = s->dim[0], *b = s->dim[1];
+    if (ra == 1 && rb == 1) {
+        *flops = 2 * a[0];
+        *elems = a[0] + b[0] + 1;
+        return 1;
+    }
+    double M = ra == 1 ? 1 : a[ra - 2], K = a[ra - 1], N = rb == 1 ? 1 : b[rb - 1];
+    int la = ra > 2 ? ra - 2 : 0, lb = rb > 2 ? rb - 2 : 0, l = la > lb ? la : lb;
+    double nb = 1;
+    for (int i = 0; i < l; i++) { /* right-aligned broadcast */
+        double x = i < la ? a[la - 1 - i] : 1, y = i < lb ? b[lb - 1 - i] : 1;
+        nb *= x > y ? x : y;
+    }
+    *flops = nb * 2 * M * N * K;
+    *elems = gc_prod(a, ra) + gc_prod(b, rb) + nb * M * N;
+    return 1;
+}
+
+/* FLOPs and elements moved of one call; 0 when the op or its dims are not
+ * understood. */
+static inline int gc_gemm_counts(const char *op, const gc_shape *s, double *flops, double *elems)
+{
+    if (strcmp(op, "aten::mm") == 0 && s->n >= 2 && s->rank[0] == 2 && s->rank[1] == 2) {
+        double M = s->dim[0][0], K = s->dim[0][1], N = s->dim[1][1];
+        *flops = 2 * M * N * K;
+        *elems = M * K + K * N + M * N;
+        return 1;
+    }
+    if (strcmp(op, "aten::addmm") == 0 && s->n >= 3 && s->rank[1] == 2 && s->rank[2] == 2) {
+        double M = s->dim[1][0], K = s->dim[1][1], N = s->dim[2][1];
+        *flops = 2 * M * N * K + M * N;
+        *elems = M * K + K * N + M * N + N;
+        return 1;
+    }
+    if (strcmp(op, "aten::bmm") == 0 && s->n >= 2 && s->rank[0] == 3 && s->rank[1] == 3) {
+        double b = s->dim[0][0], M = s->dim[0][1], K = s->dim[0][2], N = s->dim[1][2];
+        *flops = b * 2 * M * N * K;
+        *elems = b * (M * K + K * N + M * N);
+        return 1;
+    }
+    if (strcmp(op, "aten::baddbmm") == 0 && s->n >= 3 && s->rank[1] == 3 && s->rank[2] == 3) {
+        double b = s->dim[1][0], M = s->dim[1][1], K = s->dim[1][2], N = s->dim[2][2];
+        *flops = b * (2 * M * N * K + M * N);
+        *elems = b * (M * K + K * N + M * N + N);
+        return 1;
+    }
+    if (strcmp(op, "aten::linear") == 0 && s->n >= 2 && s->rank[0] >= 1 && s->rank[1] == 2) {
+        int r = s->rank[0];
+        double M = gc_prod(s->dim[0], r - 1), K = s->dim[0][r - 1], N = s->dim[1][0];
+        int bias = s->n >= 3 && s->rank[2] >= 1;
+        *flops = 2 * M * N * K + (bias ? M * N : 0);
+        *elems = M * K + N * K + M * N + (bias ? N : 0);
+        return 1;
+    }
+    if (strcmp(op, "aten::matmul") == 0 && s->n >= 2 && s->rank[0] >= 1 && s->rank[1] >= 1)
+        return gc_matmul_counts(s, flops, elems);
+    return 0;
+}
+
+static inline int gc_is_gemm_name(const char *n)
+{
+    static const char *const ops[] = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
+                                      "aten::linear", "aten::matmul"};
+    for (size_t i = 0; i < 6; i++)
+        if (strcmp(n, ops[i]) == 0)
+            return 1;
+    return 0;
+}
+
+
+#endif
