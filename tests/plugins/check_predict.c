@@ -85,6 +85,53 @@ START_TEST(test_elementwise_r1_and_gmae_m1)
 }
 END_TEST
 
+/* ANALYSES.md 5.5's table FC1 and queries Q1-Q9 (v100_seed). */
+static const pm_fc_row fc1[] = {
+    {{1, 128, 128, 256}, 5.86},    {{1, 128, 128, 1024}, 9.16},   {{1, 128, 1024, 256}, 12.91},
+    {{1, 128, 1024, 1024}, 40.20}, {{1, 512, 128, 256}, 8.86},    {{1, 512, 128, 1024}, 20.32},
+    {{1, 512, 1024, 256}, 37.68},  {{1, 512, 1024, 1024}, 120.41}, {{1, 2048, 128, 256}, 23.39},
+    {{1, 2048, 128, 1024}, 71.06}, {{1, 2048, 1024, 256}, 121.63}, {{4, 128, 128, 256}, 9.46},
+    {{4, 128, 128, 1024}, 22.57},  {{4, 128, 1024, 1024}, 139.47}, {{4, 512, 128, 256}, 21.44},
+    {{4, 512, 128, 1024}, 75.52},  {{4, 512, 1024, 256}, 129.94}, {{4, 512, 1024, 1024}, 442.39},
+    {{4, 2048, 1024, 256}, 515.61}, {{4, 2048, 1024, 1024}, 1786.78},
+};
+
+START_TEST(test_fc_table_q1_q9)
+{
+    const tp_preset *p = tp_preset_find("v100_seed");
+    static const struct {
+        const char *id;
+        int64_t q[4];
+        double want;
+    } qs[] = {
+        {"Q1", {4, 512, 1024, 256}, 129.94},
+        {"Q2", {1, 300, 128, 1024}, 14.873678827139448},
+        {"Q3", {1, 512, 1024, 64}, 34.091428571428565},
+        {"Q4", {4, 2048, 4096, 1024}, 4040.5409338799136},
+        {"Q7", {2, 512, 1024, 1024}, 227.37134562166088},
+        {"Q5", {4, 1000, 128, 600}, 37.95226886702465},
+        {"Q6", {1, 64, 2048, 256}, 11.421962584187883},
+        {"Q8", {2, 1000, 600, 600}, 185.7607371768877},
+    };
+    size_t n = sizeof fc1 / sizeof *fc1;
+    for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+        double us = -1, ef, eb;
+        char err[128] = "";
+        int rc = pm_fc_predict(fc1, n, qs[i].q, p, &us, &ef, &eb, err, sizeof err);
+        ck_assert_msg(rc == 0 && us == qs[i].want, "%s: %.17g, want %.17g (%s)", qs[i].id, us,
+                      qs[i].want, err);
+        if (strcmp(qs[i].id, "Q2") == 0)
+            ck_assert(ef == 2643.703716948045 && eb == 132.82459168586462);
+        if (strcmp(qs[i].id, "Q4") == 0)
+            ck_assert(ef == 8503.747129473131 && eb == 427.97409306126104);
+    }
+    int64_t q9[4] = {1, 2048, 1024, 1024};
+    double us, ef, eb;
+    char err[128];
+    ck_assert_int_eq(pm_fc_predict(fc1, n, q9, p, &us, &ef, &eb, err, sizeof err), -1);
+}
+END_TEST
+
 static Suite *predict_suite(void)
 {
     Suite *s = suite_create("predict");
@@ -92,6 +139,7 @@ static Suite *predict_suite(void)
     tcase_add_test(tc, test_embedding_vectors);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_elementwise_r1_and_gmae_m1);
+    tcase_add_test(tc, test_fc_table_q1_q9);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -29,6 +29,8 @@ typedef struct pr_config {
     const char *preset;
     double l2_gbps;
     tp_strlist cases;
+    const char *fc_table;
+    const char *kernel_prefix;
 } pr_config;
 
 static const tp_option pr_options[] = {
@@ -40,7 +42,12 @@ static const tp_option pr_options[] = {
                     "(GB/s; 0: the preset's)"),
     TP_OPTION_LIST("cases", pr_config, cases,
                    "model cases, \"ID: MODEL k=v ...\" (fwd, sgd, adagrad: B E T L D R shmem; "
-                   "elementwise: op s; roofline: flops bytes)"),
+                   "elementwise: op s; roofline: flops bytes; fc: B M N K)"),
+    TP_OPTION_STRING("fc_table", pr_config, fc_table, NULL,
+                     "benchmark table for fc cases: CSV batch_size,M,N,K,kernel_name,"
+                     "kernel_runtime (us)"),
+    TP_OPTION_STRING("kernel_prefix", pr_config, kernel_prefix, "",
+                     "fc_table rows kept: kernel names starting with this (seed 004: volta)"),
     TP_OPTION_END};
 
 static int pr_init(tp_stage *st, const void *config, void **state)
@@ -58,7 +65,7 @@ static int pr_init(tp_stage *st, const void *config, void **state)
 typedef struct pr_case {
     char id[64], model[32], op[64];
     pm_emb emb;
-    int64_t s;
+    int64_t s, fc[4]; /* fc: B M N K */
     double flops, bytes;
     int have_shmem;
 } pr_case;
@@ -94,7 +101,12 @@ static int set_key(pr_case *c, const char *k, const char *v, char *err, size_t e
         snprintf(err, errsz, "%s=%s: a whole number", k, v);
         return -1;
     }
-    int64_t *dst = strcmp(k, "B") == 0   ? &c->emb.B
+    int fc = strcmp(c->model, "fc") == 0;
+    int64_t *dst = fc && strcmp(k, "B") == 0 ? &c->fc[0]
+                   : fc && strcmp(k, "M") == 0 ? &c->fc[1]
+                   : fc && strcmp(k, "N") == 0 ? &c->fc[2]
+                   : fc && strcmp(k, "K") == 0 ? &c->fc[3]
+                   : strcmp(k, "B") == 0   ? &c->emb.B
                    : strcmp(k, "E") == 0 ? &c->emb.E
                    : strcmp(k, "T") == 0 ? &c->emb.T
                    : strcmp(k, "L") == 0 ? &c->emb.L
@@ -143,9 +155,116 @@ static int parse_case(const char *text, pr_case *c, char *err, size_t errsz)
     return 0;
 }
 
-static int eval_case(const pr_case *c, const tp_preset *p, double l2_gbps, double *us, char *err,
-                     size_t errsz)
+/* ---- the benchmark table of fc cases */
+
+typedef struct pr_table {
+    pm_fc_row *rows;
+    size_t n;
+} pr_table;
+
+/* One CSV line's fields (double quotes honoured), in place. */
+static size_t split_csv(char *line, char **f, size_t max)
 {
+    size_t n = 0;
+    char *p = line;
+    while (n < max) {
+        char *out = p;
+        f[n++] = p;
+        int quoted = *p == '"';
+        if (quoted)
+            p++;
+        while (*p && (quoted || (*p != ',' && *p != '\n' && *p != '\r'))) {
+            if (quoted && *p == '"') {
+                if (p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                    continue;
+                }
+                quoted = 0;
+                p++;
+                continue;
+            }
+            *out++ = *p++;
+        }
+        char end = *p;
+        *out = '\0';
+        if (end != ',')
+            break;
+        p++;
+    }
+    return n;
+}
+
+/* The table: rows with every field, kernels starting with prefix. */
+static int read_table(tp_stage *st, const char *path, const char *prefix, pr_table *t)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return tp_fail(st, TP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char line[4096];
+    size_t line_no = 0, cap = 0;
+    int col[6] = {-1, -1, -1, -1, -1, -1}, rc = TP_OK;
+    static const char *const names[] = {"batch_size", "M", "N", "K", "kernel_name",
+                                         "kernel_runtime"};
+    while (rc == TP_OK && fgets(line, sizeof line, f)) {
+        char *fld[32];
+        size_t nf = split_csv(line, fld, 32);
+        if (++line_no == 1) {
+            for (size_t i = 0; i < nf; i++)
+                for (int k = 0; k < 6; k++)
+                    if (strcmp(fld[i], names[k]) == 0)
+                        col[k] = (int)i;
+            for (int k = 0; k < 6 && rc == TP_OK; k++)
+                if (col[k] < 0)
+                    rc = tp_fail(st, TP_EFORMAT, "%s:1: no column '%s' (batch_size,M,N,K,"
+                                 "kernel_name,kernel_runtime)", path, names[k]);
+            continue;
+        }
+        int empty = 0;
+        for (int k = 0; k < 6; k++)
+            empty |= (size_t)col[k] >= nf || fld[col[k]][0] == '\0';
+        if (empty || strncmp(fld[col[4]], prefix, strlen(prefix)) != 0)
+            continue; /* the seed drops rows with an empty field */
+        pm_fc_row r;
+        char *end;
+        for (int k = 0; k < 4 && rc == TP_OK; k++) {
+            r.v[k] = strtoll(fld[col[k]], &end, 10);
+            if (*end)
+                rc = tp_fail(st, TP_EFORMAT, "%s:%zu: %s '%s' is not a whole number", path,
+                             line_no, names[k], fld[col[k]]);
+        }
+        r.runtime_us = strtod(fld[col[5]], &end);
+        if (rc == TP_OK && (*end || !(r.runtime_us > 0)))
+            rc = tp_fail(st, TP_EFORMAT, "%s:%zu: kernel_runtime '%s' is not a positive number",
+                         path, line_no, fld[col[5]]);
+        if (rc == TP_OK && t->n == cap) {
+            cap = cap ? cap * 2 : 64;
+            pm_fc_row *g = tp_realloc(t->rows, cap * sizeof *g);
+            if (g == NULL)
+                rc = tp_fail(st, TP_ENOMEM, "out of memory");
+            else
+                t->rows = g;
+        }
+        if (rc == TP_OK)
+            t->rows[t->n++] = r;
+    }
+    fclose(f);
+    if (rc == TP_OK && line_no == 0)
+        rc = tp_fail(st, TP_EFORMAT, "%s: empty table", path);
+    return rc;
+}
+
+static int eval_case(const pr_case *c, const tp_preset *p, double l2_gbps, const pr_table *fc,
+                     double *us, char *err, size_t errsz)
+{
+    if (strcmp(c->model, "fc") == 0) {
+        double ef, eb;
+        if (fc == NULL || fc->n == 0) {
+            snprintf(err, errsz, "fc needs fc_table (with rows)");
+            return -1;
+        }
+        return pm_fc_predict(fc->rows, fc->n, c->fc, p, us, &ef, &eb, err, errsz);
+    }
     if (strcmp(c->model, "fwd") == 0) {
         if (!c->have_shmem) {
             snprintf(err, errsz, "fwd needs shmem=true|false");
@@ -170,7 +289,7 @@ static int eval_case(const pr_case *c, const tp_preset *p, double l2_gbps, doubl
         *us = pm_roofline(c->flops, c->bytes, p);
         return 0;
     }
-    snprintf(err, errsz, "unknown model '%s' (fwd, sgd, adagrad, elementwise, roofline)",
+    snprintf(err, errsz, "unknown model '%s' (fwd, sgd, adagrad, elementwise, roofline, fc)",
              c->model);
     return -1;
 }
@@ -484,15 +603,22 @@ static int pr_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     tp_result_set_meta(st, r, "title", "Model predictions");
     tp_result_set_meta(st, r, "preset", p->name);
-    int rc = TP_OK;
+    pr_table table = {0};
+    int rc = cfg->fc_table ? read_table(st, cfg->fc_table, cfg->kernel_prefix, &table) : TP_OK;
+    if (rc != TP_OK) {
+        tp_free(table.rows);
+        return rc;
+    }
     for (size_t i = 0; i < cfg->cases.n && rc == TP_OK; i++) {
         pr_case c;
         char err[256] = "";
         double us = 0;
         int ok = parse_case(cfg->cases.items[i], &c, err, sizeof err) == 0 &&
-                 eval_case(&c, p, cfg->l2_gbps, &us, err, sizeof err) == 0;
-        if (!ok && c.model[0] == '\0')
+                 eval_case(&c, p, cfg->l2_gbps, &table, &us, err, sizeof err) == 0;
+        if (!ok && c.model[0] == '\0') {
+            tp_free(table.rows);
             return tp_fail(st, TP_EINVAL, "cases[%zu]: %s", i, err);
+        }
         const char *inputs = strchr(cfg->cases.items[i], ':');
         inputs = inputs ? inputs + 1 : cfg->cases.items[i];
         while (*inputs == ' ')
@@ -511,6 +637,7 @@ static int pr_run(tp_stage *st, const void *config, void *state)
         if (rc == TP_OK && !ok)
             rc = tp_result_set_str(st, r, row, 4, err);
     }
+    tp_free(table.rows);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 

@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../../common/tp_presets.h"
 
@@ -140,6 +142,194 @@ static inline double pm_gmae(const double *pred, const double *actual, size_t n,
     }
     *mean = se / (double)n;
     return exp(sl / (double)n);
+}
+
+/* ---- 5.5: FC/GEMM by interpolating a benchmark table */
+
+typedef struct pm_fc_row {
+    int64_t v[4]; /* batch_size, M, N, K */
+    double runtime_us;
+} pm_fc_row;
+
+#define PM_FC_MAX_POINTS 16 /* 2^4: every dimension unmatched */
+
+typedef struct pm_fc_point {
+    uint8_t rows_ok;      /* (a point is the set of table rows matching its constraints) */
+    int64_t fixed[4];     /* the value each constrained dimension must have */
+    uint8_t constrained[4];
+    uint8_t limited[4];   /* dimensions interpolated: their (low, high) */
+    int64_t low[4], high[4];
+    uint8_t has_low[4], has_high[4];
+    uint8_t zero[4], peak[4];
+} pm_fc_point;
+
+static inline int pm_fc_in(const pm_fc_point *p, const pm_fc_row *r)
+{
+    for (int d = 0; d < 4; d++)
+        if (p->constrained[d] && r->v[d] != p->fixed[d])
+            return 0;
+    return 1;
+}
+
+static inline int cmp_i64_asc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The seed's fc_forward_predictor (ANALYSES.md 5.5), step by step; the
+ * efficiencies it interpolated in *eff_f, *eff_bw (for the vectors). */
+static inline int pm_fc_predict(const pm_fc_row *t, size_t n, const int64_t q[4],
+                                const tp_preset *p, double *us, double *eff_f, double *eff_bw,
+                                char *err, size_t errsz)
+{
+    for (size_t i = 0; i < n; i++) /* 1: an exact match */
+        if (t[i].v[0] == q[0] && t[i].v[1] == q[1] && t[i].v[2] == q[2] && t[i].v[3] == q[3]) {
+            *us = t[i].runtime_us;
+            *eff_f = *eff_bw = NAN;
+            return 0;
+        }
+    int matched[4], unmatched = 0;
+    for (int d = 0; d < 4; d++) { /* 2: a value of q present anywhere in its column */
+        matched[d] = 0;
+        for (size_t i = 0; i < n && !matched[d]; i++)
+            matched[d] = t[i].v[d] == q[d];
+        unmatched += !matched[d];
+    }
+    if (unmatched == 0) {
+        snprintf(err, errsz, "every value is in the table but not this combination");
+        return -1;
+    }
+    pm_fc_point pts[PM_FC_MAX_POINTS], next[PM_FC_MAX_POINTS];
+    size_t np = 1;
+    memset(&pts[0], 0, sizeof pts[0]);
+    for (int d = 0; d < 4; d++)
+        if (matched[d]) {
+            pts[0].constrained[d] = 1;
+            pts[0].fixed[d] = q[d];
+        }
+    int64_t *u = (int64_t *)malloc((n ? n : 1) * sizeof *u);
+    if (u == NULL) {
+        snprintf(err, errsz, "out of memory");
+        return -1;
+    }
+    for (int d = 0; d < 4; d++) { /* 4: each unmatched dimension splits every point */
+        if (matched[d])
+            continue;
+        size_t nn = 0;
+        for (size_t k = 0; k < np; k++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++)
+                if (pm_fc_in(&pts[k], &t[i]))
+                    u[m++] = t[i].v[d];
+            if (m == 0) {
+                free(u);
+                snprintf(err, errsz, "no table rows to interpolate dimension %d from", d);
+                return -1;
+            }
+            qsort(u, m, sizeof *u, cmp_i64_asc);
+            pm_fc_point lo = pts[k], hi = pts[k];
+            lo.limited[d] = hi.limited[d] = 1;
+            lo.constrained[d] = hi.constrained[d] = 1;
+            if (q[d] < u[0]) {
+                lo.has_low[d] = hi.has_low[d] = 0;
+                lo.has_high[d] = hi.has_high[d] = 1;
+                lo.high[d] = hi.high[d] = u[0];
+                lo.fixed[d] = hi.fixed[d] = u[0];
+                lo.zero[d] = 1;
+            } else if (q[d] > u[m - 1]) {
+                lo.has_low[d] = hi.has_low[d] = 1;
+                lo.has_high[d] = hi.has_high[d] = 0;
+                lo.low[d] = hi.low[d] = u[m - 1];
+                lo.fixed[d] = hi.fixed[d] = u[m - 1];
+                hi.peak[d] = 1;
+            } else {
+                size_t j = 0;
+                while (j + 1 < m && u[j + 1] < q[d])
+                    j++;
+                size_t h = j + 1;
+                while (h < m && u[h] <= q[d])
+                    h++;
+                lo.has_low[d] = hi.has_low[d] = lo.has_high[d] = hi.has_high[d] = 1;
+                lo.low[d] = hi.low[d] = u[j];
+                lo.high[d] = hi.high[d] = u[h];
+                lo.fixed[d] = u[j];
+                hi.fixed[d] = u[h];
+            }
+            next[nn++] = lo;
+            next[nn++] = hi;
+        }
+        memcpy(pts, next, nn * sizeof *pts);
+        np = nn;
+    }
+    free(u);
+    double sum_f = 0, sum_bw = 0;
+    for (size_t k = 0; k < np; k++) { /* 5: each point's value */
+        const pm_fc_row *r = NULL;
+        for (size_t i = 0; i < n && r == NULL; i++)
+            if (pm_fc_in(&pts[k], &t[i]))
+                r = &t[i];
+        if (r == NULL) {
+            snprintf(err, errsz, "an interpolation point has no table row");
+            return -1;
+        }
+        int zero = 0, peak = 0;
+        for (int d = 0; d < 4; d++) {
+            zero |= pts[k].limited[d] && pts[k].zero[d];
+            peak |= pts[k].limited[d] && pts[k].peak[d];
+        }
+        const int64_t *v = r->v;
+        double Tr = (double)(v[0] * v[1] * v[2] * v[3]) / r->runtime_us / 1000;
+        double Wr = (double)(v[0] * (v[1] * v[3] + v[3] * v[2] + v[1] * v[2])) / r->runtime_us /
+                    1000 * 4;
+        double cf = 0, cb = 0;
+        int dims = 0;
+        for (int d = 0; d < 4; d++) {
+            if (!pts[k].limited[d])
+                continue;
+            double wl, wh;
+            const pm_fc_point *pt = &pts[k];
+            if (!pt->has_high[d]) {
+                wl = 0.5;
+                wh = 0.5;
+            } else if (!pt->has_low[d]) {
+                wl = (double)q[d] / (double)pt->high[d];
+                wh = (double)(pt->high[d] - q[d]) / (double)pt->high[d];
+            } else {
+                wl = (double)(q[d] - pt->low[d]) / (double)(pt->high[d] - pt->low[d]);
+                wh = (double)(pt->high[d] - q[d]) / (double)(pt->high[d] - pt->low[d]);
+            }
+            double f, b;
+            if (zero) {
+                f = 0;
+                b = 0;
+            } else if (peak) {
+                f = p->fp32 * wh;
+                b = p->dram_gbps * wh;
+            } else if (pt->has_low[d] && v[d] == pt->low[d]) {
+                f = Tr * wl; /* the low row gets wl: swapped, as the seed does */
+                b = Wr * wl;
+            } else {
+                f = Tr * wh;
+                b = Wr * wh;
+            }
+            cf += f;
+            cb += b;
+            dims++;
+        }
+        sum_f += cf / dims;
+        sum_bw += cb / dims;
+    }
+    *eff_f = sum_f / ((double)np / 2);
+    *eff_bw = sum_bw / ((double)np / 2);
+    if (*eff_f == 0 || *eff_bw == 0) {
+        snprintf(err, errsz, "interpolated efficiency is 0");
+        return -1;
+    }
+    int64_t B = q[0], M = q[1], N = q[2], K = q[3];
+    double a = (double)(B * M * N * K) / *eff_f, b = (double)(4 * B * (M * K + K * N + M * N)) / *eff_bw;
+    *us = (a > b ? a : b) / 1000;
+    return 0;
 }
 
 #endif
