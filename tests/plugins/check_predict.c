@@ -132,6 +132,28 @@ START_TEST(test_fc_table_q1_q9)
 }
 END_TEST
 
+/* Section 6's vector E1: T1 5; T2 linear 10, relu 4; T3 linear 6, relu 3;
+ * T4 cudaLaunchKernel 4; T5 linear 7, relu 0, view 2; launches linear
+ * [LK, LK], relu [LK]; ops linear t = [20, 3], view, relu t = [50]. */
+START_TEST(test_e2e_e1)
+{
+    static const double lk2[] = {4, 4}, lk1[] = {4}, tl[] = {20, 3}, tr[] = {50};
+    pm_e2e_op ops[] = {
+        {1, 2, lk2, 1, 2, tl, 10, 6, 7, 0},
+        {0, 0, NULL, 0, 0, NULL, 0, 0, 2, 0},
+        {1, 1, lk1, 1, 1, tr, 4, 3, 0, 0},
+    };
+    pm_e2e_result r;
+    pm_e2e(ops, 3, 5, 0, &r);
+    ck_assert(r.e2e == 106 && r.cpu == 59 && r.gpu_active == 73);
+    pm_e2e(ops, 3, 5, 4, &r);
+    ck_assert(r.e2e == 110 && r.cpu == 59 && r.gpu_active == 85);
+    ops[0].supported = 0; /* linear unsupported */
+    pm_e2e(ops, 3, 5, 0, &r);
+    ck_assert(r.e2e == 106 && r.gpu_active == 50);
+}
+END_TEST
+
 static Suite *predict_suite(void)
 {
     Suite *s = suite_create("predict");
@@ -140,6 +162,7 @@ static Suite *predict_suite(void)
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_elementwise_r1_and_gmae_m1);
     tcase_add_test(tc, test_fc_table_q1_q9);
+    tcase_add_test(tc, test_e2e_e1);
     suite_add_tcase(s, tc);
     return s;
 }

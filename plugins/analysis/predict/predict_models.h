@@ -332,4 +332,63 @@ static inline int pm_fc_predict(const pm_fc_row *t, size_t n, const int64_t q[4]
     return 0;
 }
 
+/* ---- section 6: one iteration, end to end */
+
+/* An op of the iteration, its overheads looked up by the caller (the means
+ * of overheads' notebook: T2, T3, T5 by op name; T4 per launch by API). */
+typedef struct pm_e2e_op {
+    int has_launches;         /* launches[name] exists */
+    size_t n_launches;
+    const double *t4;         /* per launch */
+    int supported;            /* kernel times known */
+    size_t m;                 /* kernel times t[0..m) */
+    const double *t;
+    double t2, t3, t5;
+    int to_without_children;  /* aten::to with no children: a launch costs 2 */
+} pm_e2e_op;
+
+typedef struct pm_e2e_result {
+    double e2e, cpu, gpu, gpu_active;
+} pm_e2e_result;
+
+/* Single stream (inference.py 20987e2): a kernel starts 1 us after the
+ * previous one or when its launch returns, whichever is later. */
+static inline void pm_e2e(const pm_e2e_op *ops, size_t n, double t1, double kernel_overhead,
+                          pm_e2e_result *r)
+{
+    double cpu = 0, gpu = 0, active = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pm_e2e_op *o = &ops[i];
+        cpu += t1;
+        if (!o->has_launches) {
+            cpu += o->t5;
+            continue;
+        }
+        cpu += o->t2;
+        if (o->supported) {
+            for (size_t j = 0; j < o->m; j++)
+                active += o->t[j] + kernel_overhead;
+            for (size_t j = 0; j < o->n_launches; j++) {
+                double t4 = o->to_without_children ? 2 : o->t4[j];
+                gpu = gpu + 1 > cpu + o->t4[j] ? gpu + 1 : cpu + o->t4[j];
+                if (j < o->m)
+                    gpu += o->t[j] + kernel_overhead;
+                cpu += t4;
+                if (j + 1 < o->n_launches)
+                    cpu += o->t5;
+            }
+        } else {
+            double s4 = 0;
+            for (size_t j = 0; j < o->n_launches; j++)
+                s4 += o->t4[j];
+            cpu += s4 + o->t5 * (double)(o->n_launches - 1);
+        }
+        cpu += o->t3;
+    }
+    r->cpu = cpu;
+    r->gpu = gpu;
+    r->gpu_active = active;
+    r->e2e = gpu > cpu ? gpu : cpu;
+}
+
 #endif
