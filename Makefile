@@ -139,7 +139,7 @@ $(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/trac
 
 # ---------------------------------------------------------------- entry points
 DEB_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev check libpcre2-dev libsqlite3-dev \
-                clang valgrind python3
+                clang valgrind python3 libxml2-utils librsvg2-bin
 deps:
 	@sh tests/tools/install-deps.sh $(DEB_PACKAGES)
 
