@@ -56,10 +56,11 @@ typedef struct svg_data {
 
 int svg_data_alloc(svg_data *d, size_t ncat, size_t nser);
 void svg_data_free(svg_data *d);
-/* Keeps the top categories by their sum over series, in descending order,
- * and folds the others into one category "Others" at the end (not when
- * top is 0 or there are no more than top). */
-int svg_data_fold_top(svg_data *d, size_t top);
+/* Keeps the top categories by their sum over series (key < 0) or by the
+ * value of series `key`, in descending order, and folds the others into
+ * one category "Others" at the end (not when top is 0 or there are no more
+ * than top). */
+int svg_data_fold_top(svg_data *d, size_t top, int key);
 /* The same for series: the top series by their sum over categories, the
  * rest folded into "Others" (kept last). */
 int svg_data_fold_top_series(svg_data *d, size_t top);

@@ -23,7 +23,7 @@ static const char *color_of(const char *name, size_t i)
 {
     if (strcmp(name, "Others") == 0)
         return SVG_OTHERS_COLOR;
-    if (strcmp(name, "Unaccounted") == 0 || strcmp(name, "idle") == 0)
+    if (strcmp(name, "Unaccounted") == 0 || strncmp(name, "idle", 4) == 0)
         return "#DDDDDD";
     return svg_color(i);
 }
@@ -67,7 +67,7 @@ double svg_legend(svg_doc *doc, double x, double y, double w, size_t n, char *co
 /* One pie: the categories' single series as slices, legend to the right. */
 static int draw_one_pie(svg_doc *doc, const char *heading, svg_data *d, size_t top)
 {
-    int rc = svg_data_fold_top(d, top);
+    int rc = svg_data_fold_top(d, top, -1);
     if (rc != TP_OK)
         return rc;
     double total = 0;
@@ -465,7 +465,7 @@ static void draw_hbars(svg_doc *doc, const svg_data *d, const bar_spec *b)
         free(shown);
         for (size_t s = 0; s < d->nser; s++) {
             double v = value_at(d, i, s);
-            const char *color = d->nser > 1 || b->stacked ? color_of(d->ser[s], s) : svg_color(0);
+            const char *color = d->nser > 1 || b->stacked ? color_of(d->ser[s], s) : color_of(d->cat[i], 0);
             if (b->stacked) {
                 if (v <= 0)
                     continue;
@@ -520,7 +520,7 @@ static void draw_vbars(svg_doc *doc, const svg_data *d, const bar_spec *b)
         double left = x0 + (double)i * slot + (slot - bw) / 2, cum = 0;
         for (size_t s = 0; s < d->nser; s++) {
             double v = value_at(d, i, s);
-            const char *color = d->nser > 1 || b->stacked ? color_of(d->ser[s], s) : svg_color(0);
+            const char *color = d->nser > 1 || b->stacked ? color_of(d->ser[s], s) : color_of(d->cat[i], 0);
             if (b->stacked) {
                 if (v > 0)
                     bar_rect(doc, d, i, s, left, YOF(cum + v), bw, YOF(cum) - YOF(cum + v), color);
@@ -772,11 +772,15 @@ int svg_draw_bars(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_re
         rc = table_bars(st, cfg, r, &d, &label);
     }
     int pivoted = !from_tree && cfg->series;
-    if (rc == TP_OK && (stacked || pivoted))
+    /* parts named by the data (tree children, a long table's values) fold
+     * to the `top` largest; a table's own columns stay as given */
+    if (rc == TP_OK && ((stacked && from_tree) || pivoted))
         rc = svg_data_fold_top_series(&d, (size_t)cfg->top);
-    /* bars: the `top` largest; stacks: `top` parts, and at most MAX_STACKS bars */
+    /* bars: the `top` largest; stacks: at most MAX_STACKS bars, a table's
+     * by its first column (the busiest streams of active_us, idle_us) */
     if (rc == TP_OK)
-        rc = svg_data_fold_top(&d, stacked || pivoted ? MAX_STACKS : (size_t)cfg->top);
+        rc = svg_data_fold_top(&d, stacked || pivoted ? MAX_STACKS : (size_t)cfg->top,
+                               stacked && !from_tree && !pivoted ? 0 : -1);
     if (rc == TP_OK) {
         char vlabel[256];
         const char *vname = d.nser == 1 ? d.ser[0]

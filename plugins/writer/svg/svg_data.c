@@ -78,7 +78,7 @@ static size_t rank_entries(ranked *rank, size_t n, size_t top, char *const *name
     return kept;
 }
 
-int svg_data_fold_top(svg_data *d, size_t top)
+int svg_data_fold_top(svg_data *d, size_t top, int key)
 {
     ranked *rank = malloc((d->ncat ? d->ncat : 1) * sizeof *rank);
     if (rank == NULL)
@@ -87,7 +87,8 @@ int svg_data_fold_top(svg_data *d, size_t top)
         rank[i].index = i;
         rank[i].total = 0;
         for (size_t s = 0; s < d->nser; s++)
-            rank[i].total += finite_or_zero(d->v[i * d->nser + s]);
+            if (key < 0 || (size_t)key == s)
+                rank[i].total += finite_or_zero(d->v[i * d->nser + s]);
     }
     int others;
     size_t kept = rank_entries(rank, d->ncat, top, d->cat, &others);
