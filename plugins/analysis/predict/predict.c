@@ -27,6 +27,7 @@
 
 typedef struct pr_config {
     const char *preset;
+    const char *preset_file;
     double l2_gbps;
     tp_strlist cases;
     const char *fc_table;
@@ -37,6 +38,10 @@ static const tp_option pr_options[] = {
     TP_OPTION_STRING("preset", pr_config, preset, NULL,
                      "device preset: v100_seed, a100_sxm4_80gb, h100_sxm5_80gb, mi300x (default: "
                      "from the trace's device name, else v100_seed)"),
+    TP_OPTION_STRING("preset_file", pr_config, preset_file, NULL,
+                     "your device's figures instead of a preset: JSON or flat YAML (dram_gbps, "
+                     "l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops, bf16_gflops, sms, l2_bytes) "
+                     "or a TraceLens arch JSON"),
     TP_OPTION_FLOAT("l2_gbps", pr_config, l2_gbps, "0", 0, 1e9,
                     "L2 bandwidth for the forward embedding model when the preset has none "
                     "(GB/s; 0: the preset's)"),
@@ -50,14 +55,39 @@ static const tp_option pr_options[] = {
                      "fc_table rows kept: kernel names starting with this (seed 004: volta)"),
     TP_OPTION_END};
 
+/* A preset read from preset_file, kept from init (so a bad file fails
+ * before any trace is read) to run. */
+typedef struct pr_state {
+    tp_preset file;
+    char name[256];
+    int have_file;
+} pr_state;
+
 static int pr_init(tp_stage *st, const void *config, void **state)
 {
     const pr_config *cfg = config;
-    (void)state;
+    if (cfg->preset && cfg->preset_file)
+        return tp_fail(st, TP_EINVAL, "give preset or preset_file, not both");
     if (cfg->preset && tp_preset_find(cfg->preset) == NULL)
         return tp_fail(st, TP_EINVAL, "preset: unknown device '%s' (v100_seed, a100_sxm4_80gb, "
                        "h100_sxm5_80gb, mi300x)", cfg->preset);
+    pr_state *s = tp_calloc(1, sizeof *s);
+    if (s == NULL)
+        return TP_ENOMEM;
+    *state = s;
+    if (cfg->preset_file) {
+        int rc = tp_preset_load(st, cfg->preset_file, &s->file, s->name, sizeof s->name);
+        if (rc != TP_OK)
+            return rc;
+        s->have_file = 1;
+    }
     return TP_OK;
+}
+
+static void pr_destroy(tp_stage *st, void *state)
+{
+    (void)st;
+    tp_free(state);
 }
 
 /* ---- one case */
@@ -297,8 +327,10 @@ static int eval_case(const pr_case *c, const tp_preset *p, double l2_gbps, const
 /* The option's preset; else the trace's device's; else (no trace, cases)
  * the seed's v100_seed; NULL after saying why for a trace of another
  * device. */
-static const tp_preset *preset_of(tp_stage *st, const pr_config *cfg)
+static const tp_preset *preset_of(tp_stage *st, const pr_config *cfg, const pr_state *s)
 {
+    if (s && s->have_file)
+        return &s->file;
     if (cfg->preset)
         return tp_preset_find(cfg->preset);
     const tp_trace *t = tp_stage_trace(st);
@@ -587,9 +619,8 @@ static int trace_mode(tp_stage *st, const tp_preset *p)
 
 static int pr_run(tp_stage *st, const void *config, void *state)
 {
-    (void)state;
     const pr_config *cfg = config;
-    const tp_preset *p = preset_of(st, cfg);
+    const tp_preset *p = preset_of(st, cfg, state);
     if (p == NULL)
         return TP_EINVAL;
     if (cfg->cases.n == 0)
@@ -646,7 +677,7 @@ static const tp_stage_desc pr_stages[] = {
                   "performance models (seed 004 embeddings, element-wise, roofline) on cases, "
                   "with device presets",
                   pr_options, pr_config, NULL, TP_PRODUCES("", "summary", "unsupported"), 0, pr_init,
-                  pr_run, NULL),
+                  pr_run, pr_destroy),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("predict", "0.1.0", pr_stages);
