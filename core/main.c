@@ -540,7 +540,8 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
     tp_diags_free(&d);
     int rc = TP_EXIT_USAGE;
     if (p != NULL) {
-        tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0};
+        tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0,
+                            .skip_batch = 1};
         tp_run *run = NULL;
         rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
         rc = slower_gate(c, run, rc);
@@ -581,6 +582,55 @@ static const char *batch_spec(const cli *c, const char *file, char **owned)
 }
 
 static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc);
+
+/* The `batch: true` stages, once, over every trace that went through: the
+ * pipeline loaded with the first of them as `trace` (and `out` as given),
+ * then a reader per trace and the batch stages (tp_pipeline_for_batch).
+ * rc is the status so far. */
+static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, int rc)
+{
+    size_t nok = 0;
+    const char **paths = calloc(l->n ? l->n : 1, sizeof *paths);
+    if (paths == NULL)
+        return TP_EXIT_FAIL;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].exit_code == 0)
+            paths[nok++] = l->v[i].path;
+    tp_var *sets = calloc(c->n_sets + 1, sizeof *sets);
+    size_t n = 0;
+    for (size_t i = 0; sets && i < c->n_sets; i++)
+        if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name"))
+            sets[n++] = c->sets[i];
+    if (sets && nok > 0)
+        sets[n++] = (tp_var){"trace", paths[0]};
+    tp_diags d = {0};
+    tp_pipeline *p = sets && nok > 0 ? tp_pipeline_load_file(ctx, c->file, sets, n, &d) : NULL;
+    tp_diags_free(&d);
+    size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
+    if (nb > 0) {
+        char err[4200];
+        tp_pipeline *b = tp_pipeline_for_batch(p, paths, nok, err, sizeof err);
+        if (b == NULL) {
+            tp_print_line(stderr, "pipeline: error: %s", err);
+            rc = TP_EXIT_USAGE;
+        } else {
+            if (c->verbosity > 0)
+                fprintf(stderr, "pipeline: batch: %zu batch stage(s) over %zu trace(s)\n", nb, nok);
+            tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0};
+            tp_run *run = NULL;
+            int brc = tp_pipeline_run(b, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
+            brc = slower_gate(c, run, brc);
+            tp_run_free(run);
+            tp_pipeline_free(b);
+            if (rc == TP_EXIT_OK)
+                rc = brc;
+        }
+    }
+    tp_pipeline_free(p);
+    free(sets);
+    free(paths);
+    return rc;
+}
 
 static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
 {
@@ -644,6 +694,8 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
         fprintf(stderr, "pipeline: batch: %zu trace(s) from %s, %d at once%s\n", l.n, spec,
                 o.jobs, c->declares_out ? ", each writing to OUT/LABEL" : "");
     int rc = tp_batch_run(&o, &l);
+    if (c->nshards == 0) /* a shard sees some traces only: batch stages need them all */
+        rc = run_batch_stages(ctx, c, &l, rc);
     tp_batch_list_free(&l);
     if (c->declares_out && c->nshards == 0)
         rc = merge_into(c, (const char *const *)&c->out_base, 1, c->out_base, rc);

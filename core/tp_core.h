@@ -93,12 +93,23 @@ typedef struct tp_run_opts {
     int progress;           /* show a progress bar on stderr */
     FILE *log;              /* where messages go; NULL = stderr */
     int report_outputs;     /* say "wrote PATH" for every output file completed */
+    int skip_batch;         /* leave out `batch: true` stages (a batch's per-trace runs) */
 } tp_run_opts;
 
 /* Runs every stage in order.  Returns TP_OK or the first stage's error
  * (already printed to opts->log with the stage's name).  *out (if not NULL)
  * receives the run for inspection; free it with tp_run_free. */
 int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out);
+
+/* How many stages say `batch: true`. */
+size_t tp_pipeline_batch_stages(const tp_pipeline *p);
+/* The pipeline a batch runs once after every trace's own run: a copy of
+ * p's first reader per trace (ids READER_0 ... READER_{n-1}, `path` set to
+ * paths[i]), then p's batch stages, those that take several traces given
+ * all of them.  NULL with err set when p has no reader, a batch stage takes
+ * input from a per-trace stage, or memory runs out. */
+tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *paths, size_t n,
+                                   char *err, size_t errsz);
 void tp_run_free(tp_run *r);
 const tp_result *tp_run_result(const tp_run *r, const char *id);
 size_t tp_run_result_count(const tp_run *r);

@@ -155,6 +155,10 @@ void *tp_options_build(const tp_option *schema, size_t config_size, const tp_yno
                        const char *const *reserved, const char *file, const char *who,
                        tp_diags *d);
 void tp_options_free(const tp_option *schema, void *config);
+/* A deep copy of config (strings and lists copied); the string option
+ * named `replace` (when not NULL) set to value instead.  NULL: no memory. */
+void *tp_options_clone(const tp_option *schema, size_t config_size, const void *config,
+                       const char *replace, const char *value);
 /* Bytes of the config field an option of this type fills (0: unknown type). */
 size_t tp_option_field_size(tp_opt_type type);
 /* Parses a scalar per type; for use by option building and tests. */

@@ -451,3 +451,52 @@ void tp_options_free(const tp_option *schema, void *config)
     }
     free(config);
 }
+
+void *tp_options_clone(const tp_option *schema, size_t config_size, const void *config,
+                       const char *replace, const char *value)
+{
+    char *c = malloc(config_size ? config_size : 1);
+    if (c == NULL)
+        return NULL;
+    memcpy(c, config, config_size);
+    int ok = 1;
+    for (const tp_option *opt = schema; opt && opt->name; opt++) { /* own copies, or NULL */
+        void *field = c + opt->offset;
+        if (opt->type == TP_OPT_STRING)
+            *(char **)field = NULL;
+        else if (opt->type == TP_OPT_LIST || opt->type == TP_OPT_INT_LIST ||
+                 opt->type == TP_OPT_FLOAT_LIST)
+            memset(field, 0, sizeof(tp_strlist));
+    }
+    for (const tp_option *opt = schema; ok && opt && opt->name; opt++) {
+        const void *from = (const char *)config + opt->offset;
+        void *field = c + opt->offset;
+        if (opt->type == TP_OPT_STRING) {
+            const char *s = replace && strcmp(opt->name, replace) == 0 ? value
+                                                                       : *(char *const *)from;
+            ok = s == NULL || (*(char **)field = strdup(s)) != NULL;
+        } else if (opt->type == TP_OPT_LIST) {
+            const tp_strlist *l = from;
+            char **items = calloc(l->n ? l->n : 1, sizeof *items);
+            ok = items != NULL;
+            ((tp_strlist *)field)->items = (const char *const *)items;
+            for (size_t i = 0; ok && i < l->n; i++) {
+                ok = (items[i] = strdup(l->items[i])) != NULL;
+                ((tp_strlist *)field)->n = i + 1;
+            }
+        } else if (opt->type == TP_OPT_INT_LIST || opt->type == TP_OPT_FLOAT_LIST) {
+            const tp_intlist *l = from; /* tp_floatlist has the same shape and cell size */
+            void *items = malloc((l->n ? l->n : 1) * sizeof(int64_t));
+            ok = items != NULL;
+            if (ok && l->n)
+                memcpy(items, l->items, l->n * sizeof(int64_t));
+            ((tp_intlist *)field)->items = items;
+            ((tp_intlist *)field)->n = ok ? l->n : 0;
+        }
+    }
+    if (!ok) {
+        tp_options_free(schema, c);
+        return NULL;
+    }
+    return c;
+}

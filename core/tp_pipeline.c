@@ -15,7 +15,7 @@ static const char *const top_keys[] = {"name", "description", "vars", "stages", 
                                         NULL};
 static const char *const kind_keys[] = {"reader", "filter", "analysis", "writer", NULL};
 static const char *const reserved_keys[] = {"reader", "filter", "analysis", "writer",
-                                            "id",     "input",  "trace",    NULL};
+                                            "id",     "input",  "trace",    "batch", NULL};
 
 typedef struct loader {
     tp_ctx *ctx;
@@ -617,6 +617,24 @@ static void parse_traces(loader *L, pstage *s, const tp_ynode *tr, size_t index)
     }
 }
 
+/* `batch: true|false`; readers make the traces a batch goes over, so they
+ * are never batch stages. */
+static void parse_batch(loader *L, pstage *s, const tp_ynode *b)
+{
+    if (b == NULL)
+        return;
+    if (b->type != TP_YNODE_SCALAR ||
+        (strcmp(b->text, "true") != 0 && strcmp(b->text, "false") != 0)) {
+        tp_diags_add(L->d, L->file, b->line, b->col, "error: batch must be true or false");
+        return;
+    }
+    s->batch = strcmp(b->text, "true") == 0;
+    if (s->batch && s->kind == TP_STAGE_READER)
+        tp_diags_add(L->d, L->file, b->line, b->col,
+                     "error: a reader reads each trace of a batch; 'batch: true' belongs to the "
+                     "stages that compare them (ranks, diff, a merged chrome_trace)");
+}
+
 /* A stage that `requires` another gets that one's default config now, so
  * the run can add it without any validation left to do. */
 static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
@@ -715,6 +733,7 @@ static void parse_stage(loader *L, const tp_ynode *m)
     }
     parse_inputs(L, s, tp_ymap_get(m, "input"), L->p->n - 1);
     parse_traces(L, s, tp_ymap_get(m, "trace"), L->p->n - 1);
+    parse_batch(L, s, tp_ymap_get(m, "batch"));
     char who[256];
     snprintf(who, sizeof who, "%s '%s'", tp_stage_kind_name(kind), s->id);
     if (strcmp(s->id, s->plugin) != 0)
@@ -860,4 +879,119 @@ tp_pipeline *tp_pipeline_load_file(tp_ctx *ctx, const char *path, const tp_var *
     free(dir);
     free(buf);
     return p;
+}
+
+/* ---------------------------------------------------------------- batch */
+
+/* A copy of stage s for another pipeline; the reader's `path` replaced by
+ * path when given.  TP_OK or TP_ENOMEM. */
+static int clone_stage(const pstage *s, pstage *c, const char *id, const char *path)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = s->kind;
+    c->desc = s->desc;
+    c->plugin_path = s->plugin_path;
+    c->line = s->line;
+    c->col = s->col;
+    c->batch = s->batch;
+    c->plugin = strdup(s->plugin);
+    c->id = strdup(id);
+    c->config = tp_options_clone(s->desc->options, s->desc->config_size, s->config,
+                                 path ? "path" : NULL, path);
+    if (!c->plugin || !c->id || !c->config)
+        return TP_ENOMEM;
+    if (s->n_inputs && (c->inputs = calloc(s->n_inputs, sizeof *c->inputs)) == NULL)
+        return TP_ENOMEM;
+    for (; c->n_inputs < s->n_inputs; c->n_inputs++)
+        if ((c->inputs[c->n_inputs] = strdup(s->inputs[c->n_inputs])) == NULL)
+            return TP_ENOMEM;
+    c->inputs_given = s->inputs_given;
+    if (s->req_desc) {
+        c->req_desc = s->req_desc;
+        c->req_config = tp_options_clone(s->req_desc->options, s->req_desc->config_size,
+                                         s->req_config, NULL, NULL);
+        c->req_id = strdup(s->req_id);
+        if (!c->req_config || !c->req_id)
+            return TP_ENOMEM;
+    }
+    return TP_OK;
+}
+
+size_t tp_pipeline_batch_stages(const tp_pipeline *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++)
+        n += p->stages[i].batch;
+    return n;
+}
+
+tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *paths, size_t n,
+                                   char *err, size_t errsz)
+{
+    const pstage *reader = NULL;
+    for (size_t i = 0; i < p->n && reader == NULL; i++)
+        if (p->stages[i].kind == TP_STAGE_READER)
+            reader = &p->stages[i];
+    if (reader == NULL) {
+        snprintf(err, errsz, "%s: the pipeline has no reader to read the batch's traces", p->file);
+        return NULL;
+    }
+    /* a batch stage takes results of batch stages only: the per-trace
+     * stages ran in their own processes */
+    for (size_t i = 0; i < p->n; i++) {
+        const pstage *s = &p->stages[i];
+        for (size_t k = 0; s->batch && k < s->n_inputs; k++) {
+            size_t len = strcspn(s->inputs[k], ".");
+            for (size_t j = 0; j < i; j++)
+                if (!p->stages[j].batch && strlen(p->stages[j].id) == len &&
+                    strncmp(p->stages[j].id, s->inputs[k], len) == 0) {
+                    snprintf(err, errsz, "%s:%d:%d: batch stage '%s' takes input '%s' of the "
+                             "per-trace stage '%s'; a batch stage takes results of batch stages "
+                             "(mark it batch: true too, or use the batch tables OUT/NAME.csv)",
+                             p->file, s->line, s->col, s->id, s->inputs[k], p->stages[j].id);
+                    return NULL;
+                }
+        }
+    }
+    tp_pipeline *b = calloc(1, sizeof *b);
+    size_t nb = tp_pipeline_batch_stages(p);
+    if (b == NULL || (b->stages = calloc(n + nb, sizeof *b->stages)) == NULL) {
+        free(b);
+        snprintf(err, errsz, "out of memory");
+        return NULL;
+    }
+    b->ctx = p->ctx;
+    b->file = strdup(p->file);
+    b->name = p->name ? strdup(p->name) : NULL;
+    int rc = b->file ? TP_OK : TP_ENOMEM;
+    char id[64];
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        snprintf(id, sizeof id, "%s_%zu", reader->id, i);
+        rc = clone_stage(reader, &b->stages[b->n], id, paths[i]);
+        b->n++;
+    }
+    for (size_t i = 0; i < p->n && rc == TP_OK; i++) {
+        const pstage *s = &p->stages[i];
+        if (!s->batch)
+            continue;
+        pstage *c = &b->stages[b->n++];
+        rc = clone_stage(s, c, s->id, NULL);
+        /* every trace for a stage that takes several; else the latest */
+        if (rc == TP_OK && (s->desc->flags & TP_STAGE_F_TRACES)) {
+            if ((c->traces = calloc(n ? n : 1, sizeof *c->traces)) == NULL)
+                rc = TP_ENOMEM;
+            for (size_t t = 0; t < n && rc == TP_OK; t++) {
+                snprintf(id, sizeof id, "%s_%zu", reader->id, t);
+                if ((c->traces[t] = strdup(id)) == NULL)
+                    rc = TP_ENOMEM;
+                c->n_traces = t + 1;
+            }
+        }
+    }
+    if (rc != TP_OK) {
+        tp_pipeline_free(b);
+        snprintf(err, errsz, "out of memory");
+        return NULL;
+    }
+    return b;
 }

@@ -24,6 +24,10 @@ typedef struct pstage {
     const tp_stage_desc *req_desc;
     void *req_config;
     char *req_id;
+    /* `batch: true`: in a batch, run once after every trace's own stages,
+     * over all the traces (tp_pipeline_for_batch); in a single run, as any
+     * stage */
+    bool batch;
 } pstage;
 
 struct tp_pipeline {

@@ -535,6 +535,8 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
     int rc = tp_run_add_source(run, p->file, "the pipeline file");
     for (size_t i = 0; i < p->n && rc == TP_OK; i++) {
         const pstage *s = &p->stages[i];
+        if (s->batch && run->opts.skip_batch)
+            continue; /* the batch runs it once, over every trace */
         if ((rc = run_requirement(run, s)) != TP_OK)
             break;
         tp_stage st;

@@ -59,6 +59,8 @@ static inline const char *tp_preset_for_device(const char *name)
 
 /* ------------------------------------------------ a user's preset file */
 
+#ifndef TP_CORE_BUILD /* plugin code: tests built with the core's flags use the table only */
+
 /* The figures a file may give, tracepipe's names (GFLOP/s and GB/s). */
 static inline double *tp_preset_field(tp_preset *p, const char *key, size_t len)
 {
@@ -228,5 +230,7 @@ static inline int tp_preset_load(tp_stage *st, const char *path, tp_preset *p, c
     p->name = name;
     return rc;
 }
+
+#endif /* TP_CORE_BUILD */
 
 #endif

@@ -100,6 +100,41 @@ check() { # name, expected exit, expected text in stderr, command...
     elif ! grep -qF -- "$text" "$tmp/err"; then ko "$name: no '$text'"
     else ok; fi
 }
+# batch stages: ranks and a merged Chrome trace once over the 8 ranks of a
+# folder, equal to one pipeline with a reader per rank (valid/ranks_dlrm)
+mkdir -p "$tmp/ranks"
+cp tests/data/dlrm_worker0_step12.pt.trace.json.gz "$tmp/ranks/"
+for i in 1 2 3 4 5 6 7; do
+    cp "tests/data/kineto/corpus/dlrm_worker${i}_step12.pt.trace.json.gz" "$tmp/ranks/"
+done
+RANKS=tests/pipelines/valid/ranks_dlrm/expected
+"$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rj" -j 2 \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+"$P" run tests/pipelines/valid/ranks_dlrm/pipeline.yaml -q --set out="$tmp/rj1" >/dev/null 2>&1
+if [ $rc != 0 ]; then ko "batch stages: exit $rc"
+elif ! grep -q "3 batch stage(s) over 8 trace(s)" "$tmp/err"; then ko "batch stages: summary line"
+elif ! cmp -s "$RANKS/job.csv" "$tmp/rj/job.csv"; then ko "batch stages: job.csv"
+elif ! cmp -s "$RANKS/job.straggler.csv" "$tmp/rj/job.straggler.csv"; then ko "batch stages: straggler"
+elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rj/job.trace.json"; then ko "batch stages: Chrome trace"
+elif [ ! -s "$tmp/rj/dlrm_worker7_step12/host.csv" ] || [ -e "$tmp/rj/dlrm_worker7_step12/job.csv" ]
+then ko "batch stages: per-trace outputs, and no batch stage run per trace"
+else ok; fi
+# one bad rank: the batch stages run over the others and the exit says a trace failed
+head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"
+"$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rj2" -j 2 \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 1 ]; then ko "batch stages with a bad trace: exit $rc, expected 1"
+elif ! grep -q "3 batch stage(s) over 8 trace(s)" "$tmp/err"; then ko "batch stages skip the bad trace"
+elif ! cmp -s "$RANKS/job.csv" "$tmp/rj2/job.csv"; then ko "batch stages with a bad trace: job.csv"
+else ok; fi
+rm "$tmp/ranks/broken.json"
+# a batch stage may not take a per-trace stage's results
+sed 's/    input: \[job, job.straggler\]/    input: [job, host]/' tests/pipelines/batch/ranks_job.yaml \
+    > "$tmp/bad_batch.yaml"
+check "batch stage on per-trace results" 2 "takes input 'host' of the per-trace stage 'host'" \
+    "$P" run "$tmp/bad_batch.yaml" --input "$tmp/ranks" --set out="$tmp/rj3"
 check "no such input" 2 "no such file or folder" \
     "$P" run top_kernels --input "$tmp/nothing"
 check "-j 0" 2 "-j needs a number" "$P" run top_kernels --input "$tmp/in" -j 0
