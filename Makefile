@@ -106,7 +106,7 @@ TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so)
                $(BADPLUGIN_SRC:tests/testplugins/bad/%.c=$(BUILD)/testplugins/bad/%.so)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: check-install all run check check-suite check-unit check-plugins check-pipelines check-headers \
+.PHONY: check-install check-report report-screenshot all run check check-suite check-unit check-plugins check-pipelines check-headers \
         check-exports check-san check-warnings deps install uninstall bench clean fuzz fuzz-build check-valgrind
 all: $(LIB) $(BIN) $(SDK_LIB) $(PLUGINS)
 
@@ -139,13 +139,23 @@ $(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/trac
 
 # ---------------------------------------------------------------- entry points
 DEB_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev check libpcre2-dev libsqlite3-dev \
-                clang valgrind python3 libxml2-utils librsvg2-bin
+                clang valgrind python3 libxml2-utils librsvg2-bin chromium
 deps:
 	@sh tests/tools/install-deps.sh $(DEB_PACKAGES)
 
 run: deps
 	$(MAKE) all
 	$(BIN) run pipelines/dlrm_breakdown.yaml
+	@echo "make run: open build/out/dlrm_breakdown/report.html (the charts and tables of the run)"
+
+# A PNG of the report as headless Chromium draws it (Debian chromium).
+report-screenshot: all
+	$(BIN) run pipelines/dlrm_breakdown.yaml -q
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,2400 \
+	    --user-data-dir=$(BUILD)/chromium-profile \
+	    --screenshot=$(CURDIR)/build/out/dlrm_breakdown/report.png \
+	    file://$(CURDIR)/build/out/dlrm_breakdown/report.html
+	@echo "report-screenshot: build/out/dlrm_breakdown/report.png"
 
 check: deps
 	$(MAKE) check-suite
@@ -155,7 +165,7 @@ check: deps
 
 CHECK_SUITE := all check-headers check-exports check-unit check-plugins check-pipelines
 ifeq ($(VARIANT),release)
-CHECK_SUITE += check-install check-warnings
+CHECK_SUITE += check-install check-warnings check-report
 endif
 check-suite: $(CHECK_SUITE)
 
@@ -178,6 +188,10 @@ check-pipelines: all $(TESTPLUGINS)
 	sh tests/e2e/outputs.sh $(BUILD)
 	sh tests/e2e/batch.sh $(BUILD)
 	sh tests/bad/run.sh $(BUILD)
+
+# the HTML report in headless Chromium (release only: under ASan it would test Chromium)
+check-report: all
+	sh tests/e2e/report_chromium.sh $(BUILD)
 
 check-headers:
 	@mkdir -p $(BUILD)/tests

@@ -570,6 +570,8 @@ static const tp_host_api host_api = {
     .result_meta_count = tp_result_meta_n,
     .result_meta_key = tp_result_meta_key_at,
     .trace_refine = tp_host_trace_refine,
+    .run_output_count = tp_host_run_output_count,
+    .run_output = tp_host_run_output,
 };
 
 const tp_host_api *tp_core_host_api(void)

@@ -199,6 +199,8 @@ const char *tp_host_ext_name(const tp_trace *t, int col);
 tp_coltype tp_host_ext_type(const tp_trace *t, int col);
 const void *tp_host_ext_data(const tp_trace *t, int col);
 int tp_host_clip(tp_stage *st, size_t row, int64_t ts, int64_t dur);
+size_t tp_host_run_output_count(tp_stage *st);
+const char *tp_host_run_output(tp_stage *st, size_t i);
 int tp_host_trace_refine(tp_stage *st, tp_trace *t, size_t row, tp_kind kind, int32_t device,
                          int32_t stream);
 int tp_host_result_set_kind(tp_stage *st, tp_result *r, const char *kind);
@@ -278,6 +280,8 @@ struct tp_run {
     char error[1200];
     tp_run_source *sources;   /* every input so far: outputs may not name one */
     size_t n_sources;
+    char **outputs;           /* files completed so far (tp_run_output) */
+    size_t n_outputs;
     /* progress display */
     double progress_last;
     double progress_start;

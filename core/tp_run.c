@@ -103,6 +103,9 @@ void tp_run_free(tp_run *run)
     for (size_t i = 0; i < run->n_sources; i++)
         free(run->sources[i].what);
     free(run->sources);
+    for (size_t i = 0; i < run->n_outputs; i++)
+        free(run->outputs[i]);
+    free(run->outputs);
     for (size_t i = 0; i < run->n_results; i++)
         tp_result_destroy(run->results[i]);
     free(run->results);
@@ -274,6 +277,27 @@ static int complete_output(tp_stage *st, tp_output *o)
     return TP_OK;
 }
 
+/* A completed output, for tp_run_output (a report lists the charts). */
+static void remember_output(tp_run *run, const char *path)
+{
+    char **v = realloc(run->outputs, (run->n_outputs + 1) * sizeof *v);
+    if (v == NULL)
+        return; /* the list is a courtesy; the file itself is complete */
+    run->outputs = v;
+    if ((v[run->n_outputs] = strdup(path)) != NULL)
+        run->n_outputs++;
+}
+
+size_t tp_host_run_output_count(tp_stage *st)
+{
+    return st && st->run ? st->run->n_outputs : 0;
+}
+
+const char *tp_host_run_output(tp_stage *st, size_t i)
+{
+    return st && st->run && i < st->run->n_outputs ? st->run->outputs[i] : NULL;
+}
+
 static void finish_outputs(tp_stage *st, int ok)
 {
     for (size_t i = 0; i < st->n_outputs; i++) {
@@ -282,6 +306,8 @@ static void finish_outputs(tp_stage *st, int ok)
             continue; /* a device or FIFO: written where it is */
         if (ok && st->error_code == 0) {
             st->error_code = complete_output(st, o);
+            if (st->error_code == 0)
+                remember_output(st->run, o->final_path);
             if (st->error_code == 0 && st->run->opts.report_outputs)
                 tp_print_line(st->run->opts.log ? st->run->opts.log : stderr, "pipeline: wrote %s",
                               o->final_path);

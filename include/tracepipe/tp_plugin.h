@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define TP_ABI_MAJOR 3
-#define TP_ABI_MINOR 2
+#define TP_ABI_MINOR 3
 
 #if defined(__GNUC__)
 #define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -323,6 +323,14 @@ struct tp_host_api {
      * name processes "/device:GPU:0"). */
     int (*trace_refine)(tp_stage *st, tp_trace *t, size_t row, tp_kind kind, int32_t device,
                         int32_t stream);
+
+    /* --- the run's outputs (since 3.3) --- */
+    /* The files earlier stages of this run completed (renamed into place),
+     * in order, as their paths were written: what a report embeds (every
+     * chart the pipeline made).  Devices and FIFOs written in place are not
+     * listed.  Borrowed. */
+    size_t (*run_output_count)(tp_stage *st);
+    const char *(*run_output)(tp_stage *st, size_t i);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -441,6 +449,8 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_clip(st, row, ts, dur) tp_host->clip(st, row, ts, dur)
 #define tp_trace_refine(st, t, row, kind, device, stream) \
     tp_host->trace_refine(st, t, row, kind, device, stream)
+#define tp_run_output_count(st) tp_host->run_output_count(st)
+#define tp_run_output(st, i) tp_host->run_output(st, i)
 #define tp_result_set_kind(st, r, k) tp_host->result_set_kind(st, r, k)
 #define tp_result_kind(r) tp_host->result_kind(r)
 #define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)

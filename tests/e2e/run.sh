@@ -140,7 +140,7 @@ check_cli "describe did you mean" 2 "no stage named 'kernel_stat'; did you mean 
 check_cli "a trace given as the pipeline" 2 \
     "is a trace, not a pipeline; run a pipeline on it, e.g.: pipeline run dlrm_breakdown --set trace=" \
     "$PIPELINE" run tests/data/dlrm_worker0_step12.pt.trace.json.gz
-check_cli "a bundled pipeline by name" 0 "dlrm_breakdown: ok (13 stages)" \
+check_cli "a bundled pipeline by name" 0 "dlrm_breakdown: ok (14 stages)" \
     "$PIPELINE" validate dlrm_breakdown
 check_cli "bundled pipelines from anywhere" 0 "top_kernels: ok" \
     env TRACEPIPE_PIPELINE_PATH="$PWD/pipelines" sh -c "cd / && '$PWD/$PIPELINE' validate top_kernels --set trace='$PWD/tests/data/dlrm_worker0_step12.pt.trace.json.gz'"
@@ -168,7 +168,7 @@ check_cli "plugins lists kineto" 0 "reader    kineto" "$PIPELINE" plugins
 check_cli "describe probe" 0 "count            int     3          [1, 100]" \
     "$PIPELINE" describe probe $EXTRA
 check_cli "describe unknown" 2 "no stage named 'nosuch'" "$PIPELINE" describe nosuch
-check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 4.0, this core has 3.2" \
+check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 4.0, this core has 3.3" \
     "$PIPELINE" plugins --plugin-dir "$BUILD/testplugins/bad"
 
 # docs match the code: every built-in stage has docs/plugins/<name>.md naming each option
