@@ -15,7 +15,8 @@ work="$prefix/plugin-src"
 mkdir -p "$work"
 cp docs/examples/top_names/top_names.c "$work/"
 cp docs/examples/stream_busy/stream_busy.c "$work/"
-for p in top_names stream_busy; do
+cp docs/examples/linear_model/linear_model.c "$work/"
+for p in top_names stream_busy linear_model; do
     ( cd "$work" && cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
         -Wl,--no-undefined $(pkg-config --cflags tracepipe) -o $p.so $p.c $(pkg-config --libs tracepipe) )
 done
@@ -73,4 +74,21 @@ for e in tagged:
     r = rows[e["args"]["stream_busy.row"]]
     assert (int(r["device"]), int(r["stream"])) == (e["args"]["device"], e["args"]["stream"])
 print("out-of-tree: stream_busy: %d streams, busy time, device names and extension column checked" % len(rows))
+PY
+# a third-party model for predict: aten::mul* by its linear fit, the rest by predict's own
+"$prefix/bin/pipeline" run docs/examples/linear_model/linear_model.yaml -q --plugin-dir "$work" \
+    > "$prefix/predict.csv"
+python3 - "$prefix/predict.csv" <<'PY'
+import csv, json, math, sys
+# the first table on stdout: predict's per-op rows (summary and unsupported follow)
+rows = list(csv.DictReader(open(sys.argv[1]).read().split("\n\n")[0].splitlines()))
+mine = [r for r in rows if r["name"].startswith("aten::mul")]
+assert len(mine) >= 5, len(mine)
+for r in mine:
+    dims = json.loads(r["input_dims"])[0]
+    want = 2 + 10 * math.prod(dims) / 1e6
+    assert r["model"] == "linear" and abs(float(r["predicted_us"]) - want) < 1e-9, (r, want)
+others = {r["model"] for r in rows if not r["name"].startswith("aten::mul")}
+assert others <= {"roofline", "elementwise", ""} and "linear" not in others, others
+print("out-of-tree: linear_model: %d op shapes predicted by the registered model" % len(mine))
 PY

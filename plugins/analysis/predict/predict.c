@@ -375,8 +375,30 @@ static void model_name(const char *name, char *out, size_t size)
         out[--n] = '\0';
 }
 
-/* The op's model and prediction (per call), or NULL: GEMMs by the roofline
- * of their FLOPs and bytes (section 4), element-wise ops by 5.6's table. */
+/* Models of other plugins: F64 extension columns named "predict.MODEL"
+ * that an analysis before predict filled, per call in µs, on the rows of
+ * the ops it models (docs/plugins.md, "A model for predict"). */
+#define PR_MODEL_PREFIX "predict."
+
+static const char *registered_model(const tp_trace *t, size_t row, double *us)
+{
+    for (size_t k = 0; k < tp_trace_ext_count(t); k++) {
+        const char *name = tp_trace_ext_name(t, (int)k);
+        if (strncmp(name, PR_MODEL_PREFIX, sizeof PR_MODEL_PREFIX - 1) != 0 ||
+            tp_trace_ext_type(t, (int)k) != TP_COL_F64)
+            continue;
+        double v = ((const double *)tp_trace_ext_data(t, (int)k))[row];
+        if (isfinite(v) && v >= 0) {
+            *us = v;
+            return name + sizeof PR_MODEL_PREFIX - 1;
+        }
+    }
+    return NULL;
+}
+
+/* The op's model and prediction (per call), or NULL: a model another
+ * plugin registered for it, else GEMMs by the roofline of their FLOPs and
+ * bytes (section 4), element-wise ops by 5.6's table. */
 static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const tp_preset *p,
                               double *us, tp_str *dims_id)
 {
@@ -389,6 +411,9 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     gc_shape sh;
     int have = dims && gc_parse_dims(dims, dlen, &sh);
     *dims_id = dims ? tp_intern(st, dims, dlen) : 0;
+    const char *theirs = registered_model(t, row, us);
+    if (theirs)
+        return theirs;
     double flops, elems;
     if (have && gc_is_gemm_name(name) && gc_gemm_counts(name, &sh, &flops, &elems)) {
         double bpe = gc_bpe_of(types, tlen);
