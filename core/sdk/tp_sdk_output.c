@@ -63,3 +63,24 @@ size_t tp_fmt_f64_json(char *buf, size_t size, double v)
     }
     return n;
 }
+
+char *tp_out_path_for(const char *path, const char *id)
+{
+    size_t idlen = strlen(id), n = 0;
+    for (const char *p = strstr(path, "{id}"); p; p = strstr(p + 4, "{id}"))
+        n++;
+    char *out = malloc(strlen(path) + n * idlen + 1), *o = out;
+    if (out == NULL)
+        return NULL;
+    while (*path) {
+        if (strncmp(path, "{id}", 4) == 0) {
+            for (size_t i = 0; i < idlen; i++)
+                *o++ = id[i] == '/' ? '_' : id[i];
+            path += 4;
+        } else {
+            *o++ = *path++;
+        }
+    }
+    *o = '\0';
+    return out;
+}

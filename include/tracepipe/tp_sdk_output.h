@@ -67,6 +67,11 @@ static inline void tp_csv_put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A writer's path for one result: every "{id}" replaced by id, a '/' in
+ * the id becoming '_' so a result id never points into another folder.
+ * New string (free), or NULL when out of memory. */
+char *tp_out_path_for(const char *path, const char *id);
+
 #ifdef __cplusplus
 }
 #endif

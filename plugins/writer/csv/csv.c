@@ -200,31 +200,6 @@ static int csv_write_file(tp_stage *st, const char *path, const tp_result *r,
     return tp_out_close(st, f, path, csv_write_table(st, f, r, cfg));
 }
 
-/* path with every "{id}" replaced by id ('/' in the id becomes '_' so a
- * result id never points into another directory).  New string or NULL. */
-static char *csv_expand_path(const char *path, const char *id)
-{
-    size_t idlen = strlen(id), n = 0;
-    const char *p;
-    char *out, *o;
-
-    for (p = strstr(path, "{id}"); p; p = strstr(p + 4, "{id}"))
-        n++;
-    out = malloc(strlen(path) + n * idlen + 1);
-    if (!out)
-        return NULL;
-    for (o = out; *path;) {
-        if (strncmp(path, "{id}", 4) == 0) {
-            for (size_t i = 0; i < idlen; i++)
-                *o++ = id[i] == '/' ? '_' : id[i];
-            path += 4;
-        } else {
-            *o++ = *path++;
-        }
-    }
-    *o = '\0';
-    return out;
-}
 
 static int csv_write_stdout(tp_stage *st, const csv_config *cfg)
 {
@@ -255,7 +230,7 @@ static int csv_run(tp_stage *st, const void *config, void *state)
                        cfg->path, n);
     for (size_t i = 0; i < n; i++) {
         const tp_result *r = tp_input(st, i);
-        char *path = csv_expand_path(cfg->path, tp_result_id(r));
+        char *path = tp_out_path_for(cfg->path, tp_result_id(r));
         int rc;
 
         if (!path)

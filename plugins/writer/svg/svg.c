@@ -176,27 +176,6 @@ static int write_chart(tp_stage *st, const svg_config *cfg, const tp_result *r, 
     return tp_out_close(st, f, path, TP_OK);
 }
 
-/* path with every "{id}" replaced by id ('/' becomes '_'). */
-static char *expand_path(const char *path, const char *id)
-{
-    size_t n = 0, idlen = strlen(id);
-    for (const char *p = strstr(path, "{id}"); p; p = strstr(p + 4, "{id}"))
-        n++;
-    char *out = malloc(strlen(path) + n * idlen + 1), *o = out;
-    if (out == NULL)
-        return NULL;
-    while (*path) {
-        if (strncmp(path, "{id}", 4) == 0) {
-            for (size_t i = 0; i < idlen; i++)
-                *o++ = id[i] == '/' ? '_' : id[i];
-            path += 4;
-        } else {
-            *o++ = *path++;
-        }
-    }
-    *o = '\0';
-    return out;
-}
 
 static int svg_run(tp_stage *st, const void *config, void *state)
 {
@@ -217,7 +196,7 @@ static int svg_run(tp_stage *st, const void *config, void *state)
     }
     for (size_t i = 0; i < n; i++) {
         const tp_result *r = tp_input(st, i);
-        char *path = cfg->path ? expand_path(cfg->path, tp_result_id(r)) : NULL;
+        char *path = cfg->path ? tp_out_path_for(cfg->path, tp_result_id(r)) : NULL;
         if (cfg->path && path == NULL)
             return tp_fail(st, TP_ENOMEM, "out of memory");
         int rc = write_chart(st, cfg, r, path);

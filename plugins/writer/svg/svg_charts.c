@@ -143,6 +143,19 @@ typedef struct pie_tree {
     int name_col, value_col;
 } pie_tree;
 
+/* A tree result with its name and value columns (columns: [NAME, VALUE],
+ * default name, time_us); free p->t with tp_result_tree_free. */
+static int tree_open(tp_stage *st, const svg_config *cfg, const tp_result *r, pie_tree *p)
+{
+    const char *name = cfg->columns.n > 0 ? cfg->columns.items[0] : "name";
+    const char *value = cfg->columns.n > 1 ? cfg->columns.items[1] : "time_us";
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    if ((p->name_col = svg_col(st, r, name, 0)) < 0 || (p->value_col = svg_col(st, r, value, 1)) < 0)
+        return TP_EINVAL;
+    return tp_result_tree_load(st, r, &p->t);
+}
+
 static size_t count_children(const pie_tree *p, size_t node)
 {
     size_t n = 0;
@@ -207,12 +220,8 @@ static int64_t find_node(const pie_tree *p, const char *node)
 
 static int pie_of_tree(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_result *r)
 {
-    pie_tree p = {r, {0}, -1, -1};
-    const char *name = cfg->columns.n > 0 ? cfg->columns.items[0] : "name";
-    const char *value = cfg->columns.n > 1 ? cfg->columns.items[1] : "time_us";
-    if ((p.name_col = svg_col(st, r, name, 0)) < 0 || (p.value_col = svg_col(st, r, value, 1)) < 0)
-        return TP_EINVAL;
-    int rc = tp_result_tree_load(st, r, &p.t);
+    pie_tree p;
+    int rc = tree_open(st, cfg, r, &p);
     if (rc != TP_OK)
         return rc;
     int64_t start = find_node(&p, cfg->node);
@@ -662,12 +671,8 @@ static int pivot_bars(tp_stage *st, const svg_config *cfg, const tp_result *r, s
  * stacked (names matched across bars, so one colour is one name). */
 static int tree_stacks(tp_stage *st, const svg_config *cfg, const tp_result *r, svg_data *d)
 {
-    pie_tree p = {r, {0}, -1, -1};
-    const char *name = cfg->columns.n > 0 ? cfg->columns.items[0] : "name";
-    const char *value = cfg->columns.n > 1 ? cfg->columns.items[1] : "time_us";
-    if ((p.name_col = svg_col(st, r, name, 0)) < 0 || (p.value_col = svg_col(st, r, value, 1)) < 0)
-        return TP_EINVAL;
-    int rc = tp_result_tree_load(st, r, &p.t);
+    pie_tree p;
+    int rc = tree_open(st, cfg, r, &p);
     if (rc != TP_OK)
         return rc;
     size_t nbars = 0, nnames = 0;
@@ -752,18 +757,14 @@ int svg_draw_bars(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_re
     if (from_tree && stacked) {
         rc = tree_stacks(st, cfg, r, &d);
     } else if (from_tree) { /* a bar per child of the node, like a pie */
-        pie_tree p = {r, {0}, -1, -1};
-        const char *name = cfg->columns.n > 0 ? cfg->columns.items[0] : "name";
-        const char *value = cfg->columns.n > 1 ? cfg->columns.items[1] : "time_us";
-        if ((p.name_col = svg_col(st, r, name, 0)) < 0 || (p.value_col = svg_col(st, r, value, 1)) < 0)
-            return TP_EINVAL;
-        if ((rc = tp_result_tree_load(st, r, &p.t)) != TP_OK)
+        pie_tree p;
+        if ((rc = tree_open(st, cfg, r, &p)) != TP_OK)
             return rc;
         int64_t node = find_node(&p, cfg->node);
         rc = node < 0 ? tp_fail(st, TP_ENOTFOUND, "result '%s' has no node '%s'", tp_result_id(r),
                                 cfg->node ? cfg->node : "")
                       : children_data(&p, (size_t)node, &d);
-        if (rc == TP_OK && (d.ser[0] = strdup(value)) == NULL)
+        if (rc == TP_OK && (d.ser[0] = strdup(tp_result_col_name(r, p.value_col))) == NULL)
             rc = TP_ENOMEM;
         tp_result_tree_free(&p.t);
     } else if (cfg->series) {
