@@ -34,7 +34,8 @@ for want in '<h1>DLRM step breakdown</h1>' '<h2>Traces</h2>' '<h2>Charts</h2>' \
     '<h2>Results</h2>' 'id="r-host"' 'id="r-device.streams"' 'id="r-iterations"' \
     '<figcaption>host_pie.svg</figcaption>' '<figcaption>streams_active.svg</figcaption>' \
     '<figcaption>stream_ops.svg</figcaption>' '<figcaption>iterations.svg</figcaption>' \
-    'Tesla V100-SXM2-32GB' 'data-ready="1"' 'data-selftest="ok"'; do
+    'Tesla V100-SXM2-32GB' '<th>iterations</th><td>1 (10 to 10, result iterations)</td>' \
+    'data-ready="1"' 'data-selftest="ok"'; do
     if grep -qF -- "$want" "$tmp/dom"; then ok; else ko "rendered page lacks $want"; fi
 done
 svgs=$(grep -o '<svg' "$tmp/dom" | wc -l)

@@ -200,6 +200,25 @@ static void device_table(FILE *f, const tp_trace *t)
     fputs("</tbody></table>\n", f);
 }
 
+/* The iterations an input result lists (a column `iteration`, as the
+ * iterations analysis writes): how many, first and last, as a fact row. */
+static void iteration_facts(tp_stage *st, FILE *f)
+{
+    for (size_t i = 0; i < tp_input_count(st); i++) {
+        const tp_result *r = tp_input(st, i);
+        int col = tp_result_find_col(r, "iteration");
+        size_t rows = tp_result_rows(r);
+        if (col < 0 || rows == 0 || tp_result_col_type(r, col) != TP_COL_I64 ||
+            tp_result_find_col(r, "dur_us") < 0)
+            continue;
+        fprintf(f, "<tr><th>iterations</th><td>%zu (%" PRId64 " to %" PRId64 ", result ", rows,
+                tp_result_get_i64(r, 0, col), tp_result_get_i64(r, rows - 1, col));
+        put_text(f, tp_result_id(r));
+        fputs(")</td></tr>\n", f);
+        return;
+    }
+}
+
 static void trace_section(tp_stage *st, FILE *f)
 {
     size_t n = tp_stage_trace_count(st);
@@ -225,6 +244,8 @@ static void trace_section(tp_stage *st, FILE *f)
             put_info(f, t, key);
             fputs("</td></tr>\n", f);
         }
+        if (n == 1)
+            iteration_facts(st, f);
         fputs("</tbody></table>\n", f);
         device_table(f, t);
     }
