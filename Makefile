@@ -151,7 +151,7 @@ run: deps
 # A PNG of the report as headless Chromium draws it (Debian chromium).
 report-screenshot: all
 	$(BIN) run pipelines/dlrm_breakdown.yaml -q
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,2400 \
+	chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars --window-size=1280,2400 \
 	    --user-data-dir=$(BUILD)/chromium-profile \
 	    --screenshot=$(CURDIR)/build/out/dlrm_breakdown/report.png \
 	    file://$(CURDIR)/build/out/dlrm_breakdown/report.html

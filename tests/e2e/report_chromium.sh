@@ -25,7 +25,7 @@ if ! "$P" run pipelines/dlrm_breakdown.yaml -q --set out="$tmp/out" >/dev/null 2
 fi
 report="$tmp/out/report.html"
 # its own profile folder: no state from (or to) any other run
-timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/profile" \
+timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir="$tmp/profile" \
     --enable-logging=stderr --v=0 --dump-dom "file://$report#selftest" \
     >"$tmp/dom" 2>"$tmp/log"
 rc=$?
@@ -47,7 +47,7 @@ else ok; fi
 # the test itself catches a script error (a broken copy of the page)
 sed 's/document.body.setAttribute(.data-ready.,.1.);/undefinedFunction();/' "$report" \
     > "$tmp/out/broken.html"
-timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/profile" \
+timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir="$tmp/profile" \
     --enable-logging=stderr --v=0 --dump-dom "file://$tmp/out/broken.html" \
     >"$tmp/dom2" 2>"$tmp/log2"
 if grep -E 'CONSOLE|Uncaught' "$tmp/log2" | grep -q "broken.html" &&
