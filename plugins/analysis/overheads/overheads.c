@@ -194,6 +194,8 @@ typedef struct oh {
     int32_t prev_op, prev_parent;
     int have_prev;
     uint32_t *stack; /* scratch for the walks */
+    int32_t *op_index; /* attachment overheads.op: the op's DFS position, -1 for other rows */
+    int32_t n_ops;
     tp_str api_id[4]; /* the mode's kept APIs, interned once */
     tp_str api_raw[4]; /* the first full call name seen per API (notebook keys) */
 } oh;
@@ -444,6 +446,7 @@ static int visit_op(oh *h, int32_t op, oh_launch *l)
     int skip = h->mode != MODE_SEED && n == 0 && strcmp(text(h, c->name[op]), "aten::to") == 0;
     if (skip)
         return TP_OK; /* ref2021 and ml2022 leave launchless aten::to out, T1 too */
+    h->op_index[op] = h->n_ops++;
     int rc = n > 0 ? op_with_launches(h, op, l, n, s)
                    : push_op(h, T5, op, us(c->dur[op]) - (double)s * h->c);
     int32_t parent = h->parent[op];
@@ -742,6 +745,12 @@ static int oh_run(tp_stage *st, const void *config, void *state)
         if ((h.api_id[i] = tp_intern(st, h.m->kept[i], strlen(h.m->kept[i]))) == TP_STR_ERROR)
             return tp_fail(st, TP_ENOMEM, "out of memory");
     h.nnames = tp_str_count(st);
+    /* the ops in walk order, for predict's end-to-end simulation (section 6) */
+    h.op_index = tp_trace_attach(st, (tp_trace *)t, "overheads.op", TP_COL_I32, h.c_->n);
+    if (h.op_index == NULL && h.c_->n > 0)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < h.c_->n; i++)
+        h.op_index[i] = -1;
     h.module = tp_calloc(h.nnames ? h.nnames : 1, 1);
     h.has_launches = tp_calloc(h.nnames ? h.nnames : 1, 1);
     int rc = h.module && h.has_launches ? walk_forest(&h) : TP_ENOMEM;
