@@ -542,6 +542,7 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
     if (p != NULL) {
         tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0,
                             .skip_batch = 1};
+        opts.has_rank_hint = tp_batch_rank_of_label(t->label, &opts.rank_hint);
         tp_run *run = NULL;
         rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
         rc = slower_gate(c, run, rc);
@@ -591,11 +592,17 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
 {
     size_t nok = 0;
     const char **paths = calloc(l->n ? l->n : 1, sizeof *paths);
-    if (paths == NULL)
+    const char **labels = calloc(l->n ? l->n : 1, sizeof *labels);
+    if (paths == NULL || labels == NULL) {
+        free(paths);
+        free(labels);
         return TP_EXIT_FAIL;
+    }
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].exit_code == 0)
+        if (l->v[i].exit_code == 0) {
+            labels[nok] = l->v[i].label;
             paths[nok++] = l->v[i].path;
+        }
     tp_var *sets = calloc(c->n_sets + 1, sizeof *sets);
     size_t n = 0;
     for (size_t i = 0; sets && i < c->n_sets; i++)
@@ -609,7 +616,7 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
     size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
     if (nb > 0) {
         char err[4200];
-        tp_pipeline *b = tp_pipeline_for_batch(p, paths, nok, err, sizeof err);
+        tp_pipeline *b = tp_pipeline_for_batch(p, paths, labels, nok, err, sizeof err);
         if (b == NULL) {
             tp_print_line(stderr, "pipeline: error: %s", err);
             rc = TP_EXIT_USAGE;
@@ -629,6 +636,7 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
     tp_pipeline_free(p);
     free(sets);
     free(paths);
+    free(labels);
     return rc;
 }
 

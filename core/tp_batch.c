@@ -20,6 +20,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -419,5 +420,29 @@ int tp_pipeline_file_var(const char *path, const char *name, char **value)
     if (v && v->type == TP_YNODE_SCALAR && v->text)
         *value = strdup(v->text);
     tp_ynode_free(root);
+    return found;
+}
+
+int tp_batch_rank_of_label(const char *label, int64_t *rank)
+{
+    static const char *const words[] = {"rank", "worker"};
+    int found = 0;
+    for (const char *p = label; *p; p++) {
+        for (size_t w = 0; w < 2; w++) {
+            size_t n = strlen(words[w]);
+            if (strncasecmp(p, words[w], n) != 0)
+                continue;
+            const char *d = p + n;
+            if (*d == '_' || *d == '-' || *d == '.')
+                d++;
+            if (*d < '0' || *d > '9')
+                continue;
+            int64_t v = 0;
+            while (*d >= '0' && *d <= '9' && v < INT32_MAX)
+                v = v * 10 + (*d++ - '0');
+            *rank = v; /* the last one named wins: runs/rank0/worker3.json is 3 */
+            found = 1;
+        }
+    }
     return found;
 }

@@ -94,6 +94,8 @@ typedef struct tp_run_opts {
     FILE *log;              /* where messages go; NULL = stderr */
     int report_outputs;     /* say "wrote PATH" for every output file completed */
     int skip_batch;         /* leave out `batch: true` stages (a batch's per-trace runs) */
+    int has_rank_hint;      /* a rank for traces that record none (from the file name) */
+    int64_t rank_hint;
 } tp_run_opts;
 
 /* Runs every stage in order.  Returns TP_OK or the first stage's error
@@ -108,8 +110,12 @@ size_t tp_pipeline_batch_stages(const tp_pipeline *p);
  * paths[i]), then p's batch stages, those that take several traces given
  * all of them.  NULL with err set when p has no reader, a batch stage takes
  * input from a per-trace stage, or memory runs out. */
-tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *paths, size_t n,
-                                   char *err, size_t errsz);
+tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *paths,
+                                   const char *const *labels, size_t n, char *err, size_t errsz);
+/* The rank a trace's label names: the number after "rank" or "worker"
+ * (any case, an optional '_', '-' or '.' between), as in rank3.json or
+ * worker_12.pt.trace.json.gz.  1 and *rank, or 0. */
+int tp_batch_rank_of_label(const char *label, int64_t *rank);
 void tp_run_free(tp_run *r);
 const tp_result *tp_run_result(const tp_run *r, const char *id);
 size_t tp_run_result_count(const tp_run *r);

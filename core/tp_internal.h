@@ -282,6 +282,8 @@ struct tp_run {
     size_t n_sources;
     char **outputs;           /* files completed so far (tp_run_output) */
     size_t n_outputs;
+    int has_rank_hint;        /* the reader running now: rank for a trace without one */
+    int64_t rank_hint;
     /* progress display */
     double progress_last;
     double progress_start;

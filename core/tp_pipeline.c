@@ -925,8 +925,8 @@ size_t tp_pipeline_batch_stages(const tp_pipeline *p)
     return n;
 }
 
-tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *paths, size_t n,
-                                   char *err, size_t errsz)
+tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *paths,
+                                   const char *const *labels, size_t n, char *err, size_t errsz)
 {
     const pstage *reader = NULL;
     for (size_t i = 0; i < p->n && reader == NULL; i++)
@@ -968,7 +968,8 @@ tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *path
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         snprintf(id, sizeof id, "%s_%zu", reader->id, i);
         rc = clone_stage(reader, &b->stages[b->n], id, paths[i]);
-        b->n++;
+        pstage *c = &b->stages[b->n++];
+        c->has_rank_hint = labels && tp_batch_rank_of_label(labels[i], &c->rank_hint);
     }
     for (size_t i = 0; i < p->n && rc == TP_OK; i++) {
         const pstage *s = &p->stages[i];

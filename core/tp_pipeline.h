@@ -28,6 +28,10 @@ typedef struct pstage {
      * over all the traces (tp_pipeline_for_batch); in a single run, as any
      * stage */
     bool batch;
+    /* a batch reader's rank from its trace's file name, for a trace that
+     * does not record one (tp_batch_rank_of_label) */
+    bool has_rank_hint;
+    int64_t rank_hint;
 } pstage;
 
 struct tp_pipeline {

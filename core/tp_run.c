@@ -478,6 +478,14 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
 
     if (rc == TP_OK && fresh != NULL)
         rc = tp_run_add_source(run, tp_trace_source_path(fresh), "the trace");
+    if (rc == TP_OK && fresh != NULL && run->has_rank_hint &&
+        tp_info_type(tp_trace_info_of(fresh), "rank") == 0) {
+        /* a batch trace that records no rank: the one its file name gives */
+        rc = tp_info_put(tp_trace_info_slot(fresh), "rank", TP_COL_I64, run->rank_hint, 0, NULL);
+        char msg[128];
+        snprintf(msg, sizeof msg, "rank %lld from the trace's file name", (long long)run->rank_hint);
+        tp_run_log(run, TP_LOG_INFO, id, msg);
+    }
     if (rc == TP_OK && fresh != NULL) {
         rc = keep_trace(run, id, fresh);
         if (rc == TP_OK) {
@@ -563,6 +571,8 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
         const pstage *s = &p->stages[i];
         if (s->batch && run->opts.skip_batch)
             continue; /* the batch runs it once, over every trace */
+        run->has_rank_hint = s->has_rank_hint || run->opts.has_rank_hint;
+        run->rank_hint = s->has_rank_hint ? s->rank_hint : run->opts.rank_hint;
         if ((rc = run_requirement(run, s)) != TP_OK)
             break;
         tp_stage st;

@@ -130,6 +130,20 @@ elif ! grep -q "3 batch stage(s) over 8 trace(s)" "$tmp/err"; then ko "batch sta
 elif ! cmp -s "$RANKS/job.csv" "$tmp/rj2/job.csv"; then ko "batch stages with a bad trace: job.csv"
 else ok; fi
 rm "$tmp/ranks/broken.json"
+# a rank for traces that record none, from the file name; a recorded rank wins
+mkdir -p "$tmp/named"
+cp tests/data/kineto/corpus/tracelens_h100_bert_small.json.gz "$tmp/named/bert_rank1.json.gz"
+cp tests/data/kineto/corpus/tracelens_h100_bert_small.json.gz "$tmp/named/bert_Worker-12.json.gz"
+cp tests/data/dlrm_worker0_step12.pt.trace.json.gz "$tmp/named/dlrm_rank5.pt.trace.json.gz"
+"$P" run top_kernels --input "$tmp/named" --set out="$tmp/named_out" -q >/dev/null 2>"$tmp/err"
+rc=$?
+ranks=$(python3 -c "
+import csv, sys
+rows = csv.DictReader(open(sys.argv[1]))
+print(' '.join(sorted({r['trace'] + '=' + r['rank'] for r in rows})))" "$tmp/named_out/kernels.csv" 2>&1)
+if [ $rc != 0 ]; then ko "ranks from file names: exit $rc"
+elif [ "$ranks" != "bert_Worker-12=12 bert_rank1=1 dlrm_rank5=0" ]; then ko "ranks from file names: $ranks"
+else ok; fi
 # a batch stage may not take a per-trace stage's results
 sed 's/    input: \[job, job.straggler\]/    input: [job, host]/' tests/pipelines/batch/ranks_job.yaml \
     > "$tmp/bad_batch.yaml"

@@ -486,6 +486,27 @@ START_TEST(edit_distance_hints)
 }
 END_TEST
 
+START_TEST(ranks_from_labels)
+{
+    int64_t r = -1;
+    ck_assert_int_eq(tp_batch_rank_of_label("rank3", &r), 1);
+    ck_assert_int_eq(r, 3);
+    ck_assert_int_eq(tp_batch_rank_of_label("job/worker_12.pt.trace", &r), 1);
+    ck_assert_int_eq(r, 12);
+    ck_assert_int_eq(tp_batch_rank_of_label("bert_Worker-7", &r), 1);
+    ck_assert_int_eq(r, 7);
+    ck_assert_int_eq(tp_batch_rank_of_label("RANK.0", &r), 1);
+    ck_assert_int_eq(r, 0);
+    ck_assert_int_eq(tp_batch_rank_of_label("rank0/worker5", &r), 1); /* the last one named */
+    ck_assert_int_eq(r, 5);
+    r = -1;
+    ck_assert_int_eq(tp_batch_rank_of_label("ranking", &r), 0);
+    ck_assert_int_eq(tp_batch_rank_of_label("step12", &r), 0);
+    ck_assert_int_eq(tp_batch_rank_of_label("rank_", &r), 0);
+    ck_assert_int_eq(r, -1);
+}
+END_TEST
+
 static Suite *pipeline_suite(void)
 {
     Suite *s = suite_create("pipeline");
@@ -499,6 +520,7 @@ static Suite *pipeline_suite(void)
     tcase_add_test(tc, default_stage_ids);
     tcase_add_test(tc, escape_text_for_terminals);
     tcase_add_test(tc, many_default_stage_ids);
+    tcase_add_test(tc, ranks_from_labels);
     suite_add_tcase(s, tc);
     tc = tcase_create("loader");
     tcase_add_test(tc, loader_refuses_bad_plugins);
