@@ -41,8 +41,10 @@ static const char usage_text[] =
     "  --set NAME=VALUE     override a variable declared under vars: (repeatable)\n"
     "  --input SPEC         run over many traces: a file, a folder (searched recursively\n"
     "                       for .json .json.gz .jsonl .sqlite .log .txt) or a glob; each\n"
-    "                       trace is one run with trace=PATH, trace_name=LABEL and\n"
-    "                       out=OUT/LABEL (a folder or glob as --set trace= does the same)\n"
+    "                       trace is one run, read by the first reader whatever its path:\n"
+    "                       says, with trace=PATH, trace_name=LABEL and out=OUT/LABEL when\n"
+    "                       declared (a folder or glob as --set trace= or as the first\n"
+    "                       reader's path: does the same)\n"
     "  -j, --jobs N         traces at once in a batch (default: the number of cores)\n"
     "  --max-memory SIZE    start no more traces than fit (estimated; 8G, 512M)\n"
     "  --fail-if-slower PCT exit 3 when a diff analysis finds the test run more than\n"
@@ -86,7 +88,7 @@ typedef struct cli {
     int jobs;          /* -j; 0: the number of cores */
     uint64_t max_memory;
     const char *file;  /* the pipeline file being run */
-    int declares_out, declares_trace_name;
+    int declares_out, declares_trace_name, declares_trace;
     char *out_base;    /* out's value: --set, else the file's default */
 } cli;
 
@@ -524,7 +526,8 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
         if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name") &&
             !(c->declares_out && is_var(&c->sets[i], "out")))
             sets[n++] = c->sets[i];
-    sets[n++] = (tp_var){"trace", t->path};
+    if (c->declares_trace)
+        sets[n++] = (tp_var){"trace", t->path};
     if (c->declares_trace_name)
         sets[n++] = (tp_var){"trace_name", t->label};
     if (c->declares_out) {
@@ -535,7 +538,11 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
         sets[n++] = (tp_var){"out", out};
     }
     tp_diags d = {0};
-    tp_pipeline *p = tp_pipeline_load_file(b->ctx, c->file, sets, n, &d);
+    /* the trace is the first reader's, whatever its path: says (--input) */
+    tp_pipeline *p = tp_ctx_set_input(b->ctx, t->path) == TP_OK
+                         ? tp_pipeline_load_file(b->ctx, c->file, sets, n, &d)
+                         : NULL;
+    tp_ctx_set_input(b->ctx, NULL);
     tp_diags_print(&d, stderr);
     tp_diags_free(&d);
     int rc = TP_EXIT_USAGE;
@@ -579,6 +586,11 @@ static const char *batch_spec(const cli *c, const char *file, char **owned)
         is_many(def))
         return *owned = def;
     free(def);
+    def = NULL; /* a folder or glob written as the reader's path */
+    if (tp_pipeline_file_reader_path(file, &def) == 1 && def && !strstr(def, "${") &&
+        is_many(def))
+        return *owned = def;
+    free(def);
     return NULL;
 }
 
@@ -608,10 +620,14 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
     for (size_t i = 0; sets && i < c->n_sets; i++)
         if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name"))
             sets[n++] = c->sets[i];
-    if (sets && nok > 0)
+    if (sets && nok > 0 && c->declares_trace)
         sets[n++] = (tp_var){"trace", paths[0]};
     tp_diags d = {0};
-    tp_pipeline *p = sets && nok > 0 ? tp_pipeline_load_file(ctx, c->file, sets, n, &d) : NULL;
+    tp_pipeline *p = NULL;
+    if (sets && nok > 0 && tp_ctx_set_input(ctx, paths[0]) == TP_OK) {
+        p = tp_pipeline_load_file(ctx, c->file, sets, n, &d);
+        tp_ctx_set_input(ctx, NULL);
+    }
     tp_diags_free(&d);
     size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
     if (nb > 0) {
@@ -653,12 +669,8 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
             free(c->out_base);
             c->out_base = strdup(c->sets[i].value);
         }
-    if (has_trace != 1) {
-        tp_print_line(stderr, "pipeline: error: %s: a batch sets the variable 'trace' for each "
-                      "trace, but the pipeline declares none (add `trace:` under vars: and use "
-                      "${trace} as the reader's path)", c->file);
-        return TP_EXIT_USAGE;
-    }
+    /* the first reader reads each trace (tp_ctx_set_input); `trace` is set too when declared */
+    c->declares_trace = has_trace == 1;
     tp_batch_list l;
     char err[4200];
     if (tp_batch_expand(spec, &l, err, sizeof err) != TP_OK) {

@@ -446,3 +446,35 @@ int tp_batch_rank_of_label(const char *label, int64_t *rank)
     }
     return found;
 }
+
+int tp_pipeline_file_reader_path(const char *path, char **value)
+{
+    *value = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    char *buf = malloc(1 << 20);
+    size_t len = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (buf == NULL)
+        return -1;
+    tp_diags d = {0};
+    tp_ynode *root = tp_yaml_parse(buf, len, path, &d);
+    free(buf);
+    tp_diags_free(&d);
+    if (root == NULL)
+        return -1;
+    const tp_ynode *stages = root->type == TP_YNODE_MAP ? tp_ymap_get(root, "stages") : NULL;
+    int found = 0;
+    for (size_t i = 0; stages && stages->type == TP_YNODE_SEQ && i < stages->n && !found; i++) {
+        const tp_ynode *m = stages->items[i];
+        if (m->type != TP_YNODE_MAP || tp_ymap_get(m, "reader") == NULL)
+            continue;
+        const tp_ynode *p = tp_ymap_get(m, "path");
+        if (p && p->type == TP_YNODE_SCALAR && p->text)
+            *value = strdup(p->text);
+        found = 1;
+    }
+    tp_ynode_free(root);
+    return found;
+}

@@ -302,6 +302,11 @@ const tp_run_source *tp_run_find_source(const tp_run *run, dev_t dev, ino_t ino)
 /* Log output of a run. */
 void tp_run_log(tp_run *run, tp_level level, const char *who, const char *msg);
 
+/* The first reader's `path:` as written in the pipeline file (before
+ * ${var} substitution): 1 and *value (new, or NULL without a path), 0 when
+ * the pipeline has no reader, -1 when the file cannot be read. */
+int tp_pipeline_file_reader_path(const char *path, char **value);
+
 /* ---- batch runs (tp_batch.c): one pipeline over many traces */
 typedef struct tp_batch_trace {
     char *path;  /* the trace */

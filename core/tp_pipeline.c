@@ -770,6 +770,31 @@ static char *optional_text(loader *L, const tp_ynode *root, const char *key)
     return n ? scalar_copy(L, n, key) : NULL;
 }
 
+/* `--input`: the first reader's `path:` becomes the given file, before
+ * `reader: auto` looks at it. */
+static void override_input(loader *L, tp_ynode *stages)
+{
+    const char *input = tp_ctx_input(L->ctx);
+    if (input == NULL || stages == NULL || stages->type != TP_YNODE_SEQ)
+        return;
+    for (size_t i = 0; i < stages->n; i++) {
+        tp_ynode *m = stages->items[i];
+        if (m->type != TP_YNODE_MAP || tp_ymap_get(m, "reader") == NULL)
+            continue;
+        for (size_t k = 0; k < m->n; k++)
+            if (m->keys[k]->text && strcmp(m->keys[k]->text, "path") == 0 &&
+                m->items[k]->type == TP_YNODE_SCALAR) {
+                char *copy = strdup(input);
+                if (copy == NULL)
+                    return;
+                free(m->items[k]->text);
+                m->items[k]->text = copy;
+                m->items[k]->quoted = true;
+            }
+        return; /* the first reader only */
+    }
+}
+
 static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *sets,
                          size_t n_sets)
 {
@@ -801,6 +826,7 @@ static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *
         tp_yaml_substitute(stages, vars, nv, L->file, L->d);
         tp_yaml_substitute(pp, vars, nv, L->file, L->d);
     }
+    override_input(L, stages);
     add_plugin_dirs(L, pp);
     tp_ctx_load_all(L->ctx, L->d);
     /* plugin refusals are warnings unless a stage needs the refused plugin;

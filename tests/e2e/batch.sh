@@ -153,8 +153,19 @@ check "no such input" 2 "no such file or folder" \
     "$P" run top_kernels --input "$tmp/nothing"
 check "-j 0" 2 "-j needs a number" "$P" run top_kernels --input "$tmp/in" -j 0
 check "bad size" 2 "--max-memory needs a size" "$P" run top_kernels --input "$tmp/in" --max-memory 8X
-check "pipeline without trace var" 2 "declares none" \
-    "$P" run tests/pipelines/valid/nsys_saxpy/pipeline.yaml --input "$tmp/in"
+# --input overrides the first reader's path, ${trace} or not: the nsys reader
+# reads the two SQLite exports and refuses the others by name
+check "--input without a trace var" 1 "saxpy_lines.json: an Nsight Systems JSON-lines export" \
+    "$P" run tests/pipelines/valid/nsys_saxpy/pipeline.yaml --input "$tmp/in" --set out="$tmp/o9"
+if cmp -s tests/pipelines/valid/nsys_saxpy/expected/ks.csv "$tmp/o9/saxpy/ks.csv"; then ok
+else ko "--input without a trace var: saxpy outputs"; fi
+# a folder written as the reader's own path is a batch too
+sed "s|    path: tests/data/nsys/pipit_saxpy_mpi_cuda_perlmutter0.sqlite|    path: $tmp/in/sub|" \
+    tests/pipelines/valid/nsys_saxpy/pipeline.yaml > "$tmp/folder_path.yaml"
+"$P" run "$tmp/folder_path.yaml" --set out="$tmp/o10" -q >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ] || [ ! -s "$tmp/o10/clover/ks.csv" ]; then ko "reader path: FOLDER: exit $rc"
+else ok; fi
 mkdir -p "$tmp/empty"
 check "empty folder" 2 "no traces there" "$P" run top_kernels --input "$tmp/empty"
 check "bad shard" 2 "--shard needs I/N" "$P" run top_kernels --input "$tmp/in" --shard 3/3
