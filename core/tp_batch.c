@@ -397,21 +397,29 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
     return config == failed ? TP_EXIT_USAGE : TP_EXIT_FAIL;
 }
 
-int tp_pipeline_file_var(const char *path, const char *name, char **value)
+/* A pipeline file's YAML tree (its first MiB), or NULL; errors are the
+ * loader's to report. */
+static tp_ynode *parse_pipeline_file(const char *path)
 {
-    *value = NULL;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return -1;
+        return NULL;
     char *buf = malloc(1 << 20);
     size_t len = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
     fclose(f);
     if (buf == NULL)
-        return -1;
+        return NULL;
     tp_diags d = {0};
     tp_ynode *root = tp_yaml_parse(buf, len, path, &d);
     free(buf);
     tp_diags_free(&d);
+    return root;
+}
+
+int tp_pipeline_file_var(const char *path, const char *name, char **value)
+{
+    *value = NULL;
+    tp_ynode *root = parse_pipeline_file(path);
     if (root == NULL)
         return -1;
     const tp_ynode *vars = tp_ymap_get(root, "vars");
@@ -450,18 +458,7 @@ int tp_batch_rank_of_label(const char *label, int64_t *rank)
 int tp_pipeline_file_reader_path(const char *path, char **value)
 {
     *value = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return -1;
-    char *buf = malloc(1 << 20);
-    size_t len = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (buf == NULL)
-        return -1;
-    tp_diags d = {0};
-    tp_ynode *root = tp_yaml_parse(buf, len, path, &d);
-    free(buf);
-    tp_diags_free(&d);
+    tp_ynode *root = parse_pipeline_file(path);
     if (root == NULL)
         return -1;
     const tp_ynode *stages = root->type == TP_YNODE_MAP ? tp_ymap_get(root, "stages") : NULL;
