@@ -8,6 +8,7 @@
 
 #include "tp_test.h"
 
+#include "../../plugins/analysis/predict/predict_embedding.h"
 #include "../../plugins/analysis/predict/predict_models.h"
 
 typedef struct emb_vector {
@@ -154,6 +155,57 @@ START_TEST(test_e2e_e1)
 }
 END_TEST
 
+/* Inputs as Kineto records them: rank, first extents, type. */
+#define IN1(n, t) {1, n, 0, n, t}
+#define IN0(t) {0, 0, 0, 1, t}
+
+START_TEST(test_embedding_shapes)
+{
+    /* fbgemm::split_embedding_codegen_lookup_adagrad_function of the bundled
+     * DLRM step (its first 13 inputs): T 3 from D_offsets [4], B 128 from
+     * offsets [385], L 2 from indices [768], weights 640649648 */
+    const pe_input split[] = {
+        IN1(0, "float"),    IN1(640649648, "float"), IN1(0, "float"), {2, 0, 0, 0, "float"},
+        IN1(3, "int"),      IN1(3, "long int"),      IN1(4, "int"),   IN0("Scalar"),
+        IN0("Scalar"),      IN1(4, "long int"),      IN0("Scalar"),   IN1(768, "long int"),
+        IN1(385, "long int"), IN0("Scalar")};
+    pe_shape s;
+    ck_assert(pe_forward_shape(split, 14, &s));
+    ck_assert(s.T == 3 && s.B == 128 && s.L == 2 && s.weights == 640649648);
+    /* dense_embedding_codegen_lookup_function: T 2, B 16, L 1, weights 112 */
+    const pe_input dense[] = {IN1(112, "float"), IN1(2, "long int"), IN1(3, "int"),
+                              IN0("Scalar"),     IN0("Scalar"),      IN1(3, "long int"),
+                              IN0("Scalar"),     IN1(32, "long int"), IN1(33, "long int")};
+    ck_assert(pe_forward_shape(dense, 9, &s));
+    ck_assert(s.T == 2 && s.B == 16 && s.L == 1 && s.weights == 112);
+    /* int32 indices and offsets; L rounded to the nearest: 10 / (2*2) -> 3 */
+    const pe_input i32[] = {IN1(64, "float"), IN1(3, "int"), IN0("Scalar"), IN1(10, "int"),
+                            IN1(5, "int")};
+    ck_assert(pe_forward_shape(i32, 5, &s));
+    ck_assert(s.T == 2 && s.B == 2 && s.L == 3);
+    /* refused: offsets not T*B+1, no D_offsets, no weights */
+    const pe_input odd[] = {IN1(64, "float"), IN1(3, "int"), IN0("Scalar"), IN1(10, "int"),
+                            IN1(6, "int")};
+    ck_assert(!pe_forward_shape(odd, 5, &s));
+    ck_assert(!pe_forward_shape(dense + 3, 6, &s));
+    ck_assert(!pe_forward_shape(i32 + 1, 4, &s));
+    char o[48];
+    ck_assert(pe_optimizer_of("fbgemm::split_embedding_codegen_lookup_adagrad_function", o, sizeof o) &&
+              strcmp(o, "adagrad") == 0);
+    ck_assert(pe_optimizer_of("fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function_pt2",
+                              o, sizeof o) && strcmp(o, "rowwise_adagrad") == 0);
+    ck_assert(pe_optimizer_of("torch::autograd::CppNode<SplitLookupFunction_adagrad_Op>", o, sizeof o) &&
+              strcmp(o, "adagrad") == 0);
+    ck_assert(pe_optimizer_of("fbgemm::dense_embedding_codegen_lookup_function", o, sizeof o) &&
+              strcmp(o, "dense") == 0);
+    ck_assert(pe_optimizer_of("torch::autograd::CppNode<SplitLookupFunction_Dense_Op>", o, sizeof o) &&
+              strcmp(o, "dense") == 0);
+    ck_assert(pe_optimizer_of("CppNode<SplitLookupFunction_sgd_Op>", o, sizeof o) &&
+              strcmp(o, "sgd") == 0);
+    ck_assert(!pe_optimizer_of("aten::embedding_bag", o, sizeof o));
+}
+END_TEST
+
 static Suite *predict_suite(void)
 {
     Suite *s = suite_create("predict");
@@ -163,6 +215,7 @@ static Suite *predict_suite(void)
     tcase_add_test(tc, test_elementwise_r1_and_gmae_m1);
     tcase_add_test(tc, test_fc_table_q1_q9);
     tcase_add_test(tc, test_e2e_e1);
+    tcase_add_test(tc, test_embedding_shapes);
     suite_add_tcase(s, tc);
     return s;
 }

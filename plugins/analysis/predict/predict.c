@@ -23,6 +23,7 @@
 #include <tracepipe/tp_sdk.h>
 
 #include "../../common/tp_gemm_counts.h"
+#include "predict_embedding_index.h"
 #include "predict_models.h"
 
 typedef struct pr_config {
@@ -36,6 +37,8 @@ typedef struct pr_config {
     const char *step_prefix;
     tp_strlist skip;
     double kernel_overhead_us;
+    const char *embedding_forward, *embedding_backward;
+    int64_t embedding_dim, rows_per_block;
 } pr_config;
 
 static const tp_option pr_options[] = {
@@ -67,6 +70,16 @@ static const tp_option pr_options[] = {
                    "FusedDropoutBackward)"),
     TP_OPTION_FLOAT("kernel_overhead_us", pr_config, kernel_overhead_us, "0", 0, 1e9,
                     "e2e: added to each predicted kernel (0 as in 2021, 4 in 2022, 5 in 2023)"),
+    TP_OPTION_STRING("embedding_forward", pr_config, embedding_forward,
+                     "embedding_codegen_lookup_",
+                     "a part of the names of fbgemm's forward embedding lookups (5.2 on a trace)"),
+    TP_OPTION_STRING("embedding_backward", pr_config, embedding_backward, "LookupFunction_",
+                     "a part of the names of their backward autograd nodes (5.3, 5.4)"),
+    TP_OPTION_INT("embedding_dim", pr_config, embedding_dim, "0", 0, 1e9,
+                  "embedding dimension D of the lookups (0: from the backward node's gradient "
+                  "[B, T*D])"),
+    TP_OPTION_INT("rows_per_block", pr_config, rows_per_block, "0", 0, 1e9,
+                  "R of the forward model (0: block.y of the lookup's longest kernel)"),
     TP_OPTION_END};
 
 /* A preset read from preset_file, kept from init (so a bad file fails
@@ -410,12 +423,31 @@ static const char *registered_model(const tp_trace *t, size_t row, double *us)
     return NULL;
 }
 
+/* An embedding op met on the trace: its inputs, or why no model took it. */
+typedef struct pr_emb_row {
+    pr_occ occ;
+    const char *model;
+    pe_emb_inputs x;
+    char why[160];
+} pr_emb_row;
+
+/* What predict_op needs besides the op: the preset and the trace's
+ * embedding ops. */
+typedef struct pr_models {
+    const tp_preset *p;
+    pe_options emb_opt;
+    pe_index emb;
+} pr_models;
+
 /* The op's model and prediction (per call), or NULL: a model another
- * plugin registered for it, else GEMMs by the roofline of their FLOPs and
- * bytes (section 4), element-wise ops by 5.6's table. */
-static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const tp_preset *p,
-                              double *us, tp_str *dims_id)
+ * plugin registered for it, else fbgemm's embedding lookups by 5.2-5.4
+ * (predict_embedding.h), GEMMs by the roofline of their FLOPs and bytes
+ * (section 4), element-wise ops by 5.6's table. An embedding op the models
+ * cannot take fills e->why. */
+static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const pr_models *m,
+                              double *us, tp_str *dims_id, pr_emb_row *e)
 {
+    const tp_preset *p = m->p;
     const tp_cols *c = tp_trace_cols(t);
     const char *name = tp_str_text(st, c->name[row]);
     size_t alen = 0, dlen = 0, tlen = 0;
@@ -428,6 +460,9 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     const char *theirs = registered_model(t, row, us);
     if (theirs)
         return theirs;
+    e->model = pe_predict(&m->emb, row, &m->emb_opt, p, &e->x, us, e->why, sizeof e->why);
+    if (e->model || e->why[0])
+        return e->model;
     double flops, elems;
     if (have && gc_is_gemm_name(name) && gc_gemm_counts(name, &sh, &flops, &elems)) {
         double bpe = gc_bpe_of(types, tlen);
@@ -439,59 +474,85 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     }
     char base[256];
     model_name(name, base, sizeof base);
-    const pm_elementwise *e = pm_elementwise_find(base);
-    if (have && e && sh.n > 0) {
-        *us = pm_elementwise_us(e, (int64_t)gc_prod(sh.dim[0], sh.rank[0]), p);
+    const pm_elementwise *ew = pm_elementwise_find(base);
+    if (have && ew && sh.n > 0) {
+        *us = pm_elementwise_us(ew, (int64_t)gc_prod(sh.dim[0], sh.rank[0]), p);
         return "elementwise";
     }
     return NULL;
 }
 
-/* Each op occurrence owning GPU work (the innermost cpu_op above the
- * launch) with its measured time: the sum of that work's durations. */
-static int occurrences(tp_stage *st, const tp_trace *t, const tp_preset *p, pr_occ **out,
-                       size_t *nout, double *all_us)
+/* The rows of the ops' GPU work: per trace row, the time of the work it
+ * launched as the innermost cpu_op above the launch (0 for most rows). */
+static int64_t *owned_work(const tp_trace *t, const tp_hier_view *v, double *all_us)
 {
     const tp_cols *c = tp_trace_cols(t);
-    tp_hier_view v;
-    if (tp_hier_view_require(st, t, &v) != TP_OK)
-        return TP_ENOTFOUND;
     int64_t *owned = tp_calloc(c->n ? c->n : 1, sizeof *owned);
     if (owned == NULL)
-        return TP_ENOMEM;
+        return NULL;
     *all_us = 0;
     for (size_t a = 0; a < c->n; a++) {
         if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
             continue;
         *all_us += (double)c->dur[a] / 1000.0;
-        for (int32_t x = v.launcher[a]; x >= 0; x = v.parent[x])
+        for (int32_t x = v->launcher[a]; x >= 0; x = v->parent[x])
             if (c->kind[x] == TP_KIND_CPU_OP) {
                 owned[x] += c->dur[a];
                 break;
             }
     }
-    size_t n = 0;
-    for (size_t r = 0; r < c->n; r++)
-        n += owned[r] > 0;
-    pr_occ *o = tp_malloc((n ? n : 1) * sizeof *o);
-    if (o == NULL) {
+    return owned;
+}
+
+/* Each op occurrence owning GPU work (the innermost cpu_op above the
+ * launch) with its measured time: the sum of that work's durations; the
+ * embedding ops among them in *emb. */
+static int occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
+                       size_t *nout, double *all_us, pr_emb_row **emb, size_t *nemb)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    tp_hier_view v;
+    if (tp_hier_view_require(st, t, &v) != TP_OK)
+        return TP_ENOTFOUND;
+    int64_t *owned = owned_work(t, &v, all_us);
+    if (owned == NULL || pe_index_build(st, t, &v, &m->emb_opt, &m->emb) != TP_OK) {
         tp_free(owned);
         return TP_ENOMEM;
     }
-    size_t k = 0;
+    size_t n = 0, ne = 0;
+    for (size_t r = 0; r < c->n; r++) {
+        n += owned[r] > 0;
+        ne += owned[r] > 0 && m->emb.slot[r] >= 0;
+    }
+    pr_occ *o = tp_malloc((n ? n : 1) * sizeof *o);
+    pr_emb_row *er = tp_calloc(ne ? ne : 1, sizeof *er);
+    if (o == NULL || er == NULL) {
+        tp_free(owned);
+        tp_free(o);
+        tp_free(er);
+        return TP_ENOMEM;
+    }
+    size_t k = 0, ke = 0;
     for (size_t r = 0; r < c->n; r++) {
         if (owned[r] <= 0)
             continue;
         pr_occ *x = &o[k++];
+        pr_emb_row e = {.model = NULL};
         x->row = (int32_t)r;
         x->name = c->name[r];
         x->measured_us = (double)owned[r] / 1000.0;
         x->predicted_us = 0;
-        x->model = predict_op(st, t, r, p, &x->predicted_us, &x->dims);
+        x->model = predict_op(st, t, r, m, &x->predicted_us, &x->dims, &e);
+        if (m->emb.slot[r] >= 0) {
+            e.occ = *x;
+            er[ke++] = e;
+        }
     }
     tp_free(owned);
     *out = o;
     *nout = k;
+    *emb = er;
+    *nemb = ke;
     return TP_OK;
 }
 
@@ -639,6 +700,42 @@ static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const
     return rc;
 }
 
+
+/* <id>.embedding: each embedding op occurrence with the inputs read from
+ * the trace, its prediction, or why there is none. */
+static int embedding_results(tp_stage *st, const pr_emb_row *e, size_t n)
+{
+    static const char *const cols[] = {"name", "model", "B", "E", "T", "L", "D", "R",
+                                       "measured_us", "predicted_us", "error_percent", "reason"};
+    static const tp_coltype types[] = {TP_COL_STR, TP_COL_STR, TP_COL_I64, TP_COL_I64,
+                                       TP_COL_I64, TP_COL_I64, TP_COL_I64, TP_COL_I64,
+                                       TP_COL_F64, TP_COL_F64, TP_COL_F64, TP_COL_STR};
+    tp_result *r = table(st, "embedding", "Embedding lookups: model inputs from the trace", cols,
+                         types, 12);
+    if (r == NULL)
+        return TP_ENOMEM;
+    int rc = TP_OK;
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        const pr_occ *x = &e[i].occ;
+        const int64_t in[] = {e[i].x.B, e[i].x.E, e[i].x.T, e[i].x.L, e[i].x.D, e[i].x.R};
+        size_t row;
+        rc = tp_result_add_row(st, r, &row);
+        rc = rc ? rc : tp_result_set_str(st, r, row, 0, tp_str_text(st, x->name));
+        if (rc == TP_OK && x->model)
+            rc = tp_result_set_str(st, r, row, 1, x->model);
+        for (int k = 0; k < 6 && rc == TP_OK; k++)
+            if (in[k] > 0)
+                rc = tp_result_set_i64(st, r, row, 2 + k, in[k]);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, 8, x->measured_us);
+        if (rc == TP_OK && x->model) {
+            rc = tp_result_set_f64(st, r, row, 9, x->predicted_us);
+            rc = rc ? rc : tp_result_set_f64(st, r, row, 10, 100 * rel_error(x));
+        }
+        if (rc == TP_OK && !x->model && e[i].why[0])
+            rc = tp_result_set_str(st, r, row, 11, e[i].why);
+    }
+    return rc;
+}
 
 /* ------------------------------------------------------------ end to end */
 
@@ -938,18 +1035,25 @@ static int trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
     const tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace and no cases: put a reader first, or give cases");
+    pr_models m = {.p = p,
+                   .emb_opt = {cfg->embedding_forward ? cfg->embedding_forward : "",
+                               cfg->embedding_backward ? cfg->embedding_backward : "",
+                               cfg->embedding_dim, cfg->rows_per_block, cfg->l2_gbps}};
     pr_occ *o = NULL;
-    size_t n = 0;
+    pr_emb_row *emb = NULL;
+    size_t n = 0, nemb = 0;
     double all_us = 0;
-    int rc = occurrences(st, t, p, &o, &n, &all_us);
+    int rc = occurrences(st, t, &m, &o, &n, &all_us, &emb, &nemb);
     if (rc == TP_OK)
         rc = trace_results(st, o, n, all_us, p);
+    if (rc == TP_OK)
+        rc = embedding_results(st, emb, nemb);
     if (rc == TP_OK && cfg->e2e)
         rc = e2e_results(st, cfg, t, o, n);
     tp_free(o);
-    if (rc == TP_EINVAL)
-        return rc;
-    if (rc == TP_ENOTFOUND)
+    tp_free(emb);
+    pe_index_free(&m.emb);
+    if (rc == TP_EINVAL || rc == TP_ENOTFOUND)
         return rc;
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
@@ -1013,7 +1117,7 @@ static const tp_stage_desc pr_stages[] = {
     TP_STAGE_FULL(TP_STAGE_ANALYSIS, "predict",
                   "performance models (seed 004 embeddings, element-wise, roofline) on cases, "
                   "with device presets",
-                  pr_options, pr_config, NULL, TP_PRODUCES("", "summary", "unsupported", "e2e", "e2e_ops"), 0, pr_init,
+                  pr_options, pr_config, NULL, TP_PRODUCES("", "summary", "unsupported", "embedding", "e2e", "e2e_ops"), 0, pr_init,
                   pr_run, pr_destroy),
     TP_STAGE_END};
 

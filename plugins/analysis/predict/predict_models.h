@@ -50,15 +50,14 @@ static inline int pm_emb_forward(const pm_emb *x, const tp_preset *p, double l2_
         A = x->E * x->D * 4;
     int64_t idx = x->shmem ? 0 : pm_r32(4 * x->L);
     int64_t X = pm_floordiv(pm_floordiv(A - idx, 4), x->D);
-    double h = 1.0;
-    for (int64_t i = 0; i < x->B; i++) { /* over B, as the seed does */
-        if (x->E - i == 0) {
-            snprintf(err, errsz, "batch %lld exceeds the table's %lld rows (the seed divides by "
-                     "zero)", (long long)x->B, (long long)x->E);
-            return -1;
-        }
-        h = h * ((double)(X - i) / (double)(x->E - i));
+    if (x->B > x->E) { /* the seed's loop below reaches E - i == 0 */
+        snprintf(err, errsz, "batch %lld exceeds the table's %lld rows (the seed divides by "
+                 "zero)", (long long)x->B, (long long)x->E);
+        return -1;
     }
+    double h = 1.0;
+    for (int64_t i = 0; i < x->B && h != 0.0; i++) /* over B, as the seed does; 0 stays 0 */
+        h = h * ((double)(X - i) / (double)(x->E - i));
     int64_t il2 = x->shmem ? 0 : (x->D * x->R >= 4096 ? pm_r32(4 * x->L) : 0);
     int64_t W = x->L * pm_r32(4 * x->D), O = pm_r32(4 * x->D), I = pm_r32(4 * x->L);
     double wb_a = (double)(W * x->B - A);

@@ -1,0 +1,240 @@
+/*
+ * fbgemm's embedding lookups on a trace (predict_embedding.h says how the
+ * model inputs are read from the shapes): one walk finds the forward
+ * lookups and backward nodes, their measured GPU time and the main
+ * kernel's block.y (R, rows per block); each backward is paired with the
+ * latest forward of the same optimizer and batch before it, which gives the
+ * forward its D.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+#include "predict_embedding_index.h"
+
+/* Parses "Input Dims" and "Input type" of an op's args into in[]; the
+ * number of inputs, or -1. */
+static int parse_inputs(const char *args, size_t alen, pe_input *in, int max)
+{
+    size_t dlen = 0, tlen = 0;
+    const char *dims = tp_json_get(args, alen, "Input Dims", &dlen);
+    const char *types = tp_json_get(args, alen, "Input type", &tlen);
+    tp_json_iter di, ti;
+    if (dims == NULL || types == NULL || tp_json_array(dims, dlen, &di) != TP_OK ||
+        tp_json_array(types, tlen, &ti) != TP_OK)
+        return -1;
+    const char *d, *t;
+    size_t dl, tl;
+    int n = 0;
+    while (tp_json_next(&di, &d, &dl) == 1) {
+        if (n == max || tp_json_next(&ti, &t, &tl) != 1)
+            return -1;
+        pe_input *x = &in[n++];
+        memset(x, 0, sizeof *x);
+        tp_json_str(t, tl, x->type, sizeof x->type);
+        tp_json_iter ei;
+        const char *e;
+        size_t el;
+        if (tp_json_array(d, dl, &ei) != TP_OK)
+            return -1;
+        x->elems = 1;
+        while (tp_json_next(&ei, &e, &el) == 1) {
+            int64_t v;
+            if (tp_json_i64(e, el, &v) != TP_OK)
+                return -1;
+            if (x->rank == 0)
+                x->d0 = v;
+            else if (x->rank == 1)
+                x->d1 = v;
+            x->rank++;
+            x->elems *= v;
+        }
+    }
+    return n;
+}
+
+static int role_of(const char *name, const pe_options *o)
+{
+    if (o->forward[0] && strstr(name, o->forward))
+        return PE_FORWARD;
+    if (o->backward[0] && strstr(name, o->backward) && !strstr(name, "evaluate_function"))
+        return PE_BACKWARD;
+    return 0;
+}
+
+/* The op's entry from its args, or 0 when they do not have the form. */
+static int read_op(const tp_trace *t, size_t row, int role, const char *name, pe_op *op)
+{
+    size_t alen = 0;
+    const char *args = tp_trace_args(t, row, &alen);
+    pe_input in[PE_MAX_IN];
+    int n = args ? parse_inputs(args, alen, in, PE_MAX_IN) : -1;
+    memset(op, 0, sizeof *op);
+    op->row = (int32_t)row;
+    op->role = role;
+    op->pair = -1;
+    if (!pe_optimizer_of(name, op->optimizer, sizeof op->optimizer) || n < 0)
+        return 0;
+    if (role == PE_FORWARD)
+        return pe_forward_shape(in, n, &op->shape);
+    if (n < 1 || in[0].rank != 2) /* the gradient of the output, [B, total_D] */
+        return 0;
+    op->shape.B = in[0].d0;
+    op->total_d = in[0].d1;
+    return 1;
+}
+
+/* block.y of a kernel: Nsight's extension column, or Kineto's args "block". */
+static int64_t block_y(const tp_trace *t, size_t row, int ext)
+{
+    if (ext >= 0)
+        return ((const int64_t *)tp_trace_ext_data(t, ext))[row];
+    size_t alen = 0, blen = 0;
+    const char *args = tp_trace_args(t, row, &alen);
+    const char *b = args ? tp_json_get(args, alen, "block", &blen) : NULL;
+    tp_json_iter it;
+    const char *e;
+    size_t el;
+    int64_t v = 0;
+    if (b && tp_json_array(b, blen, &it) == TP_OK && tp_json_next(&it, &e, &el) == 1 &&
+        tp_json_next(&it, &e, &el) == 1 && tp_json_i64(e, el, &v) == TP_OK)
+        return v;
+    return 0;
+}
+
+/* Each backward with the latest forward before it of its optimizer and
+ * batch; that forward's D from the backward's total_D. */
+static void pair_ops(pe_index *ix, const tp_cols *c)
+{
+    for (size_t b = 0; b < ix->n; b++) {
+        pe_op *bw = &ix->op[b];
+        if (bw->role != PE_BACKWARD || !bw->ok)
+            continue;
+        for (size_t f = 0; f < ix->n; f++) {
+            pe_op *fw = &ix->op[f];
+            if (fw->role == PE_FORWARD && fw->ok && c->ts[fw->row] < c->ts[bw->row] &&
+                fw->shape.B == bw->shape.B && strcmp(fw->optimizer, bw->optimizer) == 0 &&
+                (bw->pair < 0 || c->ts[fw->row] > c->ts[ix->op[bw->pair].row]))
+                bw->pair = (int32_t)f;
+        }
+        if (bw->pair >= 0 && ix->op[bw->pair].total_d == 0)
+            ix->op[bw->pair].total_d = bw->total_d;
+    }
+}
+
+int pe_index_build(tp_stage *st, const tp_trace *t, const tp_hier_view *v, const pe_options *o,
+                   pe_index *ix)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    memset(ix, 0, sizeof *ix);
+    ix->slot = tp_malloc((c->n ? c->n : 1) * sizeof *ix->slot);
+    if (ix->slot == NULL)
+        return TP_ENOMEM;
+    size_t cap = 0;
+    for (size_t r = 0; r < c->n; r++) {
+        ix->slot[r] = -1;
+        int role = c->kind[r] == TP_KIND_CPU_OP ? role_of(tp_str_text(st, c->name[r]), o) : 0;
+        if (role == 0)
+            continue;
+        if (ix->n == cap) {
+            cap = cap ? 2 * cap : 16;
+            pe_op *grown = tp_realloc(ix->op, cap * sizeof *grown);
+            if (grown == NULL)
+                return TP_ENOMEM;
+            ix->op = grown;
+        }
+        pe_op *op = &ix->op[ix->n];
+        op->ok = read_op(t, r, role, tp_str_text(st, c->name[r]), op);
+        ix->slot[r] = (int32_t)ix->n++;
+    }
+    int ext = tp_trace_ext_find(t, "kernel.block_y");
+    if (ext >= 0 && tp_trace_ext_type(t, ext) != TP_COL_I64)
+        ext = -1;
+    for (size_t a = 0; a < c->n && ix->n > 0; a++) {
+        if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
+            continue;
+        int32_t x = v->launcher[a];
+        while (x >= 0 && c->kind[x] != TP_KIND_CPU_OP)
+            x = v->parent[x];
+        if (x < 0 || ix->slot[x] < 0)
+            continue;
+        pe_op *op = &ix->op[ix->slot[x]];
+        if (c->kind[a] == TP_KIND_KERNEL && c->dur[a] > op->longest_ns) {
+            op->longest_ns = c->dur[a];
+            op->rows_per_block = block_y(t, a, ext);
+        }
+    }
+    pair_ops(ix, c);
+    return TP_OK;
+}
+
+void pe_index_free(pe_index *ix)
+{
+    tp_free(ix->slot);
+    tp_free(ix->op);
+    memset(ix, 0, sizeof *ix);
+}
+
+/* The model inputs of forward f: D from the option or its backward. */
+static int forward_inputs(const pe_op *f, const pe_options *o, pe_emb_inputs *x, char *why,
+                          size_t whysz)
+{
+    x->T = f->shape.T;
+    x->B = f->shape.B;
+    x->L = f->shape.L;
+    x->D = o->embedding_dim > 0 ? o->embedding_dim : f->total_d / f->shape.T;
+    if (x->D <= 0) {
+        snprintf(why, whysz, "embedding dim unknown (no backward node to read it from): give "
+                 "embedding_dim");
+        return -1;
+    }
+    x->E = f->shape.weights / (x->T * x->D);
+    x->R = o->rows_per_block > 0 ? o->rows_per_block : f->rows_per_block;
+    x->shmem = 0;
+    return 0;
+}
+
+const char *pe_predict(const pe_index *ix, size_t row, const pe_options *o, const tp_preset *p,
+                       pe_emb_inputs *x, double *us, char *why, size_t whysz)
+{
+    why[0] = '\0';
+    if (ix->slot == NULL || ix->slot[row] < 0)
+        return NULL;
+    const pe_op *op = &ix->op[ix->slot[row]];
+    const char *model = op->role == PE_FORWARD       ? "fwd"
+                        : strstr(op->optimizer, "sgd") ? "sgd"
+                                                       : "adagrad";
+    memset(x, 0, sizeof *x);
+    if (!op->ok) {
+        snprintf(why, whysz, "Input Dims without fbgemm's form");
+        return NULL;
+    }
+    const pe_op *f = op->role == PE_FORWARD ? op : op->pair >= 0 ? &ix->op[op->pair] : NULL;
+    if (f == NULL) {
+        snprintf(why, whysz, "no forward lookup of optimizer %s and batch %lld before it",
+                 op->optimizer, (long long)op->shape.B);
+        return NULL;
+    }
+    if (forward_inputs(f, o, x, why, whysz) != 0)
+        return NULL;
+    if (op->role == PE_BACKWARD) { /* its own gradient's D; R is the forward's only */
+        if (op->total_d / x->T > 0 && o->embedding_dim <= 0)
+            x->D = op->total_d / x->T;
+        x->R = 0;
+    }
+    pm_emb m = {x->B, x->E, x->T, x->L, x->D, x->R, x->shmem};
+    int rc = 0;
+    if (strcmp(model, "fwd") == 0)
+        rc = pm_emb_forward(&m, p, o->l2_gbps > 0 ? o->l2_gbps : p->l2_gbps, us, why, whysz);
+    else if (strcmp(model, "sgd") == 0)
+        rc = pm_emb_sgd(&m, p, us);
+    else
+        rc = pm_emb_adagrad(&m, p, us);
+    if (rc == 0 && !(p->dram_gbps > 0)) {
+        snprintf(why, whysz, "preset %s lacks a DRAM bandwidth", p->name);
+        rc = -1;
+    }
+    return rc == 0 ? model : NULL;
+}
