@@ -660,6 +660,32 @@ static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
 
 /* `reader: auto`: the reader whose probe is surest of the file's first
  * bytes (up to 256 KiB), or NULL after saying why. */
+/* The reader whose probe scores the head of file path best; NULL, with
+ * errno set when the file cannot be read (0 when no reader knows it). */
+static const tp_stage_desc *probe_reader(tp_ctx *ctx, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 256 * 1024;
+    unsigned char *head = malloc(cap);
+    size_t n = head ? fread(head, 1, cap, f) : 0;
+    fclose(f);
+    const tp_stage_desc *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; head && i < tp_ctx_stage_count(ctx); i++) {
+        const tp_stage_desc *d = tp_ctx_stage_at(ctx, i, NULL);
+        int score = d->kind == TP_STAGE_READER && d->probe ? d->probe(head, n, path) : 0;
+        if (score > best_score) {
+            best = d;
+            best_score = score;
+        }
+    }
+    errno = head ? 0 : ENOMEM;
+    free(head);
+    return best;
+}
+
 static const char *auto_reader(loader *L, const tp_ynode *m)
 {
     const tp_ynode *path = tp_ymap_get(m, "path");
@@ -668,33 +694,16 @@ static const char *auto_reader(loader *L, const tp_ynode *m)
                      "error: reader 'auto' needs a path to look at");
         return NULL;
     }
-    FILE *f = fopen(path->text, "rb");
-    if (f == NULL) {
+    const tp_stage_desc *best = probe_reader(L->ctx, path->text);
+    if (best == NULL && errno != 0)
         tp_diags_add(L->d, L->file, path->line, path->col, "error: reader 'auto': %s: %s",
                      path->text, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 256 * 1024;
-    unsigned char *head = malloc(cap);
-    size_t n = head ? fread(head, 1, cap, f) : 0;
-    fclose(f);
-    const char *best = NULL;
-    int best_score = 0;
-    for (size_t i = 0; head && i < tp_ctx_stage_count(L->ctx); i++) {
-        const tp_stage_desc *d = tp_ctx_stage_at(L->ctx, i, NULL);
-        int score = d->kind == TP_STAGE_READER && d->probe ? d->probe(head, n, path->text) : 0;
-        if (score > best_score) {
-            best = d->name;
-            best_score = score;
-        }
-    }
-    free(head);
-    if (best == NULL)
+    else if (best == NULL)
         tp_diags_add(L->d, L->file, path->line, path->col,
                      "error: reader 'auto': %s: no reader knows this content (Kineto/Chrome JSON, "
                      "an nsys SQLite export, a dvdt-prof profile and tfprof reports are read)",
                      path->text);
-    return best;
+    return best ? best->name : NULL;
 }
 
 static void parse_stage(loader *L, const tp_ynode *m)
@@ -709,12 +718,13 @@ static void parse_stage(loader *L, const tp_ynode *m)
     if (name == NULL)
         return;
     const char *plugin = name->text;
-    if (kind == TP_STAGE_READER && strcmp(plugin, "auto") == 0 &&
-        (plugin = auto_reader(L, m)) == NULL)
+    bool is_auto = kind == TP_STAGE_READER && strcmp(plugin, "auto") == 0;
+    if (is_auto && (plugin = auto_reader(L, m)) == NULL)
         return;
     pstage *s = &L->p->stages[L->p->n];
     memset(s, 0, sizeof *s);
     s->kind = kind;
+    s->auto_reader = is_auto;
     s->line = m->line;
     s->col = m->col;
     s->plugin = strdup(plugin);
@@ -943,6 +953,35 @@ static int clone_stage(const pstage *s, pstage *c, const char *id, const char *p
     return TP_OK;
 }
 
+/* The reader of one trace of a batch: a clone of the pipeline's with the
+ * trace's path; with `reader: auto`, the reader that knows the trace (with
+ * its defaults when it is not the one chosen for the first trace). */
+static int clone_reader(tp_ctx *ctx, const pstage *reader, pstage *c, const char *id,
+                        const char *path)
+{
+    const tp_stage_desc *d = reader->auto_reader ? probe_reader(ctx, path) : NULL;
+    if (d == NULL || d == reader->desc)
+        return clone_stage(reader, c, id, path);
+    pstage as = *reader;
+    tp_diags diags = {0};
+    /* the stage `{path: PATH}`: that reader's defaults and the trace */
+    tp_ynode key = {.type = TP_YNODE_SCALAR, .text = "path"};
+    tp_ynode value = {.type = TP_YNODE_SCALAR, .text = (char *)path, .quoted = true};
+    tp_ynode *keys[] = {&key}, *items[] = {&value};
+    tp_ynode stage = {.type = TP_YNODE_MAP, .n = 1, .keys = keys, .items = items};
+    void *defaults = tp_options_build(d->options, d->config_size, &stage, NULL, NULL, d->name,
+                                      &diags);
+    tp_diags_free(&diags);
+    if (defaults == NULL)
+        return TP_ENOMEM;
+    as.desc = tp_ctx_find_stage(ctx, TP_STAGE_READER, d->name, &as.plugin_path);
+    as.plugin = (char *)d->name;
+    as.config = defaults;
+    int rc = clone_stage(&as, c, id, path);
+    tp_options_free(d->options, defaults);
+    return rc;
+}
+
 size_t tp_pipeline_batch_stages(const tp_pipeline *p)
 {
     size_t n = 0;
@@ -993,7 +1032,7 @@ tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *path
     char id[64];
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         snprintf(id, sizeof id, "%s_%zu", reader->id, i);
-        rc = clone_stage(reader, &b->stages[b->n], id, paths[i]);
+        rc = clone_reader(p->ctx, reader, &b->stages[b->n], id, paths[i]);
         pstage *c = &b->stages[b->n++];
         c->has_rank_hint = labels && tp_batch_rank_of_label(labels[i], &c->rank_hint);
     }

@@ -28,6 +28,9 @@ typedef struct pstage {
      * over all the traces (tp_pipeline_for_batch); in a single run, as any
      * stage */
     bool batch;
+    /* `reader: auto`: the plugin was chosen by probing the path; a batch
+     * probes each trace again (tp_pipeline_for_batch) */
+    bool auto_reader;
     /* a batch reader's rank from its trace's file name, for a trace that
      * does not record one (tp_batch_rank_of_label) */
     bool has_rank_hint;

@@ -144,6 +144,23 @@ print(' '.join(sorted({r['trace'] + '=' + r['rank'] for r in rows})))" "$tmp/nam
 if [ $rc != 0 ]; then ko "ranks from file names: exit $rc"
 elif [ "$ranks" != "bert_Worker-12=12 bert_rank1=1 dlrm_rank5=0" ]; then ko "ranks from file names: $ranks"
 else ok; fi
+# reader: auto over traces of two formats: each trace is read by the reader
+# that knows it for the batch stages too (one Chrome trace of both)
+mkdir -p "$tmp/mixed"
+cp tests/data/nsys/pipit_saxpy_mpi_cuda_perlmutter0.sqlite "$tmp/mixed/saxpy.sqlite"
+cp tests/data/hand/hier_basic.json "$tmp/mixed/basic.json"
+"$P" run tests/pipelines/batch/auto_merge.yaml --input "$tmp/mixed" --set out="$tmp/am" -q \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+names=$(python3 -c "
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+names = {e.get('name') for e in ev}
+print(int('saxpy' in names and 'MPI_Init' in names), int('mm_k' in names and 'aten::mm' in names))" \
+    "$tmp/am/all.trace.json" 2>&1)
+if [ $rc != 0 ]; then ko "reader auto, batch stage over two formats: exit $rc"
+elif [ "$names" != "1 1" ]; then ko "reader auto: the merged trace lacks one format's events ($names)"
+else ok; fi
 # a batch stage may not take a per-trace stage's results
 sed 's/    input: \[job, job.straggler\]/    input: [job, host]/' tests/pipelines/batch/ranks_job.yaml \
     > "$tmp/bad_batch.yaml"
