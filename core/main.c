@@ -3,7 +3,7 @@
  *
  *   pipeline run PIPELINE [--set k=v]... [-q|-v] [--plugin-dir DIR]...
  *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N]]
- *   pipeline merge DIR... [--out OUT]
+ *   pipeline merge DIR... [--out OUT] [--pipeline PIPELINE [--set k=v]...]
  *   pipeline validate PIPELINE [--set k=v]... [--allow-plugin-path]
  *
  * PIPELINE is a file, or the name of a bundled pipeline.
@@ -33,7 +33,9 @@ static const char usage_text[] =
     "                       bundled one: pipeline run dlrm_breakdown --set trace=T.json.gz)\n"
     "  validate PIPELINE    check the pipeline and report every problem; run nothing\n"
     "  merge DIR...         concatenate the per-trace CSV tables of batch outputs (shards)\n"
-    "                       into the batch tables (into the first DIR, or --out OUT)\n"
+    "                       into the batch tables (into the first DIR, or --out OUT), once\n"
+    "                       every shard is done; --pipeline P also runs P's batch: true\n"
+    "                       stages over the shards' traces\n"
     "  plugins              list the available stages (kind, version, summary)\n"
     "  describe NAME        show a stage's options (type, default, range, help)\n"
     "\n"
@@ -85,6 +87,8 @@ typedef struct cli {
     const char **args; /* merge: its folders */
     size_t n_args;
     const char *out;   /* merge --out */
+    const char *batch_pipeline; /* merge --pipeline: its batch stages after merging */
+    const char *batch_out;      /* merge: `out` for those batch stages */
     int jobs;          /* -j; 0: the number of cores */
     uint64_t max_memory;
     const char *file;  /* the pipeline file being run */
@@ -237,13 +241,16 @@ static int parse_args(cli *c, int argc, char **argv)
             c->fail_if_slower = strtod(argv[++i], &end);
             if (end == argv[i] || *end != '\0' || !(c->fail_if_slower >= 0))
                 return usage_error("--fail-if-slower needs a percentage (e.g. 5), got", argv[i]);
-        } else if (strcmp(a, "--shard") == 0 || strcmp(a, "--out") == 0) {
+        } else if (strcmp(a, "--shard") == 0 || strcmp(a, "--out") == 0 ||
+                   strcmp(a, "--pipeline") == 0) {
             if (i + 1 >= argc)
                 return usage_error("this option needs a value:", a);
             const char *v = argv[++i];
             char *end;
             if (a[2] == 'o')
                 c->out = v;
+            else if (a[2] == 'p')
+                c->batch_pipeline = v;
             else if ((c->shard = strtol(v, &end, 10)) < 0 || *end != '/' ||
                      (c->nshards = strtol(end + 1, &end, 10)) < 1 || *end != '\0' ||
                      c->shard >= c->nshards)
@@ -615,13 +622,16 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
             labels[nok] = l->v[i].label;
             paths[nok++] = l->v[i].path;
         }
-    tp_var *sets = calloc(c->n_sets + 1, sizeof *sets);
+    tp_var *sets = calloc(c->n_sets + 2, sizeof *sets);
     size_t n = 0;
     for (size_t i = 0; sets && i < c->n_sets; i++)
-        if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name"))
+        if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name") &&
+            !(c->batch_out && is_var(&c->sets[i], "out")))
             sets[n++] = c->sets[i];
     if (sets && nok > 0 && c->declares_trace)
         sets[n++] = (tp_var){"trace", paths[0]};
+    if (sets && nok > 0 && c->batch_out && c->declares_out)
+        sets[n++] = (tp_var){"out", c->batch_out};
     tp_diags d = {0};
     tp_pipeline *p = NULL;
     if (sets && nok > 0 && tp_ctx_set_input(ctx, paths[0]) == TP_OK) {
@@ -656,7 +666,9 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
     return rc;
 }
 
-static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
+/* Which of trace, trace_name and out the pipeline file c->file declares,
+ * and out's value (--set, else the file's default). */
+static void read_declared_vars(cli *c)
 {
     char *trace_default = NULL, *name_default = NULL;
     int has_trace = tp_pipeline_file_var(c->file, "trace", &trace_default);
@@ -671,6 +683,34 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
         }
     /* the first reader reads each trace (tp_ctx_set_input); `trace` is set too when declared */
     c->declares_trace = has_trace == 1;
+}
+
+/* Keeps the traces of shard I/N (every N-th of the stable list, from I),
+ * their places in the whole list in *positions. */
+static int keep_shard(const cli *c, tp_batch_list *l, size_t **positions)
+{
+    size_t k = 0, total = l->n;
+    if ((*positions = calloc(l->n ? l->n : 1, sizeof **positions)) == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < l->n; i++) {
+        if ((long)(i % (size_t)c->nshards) == c->shard) {
+            (*positions)[k] = i;
+            l->v[k++] = l->v[i];
+        } else {
+            free(l->v[i].path);
+            free(l->v[i].label);
+        }
+    }
+    l->n = k;
+    if (c->verbosity > 0)
+        fprintf(stderr, "pipeline: shard %ld/%ld: %zu of %zu trace(s)\n", c->shard, c->nshards,
+                k, total);
+    return TP_OK;
+}
+
+static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
+{
+    read_declared_vars(c);
     tp_batch_list l;
     char err[4200];
     if (tp_batch_expand(spec, &l, err, sizeof err) != TP_OK) {
@@ -684,24 +724,10 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
         tp_batch_list_free(&l);
         return TP_EXIT_USAGE;
     }
-    if (c->nshards > 0) { /* every N-th trace of the stable list, from I */
-        size_t k = 0, total = l.n;
-        for (size_t i = 0; i < l.n; i++) {
-            if ((long)(i % (size_t)c->nshards) == c->shard) {
-                l.v[k++] = l.v[i];
-            } else {
-                free(l.v[i].path);
-                free(l.v[i].label);
-            }
-        }
-        l.n = k;
-        if (c->verbosity > 0)
-            fprintf(stderr, "pipeline: shard %ld/%ld: %zu of %zu trace(s)\n", c->shard,
-                    c->nshards, k, total);
-        if (k == 0) {
-            tp_batch_list_free(&l);
-            return TP_EXIT_OK;
-        }
+    size_t *positions = NULL;
+    if (c->nshards > 0 && keep_shard(c, &l, &positions) != TP_OK) {
+        tp_batch_list_free(&l);
+        return TP_EXIT_FAIL;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     batch_ctx b = {ctx, c};
@@ -713,15 +739,29 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
     if (c->verbosity > 0)
         fprintf(stderr, "pipeline: batch: %zu trace(s) from %s, %d at once%s\n", l.n, spec,
                 o.jobs, c->declares_out ? ", each writing to OUT/LABEL" : "");
-    int rc = tp_batch_run(&o, &l);
-    if (c->nshards == 0) /* a shard sees some traces only: batch stages need them all */
+    int rc = l.n > 0 ? tp_batch_run(&o, &l) : TP_EXIT_OK;
+    if (c->nshards > 0) {
+        /* a shard sees some traces only: the batch tables and stages wait
+         * for `pipeline merge`, which the manifest tells every shard is done */
+        if (c->declares_out) {
+            const char *out = c->out_base ? c->out_base : ".";
+            if (tp_shard_manifest_write(out, c->shard, c->nshards, &l, positions, err,
+                                        sizeof err) != TP_OK) {
+                tp_print_line(stderr, "pipeline: error: shard manifest: %s", err);
+                rc = rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
+            } else if (c->verbosity > 0) {
+                fprintf(stderr, "pipeline: shard done; when every shard is: pipeline merge %s "
+                        "[--pipeline %s]\n", out, c->arg);
+            }
+        }
+    } else {
+        /* the tables first, so batch stages can read them (OUT/NAME.csv) */
+        if (c->declares_out)
+            rc = merge_into(c, (const char *const *)&c->out_base, 1, c->out_base, rc);
         rc = run_batch_stages(ctx, c, &l, rc);
+    }
+    free(positions);
     tp_batch_list_free(&l);
-    if (c->declares_out && c->nshards == 0)
-        rc = merge_into(c, (const char *const *)&c->out_base, 1, c->out_base, rc);
-    else if (c->declares_out && c->verbosity > 0)
-        fprintf(stderr, "pipeline: shard done; when every shard is: pipeline merge %s\n",
-                c->out_base ? c->out_base : ".");
     return rc;
 }
 
@@ -740,11 +780,66 @@ static int merge_into(const cli *c, const char *const *roots, size_t n, const ch
     return rc;
 }
 
-static int cmd_merge(const cli *c)
+/* The traces the shards' manifests list that failed, one line each; 1 if any. */
+static int report_shard_failures(const tp_batch_list *l)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].exit_code != 0) {
+            tp_print_line(stderr, "pipeline: merge: %s failed in its shard (exit %d): %s",
+                          l->v[i].label, l->v[i].exit_code, l->v[i].path);
+            failed++;
+        }
+    if (failed > 0)
+        fprintf(stderr, "pipeline: merge: %zu of %zu trace(s) failed in the shards\n", failed,
+                l->n);
+    return failed > 0;
+}
+
+/* The batch stages of --pipeline over the shards' traces that went
+ * through, writing to the merge's folder. */
+static int merge_batch_stages(tp_ctx *ctx, cli *c, const tp_batch_list *l, long nshards,
+                              const char *out, int rc)
+{
+    if (nshards == 0) {
+        tp_print_line(stderr, "pipeline: error: %s: no shard manifests (.tracepipe-shard-I-of-N, "
+                      "written by `run --shard I/N` with `out:`): --pipeline needs the shards' "
+                      "list of traces", c->args[0]);
+        return TP_EXIT_USAGE;
+    }
+    char *file = resolve_pipeline(c->batch_pipeline);
+    if (file == NULL)
+        return TP_EXIT_USAGE;
+    c->file = file;
+    read_declared_vars(c);
+    c->batch_out = out;
+    rc = run_batch_stages(ctx, c, l, rc);
+    free(c->out_base);
+    c->out_base = NULL;
+    c->file = NULL;
+    free(file);
+    return rc;
+}
+
+static int cmd_merge(tp_ctx *ctx, cli *c)
 {
     if (c->n_args == 0)
         return usage_error("merge needs the batch output folders", NULL);
-    return merge_into(c, c->args, c->n_args, c->out ? c->out : c->args[0], TP_EXIT_OK);
+    const char *out = c->out ? c->out : c->args[0];
+    tp_batch_list l;
+    long nshards = 0;
+    char err[4200];
+    if (tp_shard_manifests_read(c->args, c->n_args, &l, &nshards, err, sizeof err) != TP_OK) {
+        tp_print_line(stderr, "pipeline: error: %s", err);
+        return TP_EXIT_FAIL;
+    }
+    int rc = merge_into(c, c->args, c->n_args, out, TP_EXIT_OK);
+    if (rc == TP_EXIT_OK && c->batch_pipeline)
+        rc = merge_batch_stages(ctx, c, &l, nshards, out, rc);
+    if (report_shard_failures(&l) && rc == TP_EXIT_OK)
+        rc = TP_EXIT_FAIL;
+    tp_batch_list_free(&l);
+    return rc;
 }
 
 static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
@@ -809,7 +904,7 @@ int main(int argc, char **argv)
     } else {
         tp_diags_print(&d, stderr);
         if (strcmp(c.command, "merge") == 0)
-            rc = cmd_merge(&c);
+            rc = cmd_merge(ctx, &c);
         else if (strcmp(c.command, "plugins") == 0)
             rc = cmd_plugins(ctx);
         else if (strcmp(c.command, "describe") == 0)

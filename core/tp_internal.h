@@ -340,6 +340,15 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l);
  * TP_OK, or an error with a message in err. */
 int tp_merge_tables(const char *const *roots, size_t nroots, const char *out, size_t *nmerged,
                     char *err, size_t errsz);
+/* Shard manifests (tp_shards.c): OUT/.tracepipe-shard-I-of-N lists the
+ * traces shard I ran (positions[i]: trace i's place in the whole batch)
+ * and their exit codes.  _read gathers every manifest of the roots into l,
+ * in the whole batch's order, with *nshards (0: no manifest); an error when
+ * a shard is missing or two folders hold the same one. */
+int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_batch_list *l,
+                            const size_t *positions, char *err, size_t errsz);
+int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_list *l,
+                            long *nshards, char *err, size_t errsz);
 /* Does the pipeline file declare `name` under vars:?  1 and its default
  * (new string, may be NULL) in *value, 0 if not, -1 if unreadable. */
 int tp_pipeline_file_var(const char *path, const char *name, char **value);

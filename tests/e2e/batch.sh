@@ -12,6 +12,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "FAIL: batch: $1"; [ -f "$tmp/err" ] && head -20 "$tmp/err"; }
+check() { # name, expected exit, expected text in stderr, command...
+    name=$1 want=$2 text=$3
+    shift 3
+    "$@" >/dev/null 2>"$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then ko "$name: exit $got, expected $want"
+    elif ! grep -qF -- "$text" "$tmp/err"; then ko "$name: no '$text'"
+    else ok; fi
+}
 
 # a folder: two nsys exports (one in a subfolder), the JSON-lines form, and
 # a Kineto trace cut short
@@ -84,6 +93,35 @@ done
 "$P" merge "$tmp/own0" "$tmp/own1" "$tmp/own2" --out "$tmp/merged" -q 2>"$tmp/err"
 if ! cmp -s "$tmp/o2/kernels.csv" "$tmp/merged/kernels.csv"; then ko "merge of three folders"; else ok; fi
 
+# shards of a pipeline with batch stages: each shard leaves a manifest, and
+# `merge --pipeline` runs the batch stages over every shard's traces: the
+# same files as one unsharded run
+mkdir -p "$tmp/ranks_sh"
+cp tests/data/dlrm_worker0_step12.pt.trace.json.gz tests/data/kineto/corpus/dlrm_worker[1-7]_step12.pt.trace.json.gz "$tmp/ranks_sh/"
+for i in 0 1 2; do
+    "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks_sh" --set out="$tmp/rsh" -q \
+        --shard "$i/3" >/dev/null 2>&1
+done
+"$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks_sh" --set out="$tmp/rone" -q \
+    >/dev/null 2>&1
+mv "$tmp/rsh/.tracepipe-shard-2-of-3" "$tmp/manifest2"
+check "merge before every shard is done" 1 "shard 2 of 3 has not finished" \
+    "$P" merge "$tmp/rsh" --pipeline tests/pipelines/batch/ranks_job.yaml
+if [ -e "$tmp/rsh/job.csv" ] || [ -e "$tmp/rsh/host.csv" ]; then ko "a refused merge wrote tables"; else ok; fi
+mv "$tmp/manifest2" "$tmp/rsh/.tracepipe-shard-2-of-3"
+(cd "$tmp" && "$OLDPWD/$P" merge rsh --pipeline "$OLDPWD/tests/pipelines/batch/ranks_job.yaml" -q) \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+same=1
+for f in host.csv job.csv job.straggler.csv job.trace.json; do
+    cmp -s "$tmp/rone/$f" "$tmp/rsh/$f" || { same=0; echo "differs: $f"; }
+done
+if [ $rc != 0 ]; then ko "merge --pipeline: exit $rc"
+elif [ $same != 1 ]; then ko "merge --pipeline: batch stages after shards differ from one run"
+else ok; fi
+check "merge --pipeline without manifests" 2 "no shard manifests" \
+    "$P" merge "$tmp/o2" --pipeline tests/pipelines/batch/ranks_job.yaml
+
 # a folder as the pipeline's own default trace
 sed "s|^  trace: .*|  trace: $tmp/in/sub|" pipelines/top_kernels.yaml > "$tmp/folder_default.yaml"
 "$P" run "$tmp/folder_default.yaml" --set out="$tmp/o5" -q >/dev/null 2>"$tmp/err"
@@ -91,15 +129,6 @@ rc=$?
 if [ $rc != 0 ] || [ ! -s "$tmp/o5/clover/kernels.csv" ]; then ko "a folder as the default trace: exit $rc"
 else ok; fi
 
-check() { # name, expected exit, expected text in stderr, command...
-    name=$1 want=$2 text=$3
-    shift 3
-    "$@" >/dev/null 2>"$tmp/err"
-    got=$?
-    if [ "$got" != "$want" ]; then ko "$name: exit $got, expected $want"
-    elif ! grep -qF -- "$text" "$tmp/err"; then ko "$name: no '$text'"
-    else ok; fi
-}
 # batch stages: ranks and a merged Chrome trace once over the 8 ranks of a
 # folder, equal to one pipeline with a reader per rank (valid/ranks_dlrm)
 mkdir -p "$tmp/ranks"
