@@ -708,6 +708,37 @@ static int keep_shard(const cli *c, tp_batch_list *l, size_t **positions)
     return TP_OK;
 }
 
+/* Of a folder's files, keeps those the pipeline's first reader knows (its
+ * probe; any reader's for `reader: auto`): a folder of runs holds notes,
+ * logs and licences too.  Files that cannot be read stay, to be reported. */
+static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, const char *spec)
+{
+    char *reader = NULL;
+    if (tp_pipeline_file_reader_field(c->file, "reader", &reader) != 1 || reader == NULL) {
+        free(reader);
+        return;
+    }
+    size_t k = 0, skipped = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (tp_ctx_reader_knows(ctx, reader, l->v[i].path) != 0) {
+            l->v[k++] = l->v[i];
+            continue;
+        }
+        if (c->verbosity > 1)
+            fprintf(stderr, "pipeline: batch: skipped %s: no %s trace\n", l->v[i].path,
+                    strcmp(reader, "auto") == 0 ? "known" : reader);
+        free(l->v[i].path);
+        free(l->v[i].label);
+        skipped++;
+    }
+    l->n = k;
+    if (skipped > 0 && c->verbosity > 0)
+        fprintf(stderr, "pipeline: batch: %zu file(s) of %s skipped: not %s traces (-v names "
+                "them)\n", skipped, spec,
+                strcmp(reader, "auto") == 0 ? "known" : reader);
+    free(reader);
+}
+
 static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
 {
     read_declared_vars(c);
@@ -716,6 +747,15 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
     if (tp_batch_expand(spec, &l, err, sizeof err) != TP_OK) {
         tp_print_line(stderr, "pipeline: error: %s", err);
         return TP_EXIT_USAGE;
+    }
+    if (l.from_folder) {
+        keep_known_formats(ctx, c, &l, spec);
+        if (l.n == 0) {
+            tp_print_line(stderr, "pipeline: error: %s: no traces there that the pipeline's "
+                          "reader knows (-v names the files skipped)", spec);
+            tp_batch_list_free(&l);
+            return TP_EXIT_USAGE;
+        }
     }
     if (l.n > 1 && !c->declares_out && !c->declares_trace_name) {
         tp_print_line(stderr, "pipeline: error: %s: %zu traces would write the same outputs: "

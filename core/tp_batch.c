@@ -455,7 +455,7 @@ int tp_batch_rank_of_label(const char *label, int64_t *rank)
     return found;
 }
 
-int tp_pipeline_file_reader_path(const char *path, char **value)
+int tp_pipeline_file_reader_field(const char *path, const char *key, char **value)
 {
     *value = NULL;
     tp_ynode *root = parse_pipeline_file(path);
@@ -467,11 +467,16 @@ int tp_pipeline_file_reader_path(const char *path, char **value)
         const tp_ynode *m = stages->items[i];
         if (m->type != TP_YNODE_MAP || tp_ymap_get(m, "reader") == NULL)
             continue;
-        const tp_ynode *p = tp_ymap_get(m, "path");
+        const tp_ynode *p = tp_ymap_get(m, key);
         if (p && p->type == TP_YNODE_SCALAR && p->text)
             *value = strdup(p->text);
         found = 1;
     }
     tp_ynode_free(root);
     return found;
+}
+
+int tp_pipeline_file_reader_path(const char *path, char **value)
+{
+    return tp_pipeline_file_reader_field(path, "path", value);
 }

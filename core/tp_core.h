@@ -75,6 +75,10 @@ bool tp_ctx_pipeline_plugin_path_allowed(const tp_ctx *ctx);
 int tp_ctx_set_input(tp_ctx *ctx, const char *path);
 const char *tp_ctx_input(const tp_ctx *ctx);
 const tp_stage_desc *tp_ctx_stage_at(const tp_ctx *ctx, size_t i, const tp_plugin_desc **plugin);
+/* Whether reader (a reader's name, or "auto": any reader) knows the file
+ * by its probe: 1 (also when the reader has no probe or is not loaded), 0,
+ * or -1 when the file cannot be read. */
+int tp_ctx_reader_knows(tp_ctx *ctx, const char *reader, const char *path);
 
 /* ---- pipelines */
 typedef struct tp_var {

@@ -306,6 +306,8 @@ void tp_run_log(tp_run *run, tp_level level, const char *who, const char *msg);
  * ${var} substitution): 1 and *value (new, or NULL without a path), 0 when
  * the pipeline has no reader, -1 when the file cannot be read. */
 int tp_pipeline_file_reader_path(const char *path, char **value);
+/* The same for any key of the first reader's stage ("reader": its name). */
+int tp_pipeline_file_reader_field(const char *path, const char *key, char **value);
 
 /* ---- batch runs (tp_batch.c): one pipeline over many traces */
 typedef struct tp_batch_trace {

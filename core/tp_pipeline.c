@@ -660,9 +660,11 @@ static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
 
 /* `reader: auto`: the reader whose probe is surest of the file's first
  * bytes (up to 256 KiB), or NULL after saying why. */
-/* The reader whose probe scores the head of file path best; NULL, with
+/* The reader whose probe scores the head of file path best (its score in
+ * *top), and in *score_of the score of reader `of` (if given); NULL, with
  * errno set when the file cannot be read (0 when no reader knows it). */
-static const tp_stage_desc *probe_reader(tp_ctx *ctx, const char *path)
+static const tp_stage_desc *probe_readers(tp_ctx *ctx, const char *path, const tp_stage_desc *of,
+                                          int *score_of, int *top)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -676,6 +678,8 @@ static const tp_stage_desc *probe_reader(tp_ctx *ctx, const char *path)
     for (size_t i = 0; head && i < tp_ctx_stage_count(ctx); i++) {
         const tp_stage_desc *d = tp_ctx_stage_at(ctx, i, NULL);
         int score = d->kind == TP_STAGE_READER && d->probe ? d->probe(head, n, path) : 0;
+        if (d == of && score_of)
+            *score_of = score;
         if (score > best_score) {
             best = d;
             best_score = score;
@@ -683,7 +687,31 @@ static const tp_stage_desc *probe_reader(tp_ctx *ctx, const char *path)
     }
     errno = head ? 0 : ENOMEM;
     free(head);
+    if (top)
+        *top = best_score;
     return best;
+}
+
+static const tp_stage_desc *probe_reader(tp_ctx *ctx, const char *path)
+{
+    return probe_readers(ctx, path, NULL, NULL, NULL);
+}
+
+int tp_ctx_reader_knows(tp_ctx *ctx, const char *reader, const char *path)
+{
+    const tp_stage_desc *only = NULL;
+    if (strcmp(reader, "auto") != 0) {
+        only = tp_ctx_find_stage(ctx, TP_STAGE_READER, reader, NULL);
+        if (only == NULL || only->probe == NULL)
+            return 1; /* nothing to ask: the reader will say */
+    }
+    int score = 0, top = 0;
+    const tp_stage_desc *best = probe_readers(ctx, path, only, &score, &top);
+    if (best == NULL)
+        return errno != 0 ? -1 : 0;
+    /* a file another reader knows better is that reader's (a dvdt-prof
+     * JSON beside Kineto JSON traces) */
+    return only == NULL || (score > 0 && score >= top);
 }
 
 static const char *auto_reader(loader *L, const tp_ynode *m)

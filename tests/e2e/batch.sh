@@ -200,9 +200,21 @@ check "no such input" 2 "no such file or folder" \
 check "-j 0" 2 "-j needs a number" "$P" run top_kernels --input "$tmp/in" -j 0
 check "bad size" 2 "--max-memory needs a size" "$P" run top_kernels --input "$tmp/in" --max-memory 8X
 # --input overrides the first reader's path, ${trace} or not: the nsys reader
-# reads the two SQLite exports and refuses the others by name
-check "--input without a trace var" 1 "saxpy_lines.json: an Nsight Systems JSON-lines export" \
+# reads the two SQLite exports; the folder's other files are not nsys
+# traces (its probe says), so they are skipped, and counted
+check "--input without a trace var" 0 "2 file(s) of $tmp/in skipped: not nsys traces" \
     "$P" run tests/pipelines/valid/nsys_saxpy/pipeline.yaml --input "$tmp/in" --set out="$tmp/o9"
+"$P" run tests/pipelines/valid/nsys_saxpy/pipeline.yaml --input "$tmp/in" --set out="$tmp/o9v" -v \
+    >/dev/null 2>"$tmp/err"
+if grep -q "skipped $tmp/in/saxpy_lines.json: no nsys trace" "$tmp/err" &&
+    grep -q "skipped $tmp/in/broken.json: no nsys trace" "$tmp/err"; then ok
+else ko "-v names the files skipped"; fi
+# a folder of licences and notes only: nothing to run
+mkdir -p "$tmp/texts"
+cp /dev/null "$tmp/texts/empty.json"
+printf 'MIT License\n' > "$tmp/texts/LICENSE.txt"
+check "a folder without traces the reader knows" 2 "no traces there that the pipeline's reader knows" \
+    "$P" run top_kernels --input "$tmp/texts" --set out="$tmp/o11"
 if cmp -s tests/pipelines/valid/nsys_saxpy/expected/ks.csv "$tmp/o9/saxpy/ks.csv"; then ok
 else ko "--input without a trace var: saxpy outputs"; fi
 # a folder written as the reader's own path is a batch too
