@@ -823,9 +823,20 @@ static int iteration_cell(tp_stage *st, const tp_trace *t, tp_result *r, size_t 
 
 typedef struct pr_e2e_op {
     int32_t row, index;
-    double predicted_us;
+    double predicted_us; /* the sum of its calls' */
     int unsupported;
+    size_t first, ncalls; /* its calls' predictions: calls[first .. first + ncalls) */
 } pr_e2e_op;
+
+/* Occurrences in time order (then row), for each op's calls in order. */
+static int by_time(const void *a, const void *b, void *ctx)
+{
+    const tp_cols *c = ctx;
+    int32_t x = ((const pr_occ *)a)->row, y = ((const pr_occ *)b)->row;
+    if (c->ts[x] != c->ts[y])
+        return c->ts[x] < c->ts[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
 
 static int by_index(const void *a, const void *b)
 {
@@ -851,8 +862,52 @@ static int skipped(const pr_config *cfg, const char *name)
 /* The ops of overheads (attachment overheads.op) with the predictions of
  * the GPU work under each: the sum, or unsupported when any part has no
  * model.  *nops ops, in walk order. */
-static int e2e_ops(tp_stage *st, const tp_trace *t, const pr_occ *o, size_t n, pr_e2e_op **out,
-                   size_t *nops)
+/* Attributes each occurrence to the e2e op above it, in time order: an
+ * op's calls that own GPU work are its kernel times t_1..t_m of section 6
+ * (each call's work predicted as one kernel), in *calls. */
+static int attribute_calls(const tp_cols *c, const tp_hier_view *v, const int32_t *slot,
+                           pr_occ *o, size_t n, pr_e2e_op *ops, size_t nops, double **calls)
+{
+    int rc = tp_sort(o, n, sizeof *o, by_time, (void *)c);
+    double *t = rc == TP_OK ? tp_calloc(n ? n : 1, sizeof *t) : NULL;
+    int32_t *owner = t ? tp_malloc((n ? n : 1) * sizeof *owner) : NULL;
+    if (owner == NULL) {
+        tp_free(t);
+        return rc == TP_OK ? TP_ENOMEM : rc;
+    }
+    for (size_t i = 0; i < n; i++) { /* each owner of GPU work to the op above it */
+        int32_t x = o[i].row;
+        while (x >= 0 && slot[x] < 0)
+            x = v->parent[x];
+        owner[i] = x < 0 ? -1 : slot[x];
+        if (x < 0)
+            continue;
+        pr_e2e_op *e = &ops[slot[x]];
+        if (o[i].model) {
+            e->predicted_us += o[i].predicted_us; /* an occurrence is one call */
+            e->ncalls++;
+        } else {
+            e->unsupported = 1;
+        }
+    }
+    size_t at = 0;
+    for (size_t k = 0; k < nops; k++) {
+        ops[k].first = at;
+        at += ops[k].ncalls;
+        ops[k].ncalls = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (owner[i] >= 0 && o[i].model) {
+            pr_e2e_op *e = &ops[owner[i]];
+            t[e->first + e->ncalls++] = o[i].predicted_us;
+        }
+    tp_free(owner);
+    *calls = t;
+    return TP_OK;
+}
+
+static int e2e_ops(tp_stage *st, const tp_trace *t, pr_occ *o, size_t n, pr_e2e_op **out,
+                   size_t *nops, double **calls)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t got = 0;
@@ -877,31 +932,41 @@ static int e2e_ops(tp_stage *st, const tp_trace *t, const pr_occ *o, size_t n, p
     for (size_t r = 0; r < c->n; r++) {
         slot[r] = -1;
         if (op[r] >= 0) {
-            ops[k] = (pr_e2e_op){(int32_t)r, op[r], 0, 0};
+            ops[k] = (pr_e2e_op){.row = (int32_t)r, .index = op[r]};
             slot[r] = (int32_t)k++;
         }
     }
-    for (size_t i = 0; i < n; i++) { /* each owner of GPU work to the op above it */
-        int32_t x = o[i].row;
-        while (x >= 0 && slot[x] < 0)
-            x = v.parent[x];
-        if (x < 0)
-            continue;
-        pr_e2e_op *e = &ops[slot[x]];
-        if (o[i].model)
-            e->predicted_us += o[i].predicted_us; /* an occurrence is one call */
-        else
-            e->unsupported = 1;
-    }
+    int rc = attribute_calls(c, &v, slot, o, n, ops, k, calls);
     tp_free(slot);
+    if (rc != TP_OK) {
+        tp_free(ops);
+        return rc;
+    }
     qsort(ops, k, sizeof *ops, by_index);
     *out = ops;
     *nops = k;
     return TP_OK;
 }
 
+/* A cell "t1;t2;..." of an op's call predictions (%.17g: exact). */
+static int set_call_list(tp_stage *st, tp_result *r, size_t row, int col, const double *t,
+                         size_t m)
+{
+    if (m == 0)
+        return TP_OK;
+    char *buf = tp_malloc(m * 26 + 1);
+    if (buf == NULL)
+        return TP_ENOMEM;
+    size_t used = 0;
+    for (size_t j = 0; j < m; j++)
+        used += (size_t)snprintf(buf + used, m * 26 + 1 - used, "%s%.17g", j ? ";" : "", t[j]);
+    int rc = tp_result_set_str(st, r, row, col, buf);
+    tp_free(buf);
+    return rc;
+}
+
 /* Section 6 for each iteration: <id>.e2e, and the ops it used as <id>.e2e_ops. */
-static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, const pr_occ *o,
+static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ *o,
                        size_t n)
 {
     pr_means m;
@@ -910,11 +975,12 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, co
         return rc;
     const tp_cols *c = tp_trace_cols(t);
     pr_e2e_op *ops = NULL;
+    double *calls = NULL;
     size_t nops = 0;
     tp_hier_view v;
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
-    if ((rc = e2e_ops(st, t, o, n, &ops, &nops)) != TP_OK)
+    if ((rc = e2e_ops(st, t, o, n, &ops, &nops, &calls)) != TP_OK)
         return rc;
     uint8_t *memo = NULL;
     size_t nmemo = 0;
@@ -938,6 +1004,8 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, co
             tp_result_add_col(st, ro, ocols[i], i == 2 ? TP_COL_STR : i <= 4 ? TP_COL_I64 : TP_COL_F64) != i)
             r = NULL;
     if (ro && tp_result_add_col(st, ro, ocols[9], TP_COL_I64) != 9) /* no children: aten::to's rule */
+        r = NULL;
+    if (ro && tp_result_add_col(st, ro, "call_us", TP_COL_STR) != 10) /* t_1..t_m, ';' */
         r = NULL;
     if (rc == TP_OK && (r == NULL || ro == NULL))
         rc = TP_ENOMEM;
@@ -969,8 +1037,8 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, co
             e->n_launches = nl;
             e->t4 = t4;
             e->supported = !ops[i].unsupported;
-            e->m = ops[i].predicted_us > 0 ? 1 : 0; /* the op's GPU time as one kernel */
-            e->t = &ops[i].predicted_us;
+            e->m = ops[i].ncalls; /* its calls' predictions, in time order */
+            e->t = calls + ops[i].first;
             e->t2 = mean_of(&m, "t2", name);
             e->t3 = mean_of(&m, "t3", name);
             e->t5 = mean_of(&m, "t5", name);
@@ -988,6 +1056,7 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, co
             rc = rc ? rc : tp_result_set_f64(st, ro, orow, 7, e->t3);
             rc = rc ? rc : tp_result_set_f64(st, ro, orow, 8, e->t5);
             rc = rc ? rc : tp_result_set_i64(st, ro, orow, 9, v.first_child[row] < 0);
+            rc = rc ? rc : set_call_list(st, ro, orow, 10, e->t, e->m);
             rc = rc ? rc : iteration_cell(st, t, ro, orow, &it, k);
             ns++;
         }
@@ -1026,6 +1095,7 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, co
     tp_free(meas);
     tp_free(sim);
     tp_free(ops);
+    tp_free(calls);
     tp_iterations_free(&it);
     return rc;
 }

@@ -40,8 +40,9 @@ for it in rows("predict.e2e.csv"):
             continue
         cpu += t2
         t4 = [means.get(("t4", a), 0.0) for a in apis]
-        pred = float(op["predicted_us"])
-        kernels = [pred] if pred > 0 else []
+        # t_1..t_m: the predictions of the op's calls that own GPU work, in time order
+        kernels = [float(x) for x in op["call_us"].split(";")] if op["call_us"] else []
+        assert abs(sum(kernels) - float(op["predicted_us"])) <= 1e-9 * max(1.0, sum(kernels))
         if op["supported"] == "1":
             active += sum(kernels)
             for j, x in enumerate(t4):
