@@ -2,11 +2,15 @@
  * predict's models (plugins/analysis/predict/predict_models.h) against every
  * vector of ANALYSES.md section 5 that they cover, bit for bit: F1-F9n, S1-S4,
  * A1-A3 (v100_seed), R1, and section 6's GMAE vector M1; the refusals (B > E,
- * a preset without L2 bandwidth).
+ * a preset without L2 bandwidth); the FC table model on a trace's GEMM ops
+ * (shape mapping, fallback to the roofline) and the table as an input result.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "tp_internal.h"
 #include "tp_test.h"
+#include "writers_util.h"
 
 #include "../../plugins/analysis/predict/predict_embedding.h"
 #include "../../plugins/analysis/predict/predict_models.h"
@@ -206,6 +210,185 @@ START_TEST(test_embedding_shapes)
 }
 END_TEST
 
+/* Input shapes: n inputs of the given ranks. */
+typedef struct shp {
+    int n, rank[8];
+    double dim[8][PM_MAX_RANK];
+} shp;
+
+static shp shape(int n, const int *rank, const double dims[][4])
+{
+    shp s;
+    memset(&s, 0, sizeof s);
+    s.n = n;
+    for (int i = 0; i < n; i++) {
+        s.rank[i] = rank[i];
+        for (int k = 0; k < rank[i]; k++)
+            s.dim[i][k] = dims[i][k];
+    }
+    return s;
+}
+
+static void expect_map(const char *op, shp s, int64_t b, int64_t m, int64_t n, int64_t k)
+{
+    int64_t q[4] = {0};
+    ck_assert_msg(pm_fc_query(op, s.n, s.rank, (const double(*)[PM_MAX_RANK])s.dim, q) == 1, "%s not mapped", op);
+    ck_assert_msg(q[0] == b && q[1] == m && q[2] == n && q[3] == k,
+                  "%s: (%lld, %lld, %lld, %lld)", op, (long long)q[0], (long long)q[1],
+                  (long long)q[2], (long long)q[3]);
+}
+
+START_TEST(test_fc_map)
+{
+    static const int r122[] = {1, 2, 2}, r22[] = {2, 2}, r33[] = {3, 3}, r133[] = {1, 3, 3},
+                     r32[] = {3, 2}, r321[] = {3, 2, 1}, r12[] = {1, 2}, r11[] = {1, 1},
+                     r44[] = {4, 4};
+    static const double addmm[][4] = {{512}, {16, 367}, {367, 512}};
+    static const double mm[][4] = {{16, 256}, {256, 512}};
+    static const double bmm[][4] = {{16, 27, 16}, {16, 16, 27}};
+    static const double baddbmm[][4] = {{8}, {8, 10, 20}, {8, 20, 30}};
+    static const double lin3[][4] = {{4, 8, 64}, {32, 64}, {32}};
+    static const double mat32[][4] = {{4, 8, 64}, {64, 32}};
+    static const double mat12[][4] = {{64}, {64, 32}};
+    static const double mat33bad[][4] = {{2, 8, 64}, {1, 64, 32}};
+    expect_map("aten::addmm", shape(3, r122, addmm), 1, 16, 512, 367);
+    expect_map("aten::mm", shape(2, r22, mm), 1, 16, 512, 256);
+    expect_map("aten::bmm", shape(2, r33, bmm), 16, 27, 27, 16);
+    expect_map("aten::baddbmm", shape(3, r133, baddbmm), 8, 10, 30, 20);
+    expect_map("aten::linear", shape(3, r321, lin3), 1, 32, 32, 64);
+    expect_map("aten::linear", shape(2, r22, (const double[][4]){{16, 64}, {32, 64}}), 1, 16, 32,
+               64);
+    expect_map("aten::matmul", shape(2, r22, mm), 1, 16, 512, 256);
+    expect_map("aten::matmul", shape(2, r33, bmm), 16, 27, 27, 16);
+    expect_map("aten::matmul", shape(2, r32, mat32), 1, 32, 32, 64);
+    expect_map("aten::matmul", shape(2, r12, mat12), 1, 1, 32, 64);
+    int64_t q[4];
+    shp s = shape(2, r33, mat33bad); /* broadcast batch: no single (b, M, N, K) */
+    ck_assert_int_eq(pm_fc_query("aten::matmul", s.n, s.rank, (const double(*)[PM_MAX_RANK])s.dim, q), 0);
+    s = shape(2, r11, mat12); /* a dot product */
+    ck_assert_int_eq(pm_fc_query("aten::matmul", s.n, s.rank, (const double(*)[PM_MAX_RANK])s.dim, q), 0);
+    s = shape(2, r44, mat12);
+    ck_assert_int_eq(pm_fc_query("aten::matmul", s.n, s.rank, (const double(*)[PM_MAX_RANK])s.dim, q), 0);
+    s = shape(2, r22, mm); /* addmm needs three inputs */
+    ck_assert_int_eq(pm_fc_query("aten::addmm", s.n, s.rank, (const double(*)[PM_MAX_RANK])s.dim, q), 0);
+    ck_assert_int_eq(pm_fc_query("aten::conv2d", s.n, s.rank, (const double(*)[PM_MAX_RANK])s.dim, q), 0);
+    static const double zero[][4] = {{0, 256}, {256, 512}};
+    s = shape(2, r22, zero); /* an empty product */
+    ck_assert_int_eq(pm_fc_query("aten::mm", s.n, s.rank, (const double(*)[PM_MAX_RANK])s.dim, q), 0);
+}
+END_TEST
+
+static void write_file(const char *name, const char *text)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", wu_dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+#define DLRM "tests/data/dlrm_worker0_step12.pt.trace.json.gz"
+
+/* Every value of (1, 16, 512, 512) is in this table, not the combination:
+ * the DLRM step's addmm [16, 512] x [512, 512] falls back to the roofline. */
+START_TEST(test_fc_trace_fallback)
+{
+    write_file("t.csv", "batch_size,M,N,K,kernel_name,kernel_runtime\n"
+                        "1,16,128,512,volta_a,5\n"
+                        "1,64,512,512,volta_a,10\n"
+                        "1,16,512,256,volta_a,6\n"
+                        "1,16,512,1,other,1\n");
+    tp_run *run = tp_test_run_yaml(wu_yaml(
+        "  - {reader: kineto, path: " DLRM "}\n"
+        "  - {reader: csv_table, id: tab, path: '${out}/t.csv'}\n"
+        "  - analysis: hierarchy\n"
+        "  - {analysis: predict, id: pred, preset: v100_seed, input: tab,\n"
+        "     fc_table_input: tab, kernel_prefix: volta}\n"));
+    const tp_result *fc = tp_test_result(run, "pred.fc_table");
+    const tp_result *ops = tp_test_result(run, "pred");
+    ck_assert_str_eq(tp_result_meta_get(fc, "table_rows"), "3");
+    ck_assert_str_eq(tp_result_meta_get(fc, "gemm_ops"), "23");
+    ck_assert_str_eq(tp_result_meta_get(fc, "unmapped_ops"), "0");
+    long row = -1;
+    size_t fallback = 0;
+    for (size_t i = 0; i < tp_result_nrows(fc); i++) {
+        const char *dims = tp_test_str(fc, i, "input_dims");
+        int fell = strcmp(tp_test_str(fc, i, "model"), "roofline") == 0;
+        const char *why = tp_test_str(fc, i, "fallback_reason");
+        ck_assert_msg(fell == (why != NULL), "row %zu: model and reason disagree", i);
+        fallback += fell ? (size_t)tp_test_i64(fc, i, "count") : 0;
+        if (strcmp(tp_test_str(fc, i, "name"), "aten::addmm") == 0 &&
+            strcmp(dims, "[[512], [16, 512], [512, 512], [], []]") == 0)
+            row = (long)i;
+    }
+    ck_assert_int_ge(row, 0);
+    ck_assert_str_eq(tp_test_str(fc, (size_t)row, "model"), "roofline");
+    ck_assert_ptr_nonnull(strstr(tp_test_str(fc, (size_t)row, "fallback_reason"),
+                                 "not this combination"));
+    /* the roofline's own value (predict_dlrm's golden) */
+    ck_assert(tp_test_f64(fc, (size_t)row, "predicted_us") == 1.3796786155747836);
+    char n[32];
+    snprintf(n, sizeof n, "%zu", fallback);
+    ck_assert_str_eq(tp_result_meta_get(fc, "fallback_ops"), n);
+    ck_assert_int_gt((long)fallback, 0);
+    ck_assert_int_lt((long)fallback, 23); /* some the table did answer */
+    size_t fc_rows = 0;
+    for (size_t i = 0; i < tp_result_nrows(ops); i++)
+        fc_rows += strcmp(tp_test_str(ops, i, "model"), "fc_table") == 0;
+    ck_assert_int_gt((long)fc_rows, 0);
+    tp_run_free(run);
+}
+END_TEST
+
+/* The table as an input result: the checks of the file form, by name. */
+START_TEST(test_fc_table_input_errors)
+{
+    write_file("ok.csv", "batch_size,M,N,K,kernel_name,kernel_runtime\n1,128,128,256,volta,5.86\n");
+    write_file("nocol.csv", "batch_size,M,N,kernel_name,kernel_runtime\n1,128,128,volta,5.86\n");
+    write_file("real.csv", "batch_size,M,N,K,kernel_name,kernel_runtime\n1,128.5,128,256,v,5\n");
+    write_file("neg.csv", "batch_size,M,N,K,kernel_name,kernel_runtime\n1,128,128,256,v,5\n"
+                          "1,128,128,512,v,-1\n");
+    static const struct {
+        const char *csv, *opts, *want;
+    } cases[] = {
+        {"ok.csv", "fc_table_input: tab", "no such result among this stage's input"},
+        {"nocol.csv", "input: tab, fc_table_input: tab", "fc_table_input 'tab': no column 'K'"},
+        {"real.csv", "input: tab, fc_table_input: tab",
+         "column 'M' holds other values than whole numbers"},
+        {"neg.csv", "input: tab, fc_table_input: tab",
+         "fc_table_input 'tab': row 2: kernel_runtime -1 is not a positive number"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char stages[512], msg[1024] = "";
+        snprintf(stages, sizeof stages,
+                 "  - {reader: csv_table, id: tab, path: '${out}/%s'}\n"
+                 "  - {analysis: predict, %s, cases: ['Q: fc B=1 M=128 N=128 K=256']}\n",
+                 cases[i].csv, cases[i].opts);
+        ck_assert_int_eq(tp_test_run_yaml_fails(wu_yaml(stages), msg, sizeof msg), TP_EXIT_FAIL);
+        ck_assert_msg(strstr(msg, cases[i].want) != NULL, "%s: %s", cases[i].csv, msg);
+    }
+    char msg[1024] = "";
+    ck_assert_int_eq(tp_test_run_yaml_fails(
+                         wu_yaml("  - {reader: csv_table, id: tab, path: '${out}/ok.csv'}\n"
+                                 "  - {analysis: predict, input: tab, fc_table_input: tab,\n"
+                                 "     fc_table: '${out}/ok.csv', cases: ['Q: fc B=1 M=1 N=1 K=1']}\n"),
+                         msg, sizeof msg),
+                     TP_EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(msg, "give fc_table or fc_table_input, not both"));
+    /* the same table both ways: the same prediction */
+    tp_run *run = tp_test_run_yaml(
+        wu_yaml("  - {reader: csv_table, id: tab, path: '${out}/ok.csv'}\n"
+                "  - {analysis: predict, id: a, input: tab, fc_table_input: tab,\n"
+                "     cases: ['Q: fc B=1 M=128 N=128 K=256']}\n"
+                "  - {analysis: predict, id: b, fc_table: '${out}/ok.csv',\n"
+                "     cases: ['Q: fc B=1 M=128 N=128 K=256']}\n"));
+    ck_assert(tp_test_f64(tp_test_result(run, "a"), 0, "predicted_us") == 5.86);
+    ck_assert(tp_test_f64(tp_test_result(run, "b"), 0, "predicted_us") == 5.86);
+    tp_run_free(run);
+}
+END_TEST
+
 static Suite *predict_suite(void)
 {
     Suite *s = suite_create("predict");
@@ -216,6 +399,12 @@ static Suite *predict_suite(void)
     tcase_add_test(tc, test_fc_table_q1_q9);
     tcase_add_test(tc, test_e2e_e1);
     tcase_add_test(tc, test_embedding_shapes);
+    tcase_add_test(tc, test_fc_map);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("fc_table");
+    tcase_add_checked_fixture(tc, wu_setup, wu_teardown);
+    tcase_add_test(tc, test_fc_trace_fallback);
+    tcase_add_test(tc, test_fc_table_input_errors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -24,6 +24,7 @@
 
 #include "../../common/tp_gemm_counts.h"
 #include "predict_embedding_index.h"
+#include "predict_fc.h"
 #include "predict_models.h"
 
 typedef struct pr_config {
@@ -32,6 +33,7 @@ typedef struct pr_config {
     double l2_gbps;
     tp_strlist cases;
     const char *fc_table;
+    const char *fc_table_input;
     const char *kernel_prefix;
     int e2e;
     const char *step_prefix;
@@ -57,9 +59,12 @@ static const tp_option pr_options[] = {
                    "elementwise: op s; roofline: flops bytes; fc: B M N K)"),
     TP_OPTION_STRING("fc_table", pr_config, fc_table, NULL,
                      "benchmark table for fc cases: CSV batch_size,M,N,K,kernel_name,"
-                     "kernel_runtime (us)"),
+                     "kernel_runtime (us); on a trace, GEMM ops by this table"),
+    TP_OPTION_STRING("fc_table_input", pr_config, fc_table_input, NULL,
+                     "the benchmark table is this result of an earlier stage (a csv_table "
+                     "reader; list it in input: too) instead of fc_table's file"),
     TP_OPTION_STRING("kernel_prefix", pr_config, kernel_prefix, "",
-                     "fc_table rows kept: kernel names starting with this (seed 004: volta)"),
+                     "table rows kept: kernel names starting with this (seed 004: volta)"),
     TP_OPTION_BOOL("e2e", pr_config, e2e, "false",
                    "also predict each iteration end to end (section 6) from the ops' predictions "
                    "and overheads' T1-T5 means (input: the overheads stage)"),
@@ -95,6 +100,8 @@ static int pr_init(tp_stage *st, const void *config, void **state)
     const pr_config *cfg = config;
     if (cfg->preset && cfg->preset_file)
         return tp_fail(st, TP_EINVAL, "give preset or preset_file, not both");
+    if (cfg->fc_table && cfg->fc_table_input)
+        return tp_fail(st, TP_EINVAL, "give fc_table or fc_table_input, not both");
     if (cfg->preset && tp_preset_find(cfg->preset) == NULL)
         return tp_fail(st, TP_EINVAL, "preset: unknown device '%s' (v100_seed, a100_sxm4_80gb, "
                        "h100_sxm5_80gb, mi300x)", cfg->preset);
@@ -317,7 +324,7 @@ static int eval_case(const pr_case *c, const tp_preset *p, double l2_gbps, const
     if (strcmp(c->model, "fc") == 0) {
         double ef, eb;
         if (fc == NULL || fc->n == 0) {
-            snprintf(err, errsz, "fc needs fc_table (with rows)");
+            snprintf(err, errsz, "fc needs fc_table or fc_table_input (with rows)");
             return -1;
         }
         return pm_fc_predict(fc->rows, fc->n, c->fc, p, us, &ef, &eb, err, errsz);
@@ -431,12 +438,13 @@ typedef struct pr_emb_row {
     char why[160];
 } pr_emb_row;
 
-/* What predict_op needs besides the op: the preset and the trace's
- * embedding ops. */
+/* What predict_op needs besides the op: the preset, the trace's
+ * embedding ops and the FC benchmark table (NULL: none). */
 typedef struct pr_models {
     const tp_preset *p;
     pe_options emb_opt;
     pe_index emb;
+    pf_ops *fc;
 } pr_models;
 
 /* The op's model and prediction (per call), or NULL: a model another
@@ -465,6 +473,8 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
         return e->model;
     double flops, elems;
     if (have && gc_is_gemm_name(name) && gc_gemm_counts(name, &sh, &flops, &elems)) {
+        if (m->fc && pf_predict_op(st, m->fc, (int32_t)row, c->name[row], *dims_id, &sh, p, us) == 1)
+            return PF_MODEL; /* the benchmark table (5.5); else (logged) the roofline */
         double bpe = gc_bpe_of(types, tlen);
         tp_preset q = *p;
         if (bpe == 2 && p->fp16 > 0)
@@ -1100,6 +1110,17 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr
     return rc;
 }
 
+/* The fc table: fc_table's file or fc_table_input's result (TP_OK and no
+ * rows without either). */
+static int load_table(tp_stage *st, const pr_config *cfg, pr_table *t)
+{
+    if (cfg->fc_table)
+        return read_table(st, cfg->fc_table, cfg->kernel_prefix, t);
+    if (cfg->fc_table_input)
+        return pf_table_from_input(st, cfg->fc_table_input, cfg->kernel_prefix, &t->rows, &t->n);
+    return TP_OK;
+}
+
 static int trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
 {
     const tp_trace *t = tp_stage_trace(st);
@@ -1113,16 +1134,30 @@ static int trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
     pr_emb_row *emb = NULL;
     size_t n = 0, nemb = 0;
     double all_us = 0;
-    int rc = occurrences(st, t, &m, &o, &n, &all_us, &emb, &nemb);
+    pr_table table = {0};
+    int rc = load_table(st, cfg, &table), with_table = cfg->fc_table || cfg->fc_table_input;
+    if (rc != TP_OK) {
+        tp_free(table.rows);
+        return rc;
+    }
+    pf_ops fc = {table.rows, table.n, NULL, 0, 0};
+    m.fc = with_table ? &fc : NULL;
+    rc = occurrences(st, t, &m, &o, &n, &all_us, &emb, &nemb);
+    for (size_t i = 0; rc == TP_OK && with_table && i < n; i++)
+        pf_measured(&fc, o[i].row, o[i].measured_us, o[i].predicted_us, o[i].model);
     if (rc == TP_OK)
         rc = trace_results(st, o, n, all_us, p);
     if (rc == TP_OK)
         rc = embedding_results(st, emb, nemb);
+    if (rc == TP_OK && with_table)
+        rc = pf_results(st, &fc);
     if (rc == TP_OK && cfg->e2e)
         rc = e2e_results(st, cfg, t, o, n);
     tp_free(o);
     tp_free(emb);
     pe_index_free(&m.emb);
+    pf_free(&fc);
+    tp_free(table.rows);
     if (rc == TP_EINVAL || rc == TP_ENOTFOUND)
         return rc;
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
@@ -1146,7 +1181,7 @@ static int pr_run(tp_stage *st, const void *config, void *state)
     tp_result_set_meta(st, r, "title", "Model predictions");
     tp_result_set_meta(st, r, "preset", p->name);
     pr_table table = {0};
-    int rc = cfg->fc_table ? read_table(st, cfg->fc_table, cfg->kernel_prefix, &table) : TP_OK;
+    int rc = load_table(st, cfg, &table);
     if (rc != TP_OK) {
         tp_free(table.rows);
         return rc;
@@ -1187,7 +1222,7 @@ static const tp_stage_desc pr_stages[] = {
     TP_STAGE_FULL(TP_STAGE_ANALYSIS, "predict",
                   "performance models (seed 004 embeddings, element-wise, roofline) on cases, "
                   "with device presets",
-                  pr_options, pr_config, NULL, TP_PRODUCES("", "summary", "unsupported", "embedding", "e2e", "e2e_ops"), 0, pr_init,
+                  pr_options, pr_config, NULL, TP_PRODUCES("", "summary", "unsupported", "embedding", "e2e", "e2e_ops", "fc_table"), 0, pr_init,
                   pr_run, pr_destroy),
     TP_STAGE_END};
 

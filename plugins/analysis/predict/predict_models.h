@@ -331,6 +331,53 @@ static inline int pm_fc_predict(const pm_fc_row *t, size_t n, const int64_t q[4]
     return 0;
 }
 
+/* Seed 004's query (batch, M, N, K) of GEMM op `name` from its n input
+ * shapes (rank[i] dims dim[i][..]): addmm (1; M, K = dims[1]; N =
+ * dims[2][1]), mm (1; M, K = dims[0]; N = dims[1][1]), bmm (b, M, K =
+ * dims[0]; N = dims[1][2]), baddbmm (as bmm from dims[1], dims[2]), linear
+ * ((..., K) x weight (N, K): 1, M = the product of the leading dims),
+ * matmul ((b, M, K) x (b, K, N), or (..., K) x (K, N) as linear).  1, or 0
+ * when the shapes do not map (broadcast batches, dot products, a zero). */
+#define PM_MAX_RANK 8
+
+static inline double pm_prod(const double *d, int n)
+{
+    double p = 1;
+    for (int i = 0; i < n; i++)
+        p *= d[i];
+    return p;
+}
+
+static inline int pm_fc_query(const char *name, int n_in, const int *r,
+                              const double (*d)[PM_MAX_RANK], int64_t q[4])
+{
+    double b = 1, m, n, k;
+    if (strcmp(name, "aten::addmm") == 0 && n_in >= 3 && r[1] == 2 && r[2] == 2)
+        m = d[1][0], k = d[1][1], n = d[2][1];
+    else if (strcmp(name, "aten::mm") == 0 && n_in >= 2 && r[0] == 2 && r[1] == 2)
+        m = d[0][0], k = d[0][1], n = d[1][1];
+    else if (strcmp(name, "aten::bmm") == 0 && n_in >= 2 && r[0] == 3 && r[1] == 3)
+        b = d[0][0], m = d[0][1], k = d[0][2], n = d[1][2];
+    else if (strcmp(name, "aten::baddbmm") == 0 && n_in >= 3 && r[1] == 3 && r[2] == 3)
+        b = d[1][0], m = d[1][1], k = d[1][2], n = d[2][2];
+    else if (strcmp(name, "aten::linear") == 0 && n_in >= 2 && r[0] >= 1 && r[1] == 2)
+        m = pm_prod(d[0], r[0] - 1), k = d[0][r[0] - 1], n = d[1][0]; /* weight (N, K) */
+    else if (strcmp(name, "aten::matmul") == 0 && n_in >= 2 && r[0] == 3 && r[1] == 3 &&
+             d[0][0] == d[1][0])
+        b = d[0][0], m = d[0][1], k = d[0][2], n = d[1][2];
+    else if (strcmp(name, "aten::matmul") == 0 && n_in >= 2 && r[0] >= 1 && r[1] == 2)
+        m = pm_prod(d[0], r[0] - 1), k = d[0][r[0] - 1], n = d[1][1]; /* (..., K) x (K, N) */
+    else
+        return 0;
+    const double v[4] = {b, m, n, k};
+    for (int i = 0; i < 4; i++) {
+        if (!(v[i] >= 1 && v[i] < 9007199254740992.0))
+            return 0;
+        q[i] = (int64_t)v[i];
+    }
+    return 1;
+}
+
 /* ---- section 6: one iteration, end to end */
 
 /* An op of the iteration, its overheads looked up by the caller (the means
