@@ -12,17 +12,7 @@
 #include "tp_test.h"
 #include "writers_util.h"
 
-static void write_bytes(const char *name, const char *text, size_t len)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/%s", wu_dir, name);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(text, 1, len, f), len);
-    fclose(f);
-}
-
-static void write_csv(const char *text) { write_bytes("t.csv", text, strlen(text)); }
+static void write_csv(const char *text) { wu_write("t.csv", text, strlen(text)); }
 
 /* Runs csv_table (id t) over wu_dir/t.csv with extra options. */
 static tp_run *read_csv(const char *opts)
@@ -116,29 +106,27 @@ END_TEST
 
 START_TEST(test_errors)
 {
-    write_csv("a,b\n1,2\n\"x\ny\",2\n3\n");
-    HAS(fails(""), "t.csv:5: 1 field, the header has 2 (ragged row)");
-    write_csv("a,b\n1,2,3\n");
-    HAS(fails(""), "t.csv:2: 3 fields, the header has 2 (ragged row)");
-    write_csv("a,b\n1,2\n3,\"open\n4,5\n");
-    HAS(fails(""), "t.csv:3: a quoted field is not closed (unterminated quote)");
-    write_csv("");
-    HAS(fails(""), "t.csv: empty file (a header row is needed)");
-    write_csv("# only a comment\n\n");
-    HAS(fails("comment: '#'"), "t.csv: empty file");
-    write_csv("a,b,a\n1,2,3\n");
-    HAS(fails(""), "t.csv:1: duplicate header name 'a' (columns 1 and 3)");
-    write_csv("a,,c\n1,2,3\n");
-    HAS(fails(""), "t.csv:1: column 2 has no name");
-    write_csv("a,b\n\"x\"y,2\n");
-    HAS(fails(""), "t.csv:2: text after a closing quote");
-    write_csv("a,b\nx\"y,2\n");
-    HAS(fails(""), "t.csv:2: a quote inside an unquoted field");
-    write_bytes("t.csv", "a,b\n1,2\nx\0,2\n", 13);
+    static const struct {
+        const char *csv, *opts, *want;
+    } cases[] = {
+        {"a,b\n1,2\n\"x\ny\",2\n3\n", "", "t.csv:5: 1 field, the header has 2 (ragged row)"},
+        {"a,b\n1,2,3\n", "", "t.csv:2: 3 fields, the header has 2 (ragged row)"},
+        {"a,b\n1,2\n3,\"open\n4,5\n", "", "t.csv:3: a quoted field is not closed (unterminated quote)"},
+        {"", "", "t.csv: empty file (a header row is needed)"},
+        {"# only a comment\n\n", "comment: '#'", "t.csv: empty file"},
+        {"a,b,a\n1,2,3\n", "", "t.csv:1: duplicate header name 'a' (columns 1 and 3)"},
+        {"a,,c\n1,2,3\n", "", "t.csv:1: column 2 has no name"},
+        {"a,b\n\"x\"y,2\n", "", "t.csv:2: text after a closing quote"},
+        {"a,b\nx\"y,2\n", "", "t.csv:2: a quote inside an unquoted field"},
+        {"k,v\n1,2\n3,x\n", "types: ['v: int64']", "t.csv:3: column 'v': 'x' is not a whole number (int64)"},
+        {"k,v\n1,2\n3,x\n", "types: ['nope: int64']", "t.csv:1: types: no column 'nope' in the header"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        write_csv(cases[i].csv);
+        HAS(fails(cases[i].opts), cases[i].want);
+    }
+    wu_write("t.csv", "a,b\n1,2\nx\0,2\n", 13);
     HAS(fails(""), "t.csv:3: a NUL byte");
-    write_csv("k,v\n1,2\n3,x\n");
-    HAS(fails("types: ['v: int64']"), "t.csv:3: column 'v': 'x' is not a whole number (int64)");
-    HAS(fails("types: ['nope: int64']"), "t.csv:1: types: no column 'nope' in the header");
     const char *msg = fails_file("missing.csv", "");
     HAS(msg, "missing.csv: cannot open: No such file or directory");
     char dir[300];

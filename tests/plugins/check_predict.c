@@ -278,15 +278,7 @@ START_TEST(test_fc_map)
 }
 END_TEST
 
-static void write_file(const char *name, const char *text)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/%s", wu_dir, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_file(const char *name, const char *text) { wu_write(name, text, strlen(text)); }
 
 #define DLRM "tests/data/dlrm_worker0_step12.pt.trace.json.gz"
 

@@ -101,6 +101,18 @@ void wu_expect_file(const char *name, const char *expected)
     free(text);
 }
 
+void wu_write(const char *name, const char *text, size_t len)
+{
+    char path[300];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", wu_dir, name);
+    f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 int wu_dir_entries(void)
 {
     DIR *d = opendir(wu_dir);

@@ -34,6 +34,9 @@ char *wu_run_stdout(const char *stages);
 /* Asserts that wu_dir/name holds exactly `expected`. */
 void wu_expect_file(const char *name, const char *expected);
 
+/* Writes len bytes of text to wu_dir/name (fails the test if it cannot). */
+void wu_write(const char *name, const char *text, size_t len);
+
 /* Number of entries in wu_dir (temporary files included). */
 int wu_dir_entries(void);
 

@@ -64,9 +64,10 @@ int pf_table_from_input(tp_stage *st, const char *id, const char *prefix, pm_fc_
                             ? (double)tp_result_get_i64(r, i, col[5])
                             : tp_result_get_f64(r, i, col[5]);
         if (!(x->runtime_us > 0)) {
+            double bad = x->runtime_us;
             tp_free(out);
             return tp_fail(st, TP_EFORMAT, "fc_table_input '%s': row %zu: kernel_runtime %g is "
-                           "not a positive number", id, i + 1, x->runtime_us);
+                           "not a positive number", id, i + 1, bad);
         }
         k++;
     }
