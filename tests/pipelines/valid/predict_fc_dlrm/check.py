@@ -117,5 +117,7 @@ cols = [c["name"] for c in res["columns"]]
 for row in res["rows"]:
     x = dict(zip(cols, row))
     assert (x["batch_size"], x["M"], x["N"], x["K"]) == query(x["name"], json.loads(x["input_dims"]))
+assert open(os.path.join(out, "pred.fc_table.csv")).read() == \
+    open(os.path.join(out, "pred_file.fc_table.csv")).read(), "fc_table: FILE and fc_table_input differ"
 print("predict_fc_dlrm: %d GEMM calls by the table recomputed, %d fell back to the roofline; "
       "table GMAE %s %%" % (n_table, n_fallback, meta.get("gmae_percent")))
