@@ -1140,7 +1140,7 @@ static int trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
         tp_free(table.rows);
         return rc;
     }
-    pf_ops fc = {table.rows, table.n, NULL, 0, 0};
+    pf_ops fc = {.rows = table.rows, .n = table.n};
     m.fc = with_table ? &fc : NULL;
     rc = occurrences(st, t, &m, &o, &n, &all_us, &emb, &nemb);
     for (size_t i = 0; rc == TP_OK && with_table && i < n; i++)

@@ -117,18 +117,13 @@ int pf_predict_op(tp_stage *st, pf_ops *fc, int32_t row, tp_str name, tp_str dim
 void pf_measured(pf_ops *fc, int32_t row, double measured_us, double predicted_us,
                  const char *model)
 {
-    size_t lo = 0, hi = fc->ncalls; /* calls are recorded in row order */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (fc->calls[mid].row < row)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < fc->ncalls && fc->calls[lo].row == row) {
-        fc->calls[lo].measured_us = measured_us;
-        fc->calls[lo].predicted_us = predicted_us;
-        fc->calls[lo].model = model;
+    while (fc->next < fc->ncalls && fc->calls[fc->next].row < row)
+        fc->next++; /* calls are recorded in row order, occurrences come in row order */
+    if (fc->next < fc->ncalls && fc->calls[fc->next].row == row) {
+        pf_call *c = &fc->calls[fc->next];
+        c->measured_us = measured_us;
+        c->predicted_us = predicted_us;
+        c->model = model;
     }
 }
 

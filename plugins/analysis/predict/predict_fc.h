@@ -40,6 +40,7 @@ typedef struct pf_ops {
     size_t n;
     pf_call *calls;
     size_t ncalls, cap;
+    size_t next; /* pf_measured's place */
 } pf_ops;
 
 /* The table's prediction for a GEMM op occurrence (row, its shape sh):
@@ -48,7 +49,8 @@ typedef struct pf_ops {
 int pf_predict_op(tp_stage *st, pf_ops *fc, int32_t row, tp_str name, tp_str dims,
                   const gc_shape *sh, const tp_preset *p, double *us);
 
-/* What the occurrence of `row` measured and the model that took it. */
+/* What the occurrence of `row` measured and the model that took it; called
+ * for the occurrences in row order. */
 void pf_measured(pf_ops *fc, int32_t row, double measured_us, double predicted_us,
                  const char *model);
 
