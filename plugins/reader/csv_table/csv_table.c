@@ -125,13 +125,13 @@ static int slurp(tp_stage *st, const char *path, ct_table *t, size_t *n)
         if (got == 0)
             break;
     }
-    int err = ferror(f) ? errno : 0;
+    int err = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
     if (buf == NULL)
         return tp_fail(st, TP_ENOMEM, "%s: out of memory", path);
     t->buf = buf;
     if (err)
-        return tp_fail(st, TP_EIO, "%s: cannot read: %s", path, strerror(err ? err : EIO));
+        return tp_fail(st, TP_EIO, "%s: cannot read: %s", path, strerror(err));
     buf[len] = '\0';
     *n = len;
     return TP_OK;
