@@ -1,19 +1,24 @@
 /*
- * analysis predict (issue 15, in part): the performance models of
- * ANALYSES.md section 5 (predict_models.h) evaluated on cases written in
- * the pipeline — seed 004's embedding lookups (forward, SGD and row-wise
- * Adagrad backward), element-wise ops, the generic roofline — with a device
- * preset (section 5.1, plugins/common/tp_presets.h).
+ * analysis predict (issue 15): the performance models of ANALYSES.md
+ * section 5 (predict_models.h) with a device preset (section 5.1,
+ * plugins/common/tp_presets.h), evaluated
  *
- *   cases:
- *     - "F1: fwd B=4096 E=500000 T=197 L=32 D=32 R=128 shmem=true"
- *     - "S1: sgd B=2048 E=200000 T=128 L=128 D=128 R=32 shmem=false"
- *     - "A1: adagrad B=2048 E=200000 T=128 L=128 D=128"
- *     - "R1: elementwise op=relu s=2097152"
- *     - "G: roofline flops=4.2e6 bytes=2.3e5"
+ * - on cases written in the pipeline: seed 004's embedding lookups
+ *   (forward, SGD and row-wise Adagrad backward), element-wise ops, the
+ *   generic roofline, the FC benchmark-table model:
  *
- * One row per case: id, model, inputs, predicted_us, or the error (a case
- * the model refuses, e.g. B > E, is a row with its message, not a failure).
+ *     cases:
+ *       - "F1: fwd B=4096 E=500000 T=197 L=32 D=32 R=128 shmem=true"
+ *       - "R1: elementwise op=relu s=2097152"
+ *       - "Q1: fc B=4 M=512 N=1024 K=256"
+ *
+ *   one row per case: id, model, inputs, predicted_us, or the error (a case
+ *   the model refuses, e.g. B > E, is a row with its message, not a failure);
+ *
+ * - or on the ops of a trace: each op that launched GPU work against the
+ *   work's measured time (fbgemm's embedding lookups: predict_embedding.c;
+ *   GEMMs by the table model when a table is given: predict_fc.c), per op
+ *   type GMAE, and with e2e: true each iteration end to end (section 6).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -1220,8 +1225,8 @@ static int pr_run(tp_stage *st, const void *config, void *state)
 
 static const tp_stage_desc pr_stages[] = {
     TP_STAGE_FULL(TP_STAGE_ANALYSIS, "predict",
-                  "performance models (seed 004 embeddings, element-wise, roofline) on cases, "
-                  "with device presets",
+                  "performance models (seed 004 embeddings, element-wise, roofline, the FC "
+                  "benchmark-table model) on cases or a trace's ops, with device presets",
                   pr_options, pr_config, NULL, TP_PRODUCES("", "summary", "unsupported", "embedding", "e2e", "e2e_ops", "fc_table"), 0, pr_init,
                   pr_run, pr_destroy),
     TP_STAGE_END};
