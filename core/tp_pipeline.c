@@ -629,10 +629,14 @@ static void parse_batch(loader *L, pstage *s, const tp_ynode *b)
         return;
     }
     s->batch = strcmp(b->text, "true") == 0;
-    if (s->batch && s->kind == TP_STAGE_READER)
+    /* a reader of traces reads each trace of a batch; one that yields
+     * results only (results, csv_table) may read the batch tables */
+    if (s->batch && s->kind == TP_STAGE_READER && !(s->desc->flags & TP_STAGE_F_NO_TRACE))
         tp_diags_add(L->d, L->file, b->line, b->col,
-                     "error: a reader reads each trace of a batch; 'batch: true' belongs to the "
-                     "stages that compare them (ranks, diff, a merged chrome_trace)");
+                     "error: a reader of traces reads each trace of a batch; 'batch: true' "
+                     "belongs to the stages that compare them (ranks, diff, a merged "
+                     "chrome_trace) and to readers of results (csv_table, results: the batch "
+                     "tables OUT/NAME.csv)");
 }
 
 /* A stage that `requires` another gets that one's default config now, so

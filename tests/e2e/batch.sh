@@ -190,6 +190,32 @@ print(int('saxpy' in names and 'MPI_Init' in names), int('mm_k' in names and 'at
 if [ $rc != 0 ]; then ko "reader auto, batch stage over two formats: exit $rc"
 elif [ "$names" != "1 1" ]; then ko "reader auto: the merged trace lacks one format's events ($names)"
 else ok; fi
+# per-trace results into batch stages: the batch table read back by a
+# csv_table reader (batch: true) and drawn, a stacked bar per rank; every
+# drawn value is the rank's row of the per-trace table
+"$P" run tests/pipelines/batch/kernel_mix.yaml --input "$tmp/ranks" --set out="$tmp/km" -q \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+drawn=$(python3 -c "
+import csv, glob, os, re, sys
+sys.path.insert(0, 'tests/tools')
+import check_svg
+out = sys.argv[1]
+check_svg.check_file(os.path.join(out, 'kernel_mix.svg'))
+want = {}
+for f in glob.glob(os.path.join(out, '*', 'kernels.classes.csv')):
+    label = os.path.basename(os.path.dirname(f))
+    for r in csv.DictReader(open(f)):
+        want['%s / %s' % (label, r['kernel_class'])] = float(r['sum_us'])
+got = {}
+for t in re.findall(r'<title>([^<]*): ([0-9.]+) us</title>', open(os.path.join(out, 'kernel_mix.svg')).read()):
+    got[t[0]] = float(t[1])
+assert len(want) >= 16 and set(got) == set(want), (sorted(got), sorted(want))
+assert all(abs(got[k] - want[k]) <= 0.5 + 1e-6 * want[k] for k in want), [(k, got[k], want[k]) for k in want if got[k] != want[k]]
+print(len(got))" "$tmp/km" 2>&1)
+if [ $rc != 0 ]; then ko "batch reader of the batch tables: exit $rc"
+elif ! [ "$drawn" -ge 16 ] 2>/dev/null; then ko "kernel mix chart: $drawn"
+else ok; fi
 # a batch stage may not take a per-trace stage's results
 sed 's/    input: \[job, job.straggler\]/    input: [job, host]/' tests/pipelines/batch/ranks_job.yaml \
     > "$tmp/bad_batch.yaml"
