@@ -62,7 +62,8 @@ static const char usage_text[] =
     "  --version            print the version\n"
     "\n"
     "A pipeline named without a path is looked for as pipelines/NAME.yaml here, then in\n"
-    "$TRACEPIPE_PIPELINE_PATH (':'-separated) and the installed pipelines folder.\n"
+    "$TRACEPIPE_PIPELINE_PATH (':'-separated), beside the program (../pipelines,\n"
+    "../share/tracepipe/pipelines) and in the installed pipelines folder.\n"
     "A successful run says where each output went on standard error (not with -q).\n"
     "Plugins are searched in the build/installed plugin directory, $TRACEPIPE_PLUGIN_PATH,\n"
     "plugin_path: in the YAML (run only, unless --allow-plugin-path), and --plugin-dir,\n"
@@ -439,7 +440,8 @@ static char *pipeline_in(const char *dir, size_t dlen, const char *name)
 }
 
 /* A bundled pipeline by name: pipelines/NAME.yaml here, then each folder of
- * $TRACEPIPE_PIPELINE_PATH, then the installed ones.  New string or NULL. */
+ * $TRACEPIPE_PIPELINE_PATH, then beside the program, then the installed
+ * ones.  New string or NULL. */
 static char *find_named_pipeline(const char *name)
 {
     char *found = pipeline_in("pipelines", 9, name);
@@ -449,6 +451,17 @@ static char *find_named_pipeline(const char *name)
         if (len > 0)
             found = pipeline_in(p, len, name);
         p += len + (p[len] == ':');
+    }
+    /* beside this program: a build tree (build/pipeline, pipelines/) or an
+     * install moved elsewhere (bin/pipeline, share/tracepipe/pipelines) */
+    static const char *const beside[] = {"/../pipelines", "/../share/tracepipe/pipelines"};
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    for (size_t i = 0; found == NULL && slash && i < 2; i++) {
+        char dir[4200];
+        int len = snprintf(dir, sizeof dir, "%.*s%s", (int)(slash - exe), exe, beside[i]);
+        found = pipeline_in(dir, (size_t)len, name);
     }
     if (found == NULL)
         found = pipeline_in(TP_DEFAULT_PIPELINE_DIR, strlen(TP_DEFAULT_PIPELINE_DIR), name);
@@ -465,7 +478,8 @@ static char *resolve_pipeline(const char *arg)
         if (found)
             return found;
         tp_print_line(stderr, "pipeline: error: no pipeline file '%s' and no bundled pipeline "
-                      "named '%s' (looked in pipelines/, $TRACEPIPE_PIPELINE_PATH and %s)",
+                      "named '%s' (looked in pipelines/, $TRACEPIPE_PIPELINE_PATH, beside "
+                      "the program and in %s)",
                       arg, arg, TP_DEFAULT_PIPELINE_DIR);
         return NULL;
     }

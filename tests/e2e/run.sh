@@ -144,6 +144,10 @@ check_cli "a bundled pipeline by name" 0 "dlrm_breakdown: ok (14 stages)" \
     "$PIPELINE" validate dlrm_breakdown
 check_cli "bundled pipelines from anywhere" 0 "top_kernels: ok" \
     env TRACEPIPE_PIPELINE_PATH="$PWD/pipelines" sh -c "cd / && '$PWD/$PIPELINE' validate top_kernels --set trace='$PWD/tests/data/dlrm_worker0_step12.pt.trace.json.gz'"
+if [ -f "$(dirname "$PIPELINE")/../pipelines/top_kernels.yaml" ]; then # build/, not build/san/
+    check_cli "bundled pipelines beside the program" 0 "top_kernels: ok" \
+        env -u TRACEPIPE_PIPELINE_PATH sh -c "cd / && '$PWD/$PIPELINE' validate top_kernels --set trace='$PWD/tests/data/dlrm_worker0_step12.pt.trace.json.gz'"
+fi
 check_cli "no such bundled pipeline" 2 "no pipeline file 'nosuch' and no bundled pipeline named 'nosuch'" \
     "$PIPELINE" validate nosuch
 check_cli "--set did you mean" 2 "declares no variable 'trac' under vars: (did you mean 'trace'?)" \
