@@ -48,7 +48,8 @@ static const char usage_text[] =
     "                       declared (a folder or glob as --set trace= or as the first\n"
     "                       reader's path: does the same)\n"
     "  -j, --jobs N         traces at once in a batch (default: the number of cores)\n"
-    "  --max-memory SIZE    start no more traces than fit (estimated; 8G, 512M)\n"
+    "  --max-memory SIZE    start no more traces than fit (estimated; 8G, 512M); batch\n"
+    "                       stages, which hold every trace, only if all fit\n"
     "  --fail-if-slower PCT exit 3 when a diff analysis finds the test run more than\n"
     "                       PCT %% slower than the base (a CI regression gate)\n"
     "  --shard I/N          run only the I-th (from 0) of N deterministic shards of the\n"
@@ -654,6 +655,17 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
     }
     tp_diags_free(&d);
     size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
+    uint64_t need = 32u << 20; /* batch stages hold every trace at once */
+    for (size_t i = 0; i < nok; i++)
+        need += tp_batch_memory_estimate(paths[i]) - (32u << 20);
+    if (nb > 0 && c->max_memory > 0 && need > c->max_memory) {
+        tp_print_line(stderr, "pipeline: error: the %zu batch stage(s) would hold all %zu "
+                      "traces at once, about %.1f MiB (estimated), more than --max-memory "
+                      "%.1f MiB: not run", nb, nok, (double)need / (1u << 20),
+                      (double)c->max_memory / (1u << 20));
+        nb = 0;
+        rc = rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
+    }
     if (nb > 0) {
         char err[4200];
         tp_pipeline *b = tp_pipeline_for_batch(p, paths, labels, nok, err, sizeof err);

@@ -328,6 +328,8 @@ typedef struct tp_batch_opts {
     /* Runs one trace in a child process; returns its exit status. */
     int (*run_one)(void *ctx, const tp_batch_trace *t, const tp_batch_list *l);
 } tp_batch_opts;
+/* What a trace's run may take at its peak, estimated from its file (bytes). */
+uint64_t tp_batch_memory_estimate(const char *path);
 /* A file, a folder (recursively: files with trace suffixes) or a glob, in a
  * stable order, labelled.  TP_OK, or an error with a message in err. */
 int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz);

@@ -149,6 +149,15 @@ elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rj/job.trace.json"; then ko "batch
 elif [ ! -s "$tmp/rj/dlrm_worker7_step12/host.csv" ] || [ -e "$tmp/rj/dlrm_worker7_step12/job.csv" ]
 then ko "batch stages: per-trace outputs, and no batch stage run per trace"
 else ok; fi
+# --max-memory bounds the batch stages too: they hold every trace at once
+# (8 x ~0.15 MiB estimated + 32 MiB > 33 MiB), so they are not run, exit 1;
+# each trace alone fits and runs
+check "batch stages over --max-memory" 1 "would hold all 8 traces at once" \
+    "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rjm" -j 1 \
+    --max-memory 33M
+if [ -e "$tmp/rjm/job.csv" ] || [ ! -s "$tmp/rjm/dlrm_worker7_step12/host.csv" ]; then
+    ko "--max-memory: per-trace outputs without the batch stage's"
+else ok; fi
 # one bad rank: the batch stages run over the others and the exit says a trace failed
 head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"
 "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rj2" -j 2 \
