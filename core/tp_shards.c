@@ -163,8 +163,14 @@ static int read_manifest(manifests *m, const char *file, long shard, long nshard
             break;
         }
         *code++ = *label++ = *path++ = '\0';
+        char *end2;
         unsigned long p = strtoul(pos, &end, 10);
-        long x = strtol(code, &end, 10);
+        long x = strtol(code, &end2, 10);
+        if (end == pos || *end != '\0' || end2 == code || *end2 != '\0') {
+            snprintf(err, errsz, "%s:%d: position and exit status must be numbers", file, lineno);
+            rc = TP_EINVAL;
+            break;
+        }
         unescape(label);
         unescape(path);
         rc = add_entry(m, (size_t)p, (int)x, label, path);

@@ -119,6 +119,10 @@ done
 if [ $rc != 0 ]; then ko "merge --pipeline: exit $rc"
 elif [ $same != 1 ]; then ko "merge --pipeline: batch stages after shards differ from one run"
 else ok; fi
+mkdir -p "$tmp/badman"
+printf '# tracepipe shard 0/1\nnot a line of a manifest\n' > "$tmp/badman/.tracepipe-shard-0-of-1"
+check "a damaged manifest" 1 "badman/.tracepipe-shard-0-of-1:2: not a manifest line" \
+    "$P" merge "$tmp/badman"
 check "merge --pipeline without manifests" 2 "no shard manifests" \
     "$P" merge "$tmp/o2" --pipeline tests/pipelines/batch/ranks_job.yaml
 
