@@ -104,24 +104,51 @@ static int64_t block_y(const tp_trace *t, size_t row, int ext)
     return 0;
 }
 
-/* Each backward with the latest forward before it of its optimizer and
- * batch; that forward's D from the backward's total_D. */
-static void pair_ops(pe_index *ix, const tp_cols *c)
+typedef struct by_ts_ctx {
+    const pe_index *ix;
+    const tp_cols *c;
+} by_ts_ctx;
+
+static int by_ts(const void *a, const void *b, void *ctx)
 {
-    for (size_t b = 0; b < ix->n; b++) {
-        pe_op *bw = &ix->op[b];
-        if (bw->role != PE_BACKWARD || !bw->ok)
-            continue;
+    const by_ts_ctx *k = ctx;
+    int64_t x = k->c->ts[k->ix->op[*(const size_t *)a].row];
+    int64_t y = k->c->ts[k->ix->op[*(const size_t *)b].row];
+    return (x > y) - (x < y);
+}
+
+/* Each backward, in time order, with the latest forward before it of its
+ * optimizer and batch not yet taken by another backward (autograd runs
+ * the backwards in reverse: forward A, forward B, backward B, backward A);
+ * that forward's D from the backward's total_D. */
+static int pair_ops(pe_index *ix, const tp_cols *c)
+{
+    size_t *bws = tp_malloc((ix->n ? ix->n : 1) * sizeof *bws), nb = 0;
+    if (bws == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < ix->n; i++)
+        if (ix->op[i].role == PE_BACKWARD && ix->op[i].ok)
+            bws[nb++] = i;
+    by_ts_ctx k = {ix, c};
+    int rc = tp_sort(bws, nb, sizeof *bws, by_ts, &k);
+    for (size_t i = 0; i < nb && rc == TP_OK; i++) {
+        pe_op *bw = &ix->op[bws[i]];
         for (size_t f = 0; f < ix->n; f++) {
             pe_op *fw = &ix->op[f];
-            if (fw->role == PE_FORWARD && fw->ok && c->ts[fw->row] < c->ts[bw->row] &&
-                fw->shape.B == bw->shape.B && strcmp(fw->optimizer, bw->optimizer) == 0 &&
+            if (fw->role == PE_FORWARD && fw->ok && fw->pair < 0 &&
+                c->ts[fw->row] < c->ts[bw->row] && fw->shape.B == bw->shape.B &&
+                strcmp(fw->optimizer, bw->optimizer) == 0 &&
                 (bw->pair < 0 || c->ts[fw->row] > c->ts[ix->op[bw->pair].row]))
                 bw->pair = (int32_t)f;
         }
-        if (bw->pair >= 0 && ix->op[bw->pair].total_d == 0)
-            ix->op[bw->pair].total_d = bw->total_d;
+        if (bw->pair >= 0) {
+            pe_op *fw = &ix->op[bw->pair];
+            fw->pair = (int32_t)bws[i]; /* taken */
+            fw->total_d = bw->total_d;
+        }
     }
+    tp_free(bws);
+    return rc;
 }
 
 int pe_index_build(tp_stage *st, const tp_trace *t, const tp_hier_view *v, const pe_options *o,
@@ -166,8 +193,7 @@ int pe_index_build(tp_stage *st, const tp_trace *t, const tp_hier_view *v, const
             op->rows_per_block = block_y(t, a, ext);
         }
     }
-    pair_ops(ix, c);
-    return TP_OK;
+    return pair_ops(ix, c);
 }
 
 void pe_index_free(pe_index *ix)
@@ -177,20 +203,36 @@ void pe_index_free(pe_index *ix)
     memset(ix, 0, sizeof *ix);
 }
 
-/* The model inputs of forward f: D from the option or its backward. */
-static int forward_inputs(const pe_op *f, const pe_options *o, pe_emb_inputs *x, char *why,
-                          size_t whysz)
+/* The model inputs of forward f: D from the option, else total_d (its
+ * backward's gradient, or the backward's own). */
+static int forward_inputs(const pe_op *f, int64_t total_d, const pe_options *o,
+                          pe_emb_inputs *x, char *why, size_t whysz)
 {
     x->T = f->shape.T;
     x->B = f->shape.B;
     x->L = f->shape.L;
-    x->D = o->embedding_dim > 0 ? o->embedding_dim : f->total_d / f->shape.T;
+    x->D = o->embedding_dim > 0 ? o->embedding_dim : total_d / f->shape.T;
     if (x->D <= 0) {
         snprintf(why, whysz, "embedding dim unknown (no backward node to read it from): give "
                  "embedding_dim");
         return -1;
     }
-    x->E = f->shape.weights / (x->T * x->D);
+    int64_t td;
+    if (__builtin_mul_overflow(x->T, x->D, &td) || td <= 0) {
+        snprintf(why, whysz, "tables x dim out of range (T %lld, D %lld)", (long long)x->T,
+                 (long long)x->D);
+        return -1;
+    }
+    x->E = f->shape.weights / td;
+    /* the models count bytes in int64 (B*T*L*D and the like) and loop B
+     * times: refuse what no real lookup has rather than overflow */
+    int64_t work;
+    if (x->B > PE_MAX_BATCH || __builtin_mul_overflow(td, x->B, &work) ||
+        __builtin_mul_overflow(work, x->L, &work) || work > ((int64_t)1 << 50)) {
+        snprintf(why, whysz, "shapes out of range (B %lld, T %lld, L %lld, D %lld)",
+                 (long long)x->B, (long long)x->T, (long long)x->L, (long long)x->D);
+        return -1;
+    }
     x->R = o->rows_per_block > 0 ? o->rows_per_block : f->rows_per_block;
     x->shmem = 0;
     return 0;
@@ -217,13 +259,12 @@ const char *pe_predict(const pe_index *ix, size_t row, const pe_options *o, cons
                  op->optimizer, (long long)op->shape.B);
         return NULL;
     }
-    if (forward_inputs(f, o, x, why, whysz) != 0)
+    /* a backward's D from its own gradient; R is the forward's only */
+    if (forward_inputs(f, op->role == PE_BACKWARD ? op->total_d : f->total_d, o, x, why,
+                       whysz) != 0)
         return NULL;
-    if (op->role == PE_BACKWARD) { /* its own gradient's D; R is the forward's only */
-        if (op->total_d / x->T > 0 && o->embedding_dim <= 0)
-            x->D = op->total_d / x->T;
+    if (op->role == PE_BACKWARD)
         x->R = 0;
-    }
     pm_emb m = {x->B, x->E, x->T, x->L, x->D, x->R, x->shmem};
     int rc = 0;
     if (strcmp(model, "fwd") == 0)

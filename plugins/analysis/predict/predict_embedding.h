@@ -31,6 +31,9 @@
 #include <string.h>
 
 #define PE_MAX_IN 64
+#define PE_MAX_TABLES (1 << 20)        /* T */
+#define PE_MAX_EXTENT ((int64_t)1 << 40) /* indices, offsets */
+#define PE_MAX_BATCH ((int64_t)1 << 24)  /* B: the forward model loops over it */
 
 /* One input of an op: its rank, first two extents, element count and type. */
 typedef struct pe_input {
@@ -68,7 +71,9 @@ static inline int pe_forward_shape(const pe_input *in, int n, pe_shape *s)
         if (in[i].rank == 1 && in[i + 1].rank == 1 && pe_is_int_type(in[i].type) &&
             strcmp(in[i].type, in[i + 1].type) == 0)
             idx = i;
-    if (doff < 0 || idx < 0 || in[doff].d0 < 2)
+    /* extents a real table batch has (and no int64 overflow below) */
+    if (doff < 0 || idx < 0 || in[doff].d0 < 2 || in[doff].d0 > PE_MAX_TABLES + 1 ||
+        in[idx + 1].d0 > PE_MAX_EXTENT || in[idx].d0 > PE_MAX_EXTENT || in[idx].d0 < 0)
         return 0;
     s->T = in[doff].d0 - 1;
     s->weights = 0;
