@@ -653,7 +653,10 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
         p = tp_pipeline_load_file(ctx, c->file, sets, n, &d);
         tp_ctx_set_input(ctx, NULL);
     }
+    tp_diags_print(&d, stderr);
     tp_diags_free(&d);
+    if (sets && nok > 0 && p == NULL && rc == TP_EXIT_OK)
+        rc = TP_EXIT_USAGE;
     size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
     uint64_t need = 32u << 20; /* batch stages hold every trace at once */
     for (size_t i = 0; i < nok; i++)
@@ -864,8 +867,11 @@ static int report_shard_failures(const tp_batch_list *l)
 
 /* The batch stages of --pipeline over the shards' traces that went
  * through, writing to the merge's folder. */
-static int merge_batch_stages(tp_ctx *ctx, cli *c, const tp_batch_list *l, long nshards,
-                              const char *out, int rc)
+/* merge --pipeline, before anything is written: the shards' manifests
+ * exist, and the pipeline loads (for the first trace) and has batch
+ * stages.  Sets c->file (new string) and what it declares; an exit status. */
+static int check_merge_pipeline(tp_ctx *ctx, cli *c, const tp_batch_list *l, long nshards,
+                                const char *out)
 {
     if (nshards == 0) {
         tp_print_line(stderr, "pipeline: error: %s: no shard manifests (.tracepipe-shard-I-of-N, "
@@ -873,17 +879,36 @@ static int merge_batch_stages(tp_ctx *ctx, cli *c, const tp_batch_list *l, long 
                       "list of traces", c->args[0]);
         return TP_EXIT_USAGE;
     }
-    char *file = resolve_pipeline(c->batch_pipeline);
-    if (file == NULL)
+    if ((c->file = resolve_pipeline(c->batch_pipeline)) == NULL)
         return TP_EXIT_USAGE;
-    c->file = file;
     read_declared_vars(c);
     c->batch_out = out;
-    rc = run_batch_stages(ctx, c, l, rc);
-    free(c->out_base);
-    c->out_base = NULL;
-    c->file = NULL;
-    free(file);
+    size_t first = 0;
+    while (first < l->n && l->v[first].exit_code != 0)
+        first++;
+    if (first == l->n)
+        return TP_EXIT_OK; /* no trace went through: nothing to run, failures reported */
+    tp_var sets[2];
+    size_t n = 0;
+    if (c->declares_trace)
+        sets[n++] = (tp_var){"trace", l->v[first].path};
+    if (c->declares_out)
+        sets[n++] = (tp_var){"out", out};
+    tp_diags d = {0};
+    tp_pipeline *p = NULL;
+    if (tp_ctx_set_input(ctx, l->v[first].path) == TP_OK) {
+        p = tp_pipeline_load_file(ctx, c->file, sets, n, &d);
+        tp_ctx_set_input(ctx, NULL);
+    }
+    tp_diags_print(&d, stderr);
+    tp_diags_free(&d);
+    int rc = p ? TP_EXIT_OK : TP_EXIT_USAGE;
+    if (p && tp_pipeline_batch_stages(p) == 0) {
+        tp_print_line(stderr, "pipeline: error: %s has no `batch: true` stages for merge "
+                      "--pipeline to run", c->file);
+        rc = TP_EXIT_USAGE;
+    }
+    tp_pipeline_free(p);
     return rc;
 }
 
@@ -894,16 +919,22 @@ static int cmd_merge(tp_ctx *ctx, cli *c)
     const char *out = c->out ? c->out : c->args[0];
     tp_batch_list l;
     long nshards = 0;
-    char err[4200];
+    char err[4200] = "";
     if (tp_shard_manifests_read(c->args, c->n_args, &l, &nshards, err, sizeof err) != TP_OK) {
-        tp_print_line(stderr, "pipeline: error: %s", err);
+        tp_print_line(stderr, "pipeline: error: %s", err[0] ? err : "out of memory");
         return TP_EXIT_FAIL;
     }
-    int rc = merge_into(c, c->args, c->n_args, out, TP_EXIT_OK);
+    int rc = c->batch_pipeline ? check_merge_pipeline(ctx, c, &l, nshards, out) : TP_EXIT_OK;
+    if (rc == TP_EXIT_OK)
+        rc = merge_into(c, c->args, c->n_args, out, TP_EXIT_OK);
     if (rc == TP_EXIT_OK && c->batch_pipeline)
-        rc = merge_batch_stages(ctx, c, &l, nshards, out, rc);
+        rc = run_batch_stages(ctx, c, &l, rc);
     if (report_shard_failures(&l) && rc == TP_EXIT_OK)
         rc = TP_EXIT_FAIL;
+    free(c->out_base);
+    c->out_base = NULL;
+    free((char *)c->file);
+    c->file = NULL;
     tp_batch_list_free(&l);
     return rc;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #define MANIFEST_PREFIX ".tracepipe-shard-"
+#define MAX_SHARDS 65536 /* a file name asking for more is not a manifest of ours */
 
 static void put_escaped(FILE *f, const char *s)
 {
@@ -38,13 +39,28 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
+/* mkdir -p: a shard with no traces may be the first to reach a nested OUT. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_batch_list *l,
                             const size_t *positions, char *err, size_t errsz)
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/" MANIFEST_PREFIX "%ld-of-%ld", out, shard, nshards);
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(out) != 0) {
         snprintf(err, errsz, "%s: %s", out, strerror(errno));
         return TP_EIO;
     }
@@ -124,16 +140,18 @@ static int read_manifest(manifests *m, const char *file, long shard, long nshard
 {
     if (m->nshards == 0) {
         m->nshards = nshards;
-        if ((m->seen = calloc((size_t)nshards, 1)) == NULL)
+        if ((m->seen = calloc((size_t)nshards, 1)) == NULL) {
+            snprintf(err, errsz, "out of memory");
             return TP_ENOMEM;
+        }
     } else if (m->nshards != nshards) {
         snprintf(err, errsz, "%s: a shard of %ld, but other manifests say %ld shards", file,
                  nshards, m->nshards);
         return TP_EINVAL;
     }
     if (m->seen[shard]) {
-        snprintf(err, errsz, "shard %ld/%ld is in both %s and an earlier folder", shard, nshards,
-                 file);
+        snprintf(err, errsz, "shard %ld/%ld is in both %s and an earlier manifest (another "
+                 "folder, or another spelling of its number)", shard, nshards, file);
         return TP_EINVAL;
     }
     m->seen[shard] = 1;
@@ -173,7 +191,8 @@ static int read_manifest(manifests *m, const char *file, long shard, long nshard
         }
         unescape(label);
         unescape(path);
-        rc = add_entry(m, (size_t)p, (int)x, label, path);
+        if ((rc = add_entry(m, (size_t)p, (int)x, label, path)) != TP_OK)
+            snprintf(err, errsz, "out of memory");
     }
     free(line);
     fclose(f);
@@ -192,7 +211,8 @@ static int manifest_name(const char *name, long *shard, long *nshards)
         return 0;
     s = end + 4;
     *nshards = strtol(s, &end, 10);
-    return end != s && *end == '\0' && *nshards >= 1 && *shard >= 0 && *shard < *nshards;
+    return end != s && *end == '\0' && *nshards >= 1 && *nshards <= MAX_SHARDS && *shard >= 0 &&
+           *shard < *nshards;
 }
 
 static int by_position(const void *a, const void *b)
@@ -243,8 +263,10 @@ int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_li
     }
     if (rc == TP_OK && m.n > 0) {
         qsort(m.e, m.n, sizeof *m.e, by_position);
-        if ((l->v = calloc(m.n, sizeof *l->v)) == NULL)
+        if ((l->v = calloc(m.n, sizeof *l->v)) == NULL) {
+            snprintf(err, errsz, "out of memory");
             rc = TP_ENOMEM;
+        }
         for (size_t i = 0; rc == TP_OK && i < m.n; i++) {
             l->v[i] = m.e[i].t;
             m.e[i].t.label = m.e[i].t.path = NULL;

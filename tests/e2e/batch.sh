@@ -119,6 +119,19 @@ done
 if [ $rc != 0 ]; then ko "merge --pipeline: exit $rc"
 elif [ $same != 1 ]; then ko "merge --pipeline: batch stages after shards differ from one run"
 else ok; fi
+# merge --pipeline checks the pipeline before writing anything
+printf 'stages: [\n' > "$tmp/broken_pipeline.yaml"
+mkdir -p "$tmp/rsh2" && cp -r "$tmp/rsh/." "$tmp/rsh2/" && rm -f "$tmp/rsh2"/*.csv "$tmp/rsh2"/*.json
+check "merge --pipeline with a broken pipeline" 2 "broken_pipeline.yaml" \
+    "$P" merge "$tmp/rsh2" --pipeline "$tmp/broken_pipeline.yaml"
+check "merge --pipeline without batch stages" 2 "has no \`batch: true\` stages" \
+    "$P" merge "$tmp/rsh2" --pipeline top_kernels
+if ls "$tmp/rsh2"/*.csv >/dev/null 2>&1; then ko "a refused merge --pipeline wrote tables"; else ok; fi
+# a shard with no traces (more tasks than traces) into a nested folder not made yet
+"$P" run top_kernels --input "$tmp/in/sub" --set out="$tmp/deep/a/b" -q --shard 2/3 >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ] || [ ! -f "$tmp/deep/a/b/.tracepipe-shard-2-of-3" ]; then ko "an empty shard's manifest: exit $rc"
+else ok; fi
 mkdir -p "$tmp/badman"
 printf '# tracepipe shard 0/1\nnot a line of a manifest\n' > "$tmp/badman/.tracepipe-shard-0-of-1"
 check "a damaged manifest" 1 "badman/.tracepipe-shard-0-of-1:2: not a manifest line" \
