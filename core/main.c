@@ -939,6 +939,19 @@ static int cmd_merge(tp_ctx *ctx, cli *c)
     return rc;
 }
 
+/* A bundled pipeline run by name outside the source folder reads its
+ * sample trace relative to that folder: say how to give one's own. */
+static void sample_hint(const cli *c, int bundled_elsewhere)
+{
+    for (size_t i = 0; i < c->n_sets; i++)
+        if (is_var(&c->sets[i], "trace"))
+            return;
+    if (bundled_elsewhere && c->input == NULL && c->verbosity > 0)
+        fprintf(stderr, "pipeline: hint: the bundled pipeline '%s' reads a sample trace of the "
+                "tracepipe sources by default; give yours: pipeline %s %s --set trace=FILE (or "
+                "--input FILE|DIR)\n", c->arg, c->command, c->arg);
+}
+
 static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
 {
     if (c->arg == NULL)
@@ -958,10 +971,13 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
         return rc;
     }
     tp_pipeline *p = tp_pipeline_load_file(ctx, file, c->sets, c->n_sets, d);
+    int bundled_elsewhere = strcmp(file, c->arg) != 0 && strncmp(file, "pipelines/", 10) != 0;
     free(file);
     tp_diags_print(d, stderr);
-    if (p == NULL)
+    if (p == NULL) {
+        sample_hint(c, bundled_elsewhere);
         return TP_EXIT_USAGE;
+    }
     if (strcmp(c->command, "validate") == 0) {
         if (c->verbosity > 0)
             printf("%s: ok (%zu stages)\n", c->arg, tp_pipeline_stage_count(p));
@@ -974,6 +990,8 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
     tp_run *run = NULL;
     int rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
     rc = slower_gate(c, run, rc);
+    if (rc == TP_EXIT_FAIL)
+        sample_hint(c, bundled_elsewhere);
     tp_run_free(run);
     tp_pipeline_free(p);
     return rc;
