@@ -40,22 +40,9 @@ assert abs(float(allrow["coverage_percent"]) - 100 * sup / gpu) < 1e-9
 # fbgemm's embedding lookups, read from the trace again (docs/plugins/predict.md,
 # "Embedding lookups"): forward shapes give T (D_offsets), B (offsets), L
 # (indices), the weights; the backward node's gradient [B, T*D] gives D.
-def r32(x):
-    return (x + 31) // 32 * 32
-def fwd_model(B, E, T, L, D, R):  # 5.2, shmem false, v100_seed (80 SMs, 25165824 B L2, L2 2888 GB/s)
-    A = min(25165824 // -(-80 * R // B), E * D * 4)
-    X = (A - r32(4 * L)) // 4 // D
-    h = 1.0
-    for i in range(B):
-        h = h * ((X - i) / (E - i))
-    il2 = r32(4 * L) if D * R >= 4096 else 0
-    W, O, I = L * r32(4 * D), r32(4 * D), r32(4 * L)
-    l2 = T * ((64 + il2) * B + h * (W * B - A))
-    dram = T * ((I + O) * B + (1 - h) * (W * B - A) + A)
-    return max(dram / P_BW / 1000, l2 / 2888.0 / 1000)
-def adagrad_model(B, T, L, D):  # 5.4
-    r = r32(4 * D)
-    return B * T * (64 + 2 * r32(4 * L) + L * r + (L + 1) * r + L * r) / P_BW / 1000
+sys.path.insert(0, "tests/tools")
+from embedding_models import adagrad_model, fwd_model  # noqa: E402
+
 fwd, Rs = {}, {}
 for e in ev:
     a = e.get("args", {})

@@ -10,26 +10,8 @@ ev = json.load(open("tests/data/hand/embedding_pairs.json"))["traceEvents"]
 ops = sorted((e for e in ev if e["cat"] == "cpu_op"), key=lambda e: e["ts"])
 kernels = {e["args"]["correlation"]: e for e in ev if e["cat"] == "kernel"}
 launch = {e["args"]["External id"]: kernels[e["args"]["correlation"]] for e in ev if e["cat"] == "cuda_runtime"}
-r32 = lambda x: (x + 31) // 32 * 32
-
-
-def fwd_model(B, E, T, L, D, R):
-    A = min(25165824 // -(-80 * R // B), E * D * 4)
-    X = (A - r32(4 * L)) // 4 // D
-    h = 1.0
-    for i in range(B):
-        h = h * ((X - i) / (E - i))
-    il2 = r32(4 * L) if D * R >= 4096 else 0
-    W, O, I = L * r32(4 * D), r32(4 * D), r32(4 * L)
-    l2 = T * ((64 + il2) * B + h * (W * B - A))
-    dram = T * ((I + O) * B + (1 - h) * (W * B - A) + A)
-    return max(dram / 809.0 / 1000, l2 / 2888.0 / 1000)
-
-
-def adagrad_model(B, T, L, D):
-    r = r32(4 * D)
-    return B * T * (64 + 2 * r32(4 * L) + L * r + (L + 1) * r + L * r) / 809.0 / 1000
-
+sys.path.insert(0, "tests/tools")
+from embedding_models import adagrad_model, fwd_model  # noqa: E402
 
 forwards, taken, want = [], set(), []
 for e in ops:
