@@ -221,7 +221,7 @@ bench: all
 # the corpus grows in build/fuzz/corpus/<target>, crashes land in build/fuzz/artifacts/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := build/fuzz
-FUZZ_TARGETS ?= kineto yaml validate nsys nsys_json dvdt_prof tfprof
+FUZZ_TARGETS ?= kineto yaml validate nsys nsys_json dvdt_prof tfprof csv_table
 FUZZ_MAXLEN_kineto := 65536
 FUZZ_MAXLEN_yaml := 4096
 FUZZ_MAXLEN_validate := 4096
@@ -233,6 +233,7 @@ FUZZ_SEEDS_nsys := tests/bad/nsys_truncated tests/bad/nsys_not_export
 FUZZ_SEEDS_nsys_json := tests/fuzz/seeds/nsys_json tests/bad/nsys_json_truncated_line
 FUZZ_SEEDS_dvdt_prof := tests/fuzz/seeds/dvdt_prof tests/bad/dvdt_truncated
 FUZZ_SEEDS_tfprof := tests/fuzz/seeds/tfprof tests/bad/tfprof_no_report
+FUZZ_SEEDS_csv_table := tests/fuzz/seeds/csv_table
 fuzz:
 	$(MAKE) VARIANT=fuzz CC=clang fuzz-build
 	@mkdir -p $(FUZZ_DIR)/artifacts
