@@ -618,6 +618,35 @@ static const char *batch_spec(const cli *c, const char *file, char **owned)
 
 static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc);
 
+/* The pipeline c->file loaded for its batch stages: its first reader (and
+ * `trace`, when declared) on `first`, `out` the batch's (merge: c->batch_out),
+ * the other --set values as given; diagnostics printed.  NULL on failure. */
+static tp_pipeline *load_batch_pipeline(tp_ctx *ctx, const cli *c, const char *first)
+{
+    tp_var *sets = calloc(c->n_sets + 2, sizeof *sets);
+    if (sets == NULL)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_sets; i++)
+        if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name") &&
+            !(c->batch_out && is_var(&c->sets[i], "out")))
+            sets[n++] = c->sets[i];
+    if (c->declares_trace)
+        sets[n++] = (tp_var){"trace", first};
+    if (c->batch_out && c->declares_out)
+        sets[n++] = (tp_var){"out", c->batch_out};
+    tp_diags d = {0};
+    tp_pipeline *p = NULL;
+    if (tp_ctx_set_input(ctx, first) == TP_OK) {
+        p = tp_pipeline_load_file(ctx, c->file, sets, n, &d);
+        tp_ctx_set_input(ctx, NULL);
+    }
+    tp_diags_print(&d, stderr);
+    tp_diags_free(&d);
+    free(sets);
+    return p;
+}
+
 /* The `batch: true` stages, once, over every trace that went through: the
  * pipeline loaded with the first of them as `trace` (and `out` as given),
  * then a reader per trace and the batch stages (tp_pipeline_for_batch).
@@ -637,30 +666,13 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
             labels[nok] = l->v[i].label;
             paths[nok++] = l->v[i].path;
         }
-    tp_var *sets = calloc(c->n_sets + 2, sizeof *sets);
-    size_t n = 0;
-    for (size_t i = 0; sets && i < c->n_sets; i++)
-        if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name") &&
-            !(c->batch_out && is_var(&c->sets[i], "out")))
-            sets[n++] = c->sets[i];
-    if (sets && nok > 0 && c->declares_trace)
-        sets[n++] = (tp_var){"trace", paths[0]};
-    if (sets && nok > 0 && c->batch_out && c->declares_out)
-        sets[n++] = (tp_var){"out", c->batch_out};
-    tp_diags d = {0};
-    tp_pipeline *p = NULL;
-    if (sets && nok > 0 && tp_ctx_set_input(ctx, paths[0]) == TP_OK) {
-        p = tp_pipeline_load_file(ctx, c->file, sets, n, &d);
-        tp_ctx_set_input(ctx, NULL);
-    }
-    tp_diags_print(&d, stderr);
-    tp_diags_free(&d);
-    if (sets && nok > 0 && p == NULL && rc == TP_EXIT_OK)
+    tp_pipeline *p = nok > 0 ? load_batch_pipeline(ctx, c, paths[0]) : NULL;
+    if (nok > 0 && p == NULL && rc == TP_EXIT_OK)
         rc = TP_EXIT_USAGE;
     size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
-    uint64_t need = 32u << 20; /* batch stages hold every trace at once */
+    uint64_t need = TP_BATCH_PROCESS_BYTES; /* batch stages hold every trace at once */
     for (size_t i = 0; i < nok; i++)
-        need += tp_batch_memory_estimate(paths[i]) - (32u << 20);
+        need += tp_batch_trace_bytes(paths[i]);
     if (nb > 0 && c->max_memory > 0 && need > c->max_memory) {
         tp_print_line(stderr, "pipeline: error: the %zu batch stage(s) would hold all %zu "
                       "traces at once, about %.1f MiB (estimated), more than --max-memory "
@@ -689,7 +701,6 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
         }
     }
     tp_pipeline_free(p);
-    free(sets);
     free(paths);
     free(labels);
     return rc;
@@ -865,8 +876,6 @@ static int report_shard_failures(const tp_batch_list *l)
     return failed > 0;
 }
 
-/* The batch stages of --pipeline over the shards' traces that went
- * through, writing to the merge's folder. */
 /* merge --pipeline, before anything is written: the shards' manifests
  * exist, and the pipeline loads (for the first trace) and has batch
  * stages.  Sets c->file (new string) and what it declares; an exit status. */
@@ -888,20 +897,7 @@ static int check_merge_pipeline(tp_ctx *ctx, cli *c, const tp_batch_list *l, lon
         first++;
     if (first == l->n)
         return TP_EXIT_OK; /* no trace went through: nothing to run, failures reported */
-    tp_var sets[2];
-    size_t n = 0;
-    if (c->declares_trace)
-        sets[n++] = (tp_var){"trace", l->v[first].path};
-    if (c->declares_out)
-        sets[n++] = (tp_var){"out", out};
-    tp_diags d = {0};
-    tp_pipeline *p = NULL;
-    if (tp_ctx_set_input(ctx, l->v[first].path) == TP_OK) {
-        p = tp_pipeline_load_file(ctx, c->file, sets, n, &d);
-        tp_ctx_set_input(ctx, NULL);
-    }
-    tp_diags_print(&d, stderr);
-    tp_diags_free(&d);
+    tp_pipeline *p = load_batch_pipeline(ctx, c, l->v[first].path);
     int rc = p ? TP_EXIT_OK : TP_EXIT_USAGE;
     if (p && tp_pipeline_batch_stages(p) == 0) {
         tp_print_line(stderr, "pipeline: error: %s has no `batch: true` stages for merge "

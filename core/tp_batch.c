@@ -187,14 +187,18 @@ void tp_batch_list_free(tp_batch_list *l)
 
 /* ------------------------------------------------------------ running */
 
-/* What a trace's run may take at its peak: ~0.35 byte per byte of JSON
- * (docs/performance.md), gzip text ~8x its file, plus the process. */
-uint64_t tp_batch_memory_estimate(const char *path)
+uint64_t tp_batch_trace_bytes(const char *path)
 {
     struct stat sb;
     uint64_t size = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
     uint64_t text = ends_with(path, ".gz") ? size * 8 : size;
-    return text / 100 * 35 + (32u << 20);
+    return text / 100 * 35;
+}
+
+/* What a trace's run may take at its peak: its trace and the process. */
+static uint64_t memory_estimate(const char *path)
+{
+    return tp_batch_trace_bytes(path) + TP_BATCH_PROCESS_BYTES;
 }
 
 typedef struct child {
@@ -253,7 +257,7 @@ static int start_child(const tp_batch_opts *o, tp_batch_list *l, size_t i, child
 {
     snprintf(c->log, sizeof c->log, "%s/%zu.log", tmpdir, i);
     c->index = i;
-    c->memory = tp_batch_memory_estimate(l->v[i].path);
+    c->memory = memory_estimate(l->v[i].path);
     clock_gettime(CLOCK_MONOTONIC, &c->start);
     fflush(NULL);
     pid_t pid = fork();
@@ -344,7 +348,7 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
         /* start what fits: a free slot, and memory for it unless nothing runs */
         while (next < l->n && nrun < jobs &&
                (nrun == 0 || o->max_memory == 0 ||
-                in_use + tp_batch_memory_estimate(l->v[next].path) <= o->max_memory)) {
+                in_use + memory_estimate(l->v[next].path) <= o->max_memory)) {
             if (start_child(o, l, next, &running[nrun], tmpdir) != TP_OK) {
                 l->v[next].exit_code = TP_EXIT_FAIL;
                 tp_print_line(stderr, "pipeline: [%zu/%zu] %s: FAILED: cannot start a process",

@@ -328,8 +328,11 @@ typedef struct tp_batch_opts {
     /* Runs one trace in a child process; returns its exit status. */
     int (*run_one)(void *ctx, const tp_batch_trace *t, const tp_batch_list *l);
 } tp_batch_opts;
-/* What a trace's run may take at its peak, estimated from its file (bytes). */
-uint64_t tp_batch_memory_estimate(const char *path);
+/* What a trace takes in memory once read, estimated from its file: ~0.35
+ * byte per byte of JSON (docs/performance.md), gzip text ~8x its file;
+ * a process adds TP_BATCH_PROCESS_BYTES. */
+uint64_t tp_batch_trace_bytes(const char *path);
+#define TP_BATCH_PROCESS_BYTES ((uint64_t)32 << 20)
 /* A file, a folder (recursively: files with trace suffixes) or a glob, in a
  * stable order, labelled.  TP_OK, or an error with a message in err. */
 int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz);

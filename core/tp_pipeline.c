@@ -662,11 +662,10 @@ static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
         snprintf(s->req_id, n, "%s.%s", s->id, s->desc->requires);
 }
 
-/* `reader: auto`: the reader whose probe is surest of the file's first
- * bytes (up to 256 KiB), or NULL after saying why. */
-/* The reader whose probe scores the head of file path best (its score in
- * *top), and in *score_of the score of reader `of` (if given); NULL, with
- * errno set when the file cannot be read (0 when no reader knows it). */
+/* The reader whose probe scores the head of file path (up to 256 KiB)
+ * best (its score in *top), and in *score_of the score of reader `of` (if
+ * given); NULL, with errno set when the file cannot be read (0 when no
+ * reader knows it). */
 static const tp_stage_desc *probe_readers(tp_ctx *ctx, const char *path, const tp_stage_desc *of,
                                           int *score_of, int *top)
 {
@@ -718,6 +717,8 @@ int tp_ctx_reader_knows(tp_ctx *ctx, const char *reader, const char *path)
     return only == NULL || (score > 0 && score >= top);
 }
 
+/* `reader: auto`: the reader whose probe is surest of the file's first
+ * bytes, or NULL after saying why. */
 static const char *auto_reader(loader *L, const tp_ynode *m)
 {
     const tp_ynode *path = tp_ymap_get(m, "path");

@@ -52,4 +52,14 @@ static inline int tp_hier_view_require(tp_stage *st, const tp_trace *t, tp_hier_
     return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
 }
 
+/* The op that launched activity a: the innermost cpu_op above its launch
+ * (runtime call), or -1 (no launch link, or no op above it). */
+static inline int32_t tp_hier_launching_op(const tp_cols *c, const tp_hier_view *v, size_t a)
+{
+    int32_t x = v->launcher[a];
+    while (x >= 0 && c->kind[x] != TP_KIND_CPU_OP)
+        x = v->parent[x];
+    return x;
+}
+
 #endif

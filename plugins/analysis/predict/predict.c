@@ -437,8 +437,7 @@ static const char *registered_model(const tp_trace *t, size_t row, double *us)
 
 /* An embedding op met on the trace: its inputs, or why no model took it. */
 typedef struct pr_emb_row {
-    pr_occ occ;
-    const char *model;
+    pr_occ occ; /* its model: occ.model */
     pe_emb_inputs x;
     char why[160];
 } pr_emb_row;
@@ -473,9 +472,9 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     const char *theirs = registered_model(t, row, us);
     if (theirs)
         return theirs;
-    e->model = pe_predict(&m->emb, row, &m->emb_opt, p, &e->x, us, e->why, sizeof e->why);
-    if (e->model || e->why[0])
-        return e->model;
+    const char *emb = pe_predict(&m->emb, row, &m->emb_opt, p, &e->x, us, e->why, sizeof e->why);
+    if (emb || e->why[0])
+        return emb;
     double flops, elems;
     if (have && gc_is_gemm_name(name) && gc_gemm_counts(name, &sh, &flops, &elems)) {
         if (m->fc && pf_predict_op(st, m->fc, (int32_t)row, c->name[row], *dims_id, &sh, p, us) == 1)
@@ -510,11 +509,9 @@ static int64_t *owned_work(const tp_trace *t, const tp_hier_view *v, double *all
         if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
             continue;
         *all_us += (double)c->dur[a] / 1000.0;
-        for (int32_t x = v->launcher[a]; x >= 0; x = v->parent[x])
-            if (c->kind[x] == TP_KIND_CPU_OP) {
-                owned[x] += c->dur[a];
-                break;
-            }
+        int32_t op = tp_hier_launching_op(c, v, a);
+        if (op >= 0)
+            owned[op] += c->dur[a];
     }
     return owned;
 }
@@ -552,7 +549,7 @@ static int occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **o
         if (owned[r] <= 0)
             continue;
         pr_occ *x = &o[k++];
-        pr_emb_row e = {.model = NULL};
+        pr_emb_row e = {.why = ""};
         x->row = (int32_t)r;
         x->name = c->name[r];
         x->measured_us = (double)owned[r] / 1000.0;
@@ -718,7 +715,16 @@ static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const
 
 /* <id>.embedding: each embedding op occurrence with the inputs read from
  * the trace, its prediction, or why there is none. */
-static int embedding_results(tp_stage *st, const pr_emb_row *e, size_t n)
+static int by_measured_desc(const void *a, const void *b, void *ctx)
+{
+    const pr_occ *x = &((const pr_emb_row *)a)->occ, *y = &((const pr_emb_row *)b)->occ;
+    (void)ctx;
+    if (x->measured_us != y->measured_us)
+        return x->measured_us > y->measured_us ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static int embedding_results(tp_stage *st, pr_emb_row *e, size_t n)
 {
     static const char *const cols[] = {"name", "model", "B", "E", "T", "L", "D", "R",
                                        "measured_us", "predicted_us", "error_percent", "reason"};
@@ -729,7 +735,7 @@ static int embedding_results(tp_stage *st, const pr_emb_row *e, size_t n)
                          types, 12);
     if (r == NULL)
         return TP_ENOMEM;
-    int rc = TP_OK;
+    int rc = tp_sort(e, n, sizeof *e, by_measured_desc, NULL);
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         const pr_occ *x = &e[i].occ;
         const int64_t in[] = {e[i].x.B, e[i].x.E, e[i].x.T, e[i].x.L, e[i].x.D, e[i].x.R};
@@ -874,9 +880,6 @@ static int skipped(const pr_config *cfg, const char *name)
     return 0;
 }
 
-/* The ops of overheads (attachment overheads.op) with the predictions of
- * the GPU work under each: the sum, or unsupported when any part has no
- * model.  *nops ops, in walk order. */
 /* Attributes each occurrence to the e2e op above it, in time order: an
  * op's calls that own GPU work are its kernel times t_1..t_m of section 6
  * (each call's work predicted as one kernel), in *calls. */
@@ -921,6 +924,9 @@ static int attribute_calls(const tp_cols *c, const tp_hier_view *v, const int32_
     return TP_OK;
 }
 
+/* The ops of overheads (attachment overheads.op) with the predictions of
+ * the GPU work under each (attribute_calls), unsupported when any part has
+ * no model.  *nops ops, in walk order. */
 static int e2e_ops(tp_stage *st, const tp_trace *t, pr_occ *o, size_t n, pr_e2e_op **out,
                    size_t *nops, double **calls)
 {
@@ -1020,7 +1026,7 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr
             r = NULL;
     if (ro && tp_result_add_col(st, ro, ocols[9], TP_COL_I64) != 9) /* no children: aten::to's rule */
         r = NULL;
-    if (ro && tp_result_add_col(st, ro, "call_us", TP_COL_STR) != 10) /* t_1..t_m, ';' */
+    if (ro && tp_result_add_col(st, ro, "call_us_list", TP_COL_STR) != 10) /* t_1..t_m, ';' */
         r = NULL;
     if (rc == TP_OK && (r == NULL || ro == NULL))
         rc = TP_ENOMEM;

@@ -3,8 +3,8 @@
  * model inputs are read from the shapes): one walk finds the forward
  * lookups and backward nodes, their measured GPU time and the main
  * kernel's block.y (R, rows per block); each backward is paired with the
- * latest forward of the same optimizer and batch before it, which gives the
- * forward its D.
+ * latest forward of its optimizer and batch before it that no other
+ * backward took, which gives the forward its D.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,32 +159,39 @@ int pe_index_build(tp_stage *st, const tp_trace *t, const tp_hier_view *v, const
     ix->slot = tp_malloc((c->n ? c->n : 1) * sizeof *ix->slot);
     if (ix->slot == NULL)
         return TP_ENOMEM;
+    /* each name's role once, not each row's (names are interned) */
+    size_t nnames = tp_str_count(st);
+    uint8_t *role = tp_malloc(nnames ? nnames : 1);
+    if (role == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < nnames; i++)
+        role[i] = (uint8_t)role_of(tp_str_text(st, (tp_str)i), o);
     size_t cap = 0;
     for (size_t r = 0; r < c->n; r++) {
         ix->slot[r] = -1;
-        int role = c->kind[r] == TP_KIND_CPU_OP ? role_of(tp_str_text(st, c->name[r]), o) : 0;
-        if (role == 0)
+        if (c->kind[r] != TP_KIND_CPU_OP || c->name[r] >= nnames || role[c->name[r]] == 0)
             continue;
         if (ix->n == cap) {
             cap = cap ? 2 * cap : 16;
             pe_op *grown = tp_realloc(ix->op, cap * sizeof *grown);
-            if (grown == NULL)
+            if (grown == NULL) {
+                tp_free(role);
                 return TP_ENOMEM;
+            }
             ix->op = grown;
         }
         pe_op *op = &ix->op[ix->n];
-        op->ok = read_op(t, r, role, tp_str_text(st, c->name[r]), op);
+        op->ok = read_op(t, r, role[c->name[r]], tp_str_text(st, c->name[r]), op);
         ix->slot[r] = (int32_t)ix->n++;
     }
+    tp_free(role);
     int ext = tp_trace_ext_find(t, "kernel.block_y");
     if (ext >= 0 && tp_trace_ext_type(t, ext) != TP_COL_I64)
         ext = -1;
     for (size_t a = 0; a < c->n && ix->n > 0; a++) {
         if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
             continue;
-        int32_t x = v->launcher[a];
-        while (x >= 0 && c->kind[x] != TP_KIND_CPU_OP)
-            x = v->parent[x];
+        int32_t x = tp_hier_launching_op(c, v, a);
         if (x < 0 || ix->slot[x] < 0)
             continue;
         pe_op *op = &ix->op[ix->slot[x]];

@@ -41,7 +41,7 @@ for it in rows("predict.e2e.csv"):
         cpu += t2
         t4 = [means.get(("t4", a), 0.0) for a in apis]
         # t_1..t_m: the predictions of the op's calls that own GPU work, in time order
-        kernels = [float(x) for x in op["call_us"].split(";")] if op["call_us"] else []
+        kernels = [float(x) for x in op["call_us_list"].split(";")] if op["call_us_list"] else []
         assert abs(sum(kernels) - float(op["predicted_us"])) <= 1e-9 * max(1.0, sum(kernels))
         if op["supported"] == "1":
             active += sum(kernels)
