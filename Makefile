@@ -32,7 +32,7 @@ DESTDIR ?=
 VERSION := 0.1.0
 SONAME := libtracepipe.so.1
 
-PKGS := yaml-0.1 jansson zlib
+PKGS := yaml-0.1 jansson zlib libpcre2-8
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

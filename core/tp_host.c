@@ -4,6 +4,8 @@
  * forwards to the core modules; nothing here keeps state of its own.
  */
 #include "tp_internal.h"
+#include "tp_iterations.h"
+#include "tp_schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -572,6 +574,8 @@ static const tp_host_api host_api = {
     .trace_refine = tp_host_trace_refine,
     .run_output_count = tp_host_run_output_count,
     .run_output = tp_host_run_output,
+    .iterations = tp_host_iterations,
+    .result_declared = tp_host_result_declared,
 };
 
 const tp_host_api *tp_core_host_api(void)

@@ -4,6 +4,7 @@
  * them into the host table.
  */
 #include "tp_internal.h"
+#include "tp_schema.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -224,31 +225,6 @@ int tp_host_result_set_unit(tp_stage *st, tp_result *r, int col, const char *uni
     return rc;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* The unit CONVENTIONS.md's column names imply: *_us, *_ns, *_bytes,
- * *_percent (and percent_of_*), *_ratio, count and n_*. */
-static const char *unit_from_name(const char *name)
-{
-    static const struct {
-        const char *suffix, *unit;
-    } by_suffix[] = {{"_us", "us"},           {"_ns", "ns"},           {"_bytes", "bytes"},
-                     {"_percent", "percent"}, {"_ratio", "ratio"},     {"_tflops", "Tflop/s"},
-                     {"_gbps", "GB/s"},       {"_flop", "flop"},       {"_count", "count"}};
-    for (size_t i = 0; i < sizeof by_suffix / sizeof by_suffix[0]; i++)
-        if (ends_with(name, by_suffix[i].suffix))
-            return by_suffix[i].unit;
-    if (strncmp(name, "percent", 7) == 0)
-        return "percent";
-    if (strcmp(name, "count") == 0 || strncmp(name, "n_", 2) == 0)
-        return "count";
-    return NULL;
-}
-
 const char *tp_host_result_col_unit(const tp_result *r, int col)
 {
     const char *name = tp_result_colname(r, col);
@@ -261,5 +237,5 @@ const char *tp_host_result_col_unit(const tp_result *r, int col)
         if (unit)
             return unit;
     }
-    return unit_from_name(name);
+    return tp_schema_unit_from_name(name);
 }

@@ -72,8 +72,12 @@ static void *widen(const void *src, size_t declared, size_t full)
 
 static void plugin_copies_free(tp_plugin_desc *desc, tp_stage_desc *stages, size_t n)
 {
-    for (size_t i = 0; stages && i < n; i++)
+    for (size_t i = 0; stages && i < n; i++) {
         free((void *)stages[i].options);
+        /* produces derived from declared results (derive_produces) */
+        if (stages[i].reserved[0] != NULL && stages[i].reserved[0] == stages[i].produces)
+            free((void *)stages[i].produces);
+    }
     free(stages);
     free(desc);
 }
@@ -221,7 +225,35 @@ static const char *stage_problem(const tp_stage_desc *s)
         if (star && strchr(star + 1, '*'))
             return "a produced result id has more than one '*'";
     }
+    for (const tp_result_decl *r = s->results; r && r->name; r++) {
+        if (r->n_cols > 0 && r->cols == NULL)
+            return "a declared result has columns but no column table";
+        for (size_t c = 0; c < r->n_cols; c++)
+            if (r->cols[c].name == NULL ||
+                (r->cols[c].type != TP_COL_STR && r->cols[c].type != TP_COL_I64 &&
+                 r->cols[c].type != TP_COL_F64))
+                return "a declared column has no name or a type other than STR, I64, F64";
+    }
     return NULL;
+}
+
+/* A stage that declares results and no `produces` gets the declared names
+ * as its `produces` (owned by the core: reserved[0] marks the copy). */
+static int derive_produces(tp_stage_desc *s)
+{
+    if (s->results == NULL || s->produces != NULL)
+        return TP_OK;
+    size_t n = 0;
+    while (s->results[n].name)
+        n++;
+    const char **names = calloc(n + 1, sizeof *names);
+    if (names == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        names[i] = s->results[i].name;
+    s->produces = names;
+    s->reserved[0] = names;
+    return TP_OK;
 }
 
 static int refuse(char **err, const char *path, const char *fmt, ...) TP_PRINTF(3, 4);
@@ -302,9 +334,12 @@ static int widen_stages(const tp_plugin_desc *d, const char *path, tp_stage_desc
             stages[i].options = NULL; /* still the plugin's own table */
             return rc;
         }
+        stages[i].reserved[0] = NULL; /* the core's own marker (derive_produces) */
         const char *why = stage_problem(&stages[i]);
         if (why)
             return refuse(err, path, "stage '%s': %s", stages[i].name, why);
+        if (derive_produces(&stages[i]) != TP_OK)
+            return TP_ENOMEM;
     }
     return TP_OK;
 }

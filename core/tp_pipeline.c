@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const top_keys[] = {"name", "description", "vars", "stages", "plugin_path",
-                                        NULL};
+static const char *const top_keys[] = {"name",        "description", "vars", "stages",
+                                        "plugin_path", "iterations",  NULL};
 static const char *const kind_keys[] = {"reader", "filter", "analysis", "writer", NULL};
 static const char *const reserved_keys[] = {"reader", "filter", "analysis", "writer",
                                             "id",     "input",  "trace",    "batch", NULL};
@@ -55,6 +55,7 @@ void tp_pipeline_free(tp_pipeline *p)
     free(p->file);
     free(p->name);
     free(p->description);
+    tp_iter_config_free(&p->iter);
     free(p);
 }
 
@@ -69,10 +70,10 @@ static void check_top_keys(loader *L, const tp_ynode *root)
         for (size_t j = 0; top_keys[j]; j++)
             known |= strcmp(k->text, top_keys[j]) == 0;
         if (!known) {
-            const char *near = tp_closest(k->text, top_keys, 5);
+            const char *near = tp_closest(k->text, top_keys, 6);
             tp_diags_add(L->d, L->file, k->line, k->col,
                          "error: unknown top-level key '%s'%s%s%s; valid keys: name, "
-                         "description, vars, stages, plugin_path",
+                         "description, vars, stages, plugin_path, iterations",
                          k->text, near ? " (did you mean '" : "", near ? near : "",
                          near ? "'?)" : "");
         }
@@ -865,10 +866,13 @@ static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *
     tp_var *vars = collect_vars(L, tp_ymap_get(root, "vars"), sets, n_sets, &nv);
     tp_ynode *stages = (tp_ynode *)tp_ymap_get(root, "stages");
     tp_ynode *pp = (tp_ynode *)tp_ymap_get(root, "plugin_path");
+    tp_ynode *iterations = (tp_ynode *)tp_ymap_get(root, "iterations");
     if (vars) {
         tp_yaml_substitute(stages, vars, nv, L->file, L->d);
         tp_yaml_substitute(pp, vars, nv, L->file, L->d);
+        tp_yaml_substitute(iterations, vars, nv, L->file, L->d);
     }
+    tp_iter_config_load(&L->p->iter, iterations, L->file, L->d);
     override_input(L, stages);
     add_plugin_dirs(L, pp);
     tp_ctx_load_all(L->ctx, L->d);
@@ -1061,7 +1065,7 @@ tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *path
     b->ctx = p->ctx;
     b->file = strdup(p->file);
     b->name = p->name ? strdup(p->name) : NULL;
-    int rc = b->file ? TP_OK : TP_ENOMEM;
+    int rc = b->file ? tp_iter_config_clone(&b->iter, &p->iter) : TP_ENOMEM;
     char id[64];
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         snprintf(id, sizeof id, "%s_%zu", reader->id, i);

@@ -4,6 +4,7 @@
 #define TRACEPIPE_TP_PIPELINE_H
 
 #include "tp_internal.h"
+#include "tp_iterations.h"
 
 #include <errno.h>
 
@@ -43,6 +44,7 @@ struct tp_pipeline {
     char *name, *description;
     pstage *stages;
     size_t n;
+    tp_iter_config iter; /* top-level `iterations:` (defaults when absent) */
 };
 
 /* Calls every stage's init and destroy on its configuration, without a

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define TP_ABI_MAJOR 3
-#define TP_ABI_MINOR 3
+#define TP_ABI_MINOR 4
 
 #if defined(__GNUC__)
 #define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -61,6 +61,69 @@ extern "C" {
 #define TP_EXPORT
 #define TP_HIDDEN
 #endif
+
+/*
+ * Declared result schemas (since 3.4).  A stage lists, per result it makes,
+ * the columns in order with their type, unit and meaning; the core creates
+ * the result from the declaration (tp_result_declared), `pipeline describe`
+ * prints it (and a JSON Schema with --json), and the docs test checks each
+ * plugin page's columns tables against it.  Write declarations with
+ * TP_COLUMNS, which also makes name-derived column constants:
+ *
+ *   #define KS_COLS(X, P) \
+ *       X(P, name, STR, NULL, "kernel name") \
+ *       X(P, count, I64, "count", "launches")
+ *   TP_COLUMNS(ks_main, KS_COLS)   // enum { ks_main_name, ks_main_count, ks_main__n };
+ *                                  // static const tp_col_decl ks_main_cols[];
+ *   tp_result_set_i64(st, r, row, ks_main_count, n);
+ */
+typedef struct tp_col_decl {
+    const char *name;  /* the column name (CONVENTIONS: units in suffixes) */
+    tp_coltype type;   /* TP_COL_STR, TP_COL_I64 or TP_COL_F64 */
+    const char *unit;  /* "us", "count", "bytes", "percent", ... or NULL */
+    const char *doc;   /* one line: what the column holds */
+} tp_col_decl;
+
+typedef struct tp_result_decl {
+    const char *name;  /* "" for "<id>", "NAME" for "<id>.NAME"; NULL ends a list */
+    const char *kind;  /* "table", "tree", "series" or "histogram"; NULL: table */
+    const tp_col_decl *cols;
+    size_t n_cols;
+    const char *doc;   /* one line: what a row is */
+} tp_result_decl;
+
+#define TP_COL_ENUM_(P, NAME, TYPE, UNIT, DOC) P##_##NAME,
+#define TP_COL_DECL_(P, NAME, TYPE, UNIT, DOC) {#NAME, TP_COL_##TYPE, UNIT, DOC},
+/* enum { P_name, ..., P__n } and static const tp_col_decl P_cols[P__n]. */
+#define TP_COLUMNS(P, LIST)                                                     \
+    enum { LIST(TP_COL_ENUM_, P) P##__n };                                      \
+    static const tp_col_decl P##_cols[] = {LIST(TP_COL_DECL_, P)}
+/* One tp_result_decl of columns P (from TP_COLUMNS). */
+#define TP_RESULT(NAME, KIND, P, DOC) {NAME, KIND, P##_cols, (size_t)P##__n, DOC}
+#define TP_RESULTS_END {NULL, NULL, NULL, 0, NULL}
+
+/*
+ * Iterations, set once per pipeline (since 3.4): the top-level
+ * `iterations:` mapping, or its defaults.  Plugins read them through the
+ * SDK's iteration view (tp_sdk_iter.h), which computes them once per trace.
+ */
+typedef enum tp_iter_source {
+    TP_ITER_SOURCE_HOST = 0,           /* host events (ProfilerStep#N, annotations) */
+    TP_ITER_SOURCE_GPU_ANNOTATION = 1, /* GPU-side annotations (gpu_user_annotation) */
+    TP_ITER_SOURCE_RANGE = 2           /* async ranges, 'b' ... 'e' (NVTX-style) */
+} tp_iter_source;
+
+typedef struct tp_iter_settings {
+    uint32_t struct_size;
+    const char *marker;     /* PCRE2 in Python syntax, searched in event names */
+    tp_iter_source source;
+    uint32_t skip_first;    /* iterations left out of per-iteration statistics */
+    uint32_t skip_last;
+    uint32_t from_pipeline; /* 1 when the pipeline's `iterations:` set them */
+} tp_iter_settings;
+
+/* The default marker: PyTorch profiler's step annotations. */
+#define TP_ITER_DEFAULT_MARKER "^ProfilerStep#\\d+$"
 
 /*
  * One stage a plugin provides.  run() is called once per pipeline run; it
@@ -100,7 +163,15 @@ typedef struct tp_stage_desc {
      * n of them, at most 256 KiB) and its path: 0 (not mine) to 100, for
      * `reader: auto`.  NULL: never chosen by auto. */
     int (*probe)(const unsigned char *head, size_t n, const char *path);
-    const void *reserved[3]; /* NULL; room for fields appended in 3.x */
+    /* --- since 3.4 --- */
+    /* The results run() makes, with their columns (TP_RESULT, ended by
+     * TP_RESULTS_END), or NULL.  A stage that declares them need not list
+     * `produces`: the core derives it from these names. */
+    const tp_result_decl *results;
+    /* Optional: the declarations for one configuration, when options change
+     * the results or their columns (NULL: `results` for every config). */
+    const tp_result_decl *(*results_for)(const void *config);
+    const void *reserved[1]; /* NULL; room for fields appended in 3.x */
 } tp_stage_desc;
 
 /* The part of tp_stage_desc every 3.x plugin has (through destroy). */
@@ -331,6 +402,15 @@ struct tp_host_api {
      * listed.  Borrowed. */
     size_t (*run_output_count)(tp_stage *st);
     const char *(*run_output)(tp_stage *st, size_t i);
+
+    /* --- iterations and declared results (since 3.4) --- */
+    /* The pipeline's iterations (top-level `iterations:`, else defaults);
+     * borrowed for the run. */
+    const tp_iter_settings *(*iterations)(tp_stage *st);
+    /* A new result with the columns, kind and units the stage declared for
+     * `name` (as result_new names it), or NULL (reason recorded: the stage
+     * declared no such result, or out of memory). */
+    tp_result *(*result_declared)(tp_stage *st, const char *name);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -345,12 +425,19 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, PRODUCES, FLAGS, INIT, RUN, \
                       DESTROY)                                                                   \
     { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), REQUIRES, INIT, RUN,   \
-      DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), NULL, {NULL, NULL, NULL} }
+      DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), NULL, NULL, NULL, {NULL} }
+/* A stage with declared results (since 3.4): RESULTS is a TP_RESULTS_END-
+ * terminated array of TP_RESULT; RESULTS_FOR NULL or a function of the
+ * config. */
+#define TP_STAGE_DECL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, RESULTS, RESULTS_FOR,      \
+                      FLAGS, INIT, RUN, DESTROY)                                                 \
+    { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), REQUIRES, INIT, RUN,   \
+      DESTROY, NULL, FLAGS, (uint32_t)sizeof(tp_option), NULL, RESULTS, RESULTS_FOR, {NULL} }
 /* A reader that `reader: auto` may choose, by its probe (since 3.1). */
 #define TP_STAGE_READER_PROBED(NAME, SUMMARY, OPTIONS, CONFIG_T, PRODUCES, FLAGS, INIT, RUN,       \
                                DESTROY, PROBE)                                                   \
     { sizeof(tp_stage_desc), TP_STAGE_READER, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), NULL,      \
-      INIT, RUN, DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), PROBE, {NULL, NULL, NULL} }
+      INIT, RUN, DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), PROBE, NULL, NULL, {NULL} }
 #define TP_STAGE(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, INIT, RUN, DESTROY) \
     TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, NULL, NULL, 0, INIT, RUN, DESTROY)
 /* The same with a required earlier analysis. */
@@ -358,7 +445,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
     TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, NULL, 0, INIT, RUN, DESTROY)
 #define TP_STAGE_END                                                                        \
     { sizeof(tp_stage_desc), (tp_stage_kind)0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, \
-      0, NULL, {NULL, NULL, NULL} }
+      0, NULL, NULL, NULL, {NULL} }
 
 /* Emits the descriptor and tp_host.  STAGES is a TP_STAGE_END-terminated
  * array of tp_stage_desc. */
@@ -451,6 +538,8 @@ extern TP_HIDDEN const tp_host_api *tp_host;
     tp_host->trace_refine(st, t, row, kind, device, stream)
 #define tp_run_output_count(st) tp_host->run_output_count(st)
 #define tp_run_output(st, i) tp_host->run_output(st, i)
+#define tp_iterations_settings(st) tp_host->iterations(st)
+#define tp_result_declared(st, name) tp_host->result_declared(st, name)
 #define tp_result_set_kind(st, r, k) tp_host->result_set_kind(st, r, k)
 #define tp_result_kind(r) tp_host->result_kind(r)
 #define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)
