@@ -14,6 +14,7 @@
  * 3 a diff found the test run slower than --fail-if-slower allows.
  */
 #include "tp_internal.h"
+#include "tp_schema.h"
 
 #include <errno.h>
 #include <math.h>
@@ -37,7 +38,10 @@ static const char usage_text[] =
     "                       every shard is done; --pipeline P also runs P's batch: true\n"
     "                       stages over the shards' traces\n"
     "  plugins              list the available stages (kind, version, summary)\n"
-    "  describe NAME        show a stage's options (type, default, range, help)\n"
+    "  describe NAME        show a stage's options (type, default, range, help) and the\n"
+    "                       results it makes, with their columns (type, unit, meaning);\n"
+    "                       --json: a JSON Schema of each result; --markdown: the\n"
+    "                       columns tables of the plugin's page\n"
     "\n"
     "Options:\n"
     "  --set NAME=VALUE     override a variable declared under vars: (repeatable)\n"
@@ -96,6 +100,7 @@ typedef struct cli {
     const char *file;  /* the pipeline file being run */
     int declares_out, declares_trace_name, declares_trace;
     char *out_base;    /* out's value: --set, else the file's default */
+    int describe_format; /* describe --json / --markdown (TP_DESCRIBE_*) */
 } cli;
 
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary outputs being written,
@@ -212,6 +217,10 @@ static int parse_args(cli *c, int argc, char **argv)
             c->verbosity = 0;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             c->verbosity++;
+        } else if (strcmp(a, "--json") == 0) {
+            c->describe_format = TP_DESCRIBE_JSON;
+        } else if (strcmp(a, "--markdown") == 0) {
+            c->describe_format = TP_DESCRIBE_MARKDOWN;
         } else if (strcmp(a, "--no-progress") == 0) {
             c->no_progress = 1;
         } else if (strcmp(a, "--allow-plugin-path") == 0) {
@@ -316,87 +325,6 @@ static int cmd_plugins(tp_ctx *ctx)
                        pd->version ? pd->version : "-", s->summary ? s->summary : "");
         }
     }
-    return TP_EXIT_OK;
-}
-
-static const char *opt_type_name(tp_opt_type t)
-{
-    switch (t) {
-    case TP_OPT_BOOL:
-        return "bool";
-    case TP_OPT_INT:
-        return "int";
-    case TP_OPT_FLOAT:
-        return "float";
-    case TP_OPT_STRING:
-        return "string";
-    case TP_OPT_CHOICE:
-        return "choice";
-    case TP_OPT_LIST:
-        return "list";
-    case TP_OPT_INT_LIST:
-        return "int list";
-    case TP_OPT_FLOAT_LIST:
-        return "float list";
-    case TP_OPT_ENUM:
-        return "choice";
-    }
-    return "?";
-}
-
-static void describe_option(const tp_option *o)
-{
-    char range[256] = "";
-    if ((o->flags & TP_OPT_RANGE) && o->type != TP_OPT_BOOL && o->type != TP_OPT_STRING &&
-        o->type != TP_OPT_CHOICE && o->type != TP_OPT_LIST && o->type != TP_OPT_ENUM)
-        snprintf(range, sizeof range, "[%.15g, %.15g]", o->min, o->max);
-    bool choices = o->type == TP_OPT_CHOICE || o->type == TP_OPT_ENUM;
-    for (size_t i = 0; choices && o->choices[i]; i++) {
-        size_t used = strlen(range);
-        snprintf(range + used, sizeof range - used, "%s%s", i ? "|" : "", o->choices[i]);
-    }
-    printf("  %-16s %-7s %-10s %-18s %s%s\n", o->name, opt_type_name(o->type),
-           (o->flags & TP_OPT_REQUIRED) ? "(required)" : o->def ? o->def : "-", range,
-           o->help ? o->help : "", "");
-}
-
-/* The known stage name closest to name, or NULL. */
-static const char *closest_stage(tp_ctx *ctx, const char *name)
-{
-    size_t n = tp_ctx_stage_count(ctx);
-    const char **names = calloc(n + 1, sizeof *names);
-    if (names == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        names[i] = tp_ctx_stage_at(ctx, i, NULL)->name;
-    const char *near = tp_closest(name, names, n);
-    free(names);
-    return near;
-}
-
-static int cmd_describe(tp_ctx *ctx, const char *name)
-{
-    if (name == NULL)
-        return usage_error("describe needs a stage name (see 'pipeline plugins')", NULL);
-    const char *path = NULL;
-    const tp_stage_desc *s = tp_ctx_find_stage(ctx, 0, name, &path);
-    if (s == NULL) {
-        const char *near = closest_stage(ctx, name);
-        tp_print_line(stderr, "pipeline: no stage named '%s'%s%s%s (see 'pipeline plugins')", name,
-                      near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
-        return TP_EXIT_USAGE;
-    }
-    printf("%s %s — %s\n  plugin: %s\n", tp_stage_kind_name(s->kind), s->name,
-           s->summary ? s->summary : "", path);
-    if (s->requires)
-        printf("  requires: analysis %s (run first with defaults if the pipeline lacks it)\n",
-               s->requires);
-    printf("\n  %-16s %-7s %-10s %-18s %s\n", "OPTION", "TYPE", "DEFAULT", "RANGE/CHOICES",
-           "HELP");
-    for (const tp_option *o = s->options; o && o->name; o++)
-        describe_option(o);
-    if (s->options == NULL || s->options[0].name == NULL)
-        printf("  (no options)\n");
     return TP_EXIT_OK;
 }
 
@@ -1019,7 +947,8 @@ int main(int argc, char **argv)
         else if (strcmp(c.command, "plugins") == 0)
             rc = cmd_plugins(ctx);
         else if (strcmp(c.command, "describe") == 0)
-            rc = cmd_describe(ctx, c.arg);
+            rc = c.arg ? tp_cli_describe(ctx, c.arg, c.describe_format)
+                       : usage_error("describe needs a stage name (see 'pipeline plugins')", NULL);
         else
             rc = unknown_command(c.command);
     }

@@ -29,4 +29,8 @@ void tp_schema_print_text(FILE *f, const tp_result_decl *decls, const char *stag
 void tp_schema_print_markdown(FILE *f, const tp_result_decl *decls);
 int tp_schema_print_json(FILE *f, const tp_stage_desc *d, const tp_result_decl *decls);
 
+/* `pipeline describe NAME` in one of these forms; an exit code. */
+enum { TP_DESCRIBE_TEXT = 0, TP_DESCRIBE_JSON = 1, TP_DESCRIBE_MARKDOWN = 2 };
+int tp_cli_describe(tp_ctx *ctx, const char *name, int format);
+
 #endif
