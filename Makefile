@@ -47,19 +47,26 @@ LDFLAGS += $(VLDFLAGS)
 
 # ---------------------------------------------------------------- core
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c))
-# the SDK's JSON access is also the core's (host json_find): one implementation
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/core/sdk/tp_sdk_json.o
+# the SDK's JSON access is also the core's (host json_find), its safe text
+# the core's diagnostics (tp_diag.c): one implementation each
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sdk/tp_sdk_json.o \
+            $(BUILD)/obj/sdk/tp_sdk_text.o
 LIB := $(BUILD)/$(SONAME)
 BIN := $(BUILD)/pipeline
 CORE_LIBS := $(PKG_LIBS) -ldl -lpthread -lm
 
 # ---------------------------------------------------------------- plugin SDK
-# core/sdk/*.c -> libtracepipe-sdk.a: helpers every plugin links in (see
+# sdk/*.c -> libtracepipe-sdk.a: helpers every plugin links in (see
 # include/tracepipe/tp_sdk.h), compiled like plugin code (public headers
 # only, hidden visibility) so nothing of it is exported from a plugin.
-SDK_SRC := $(wildcard core/sdk/*.c)
+# tp_sdk_regex.c and tp_sdk_markers.c use PCRE2: a plugin that calls them
+# links -lpcre2-8 (tracepipe.pc's Libs.private); the archive's other
+# objects do not pull it in.
+SDK_SRC := $(wildcard sdk/*.c)
 SDK_OBJ := $(SDK_SRC:%.c=$(BUILD)/obj/%.o)
 SDK_LIB := $(BUILD)/libtracepipe-sdk.a
+PCRE2_CFLAGS := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
+PCRE2_LIBS := $(shell pkg-config --libs libpcre2-8 2>/dev/null)
 
 # ---------------------------------------------------------------- plugins
 # Every folder plugins/<kind>/<name>/ becomes $(BUILD)/plugins/<name>.so.
@@ -88,9 +95,9 @@ $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c)): $(BUILD)/obj/$(1)/%.o: $(
 endef
 $(foreach d,$(PLUGIN_DIRS),$(eval $(call plugin_rules,$(d))))
 
-$(SDK_OBJ): $(BUILD)/obj/core/sdk/%.o: core/sdk/%.c
+$(SDK_OBJ): $(BUILD)/obj/sdk/%.o: sdk/%.c
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) -c -o $@ $<
+	$(CC) $(PLUGIN_CFLAGS) $(PCRE2_CFLAGS) -c -o $@ $<
 $(SDK_LIB): $(SDK_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
@@ -124,9 +131,10 @@ $(BIN): $(BUILD)/obj/core/main.o $(LIB)
 
 $(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ) $(SDK_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(CORE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PCRE2_LIBS) $(CORE_LIBS)
 
-$(PLUGTEST_BIN): $(PLUGTEST_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ)
+# predict's models (check_predict.c) read the SDK's device presets
+$(PLUGTEST_BIN): $(PLUGTEST_SRC:%.c=$(BUILD)/obj/%.o) $(CORE_OBJ) $(SDK_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(CORE_LIBS)
 

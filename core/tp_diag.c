@@ -4,7 +4,7 @@
  */
 #include "tp_internal.h"
 
-#include "../plugins/common/tp_utf8.h"
+#include <tracepipe/tp_sdk_text.h>
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -8,7 +8,9 @@
  * The archive is compiled with hidden visibility: linked into a plugin, its
  * functions are not exported from the plugin's shared object.
  *
- * Include this umbrella header or the tp_sdk_*.h part a plugin needs.
+ * Include this umbrella header or the tp_sdk_*.h part a plugin needs.  The
+ * PCRE2 parts, tp_sdk_regex.h and tp_sdk_markers.h, are not in the
+ * umbrella: a plugin using them includes them and links libpcre2-8.
  */
 #ifndef TRACEPIPE_TP_SDK_H
 #define TRACEPIPE_TP_SDK_H
@@ -21,5 +23,9 @@
 #include "tp_sdk_trace.h"
 #include "tp_sdk_tree.h"
 #include "tp_sdk_hier.h"
+#include "tp_sdk_text.h"
+#include "tp_sdk_topn.h"
+#include "tp_sdk_presets.h"
+#include "tp_sdk_gemm.h"
 
 #endif

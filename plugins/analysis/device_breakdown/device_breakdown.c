@@ -26,7 +26,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_trace.h>
 
-#include "../../common/tp_aggtree.h"
+#include <tracepipe/tp_sdk_topn.h>
 #include <tracepipe/tp_sdk_hier.h>
 #include "devb_internal.h"
 
@@ -61,7 +61,7 @@ static tp_str leaf_name(db *d, tp_str name)
 /* Appends the host child at pre-order position p, or through a transparent
  * runtime call its host children.  Only rows this stream touched can have
  * device time. */
-static int push_host(db *d, int32_t p, agg_buf *out)
+static int push_host(db *d, int32_t p, tp_agg_buf *out)
 {
     int32_t r = d->pre[p];
     if (d->c->kind[r] == TP_KIND_RUNTIME) {
@@ -72,29 +72,29 @@ static int push_host(db *d, int32_t p, agg_buf *out)
         }
         return TP_OK;
     }
-    return d->dt[p] > 0 ? agg_push(out, r) : TP_OK;
+    return d->dt[p] > 0 ? tp_agg_push(out, r) : TP_OK;
 }
 
 /* Appends the current stream's activities owned by `owner` (-1: the stream node). */
-static int push_owned(db *d, int64_t owner, agg_buf *out)
+static int push_owned(db *d, int64_t owner, tp_agg_buf *out)
 {
     int32_t a = owner >= 0 ? d->ofirst[d->pos[owner]] : d->top_first;
     for (; a >= 0; a = d->onext[a]) {
-        int rc = agg_push(out, d->by_stream[a].row);
+        int rc = tp_agg_push(out, d->by_stream[a].row);
         if (rc != TP_OK)
             return rc;
     }
     return TP_OK;
 }
 
-static int db_children(void *ctx, int64_t item, agg_buf *out)
+static int db_children(void *ctx, int64_t item, tp_agg_buf *out)
 {
     db *d = ctx;
     int rc = TP_OK;
     if (item == ITEM_UNLINKED) {
         for (size_t i = d->cur_first; i < d->cur_first + d->cur_count && rc == TP_OK; i++)
             if (!in_forest(d, d->launcher[d->by_stream[i].row]))
-                rc = agg_push(out, d->by_stream[i].row);
+                rc = tp_agg_push(out, d->by_stream[i].row);
         return rc;
     }
     if (item == ITEM_TOP) {
@@ -105,7 +105,7 @@ static int db_children(void *ctx, int64_t item, agg_buf *out)
         if (rc == TP_OK)
             rc = push_owned(d, -1, out);
         if (rc == TP_OK && d->unlinked_ns > 0)
-            rc = agg_push(out, ITEM_UNLINKED);
+            rc = tp_agg_push(out, ITEM_UNLINKED);
         return rc;
     }
     if (tp_kind_is_activity(d->c->kind[item]))
@@ -252,8 +252,8 @@ static int write_tree(db *d)
     tp_result *r = tp_result_new(d->st, "tree");
     if (r == NULL)
         return TP_ENOMEM;
-    agg_out o;
-    if (agg_out_init(&o, d->st, r) != TP_OK ||
+    tp_agg_out o;
+    if (tp_agg_out_init(&o, d->st, r) != TP_OK ||
         tp_result_set_meta(d->st, r, "title", "Device runtime breakdown") != TP_OK)
         return TP_ENOMEM;
     /* every row says which stream it belongs to (null under "all streams") */
@@ -263,7 +263,7 @@ static int write_tree(db *d)
         return TP_ENOMEM;
     o.max_depth = d->cfg->depth;
     o.truncate = d->cfg->truncate;
-    agg_src src = {d, db_children, db_time, db_key, db_label, NULL};
+    tp_agg_src src = {d, db_children, db_time, db_key, db_label, NULL};
     int rc = TP_OK;
     char label[96];
     for (size_t s = 0; s <= d->nstreams && rc == TP_OK; s++) {
@@ -284,7 +284,7 @@ static int write_tree(db *d)
         }
         stream_times(d);
         size_t first_row = tp_result_rows(r);
-        rc = agg_top(&src, &o, ITEM_TOP, label, d->count);
+        rc = tp_agg_top(&src, &o, ITEM_TOP, label, d->count);
         for (size_t row = first_row; !d->all && rc == TP_OK && row < tp_result_rows(r); row++)
             rc = tp_result_set_i64(d->st, r, row, c_dev, d->dev) |
                  tp_result_set_i64(d->st, r, row, c_stream, d->stream);

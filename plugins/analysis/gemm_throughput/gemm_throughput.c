@@ -18,8 +18,8 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
-#include "../../common/tp_gemm_counts.h"
-#include "../../common/tp_presets.h"
+#include <tracepipe/tp_sdk_gemm.h>
+#include <tracepipe/tp_sdk_presets.h>
 #include "gemm_kernels.h"
 
 typedef struct gt_config {
@@ -83,7 +83,7 @@ typedef struct gt {
 
 /* The dims as one canonical text, "[[64, 128], [128, 256]]" (as Python
  * prints them), whatever the spacing of the trace: the grouping key. */
-static size_t dims_text(const gc_shape *s, char *buf, size_t size)
+static size_t dims_text(const tp_gemm_shape *s, char *buf, size_t size)
 {
     size_t n = 0;
 #define PUT(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
@@ -113,7 +113,7 @@ static int find_calls(gt *g)
         if (c->kind[i] != TP_KIND_CPU_OP || name >= nstr)
             continue;
         if (memo[name] == 0)
-            memo[name] = gc_is_gemm_name(tp_str_text(g->st, name)) ? 1 : 2;
+            memo[name] = tp_gemm_is_name(tp_str_text(g->st, name)) ? 1 : 2;
         if (memo[name] != 1)
             continue;
         size_t alen = 0, dlen = 0, tlen = 0;
@@ -122,10 +122,10 @@ static int find_calls(gt *g)
         if (dims == NULL && args)
             dims = tp_json_get(args, alen, "Input dims", &dlen);
         const char *types = args ? tp_json_get(args, alen, "Input type", &tlen) : NULL;
-        gc_shape s;
+        tp_gemm_shape s;
         double flops, elems;
-        if (dims == NULL || !gc_parse_dims(dims, dlen, &s) ||
-            !gc_gemm_counts(tp_str_text(g->st, name), &s, &flops, &elems))
+        if (dims == NULL || !tp_gemm_parse_dims(dims, dlen, &s) ||
+            !tp_gemm_counts(tp_str_text(g->st, name), &s, &flops, &elems))
             continue;
         char text[512];
         size_t tl = dims_text(&s, text, sizeof text);
@@ -135,7 +135,7 @@ static int find_calls(gt *g)
             return TP_ENOMEM;
         }
         g->call_of[i] = (int32_t)g->ncalls;
-        double bpe = gc_bpe_of(types, tlen);
+        double bpe = tp_gemm_bpe_of(types, tlen);
         g->calls[g->ncalls++] = (gt_call){(int32_t)i, key, flops, elems * bpe, bpe, 0};
     }
     tp_free(memo);

@@ -25,7 +25,7 @@
 #include <tracepipe/tp_sdk_intervals.h>
 #include <tracepipe/tp_sdk_trace.h>
 
-#include "../../common/tp_aggtree.h"
+#include <tracepipe/tp_sdk_topn.h>
 #include <tracepipe/tp_sdk_hier.h>
 
 typedef struct hb_config {
@@ -85,7 +85,7 @@ typedef struct hb {
     int64_t *prefix; /* prefix[j] = length of segments before j */
     size_t nseg;
     int64_t w0, w1; /* the window */
-    agg_buf kids; /* scratch for unaccounted() */
+    tp_agg_buf kids; /* scratch for unaccounted() */
     tp_interval *ivs;
     size_t ivcap;
     size_t main_n;      /* roots[0 .. main_n): the main thread's */
@@ -164,7 +164,7 @@ static int included(const hb *h, int64_t r)
 }
 
 /* Appends r, or for a transparent module event its children. */
-static int push_child(hb *h, int64_t r, agg_buf *out)
+static int push_child(hb *h, int64_t r, tp_agg_buf *out)
 {
     if (transparent(h, r)) {
         for (int64_t k = h->first_child[r]; k >= 0; k = h->next_sibling[k]) {
@@ -174,7 +174,7 @@ static int push_child(hb *h, int64_t r, agg_buf *out)
         }
         return TP_OK;
     }
-    return included(h, r) ? agg_push(out, r) : TP_OK;
+    return included(h, r) ? tp_agg_push(out, r) : TP_OK;
 }
 
 /* Whether any root of thread k lies in the kept region. */
@@ -187,7 +187,7 @@ static int thread_included(hb *h, size_t k)
     return 0;
 }
 
-static int hb_children(void *ctx, int64_t item, agg_buf *out)
+static int hb_children(void *ctx, int64_t item, tp_agg_buf *out)
 {
     hb *h = ctx;
     int rc = TP_OK;
@@ -197,7 +197,7 @@ static int hb_children(void *ctx, int64_t item, agg_buf *out)
             rc = push_child(h, h->roots[i], out);
         for (size_t k = 0; k < h->nthreads && rc == TP_OK; k++)
             if (thread_included(h, k))
-                rc = agg_push(out, HB_THREAD_ITEM(k));
+                rc = tp_agg_push(out, HB_THREAD_ITEM(k));
         return rc;
     }
     if (item < 0) {
@@ -558,16 +558,16 @@ static int hb_build(hb *h)
     tp_result *r = tp_result_new(h->st, NULL);
     if (r == NULL)
         return TP_ENOMEM;
-    agg_out o;
-    rc = agg_out_init(&o, h->st, r);
+    tp_agg_out o;
+    rc = tp_agg_out_init(&o, h->st, r);
     if (rc == TP_OK)
         rc = tp_result_set_meta(h->st, r, "title", "Host runtime breakdown");
     if (rc != TP_OK)
         return TP_ENOMEM;
     o.max_depth = h->cfg->depth;
     o.truncate = h->cfg->truncate;
-    agg_src src = {h, hb_children, hb_time, hb_key, hb_label, hb_unaccounted};
-    rc = agg_top(&src, &o, -1, "Host runtime", -1);
+    tp_agg_src src = {h, hb_children, hb_time, hb_key, hb_label, hb_unaccounted};
+    rc = tp_agg_top(&src, &o, -1, "Host runtime", -1);
     if (rc == TP_OK)
         rc = write_summary(h, r, hb_time(h, -1));
     return rc;

@@ -22,7 +22,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
-#include "../../common/tp_markers.h"
+#include <tracepipe/tp_sdk_markers.h>
 
 typedef struct it_config {
     const char *marker;

@@ -22,7 +22,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
-#include "../../common/tp_pyregex.h"
+#include <tracepipe/tp_sdk_regex.h>
 
 typedef struct ks_config {
     int short_names;

@@ -1,7 +1,7 @@
 /*
  * analysis predict (issue 15): the performance models of ANALYSES.md
  * section 5 (predict_models.h) with a device preset (section 5.1,
- * plugins/common/tp_presets.h), evaluated
+ * the SDK's tp_sdk_presets.h), evaluated
  *
  * - on cases written in the pipeline: seed 004's embedding lookups
  *   (forward, SGD and row-wise Adagrad backward), element-wise ops, the
@@ -27,7 +27,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
-#include "../../common/tp_gemm_counts.h"
+#include <tracepipe/tp_sdk_gemm.h>
 #include "predict_embedding_index.h"
 #include "predict_fc.h"
 #include "predict_models.h"
@@ -466,8 +466,8 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     const char *args = tp_trace_args(t, row, &alen);
     const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
     const char *types = args ? tp_json_get(args, alen, "Input type", &tlen) : NULL;
-    gc_shape sh;
-    int have = dims && gc_parse_dims(dims, dlen, &sh);
+    tp_gemm_shape sh;
+    int have = dims && tp_gemm_parse_dims(dims, dlen, &sh);
     *dims_id = dims ? tp_intern(st, dims, dlen) : 0;
     const char *theirs = registered_model(t, row, us);
     if (theirs)
@@ -476,10 +476,10 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     if (emb || e->why[0])
         return emb;
     double flops, elems;
-    if (have && gc_is_gemm_name(name) && gc_gemm_counts(name, &sh, &flops, &elems)) {
+    if (have && tp_gemm_is_name(name) && tp_gemm_counts(name, &sh, &flops, &elems)) {
         if (m->fc && pf_predict_op(st, m->fc, (int32_t)row, c->name[row], *dims_id, &sh, p, us) == 1)
             return PF_MODEL; /* the benchmark table (5.5); else (logged) the roofline */
-        double bpe = gc_bpe_of(types, tlen);
+        double bpe = tp_gemm_bpe_of(types, tlen);
         tp_preset q = *p;
         if (bpe == 2 && p->fp16 > 0)
             q.fp32 = p->fp16; /* half-precision products run at the FP16 peak */
@@ -490,7 +490,7 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     model_name(name, base, sizeof base);
     const pm_elementwise *ew = pm_elementwise_find(base);
     if (have && ew && sh.n > 0) {
-        *us = pm_elementwise_us(ew, (int64_t)gc_prod(sh.dim[0], sh.rank[0]), p);
+        *us = pm_elementwise_us(ew, (int64_t)tp_gemm_prod(sh.dim[0], sh.rank[0]), p);
         return "elementwise";
     }
     return NULL;

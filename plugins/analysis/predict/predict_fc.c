@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <tracepipe/tp_sdk_sort.h>
 
 #include "predict_fc.h"
 
@@ -78,7 +79,7 @@ int pf_table_from_input(tp_stage *st, const char *id, const char *prefix, pm_fc_
 
 /* ---- the ops of a trace */
 
-_Static_assert(GC_MAX_RANK == PM_MAX_RANK, "gc_shape's dims are pm_fc_query's");
+_Static_assert(TP_GEMM_MAX_RANK == PM_MAX_RANK, "tp_gemm_shape's dims are pm_fc_query's");
 
 static pf_call *new_call(pf_ops *fc)
 {
@@ -96,7 +97,7 @@ static pf_call *new_call(pf_ops *fc)
 }
 
 int pf_predict_op(tp_stage *st, pf_ops *fc, int32_t row, tp_str name, tp_str dims,
-                  const gc_shape *sh, const tp_preset *p, double *us)
+                  const tp_gemm_shape *sh, const tp_preset *p, double *us)
 {
     pf_call *c = new_call(fc);
     if (c == NULL)

@@ -11,7 +11,7 @@
 
 #include <tracepipe/tp_plugin.h>
 
-#include "../../common/tp_gemm_counts.h"
+#include <tracepipe/tp_sdk_gemm.h>
 #include "predict_models.h"
 
 /* The model name of ops the table predicted. */
@@ -47,7 +47,7 @@ typedef struct pf_ops {
  * 1 and *us, or 0 (the caller's roofline takes it); the call is recorded
  * for <id>.fc_table either way.  -1: out of memory. */
 int pf_predict_op(tp_stage *st, pf_ops *fc, int32_t row, tp_str name, tp_str dims,
-                  const gc_shape *sh, const tp_preset *p, double *us);
+                  const tp_gemm_shape *sh, const tp_preset *p, double *us);
 
 /* What the occurrence of `row` measured and the model that took it; called
  * for the occurrences in row order. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/tp_presets.h"
+#include <tracepipe/tp_sdk_presets.h>
 
 /* ceil(x / 32) * 32 */
 static inline int64_t pm_r32(int64_t x) { return (x + 31) / 32 * 32; }

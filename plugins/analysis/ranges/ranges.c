@@ -23,7 +23,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
-#include "../../common/tp_markers.h"
+#include <tracepipe/tp_sdk_markers.h>
 
 typedef struct rg_config {
     const char *include;

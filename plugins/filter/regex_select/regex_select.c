@@ -11,7 +11,7 @@
  */
 #include "regex_select.h"
 
-#include "../../common/tp_pyregex.h"
+#include <tracepipe/tp_sdk_regex.h>
 #include <stdlib.h>
 #include <string.h>
 

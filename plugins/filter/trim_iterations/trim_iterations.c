@@ -34,7 +34,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_trace.h>
 
-#include "../../common/tp_markers.h"
+#include <tracepipe/tp_sdk_markers.h>
 
 typedef struct trim_config {
     int64_t iterations;

@@ -18,7 +18,7 @@
 #include <tracepipe/tp_sdk_output.h>
 #include <tracepipe/tp_sdk_tree.h>
 
-#include "../../common/tp_utf8.h"
+#include <tracepipe/tp_sdk_text.h>
 
 #define MAX_SVG_BYTES (8u << 20)
 

@@ -30,7 +30,7 @@
 #include <tracepipe/tp_sdk_output.h>
 #include <tracepipe/tp_sdk_tree.h>
 
-#include "../../common/tp_utf8.h"
+#include <tracepipe/tp_sdk_text.h>
 
 typedef struct json_config {
     const char *path;

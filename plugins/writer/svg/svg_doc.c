@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/tp_utf8.h"
+#include <tracepipe/tp_sdk_text.h>
 
 void svg_doc_init(svg_doc *d, double width)
 {

@@ -37,7 +37,7 @@
 #include <tracepipe/tp_sdk_output.h>
 #include <tracepipe/tp_sdk_tree.h>
 
-#include "../../common/tp_utf8.h"
+#include <tracepipe/tp_sdk_text.h>
 
 #define TEXT_NAME_CAP 60 /* widest name column a tree pads to */
 

@@ -1,28 +1,9 @@
-/*
- * Iteration markers named by a Python-style regex (trim_iterations,
- * iterations): compile the option's pattern once, mark the names of the
- * candidate events that match (each distinct name matched once), and let the
- * SDK find the iterations (markers or NVTX-style ranges).  Header-only,
- * private to the built-in plugins; the plugin links libpcre2-8.
- */
-#ifndef TRACEPIPE_PLUGINS_TP_MARKERS_H
-#define TRACEPIPE_PLUGINS_TP_MARKERS_H
+/* SDK: iteration markers by regex (tp_sdk_markers.h). */
+#include <tracepipe/tp_sdk_markers.h>
 
 #include <stdio.h>
-#include <tracepipe/tp_plugin.h>
-#include <tracepipe/tp_sdk_trace.h>
 
-#include "tp_pyregex.h"
-
-typedef struct tp_markers {
-    pcre2_code *re;
-    pcre2_match_data *md;
-    const char *pattern;
-} tp_markers;
-
-/* Compiles pattern (an option's value, reported as `option`). */
-static inline int tp_markers_open(tp_stage *st, tp_markers *m, const char *option,
-                                  const char *pattern)
+int tp_markers_open(tp_stage *st, tp_markers *m, const char *option, const char *pattern)
 {
     int err;
     PCRE2_SIZE off;
@@ -40,7 +21,7 @@ static inline int tp_markers_open(tp_stage *st, tp_markers *m, const char *optio
     return m->md ? TP_OK : TP_ENOMEM;
 }
 
-static inline void tp_markers_close(tp_markers *m)
+void tp_markers_close(tp_markers *m)
 {
     pcre2_match_data_free(m->md);
     pcre2_code_free(m->re);
@@ -48,9 +29,7 @@ static inline void tp_markers_close(tp_markers *m)
     m->re = NULL;
 }
 
-/* A regex PCRE2 gave up on: the iterations cannot be known. */
-static inline int tp_markers_error(tp_stage *st, const tp_markers *m, const tp_cols *c,
-                                   size_t row, int code)
+int tp_markers_error(tp_stage *st, const tp_markers *m, const tp_cols *c, size_t row, int code)
 {
     char why[128];
     tp_pyre_error_text(code, why, sizeof why);
@@ -64,11 +43,8 @@ static inline int tp_markers_error(tp_stage *st, const tp_markers *m, const tp_c
                    len > 80 ? "..." : "", why);
 }
 
-/* The candidates are host events, or with `ranges` the begins of async
- * ranges (`b`); memo[name] = 1 when the name matches, 2 when not, 0 for
- * names of no candidate. */
-static inline int tp_markers_memo(tp_stage *st, const tp_markers *m, int ranges, const tp_cols *c,
-                                  uint8_t *memo, size_t nstr)
+int tp_markers_memo(tp_stage *st, const tp_markers *m, int ranges, const tp_cols *c,
+                    uint8_t *memo, size_t nstr)
 {
     for (size_t i = 0; i < c->n; i++) {
         tp_str name = c->name[i];
@@ -83,9 +59,8 @@ static inline int tp_markers_memo(tp_stage *st, const tp_markers *m, int ranges,
     return TP_OK;
 }
 
-/* The iterations the markers delimit (the SDK's rules). */
-static inline int tp_markers_iterations(tp_stage *st, const tp_markers *m, int ranges,
-                                        const tp_cols *c, tp_iterations *it)
+int tp_markers_iterations(tp_stage *st, const tp_markers *m, int ranges, const tp_cols *c,
+                          tp_iterations *it)
 {
     size_t nstr = tp_str_count(st);
     uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
@@ -98,5 +73,3 @@ static inline int tp_markers_iterations(tp_stage *st, const tp_markers *m, int r
     tp_free(memo);
     return rc;
 }
-
-#endif

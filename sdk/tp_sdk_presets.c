@@ -1,30 +1,14 @@
-/*
- * Device presets (ANALYSES.md section 5.1): the one table gemm_throughput's
- * roofline and predict's models read.  Dense GFLOP/s and GB/s; 0 = not
- * published (no vendor publishes L2 bandwidth: a model needing it fails
- * unless the pipeline gives one).  Header-only, private to the built-in
- * plugins.
- */
-#ifndef TRACEPIPE_PLUGINS_TP_PRESETS_H
-#define TRACEPIPE_PLUGINS_TP_PRESETS_H
+/* SDK: device presets (tp_sdk_presets.h). */
+#include <tracepipe/tp_sdk_presets.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_json.h>
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stddef.h>
 #include <string.h>
 
-#include <tracepipe/tp_plugin.h>
-#include <tracepipe/tp_sdk_json.h>
-
-typedef struct tp_preset {
-    const char *name;
-    int sms;           /* SMs / CUs */
-    double l2_bytes;
-    double dram_gbps, l2_gbps;
-    double fp32, tf32, fp16, bf16;
-} tp_preset;
-
+/* ANALYSES.md section 5.1: dense GFLOP/s and GB/s; 0 = not published. */
 static const tp_preset tp_presets[] = {
     {"v100_seed", 80, 25165824, 809, 2888, 12200, 0, 0, 0},
     {"a100_sxm4_80gb", 108, 41943040, 2039, 0, 19500, 156000, 312000, 312000},
@@ -32,7 +16,7 @@ static const tp_preset tp_presets[] = {
     {"mi300x", 304, 33554432, 5300, 0, 163400, 653700, 1307400, 1307400},
 };
 
-static inline const tp_preset *tp_preset_find(const char *name)
+const tp_preset *tp_preset_find(const char *name)
 {
     for (size_t i = 0; name && i < sizeof tp_presets / sizeof *tp_presets; i++)
         if (strcmp(tp_presets[i].name, name) == 0)
@@ -40,9 +24,7 @@ static inline const tp_preset *tp_preset_find(const char *name)
     return NULL;
 }
 
-/* The preset of a device by its name (trace info device.0.name): only the
- * parts whose figures the presets hold (an A100 40GB has other bandwidth). */
-static inline const char *tp_preset_for_device(const char *name)
+const char *tp_preset_for_device(const char *name)
 {
     if (name == NULL)
         return NULL;
@@ -59,10 +41,8 @@ static inline const char *tp_preset_for_device(const char *name)
 
 /* ------------------------------------------------ a user's preset file */
 
-#ifndef TP_CORE_BUILD /* plugin code: tests built with the core's flags use the table only */
-
 /* The figures a file may give, tracepipe's names (GFLOP/s and GB/s). */
-static inline double *tp_preset_field(tp_preset *p, const char *key, size_t len)
+static double *preset_field(tp_preset *p, const char *key, size_t len)
 {
 #define TP_PRESET_KEY(K, F) if (len == sizeof(K) - 1 && memcmp(key, K, len) == 0) return &p->F
     TP_PRESET_KEY("dram_gbps", dram_gbps);
@@ -76,8 +56,8 @@ static inline double *tp_preset_field(tp_preset *p, const char *key, size_t len)
     return NULL;
 }
 
-static inline int tp_preset_number(tp_stage *st, const char *path, const char *key, const char *v,
-                                   size_t vlen, double *out)
+static int preset_number(tp_stage *st, const char *path, const char *key, const char *v,
+                         size_t vlen, double *out)
 {
     if (tp_json_f64(v, vlen, out) != TP_OK || !(*out >= 0))
         return tp_fail(st, TP_EINVAL, "%s: '%s' is not a number >= 0: '%.*s'", path, key,
@@ -88,8 +68,8 @@ static inline int tp_preset_number(tp_stage *st, const char *path, const char *k
 /* TraceLens's arch JSON: mem_bw_gbps and max_achievable_tflops{matrix_*,
  * vector_*} in TFLOP/s.  fp32 is the vector rate (matrix_fp32 when there is
  * none), tf32 matrix_tf32 else matrix_fp32. */
-static inline int tp_preset_tracelens(tp_stage *st, const char *path, const char *text, size_t len,
-                                      tp_preset *p)
+static int preset_tracelens(tp_stage *st, const char *path, const char *text, size_t len,
+                            tp_preset *p)
 {
     static const char *const keys[][2] = {{"vector_fp32", NULL}, {"matrix_tf32", "matrix_fp32"},
                                           {"matrix_fp16", NULL}, {"matrix_bf16", NULL}};
@@ -97,28 +77,28 @@ static inline int tp_preset_tracelens(tp_stage *st, const char *path, const char
     size_t vlen, mlen;
     const char *v = tp_json_get(text, len, "mem_bw_gbps", &vlen);
     const char *maf = tp_json_get(text, len, "max_achievable_tflops", &mlen);
-    int rc = v ? tp_preset_number(st, path, "mem_bw_gbps", v, vlen, &p->dram_gbps) : TP_OK;
+    int rc = v ? preset_number(st, path, "mem_bw_gbps", v, vlen, &p->dram_gbps) : TP_OK;
     for (size_t i = 0; maf && rc == TP_OK && i < 4; i++) {
         for (size_t k = 0; k < 2 && keys[i][k]; k++) {
             const char *f = tp_json_get(maf, mlen, keys[i][k], &vlen);
             if (f == NULL)
                 continue;
-            rc = tp_preset_number(st, path, keys[i][k], f, vlen, fields[i]);
+            rc = preset_number(st, path, keys[i][k], f, vlen, fields[i]);
             *fields[i] *= 1e3; /* TFLOP/s -> GFLOP/s */
             break;
         }
     }
     const char *m32 = maf ? tp_json_get(maf, mlen, "matrix_fp32", &vlen) : NULL;
     if (rc == TP_OK && p->fp32 == 0 && m32) {
-        rc = tp_preset_number(st, path, "matrix_fp32", m32, vlen, &p->fp32);
+        rc = preset_number(st, path, "matrix_fp32", m32, vlen, &p->fp32);
         p->fp32 *= 1e3;
     }
     return rc;
 }
 
 /* A flat YAML mapping of tracepipe's keys: "key: value" lines, # comments. */
-static inline int tp_preset_yaml(tp_stage *st, const char *path, char *text, tp_preset *p,
-                                 char *name, size_t namesz)
+static int preset_yaml(tp_stage *st, const char *path, char *text, tp_preset *p, char *name,
+                       size_t namesz)
 {
     int lineno = 0;
     char *save = NULL;
@@ -149,10 +129,10 @@ static inline int tp_preset_yaml(tp_stage *st, const char *path, char *text, tp_
             snprintf(name, namesz, "%s", val);
             continue;
         }
-        double *f = tp_preset_field(p, key, strlen(key));
+        double *f = preset_field(p, key, strlen(key));
         double sms;
         if (strcmp(key, "sms") == 0) {
-            if (tp_preset_number(st, path, key, val, vlen, &sms) != TP_OK)
+            if (preset_number(st, path, key, val, vlen, &sms) != TP_OK)
                 return TP_EINVAL;
             p->sms = (int)sms;
             continue;
@@ -161,22 +141,13 @@ static inline int tp_preset_yaml(tp_stage *st, const char *path, char *text, tp_
             return tp_fail(st, TP_EINVAL, "%s: line %d: unknown key '%s' (name, sms, l2_bytes, "
                            "dram_gbps, l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops, "
                            "bf16_gflops)", path, lineno, key);
-        if (tp_preset_number(st, path, key, val, vlen, f) != TP_OK)
+        if (preset_number(st, path, key, val, vlen, f) != TP_OK)
             return TP_EINVAL;
     }
     return TP_OK;
 }
 
-/*
- * A device preset from a user's file: JSON with tracepipe's keys (name, sms,
- * l2_bytes, dram_gbps, l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops,
- * bf16_gflops), TraceLens's arch JSON (name, mem_bw_gbps,
- * max_achievable_tflops), or tracepipe's keys as a flat YAML mapping.  A
- * figure not given is 0 (not known): a model that needs it says so.
- * name (namesz bytes) gets the file's name for the device, else the path.
- */
-static inline int tp_preset_load(tp_stage *st, const char *path, tp_preset *p, char *name,
-                                 size_t namesz)
+int tp_preset_load(tp_stage *st, const char *path, tp_preset *p, char *name, size_t namesz)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -205,21 +176,21 @@ static inline int tp_preset_load(tp_stage *st, const char *path, tp_preset *p, c
             snprintf(name, namesz, "%s", buf);
         if (tp_json_get(text, len, "max_achievable_tflops", &vlen) ||
             tp_json_get(text, len, "mem_bw_gbps", &vlen)) {
-            rc = tp_preset_tracelens(st, path, text, len, p);
+            rc = preset_tracelens(st, path, text, len, p);
         } else {
             static const char *const keys[] = {"dram_gbps", "l2_gbps", "l2_bytes", "fp32_gflops",
                                                "tf32_gflops", "fp16_gflops", "bf16_gflops"};
             for (size_t k = 0; rc == TP_OK && k < sizeof keys / sizeof *keys; k++)
                 if ((v = tp_json_get(text, len, keys[k], &vlen)) != NULL)
-                    rc = tp_preset_number(st, path, keys[k], v, vlen,
-                                          tp_preset_field(p, keys[k], strlen(keys[k])));
+                    rc = preset_number(st, path, keys[k], v, vlen,
+                                          preset_field(p, keys[k], strlen(keys[k])));
             double sms = 0;
             if (rc == TP_OK && (v = tp_json_get(text, len, "sms", &vlen)) != NULL &&
-                (rc = tp_preset_number(st, path, "sms", v, vlen, &sms)) == TP_OK)
+                (rc = preset_number(st, path, "sms", v, vlen, &sms)) == TP_OK)
                 p->sms = (int)sms;
         }
     } else {
-        rc = tp_preset_yaml(st, path, text, p, name, namesz);
+        rc = preset_yaml(st, path, text, p, name, namesz);
     }
     free(text);
     if (rc == TP_OK && p->dram_gbps == 0 && p->fp32 == 0 && p->tf32 == 0 && p->fp16 == 0 &&
@@ -230,7 +201,3 @@ static inline int tp_preset_load(tp_stage *st, const char *path, tp_preset *p, c
     p->name = name;
     return rc;
 }
-
-#endif /* TP_CORE_BUILD */
-
-#endif

@@ -1,31 +1,10 @@
-/*
- * Aggregated breakdown trees, shared by host_breakdown and device_breakdown
- * (device_breakdown includes this header from here; both plugins build it
- * into their own .so, so nothing crosses the plugin boundary).
- *
- * A node of the output tree is a *group* of real items (events) that share
- * a key (their name) under the same parent group.  The children of a group
- * are all children of all its items, grouped again by key, sorted by time
- * (descending, ties by label), cut to `truncate` groups with the rest folded
- * into one "Others" row, plus an optional "Unaccounted" row.  Rows are
- * emitted in pre-order with the columns
- *   id, parent_id, depth, name, time_us, percent_of_parent, percent_of_total, count
- * Every step sorts, so a level costs O(m log m) for its m items.
- */
-#ifndef TP_AGGTREE_H
-#define TP_AGGTREE_H
+/* SDK: aggregated trees with top-N folding (tp_sdk_topn.h). */
+#include <tracepipe/tp_sdk_topn.h>
 
 #include <stdlib.h>
 #include <string.h>
-#include <tracepipe/tp_plugin.h>
 
-/* A growable list of item ids. */
-typedef struct agg_buf {
-    int64_t *v;
-    size_t n, cap;
-} agg_buf;
-
-static inline int agg_push(agg_buf *b, int64_t item)
+int tp_agg_push(tp_agg_buf *b, int64_t item)
 {
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 16;
@@ -39,29 +18,6 @@ static inline int agg_push(agg_buf *b, int64_t item)
     return TP_OK;
 }
 
-/* Where the items come from.  Times are integer nanoseconds. */
-typedef struct agg_src {
-    void *ctx;
-    int (*children)(void *ctx, int64_t item, agg_buf *out); /* appends */
-    int64_t (*time)(void *ctx, int64_t item);
-    uint64_t (*key)(void *ctx, int64_t item);
-    const char *(*label)(void *ctx, uint64_t key);
-    /* Time of item not covered by its children, < 0 when out of memory;
-     * NULL = no Unaccounted rows. */
-    int64_t (*unaccounted)(void *ctx, int64_t item);
-} agg_src;
-
-/* The result being written and the limits. */
-typedef struct agg_out {
-    tp_stage *st;
-    tp_result *r;
-    int c_id, c_parent, c_depth, c_name, c_time, c_pp, c_pt, c_count;
-    int64_t next_id;
-    int64_t total_ns;  /* time of the current top-level node */
-    int64_t max_depth; /* levels shown below a top-level node */
-    int64_t truncate;  /* groups kept per node; 0 = all */
-} agg_out;
-
 typedef struct agg_pair {
     uint64_t key;
     int64_t item;
@@ -73,7 +29,7 @@ typedef struct agg_group {
     int64_t time;
 } agg_group;
 
-static inline int agg_out_init(agg_out *o, tp_stage *st, tp_result *r)
+int tp_agg_out_init(tp_agg_out *o, tp_stage *st, tp_result *r)
 {
     o->st = st;
     o->r = r;
@@ -94,14 +50,14 @@ static inline int agg_out_init(agg_out *o, tp_stage *st, tp_result *r)
     return TP_OK;
 }
 
-static inline double agg_percent(int64_t part, int64_t whole)
+static double agg_percent(int64_t part, int64_t whole)
 {
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
 /* Writes one row; parent_id < 0 and count < 0 are written as null. */
-static inline int agg_row(agg_out *o, int64_t parent_id, int64_t depth, const char *name,
-                          int64_t time_ns, int64_t parent_ns, int64_t count, int64_t *id)
+static int agg_row(tp_agg_out *o, int64_t parent_id, int64_t depth, const char *name,
+                   int64_t time_ns, int64_t parent_ns, int64_t count, int64_t *id)
 {
     size_t row;
     int rc = tp_result_add_row(o->st, o->r, &row);
@@ -149,15 +105,15 @@ static int agg_sorted_cmp(const void *a, const void *b)
     return x->g.key < y->g.key ? -1 : x->g.key > y->g.key;
 }
 
-static int agg_node(const agg_src *s, agg_out *o, const int64_t *items, size_t n,
+static int agg_node(const tp_agg_src *s, tp_agg_out *o, const int64_t *items, size_t n,
                     int64_t parent_id, int64_t depth, const char *name, int64_t parent_ns,
                     int64_t count);
 
 /* Emits the children groups of the node `id` made of items[0..n). */
-static int agg_children(const agg_src *s, agg_out *o, const int64_t *items, size_t n,
+static int agg_children(const tp_agg_src *s, tp_agg_out *o, const int64_t *items, size_t n,
                         int64_t id, int64_t depth, int64_t node_ns)
 {
-    agg_buf kids = {0};
+    tp_agg_buf kids = {0};
     agg_pair *pairs = NULL;
     agg_sorted *groups = NULL;
     int64_t *sub = NULL;
@@ -223,7 +179,7 @@ out:
 
 /* Emits the group items[0..n) as one row and, within the depth limit, its
  * children.  count < 0 writes a null count. */
-static int agg_node(const agg_src *s, agg_out *o, const int64_t *items, size_t n,
+static int agg_node(const tp_agg_src *s, tp_agg_out *o, const int64_t *items, size_t n,
                     int64_t parent_id, int64_t depth, const char *name, int64_t parent_ns,
                     int64_t count)
 {
@@ -236,12 +192,8 @@ static int agg_node(const agg_src *s, agg_out *o, const int64_t *items, size_t n
     return agg_children(s, o, items, n, id, depth, t);
 }
 
-/* Emits a top-level node (parent_id null, depth 0) for one item. */
-static inline int agg_top(const agg_src *s, agg_out *o, int64_t item, const char *name,
-                          int64_t count)
+int tp_agg_top(const tp_agg_src *s, tp_agg_out *o, int64_t item, const char *name, int64_t count)
 {
     o->total_ns = s->time(s->ctx, item);
     return agg_node(s, o, &item, 1, -1, 0, name, o->total_ns, count);
 }
-
-#endif

@@ -1,30 +1,11 @@
-/*
- * FLOPs and bytes of a PyTorch matrix product from its "Input Dims" and
- * "Input type" args (ANALYSES.md section 4, TraceLens' convention): the one
- * home gemm_throughput, gemm_kernels and predict count them from.
- * Header-only, private to the built-in plugins.
- */
-#ifndef TRACEPIPE_PLUGINS_TP_GEMM_COUNTS_H
-#define TRACEPIPE_PLUGINS_TP_GEMM_COUNTS_H
-
-#include <stdint.h>
-#include <string.h>
+/* SDK: GEMM FLOP and byte counts from shapes (tp_sdk_gemm.h). */
+#include <tracepipe/tp_sdk_gemm.h>
 #include <tracepipe/tp_plugin.h>
-#include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_json.h>
 
+#include <string.h>
 
-#define GC_MAX_IN 8
-#define GC_MAX_RANK 8
-
-typedef struct gc_shape {
-    int n;                      /* inputs */
-    int rank[GC_MAX_IN];
-    double dim[GC_MAX_IN][GC_MAX_RANK];
-} gc_shape;
-
-/* Parses "Input Dims" ([[64,128],[128,256]]); 0 when it is not there or
- * malformed. */
-static inline int gc_parse_dims(const char *v, size_t len, gc_shape *s)
+int tp_gemm_parse_dims(const char *v, size_t len, tp_gemm_shape *s)
 {
     tp_json_iter outer, inner;
     const char *e, *d;
@@ -33,12 +14,12 @@ static inline int gc_parse_dims(const char *v, size_t len, gc_shape *s)
     if (tp_json_array(v, len, &outer) != TP_OK)
         return 0;
     while (tp_json_next(&outer, &e, &elen) == 1) {
-        if (s->n == GC_MAX_IN || tp_json_array(e, elen, &inner) != TP_OK)
+        if (s->n == TP_GEMM_MAX_IN || tp_json_array(e, elen, &inner) != TP_OK)
             return 0;
         int r = 0;
         while (tp_json_next(&inner, &d, &dlen) == 1) {
             int64_t x;
-            if (r == GC_MAX_RANK || tp_json_i64(d, dlen, &x) != TP_OK)
+            if (r == TP_GEMM_MAX_RANK || tp_json_i64(d, dlen, &x) != TP_OK)
                 return 0;
             s->dim[s->n][r++] = (double)x;
         }
@@ -47,8 +28,7 @@ static inline int gc_parse_dims(const char *v, size_t len, gc_shape *s)
     return 1;
 }
 
-/* Bytes per element of the first input's type (case-insensitive). */
-static inline double gc_bpe_of(const char *v, size_t len)
+double tp_gemm_bpe_of(const char *v, size_t len)
 {
     tp_json_iter it;
     const char *e;
@@ -68,7 +48,7 @@ static inline double gc_bpe_of(const char *v, size_t len)
     return 4; /* float, int, scalar and what is not given */
 }
 
-static inline double gc_prod(const double *d, int n)
+double tp_gemm_prod(const double *d, int n)
 {
     double p = 1;
     for (int i = 0; i < n; i++)
@@ -77,7 +57,7 @@ static inline double gc_prod(const double *d, int n)
 }
 
 /* matmul's rule: 1-D operands promoted, leading dims broadcast. */
-static inline int gc_matmul_counts(const gc_shape *s, double *flops, double *elems)
+static int matmul_counts(const tp_gemm_shape *s, double *flops, double *elems)
 {
     int ra = s->rank[0], rb = s->rank[1];
     const double *a = s->dim[0], *b = s->dim[1];
@@ -94,13 +74,11 @@ static inline int gc_matmul_counts(const gc_shape *s, double *flops, double *ele
         nb *= x > y ? x : y;
     }
     *flops = nb * 2 * M * N * K;
-    *elems = gc_prod(a, ra) + gc_prod(b, rb) + nb * M * N;
+    *elems = tp_gemm_prod(a, ra) + tp_gemm_prod(b, rb) + nb * M * N;
     return 1;
 }
 
-/* FLOPs and elements moved of one call; 0 when the op or its dims are not
- * understood. */
-static inline int gc_gemm_counts(const char *op, const gc_shape *s, double *flops, double *elems)
+int tp_gemm_counts(const char *op, const tp_gemm_shape *s, double *flops, double *elems)
 {
     if (strcmp(op, "aten::mm") == 0 && s->n >= 2 && s->rank[0] == 2 && s->rank[1] == 2) {
         double M = s->dim[0][0], K = s->dim[0][1], N = s->dim[1][1];
@@ -128,18 +106,18 @@ static inline int gc_gemm_counts(const char *op, const gc_shape *s, double *flop
     }
     if (strcmp(op, "aten::linear") == 0 && s->n >= 2 && s->rank[0] >= 1 && s->rank[1] == 2) {
         int r = s->rank[0];
-        double M = gc_prod(s->dim[0], r - 1), K = s->dim[0][r - 1], N = s->dim[1][0];
+        double M = tp_gemm_prod(s->dim[0], r - 1), K = s->dim[0][r - 1], N = s->dim[1][0];
         int bias = s->n >= 3 && s->rank[2] >= 1;
         *flops = 2 * M * N * K + (bias ? M * N : 0);
         *elems = M * K + N * K + M * N + (bias ? N : 0);
         return 1;
     }
     if (strcmp(op, "aten::matmul") == 0 && s->n >= 2 && s->rank[0] >= 1 && s->rank[1] >= 1)
-        return gc_matmul_counts(s, flops, elems);
+        return matmul_counts(s, flops, elems);
     return 0;
 }
 
-static inline int gc_is_gemm_name(const char *n)
+int tp_gemm_is_name(const char *n)
 {
     static const char *const ops[] = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
                                       "aten::linear", "aten::matmul"};
@@ -148,6 +126,3 @@ static inline int gc_is_gemm_name(const char *n)
             return 1;
     return 0;
 }
-
-
-#endif

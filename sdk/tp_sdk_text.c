@@ -1,17 +1,9 @@
-/*
- * UTF-8 validation for writers that must not pass invalid bytes through
- * (json, text).  Header-only.
- */
-#ifndef TRACEPIPE_PLUGINS_TP_UTF8_H
-#define TRACEPIPE_PLUGINS_TP_UTF8_H
+/* SDK: safe text (tp_sdk_text.h). */
+#include <tracepipe/tp_sdk_text.h>
 
-#include <stddef.h>
 #include <stdint.h>
 
-/* Length of the valid UTF-8 sequence starting at s (1 for ASCII), or 0 if
- * the bytes there are not valid UTF-8 (overlong forms, surrogates and code
- * points above U+10FFFF are invalid).  Stops at a NUL. */
-static inline size_t tp_utf8_len(const unsigned char *s)
+size_t tp_utf8_len(const unsigned char *s)
 {
     uint32_t cp;
     size_t n;
@@ -40,5 +32,3 @@ static inline size_t tp_utf8_len(const unsigned char *s)
         return 0;
     return n;
 }
-
-#endif

@@ -1,0 +1,58 @@
+/*
+ * tracepipe SDK: Python-re-style regexes on PCRE2, for stages whose
+ * patterns come from notebooks (regex_select, kernel_stats, the marker
+ * regexes of tp_sdk_markers.h).  A plugin calling these links libpcre2-8
+ * (`pkg-config --libs --static tracepipe`, or -lpcre2-8).
+ *
+ * Compiled with PCRE2_UTF | PCRE2_UCP (so \w \d \s \b are Unicode-aware,
+ * as in Python 3 str patterns) and PCRE2_MATCH_INVALID_UTF (invalid bytes
+ * never match but do not fail).  Two spellings are rewritten first:
+ *   \Z     Python: end of text only  -> PCRE2 \z (PCRE2's \Z also matches
+ *          before a final newline)
+ *   {,n}   Python: {0,n}             -> {0,n} (PCRE2 10.42 reads it as text)
+ * Error offsets are given in the caller's pattern.
+ *
+ * Matching: tp_pyre_search() tells a match, no match and an engine error
+ * apart.  When PCRE2 gives up (match, depth or heap limit, typically on a
+ * catastrophically backtracking pattern) it has not found that the text does
+ * not match, so callers must report the error, never take it for "no match".
+ */
+#ifndef TRACEPIPE_TP_SDK_REGEX_H
+#define TRACEPIPE_TP_SDK_REGEX_H
+
+#ifndef PCRE2_CODE_UNIT_WIDTH
+#define PCRE2_CODE_UNIT_WIDTH 8
+#endif
+#include <pcre2.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Writes the PCRE2 form of the Python pattern in into out (room for
+ * 2 * strlen(in) + 1 bytes). */
+void tp_pyre_translate(const char *in, char *out);
+
+/* The offset in the caller's pattern in of offset off of its translation
+ * out: translations only insert '0' before ',' and turn 'Z' into 'z'. */
+size_t tp_pyre_orig_offset(const char *in, const char *out, size_t off);
+
+/* Compiles a Python-style pattern with PCRE2 flags (PCRE2_CASELESS ...);
+ * NULL on error with *err (a PCRE2 error code for tp_pyre_error_text) and
+ * *off (in pattern) set.  Free with pcre2_code_free. */
+pcre2_code *tp_pyre_compile(const char *pattern, uint32_t flags, int *err, PCRE2_SIZE *off);
+
+/* re.search: 1 when the pattern matches somewhere in text, 0 when it does
+ * not, or the negative PCRE2 error code when the engine gave up. */
+int tp_pyre_search(const pcre2_code *re, const char *text, size_t len, pcre2_match_data *md);
+
+/* The text of a PCRE2 error code ("match limit exceeded", ...). */
+void tp_pyre_error_text(int code, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
