@@ -79,6 +79,9 @@ PLUGINS := $(PLUGIN_NAMES:%=$(BUILD)/plugins/%.so)
 # Plugins see the public headers only: -Iinclude, never -Icore.
 PLUGIN_CFLAGS = $(filter-out -Icore -Itests,$(CFLAGS)) -fvisibility=hidden
 PLUGIN_LDFLAGS = -shared -Wl,--no-undefined $(LDFLAGS)
+# what the SDK's objects may need (PCRE2: regexes, markers, iterations),
+# linked only where a plugin pulls such an object in
+SDK_LIBS := -Wl,--as-needed $(shell pkg-config --libs libpcre2-8) -Wl,--no-as-needed
 ifeq ($(VARIANT),fuzz)
 # clang links the sanitizer runtimes into the fuzz executable only; plugins
 # resolve them from it when dlopen'ed.
@@ -88,7 +91,7 @@ endif
 define plugin_rules
 $(BUILD)/plugins/$(notdir $(1)).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c)) $(SDK_LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(PLUGIN_LDFLAGS) -o $$@.tmp $$^ $$(LIBS_$(notdir $(1))) -lm && mv $$@.tmp $$@
+	$$(CC) $$(PLUGIN_LDFLAGS) -o $$@.tmp $$^ $$(LIBS_$(notdir $(1))) $$(SDK_LIBS) -lm && mv $$@.tmp $$@
 $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c)): $(BUILD)/obj/$(1)/%.o: $(1)/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(PLUGIN_CFLAGS) $$(CFLAGS_$(notdir $(1))) -c -o $$@ $$<

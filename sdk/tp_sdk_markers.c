@@ -43,13 +43,24 @@ int tp_markers_error(tp_stage *st, const tp_markers *m, const tp_cols *c, size_t
                    len > 80 ? "..." : "", why);
 }
 
+int tp_markers_candidate(const tp_cols *c, size_t i, int where)
+{
+    switch (where) {
+    case TP_MARKERS_RANGES:
+        return c->phase[i] == 'b';
+    case TP_MARKERS_GPU:
+        return c->kind[i] == TP_KIND_GPU_ANNOTATION;
+    default:
+        return tp_ev_is_host(c, i);
+    }
+}
+
 int tp_markers_memo(tp_stage *st, const tp_markers *m, int ranges, const tp_cols *c,
                     uint8_t *memo, size_t nstr)
 {
     for (size_t i = 0; i < c->n; i++) {
         tp_str name = c->name[i];
-        if (!(ranges ? c->phase[i] == 'b' : tp_ev_is_host(c, i)) || name >= nstr ||
-            memo[name] != 0)
+        if (!tp_markers_candidate(c, i, ranges) || name >= nstr || memo[name] != 0)
             continue;
         int rc = tp_pyre_search(m->re, tp_str_text(st, name), tp_str_len(st, name), m->md);
         if (rc < 0)

@@ -36,6 +36,13 @@ void tp_markers_close(tp_markers *m);
  * event `row`: the iterations cannot be known.  Returns TP_EINVAL. */
 int tp_markers_error(tp_stage *st, const tp_markers *m, const tp_cols *c, size_t row, int code);
 
+/* Where markers are looked for (the `ranges` argument below): host events,
+ * the begins of async ranges ('b'), or GPU-side annotations. */
+enum { TP_MARKERS_HOST = 0, TP_MARKERS_RANGES = 1, TP_MARKERS_GPU = 2 };
+
+/* Is row i a candidate marker for `where` (TP_MARKERS_*)? */
+int tp_markers_candidate(const tp_cols *c, size_t i, int where);
+
 /* The candidates are host events, or with `ranges` the begins of async
  * ranges (`b`); memo[name] = 1 when the name matches, 2 when not, 0 for
  * names of no candidate (memo holds nstr entries, zeroed by the caller). */

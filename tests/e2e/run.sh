@@ -175,7 +175,7 @@ check_cli "plugins lists kineto" 0 "reader    kineto" "$PIPELINE" plugins
 check_cli "describe probe" 0 "count            int     3          [1, 100]" \
     "$PIPELINE" describe probe $EXTRA
 check_cli "describe unknown" 2 "no stage named 'nosuch'" "$PIPELINE" describe nosuch
-check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 4.0, this core has 3.3" \
+check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 4.0, this core has 3.4" \
     "$PIPELINE" plugins --plugin-dir "$BUILD/testplugins/bad"
 
 # docs match the code: every built-in stage has docs/plugins/<name>.md naming each option
@@ -184,7 +184,7 @@ while read -r stage; do
     doc="docs/plugins/$stage.md"
     if [ ! -f "$doc" ]; then ko "docs: $doc missing"; continue; fi
     missing=""
-    for opt in $("$PIPELINE" describe "$stage" | awk '/^  OPTION/ { on = 1; next } on && NF { print $1 }'); do
+    for opt in $("$PIPELINE" describe "$stage" | awk '/^  OPTION/ { on = 1; next } on && !NF { exit } on { print $1 }'); do
         [ "$opt" = "(no" ] && continue
         grep -q "\`$opt\`" "$doc" || missing="$missing $opt"
     done

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_iter.h>
 
 typedef struct df_config {
     const char *step_prefix;
@@ -29,8 +30,9 @@ typedef struct df_config {
 } df_config;
 
 static const tp_option df_options[] = {
-    TP_OPTION_STRING("step_prefix", df_config, step_prefix, "ProfilerStep#",
-                     "names of the iteration markers (the run time is their mean duration)"),
+    TP_OPTION_STRING("step_prefix", df_config, step_prefix, NULL,
+                     "override of the pipeline's iterations: marker for this stage: a name "
+                     "prefix of the iteration markers (the run time is their mean duration)"),
     TP_OPTION_BOOL("match_renamed", df_config, match_renamed, "true",
                    "match ops present in one trace only by their signature (count, parent op, "
                    "kernels launched)"),
@@ -114,19 +116,15 @@ static int side_fill(tp_stage *st, df_side *s, size_t nstr, const df_config *cfg
     int64_t lo, hi;
     tp_trace_window(s->t, &lo, &hi);
     s->span_ns = hi - lo;
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
-    tp_iterations it = {0};
-    int rc = tp_names_with_prefix(st, cfg->step_prefix, &memo, &nmemo);
-    if (rc == TP_OK)
-        rc = tp_iterations_from_markers(st, c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
-    tp_free(memo);
+    tp_iter_override ov = {.prefix = cfg->step_prefix, .option = "step_prefix"};
+    tp_iter_view iv;
+    int rc = tp_iter_view_get(st, (tp_trace *)s->t, &ov, &iv);
     int64_t sum = 0;
-    for (size_t k = 0; rc == TP_OK && k < it.n; k++)
-        sum += it.it[k].end - it.it[k].start;
-    s->by_iterations = rc == TP_OK && it.n > 0;
-    s->time_ns = s->by_iterations ? sum / (int64_t)it.n : s->span_ns;
-    tp_iterations_free(&it);
+    for (size_t k = iv.first; rc == TP_OK && k < iv.last; k++) /* after skip_first/last */
+        sum += iv.it[k].end - iv.it[k].start;
+    s->by_iterations = rc == TP_OK && iv.last > iv.first;
+    s->time_ns = s->by_iterations ? sum / (int64_t)(iv.last - iv.first) : s->span_ns;
+    tp_iter_view_release(&iv);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_trace.h>
+#include <tracepipe/tp_sdk_iter.h>
 
 #include "hier_internal.h"
 
@@ -21,8 +22,9 @@ static const tp_option hier_options[] = {
                    "attach other threads' events lying inside a main-thread event under it"),
     TP_OPTION_INT("clamp_ns", hier_config, clamp_ns, "1000", 0, 1e12,
                   "a child ending less than this past its parent's end is still nested"),
-    TP_OPTION_STRING("step_prefix", hier_config, step_prefix, "ProfilerStep#",
-                     "name prefix of the iteration markers that pick the main thread"),
+    TP_OPTION_STRING("step_prefix", hier_config, step_prefix, NULL,
+                     "override of the pipeline's iterations: marker for this stage: a name "
+                     "prefix of the iteration markers that pick the main thread"),
     TP_OPTION_BOOL("python_frames", hier_config, python_frames, "false",
                    "nest Python frames (python_function events, with_stack=True) into the host "
                    "tree; by default they are left out, so ops nest under the steps"),
@@ -102,12 +104,13 @@ static int nest_threads(hier *h)
 
 static int pick_main_thread(hier *h)
 {
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
-    if (tp_names_with_prefix(h->st, h->cfg->step_prefix, &memo, &nmemo) != TP_OK)
-        return TP_ENOMEM;
-    h->main = tp_main_thread(h->c, h->ev, h->threads, h->nthreads, h->parent, memo, nmemo);
-    tp_free(memo);
+    tp_iter_override ov = {.prefix = h->cfg->step_prefix, .option = "step_prefix"};
+    tp_iter_view v;
+    int rc = tp_iter_view_get(h->st, NULL, &ov, &v);
+    if (rc != TP_OK)
+        return rc;
+    h->main = tp_main_thread(h->c, h->ev, h->threads, h->nthreads, h->parent, v.memo, v.nmemo);
+    tp_iter_view_release(&v);
     return TP_OK;
 }
 

@@ -24,6 +24,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_intervals.h>
 #include <tracepipe/tp_sdk_trace.h>
+#include <tracepipe/tp_sdk_iter.h>
 
 #include <tracepipe/tp_sdk_topn.h>
 #include <tracepipe/tp_sdk_hier.h>
@@ -51,8 +52,9 @@ static const tp_option hb_options[] = {
                    "drop the module level and the time between modules"),
     TP_OPTION_INT("batch_size", hb_config, batch_size, "0", 0, 1e15,
                   "samples per iteration, for the throughput (0 = off)"),
-    TP_OPTION_STRING("step_prefix", hb_config, step_prefix, "ProfilerStep#",
-                     "name prefix of the iteration markers (counted for the throughput)"),
+    TP_OPTION_STRING("step_prefix", hb_config, step_prefix, NULL,
+                     "override of the pipeline's iterations: marker for this stage: a name "
+                     "prefix of the iteration markers (counted for the throughput)"),
     TP_OPTION_ENUM("other_threads", hb_config, other_threads, "subtree", hb_thread_modes,
                    "roots of threads other than the main one: one subtree per thread (subtree), "
                    "or aggregated by name with the main thread's (merge; percentages may then "
@@ -370,24 +372,19 @@ static int build_region(hb *h)
     return TP_OK;
 }
 
-/* The trace's iterations (the SDK's, from step_prefix markers) that
+/* The trace's iterations (the SDK's view: the pipeline's, or step_prefix) that
  * overlap the kept region (a step starts before the modules nested in it,
  * so its start alone would miss it); at least 1, -1 when out of memory. */
 static int64_t count_iterations(hb *h)
 {
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
-    tp_iterations it;
-    if (tp_names_with_prefix(h->st, h->cfg->step_prefix, &memo, &nmemo) != TP_OK)
-        return -1;
-    int rc = tp_iterations_from_markers(h->st, h->c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
-    tp_free(memo);
-    if (rc != TP_OK)
+    tp_iter_override ov = {.prefix = h->cfg->step_prefix, .option = "step_prefix"};
+    tp_iter_view v;
+    if (tp_iter_view_get(h->st, NULL, &ov, &v) != TP_OK)
         return -1;
     int64_t n = 0;
-    for (size_t k = 0; k < it.n; k++)
-        n += kept(h, it.it[k].start, it.it[k].end) > 0 || in_k(h, it.it[k].start);
-    tp_iterations_free(&it);
+    for (size_t k = 0; k < v.n; k++)
+        n += kept(h, v.it[k].start, v.it[k].end) > 0 || in_k(h, v.it[k].start);
+    tp_iter_view_release(&v);
     return n > 0 ? n : 1;
 }
 

@@ -22,102 +22,44 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_markers.h>
 
 typedef struct it_config {
     const char *marker;
     int ranges;
-    int64_t source;
+    const char *source;
 } it_config;
 
-enum { SOURCE_HOST, SOURCE_GPU };
 static const char *const it_sources[] = {"host", "gpu_annotation", NULL};
-
-#define IT_DEFAULT_MARKER "^ProfilerStep#\\d+$"
 
 static const tp_option it_options[] = {
     TP_OPTION_STRING("marker", it_config, marker, NULL,
-                     "regex naming the iteration markers (default ^ProfilerStep#\\d+$)"),
+                     "override of the pipeline's iterations: marker for this stage: a regex "
+                     "naming the iteration markers"),
     TP_OPTION_BOOL("ranges", it_config, ranges, "false",
-                   "iterations are NVTX-style ranges (async b/e pairs) named by marker"),
-    TP_OPTION_ENUM("source", it_config, source, "host", it_sources,
-                   "host: host markers or ranges; gpu_annotation: GPU step annotations "
-                   "(gpu_user_annotation) named by marker"),
+                   "override: iterations are NVTX-style ranges (async b/e pairs) named by marker"),
+    TP_OPTION_CHOICE("source", it_config, source, NULL, it_sources,
+                     "override: host (host markers, or ranges) or gpu_annotation (GPU step "
+                     "annotations, gpu_user_annotation) named by marker"),
     TP_OPTION_END};
 
-typedef struct it_state {
-    tp_markers m;
-} it_state;
-
+/* A bad marker regex is a configuration error, reported by `validate`. */
 static int it_init(tp_stage *st, const void *config, void **state)
 {
     const it_config *cfg = config;
-    it_state *s = tp_calloc(1, sizeof *s);
-    if (s == NULL)
-        return TP_ENOMEM;
-    *state = s;
-    return tp_markers_open(st, &s->m, "marker", cfg->marker ? cfg->marker : IT_DEFAULT_MARKER);
-}
-
-static void it_destroy(tp_stage *st, void *state)
-{
-    (void)st;
-    it_state *s = state;
-    if (s != NULL)
-        tp_markers_close(&s->m);
-    tp_free(s);
-}
-
-/* ------------------------------------------------ GPU step annotations */
-
-static int by_iteration_start(const void *a, const void *b, void *ctx)
-{
-    (void)ctx;
-    const tp_iteration *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
-/* GPU annotations whose name matches, on the track holding the most of
- * them (a multi-GPU trace annotates every device alike), by start. */
-static int gpu_iterations(tp_stage *st, const tp_markers *m, const tp_cols *c, tp_iterations *it)
-{
-    size_t nstr = tp_str_count(st);
-    uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
-    size_t *per_track = tp_calloc(c->n_tracks ? c->n_tracks : 1, sizeof *per_track);
-    memset(it, 0, sizeof *it);
-    it->it = tp_malloc((c->n ? c->n : 1) * sizeof *it->it);
-    int rc = memo && per_track && it->it ? TP_OK : TP_ENOMEM;
-    for (size_t i = 0; i < c->n && rc == TP_OK; i++) {
-        if (c->kind[i] != TP_KIND_GPU_ANNOTATION || !tp_ev_is_complete(c, i) ||
-            c->name[i] >= nstr)
-            continue;
-        if (memo[c->name[i]] == 0) {
-            int r = tp_pyre_search(m->re, tp_str_text(st, c->name[i]), tp_str_len(st, c->name[i]),
-                                   m->md);
-            if (r < 0)
-                rc = tp_markers_error(st, m, c, i, r);
-            memo[c->name[i]] = r > 0 ? 1 : 2;
-        }
-        if (memo[c->name[i]] == 1)
-            per_track[c->track[i]]++;
-    }
-    size_t best = 0;
-    for (size_t t = 1; t < c->n_tracks; t++)
-        if (per_track[t] > per_track[best])
-            best = t;
-    for (size_t i = 0; i < c->n && rc == TP_OK; i++)
-        if (c->kind[i] == TP_KIND_GPU_ANNOTATION && tp_ev_is_complete(c, i) &&
-            c->name[i] < nstr && memo[c->name[i]] == 1 && c->track[i] == best)
-            it->it[it->n++] = (tp_iteration){c->ts[i], c->ts[i] + c->dur[i], (uint32_t)i};
-    if (rc == TP_OK)
-        rc = tp_sort(it->it, it->n, sizeof *it->it, by_iteration_start, NULL);
-    tp_free(memo);
-    tp_free(per_track);
-    if (rc != TP_OK)
-        tp_iterations_free(it);
+    (void)state;
+    if (cfg->marker == NULL)
+        return TP_OK;
+    tp_markers m;
+    int rc = tp_markers_open(st, &m, "marker", cfg->marker);
+    tp_markers_close(&m);
     return rc;
+}
+
+static int is_gpu_source(const it_config *cfg)
+{
+    return cfg->source && strcmp(cfg->source, "gpu_annotation") == 0;
 }
 
 /* ------------------------------------------------------------ the work */
@@ -298,24 +240,28 @@ static int write_results(it_run *r)
 static int it_run_stage(tp_stage *st, const void *config, void *state)
 {
     const it_config *cfg = config;
-    it_state *s = state;
-    const tp_trace *t = tp_stage_trace(st);
+    (void)state;
+    tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     const tp_cols *c = tp_trace_cols(t);
     tp_hier_view v;
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
-    tp_iterations it = {0};
-    int gpu = cfg->source == SOURCE_GPU;
-    int rc = gpu ? gpu_iterations(st, &s->m, c, &it)
-                 : tp_markers_iterations(st, &s->m, cfg->ranges, c, &it);
+    tp_iter_override ov = {.marker = cfg->marker, .ranges = cfg->ranges,
+                           .gpu = is_gpu_source(cfg), .option = "marker"};
+    tp_iter_view steps;
+    int rc = tp_iter_view_get(st, t, &ov, &steps);
     if (rc != TP_OK)
         return rc == TP_ENOMEM ? tp_fail(st, rc, "out of memory") : rc;
+    tp_iterations it = tp_iter_as_iterations(&steps);
+    int gpu = steps.source == TP_ITER_SOURCE_GPU_ANNOTATION;
     if (it.n == 0)
         tp_log(st, TP_LOG_WARN, "no iterations: no %s matches marker '%s'",
-               gpu ? "GPU annotation" : cfg->ranges ? "range (b/e pair)" : "host event",
-               s->m.pattern);
+               gpu ? "GPU annotation"
+               : steps.source == TP_ITER_SOURCE_RANGE ? "range (b/e pair)"
+                                                       : "host event",
+               steps.marker);
     it_run r = {.st = st, .c = c, .launcher = v.launcher, .it = &it, .gpu_source = gpu};
     int64_t t1;
     tp_trace_window(t, &r.t0, &t1);
@@ -331,7 +277,7 @@ static int it_run_stage(tp_stage *st, const void *config, void *state)
     tp_free(r.acts);
     tp_free(r.iter);
     tp_free(r.iv);
-    tp_iterations_free(&it);
+    tp_iter_view_release(&steps);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 
@@ -340,7 +286,7 @@ static const tp_stage_desc it_stages[] = {
                   "one row per iteration: host time, GPU work launched in it (busy, span), "
                   "per device",
                   it_options, it_config, "hierarchy", TP_PRODUCES("", "devices"), 0, it_init,
-                  it_run_stage, it_destroy),
+                  it_run_stage, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("iterations", "0.1.0", it_stages);

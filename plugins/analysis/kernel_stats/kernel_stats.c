@@ -22,6 +22,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_regex.h>
 
 typedef struct ks_config {
@@ -49,8 +50,9 @@ static const tp_option ks_options[] = {
     TP_OPTION_LIST("module_prefixes", ks_config, module_prefixes,
                    "name prefixes of modules and steps, never the op of a kernel (default: ##, "
                    "__, module::, DLRM , DistributedDataParallel, ProfilerStep#)"),
-    TP_OPTION_STRING("step_prefix", ks_config, step_prefix, "ProfilerStep#",
-                     "name prefix of the iteration markers (<id>.iterations)"),
+    TP_OPTION_STRING("step_prefix", ks_config, step_prefix, NULL,
+                     "override of the pipeline's iterations: marker for this stage: a name "
+                     "prefix of the iteration markers (<id>.iterations)"),
     TP_OPTION_INT("top", ks_config, top, "0", 0, 1e9,
                   "kernels kept in <id> and <id>.ops, the rest folded into Others (0 = all)"),
     TP_OPTION_LIST("class_map", ks_config, class_map,
@@ -461,13 +463,10 @@ static int per_class(ks *k)
  * kernels near each other in memory); NULL when the trace has none. */
 static int act_iterations(ks *k)
 {
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
-    tp_iterations it = {0};
-    int rc = tp_names_with_prefix(k->st, k->cfg->step_prefix, &memo, &nmemo);
-    if (rc == TP_OK)
-        rc = tp_iterations_from_markers(k->st, k->c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
-    tp_free(memo);
+    tp_iter_override ov = {.prefix = k->cfg->step_prefix, .option = "step_prefix"};
+    tp_iter_view v;
+    int rc = tp_iter_view_get(k->st, NULL, &ov, &v);
+    tp_iterations it = tp_iter_as_iterations(&v);
     if (rc == TP_OK && it.n > 0) {
         k->iter = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *k->iter);
         if (k->iter == NULL)
@@ -475,11 +474,14 @@ static int act_iterations(ks *k)
         for (size_t i = 0; rc == TP_OK && i < k->nacts; i++) {
             uint32_t a = k->acts[i];
             int32_t l = k->launcher[a];
-            k->iter[i] = tp_iteration_of(&it, k->c->ts[l >= 0 ? (uint32_t)l : a]);
+            int32_t at = tp_iteration_of(&it, k->c->ts[l >= 0 ? (uint32_t)l : a]);
+            /* skip_first / skip_last leave iterations out of the statistics */
+            k->iter[i] = at >= (int32_t)v.first && at < (int32_t)v.last ? at - (int32_t)v.first
+                                                                         : -1;
         }
-        k->niters = it.n;
+        k->niters = v.last - v.first;
     }
-    tp_iterations_free(&it);
+    tp_iter_view_release(&v);
     return rc;
 }
 

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_iter.h>
 
 #include <tracepipe/tp_sdk_gemm.h>
 #include "predict_embedding_index.h"
@@ -73,8 +74,9 @@ static const tp_option pr_options[] = {
     TP_OPTION_BOOL("e2e", pr_config, e2e, "false",
                    "also predict each iteration end to end (section 6) from the ops' predictions "
                    "and overheads' T1-T5 means (input: the overheads stage)"),
-    TP_OPTION_STRING("step_prefix", pr_config, step_prefix, "ProfilerStep#",
-                     "e2e: name prefix of the iteration markers"),
+    TP_OPTION_STRING("step_prefix", pr_config, step_prefix, NULL,
+                     "e2e: override of the pipeline's iterations: marker for this stage: a name "
+                     "prefix of the iteration markers"),
     TP_OPTION_LIST("skip", pr_config, skip,
                    "e2e: ops left out, by a part of their name (default: SliceBackward, "
                    "FusedDropoutBackward)"),
@@ -1003,16 +1005,13 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr
         return TP_ENOTFOUND;
     if ((rc = e2e_ops(st, t, o, n, &ops, &nops, &calls)) != TP_OK)
         return rc;
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
-    tp_iterations it = {0};
-    rc = tp_names_with_prefix(st, cfg->step_prefix, &memo, &nmemo);
-    if (rc == TP_OK)
-        rc = tp_iterations_from_markers(st, c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
-    tp_free(memo);
+    tp_iter_override ov = {.prefix = cfg->step_prefix, .option = "step_prefix"};
+    tp_iter_view steps;
+    rc = tp_iter_view_get(st, (tp_trace *)t, &ov, &steps);
+    tp_iterations it = tp_iter_as_iterations(&steps);
     if (rc == TP_OK && it.n == 0)
-        rc = tp_fail(st, TP_EINVAL, "e2e: no iteration markers named %s* in the trace",
-                     cfg->step_prefix);
+        rc = tp_fail(st, TP_EINVAL, "e2e: no iteration markers (regex '%s') in the trace",
+                     steps.marker);
     tp_result *r = rc == TP_OK ? tp_result_new(st, "e2e") : NULL;
     tp_result *ro = r ? tp_result_new(st, "e2e_ops") : NULL;
     static const char *const cols[] = {"iteration", "measured_us", "predicted_us", "cpu_us",
@@ -1117,7 +1116,7 @@ static int e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr
     tp_free(sim);
     tp_free(ops);
     tp_free(calls);
-    tp_iterations_free(&it);
+    tp_iter_view_release(&steps);
     return rc;
 }
 

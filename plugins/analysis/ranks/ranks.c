@@ -23,14 +23,16 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_iter.h>
 
 typedef struct rk_config {
     const char *step_prefix;
 } rk_config;
 
 static const tp_option rk_options[] = {
-    TP_OPTION_STRING("step_prefix", rk_config, step_prefix, "ProfilerStep#",
-                     "names of the iteration markers (step time: their mean duration)"),
+    TP_OPTION_STRING("step_prefix", rk_config, step_prefix, NULL,
+                     "override of the pipeline's iterations: marker for this stage: a name "
+                     "prefix of the iteration markers (step time: their mean duration)"),
     TP_OPTION_END};
 
 typedef struct rk_rank {
@@ -51,19 +53,19 @@ static int by_start(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-static int64_t mean_step(tp_stage *st, const tp_cols *c, const char *prefix)
+/* The mean iteration of trace t (after skip_first/skip_last), -1 without
+ * iterations; a marker regex PCRE2 gives up on fails the stage. */
+static int mean_step(tp_stage *st, tp_trace *t, const char *prefix, int64_t *mean)
 {
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
-    tp_iterations it = {0};
+    tp_iter_override ov = {.prefix = prefix, .option = "step_prefix"};
+    tp_iter_view v;
     int64_t sum = 0, n = 0;
-    if (tp_names_with_prefix(st, prefix, &memo, &nmemo) == TP_OK &&
-        tp_iterations_from_markers(st, c, memo, nmemo, TP_NEST_CLAMP_NS, &it) == TP_OK)
-        for (size_t k = 0; k < it.n; k++, n++)
-            sum += it.it[k].end - it.it[k].start;
-    tp_free(memo);
-    tp_iterations_free(&it);
-    return n ? sum / n : -1;
+    int rc = tp_iter_view_get(st, t, &ov, &v);
+    for (size_t k = v.first; rc == TP_OK && k < v.last; k++, n++)
+        sum += v.it[k].end - v.it[k].start;
+    tp_iter_view_release(&v);
+    *mean = n ? sum / n : -1;
+    return rc;
 }
 
 /* One rank's figures and its communication kernels. */
@@ -73,7 +75,9 @@ static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_con
     const tp_cols *c = tp_trace_cols(t);
     if (tp_trace_info_i64(t, "rank", &r->rank) != TP_OK)
         r->rank = (int64_t)index;
-    r->step_ns = mean_step(st, c, cfg->step_prefix);
+    int rc = mean_step(st, (tp_trace *)t, cfg->step_prefix, &r->step_ns);
+    if (rc != TP_OK)
+        return rc;
     uint32_t *comm = tp_malloc((c->n ? c->n : 1) * sizeof *comm);
     if (comm == NULL)
         return TP_ENOMEM;
@@ -89,7 +93,7 @@ static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_con
             r->compute_ns += c->dur[i];
         }
     }
-    int rc = tp_sort(comm, n, sizeof *comm, by_start, (void *)c);
+    rc = tp_sort(comm, n, sizeof *comm, by_start, (void *)c);
     r->start = tp_malloc((n ? n : 1) * sizeof *r->start);
     r->end = tp_malloc((n ? n : 1) * sizeof *r->end);
     if (rc != TP_OK || r->start == NULL || r->end == NULL) {

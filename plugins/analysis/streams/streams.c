@@ -22,6 +22,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_iter.h>
 
 typedef struct sa_config {
     int64_t compat;
@@ -42,8 +43,9 @@ static const tp_option sa_options[] = {
     TP_OPTION_BOOL("exclude_last_step", sa_config, exclude_last_step, "false",
                    "leave out of <id>.idle the work launched at or after the start of the last "
                    "step (HTA's default: the profiler stops inside it)"),
-    TP_OPTION_STRING("step_prefix", sa_config, step_prefix, "ProfilerStep#",
-                     "name prefix of the step markers (exclude_last_step)"),
+    TP_OPTION_STRING("step_prefix", sa_config, step_prefix, NULL,
+                     "override of the pipeline's iterations: marker for this stage: a name "
+                     "prefix of the step markers (exclude_last_step)"),
     TP_OPTION_END};
 
 typedef struct sa {
@@ -431,16 +433,12 @@ static int host_and_cut(sa *s)
     s->cut = INT64_MAX;
     if (!s->cfg->exclude_last_step)
         return TP_OK;
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
-    tp_iterations it = {0};
-    int rc = tp_names_with_prefix(s->st, s->cfg->step_prefix, &memo, &nmemo);
-    if (rc == TP_OK)
-        rc = tp_iterations_from_markers(s->st, c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
-    if (rc == TP_OK && it.n > 0)
-        s->cut = it.it[it.n - 1].start;
-    tp_free(memo);
-    tp_iterations_free(&it);
+    tp_iter_override ov = {.prefix = s->cfg->step_prefix, .option = "step_prefix"};
+    tp_iter_view v;
+    int rc = tp_iter_view_get(s->st, NULL, &ov, &v);
+    if (rc == TP_OK && v.n > 0)
+        s->cut = v.it[v.n - 1].start;
+    tp_iter_view_release(&v);
     return rc;
 }
 
