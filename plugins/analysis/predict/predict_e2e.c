@@ -238,7 +238,7 @@ static int set_call_list(tp_stage *st, tp_result *r, size_t row, int col, const 
 
 /* Section 6 for each iteration: <id>.e2e, and the ops it used as <id>.e2e_ops. */
 int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ *o,
-                       size_t n)
+                   size_t n)
 {
     pr_means m;
     int rc = find_means(st, &m);

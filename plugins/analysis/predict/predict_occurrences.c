@@ -116,7 +116,7 @@ static int64_t *owned_work(const tp_trace *t, const tp_hier_view *v, double *all
  * launch) with its measured time: the sum of that work's durations; the
  * embedding ops among them in *emb. */
 int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
-                       size_t *nout, double *all_us, pr_emb_row **emb, size_t *nemb)
+                   size_t *nout, double *all_us, pr_emb_row **emb, size_t *nemb)
 {
     const tp_cols *c = tp_trace_cols(t);
     tp_hier_view v;

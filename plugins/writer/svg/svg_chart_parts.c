@@ -89,7 +89,7 @@ int svg_default_columns(const tp_result *r, int *label, int *value)
 }
 
 int svg_columns_of(tp_stage *st, const svg_config *cfg, const tp_result *r, int *label,
-                      int *value)
+                   int *value)
 {
     if (cfg->columns.n >= 2) {
         *label = svg_col(st, r, cfg->columns.items[0], 0);
