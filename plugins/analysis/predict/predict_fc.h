@@ -3,8 +3,8 @@
  * benchmark table taken from a result among the stage's inputs (a
  * `csv_table` reader's), and the model applied to a trace's GEMM ops, with
  * the ops the table cannot answer falling back to the roofline and listed
- * in the result <id>.fc_table.  predict.c calls these from its GEMM branch
- * and its trace mode only.
+ * in the result <id>.fc_table.  predict_occurrences.c calls these from its
+ * GEMM branch, predict_trace.c from the trace mode; no one else.
  */
 #ifndef TRACEPIPE_PREDICT_FC_H
 #define TRACEPIPE_PREDICT_FC_H

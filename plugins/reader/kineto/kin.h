@@ -222,14 +222,25 @@ int kin_local_meta(kin_local *l, const char *key, const char *json, size_t len);
 /* ---- events (kin_event.c) */
 /* Parses the event object at kp->p and appends it (or drops it). */
 int kin_event(kin_parser *kp);
+/* Appends ev with its args text (in the window, or a copy) to the trace,
+ * or to a split worker's events. */
+int kin_event_append(kin_parser *kp, tp_event *ev, const char *args, size_t args_len);
+/* ---- "B"/"E" pairs (kin_begin_end.c) */
+/* Keeps a "B" event, with a copy of its args, open on its thread. */
+int kin_begin_event(kin_parser *kp, const tp_event *ev, const char *args, size_t args_len);
+/* An "E" event (at line:col): closes the innermost open "B" of its thread
+ * as one complete event. */
+int kin_end_event(kin_parser *kp, const tp_event *end_ev, const char *args, size_t args_len,
+                  uint64_t line, uint64_t col);
 /* Flushes unmatched "B" events at the end of the file. */
 int kin_events_finish(kin_parser *kp);
+/* Frees the pairs' state and the category kinds' cache. */
+void kin_events_free(kin_parser *kp);
 /* Trace info from the file's metadata (kin_info.c). */
 int kin_fill_info(kin_parser *kp);
 /* TensorFlow / JAX Chrome traces: events of kind other placed on the host
  * or device side by process and thread names (kin_producers.c). */
 int kin_refine_producers(kin_parser *kp);
-void kin_events_free(kin_parser *kp);
 tp_kind kin_kind_of_cat(const char *cat, size_t len);
 
 #endif

@@ -5,28 +5,14 @@
  * dur, pid, tid, id, args) and, inside args, the ids (External id,
  * correlation, device, stream); every other value is validated and skipped.
  * The args object itself is kept as its raw JSON text.  Nothing here
- * allocates per event except for "B" events waiting for their "E".
+ * allocates per event except for "B" events waiting for their "E"
+ * (kin_begin_end.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kin.h"
-
-struct kin_pend {
-    tp_event ev;
-    char *args; /* own copy, or NULL */
-    int closed; /* matched by its "E" (args freed then) */
-};
-
-/* The open "B" events of one thread, innermost last: each "E" finds its
- * "B" here in O(1), however many threads have open ones. */
-struct kin_open {
-    int used;
-    int64_t pid, tid;
-    size_t *idx; /* indices into kp->pend */
-    size_t n, cap;
-};
 
 typedef struct ev_fields {
     tp_event ev;
@@ -543,7 +529,7 @@ static uint64_t args_file_offset(const kin_parser *kp, const char *args, size_t 
     return kin_file_off(kp, args);
 }
 
-static int append(kin_parser *kp, tp_event *ev, const char *args, size_t args_len)
+int kin_event_append(kin_parser *kp, tp_event *ev, const char *args, size_t args_len)
 {
     ev->args = kp->keep_args ? args : NULL;
     ev->args_len = kp->keep_args && args ? args_len : 0;
@@ -562,166 +548,6 @@ static int append(kin_parser *kp, tp_event *ev, const char *args, size_t args_le
     }
     kp->n_events++;
     return TP_OK;
-}
-
-static size_t thread_hash(int64_t pid, int64_t tid)
-{
-    uint64_t h = (uint64_t)pid * 0x9E3779B97F4A7C15u ^ (uint64_t)tid * 0xC2B2AE3D27D4EB4Fu;
-    return (size_t)(h ^ (h >> 29));
-}
-
-/* The stack of (pid, tid), created if absent; NULL on ENOMEM. */
-static struct kin_open *open_stack(kin_parser *kp, int64_t pid, int64_t tid, int create);
-
-static int grow_open(kin_parser *kp)
-{
-    size_t n = kp->n_open_slots ? kp->n_open_slots * 2 : 16;
-    struct kin_open *t = tp_calloc(n, sizeof *t), *old = kp->open;
-    if (t == NULL)
-        return TP_ENOMEM;
-    size_t old_n = kp->n_open_slots;
-    kp->open = t;
-    kp->n_open_slots = n;
-    for (size_t i = 0; i < old_n; i++) {
-        if (!old[i].used)
-            continue;
-        size_t j = thread_hash(old[i].pid, old[i].tid) & (n - 1);
-        while (t[j].used)
-            j = (j + 1) & (n - 1);
-        t[j] = old[i];
-    }
-    tp_free(old);
-    return TP_OK;
-}
-
-static struct kin_open *open_stack(kin_parser *kp, int64_t pid, int64_t tid, int create)
-{
-    if (kp->n_open_slots == 0) {
-        if (!create || grow_open(kp) != TP_OK)
-            return NULL;
-    }
-    size_t mask = kp->n_open_slots - 1, j = thread_hash(pid, tid) & mask;
-    while (kp->open[j].used && (kp->open[j].pid != pid || kp->open[j].tid != tid))
-        j = (j + 1) & mask;
-    if (kp->open[j].used || !create)
-        return kp->open[j].used ? &kp->open[j] : NULL;
-    kp->open[j].used = 1;
-    kp->open[j].pid = pid;
-    kp->open[j].tid = tid;
-    kp->n_open_used++;
-    if (kp->n_open_used * 2 > kp->n_open_slots) {
-        if (grow_open(kp) != TP_OK)
-            return NULL;
-        return open_stack(kp, pid, tid, 0);
-    }
-    return &kp->open[j];
-}
-
-static int stack_push(struct kin_open *o, size_t idx)
-{
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 8;
-        size_t *a = tp_realloc(o->idx, cap * sizeof *a);
-        if (a == NULL)
-            return TP_ENOMEM;
-        o->idx = a;
-        o->cap = cap;
-    }
-    o->idx[o->n++] = idx;
-    return TP_OK;
-}
-
-/* Drops closed entries from pend (keeping file order) once they are the
- * majority, and renumbers the stacks: amortised O(1) per event. */
-static int compact_pend(kin_parser *kp)
-{
-    if (kp->n_pend < 64 || kp->n_closed * 2 <= kp->n_pend)
-        return TP_OK;
-    size_t k = 0;
-    for (size_t i = 0; i < kp->n_pend; i++)
-        if (!kp->pend[i].closed)
-            kp->pend[k++] = kp->pend[i];
-    kp->n_pend = k;
-    kp->n_closed = 0;
-    for (size_t i = 0; i < kp->n_open_slots; i++)
-        kp->open[i].n = 0;
-    for (size_t i = 0; i < kp->n_pend; i++) { /* file order = nesting order */
-        struct kin_open *o = open_stack(kp, kp->pend[i].ev.pid, kp->pend[i].ev.tid, 1);
-        if (o == NULL || stack_push(o, i) != TP_OK)
-            return TP_ENOMEM;
-    }
-    return TP_OK;
-}
-
-static int push_begin(kin_parser *kp, const ev_fields *f)
-{
-    if (kp->n_pend == kp->cap_pend) {
-        size_t cap = kp->cap_pend ? kp->cap_pend * 2 : 16;
-        kin_pend *a = tp_realloc(kp->pend, cap * sizeof *a);
-        if (!a)
-            return TP_ENOMEM;
-        kp->pend = a;
-        kp->cap_pend = cap;
-    }
-    kin_pend *b = &kp->pend[kp->n_pend];
-    b->ev = f->ev;
-    b->args = NULL;
-    b->closed = 0;
-    if (f->args && kp->keep_args) {
-        if (!(b->args = tp_malloc(f->args_len)))
-            return TP_ENOMEM;
-        memcpy(b->args, f->args, f->args_len);
-        b->ev.args_len = f->args_len;
-    } else {
-        b->ev.args_len = 0;
-    }
-    struct kin_open *o = open_stack(kp, f->ev.pid, f->ev.tid, 1);
-    if (o == NULL || stack_push(o, kp->n_pend) != TP_OK) {
-        tp_free(b->args);
-        return TP_ENOMEM;
-    }
-    kp->n_pend++;
-    return TP_OK;
-}
-
-/* Closes the innermost open "B" of the same pid/tid. */
-static int end_event(kin_parser *kp, ev_fields *f, uint64_t line, uint64_t col)
-{
-    struct kin_open *o = open_stack(kp, f->ev.pid, f->ev.tid, 0);
-    if (o == NULL || o->n == 0) {
-        kp->n_unmatched_e++;
-        return TP_OK;
-    }
-    kin_pend *open_b = &kp->pend[o->idx[--o->n]];
-    kin_pend b = *open_b;
-    open_b->closed = 1;
-    open_b->args = NULL; /* freed below, with the copy */
-    kp->n_closed++;
-    int rc = TP_OK;
-    int early = f->ev.ts < b.ev.ts;
-    if (early || (b.ev.ts < 0 && f->ev.ts > INT64_MAX + b.ev.ts)) {
-        if (!kp->skip_bad)
-            rc = tp_fail(kp->st, TP_EFORMAT, "%s:%llu:%llu: %s", kp->path,
-                         (unsigned long long)line, (unsigned long long)col,
-                         early ? "\"E\" event ends before its \"B\""
-                               : "\"E\" event is more than int64 nanoseconds after its \"B\"");
-        else
-            kp->n_dropped[early ? KIN_DROP_NEGDUR : KIN_DROP_RANGE]++;
-    } else {
-        tp_event ev = b.ev;
-        ev.phase = 'X';
-        ev.dur = f->ev.ts - b.ev.ts;
-        if (!ev.name)
-            ev.name = f->ev.name;
-        if (b.args)
-            rc = append(kp, &ev, b.args, b.ev.args_len);
-        else
-            rc = append(kp, &ev, f->args, f->args_len);
-    }
-    tp_free(b.args);
-    if (rc == TP_OK)
-        rc = compact_pend(kp);
-    return rc;
 }
 
 static int event_inner(kin_parser *kp);
@@ -782,11 +608,11 @@ static int event_inner(kin_parser *kp)
         return KIN_OK;
     }
     if (f.ev.phase == 'B')
-        rc = push_begin(kp, &f);
+        rc = kin_begin_event(kp, &f.ev, f.args, f.args_len);
     else if (f.ev.phase == 'E')
-        rc = end_event(kp, &f, line, col);
+        rc = kin_end_event(kp, &f.ev, f.args, f.args_len, line, col);
     else
-        rc = append(kp, &f.ev, f.args, f.args_len);
+        rc = kin_event_append(kp, &f.ev, f.args, f.args_len);
     if (rc == TP_ENOMEM && !kp->code && !kp->local) {
         kp->code = rc;
         tp_fail(kp->st, rc, "%s: out of memory", kp->path);
@@ -794,35 +620,4 @@ static int event_inner(kin_parser *kp)
     if (rc != TP_OK && !kp->code)
         kp->code = rc;
     return rc == TP_OK ? KIN_OK : KIN_ERR;
-}
-
-int kin_events_finish(kin_parser *kp)
-{
-    /* Unmatched "B" events stay as they are: phase 'B', no duration. */
-    for (size_t i = 0; i < kp->n_pend; i++) {
-        kin_pend *b = &kp->pend[i];
-        if (b->closed)
-            continue;
-        kp->n_unmatched_b++;
-        int rc = append(kp, &b->ev, b->args, b->ev.args_len);
-        if (rc != TP_OK)
-            return rc;
-    }
-    return TP_OK;
-}
-
-void kin_events_free(kin_parser *kp)
-{
-    for (size_t i = 0; i < kp->n_pend; i++)
-        tp_free(kp->pend[i].args); /* NULL once closed */
-    tp_free(kp->pend);
-    kp->pend = NULL;
-    kp->n_pend = kp->cap_pend = kp->n_closed = 0;
-    for (size_t i = 0; i < kp->n_open_slots; i++)
-        tp_free(kp->open[i].idx);
-    tp_free(kp->open);
-    kp->open = NULL;
-    kp->n_open_slots = kp->n_open_used = 0;
-    tp_free(kp->cat_kind);
-    kp->cat_kind = NULL;
 }

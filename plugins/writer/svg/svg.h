@@ -73,7 +73,7 @@ int svg_draw_histogram(tp_stage *st, svg_doc *doc, const svg_config *cfg, const 
 int svg_draw_error_bar(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_result *r);
 int svg_draw_timeline(tp_stage *st, svg_doc *doc, const svg_config *cfg);
 
-/* Shared pieces (svg_charts.c). */
+/* Shared pieces (svg_chart_parts.c, svg_data.c). */
 /* A legend of swatches in rows that wrap at width w starting at (x, y);
  * returns its height.  full[i] (or NULL) is the tooltip of a shortened name. */
 double svg_legend(svg_doc *doc, double x, double y, double w, size_t n, char *const *names,

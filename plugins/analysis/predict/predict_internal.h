@@ -1,0 +1,84 @@
+/*
+ * analysis predict: what its source files share (predict.c, predict_cases.c,
+ * predict_table.c, predict_occurrences.c, predict_trace.c, predict_e2e.c).
+ * Private to plugins/analysis/predict.
+ */
+#ifndef TP_PREDICT_INTERNAL_H
+#define TP_PREDICT_INTERNAL_H
+
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+
+#include "predict_embedding_index.h"
+#include "predict_fc.h"
+#include "predict_models.h"
+
+/* The options of the stage (pr_options, predict.c). */
+typedef struct pr_config {
+    const char *preset;
+    const char *preset_file;
+    double l2_gbps;
+    tp_strlist cases;
+    const char *fc_table;
+    const char *fc_table_input;
+    const char *kernel_prefix;
+    int e2e;
+    const char *step_prefix;
+    tp_strlist skip;
+    double kernel_overhead_us;
+    const char *embedding_forward, *embedding_backward;
+    int64_t embedding_dim, rows_per_block;
+} pr_config;
+
+/* ---- mode cases (predict_cases.c) */
+int pr_cases_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg);
+
+/* ---- the FC benchmark table (predict_table.c) */
+typedef struct pr_table {
+    pm_fc_row *rows;
+    size_t n;
+} pr_table;
+
+/* The fc table: fc_table's file or fc_table_input's result (TP_OK and no
+ * rows without either). */
+int pr_load_table(tp_stage *st, const pr_config *cfg, pr_table *t);
+
+/* ---- a trace's ops and their models (predict_occurrences.c) */
+/* Per op occurrence that launched GPU work: its model's prediction. */
+typedef struct pr_occ {
+    int32_t row;
+    tp_str name, dims;
+    const char *model; /* NULL: unsupported */
+    double predicted_us, measured_us;
+} pr_occ;
+
+/* An embedding op met on the trace: its inputs, or why no model took it. */
+typedef struct pr_emb_row {
+    pr_occ occ; /* its model: occ.model */
+    pe_emb_inputs x;
+    char why[160];
+} pr_emb_row;
+
+/* What predict_op needs besides the op: the preset, the trace's
+ * embedding ops and the FC benchmark table (NULL: none). */
+typedef struct pr_models {
+    const tp_preset *p;
+    pe_options emb_opt;
+    pe_index emb;
+    pf_ops *fc;
+} pr_models;
+
+/* Each op occurrence owning GPU work (the innermost cpu_op above the
+ * launch) with its measured time: the sum of that work's durations; the
+ * embedding ops among them in *emb. */
+int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
+                   size_t *nout, double *all_us, pr_emb_row **emb, size_t *nemb);
+
+/* ---- mode trace (predict_trace.c) */
+int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg);
+
+/* ---- end to end (predict_e2e.c) */
+/* Section 6 for each iteration: <id>.e2e, and the ops it used as <id>.e2e_ops. */
+int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ *o, size_t n);
+
+#endif

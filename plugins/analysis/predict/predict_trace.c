@@ -1,0 +1,239 @@
+/*
+ * analysis predict, mode trace: the results of the ops' predictions
+ * (<id>, <id>.summary, <id>.unsupported, <id>.embedding) and the mode
+ * itself, which also runs the FC table model and end to end.
+ */
+#include <string.h>
+
+#include "predict_internal.h"
+
+static int by_name_dims(const void *a, const void *b, void *ctx)
+{
+    tp_stage *st = ctx;
+    const pr_occ *x = a, *y = b;
+    int c = strcmp(tp_str_text(st, x->name), tp_str_text(st, y->name));
+    if (c)
+        return c;
+    c = strcmp(x->dims ? tp_str_text(st, x->dims) : "", y->dims ? tp_str_text(st, y->dims) : "");
+    return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+static double rel_error(const pr_occ *x) { return fabs(x->predicted_us - x->measured_us) / x->measured_us; }
+
+/* Error statistics of pr_occurrences [from, to): GMAE (eps 0 unless an error
+ * is 0, then the later code's 4e-4), mean, population std. */
+static void error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, double *mean,
+                        double *sd)
+{
+    double sl = 0, se = 0, ss = 0;
+    size_t n = to - from;
+    int zero = 0;
+    for (size_t i = from; i < to; i++)
+        zero |= rel_error(&o[i]) == 0;
+    for (size_t i = from; i < to; i++) {
+        double e = rel_error(&o[i]);
+        se += e;
+        sl += log(e + (zero ? 4e-4 : 0));
+    }
+    *mean = se / (double)n;
+    for (size_t i = from; i < to; i++)
+        ss += (rel_error(&o[i]) - *mean) * (rel_error(&o[i]) - *mean);
+    *sd = sqrt(ss / (double)n);
+    *gmae = exp(sl / (double)n);
+}
+
+static tp_result *table(tp_stage *st, const char *name, const char *title,
+                        const char *const *cols, const tp_coltype *types, int n)
+{
+    tp_result *r = tp_result_new(st, name);
+    for (int i = 0; r && i < n; i++)
+        if (tp_result_add_col(st, r, cols[i], types[i]) != i)
+            r = NULL;
+    if (r)
+        tp_result_set_meta(st, r, "title", title);
+    return r;
+}
+
+static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const tp_preset *p)
+{
+    static const char *const c1[] = {"name", "input_dims", "model", "count", "measured_us",
+                                     "predicted_us", "error_percent"};
+    static const tp_coltype t1[] = {TP_COL_STR, TP_COL_STR, TP_COL_STR, TP_COL_I64,
+                                    TP_COL_F64, TP_COL_F64, TP_COL_F64};
+    static const char *const c2[] = {"op", "count", "measured_us", "gmae_percent",
+                                     "mean_error_percent", "std_error_percent", "coverage_percent"};
+    static const tp_coltype t2[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64,
+                                    TP_COL_F64, TP_COL_F64, TP_COL_F64};
+    static const char *const c3[] = {"name", "count", "measured_us"};
+    static const tp_coltype t3[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64};
+    tp_result *ops = table(st, NULL, "Ops: measured vs predicted GPU time", c1, t1, 7);
+    tp_result *sum = table(st, "summary", "Prediction error per op type", c2, t2, 7);
+    tp_result *uns = table(st, "unsupported", "Ops with GPU work and no model", c3, t3, 3);
+    if (ops == NULL || sum == NULL || uns == NULL)
+        return TP_ENOMEM;
+    tp_result_set_meta(st, ops, "preset", p->name);
+    int rc = tp_sort(o, n, sizeof *o, by_name_dims, st);
+    double covered = 0;
+    size_t nsup = 0;
+    for (size_t i = 0; i < n && rc == TP_OK;) {
+        size_t j = i, k = i;
+        while (j < n && o[j].name == o[i].name)
+            j++; /* one op name: [i, j) */
+        double meas = 0;
+        for (size_t x = i; x < j; x++)
+            meas += o[x].measured_us;
+        size_t row;
+        if (o[i].model == NULL) {
+            rc = tp_result_add_row(st, uns, &row);
+            rc = rc ? rc : tp_result_set_str(st, uns, row, 0, tp_str_text(st, o[i].name));
+            rc = rc ? rc : tp_result_set_i64(st, uns, row, 1, (int64_t)(j - i));
+            rc = rc ? rc : tp_result_set_f64(st, uns, row, 2, meas);
+            i = j;
+            continue;
+        }
+        for (; k < j && rc == TP_OK;) { /* per input dims */
+            size_t m = k;
+            double km = 0, ke = 0;
+            while (m < j && o[m].dims == o[k].dims) {
+                km += o[m].measured_us;
+                ke += rel_error(&o[m]);
+                m++;
+            }
+            rc = tp_result_add_row(st, ops, &row);
+            rc = rc ? rc : tp_result_set_str(st, ops, row, 0, tp_str_text(st, o[k].name));
+            if (rc == TP_OK && o[k].dims)
+                rc = tp_result_set_str(st, ops, row, 1, tp_str_text(st, o[k].dims));
+            rc = rc ? rc : tp_result_set_str(st, ops, row, 2, o[k].model);
+            rc = rc ? rc : tp_result_set_i64(st, ops, row, 3, (int64_t)(m - k));
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, 4, km / (double)(m - k));
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, 5, o[k].predicted_us);
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, 6, 100 * ke / (double)(m - k));
+            k = m;
+        }
+        double g, mean, sd;
+        error_stats(o, i, j, &g, &mean, &sd);
+        rc = rc ? rc : tp_result_add_row(st, sum, &row);
+        rc = rc ? rc : tp_result_set_str(st, sum, row, 0, tp_str_text(st, o[i].name));
+        rc = rc ? rc : tp_result_set_i64(st, sum, row, 1, (int64_t)(j - i));
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 2, meas);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 3, 100 * g);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 4, 100 * mean);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 5, 100 * sd);
+        if (rc == TP_OK && all_us > 0)
+            rc = tp_result_set_f64(st, sum, row, 6, 100 * meas / all_us);
+        covered += meas;
+        nsup += j - i;
+        i = j;
+    }
+    /* overall: every supported occurrence */
+    if (rc == TP_OK && nsup > 0) {
+        pr_occ *sup = tp_malloc(nsup * sizeof *sup);
+        if (sup == NULL)
+            return TP_ENOMEM;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (o[i].model)
+                sup[k++] = o[i];
+        double g, mean, sd;
+        error_stats(sup, 0, k, &g, &mean, &sd);
+        tp_free(sup);
+        size_t row;
+        rc = tp_result_add_row(st, sum, &row);
+        rc = rc ? rc : tp_result_set_str(st, sum, row, 0, "(all)");
+        rc = rc ? rc : tp_result_set_i64(st, sum, row, 1, (int64_t)k);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 2, covered);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 3, 100 * g);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 4, 100 * mean);
+        rc = rc ? rc : tp_result_set_f64(st, sum, row, 5, 100 * sd);
+        if (rc == TP_OK && all_us > 0)
+            rc = tp_result_set_f64(st, sum, row, 6, 100 * covered / all_us);
+    }
+    return rc;
+}
+
+/* <id>.embedding: each embedding op occurrence with the inputs read from
+ * the trace, its prediction, or why there is none. */
+static int by_measured_desc(const void *a, const void *b, void *ctx)
+{
+    const pr_occ *x = &((const pr_emb_row *)a)->occ, *y = &((const pr_emb_row *)b)->occ;
+    (void)ctx;
+    if (x->measured_us != y->measured_us)
+        return x->measured_us > y->measured_us ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static int embedding_results(tp_stage *st, pr_emb_row *e, size_t n)
+{
+    static const char *const cols[] = {"name", "model", "B", "E", "T", "L", "D", "R",
+                                       "measured_us", "predicted_us", "error_percent", "reason"};
+    static const tp_coltype types[] = {TP_COL_STR, TP_COL_STR, TP_COL_I64, TP_COL_I64,
+                                       TP_COL_I64, TP_COL_I64, TP_COL_I64, TP_COL_I64,
+                                       TP_COL_F64, TP_COL_F64, TP_COL_F64, TP_COL_STR};
+    tp_result *r = table(st, "embedding", "Embedding lookups: model inputs from the trace", cols,
+                         types, 12);
+    if (r == NULL)
+        return TP_ENOMEM;
+    int rc = tp_sort(e, n, sizeof *e, by_measured_desc, NULL);
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        const pr_occ *x = &e[i].occ;
+        const int64_t in[] = {e[i].x.B, e[i].x.E, e[i].x.T, e[i].x.L, e[i].x.D, e[i].x.R};
+        size_t row;
+        rc = tp_result_add_row(st, r, &row);
+        rc = rc ? rc : tp_result_set_str(st, r, row, 0, tp_str_text(st, x->name));
+        if (rc == TP_OK && x->model)
+            rc = tp_result_set_str(st, r, row, 1, x->model);
+        for (int k = 0; k < 6 && rc == TP_OK; k++)
+            if (in[k] > 0)
+                rc = tp_result_set_i64(st, r, row, 2 + k, in[k]);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, 8, x->measured_us);
+        if (rc == TP_OK && x->model) {
+            rc = tp_result_set_f64(st, r, row, 9, x->predicted_us);
+            rc = rc ? rc : tp_result_set_f64(st, r, row, 10, 100 * rel_error(x));
+        }
+        if (rc == TP_OK && !x->model && e[i].why[0])
+            rc = tp_result_set_str(st, r, row, 11, e[i].why);
+    }
+    return rc;
+}
+
+int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
+{
+    const tp_trace *t = tp_stage_trace(st);
+    if (t == NULL)
+        return tp_fail(st, TP_EINVAL, "no trace and no cases: put a reader first, or give cases");
+    pr_models m = {.p = p,
+                   .emb_opt = {cfg->embedding_forward ? cfg->embedding_forward : "",
+                               cfg->embedding_backward ? cfg->embedding_backward : "",
+                               cfg->embedding_dim, cfg->rows_per_block, cfg->l2_gbps}};
+    pr_occ *o = NULL;
+    pr_emb_row *emb = NULL;
+    size_t n = 0, nemb = 0;
+    double all_us = 0;
+    pr_table table = {0};
+    int rc = pr_load_table(st, cfg, &table), with_table = cfg->fc_table || cfg->fc_table_input;
+    if (rc != TP_OK) {
+        tp_free(table.rows);
+        return rc;
+    }
+    pf_ops fc = {.rows = table.rows, .n = table.n};
+    m.fc = with_table ? &fc : NULL;
+    rc = pr_occurrences(st, t, &m, &o, &n, &all_us, &emb, &nemb);
+    for (size_t i = 0; rc == TP_OK && with_table && i < n; i++)
+        pf_measured(&fc, o[i].row, o[i].measured_us, o[i].predicted_us, o[i].model);
+    if (rc == TP_OK)
+        rc = trace_results(st, o, n, all_us, p);
+    if (rc == TP_OK)
+        rc = embedding_results(st, emb, nemb);
+    if (rc == TP_OK && with_table)
+        rc = pf_results(st, &fc);
+    if (rc == TP_OK && cfg->e2e)
+        rc = pr_e2e_results(st, cfg, t, o, n);
+    tp_free(o);
+    tp_free(emb);
+    pe_index_free(&m.emb);
+    pf_free(&fc);
+    tp_free(table.rows);
+    if (rc == TP_EINVAL || rc == TP_ENOTFOUND)
+        return rc;
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
