@@ -191,5 +191,9 @@ while read -r stage; do
     if [ -n "$missing" ]; then ko "docs: $doc does not document:$missing"; else ok; fi
 done <"$tmp/stages"
 
+# the columns tables of the plugin pages equal the stages' declarations
+if sh tests/tools/doc_columns.sh "$BUILD" >"$tmp/doc_columns" 2>&1; then ok; else
+    cat "$tmp/doc_columns"; ko "docs: columns tables (tests/tools/doc_columns.sh $BUILD --write rewrites them)"; fi
+
 echo "e2e: $pass passed, $fail failed"
 [ "$fail" = 0 ]
