@@ -89,11 +89,16 @@ static void describe_text(const tp_stage_desc *s, const char *path, const tp_res
         describe_option(o);
     if (s->options == NULL || s->options[0].name == NULL)
         printf("  (no options)\n");
+    if (decls && s->results_for)
+        printf("\n  results (as with the default options; some options change them):\n");
     if (decls)
         tp_schema_print_text(stdout, decls, "<id>");
-    else if (s->produces && s->produces[0])
-        printf("\n  results: declared by id only (no column schema): %s%s\n",
-               s->produces[0][0] ? "<id>." : "<id>", s->produces[0]);
+    else if (s->produces && s->produces[0]) {
+        printf("\n  results, declared by id only (no column schema):");
+        for (const char *const *pr = s->produces; *pr; pr++)
+            printf(" <id>%s%s", **pr ? "." : "", *pr);
+        printf("\n");
+    }
 }
 
 int tp_cli_describe(tp_ctx *ctx, const char *name, int format)

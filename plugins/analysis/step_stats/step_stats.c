@@ -22,6 +22,38 @@ static const tp_option ss_options[] = {
                      "the numeric extension column (int64 or double) to follow over steps"),
     TP_OPTION_END};
 
+/* <id>: one row per name.  A column in ns is reported in us (mean_us), any
+ * other as it is (mean); the two declarations differ in that column only. */
+#define SS_COLS(X, P, MEAN, MEAN_UNIT, MEAN_DOC)                                                  \
+    X(P, name, STR, NULL, "the event name")                                                    \
+    X(P, n_steps, I64, "count", "steps holding a value of the column")                         \
+    X(P, MEAN, F64, MEAN_UNIT, MEAN_DOC)                                                       \
+    X(P, cv_percent, F64, "percent", "coefficient of variation over the steps (population "   \
+                                     "std / mean x 100; 0 when the mean is 0)")
+#define SS_COLS_US(X, P) SS_COLS(X, P, mean_us, "us", "the column summed per step, mean over the steps")
+#define SS_COLS_RAW(X, P) SS_COLS(X, P, mean, NULL, "the column summed per step, mean over the steps")
+TP_COLUMNS(ss_us, SS_COLS_US);
+TP_COLUMNS(ss_raw, SS_COLS_RAW);
+
+static const tp_result_decl ss_results_us[] = {
+    TP_RESULT("", "table", ss_us, "per name: mean per step and variation (a column in ns, in us)"),
+    TP_RESULTS_END};
+static const tp_result_decl ss_results_raw[] = {
+    TP_RESULT("", "table", ss_raw, "per name: mean per step and variation (a column not in ns)"),
+    TP_RESULTS_END};
+
+/* Is the followed column in ns (then reported in us)? */
+static int column_in_ns(const ss_config *cfg)
+{
+    size_t len = strlen(cfg->column);
+    return len > 3 && strcmp(cfg->column + len - 3, "_ns") == 0;
+}
+
+static const tp_result_decl *ss_results_for(const void *config)
+{
+    return column_in_ns(config) ? ss_results_us : ss_results_raw;
+}
+
 typedef struct ss_entry {
     uint32_t name, step; /* step: the iteration's index among those present */
     double value;
@@ -112,10 +144,10 @@ static int write_rows(tp_stage *st, tp_result *r, const ss_entry *e, size_t n, s
         }
         size_t row;
         rc = tp_result_add_row(st, r, &row);
-        rc = rc ? rc : tp_result_set_str(st, r, row, 0, tp_str_text(st, e[i].name));
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 1, (int64_t)nsteps);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 2, sum / (double)nsteps);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 3, tp_cv_percent(per, nsteps));
+        rc = rc ? rc : tp_result_set_str(st, r, row, ss_us_name, tp_str_text(st, e[i].name));
+        rc = rc ? rc : tp_result_set_i64(st, r, row, ss_us_n_steps, (int64_t)nsteps);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, ss_us_mean_us, sum / (double)nsteps);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, ss_us_cv_percent, tp_cv_percent(per, nsteps));
         i = j;
     }
     tp_free(per);
@@ -137,8 +169,8 @@ static int ss_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EINVAL, "the trace has no 'iteration' column (one step per row)");
     const tp_cols *c = tp_trace_cols(t);
     const int32_t *iter = tp_trace_ext_data(t, it);
-    size_t len = strlen(cfg->column), n = 0, nsteps = 0;
-    int to_us = len > 3 && strcmp(cfg->column + len - 3, "_ns") == 0;
+    size_t n = 0, nsteps = 0;
+    int to_us = column_in_ns(cfg);
     ss_entry *e = tp_malloc((c->n ? c->n : 1) * sizeof *e);
     int32_t *steps = tp_malloc((c->n ? c->n : 1) * sizeof *steps);
     int rc = e && steps ? distinct_steps(t, col, iter, steps, &nsteps) : TP_ENOMEM;
@@ -149,12 +181,9 @@ static int ss_run(tp_stage *st, const void *config, void *state)
             e[n++] = (ss_entry){c->name[i], step_index(steps, nsteps, iter[i]), to_us ? v / 1000.0 : v};
     }
     rc = rc ? rc : tp_sort(e, n, sizeof *e, by_name_step, NULL);
-    tp_result *r = rc ? NULL : tp_result_new(st, NULL);
-    const char *names[] = {"name", "n_steps", to_us ? "mean_us" : "mean", "cv_percent"};
-    for (int i = 0; rc == TP_OK && i < 4; i++)
-        if (r == NULL || tp_result_add_col(st, r, names[i],
-                                           i == 0 ? TP_COL_STR : i == 1 ? TP_COL_I64 : TP_COL_F64) != i)
-            rc = TP_ENOMEM;
+    tp_result *r = rc ? NULL : tp_result_declared(st, NULL);
+    if (rc == TP_OK && r == NULL)
+        rc = TP_ENOMEM;
     if (rc == TP_OK) {
         tp_result_set_meta(st, r, "title", "Per-step mean and variation");
         rc = write_rows(st, r, e, n, nsteps);
@@ -165,9 +194,10 @@ static int ss_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc ss_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "step_stats",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "step_stats",
                   "per name: a column's mean over steps and its coefficient of variation",
-                  ss_options, ss_config, NULL, TP_PRODUCES(""), 0, NULL, ss_run, NULL),
+                  ss_options, ss_config, NULL, ss_results_us, ss_results_for, 0, NULL, ss_run,
+                  NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("step_stats", "0.1.0", ss_stages);
