@@ -23,6 +23,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_markers.h>
 
 typedef struct rg_config {
@@ -33,12 +34,13 @@ typedef struct rg_config {
 static const tp_option rg_options[] = {
     TP_OPTION_STRING("include", rg_config, include, ".",
                      "regex naming the ranges (searched, like re.search; default: every one)"),
-    TP_OPTION_STRING("marker", rg_config, marker, "^ProfilerStep#\\d+$",
-                     "regex naming the iteration markers of <id>.iterations"),
+    TP_OPTION_STRING("marker", rg_config, marker, NULL,
+                     "override of the pipeline's iterations: marker for this stage: a regex "
+                     "naming the iteration markers of <id>.iterations"),
     TP_OPTION_END};
 
 typedef struct rg_state {
-    tp_markers include, marker;
+    tp_markers include;
 } rg_state;
 
 static int rg_init(tp_stage *st, const void *config, void **state)
@@ -49,7 +51,12 @@ static int rg_init(tp_stage *st, const void *config, void **state)
         return TP_ENOMEM;
     *state = s;
     int rc = tp_markers_open(st, &s->include, "include", cfg->include);
-    return rc ? rc : tp_markers_open(st, &s->marker, "marker", cfg->marker);
+    if (rc != TP_OK || cfg->marker == NULL)
+        return rc;
+    tp_markers check; /* a bad marker regex is a configuration error */
+    rc = tp_markers_open(st, &check, "marker", cfg->marker);
+    tp_markers_close(&check);
+    return rc;
 }
 
 static void rg_destroy(tp_stage *st, void *state)
@@ -58,7 +65,6 @@ static void rg_destroy(tp_stage *st, void *state)
     rg_state *s = state;
     if (s) {
         tp_markers_close(&s->include);
-        tp_markers_close(&s->marker);
     }
     tp_free(s);
 }
@@ -353,7 +359,7 @@ static int by_start(const void *a, const void *b, void *ctx)
 
 static int rg_run(tp_stage *st, const void *config, void *state)
 {
-    (void)config;
+    const rg_config *cfg = config;
     rg_state *s = state;
     const tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
@@ -371,6 +377,7 @@ static int rg_run(tp_stage *st, const void *config, void *state)
     r.stack = tp_malloc(n * sizeof *r.stack);
     r.slot = tp_calloc(tp_str_count(st) + 1, sizeof *r.slot);
     uint32_t *ranges = tp_malloc(n * sizeof *ranges), *gpu = tp_malloc(n * sizeof *gpu);
+    tp_iter_view steps = {0};
     tp_iterations it = {0};
     int rc = r.is_range && r.stack && r.slot && ranges && gpu ? find_ranges(&r, s, ranges, &nr, gpu, &ng)
                                                    : TP_ENOMEM;
@@ -379,8 +386,9 @@ static int rg_run(tp_stage *st, const void *config, void *state)
     for (size_t a = 0; a < r.c->n && rc == TP_OK; a++)
         if (tp_ev_is_activity(r.c, a))
             rc = attribute_work(&r, a, gpu, ng);
-    if (rc == TP_OK)
-        rc = tp_markers_iterations(st, &s->marker, 0, r.c, &it);
+    tp_iter_override ov = {.marker = cfg->marker, .option = "marker"};
+    if (rc == TP_OK && (rc = tp_iter_view_get(st, NULL, &ov, &steps)) == TP_OK)
+        it = tp_iter_as_iterations(&steps);
     if (rc == TP_OK)
         rc = tp_sort(ranges, nr, sizeof *ranges, by_start, (void *)r.c);
     if (rc == TP_OK)
@@ -396,7 +404,7 @@ static int rg_run(tp_stage *st, const void *config, void *state)
     tp_free(r.stack);
     tp_free(ranges);
     tp_free(gpu);
-    tp_iterations_free(&it);
+    tp_iter_view_release(&steps);
     if (rc == TP_EINVAL || rc == TP_EFORMAT)
         return rc; /* reported */
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
