@@ -65,10 +65,8 @@ static int64_t step_number(tp_stage *st, const tp_markers *m, tp_str name, size_
             return v;
     }
     const char *hash = memrchr(text, '#', len);
-    size_t from = hash ? (size_t)(hash - text) + 1 : len, to = from;
-    while (to < len && text[to] >= '0' && text[to] <= '9')
-        to++;
-    if (to > from && all_digits(text + from, to - from, &v))
+    size_t from = hash ? (size_t)(hash - text) + 1 : len;
+    if (hash && all_digits(text + from, len - from, &v))
         return v;
     return (int64_t)ordinal;
 }
