@@ -117,7 +117,7 @@ TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: check-install check-report report-screenshot all run check check-suite check-unit check-plugins check-pipelines check-headers \
-        check-exports check-san check-warnings deps install uninstall bench clean fuzz fuzz-build check-valgrind
+        check-exports check-san check-warnings deps deps-run install uninstall bench clean fuzz fuzz-build check-valgrind
 all: $(LIB) $(BIN) $(SDK_LIB) $(PLUGINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -149,12 +149,18 @@ $(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/trac
 	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@.tmp $< && mv $@.tmp $@
 
 # ---------------------------------------------------------------- entry points
-DEB_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev check libpcre2-dev libsqlite3-dev \
-                clang valgrind python3 libxml2-utils librsvg2-bin chromium
+# What building and running need (make run), and what the tests add (make check):
+# Check, a second compiler, valgrind, Python for the independent checks, and
+# the SVG/HTML checkers.
+RUN_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev libpcre2-dev \
+                libsqlite3-dev
+TEST_PACKAGES := check clang valgrind python3 libxml2-utils librsvg2-bin chromium
+deps-run:
+	@sh tests/tools/install-deps.sh $(RUN_PACKAGES)
 deps:
-	@sh tests/tools/install-deps.sh $(DEB_PACKAGES)
+	@sh tests/tools/install-deps.sh $(RUN_PACKAGES) $(TEST_PACKAGES)
 
-run: deps
+run: deps-run
 	$(MAKE) all
 	$(BIN) run pipelines/dlrm_breakdown.yaml
 	@echo "make run: open build/out/dlrm_breakdown/report.html (the charts and tables of the run)"
