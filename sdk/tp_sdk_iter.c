@@ -17,10 +17,16 @@ static int where_of(tp_iter_source s)
 }
 
 /* "^" and the prefix with every character but letters, digits and '_'
- * escaped: a step_prefix matched literally. */
+ * escaped: a step_prefix matched literally ("" matches nothing). */
 static char *prefix_regex(const char *prefix)
 {
     size_t n = strlen(prefix);
+    if (n == 0) { /* an empty prefix names no marker (no iterations) */
+        char *never = tp_malloc(5);
+        if (never)
+            memcpy(never, "(?!)", 5);
+        return never;
+    }
     char *re = tp_malloc(2 * n + 2);
     if (re == NULL)
         return NULL;
