@@ -4,8 +4,9 @@
 # columns, trace info and the SDK's intervals, JSON access and safe text)
 # against the installed headers and SDK via pkg-config (no access to
 # core/), runs them through the installed `pipeline` and checks their
-# numbers against Python; links a plugin using the SDK's PCRE2 parts with
-# `pkg-config --libs --static` (tracepipe.pc's Requires.private).
+# numbers against Python (step_kernels: the iteration view, declared columns
+# and the SDK's regexes); links a plugin using the SDK's PCRE2 parts with
+# `pkg-config --libs` (tracepipe.pc requires libpcre2-8).
 set -eu
 BUILD=${1:-build}
 prefix=$(mktemp -d)
@@ -18,7 +19,8 @@ mkdir -p "$work"
 cp docs/examples/top_names/top_names.c "$work/"
 cp docs/examples/stream_busy/stream_busy.c "$work/"
 cp docs/examples/linear_model/linear_model.c "$work/"
-for p in top_names stream_busy linear_model; do
+cp docs/examples/step_kernels/step_kernels.c "$work/"
+for p in top_names stream_busy linear_model step_kernels; do
     ( cd "$work" && cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
         -Wl,--no-undefined $(pkg-config --cflags tracepipe) -o $p.so $p.c $(pkg-config --libs tracepipe) )
 done
@@ -48,7 +50,7 @@ TP_PLUGIN_DEFINE("sdk_parts", "1.0.0", sp_stages);
 C
 ( cd "$work" && cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
     -Wl,--no-undefined $(pkg-config --cflags tracepipe) -o sdk_parts.so sdk_parts.c \
-    $(pkg-config --libs --static tracepipe) )
+    $(pkg-config --libs tracepipe) )
 syms=$(nm -D --defined-only "$work/sdk_parts.so" | awk '{print $3}' | grep -v '^_' | tr '\n' ' ')
 [ "$syms" = "tp_plugin_descriptor " ] || { echo "out-of-tree: sdk_parts.so exports: $syms"; exit 1; }
 rm "$work/sdk_parts.so" "$work/sdk_parts.c" # not a plugin for the runs below
@@ -126,4 +128,31 @@ for r in mine:
 others = {r["model"] for r in rows if not r["name"].startswith("aten::mul")}
 assert others <= {"roofline", "elementwise", "fwd", "sgd", "adagrad", ""} and "linear" not in others, others
 print("out-of-tree: linear_model: %d op shapes predicted by the registered model" % len(mine))
+PY
+# the iteration view, declared columns and the SDK's regexes from a third-party plugin
+"$prefix/bin/pipeline" describe step_kernels --plugin-dir "$work" | grep -q "kernel_us .*double .*us" ||
+    { echo "out-of-tree: step_kernels: describe shows no declared columns"; exit 1; }
+"$prefix/bin/pipeline" run docs/examples/step_kernels/step_kernels.yaml -q --plugin-dir "$work" \
+    > "$prefix/steps.csv"
+python3 - "$prefix/steps.csv" tests/data/kineto/corpus/hta_gpu_user_annotation_step_based.json.gz <<'PY'
+import csv, gzip, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ev = json.load(gzip.open(sys.argv[2]))["traceEvents"]
+steps = sorted((e["ts"], e["dur"]) for e in ev
+               if e.get("name") == "Optimizer.step#SGD.step" and e.get("cat") == "user_annotation")
+launch = {e["args"]["correlation"]: e["ts"] for e in ev
+          if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+count, total = [0] * len(steps), [0] * len(steps)
+for e in ev:
+    if e.get("cat") == "kernel" and "elementwise" in e["name"]:
+        t = launch.get(e["args"].get("correlation"), e["ts"])
+        for k, (s, d) in enumerate(steps):
+            if s <= t < s + d:
+                count[k] += 1
+                total[k] += e["dur"]
+assert [int(r["iteration"]) for r in rows] == list(range(len(steps))), rows
+for r, (s, _), n, t in zip(rows, steps, count, total):
+    assert float(r["start_us"]) == s - steps[0][0] and int(r["kernels"]) == n, (r, s, n)
+    assert abs(float(r["kernel_us"]) - t) < 1e-9, (r, t)
+print("out-of-tree: step_kernels: %d iterations of the pipeline's marker, kernels per iteration checked" % len(rows))
 PY
