@@ -25,6 +25,51 @@
 
 #include "gemm_kernels.h"
 
+/* <id>, two column sets by source.  kernel_args given (OpenCL): one row per
+ * (kernel name, M, N, K); without (PyTorch): one row per kernel name, the
+ * ops' figures shared among their kernels.  flop and bytes have no unit in
+ * their names, so none in the result either (the meaning gives it). */
+#define GK_ARGS_COLS(X, P)                                                                      \
+    X(P, name, STR, NULL, "the kernel's name")                                                  \
+    X(P, m, I64, NULL, "M: the kernel argument at the first kernel_args index (bytes read "   \
+                       "little-endian)")                                                        \
+    X(P, n, I64, NULL, "N: the argument at the second index")                                   \
+    X(P, k, I64, NULL, "K: the argument at the third index")                                    \
+    X(P, count, I64, "count", "kernels of that name and sizes")                                 \
+    X(P, flop, F64, NULL, "floating-point operations of one kernel: 2 M N K (flop)")            \
+    X(P, sum_us, F64, "us", "their durations summed (device start to end)")                     \
+    X(P, achieved_tflops, F64, "Tflop/s", "count x flop / sum_us, in 10^12 flop/s (null when "  \
+                                          "sum_us is 0)")
+#define GK_SHARES_COLS(X, P)                                                                    \
+    X(P, name, STR, NULL, "the kernel's name")                                                  \
+    X(P, count, I64, "count", "kernels of that name launched by GEMM ops")                      \
+    X(P, flop, F64, NULL, "their shares of the launching calls' floating-point operations, "    \
+                          "total (flop)")                                                       \
+    X(P, bytes, F64, NULL, "their shares of the calls' bytes moved, total (bytes)")             \
+    X(P, sum_us, F64, "us", "their durations summed")                                           \
+    X(P, achieved_tflops, F64, "Tflop/s", "flop / sum_us, in 10^12 flop/s (null when sum_us "   \
+                                          "is 0)")                                              \
+    X(P, achieved_gbps, F64, "GB/s", "bytes / sum_us, in 10^9 bytes/s (null when sum_us is 0)") \
+    X(P, flop_per_byte, F64, NULL, "arithmetic intensity: flop / bytes (null when bytes is 0)")
+TP_COLUMNS(gk_args, GK_ARGS_COLS);
+TP_COLUMNS(gk_shares, GK_SHARES_COLS);
+
+static const tp_result_decl gk_results_args[] = {
+    TP_RESULT("", "table", gk_args,
+              "with kernel_args: one row per (kernel name, M, N, K), by sum_us descending"),
+    TP_RESULTS_END};
+TP_HIDDEN const tp_result_decl gk_results[] = {
+    TP_RESULT("", "table", gk_shares,
+              "without kernel_args: one row per kernel name launched by GEMM ops, by sum_us "
+              "descending"),
+    TP_RESULTS_END};
+
+const tp_result_decl *gk_results_for(const void *config)
+{
+    const gk_config *cfg = config;
+    return cfg->kernel_args.n == 3 ? gk_results_args : gk_results;
+}
+
 typedef struct gk_row {
     tp_str name;
     int64_t m, n, k;
@@ -96,16 +141,9 @@ static int by_sum_desc(const void *a, const void *b, void *ctx)
 
 static int write_rows(tp_stage *st, gk_row *rows, size_t n)
 {
-    static const char *const names[] = {"name", "m", "n", "k", "count", "flop", "sum_us",
-                                        "achieved_tflops"};
-    tp_result *r = tp_result_new(st, NULL);
+    tp_result *r = tp_result_declared(st, NULL);
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 8; i++) {
-        tp_coltype ty = i == 0 ? TP_COL_STR : i <= 4 ? TP_COL_I64 : TP_COL_F64;
-        if (tp_result_add_col(st, r, names[i], ty) != i)
-            return TP_ENOMEM;
-    }
     tp_result_set_meta(st, r, "title", "Matrix-product kernels with sizes from their arguments");
     int rc = tp_sort(rows, n, sizeof *rows, by_sum_desc, NULL);
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
@@ -114,15 +152,15 @@ static int write_rows(tp_stage *st, gk_row *rows, size_t n)
         size_t row;
         if (tp_result_add_row(st, r, &row) != TP_OK)
             return TP_ENOMEM;
-        rc = tp_result_set_str(st, r, row, 0, tp_str_text(st, rows[i].name));
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 1, rows[i].m);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 2, rows[i].n);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 3, rows[i].k);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 4, rows[i].count);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 5, flop);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 6, sum_us);
+        rc = tp_result_set_str(st, r, row, gk_args_name, tp_str_text(st, rows[i].name));
+        rc = rc ? rc : tp_result_set_i64(st, r, row, gk_args_m, rows[i].m);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, gk_args_n, rows[i].n);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, gk_args_k, rows[i].k);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, gk_args_count, rows[i].count);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, gk_args_flop, flop);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, gk_args_sum_us, sum_us);
         if (rc == TP_OK && rows[i].sum_ns > 0) /* flop per ns = GFLOP/s; / 1000: TFLOP/s */
-            rc = tp_result_set_f64(st, r, row, 7,
+            rc = tp_result_set_f64(st, r, row, gk_args_achieved_tflops,
                                    (double)rows[i].count * flop / (double)rows[i].sum_ns / 1000.0);
     }
     return rc;
@@ -167,17 +205,12 @@ static int by_sum_then_name(const void *a, const void *b, void *ctx)
 /* PyTorch traces: per kernel, shares of its GEMM ops' FLOPs and bytes. */
 static int shares_result(tp_stage *st, const tp_trace *t)
 {
-    static const char *const names[] = {"name", "count", "flop", "bytes", "sum_us",
-                                        "achieved_tflops", "achieved_gbps", "flop_per_byte"};
     gt_kernel_sum *k = NULL;
     size_t n = 0;
     int rc = gt_kernel_shares(st, t, &k, &n);
     if (rc != TP_OK)
         return rc;
-    tp_result *r = tp_result_new(st, NULL);
-    for (int i = 0; r && i < 8; i++)
-        if (tp_result_add_col(st, r, names[i], i == 0 ? TP_COL_STR : i == 1 ? TP_COL_I64 : TP_COL_F64) != i)
-            r = NULL;
+    tp_result *r = tp_result_declared(st, NULL);
     if (r == NULL) {
         tp_free(k);
         return TP_ENOMEM;
@@ -188,17 +221,17 @@ static int shares_result(tp_stage *st, const tp_trace *t)
         size_t row;
         double ns = (double)k[i].sum_ns;
         rc = tp_result_add_row(st, r, &row);
-        rc = rc ? rc : tp_result_set_str(st, r, row, 0, tp_str_text(st, k[i].name));
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 1, k[i].count);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 2, k[i].flop);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 3, k[i].bytes);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 4, ns / 1000.0);
+        rc = rc ? rc : tp_result_set_str(st, r, row, gk_shares_name, tp_str_text(st, k[i].name));
+        rc = rc ? rc : tp_result_set_i64(st, r, row, gk_shares_count, k[i].count);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, gk_shares_flop, k[i].flop);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, gk_shares_bytes, k[i].bytes);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, gk_shares_sum_us, ns / 1000.0);
         if (rc == TP_OK && ns > 0) { /* per ns: GFLOP/s and GB/s */
-            rc = tp_result_set_f64(st, r, row, 5, k[i].flop / ns / 1000.0);
-            rc = rc ? rc : tp_result_set_f64(st, r, row, 6, k[i].bytes / ns);
+            rc = tp_result_set_f64(st, r, row, gk_shares_achieved_tflops, k[i].flop / ns / 1000.0);
+            rc = rc ? rc : tp_result_set_f64(st, r, row, gk_shares_achieved_gbps, k[i].bytes / ns);
         }
         if (rc == TP_OK && k[i].bytes > 0)
-            rc = tp_result_set_f64(st, r, row, 7, k[i].flop / k[i].bytes);
+            rc = tp_result_set_f64(st, r, row, gk_shares_flop_per_byte, k[i].flop / k[i].bytes);
     }
     tp_free(k);
     return rc;

@@ -20,12 +20,17 @@ typedef struct gt_kernel_sum {
 int gt_kernel_shares(tp_stage *st, const tp_trace *t, gt_kernel_sum **out, size_t *nout);
 
 extern const tp_option gk_options[];
+/* The declared result: gk_results without kernel_args, as gk_results_for
+ * gives it for a config. */
+extern const tp_result_decl gk_results[];
+const tp_result_decl *gk_results_for(const void *config);
 int gk_init(tp_stage *st, const void *config, void **state);
 int gk_run(tp_stage *st, const void *config, void *state);
 
 #define GT_KERNELS_STAGE                                                                         \
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "gemm_kernels",                                             \
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "gemm_kernels",                                             \
                   "matrix-product kernels: FLOPs, bytes and achieved TFLOP/s per kernel, from "  \
                   "their GEMM ops (PyTorch) or their arguments (OpenCL CLBlast Xgemm*)",        \
-                  gk_options, gk_config, "hierarchy", TP_PRODUCES(""), 0, gk_init, gk_run, NULL)
+                  gk_options, gk_config, "hierarchy", gk_results, gk_results_for, 0, gk_init,   \
+                  gk_run, NULL)
 #endif

@@ -35,6 +35,34 @@ static const tp_option gt_options[] = {
                    "fp32 products run on TF32 tensor cores (roofline peak)"),
     TP_OPTION_END};
 
+/* <id>: one row per (op name, input dims).  flop and bytes have no unit in
+ * their names, so none in the result either (the meaning gives it). */
+#define GT_COLS(X, P)                                                                           \
+    X(P, name, STR, NULL, "the matrix-product op (aten::mm, addmm, bmm, baddbmm, linear, "      \
+                          "matmul)")                                                            \
+    X(P, input_dims, STR, NULL, "its Input Dims as Python prints them ([[64, 128], [128, 256]])") \
+    X(P, count, I64, "count", "calls of the op with these dims")                                \
+    X(P, flop, F64, NULL, "floating-point operations of one call (flop)")                       \
+    X(P, bytes, F64, NULL, "bytes one call moves: elements read and written x bytes per element") \
+    X(P, busy_us, F64, "us", "device time of all the calls: per call the union of the GPU work " \
+                             "launched from its subtree and no nested product's, summed")       \
+    X(P, flop_per_byte, F64, NULL, "arithmetic intensity: flop / bytes (flop/byte)")            \
+    X(P, achieved_tflops, F64, "Tflop/s", "count x flop / busy time, in 10^12 flop/s (null "    \
+                                          "without device time)")                               \
+    X(P, achieved_gbps, F64, "GB/s", "count x bytes / busy time, in 10^9 bytes/s (null without " \
+                                     "device time)")                                            \
+    X(P, roofline_us, F64, "us", "one call's roofline: max(flop / peak, bytes / DRAM bandwidth) " \
+                                 "of the preset (null without a preset)")                       \
+    X(P, bound, STR, NULL, "the larger roofline term: compute or memory (null without a preset)") \
+    X(P, roofline_percent, F64, "percent", "count x roofline_us / busy_us x 100, not clamped "  \
+                                           "(null without device time or a preset)")
+TP_COLUMNS(gt_main, GT_COLS);
+
+static const tp_result_decl gt_results[] = {
+    TP_RESULT("", "table", gt_main,
+              "one row per (matrix-product op, input dims), by name then dims"),
+    TP_RESULTS_END};
+
 typedef tp_preset gt_preset;
 
 static const gt_preset *find_preset(const char *name) { return tp_preset_find(name); }
@@ -281,41 +309,39 @@ static int group_row(gt *g, tp_result *r, size_t from, size_t to, const gt_prese
     double busy_us = (double)busy / 1000.0;
     size_t row;
     int rc = tp_result_add_row(g->st, r, &row);
-    rc = rc ? rc : tp_result_set_str(g->st, r, row, 0, tp_str_text(g->st, g->c->name[k->row]));
-    rc = rc ? rc : tp_result_set_str(g->st, r, row, 1, tp_str_text(g->st, k->dims));
-    rc = rc ? rc : tp_result_set_i64(g->st, r, row, 2, (int64_t)(to - from));
-    rc = rc ? rc : tp_result_set_f64(g->st, r, row, 3, flops);
-    rc = rc ? rc : tp_result_set_f64(g->st, r, row, 4, bytes);
-    rc = rc ? rc : tp_result_set_f64(g->st, r, row, 5, busy_us);
-    rc = rc ? rc : tp_result_set_f64(g->st, r, row, 6, flops / bytes);
+    rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_name,
+                                     tp_str_text(g->st, g->c->name[k->row]));
+    rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_input_dims,
+                                     tp_str_text(g->st, k->dims));
+    rc = rc ? rc : tp_result_set_i64(g->st, r, row, gt_main_count, (int64_t)(to - from));
+    rc = rc ? rc : tp_result_set_f64(g->st, r, row, gt_main_flop, flops);
+    rc = rc ? rc : tp_result_set_f64(g->st, r, row, gt_main_bytes, bytes);
+    rc = rc ? rc : tp_result_set_f64(g->st, r, row, gt_main_busy_us, busy_us);
+    rc = rc ? rc : tp_result_set_f64(g->st, r, row, gt_main_flop_per_byte, flops / bytes);
     if (rc == TP_OK && busy > 0) {
-        rc = tp_result_set_f64(g->st, r, row, 7, n * flops / 1e12 / (busy_us / 1e6));
-        rc = rc ? rc : tp_result_set_f64(g->st, r, row, 8, n * bytes / 1e9 / (busy_us / 1e6));
+        rc = tp_result_set_f64(g->st, r, row, gt_main_achieved_tflops,
+                               n * flops / 1e12 / (busy_us / 1e6));
+        rc = rc ? rc : tp_result_set_f64(g->st, r, row, gt_main_achieved_gbps,
+                                         n * bytes / 1e9 / (busy_us / 1e6));
     }
     if (rc == TP_OK && p) {
         double compute = flops / peak_of(g, p, k->bpe) / 1000, memory = bytes / p->dram_gbps / 1000;
         double roof = compute >= memory ? compute : memory;
-        rc = tp_result_set_f64(g->st, r, row, 9, roof);
-        rc = rc ? rc : tp_result_set_str(g->st, r, row, 10, compute >= memory ? "compute" : "memory");
+        rc = tp_result_set_f64(g->st, r, row, gt_main_roofline_us, roof);
+        rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_bound,
+                                         compute >= memory ? "compute" : "memory");
         if (rc == TP_OK && busy > 0)
-            rc = tp_result_set_f64(g->st, r, row, 11, n * roof / busy_us * 100);
+            rc = tp_result_set_f64(g->st, r, row, gt_main_roofline_percent,
+                                   n * roof / busy_us * 100);
     }
     return rc;
 }
 
 static int write_result(gt *g, const gt_preset *p)
 {
-    static const char *const names[] = {"name", "input_dims", "count", "flop", "bytes", "busy_us",
-                                        "flop_per_byte", "achieved_tflops", "achieved_gbps",
-                                        "roofline_us", "bound", "roofline_percent"};
-    tp_result *r = tp_result_new(g->st, NULL);
+    tp_result *r = tp_result_declared(g->st, NULL);
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 12; i++) {
-        tp_coltype t = i < 2 || i == 10 ? TP_COL_STR : i == 2 ? TP_COL_I64 : TP_COL_F64;
-        if (tp_result_add_col(g->st, r, names[i], t) != i)
-            return TP_ENOMEM;
-    }
     tp_result_set_meta(g->st, r, "title", "Matrix products: FLOPs, bytes, achieved throughput");
     int rc = tp_sort(g->calls, g->ncalls, sizeof *g->calls, by_op_and_dims, g);
     for (size_t i = 0; i < g->ncalls && rc == TP_OK;) {
@@ -358,10 +384,10 @@ static int gt_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc gt_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "gemm_throughput",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "gemm_throughput",
                   "matrix products: FLOPs and bytes from Input Dims, achieved TFLOP/s and GB/s, "
                   "roofline",
-                  gt_options, gt_config, "hierarchy", TP_PRODUCES(""), 0, gt_init, gt_run, NULL),
+                  gt_options, gt_config, "hierarchy", gt_results, NULL, 0, gt_init, gt_run, NULL),
     GT_KERNELS_STAGE,
     TP_STAGE_END};
 
