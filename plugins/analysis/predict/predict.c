@@ -23,7 +23,8 @@
  * Files: predict.c the options and the stage; predict_cases.c the cases;
  * predict_table.c the FC table's file; predict_occurrences.c a trace's
  * ops and their models; predict_trace.c the trace mode and its results;
- * predict_e2e.c end to end; predict_internal.h what they share.
+ * predict_e2e.c end to end; predict_internal.h what they share;
+ * predict_results.h the columns of the results (declared here, below).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #include <tracepipe/tp_sdk.h>
 
 #include "predict_internal.h"
+#include "predict_results.h"
 
 static const tp_option pr_options[] = {
     TP_OPTION_STRING("preset", pr_config, preset, NULL,
@@ -77,6 +79,55 @@ static const tp_option pr_options[] = {
     TP_OPTION_INT("rows_per_block", pr_config, rows_per_block, "0", 0, 1e9,
                   "R of the forward model (0: block.y of the lookup's longest kernel)"),
     TP_OPTION_END};
+
+/* The results, by mode and options (columns: predict_results.h).  Mode
+ * cases makes <id> alone; mode trace <id>, summary, unsupported and
+ * embedding, with fc_table or fc_table_input also fc_table, with e2e: true
+ * also e2e and e2e_ops. */
+#define PR_TRACE_RESULTS                                                                         \
+    TP_RESULT("", "table", pr_ops,                                                               \
+              "mode trace: one row per (op name, input dims) a model predicted, by name then "   \
+              "dims"),                                                                           \
+    TP_RESULT("summary", "table", pr_summary,                                                    \
+              "mode trace: prediction error per op name a model took, by name, then (all)"),     \
+    TP_RESULT("unsupported", "table", pr_unsupported,                                            \
+              "mode trace: one row per op name with GPU work and no model, by name"),            \
+    TP_RESULT("embedding", "table", pr_embedding,                                                \
+              "mode trace: one row per embedding lookup occurrence, largest measured first")
+#define PR_E2E_RESULTS                                                                           \
+    TP_RESULT("e2e", "series", pr_e2e,                                                           \
+              "e2e: true: each iteration predicted end to end (section 6) and measured; notes "  \
+              "gmae_percent, mean_error_percent"),                                               \
+    TP_RESULT("e2e_ops", "table", pr_e2e_ops,                                                    \
+              "e2e: true: the ops each iteration's simulation ran over, in order")
+#define PR_FC_RESULT                                                                             \
+    TP_RESULT("fc_table", "table", pr_fc,                                                        \
+              "with a benchmark table: one row per (GEMM op, input dims) it was asked about; "   \
+              "notes with the counts and GMAEs")
+
+static const tp_result_decl pr_results_cases[] = {
+    TP_RESULT("", "table", pr_cases, "mode cases: one row per case, in the order given"),
+    TP_RESULTS_END};
+static const tp_result_decl pr_results_trace[] = {PR_TRACE_RESULTS, TP_RESULTS_END};
+static const tp_result_decl pr_results_fc[] = {PR_TRACE_RESULTS, PR_FC_RESULT, TP_RESULTS_END};
+static const tp_result_decl pr_results_e2e[] = {PR_TRACE_RESULTS, PR_E2E_RESULTS, TP_RESULTS_END};
+/* The stage's `results`: every name predict can make, so that `validate`
+ * accepts an input such as predict.e2e or predict.fc_table (the core
+ * derives `produces` from these names); pr_results_for gives each
+ * configuration its exact set. */
+static const tp_result_decl pr_results_all[] = {PR_TRACE_RESULTS, PR_E2E_RESULTS, PR_FC_RESULT,
+                                                TP_RESULTS_END};
+
+static const tp_result_decl *pr_results_for(const void *config)
+{
+    const pr_config *cfg = config;
+    int fc = cfg->fc_table || cfg->fc_table_input;
+    if (cfg->cases.n > 0)
+        return pr_results_cases;
+    if (cfg->e2e)
+        return fc ? pr_results_all : pr_results_e2e;
+    return fc ? pr_results_fc : pr_results_trace;
+}
 
 /* A preset read from preset_file, kept from init (so a bad file fails
  * before any trace is read) to run. */
@@ -153,10 +204,10 @@ static int pr_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc pr_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "predict",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "predict",
                   "performance models (seed 004 embeddings, element-wise, roofline, the FC "
                   "benchmark-table model) on cases or a trace's ops, with device presets",
-                  pr_options, pr_config, NULL, TP_PRODUCES("", "summary", "unsupported", "embedding", "e2e", "e2e_ops", "fc_table"), 0, pr_init,
+                  pr_options, pr_config, NULL, pr_results_all, pr_results_for, 0, pr_init,
                   pr_run, pr_destroy),
     TP_STAGE_END};
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "predict_internal.h"
+#include "predict_results.h"
 
 /* ---- one case */
 
@@ -147,11 +148,7 @@ static int eval_case(const pr_case *c, const tp_preset *p, double l2_gbps, const
 /* Mode cases: one row per case of the option `cases`. */
 int pr_cases_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
 {
-    static const char *const cols[] = {"id", "model", "inputs", "predicted_us", "error"};
-    tp_result *r = tp_result_new(st, NULL);
-    for (int i = 0; r && i < 5; i++)
-        if (tp_result_add_col(st, r, cols[i], i == 3 ? TP_COL_F64 : TP_COL_STR) != i)
-            r = NULL;
+    tp_result *r = tp_result_declared(st, NULL);
     if (r == NULL)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     tp_result_set_meta(st, r, "title", "Model predictions");
@@ -182,13 +179,13 @@ int pr_cases_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
             inputs++;
         size_t row;
         rc = tp_result_add_row(st, r, &row);
-        rc = rc ? rc : tp_result_set_str(st, r, row, 0, c.id[0] ? c.id : c.model);
-        rc = rc ? rc : tp_result_set_str(st, r, row, 1, c.model);
-        rc = rc ? rc : tp_result_set_str(st, r, row, 2, inputs);
+        rc = rc ? rc : tp_result_set_str(st, r, row, pr_cases_id, c.id[0] ? c.id : c.model);
+        rc = rc ? rc : tp_result_set_str(st, r, row, pr_cases_model, c.model);
+        rc = rc ? rc : tp_result_set_str(st, r, row, pr_cases_inputs, inputs);
         if (rc == TP_OK && ok)
-            rc = tp_result_set_f64(st, r, row, 3, us);
+            rc = tp_result_set_f64(st, r, row, pr_cases_predicted_us, us);
         if (rc == TP_OK && !ok)
-            rc = tp_result_set_str(st, r, row, 4, err);
+            rc = tp_result_set_str(st, r, row, pr_cases_error, err);
     }
     tp_free(table.rows);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "predict_internal.h"
+#include "predict_results.h"
 
 #include <tracepipe/tp_sdk_iter.h>
 
@@ -79,13 +80,6 @@ static double *launch_t4s(const pr_means *m, const char *name, size_t *n)
             t4[(*n)++] = mean_of(m, "t4", tp_result_get_str(m->launches, i, m->l_api));
     }
     return t4;
-}
-
-/* An iteration's number (the SDK view's step number) into column 0 of row. */
-static int iteration_cell(tp_stage *st, tp_result *r, size_t row, const tp_iter_view *steps,
-                          size_t k)
-{
-    return tp_result_set_i64(st, r, row, 0, steps->step[k]);
 }
 
 typedef struct pr_e2e_op {
@@ -256,25 +250,11 @@ int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ
     if (rc == TP_OK && it.n == 0)
         rc = tp_fail(st, TP_EINVAL, "e2e: no iteration markers (regex '%s') in the trace",
                      steps.marker);
-    tp_result *r = rc == TP_OK ? tp_result_new(st, "e2e") : NULL;
-    tp_result *ro = r ? tp_result_new(st, "e2e_ops") : NULL;
-    static const char *const cols[] = {"iteration", "measured_us", "predicted_us", "cpu_us",
-                                       "gpu_us", "gpu_active_us", "ops", "unsupported_ops",
-                                       "error_percent"};
-    static const char *const ocols[] = {"iteration", "position", "name", "launches", "supported",
-                                        "predicted_us", "t2_us", "t3_us", "t5_us", "leaf"};
-    for (int i = 0; r && ro && i < 9; i++)
-        if (tp_result_add_col(st, r, cols[i], i == 0 || i == 6 || i == 7 ? TP_COL_I64 : TP_COL_F64) != i ||
-            tp_result_add_col(st, ro, ocols[i], i == 2 ? TP_COL_STR : i <= 4 ? TP_COL_I64 : TP_COL_F64) != i)
-            r = NULL;
-    if (ro && tp_result_add_col(st, ro, ocols[9], TP_COL_I64) != 9) /* no children: aten::to's rule */
-        r = NULL;
-    if (ro && tp_result_add_col(st, ro, "call_us_list", TP_COL_STR) != 10) /* t_1..t_m, ';' */
-        r = NULL;
+    tp_result *r = rc == TP_OK ? tp_result_declared(st, "e2e") : NULL; /* kind series */
+    tp_result *ro = r ? tp_result_declared(st, "e2e_ops") : NULL;
     if (rc == TP_OK && (r == NULL || ro == NULL))
         rc = TP_ENOMEM;
     if (rc == TP_OK) {
-        tp_result_set_kind(st, r, "series");
         tp_result_set_meta(st, r, "title", "End-to-end iteration time, predicted and measured");
         tp_result_set_meta(st, ro, "title", "The ops of each iteration the prediction ran over");
     }
@@ -310,18 +290,18 @@ int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ
             unsupported += nl > 0 && ops[i].unsupported;
             size_t orow;
             rc = tp_result_add_row(st, ro, &orow);
-            const int64_t iv[] = {0, (int64_t)ns, 0, (int64_t)nl, e->supported};
-            rc = rc ? rc : tp_result_set_i64(st, ro, orow, 1, iv[1]);
-            rc = rc ? rc : tp_result_set_str(st, ro, orow, 2, name);
-            rc = rc ? rc : tp_result_set_i64(st, ro, orow, 3, iv[3]);
-            rc = rc ? rc : tp_result_set_i64(st, ro, orow, 4, iv[4]);
-            rc = rc ? rc : tp_result_set_f64(st, ro, orow, 5, ops[i].predicted_us);
-            rc = rc ? rc : tp_result_set_f64(st, ro, orow, 6, e->t2);
-            rc = rc ? rc : tp_result_set_f64(st, ro, orow, 7, e->t3);
-            rc = rc ? rc : tp_result_set_f64(st, ro, orow, 8, e->t5);
-            rc = rc ? rc : tp_result_set_i64(st, ro, orow, 9, v.first_child[row] < 0);
-            rc = rc ? rc : set_call_list(st, ro, orow, 10, e->t, e->m);
-            rc = rc ? rc : iteration_cell(st, ro, orow, &steps, k);
+            rc = rc ? rc : tp_result_set_i64(st, ro, orow, pr_e2e_ops_position, (int64_t)ns);
+            rc = rc ? rc : tp_result_set_str(st, ro, orow, pr_e2e_ops_name, name);
+            rc = rc ? rc : tp_result_set_i64(st, ro, orow, pr_e2e_ops_launches, (int64_t)nl);
+            rc = rc ? rc : tp_result_set_i64(st, ro, orow, pr_e2e_ops_supported, e->supported);
+            rc = rc ? rc : tp_result_set_f64(st, ro, orow, pr_e2e_ops_predicted_us,
+                                             ops[i].predicted_us);
+            rc = rc ? rc : tp_result_set_f64(st, ro, orow, pr_e2e_ops_t2_us, e->t2);
+            rc = rc ? rc : tp_result_set_f64(st, ro, orow, pr_e2e_ops_t3_us, e->t3);
+            rc = rc ? rc : tp_result_set_f64(st, ro, orow, pr_e2e_ops_t5_us, e->t5);
+            rc = rc ? rc : tp_result_set_i64(st, ro, orow, pr_e2e_ops_leaf, v.first_child[row] < 0);
+            rc = rc ? rc : set_call_list(st, ro, orow, pr_e2e_ops_call_us_list, e->t, e->m);
+            rc = rc ? rc : tp_result_set_i64(st, ro, orow, pr_e2e_ops_iteration, steps.step[k]);
             ns++;
         }
         if (rc != TP_OK) {
@@ -338,14 +318,17 @@ int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ
         meas[done++] = measured;
         size_t row;
         rc = tp_result_add_row(st, r, &row);
-        const double dv[] = {0, measured, res.e2e, res.cpu, res.gpu, res.gpu_active};
-        for (int i = 1; i < 6 && rc == TP_OK; i++)
-            rc = tp_result_set_f64(st, r, row, i, dv[i]);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 6, (int64_t)ns);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 7, (int64_t)unsupported);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, pr_e2e_measured_us, measured);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, pr_e2e_predicted_us, res.e2e);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, pr_e2e_cpu_us, res.cpu);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, pr_e2e_gpu_us, res.gpu);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, pr_e2e_gpu_active_us, res.gpu_active);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, pr_e2e_ops, (int64_t)ns);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, pr_e2e_unsupported_ops, (int64_t)unsupported);
         if (rc == TP_OK && measured > 0)
-            rc = tp_result_set_f64(st, r, row, 8, fabs(res.e2e - measured) / measured * 100);
-        rc = rc ? rc : iteration_cell(st, r, row, &steps, k);
+            rc = tp_result_set_f64(st, r, row, pr_e2e_error_percent,
+                                   fabs(res.e2e - measured) / measured * 100);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, pr_e2e_iteration, steps.step[k]);
     }
     if (rc == TP_OK && done > 0) {
         double mean, gmae = pm_gmae(pred, meas, done, 0, &mean);

@@ -8,6 +8,7 @@
 #include <tracepipe/tp_sdk_sort.h>
 
 #include "predict_fc.h"
+#include "predict_results.h"
 
 /* ---- the table from an input result */
 
@@ -179,35 +180,27 @@ static int add_group(tp_stage *st, tp_result *r, const pf_call *c, size_t count)
     }
     size_t row;
     int rc = tp_result_add_row(st, r, &row);
-    rc = rc ? rc : tp_result_set_str(st, r, row, 0, tp_str_text(st, c->name));
+    static const int q_col[] = {pr_fc_batch_size, pr_fc_M, pr_fc_N, pr_fc_K}; /* c->q's order */
+    rc = rc ? rc : tp_result_set_str(st, r, row, pr_fc_name, tp_str_text(st, c->name));
     if (rc == TP_OK && c->dims)
-        rc = tp_result_set_str(st, r, row, 1, tp_str_text(st, c->dims));
+        rc = tp_result_set_str(st, r, row, pr_fc_input_dims, tp_str_text(st, c->dims));
     for (int d = 0; d < 4 && rc == TP_OK && c->mapped; d++)
-        rc = tp_result_set_i64(st, r, row, 2 + d, c->q[d]);
-    rc = rc ? rc : tp_result_set_i64(st, r, row, 6, (int64_t)count);
-    rc = rc ? rc : tp_result_set_str(st, r, row, 7, c->model ? c->model : "none");
-    rc = rc ? rc : tp_result_set_f64(st, r, row, 8, meas / (double)count);
+        rc = tp_result_set_i64(st, r, row, q_col[d], c->q[d]);
+    rc = rc ? rc : tp_result_set_i64(st, r, row, pr_fc_count, (int64_t)count);
+    rc = rc ? rc : tp_result_set_str(st, r, row, pr_fc_model, c->model ? c->model : "none");
+    rc = rc ? rc : tp_result_set_f64(st, r, row, pr_fc_measured_us, meas / (double)count);
     if (rc == TP_OK && c->model)
-        rc = tp_result_set_f64(st, r, row, 9, c->predicted_us);
+        rc = tp_result_set_f64(st, r, row, pr_fc_predicted_us, c->predicted_us);
     if (rc == TP_OK && c->model)
-        rc = tp_result_set_f64(st, r, row, 10, 100 * err / (double)count);
+        rc = tp_result_set_f64(st, r, row, pr_fc_error_percent, 100 * err / (double)count);
     if (rc == TP_OK && !c->answered)
-        rc = tp_result_set_str(st, r, row, 11, c->why);
+        rc = tp_result_set_str(st, r, row, pr_fc_fallback_reason, c->why);
     return rc;
 }
 
 int pf_results(tp_stage *st, pf_ops *fc)
 {
-    static const char *const cols[] = {"name", "input_dims", "batch_size", "M", "N", "K",
-                                       "count", "model", "measured_us", "predicted_us",
-                                       "error_percent", "fallback_reason"};
-    static const tp_coltype types[] = {TP_COL_STR, TP_COL_STR, TP_COL_I64, TP_COL_I64,
-                                       TP_COL_I64, TP_COL_I64, TP_COL_I64, TP_COL_STR,
-                                       TP_COL_F64, TP_COL_F64, TP_COL_F64, TP_COL_STR};
-    tp_result *r = tp_result_new(st, "fc_table");
-    for (int i = 0; r && i < 12; i++)
-        if (tp_result_add_col(st, r, cols[i], types[i]) != i)
-            r = NULL;
+    tp_result *r = tp_result_declared(st, "fc_table");
     if (r == NULL)
         return TP_ENOMEM;
     int rc = tp_sort(fc->calls, fc->ncalls, sizeof *fc->calls, by_name_dims, st);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "predict_internal.h"
+#include "predict_results.h"
 
 static int by_name_dims(const void *a, const void *b, void *ctx)
 {
@@ -42,33 +43,40 @@ static void error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, d
     *gmae = exp(sl / (double)n);
 }
 
-static tp_result *table(tp_stage *st, const char *name, const char *title,
-                        const char *const *cols, const tp_coltype *types, int n)
+/* The declared result `name` with its title. */
+static tp_result *table(tp_stage *st, const char *name, const char *title)
 {
-    tp_result *r = tp_result_new(st, name);
-    for (int i = 0; r && i < n; i++)
-        if (tp_result_add_col(st, r, cols[i], types[i]) != i)
-            r = NULL;
+    tp_result *r = tp_result_declared(st, name);
     if (r)
         tp_result_set_meta(st, r, "title", title);
     return r;
 }
 
+/* A row of <id>.summary: op over the occurrences o[from, to), which measured
+ * meas in all (of all_us, the trace's GPU activity time). */
+static int summary_row(tp_stage *st, tp_result *sum, const char *op, const pr_occ *o,
+                       size_t from, size_t to, double meas, double all_us)
+{
+    double g, mean, sd;
+    error_stats(o, from, to, &g, &mean, &sd);
+    size_t row;
+    int rc = tp_result_add_row(st, sum, &row);
+    rc = rc ? rc : tp_result_set_str(st, sum, row, pr_summary_op, op);
+    rc = rc ? rc : tp_result_set_i64(st, sum, row, pr_summary_count, (int64_t)(to - from));
+    rc = rc ? rc : tp_result_set_f64(st, sum, row, pr_summary_measured_us, meas);
+    rc = rc ? rc : tp_result_set_f64(st, sum, row, pr_summary_gmae_percent, 100 * g);
+    rc = rc ? rc : tp_result_set_f64(st, sum, row, pr_summary_mean_error_percent, 100 * mean);
+    rc = rc ? rc : tp_result_set_f64(st, sum, row, pr_summary_std_error_percent, 100 * sd);
+    if (rc == TP_OK && all_us > 0)
+        rc = tp_result_set_f64(st, sum, row, pr_summary_coverage_percent, 100 * meas / all_us);
+    return rc;
+}
+
 static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const tp_preset *p)
 {
-    static const char *const c1[] = {"name", "input_dims", "model", "count", "measured_us",
-                                     "predicted_us", "error_percent"};
-    static const tp_coltype t1[] = {TP_COL_STR, TP_COL_STR, TP_COL_STR, TP_COL_I64,
-                                    TP_COL_F64, TP_COL_F64, TP_COL_F64};
-    static const char *const c2[] = {"op", "count", "measured_us", "gmae_percent",
-                                     "mean_error_percent", "std_error_percent", "coverage_percent"};
-    static const tp_coltype t2[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64,
-                                    TP_COL_F64, TP_COL_F64, TP_COL_F64};
-    static const char *const c3[] = {"name", "count", "measured_us"};
-    static const tp_coltype t3[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64};
-    tp_result *ops = table(st, NULL, "Ops: measured vs predicted GPU time", c1, t1, 7);
-    tp_result *sum = table(st, "summary", "Prediction error per op type", c2, t2, 7);
-    tp_result *uns = table(st, "unsupported", "Ops with GPU work and no model", c3, t3, 3);
+    tp_result *ops = table(st, NULL, "Ops: measured vs predicted GPU time");
+    tp_result *sum = table(st, "summary", "Prediction error per op type");
+    tp_result *uns = table(st, "unsupported", "Ops with GPU work and no model");
     if (ops == NULL || sum == NULL || uns == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(st, ops, "preset", p->name);
@@ -85,9 +93,10 @@ static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const
         size_t row;
         if (o[i].model == NULL) {
             rc = tp_result_add_row(st, uns, &row);
-            rc = rc ? rc : tp_result_set_str(st, uns, row, 0, tp_str_text(st, o[i].name));
-            rc = rc ? rc : tp_result_set_i64(st, uns, row, 1, (int64_t)(j - i));
-            rc = rc ? rc : tp_result_set_f64(st, uns, row, 2, meas);
+            rc = rc ? rc : tp_result_set_str(st, uns, row, pr_unsupported_name,
+                                             tp_str_text(st, o[i].name));
+            rc = rc ? rc : tp_result_set_i64(st, uns, row, pr_unsupported_count, (int64_t)(j - i));
+            rc = rc ? rc : tp_result_set_f64(st, uns, row, pr_unsupported_measured_us, meas);
             i = j;
             continue;
         }
@@ -100,27 +109,18 @@ static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const
                 m++;
             }
             rc = tp_result_add_row(st, ops, &row);
-            rc = rc ? rc : tp_result_set_str(st, ops, row, 0, tp_str_text(st, o[k].name));
+            rc = rc ? rc : tp_result_set_str(st, ops, row, pr_ops_name, tp_str_text(st, o[k].name));
             if (rc == TP_OK && o[k].dims)
-                rc = tp_result_set_str(st, ops, row, 1, tp_str_text(st, o[k].dims));
-            rc = rc ? rc : tp_result_set_str(st, ops, row, 2, o[k].model);
-            rc = rc ? rc : tp_result_set_i64(st, ops, row, 3, (int64_t)(m - k));
-            rc = rc ? rc : tp_result_set_f64(st, ops, row, 4, km / (double)(m - k));
-            rc = rc ? rc : tp_result_set_f64(st, ops, row, 5, o[k].predicted_us);
-            rc = rc ? rc : tp_result_set_f64(st, ops, row, 6, 100 * ke / (double)(m - k));
+                rc = tp_result_set_str(st, ops, row, pr_ops_input_dims, tp_str_text(st, o[k].dims));
+            rc = rc ? rc : tp_result_set_str(st, ops, row, pr_ops_model, o[k].model);
+            rc = rc ? rc : tp_result_set_i64(st, ops, row, pr_ops_count, (int64_t)(m - k));
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, pr_ops_measured_us, km / (double)(m - k));
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, pr_ops_predicted_us, o[k].predicted_us);
+            rc = rc ? rc : tp_result_set_f64(st, ops, row, pr_ops_error_percent,
+                                             100 * ke / (double)(m - k));
             k = m;
         }
-        double g, mean, sd;
-        error_stats(o, i, j, &g, &mean, &sd);
-        rc = rc ? rc : tp_result_add_row(st, sum, &row);
-        rc = rc ? rc : tp_result_set_str(st, sum, row, 0, tp_str_text(st, o[i].name));
-        rc = rc ? rc : tp_result_set_i64(st, sum, row, 1, (int64_t)(j - i));
-        rc = rc ? rc : tp_result_set_f64(st, sum, row, 2, meas);
-        rc = rc ? rc : tp_result_set_f64(st, sum, row, 3, 100 * g);
-        rc = rc ? rc : tp_result_set_f64(st, sum, row, 4, 100 * mean);
-        rc = rc ? rc : tp_result_set_f64(st, sum, row, 5, 100 * sd);
-        if (rc == TP_OK && all_us > 0)
-            rc = tp_result_set_f64(st, sum, row, 6, 100 * meas / all_us);
+        rc = rc ? rc : summary_row(st, sum, tp_str_text(st, o[i].name), o, i, j, meas, all_us);
         covered += meas;
         nsup += j - i;
         i = j;
@@ -134,19 +134,8 @@ static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const
         for (size_t i = 0; i < n; i++)
             if (o[i].model)
                 sup[k++] = o[i];
-        double g, mean, sd;
-        error_stats(sup, 0, k, &g, &mean, &sd);
+        rc = summary_row(st, sum, "(all)", sup, 0, k, covered, all_us);
         tp_free(sup);
-        size_t row;
-        rc = tp_result_add_row(st, sum, &row);
-        rc = rc ? rc : tp_result_set_str(st, sum, row, 0, "(all)");
-        rc = rc ? rc : tp_result_set_i64(st, sum, row, 1, (int64_t)k);
-        rc = rc ? rc : tp_result_set_f64(st, sum, row, 2, covered);
-        rc = rc ? rc : tp_result_set_f64(st, sum, row, 3, 100 * g);
-        rc = rc ? rc : tp_result_set_f64(st, sum, row, 4, 100 * mean);
-        rc = rc ? rc : tp_result_set_f64(st, sum, row, 5, 100 * sd);
-        if (rc == TP_OK && all_us > 0)
-            rc = tp_result_set_f64(st, sum, row, 6, 100 * covered / all_us);
     }
     return rc;
 }
@@ -164,13 +153,9 @@ static int by_measured_desc(const void *a, const void *b, void *ctx)
 
 static int embedding_results(tp_stage *st, pr_emb_row *e, size_t n)
 {
-    static const char *const cols[] = {"name", "model", "B", "E", "T", "L", "D", "R",
-                                       "measured_us", "predicted_us", "error_percent", "reason"};
-    static const tp_coltype types[] = {TP_COL_STR, TP_COL_STR, TP_COL_I64, TP_COL_I64,
-                                       TP_COL_I64, TP_COL_I64, TP_COL_I64, TP_COL_I64,
-                                       TP_COL_F64, TP_COL_F64, TP_COL_F64, TP_COL_STR};
-    tp_result *r = table(st, "embedding", "Embedding lookups: model inputs from the trace", cols,
-                         types, 12);
+    static const int in_col[] = {pr_embedding_B, pr_embedding_E, pr_embedding_T,
+                                 pr_embedding_L, pr_embedding_D, pr_embedding_R};
+    tp_result *r = table(st, "embedding", "Embedding lookups: model inputs from the trace");
     if (r == NULL)
         return TP_ENOMEM;
     int rc = tp_sort(e, n, sizeof *e, by_measured_desc, NULL);
@@ -179,19 +164,20 @@ static int embedding_results(tp_stage *st, pr_emb_row *e, size_t n)
         const int64_t in[] = {e[i].x.B, e[i].x.E, e[i].x.T, e[i].x.L, e[i].x.D, e[i].x.R};
         size_t row;
         rc = tp_result_add_row(st, r, &row);
-        rc = rc ? rc : tp_result_set_str(st, r, row, 0, tp_str_text(st, x->name));
+        rc = rc ? rc : tp_result_set_str(st, r, row, pr_embedding_name, tp_str_text(st, x->name));
         if (rc == TP_OK && x->model)
-            rc = tp_result_set_str(st, r, row, 1, x->model);
+            rc = tp_result_set_str(st, r, row, pr_embedding_model, x->model);
         for (int k = 0; k < 6 && rc == TP_OK; k++)
             if (in[k] > 0)
-                rc = tp_result_set_i64(st, r, row, 2 + k, in[k]);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 8, x->measured_us);
+                rc = tp_result_set_i64(st, r, row, in_col[k], in[k]);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, pr_embedding_measured_us, x->measured_us);
         if (rc == TP_OK && x->model) {
-            rc = tp_result_set_f64(st, r, row, 9, x->predicted_us);
-            rc = rc ? rc : tp_result_set_f64(st, r, row, 10, 100 * rel_error(x));
+            rc = tp_result_set_f64(st, r, row, pr_embedding_predicted_us, x->predicted_us);
+            rc = rc ? rc : tp_result_set_f64(st, r, row, pr_embedding_error_percent,
+                                             100 * rel_error(x));
         }
         if (rc == TP_OK && !x->model && e[i].why[0])
-            rc = tp_result_set_str(st, r, row, 11, e[i].why);
+            rc = tp_result_set_str(st, r, row, pr_embedding_reason, e[i].why);
     }
     return rc;
 }
