@@ -32,12 +32,12 @@ static const tp_option hier_options[] = {
 
 /* <id>: the forest's counts as a long table, one row per metric in a fixed
  * order (events, host_events, ..., cross_thread_attached). */
-#define HIER_COLS(X, P)                                                                        \
-    X(P, metric, STR, NULL, "what is counted: events, host_events, host_events_nested, roots, " \
-                            "threads, main_tid, launches_linked, gpu_linked, gpu_unlinked, "    \
-                            "ambiguous_corr, clamped_overlaps, crossovers, "                     \
-                            "cross_thread_attached")                                            \
-    X(P, value, I64, NULL, "the metric's count (main_tid: the main thread's tid, -1 without "  \
+#define HIER_COLS(X, P)                                                                            \
+    X(P, metric, STR, NULL, "what is counted: events, host_events, host_events_nested, roots, "    \
+                            "threads, main_tid, launches_linked, gpu_linked, gpu_unlinked, "       \
+                            "ambiguous_corr, clamped_overlaps, crossovers, "                       \
+                            "cross_thread_attached")                                               \
+    X(P, value, I64, NULL, "the metric's count (main_tid: the main thread's tid, -1 without "      \
                            "host events)")
 TP_COLUMNS(hier_main, HIER_COLS);
 

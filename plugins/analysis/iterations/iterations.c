@@ -46,26 +46,26 @@ static const tp_option it_options[] = {
 
 /* <id>: one row per iteration, in step order. */
 #define IT_MAIN_COLS(X, P)                                                                         \
-    X(P, iteration, I64, NULL, "the step number from the marker's name (the digits after its "    \
-                               "last #), else the iteration's 0-based ordinal")                   \
+    X(P, iteration, I64, NULL, "the step number from the marker's name (the digits after its "     \
+                               "last #), else the iteration's 0-based ordinal")                    \
     X(P, name, STR, NULL, "the marker's name")                                                     \
-    X(P, start_us, F64, "us", "the marker's start, from the start of the trace's window")         \
-    X(P, dur_us, F64, "us", "the marker's own duration (host time; device time for GPU "          \
-                            "annotations)")                                                       \
-    X(P, end_us, F64, "us", "the marker's end, from the start of the trace's window")             \
-    X(P, count, I64, "count", "GPU activities of the iteration (kernels, memcpys, memsets)")      \
-    X(P, gpu_busy_us, F64, "us", "union of their intervals over all devices (null without GPU "   \
-                                 "work)")                                                         \
+    X(P, start_us, F64, "us", "the marker's start, from the start of the trace's window")          \
+    X(P, dur_us, F64, "us", "the marker's own duration (host time; device time for GPU "           \
+                            "annotations)")                                                        \
+    X(P, end_us, F64, "us", "the marker's end, from the start of the trace's window")              \
+    X(P, count, I64, "count", "GPU activities of the iteration (kernels, memcpys, memsets)")       \
+    X(P, gpu_busy_us, F64, "us", "union of their intervals over all devices (null without GPU "    \
+                                 "work)")                                                          \
     X(P, gpu_span_us, F64, "us", "their first start to last end (null without GPU work)")
 TP_COLUMNS(it_main, IT_MAIN_COLS);
 
 /* <id>.devices: one row per iteration and device with GPU work. */
 #define IT_DEV_COLS(X, P)                                                                          \
-    X(P, iteration, I64, NULL, "the step number, as in the main result")                                      \
+    X(P, iteration, I64, NULL, "the step number, as in the main result")                           \
     X(P, device, I64, NULL, "the GPU device")                                                      \
     X(P, count, I64, "count", "GPU activities of the iteration on the device")                     \
     X(P, busy_us, F64, "us", "union of their intervals")                                           \
-    X(P, gpu_start_us, F64, "us", "their first start, from the start of the trace's window")      \
+    X(P, gpu_start_us, F64, "us", "their first start, from the start of the trace's window")       \
     X(P, gpu_span_us, F64, "us", "their first start to last end")
 TP_COLUMNS(it_dev, IT_DEV_COLS);
 
