@@ -35,10 +35,14 @@ SONAME := libtracepipe.so.1
 PKGS := yaml-0.1 jansson zlib libpcre2-8
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# PCRE2: the SDK's regex parts (sdk/tp_sdk_regex.c, sdk/tp_sdk_markers.c), the
+# plugins that use them (their plugin.mk) and the unit tests; not the core
+PCRE2_CFLAGS := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
+PCRE2_LIBS := $(shell pkg-config --libs libpcre2-8 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
         -Wmissing-prototypes -Wformat=2 -Wswitch
-CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(VFLAGS) -Iinclude -Icore $(PKG_CFLAGS) \
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -fPIC $(WARN) $(VFLAGS) -Iinclude -Icore $(PKG_CFLAGS) $(PCRE2_CFLAGS) \
         -Itests -DTP_VERSION='"$(VERSION)"' -DTP_DEFAULT_PLUGIN_DIR='"$(PREFIX)/lib/tracepipe/plugins"' \
         -DTP_DEFAULT_PIPELINE_DIR='"$(PREFIX)/share/tracepipe/pipelines"' \
         -MMD -MP
@@ -65,8 +69,6 @@ CORE_LIBS := $(PKG_LIBS) -ldl -lpthread -lm
 SDK_SRC := $(wildcard sdk/*.c)
 SDK_OBJ := $(SDK_SRC:%.c=$(BUILD)/obj/%.o)
 SDK_LIB := $(BUILD)/libtracepipe-sdk.a
-PCRE2_CFLAGS := $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
-PCRE2_LIBS := $(shell pkg-config --libs libpcre2-8 2>/dev/null)
 
 # ---------------------------------------------------------------- plugins
 # Every folder plugins/<kind>/<name>/ becomes $(BUILD)/plugins/<name>.so.
@@ -100,7 +102,7 @@ $(foreach d,$(PLUGIN_DIRS),$(eval $(call plugin_rules,$(d))))
 
 $(SDK_OBJ): $(BUILD)/obj/sdk/%.o: sdk/%.c
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) $(PCRE2_CFLAGS) -c -o $@ $<
+	$(CC) $(PLUGIN_CFLAGS) -c -o $@ $<
 $(SDK_LIB): $(SDK_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
@@ -117,7 +119,7 @@ TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: check-install check-report report-screenshot all run check check-suite check-unit check-plugins check-pipelines check-headers \
-        check-exports check-san check-warnings deps install uninstall bench clean fuzz fuzz-build check-valgrind
+        check-exports check-san check-warnings deps deps-run install uninstall bench clean fuzz fuzz-build check-valgrind
 all: $(LIB) $(BIN) $(SDK_LIB) $(PLUGINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -149,12 +151,18 @@ $(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/trac
 	$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_LDFLAGS) -o $@.tmp $< && mv $@.tmp $@
 
 # ---------------------------------------------------------------- entry points
-DEB_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev check libpcre2-dev libsqlite3-dev \
-                clang valgrind python3 libxml2-utils librsvg2-bin chromium
+# What building and running need (make run), and what the tests add (make check):
+# Check, a second compiler, valgrind, Python for the independent checks, and
+# the SVG/HTML checkers.
+RUN_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev libpcre2-dev \
+                libsqlite3-dev
+TEST_PACKAGES := check clang valgrind python3 libxml2-utils librsvg2-bin chromium
+deps-run:
+	@sh tests/tools/install-deps.sh $(RUN_PACKAGES)
 deps:
-	@sh tests/tools/install-deps.sh $(DEB_PACKAGES)
+	@sh tests/tools/install-deps.sh $(RUN_PACKAGES) $(TEST_PACKAGES)
 
-run: deps
+run: deps-run
 	$(MAKE) all
 	$(BIN) run pipelines/dlrm_breakdown.yaml
 	@echo "make run: open build/out/dlrm_breakdown/report.html (the charts and tables of the run)"

@@ -171,7 +171,7 @@ size_t tp_edit_distance(const char *a, const char *b);
 const char *tp_closest(const char *name, const char *const *names, size_t n);
 
 /* ---- JSON helper */
-#include <tracepipe/tp_sdk_json.h> /* tp_json_get: core/sdk/tp_sdk_json.c, linked into the core too */
+#include <tracepipe/tp_sdk_json.h> /* tp_json_get: sdk/tp_sdk_json.c, linked into the core too */
 
 const char *tp_stage_kind_name(tp_stage_kind kind);
 

@@ -17,10 +17,16 @@ static int where_of(tp_iter_source s)
 }
 
 /* "^" and the prefix with every character but letters, digits and '_'
- * escaped: a step_prefix matched literally. */
+ * escaped: a step_prefix matched literally ("" matches nothing). */
 static char *prefix_regex(const char *prefix)
 {
     size_t n = strlen(prefix);
+    if (n == 0) { /* an empty prefix names no marker (no iterations) */
+        char *never = tp_malloc(5);
+        if (never)
+            memcpy(never, "(?!)", 5);
+        return never;
+    }
     char *re = tp_malloc(2 * n + 2);
     if (re == NULL)
         return NULL;
@@ -65,10 +71,8 @@ static int64_t step_number(tp_stage *st, const tp_markers *m, tp_str name, size_
             return v;
     }
     const char *hash = memrchr(text, '#', len);
-    size_t from = hash ? (size_t)(hash - text) + 1 : len, to = from;
-    while (to < len && text[to] >= '0' && text[to] <= '9')
-        to++;
-    if (to > from && all_digits(text + from, to - from, &v))
+    size_t from = hash ? (size_t)(hash - text) + 1 : len;
+    if (hash && all_digits(text + from, len - from, &v))
         return v;
     return (int64_t)ordinal;
 }

@@ -12,7 +12,8 @@
  * parses markers itself.
  *
  * Step numbers: the marker's first capture group when it is a number, else
- * the digits after the name's last '#', else the ordinal (0-based).  Rows
+ * the name's text after its last '#' when that is all digits
+ * (ProfilerStep#12: 12), else the ordinal (0-based).  Rows
  * belong to the iteration whose [start, end) holds their start.
  *
  * The plugin links libpcre2-8 (pkg-config tracepipe gives it).

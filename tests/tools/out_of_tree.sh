@@ -1,9 +1,11 @@
 #!/bin/sh
 # Installs tracepipe into a scratch prefix, builds the example plugins of
 # docs/examples (top_names: the plugin ABI only; stream_busy: extension
-# columns, trace info and the SDK's intervals and JSON access) against the
-# installed headers and SDK via pkg-config (no access to core/), runs them
-# through the installed `pipeline` and checks their numbers against Python.
+# columns, trace info and the SDK's intervals, JSON access and safe text)
+# against the installed headers and SDK via pkg-config (no access to
+# core/), runs them through the installed `pipeline` and checks their
+# numbers against Python; links a plugin using the SDK's PCRE2 parts with
+# `pkg-config --libs --static` (tracepipe.pc's Requires.private).
 set -eu
 BUILD=${1:-build}
 prefix=$(mktemp -d)
@@ -20,11 +22,43 @@ for p in top_names stream_busy linear_model; do
     ( cd "$work" && cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
         -Wl,--no-undefined $(pkg-config --cflags tracepipe) -o $p.so $p.c $(pkg-config --libs tracepipe) )
 done
+# the SDK's regex, markers and top-N parts link with the .pc's private requirements
+cat > "$work/sdk_parts.c" <<'C'
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_markers.h>
+
+static int sp_run(tp_stage *st, const void *config, void *state)
+{
+    tp_markers m;
+    tp_agg_buf b = {0};
+    (void)config, (void)state;
+    int rc = tp_markers_open(st, &m, "marker", "ProfilerStep#\\d{,3}\\Z");
+    tp_markers_close(&m);
+    rc = rc ? rc : tp_agg_push(&b, 1);
+    tp_free(b.v);
+    return rc;
+}
+
+static const tp_stage_desc sp_stages[] = {
+    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "sdk_parts", "links the SDK's PCRE2 parts", NULL, int, NULL,
+                  TP_PRODUCES(""), 0, NULL, sp_run, NULL),
+    TP_STAGE_END};
+TP_PLUGIN_DEFINE("sdk_parts", "1.0.0", sp_stages);
+C
+( cd "$work" && cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
+    -Wl,--no-undefined $(pkg-config --cflags tracepipe) -o sdk_parts.so sdk_parts.c \
+    $(pkg-config --libs --static tracepipe) )
+syms=$(nm -D --defined-only "$work/sdk_parts.so" | awk '{print $3}' | grep -v '^_' | tr '\n' ' ')
+[ "$syms" = "tp_plugin_descriptor " ] || { echo "out-of-tree: sdk_parts.so exports: $syms"; exit 1; }
+rm "$work/sdk_parts.so" "$work/sdk_parts.c" # not a plugin for the runs below
 out=$("$prefix/bin/pipeline" run docs/examples/top_names/top_names.yaml -q --plugin-dir "$work")
 name_count=$(printf '%s\n' "$out" | sed -n 2p | cut -d, -f1-2)
 [ "$(printf '%s\n' "$out" | head -1)" = "name,count,total_us,percent,rank" ] || { echo "out-of-tree: bad header: $out"; exit 1; }
 test -f "$prefix/share/man/man1/pipeline.1" || { echo "out-of-tree: man page not installed"; exit 1; }
-test -f "$prefix/include/tracepipe/tp_plugin.h" || { echo "out-of-tree: headers not installed"; exit 1; }
+for h in tp_plugin.h tp_sdk_text.h tp_sdk_regex.h tp_sdk_markers.h tp_sdk_topn.h tp_sdk_presets.h tp_sdk_gemm.h; do
+    test -f "$prefix/include/tracepipe/$h" || { echo "out-of-tree: $h not installed"; exit 1; }
+done
 echo "out-of-tree: $name_count"
 printf '%s\n' "$out" > "$prefix/top.csv"
 python3 - "$prefix/top.csv" tests/data/dlrm_worker0_step12.pt.trace.json.gz <<'PY'
@@ -66,6 +100,7 @@ for r in rows:
     assert int(r["count"]) == len(iv) and int(r["correlated"]) == corr, r
     assert abs(float(r["busy_us"]) - union(iv)) < 1e-6, (r, union(iv))
     assert r["device_name"] == names.get(r["device"], ""), r
+    assert int(r["name_chars"]) == len(r["device_name"]), r  # the SDK's tp_utf8_len
 # the extension column reaches the written trace: each activity's stream row
 tagged = [e for e in json.load(open(sys.argv[2]))["traceEvents"]
           if "stream_busy.row" in e.get("args", {})]
@@ -73,7 +108,7 @@ assert len(tagged) == sum(len(v[0]) for v in streams.values()), len(tagged)
 for e in tagged:
     r = rows[e["args"]["stream_busy.row"]]
     assert (int(r["device"]), int(r["stream"])) == (e["args"]["device"], e["args"]["stream"])
-print("out-of-tree: stream_busy: %d streams, busy time, device names and extension column checked" % len(rows))
+print("out-of-tree: stream_busy: %d streams, busy time, device names (and their length by the SDK's tp_utf8_len) and extension column checked" % len(rows))
 PY
 # a third-party model for predict: aten::mul* by its linear fit, the rest by predict's own
 "$prefix/bin/pipeline" run docs/examples/linear_model/linear_model.yaml -q --plugin-dir "$work" \

@@ -8,70 +8,11 @@
 
 #include <tracepipe/tp_sdk_trace.h>
 
+#include "sdk_table.h"
+
 /* The SDK reaches the host's allocator through the plugin's tp_host; in
  * this test binary it is the core's own table. */
 const tp_host_api *tp_host;
-
-/* One row of a hand-made table. */
-typedef struct spec {
-    char ph;
-    tp_kind kind;
-    int64_t pid, tid, ts, dur;
-    int32_t corr, flow; /* -1: none */
-    tp_str name, cat;
-} spec;
-
-#define MAXR 32
-typedef struct table {
-    tp_cols c;
-    int64_t ts[MAXR], dur[MAXR];
-    tp_str name[MAXR], cat[MAXR];
-    uint32_t track[MAXR];
-    uint8_t kind[MAXR], phase[MAXR];
-    int32_t ext[MAXR], corr[MAXR], flow[MAXR];
-    tp_track tracks[MAXR];
-} table;
-
-static uint32_t track_of(table *t, int64_t pid, int64_t tid)
-{
-    for (size_t k = 0; k < t->c.n_tracks; k++)
-        if (t->tracks[k].pid == pid && t->tracks[k].tid == tid)
-            return (uint32_t)k;
-    t->tracks[t->c.n_tracks] = (tp_track){.pid = pid, .tid = tid, .device = -1, .stream = -1};
-    return (uint32_t)t->c.n_tracks++;
-}
-
-static void fill(table *t, const spec *s, size_t n)
-{
-    memset(t, 0, sizeof *t);
-    ck_assert_uint_le(n, MAXR);
-    tp_host = tp_core_host_api();
-    t->c.struct_size = (uint32_t)sizeof t->c;
-    t->c.n = n;
-    t->c.ts = t->ts;
-    t->c.dur = t->dur;
-    t->c.name = t->name;
-    t->c.cat = t->cat;
-    t->c.track = t->track;
-    t->c.kind = t->kind;
-    t->c.phase = t->phase;
-    t->c.ext_id32 = t->ext;
-    t->c.corr32 = t->corr;
-    t->c.flow_id32 = t->flow;
-    t->c.tracks = t->tracks;
-    for (size_t i = 0; i < n; i++) {
-        t->ts[i] = s[i].ts;
-        t->dur[i] = s[i].dur;
-        t->name[i] = s[i].name;
-        t->cat[i] = s[i].cat;
-        t->kind[i] = (uint8_t)s[i].kind;
-        t->phase[i] = (uint8_t)s[i].ph;
-        t->ext[i] = -1;
-        t->corr[i] = s[i].corr;
-        t->flow[i] = s[i].flow;
-        t->track[i] = track_of(t, s[i].pid, s[i].tid);
-    }
-}
 
 #define HOST(pid, tid, ts, dur) {'X', TP_KIND_CPU_OP, pid, tid, ts, dur, -1, -1, 0, 0}
 
@@ -105,7 +46,7 @@ static void nest(const table *t, int64_t clamp, int32_t *parent, tp_nest_report 
 START_TEST(nesting_with_clamp)
 {
     table t;
-    fill(&t, nest_rows, 7);
+    sdk_table_fill(&t, nest_rows, 7);
     int32_t parent[MAXR];
     tp_nest_report rep = {0, 0, NULL, NULL};
     nest(&t, 1000, parent, &rep);
@@ -122,7 +63,7 @@ END_TEST
 START_TEST(nesting_without_clamp)
 {
     table t;
-    fill(&t, nest_rows, 7);
+    sdk_table_fill(&t, nest_rows, 7);
     int32_t parent[MAXR];
     tp_nest_report rep = {0, 0, NULL, NULL};
     nest(&t, 0, parent, &rep);
@@ -141,7 +82,7 @@ START_TEST(nesting_touching_and_zero)
     static const spec rows[] = {HOST(1, 1, 0, 100), HOST(1, 1, 100, 50), HOST(1, 1, 120, 0),
                                 HOST(1, 1, 120, 0)};
     table t;
-    fill(&t, rows, 4);
+    sdk_table_fill(&t, rows, 4);
     int32_t parent[MAXR];
     nest(&t, 0, parent, NULL);
     ck_assert_int_eq(parent[0], -1);
@@ -190,7 +131,7 @@ static const spec link_rows[] = {
 START_TEST(links_by_corr_and_flows)
 {
     table t;
-    fill(&t, link_rows, 16);
+    sdk_table_fill(&t, link_rows, 16);
     int32_t l[MAXR];
     tp_link_counts n;
     ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, &n), TP_OK);
@@ -221,7 +162,7 @@ START_TEST(links_repeated_flow_ids)
         KERNEL(9, 650, 9),  FLOW('f', 0, 9, 650, 9, AC2G),
     };
     table t;
-    fill(&t, rows, 10);
+    sdk_table_fill(&t, rows, 10);
     int32_t l[MAXR];
     tp_link_counts n;
     ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, &n), TP_OK);
@@ -239,7 +180,7 @@ END_TEST
 START_TEST(links_outermost_by_depth)
 {
     table t;
-    fill(&t, link_rows, 3);
+    sdk_table_fill(&t, link_rows, 3);
     int32_t depth[] = {1, 0, -1}, l[MAXR];
     ck_assert_int_eq(tp_link_launches(&t.c, NULL, depth, l, NULL), TP_OK);
     ck_assert_int_eq(l[2], 1);
@@ -254,7 +195,7 @@ END_TEST
 START_TEST(flows_bind)
 {
     table t;
-    fill(&t, link_rows, 16);
+    sdk_table_fill(&t, link_rows, 16);
     int32_t b[MAXR];
     ck_assert_int_eq(tp_flow_bind(&t.c, NULL, b), TP_OK);
     ck_assert_int_eq(b[9], 7);
@@ -287,7 +228,7 @@ static const uint8_t marks[] = {2, 1, 2};
 START_TEST(iterations_from_markers)
 {
     table t;
-    fill(&t, iter_rows, 9);
+    sdk_table_fill(&t, iter_rows, 9);
     tp_iterations it;
     ck_assert_int_eq(tp_iterations_from_markers(NULL, &t.c, marks, 3, 1000, &it), TP_OK);
     ck_assert_uint_eq(it.n, 3);
@@ -316,7 +257,7 @@ START_TEST(iterations_thread_tie)
     static const spec rows[] = {MARK(7, 1, 0, 10), MARK(7, 1, 10, 10), MARK(3, 9, 50, 10),
                                 MARK(3, 9, 60, 10)};
     table t;
-    fill(&t, rows, 4);
+    sdk_table_fill(&t, rows, 4);
     tp_iterations it;
     ck_assert_int_eq(tp_iterations_from_markers(NULL, &t.c, marks, 3, 1000, &it), TP_OK);
     ck_assert_uint_eq(it.n, 2);
@@ -342,7 +283,7 @@ START_TEST(iterations_from_ranges)
                                 RANGE('e', 130, 4, 0),    RANGE('e', 180, 2, 0),
                                 RANGE('b', 200, 3, STEP)};
     table t;
-    fill(&t, rows, 7);
+    sdk_table_fill(&t, rows, 7);
     tp_iterations it;
     ck_assert_int_eq(tp_iterations_from_ranges(NULL, &t.c, marks, 3, &it), TP_OK);
     ck_assert_uint_eq(it.n, 2);
@@ -366,7 +307,7 @@ START_TEST(trace_span)
         HOST(1, 1, 200, 10),
     };
     table t;
-    fill(&t, rows, 5);
+    sdk_table_fill(&t, rows, 5);
     int64_t lo, hi;
     ck_assert_int_eq(tp_trace_span(&t.c, TP_SPAN_EXTENT, &lo, &hi), 1);
     ck_assert_int_eq(lo, 100);
@@ -374,7 +315,7 @@ START_TEST(trace_span)
     ck_assert_int_eq(tp_trace_span(&t.c, TP_SPAN_STARTS, &lo, &hi), 1);
     ck_assert_int_eq(lo, 100);
     ck_assert_int_eq(hi, 500);
-    fill(&t, rows, 2);
+    sdk_table_fill(&t, rows, 2);
     ck_assert_int_eq(tp_trace_span(&t.c, TP_SPAN_EXTENT, &lo, &hi), 0);
     ck_assert_int_eq(lo, 0);
     ck_assert_int_eq(hi, 0);

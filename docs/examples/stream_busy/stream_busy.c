@@ -3,7 +3,8 @@
  * (docs/plugins.md): per GPU stream, the busy time of its kernels, copies
  * and sets as an interval union, the device's name from the trace info, and
  * how many of its activities carry a "correlation" arg (read with the SDK's
- * JSON access).  It also tags every activity row with its stream's row in
+ * JSON access), and the device name's length in characters (the SDK's safe
+ * text, tp_sdk_text.h).  It also tags every activity row with its stream's row in
  * the result, as the extension column `stream_busy.row`, for later stages.
  *
  *   cc -std=c11 -shared -fPIC -fvisibility=hidden -Wl,--no-undefined \
@@ -89,15 +90,27 @@ static int gather(tp_stage *st, tp_trace *t, sb *b)
     return TP_OK;
 }
 
+/* Characters of UTF-8 text s (NULL: none); an invalid byte counts as one. */
+static int64_t text_chars(const char *s)
+{
+    int64_t chars = 0;
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; chars++) {
+        size_t n = tp_utf8_len(p);
+        p += n ? n : 1;
+    }
+    return chars;
+}
+
 static int emit(tp_stage *st, const tp_trace *t, sb *b)
 {
     tp_result *r = tp_result_new(st, NULL);
     if (r == NULL)
         return TP_ENOMEM;
-    const char *names[] = {"device", "device_name", "stream", "count", "busy_us", "correlated"};
-    const tp_coltype types[] = {TP_COL_I64, TP_COL_STR, TP_COL_I64,
-                                TP_COL_I64, TP_COL_F64, TP_COL_I64};
-    for (int k = 0; k < 6; k++)
+    const char *names[] = {"device", "device_name", "stream",    "count",
+                           "busy_us", "correlated", "name_chars"};
+    const tp_coltype types[] = {TP_COL_I64, TP_COL_STR, TP_COL_I64, TP_COL_I64,
+                                TP_COL_F64, TP_COL_I64, TP_COL_I64};
+    for (int k = 0; k < 7; k++)
         if (tp_result_add_col(st, r, names[k], types[k]) != k)
             return TP_ENOMEM;
     for (size_t k = 0; k < b->n; k++) {
@@ -108,11 +121,13 @@ static int emit(tp_stage *st, const tp_trace *t, sb *b)
         snprintf(key, sizeof key, "device.%d.name", (int)s->device);
         int rc = tp_result_add_row(st, r, &row);
         rc = rc ? rc : tp_result_set_i64(st, r, row, 0, s->device);
-        rc = rc ? rc : tp_result_set_str(st, r, row, 1, tp_trace_info_str(t, key));
+        const char *device_name = tp_trace_info_str(t, key);
+        rc = rc ? rc : tp_result_set_str(st, r, row, 1, device_name);
         rc = rc ? rc : tp_result_set_i64(st, r, row, 2, s->stream);
         rc = rc ? rc : tp_result_set_i64(st, r, row, 3, (int64_t)count);
         rc = rc ? rc : tp_result_set_f64(st, r, row, 4, (double)tp_intervals_length(s->iv, u) / 1e3);
         rc = rc ? rc : tp_result_set_i64(st, r, row, 5, s->correlated);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, 6, text_chars(device_name));
         if (rc != TP_OK)
             return rc;
     }

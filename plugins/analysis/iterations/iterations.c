@@ -101,6 +101,7 @@ typedef struct it_run {
     const tp_cols *c;
     const int32_t *launcher;
     const tp_iterations *it;
+    const int64_t *steps; /* the view's step numbers, one per iteration */
     int gpu_source;
     int64_t t0;
     uint32_t *acts; /* activities grouped by iteration, then device, then start */
@@ -172,18 +173,6 @@ static void work_of(it_run *r, size_t from, size_t to, int64_t *busy, int64_t *l
     *busy = tp_intervals_length(r->iv, tp_intervals_union(r->iv, n));
 }
 
-/* The step number in a marker's name ("ProfilerStep#12" -> 12), else the
- * iteration's 0-based ordinal. */
-static int64_t step_number(tp_stage *st, tp_str name, size_t ordinal)
-{
-    const char *s = tp_str_text(st, name);
-    const char *hash = s ? strrchr(s, '#') : NULL;
-    if (hash == NULL || hash[1] == '\0' || strspn(hash + 1, "0123456789") != strlen(hash + 1) ||
-        strlen(hash + 1) > 18)
-        return (int64_t)ordinal;
-    return strtoll(hash + 1, NULL, 10);
-}
-
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 /* One device row of iteration k: acts[from, to) all on one device. */
@@ -238,7 +227,7 @@ static int write_results(it_run *r)
         size_t from = i;
         while (i < r->nacts && r->iter[r->acts[i]] == (int32_t)k)
             i++;
-        int64_t step = step_number(r->st, r->c->name[r->it->it[k].row], k);
+        int64_t step = r->steps[k];
         rc = iteration_row(r, main_r, k, step, from, i);
         for (size_t d = from; d < i && rc == TP_OK;) {
             size_t e = d;
@@ -276,7 +265,8 @@ static int it_run_stage(tp_stage *st, const void *config, void *state)
                : steps.source == TP_ITER_SOURCE_RANGE ? "range (b/e pair)"
                                                        : "host event",
                steps.marker);
-    it_run r = {.st = st, .c = c, .launcher = v.launcher, .it = &it, .gpu_source = gpu};
+    it_run r = {.st = st, .c = c, .launcher = v.launcher, .it = &it, .steps = steps.step,
+                .gpu_source = gpu};
     int64_t t1;
     tp_trace_window(t, &r.t0, &t1);
     size_t n = c->n ? c->n : 1;

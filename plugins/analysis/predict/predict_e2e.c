@@ -81,17 +81,11 @@ static double *launch_t4s(const pr_means *m, const char *name, size_t *n)
     return t4;
 }
 
-/* An iteration's number (CONVENTIONS: the step number ending the marker's
- * name, else the 0-based ordinal) into column 0 of row. */
-static int iteration_cell(tp_stage *st, const tp_trace *t, tp_result *r, size_t row,
-                          const tp_iterations *it, size_t k)
+/* An iteration's number (the SDK view's step number) into column 0 of row. */
+static int iteration_cell(tp_stage *st, tp_result *r, size_t row, const tp_iter_view *steps,
+                          size_t k)
 {
-    const char *name = tp_str_text(st, tp_trace_cols(t)->name[it->it[k].row]);
-    const char *p = name + strlen(name);
-    while (p > name && p[-1] >= '0' && p[-1] <= '9')
-        p--;
-    int64_t number = *p ? strtoll(p, NULL, 10) : (int64_t)k;
-    return tp_result_set_i64(st, r, row, 0, number);
+    return tp_result_set_i64(st, r, row, 0, steps->step[k]);
 }
 
 typedef struct pr_e2e_op {
@@ -327,7 +321,7 @@ int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ
             rc = rc ? rc : tp_result_set_f64(st, ro, orow, 8, e->t5);
             rc = rc ? rc : tp_result_set_i64(st, ro, orow, 9, v.first_child[row] < 0);
             rc = rc ? rc : set_call_list(st, ro, orow, 10, e->t, e->m);
-            rc = rc ? rc : iteration_cell(st, t, ro, orow, &it, k);
+            rc = rc ? rc : iteration_cell(st, ro, orow, &steps, k);
             ns++;
         }
         if (rc != TP_OK) {
@@ -351,7 +345,7 @@ int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ
         rc = rc ? rc : tp_result_set_i64(st, r, row, 7, (int64_t)unsupported);
         if (rc == TP_OK && measured > 0)
             rc = tp_result_set_f64(st, r, row, 8, fabs(res.e2e - measured) / measured * 100);
-        rc = rc ? rc : iteration_cell(st, t, r, row, &it, k);
+        rc = rc ? rc : iteration_cell(st, r, row, &steps, k);
     }
     if (rc == TP_OK && done > 0) {
         double mean, gmae = pm_gmae(pred, meas, done, 0, &mean);

@@ -267,7 +267,8 @@ static rg_acc *it_acc(rg *r, int32_t k, tp_str name)
     return &r->it[r->nit++];
 }
 
-static int per_iteration(rg *r, const tp_iterations *it, const uint32_t *ranges, size_t n)
+static int per_iteration(rg *r, const tp_iterations *it, const int64_t *steps,
+                         const uint32_t *ranges, size_t n)
 {
     tp_result *res = tp_result_declared(r->st, "iterations");
     if (res == NULL)
@@ -312,9 +313,7 @@ static int per_iteration(rg *r, const tp_iterations *it, const uint32_t *ranges,
     rc = tp_sort(r->it, r->nit, sizeof *r->it, by_name, r);
     for (size_t i = 0; i < r->nit && rc == TP_OK; i++) {
         const rg_acc *a = &r->it[i];
-        const char *mname = tp_str_text(r->st, r->c->name[it->it[a->iteration].row]);
-        const char *hash = mname ? strrchr(mname, '#') : NULL;
-        int64_t step = hash && hash[1] ? strtoll(hash + 1, NULL, 10) : a->iteration;
+        int64_t step = steps[a->iteration];
         size_t row;
         rc = tp_result_add_row(r->st, res, &row);
         rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_it_iteration, step);
@@ -409,7 +408,7 @@ static int rg_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = write_totals(&r);
     if (rc == TP_OK)
-        rc = per_iteration(&r, &it, ranges, nr);
+        rc = per_iteration(&r, &it, steps.step, ranges, nr);
     for (size_t i = 0; i < r.nacc; i++)
         tp_free(r.acc[i].iv);
     tp_free(r.acc);

@@ -1,8 +1,9 @@
 /*
  * trim_iterations: keep N iterations of a training loop.
  *
- * Iterations are the SDK's (tp_iterations_from_markers): host events whose
- * name matches `marker` (ProfilerStep#N by default), nested per thread with
+ * Iterations are the SDK's view (tp_sdk_iter.h): the pipeline's
+ * `iterations:`, or this stage's `marker`/`ranges` override; host markers
+ * (ProfilerStep#N by default) are nested per thread with
  * the hierarchy's clamp (a marker nested in another is not an iteration),
  * counted on the thread holding the most (ties: lowest pid, then tid).
  * After skipping `skip` of them in time order, the window runs
@@ -34,6 +35,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_trace.h>
 
+#include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_markers.h>
 
 typedef struct trim_config {
@@ -44,15 +46,14 @@ typedef struct trim_config {
     int clip;
 } trim_config;
 
-#define TRIM_DEFAULT_MARKER "^ProfilerStep#\\d+$"
-
 static const tp_option trim_options[] = {
     TP_OPTION_INT("iterations", trim_config, iterations, "1", 1, 1e9, "iterations to keep"),
     TP_OPTION_INT("skip", trim_config, skip, "0", 0, 1e9, "warm-up iterations to skip first"),
     TP_OPTION_STRING("marker", trim_config, marker, NULL,
-                     "regex naming the iteration markers (default ^ProfilerStep#\\d+$)"),
+                     "override of the pipeline's iterations: marker for this stage: a regex "
+                     "naming the iteration markers"),
     TP_OPTION_BOOL("ranges", trim_config, ranges, "false",
-                   "iterations are NVTX-style ranges (async b/e pairs) named by marker"),
+                   "override: iterations are NVTX-style ranges (async b/e pairs) named by marker"),
     TP_OPTION_BOOL("clip", trim_config, clip, "true",
                    "cut kept host events that reach outside the window (enclosing Python "
                    "frames, a data loader straddling the edge) to the window"),
@@ -120,16 +121,17 @@ static int trim_init(tp_stage *st, const void *config, void **state)
     if (s == NULL)
         return TP_ENOMEM;
     *state = s;
-    return tp_markers_open(st, &s->m, "marker", cfg->marker ? cfg->marker : TRIM_DEFAULT_MARKER);
+    if (cfg->marker == NULL)
+        return TP_OK;
+    int rc = tp_markers_open(st, &s->m, "marker", cfg->marker); /* a config error if bad */
+    tp_markers_close(&s->m);
+    return rc;
 }
 
 static void trim_destroy(tp_stage *st, void *state)
 {
     (void)st;
     trim_state *s = state;
-    if (s == NULL)
-        return;
-    tp_markers_close(&s->m);
     tp_free(s);
 }
 
@@ -434,12 +436,15 @@ static int trim_select(trim *t)
     return rc;
 }
 
-static int too_few(tp_stage *st, const trim_config *cfg, const trim_state *s, const tp_cols *c,
+static int too_few(tp_stage *st, const trim_config *cfg, const tp_iter_view *v, const tp_cols *c,
                    const tp_iterations *it)
 {
     if (it->n == 0)
         return tp_fail(st, TP_EINVAL, "trace has no iterations: no %s matches marker '%s'",
-                       cfg->ranges ? "range (b/e pair)" : "complete host event", s->m.pattern);
+                       v->source == TP_ITER_SOURCE_RANGE            ? "range (b/e pair)"
+                       : v->source == TP_ITER_SOURCE_GPU_ANNOTATION ? "GPU annotation"
+                                                                    : "complete host event",
+                       v->marker);
     char range[512], pid[128], tid[128];
     describe_range(tp_str_text(st, c->name[it->it[0].row]), tp_str_text(st, c->name[it->it[it->n - 1].row]),
                    range, sizeof range);
@@ -475,19 +480,21 @@ static void log_result(tp_stage *st, const tp_cols *c, const tp_iterations *it, 
 static int trim_run(tp_stage *st, const void *config, void *state)
 {
     const trim_config *cfg = config;
-    trim_state *s = state;
+    (void)state;
     tp_trace *tr = tp_stage_trace(st);
     const tp_cols *c = tp_trace_cols(tr);
-    tp_iterations it;
-    int frc = tp_markers_iterations(st, &s->m, cfg->ranges, c, &it);
+    tp_iter_override ov = {.marker = cfg->marker, .ranges = cfg->ranges, .option = "marker"};
+    tp_iter_view steps;
+    int frc = tp_iter_view_get(st, tr, &ov, &steps);
     if (frc == TP_ENOMEM)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     if (frc != TP_OK)
         return frc; /* marker_error reported it */
+    tp_iterations it = tp_iter_as_iterations(&steps);
     size_t first = (size_t)cfg->skip, count = (size_t)cfg->iterations;
     if (it.n < count || it.n - count < first) {
-        int rc = too_few(st, cfg, s, c, &it);
-        tp_iterations_free(&it);
+        int rc = too_few(st, cfg, &steps, c, &it);
+        tp_iter_view_release(&steps);
         return rc;
     }
     trim t = {.st = st, .c = c, .keep = tp_keep_mask(st), .ws = it.it[first].start,
@@ -497,7 +504,7 @@ static int trim_run(tp_stage *st, const void *config, void *state)
     int rc = trim_select(&t);
     if (rc == TP_OK)
         log_result(st, c, &it, first, count, &t);
-    tp_iterations_free(&it);
+    tp_iter_view_release(&steps);
     return rc == TP_OK ? TP_OK : tp_fail(st, TP_ENOMEM, "out of memory");
 }
 

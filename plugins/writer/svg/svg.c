@@ -75,8 +75,9 @@ static const tp_option svg_options[] = {
                      "timeline: window end, µs after the trace's (or iteration's) start"),
     TP_OPTION_INT("iteration", svg_config, iteration, "-1", -1, 1e9,
                   "timeline: draw this iteration (its step number, ProfilerStep#10: 10; a 0-based ordinal for markers without numbers); -1: the whole trace"),
-    TP_OPTION_STRING("marker", svg_config, marker, "ProfilerStep#",
-                     "timeline: name prefix of the iteration markers"),
+    TP_OPTION_STRING("marker", svg_config, marker, NULL,
+                     "timeline: override of the pipeline's iterations: marker for this stage: a "
+                     "name prefix of the iteration markers"),
     TP_OPTION_INT("max_depth", svg_config, max_depth, "4", 1, 64,
                   "timeline: nesting rows drawn per host thread"),
     TP_OPTION_INT("max_lanes", svg_config, max_lanes, "64", 1, 100000,

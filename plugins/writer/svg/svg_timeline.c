@@ -11,6 +11,8 @@
 
 #include <tracepipe/tp_sdk_trace.h>
 
+#include <tracepipe/tp_sdk_iter.h>
+
 #include "svg.h"
 
 #define ROW_H 14.0
@@ -113,49 +115,37 @@ static int by_busy(const void *x, const void *y)
     return by_place(x, y);
 }
 
-/* The iteration `iteration` names: the marker whose name ends in that
- * step number (ProfilerStep#10 is 10), else the 0-based ordinal when no
- * marker carries a number (CONVENTIONS: iteration).  -1 when none. */
-static int64_t iteration_index(tp_stage *st, const tp_cols *c, const tp_iterations *it,
-                               const svg_config *cfg)
+/* The iteration whose step number (the SDK view's: ProfilerStep#10 is 10,
+ * the 0-based ordinal for markers without numbers) is `iteration`; -1 when
+ * none. */
+static int64_t iteration_index(const tp_iter_view *steps, const svg_config *cfg)
 {
-    int numbered = 0;
-    for (size_t k = 0; k < it->n; k++) {
-        const char *name = tp_str_text(st, c->name[it->it[k].row]), *p = name + strlen(name);
-        while (p > name && p[-1] >= '0' && p[-1] <= '9')
-            p--;
-        if (*p == '\0')
-            continue;
-        numbered = 1;
-        if (strtoll(p, NULL, 10) == cfg->iteration)
+    for (size_t k = 0; k < steps->n; k++)
+        if (steps->step[k] == cfg->iteration)
             return (int64_t)k;
-    }
-    return !numbered && (size_t)cfg->iteration < it->n ? cfg->iteration : -1;
+    return -1;
 }
 
 /* The window: the trace's, or one iteration of it, narrowed by start_us and end_us. */
-static int timeline_window(tp_stage *st, const svg_config *cfg, tp_trace *t, const tp_cols *c,
+static int timeline_window(tp_stage *st, const svg_config *cfg, tp_trace *t,
                            int64_t *lo, int64_t *hi)
 {
     if (!tp_trace_window(t, lo, hi))
         return tp_fail(st, TP_EINVAL, "the trace holds no events with a duration to draw");
     if (cfg->iteration >= 0) {
-        uint8_t *memo = NULL;
-        size_t nmemo = 0;
-        tp_iterations it = {0};
-        int rc = tp_names_with_prefix(st, cfg->marker, &memo, &nmemo);
-        if (rc == TP_OK)
-            rc = tp_iterations_from_markers(st, c, memo, nmemo, TP_NEST_CLAMP_NS, &it);
-        tp_free(memo);
-        int64_t k = rc == TP_OK ? iteration_index(st, c, &it, cfg) : -1;
+        tp_iter_override ov = {.prefix = cfg->marker, .option = "marker"};
+        tp_iter_view steps;
+        int rc = tp_iter_view_get(st, t, &ov, &steps);
+        tp_iterations it = tp_iter_as_iterations(&steps);
+        int64_t k = rc == TP_OK ? iteration_index(&steps, cfg) : -1;
         if (rc == TP_OK && k < 0)
-            rc = tp_fail(st, TP_EINVAL, "iteration %lld: no such iteration among the %zu marked '%s'",
-                         (long long)cfg->iteration, it.n, cfg->marker);
+            rc = tp_fail(st, TP_EINVAL, "iteration %lld: no such iteration among the %zu marked by '%s'",
+                         (long long)cfg->iteration, it.n, steps.marker);
         if (rc == TP_OK) {
             *lo = it.it[k].start;
             *hi = it.it[k].end;
         }
-        tp_iterations_free(&it);
+        tp_iter_view_release(&steps);
         if (rc != TP_OK)
             return rc;
     }
@@ -240,7 +230,7 @@ int svg_draw_timeline(tp_stage *st, svg_doc *doc, const svg_config *cfg)
         return tp_fail(st, TP_EINVAL, "chart timeline draws a trace, and this run has none");
     const tp_cols *c = tp_trace_cols(t);
     int64_t lo, hi;
-    int rc = timeline_window(st, cfg, t, c, &lo, &hi);
+    int rc = timeline_window(st, cfg, t, &lo, &hi);
     if (rc != TP_OK)
         return rc;
     tl_lanes L = {calloc(c->n_tracks ? c->n_tracks : 1, sizeof *L.l), 0,

@@ -1,0 +1,220 @@
+/* The SDK's iteration view (tp_sdk_iter.h) on a hand-made trace read by the
+ * kineto reader: the pipeline's `iterations:` setting, step numbers, skips,
+ * publishing once per trace, stage overrides, GPU annotations and ranges.
+ * Values by hand from the trace below (ts and dur in us). */
+#include "tp_internal.h"
+#include "tp_pipeline.h"
+#include "tp_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracepipe/tp_sdk_iter.h>
+
+/* steps 7, 8, 9 on thread 1 (a nested train_step_99 is no iteration), a
+ * ProfilerStep#12 on thread 2, GPU annotations gstep on stream 7, async
+ * ranges "range_a" (b/e). */
+static const char *const trace_json =
+    "{\"traceEvents\": [\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step_7\",\"pid\":1,\"tid\":1,"
+    "\"ts\":0,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step_99\",\"pid\":1,\"tid\":1,"
+    "\"ts\":10,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":20,"
+    "\"dur\":10},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step_8\",\"pid\":1,\"tid\":1,"
+    "\"ts\":100,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":150,"
+    "\"dur\":10},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step_9\",\"pid\":1,\"tid\":1,"
+    "\"ts\":200,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#12\",\"pid\":1,"
+    "\"tid\":2,\"ts\":0,\"dur\":300},\n"
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"gstep\",\"pid\":0,\"tid\":7,"
+    "\"ts\":50,\"dur\":40,\"args\":{\"device\":0,\"stream\":7}},\n"
+    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"gstep\",\"pid\":0,\"tid\":7,"
+    "\"ts\":150,\"dur\":40,\"args\":{\"device\":0,\"stream\":7}},\n"
+    "{\"ph\":\"b\",\"cat\":\"nvtx\",\"name\":\"range_a\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":5},\n"
+    "{\"ph\":\"e\",\"cat\":\"nvtx\",\"name\":\"range_a\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":95}\n"
+    "]}\n";
+
+typedef struct fixture {
+    char path[64];
+    tp_pipeline *p;
+    tp_run *run;
+    tp_stage st;
+} fixture;
+
+/* Reads the trace under a pipeline whose top holds `iterations` (YAML
+ * lines, or "" for none), and a stage of that run to ask the view with. */
+static void open_fixture(fixture *f, const char *iterations)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->path, sizeof f->path, "/tmp/tp_iter_XXXXXX");
+    int fd = mkstemp(f->path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, trace_json, strlen(trace_json)), (ssize_t)strlen(trace_json));
+    close(fd);
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, "%sstages:\n  - reader: kineto\n    path: %s\n", iterations,
+             f->path);
+    tp_diags d = {0};
+    f->p = tp_pipeline_load_string(tp_test_ctx(), yaml, strlen(yaml), "p.yaml", NULL, 0, &d);
+    ck_assert_msg(f->p != NULL, "%s", d.n ? d.lines[0] : "");
+    tp_diags_free(&d);
+    tp_run_opts o = {.verbosity = 0};
+    ck_assert_int_eq(tp_pipeline_run(f->p, &o, &f->run), TP_OK);
+    f->st.run = f->run;
+    f->st.id = "probe";
+    f->st.trace = f->run->traces[f->run->latest].trace;
+    tp_host = tp_core_host_api();
+}
+
+static void close_fixture(fixture *f)
+{
+    tp_run_free(f->run);
+    tp_pipeline_free(f->p);
+    unlink(f->path);
+}
+
+static size_t row_named(fixture *f, const char *name)
+{
+    const tp_cols *c = tp_host->trace_cols(f->st.trace);
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(tp_host->str(&f->st, c->name[i]), name) == 0)
+            return i;
+    ck_abort_msg("no row %s", name);
+    return 0;
+}
+
+START_TEST(pipeline_marker_capture_group_and_skips)
+{
+    fixture f;
+    open_fixture(&f, "iterations:\n  marker: '^train_step_(\\d)$'\n  skip_first: 1\n");
+    tp_iter_view v;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, NULL, &v), TP_OK);
+    ck_assert_uint_eq(v.n, 3); /* train_step_99 does not match (one digit) */
+    ck_assert_int_eq(v.step[0], 7);
+    ck_assert_int_eq(v.step[2], 9); /* the capture group */
+    ck_assert_int_eq(v.it[1].start, 100000);
+    ck_assert_int_eq(v.it[1].end, 200000);
+    ck_assert_uint_eq(v.first, 1);
+    ck_assert_uint_eq(v.last, 3);
+    ck_assert_int_eq(v.row[row_named(&f, "aten::add")], 1);
+    ck_assert_int_eq(v.row[row_named(&f, "aten::mm")], 0);
+    ck_assert_int_eq(v.overridden, 0);
+    /* published: a second stage reads the same row index */
+    tp_iter_view w;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, NULL, &w), TP_OK);
+    ck_assert_ptr_eq(w.row, v.row);
+    ck_assert_uint_eq(w.n, 3);
+    ck_assert_int_eq(w.step[1], 8);
+    ck_assert(tp_iter_is_marker(&w, tp_host->trace_cols(f.st.trace)->name[row_named(&f, "train_step_8")]));
+    tp_iter_view_release(&v);
+    tp_iter_view_release(&w);
+    close_fixture(&f);
+}
+END_TEST
+
+START_TEST(nested_markers_and_ordinals)
+{
+    fixture f;
+    open_fixture(&f, "iterations:\n  marker: '^train_step_'\n  skip_last: 5\n");
+    tp_iter_view v;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, NULL, &v), TP_OK);
+    ck_assert_uint_eq(v.n, 3);
+    ck_assert_uint_eq(v.nested, 1); /* train_step_99 inside train_step_7 */
+    ck_assert_int_eq(v.step[0], 0);  /* no group, no '#': the ordinal */
+    ck_assert_int_eq(v.step[2], 2);
+    ck_assert_uint_eq(v.first, 0); /* skip_last past the count: none left */
+    ck_assert_uint_eq(v.last, 0);
+    tp_iter_view_release(&v);
+    close_fixture(&f);
+}
+END_TEST
+
+START_TEST(default_marker_and_override)
+{
+    fixture f;
+    open_fixture(&f, "");
+    tp_iter_view v;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, NULL, &v), TP_OK);
+    ck_assert_uint_eq(v.n, 1); /* ProfilerStep#12 on thread 2 */
+    ck_assert_int_eq(v.step[0], 12); /* the digits after '#' */
+    ck_assert_int_eq(v.tid, 2);
+    /* a stage's prefix override: literal text, never published */
+    tp_iter_override ov = {.prefix = "train_step_", .option = "step_prefix"};
+    tp_iter_view o;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, &ov, &o), TP_OK);
+    ck_assert_uint_eq(o.n, 3);
+    ck_assert_int_eq(o.overridden, 1);
+    ck_assert_str_eq(o.marker, "^train_step_");
+    tp_iter_view again;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, NULL, &again), TP_OK);
+    ck_assert_uint_eq(again.n, 1); /* the pipeline's, as published */
+    ck_assert_ptr_eq(again.row, v.row);
+    /* a prefix with regex characters is matched literally */
+    tp_iter_override dot = {.prefix = "train.step", .option = "step_prefix"};
+    tp_iter_view none;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, &dot, &none), TP_OK);
+    ck_assert_uint_eq(none.n, 0);
+    ck_assert_str_eq(none.marker, "^train\\.step");
+    tp_iter_view_release(&v);
+    tp_iter_view_release(&o);
+    tp_iter_view_release(&again);
+    tp_iter_view_release(&none);
+    close_fixture(&f);
+}
+END_TEST
+
+START_TEST(gpu_annotations_and_ranges)
+{
+    fixture f;
+    open_fixture(&f, "iterations:\n  marker: '^gstep$'\n  source: gpu_annotation\n");
+    tp_iter_view v;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, NULL, &v), TP_OK);
+    ck_assert_uint_eq(v.n, 2);
+    ck_assert_int_eq(v.it[1].start, 150000);
+    ck_assert_int_eq(v.it[1].end, 190000);
+    ck_assert_int_eq(v.row[row_named(&f, "aten::add")], 1); /* starts at 150 */
+    ck_assert_int_eq(v.source, TP_ITER_SOURCE_GPU_ANNOTATION);
+    tp_iter_override ov = {.marker = "^range_a$", .ranges = 1, .option = "marker"};
+    tp_iter_view r;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, &ov, &r), TP_OK);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_int_eq(r.it[0].start, 5000);
+    ck_assert_int_eq(r.it[0].end, 95000);
+    tp_iter_view_release(&v);
+    tp_iter_view_release(&r);
+    close_fixture(&f);
+}
+END_TEST
+
+START_TEST(bad_override_regex_fails_the_stage)
+{
+    fixture f;
+    open_fixture(&f, "");
+    tp_iter_override ov = {.marker = "(", .option = "marker"};
+    tp_iter_view v;
+    ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, &ov, &v), TP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(f.st.error, "marker: bad regex '('"));
+    ck_assert_uint_eq(v.n, 0);
+    close_fixture(&f);
+}
+END_TEST
+
+static Suite *sdk_iter_suite(void)
+{
+    Suite *s = suite_create("sdk_iter");
+    TCase *tc = tcase_create("view");
+    tcase_add_test(tc, pipeline_marker_capture_group_and_skips);
+    tcase_add_test(tc, nested_markers_and_ordinals);
+    tcase_add_test(tc, default_marker_and_override);
+    tcase_add_test(tc, gpu_annotations_and_ranges);
+    tcase_add_test(tc, bad_override_regex_fails_the_stage);
+    suite_add_tcase(s, tc);
+    return s;
+}
+TP_TEST_SUITE(sdk_iter_suite)

@@ -1,0 +1,105 @@
+/* SDK device presets (tp_sdk_presets.h): the built-in table, the device
+ * name mapping, and a user's preset file in its three forms (tracepipe's
+ * JSON keys, TraceLens's arch JSON in TFLOP/s, a flat YAML mapping). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tp_internal.h"
+#include "tp_test.h"
+
+#include <tracepipe/tp_sdk_presets.h>
+
+START_TEST(built_in_table)
+{
+    const tp_preset *p = tp_preset_find("a100_sxm4_80gb");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(p->sms, 108);
+    ck_assert(p->l2_bytes == 41943040 && p->dram_gbps == 2039 && p->l2_gbps == 0);
+    ck_assert(p->fp32 == 19500 && p->tf32 == 156000 && p->fp16 == 312000 && p->bf16 == 312000);
+    p = tp_preset_find("v100_seed");
+    ck_assert(p != NULL && p->sms == 80 && p->l2_gbps == 2888 && p->fp16 == 0);
+    ck_assert_ptr_null(tp_preset_find("a100"));
+    ck_assert_ptr_null(tp_preset_find(NULL));
+
+    ck_assert_str_eq(tp_preset_for_device("NVIDIA A100-SXM4-80GB"), "a100_sxm4_80gb");
+    ck_assert_ptr_null(tp_preset_for_device("NVIDIA A100-SXM4-40GB")); /* other bandwidth */
+    ck_assert_str_eq(tp_preset_for_device("NVIDIA H100 80GB HBM3"), "h100_sxm5_80gb");
+    ck_assert_str_eq(tp_preset_for_device("AMD Instinct MI300X"), "mi300x");
+    ck_assert_str_eq(tp_preset_for_device("Tesla V100-SXM2-16GB"), "v100_seed");
+    ck_assert_ptr_null(tp_preset_for_device(NULL));
+}
+END_TEST
+
+/* Writes text to a new temporary file; its path in path (64 bytes). */
+static void temp_file(char *path, const char *text)
+{
+    snprintf(path, 64, "/tmp/tp_preset_XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int load(const char *text, tp_stage *st, tp_preset *p, char *name, size_t namesz)
+{
+    char path[64];
+    temp_file(path, text);
+    memset(st, 0, sizeof *st);
+    tp_host = tp_core_host_api();
+    int rc = tp_preset_load(st, path, p, name, namesz);
+    unlink(path);
+    return rc;
+}
+
+START_TEST(preset_files)
+{
+    tp_stage st;
+    tp_preset p;
+    char name[64];
+    ck_assert_int_eq(load("{\"name\": \"lab gpu\", \"sms\": 46, \"dram_gbps\": 448, "
+                          "\"fp32_gflops\": 8100, \"l2_bytes\": 4194304}",
+                          &st, &p, name, sizeof name),
+                     TP_OK);
+    ck_assert_str_eq(p.name, "lab gpu");
+    ck_assert_int_eq(p.sms, 46);
+    ck_assert(p.dram_gbps == 448 && p.fp32 == 8100 && p.l2_bytes == 4194304 && p.tf32 == 0);
+
+    /* TraceLens: TFLOP/s -> GFLOP/s; fp32 the vector rate, tf32 falls back to matrix_fp32 */
+    ck_assert_int_eq(load("{\"mem_bw_gbps\": 1600, \"max_achievable_tflops\": {\"vector_fp32\": "
+                          "20.5, \"matrix_fp32\": 40, \"matrix_fp16\": 300}}",
+                          &st, &p, name, sizeof name),
+                     TP_OK);
+    ck_assert(p.dram_gbps == 1600 && p.fp32 == 20500 && p.tf32 == 40000 && p.fp16 == 300000 &&
+              p.bf16 == 0);
+
+    ck_assert_int_eq(load("# a card\nname: 'yaml gpu'\nsms: 10\ndram_gbps: 300  # GB/s\n"
+                          "bf16_gflops: 5000\n",
+                          &st, &p, name, sizeof name),
+                     TP_OK);
+    ck_assert_str_eq(p.name, "yaml gpu");
+    ck_assert(p.sms == 10 && p.dram_gbps == 300 && p.bf16 == 5000);
+
+    ck_assert_int_eq(load("dram_gbps: 300\nwarp_size: 32\n", &st, &p, name, sizeof name),
+                     TP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(st.error, ": line 2: unknown key 'warp_size'"));
+    ck_assert_int_eq(load("{\"dram_gbps\": -1}", &st, &p, name, sizeof name), TP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(st.error, ": 'dram_gbps' is not a number >= 0: '-1'"));
+    ck_assert_int_eq(load("name: idle\n", &st, &p, name, sizeof name), TP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(st.error, ": no bandwidth or FLOP rate in it"));
+}
+END_TEST
+
+static Suite *sdk_presets_suite(void)
+{
+    Suite *s = suite_create("sdk_presets");
+    TCase *tc = tcase_create("presets");
+    tcase_add_test(tc, built_in_table);
+    tcase_add_test(tc, preset_files);
+    suite_add_tcase(s, tc);
+    return s;
+}
+TP_TEST_SUITE(sdk_presets_suite)
