@@ -46,8 +46,8 @@ static const tp_option it_options[] = {
 
 /* <id>: one row per iteration, in step order. */
 #define IT_MAIN_COLS(X, P)                                                                         \
-    X(P, iteration, I64, NULL, "the step number from the marker's name (the digits after its "     \
-                               "last #), else the iteration's 0-based ordinal")                    \
+    X(P, iteration, I64, NULL, "the step number: the marker's first capture group if a number, "   \
+                               "else the digits after the name's last #, else the ordinal from 0") \
     X(P, name, STR, NULL, "the marker's name")                                                     \
     X(P, start_us, F64, "us", "the marker's start, from the start of the trace's window")          \
     X(P, dur_us, F64, "us", "the marker's own duration (host time; device time for GPU "           \

@@ -53,8 +53,8 @@ TP_COLUMNS(rg_main, RG_MAIN_COLS);
 
 /* <id>.iterations: one row per iteration and range name, in step order. */
 #define RG_IT_COLS(X, P)                                                                           \
-    X(P, iteration, I64, NULL, "the step number from the marker's name (the digits after its "     \
-                               "last #), else the iteration's 0-based ordinal")                    \
+    X(P, iteration, I64, NULL, "the step number: the marker's first capture group if a number, "   \
+                               "else the digits after the name's last #, else the ordinal from 0") \
     X(P, name, STR, NULL, "the range's name")                                                      \
     X(P, count, I64, "count", "ranges of that name starting in the iteration")                     \
     X(P, sum_us, F64, "us", "their own durations, added")                                          \
