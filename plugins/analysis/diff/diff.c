@@ -38,6 +38,44 @@ static const tp_option df_options[] = {
                    "kernels launched)"),
     TP_OPTION_END};
 
+/* <id> (ops) and <id>.kernels (GPU activities): one row per name, by
+ * |delta_us| descending, then name; the two share their columns. */
+#define DF_ROW_COLS(X, P)                                                                          \
+    X(P, name, STR, NULL, "the op name (cpu_op events) or GPU activity name (kernels, copies, "    \
+                          "sets)")                                                                 \
+    X(P, status, STR, NULL, "both, base_only, test_only or renamed")                               \
+    X(P, matched, STR, NULL, "a renamed op's name in the test run (null unless renamed)")          \
+    X(P, base_count, I64, "count", "events of the name in the base trace")                         \
+    X(P, test_count, I64, "count", "events of the name in the test trace")                         \
+    X(P, count_delta, I64, NULL, "test_count - base_count")                                        \
+    X(P, base_us, F64, "us", "the name's events' inclusive durations in the base trace, added")    \
+    X(P, test_us, F64, "us", "the same in the test trace")                                         \
+    X(P, delta_us, F64, "us", "test_us - base_us")                                                 \
+    X(P, delta_percent, F64, "percent", "delta_us as a percentage of base_us (null when base_us "  \
+                                        "is 0)")
+TP_COLUMNS(df_row, DF_ROW_COLS);
+
+/* <id>.summary: one row per measure (iteration_us or span_us, kernel_us,
+ * op_names, kernel_names), a long table as their units differ. */
+#define DF_SUMMARY_COLS(X, P)                                                                      \
+    X(P, measure, STR, NULL, "iteration_us (mean iteration, when both traces have iterations) "    \
+                             "or span_us (the traces' spans), kernel_us (GPU activity time), "     \
+                             "op_names, kernel_names (distinct names)")                            \
+    X(P, base, F64, NULL, "the measure in the base trace (us for the measures ending in _us, "     \
+                          "else a count)")                                                         \
+    X(P, test, F64, NULL, "the measure in the test trace")                                         \
+    X(P, delta, F64, NULL, "test - base")                                                          \
+    X(P, delta_percent, F64, "percent", "delta as a percentage of base (null when base is 0)")
+TP_COLUMNS(df_sum, DF_SUMMARY_COLS);
+
+static const tp_result_decl df_results[] = {
+    TP_RESULT("", "table", df_row, "one row per op name: count and time in each run"),
+    TP_RESULT("kernels", "table", df_row, "one row per GPU activity name: count and time in each "
+                                          "run"),
+    TP_RESULT("summary", "table", df_sum, "one row per measure of the runs; the note "
+                                          "slower_percent is the run time's delta_percent"),
+    TP_RESULTS_END};
+
 /* Per name, in one trace. */
 typedef struct df_name {
     tp_str name;
@@ -216,16 +254,7 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static int write_rows(tp_stage *st, const char *name, const char *title, df_row *rows, size_t n)
 {
-    static const char *const cols[] = {"name",       "status",     "matched",  "base_count",
-                                       "test_count", "count_delta", "base_us", "test_us",
-                                       "delta_us",   "delta_percent"};
-    static const tp_coltype types[] = {TP_COL_STR, TP_COL_STR, TP_COL_STR, TP_COL_I64,
-                                       TP_COL_I64, TP_COL_I64, TP_COL_F64, TP_COL_F64,
-                                       TP_COL_F64, TP_COL_F64};
-    tp_result *r = tp_result_new(st, name);
-    for (int i = 0; r && i < 10; i++)
-        if (tp_result_add_col(st, r, cols[i], types[i]) != i)
-            r = NULL;
+    tp_result *r = tp_result_declared(st, name);
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(st, r, "title", title);
@@ -239,18 +268,19 @@ static int write_rows(tp_stage *st, const char *name, const char *title, df_row 
                                                                 : "test_only";
         size_t row;
         rc = tp_result_add_row(st, r, &row);
-        rc = rc ? rc : tp_result_set_str(st, r, row, 0, tp_str_text(st, x->name));
-        rc = rc ? rc : tp_result_set_str(st, r, row, 1, status);
+        rc = rc ? rc : tp_result_set_str(st, r, row, df_row_name, tp_str_text(st, x->name));
+        rc = rc ? rc : tp_result_set_str(st, r, row, df_row_status, status);
         if (rc == TP_OK && x->matched)
-            rc = tp_result_set_str(st, r, row, 2, tp_str_text(st, x->matched));
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 3, bc);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 4, tc);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, 5, tc - bc);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 6, us(bs));
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 7, us(ts));
-        rc = rc ? rc : tp_result_set_f64(st, r, row, 8, us(ts - bs));
+            rc = tp_result_set_str(st, r, row, df_row_matched, tp_str_text(st, x->matched));
+        rc = rc ? rc : tp_result_set_i64(st, r, row, df_row_base_count, bc);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, df_row_test_count, tc);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, df_row_count_delta, tc - bc);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, df_row_base_us, us(bs));
+        rc = rc ? rc : tp_result_set_f64(st, r, row, df_row_test_us, us(ts));
+        rc = rc ? rc : tp_result_set_f64(st, r, row, df_row_delta_us, us(ts - bs));
         if (rc == TP_OK && bs > 0)
-            rc = tp_result_set_f64(st, r, row, 9, 100.0 * (double)(ts - bs) / (double)bs);
+            rc = tp_result_set_f64(st, r, row, df_row_delta_percent,
+                                   100.0 * (double)(ts - bs) / (double)bs);
     }
     return rc;
 }
@@ -259,23 +289,19 @@ static int summary_row(tp_stage *st, tp_result *r, const char *measure, double b
 {
     size_t row;
     int rc = tp_result_add_row(st, r, &row);
-    rc = rc ? rc : tp_result_set_str(st, r, row, 0, measure);
-    rc = rc ? rc : tp_result_set_f64(st, r, row, 1, b);
-    rc = rc ? rc : tp_result_set_f64(st, r, row, 2, t);
-    rc = rc ? rc : tp_result_set_f64(st, r, row, 3, t - b);
+    rc = rc ? rc : tp_result_set_str(st, r, row, df_sum_measure, measure);
+    rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_base, b);
+    rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_test, t);
+    rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_delta, t - b);
     if (rc == TP_OK && b != 0)
-        rc = tp_result_set_f64(st, r, row, 4, 100.0 * (t - b) / b);
+        rc = tp_result_set_f64(st, r, row, df_sum_delta_percent, 100.0 * (t - b) / b);
     return rc;
 }
 
 static int write_summary(tp_stage *st, const df_side *b, const df_side *t, size_t nops[2],
                          size_t nacts[2])
 {
-    static const char *const cols[] = {"measure", "base", "test", "delta", "delta_percent"};
-    tp_result *r = tp_result_new(st, "summary");
-    for (int i = 0; r && i < 5; i++)
-        if (tp_result_add_col(st, r, cols[i], i == 0 ? TP_COL_STR : TP_COL_F64) != i)
-            r = NULL;
+    tp_result *r = tp_result_declared(st, "summary");
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(st, r, "title", "Base vs test");
@@ -341,11 +367,11 @@ static int df_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc df_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "diff",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "diff",
                   "two runs compared (trace: [base, test]): per op and kernel count and time "
                   "deltas, renamed ops matched, run time change for a CI gate",
-                  df_options, df_config, "hierarchy", TP_PRODUCES("", "kernels", "summary"),
-                  TP_STAGE_F_TRACES, NULL, df_run, NULL),
+                  df_options, df_config, "hierarchy", df_results, NULL, TP_STAGE_F_TRACES, NULL,
+                  df_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("diff", "0.1.0", df_stages);

@@ -30,6 +30,21 @@ static const tp_option hier_options[] = {
                    "tree; by default they are left out, so ops nest under the steps"),
     TP_OPTION_END};
 
+/* <id>: the forest's counts as a long table, one row per metric in a fixed
+ * order (events, host_events, ..., cross_thread_attached). */
+#define HIER_COLS(X, P)                                                                            \
+    X(P, metric, STR, NULL, "what is counted: events, host_events, host_events_nested, roots, "    \
+                            "threads, main_tid, launches_linked, gpu_linked, gpu_unlinked, "       \
+                            "ambiguous_corr, clamped_overlaps, crossovers, "                       \
+                            "cross_thread_attached")                                               \
+    X(P, value, I64, NULL, "the metric's count (main_tid: the main thread's tid, -1 without "      \
+                           "host events)")
+TP_COLUMNS(hier_main, HIER_COLS);
+
+static const tp_result_decl hier_results[] = {
+    TP_RESULT("", "table", hier_main, "one row per metric of the forest and launch links"),
+    TP_RESULTS_END};
+
 /* The most crossovers described one by one (at -v); one warning sums up. */
 #define HIER_MAX_WARNINGS 5
 
@@ -318,17 +333,16 @@ static int add_count(hier *h, tp_result *r, const char *metric, int64_t value)
 {
     size_t row;
     if (tp_result_add_row(h->st, r, &row) != TP_OK ||
-        tp_result_set_str(h->st, r, row, 0, metric) != TP_OK ||
-        tp_result_set_i64(h->st, r, row, 1, value) != TP_OK)
+        tp_result_set_str(h->st, r, row, hier_main_metric, metric) != TP_OK ||
+        tp_result_set_i64(h->st, r, row, hier_main_value, value) != TP_OK)
         return TP_ENOMEM;
     return TP_OK;
 }
 
 static int write_counts(hier *h)
 {
-    tp_result *r = tp_result_new(h->st, NULL);
-    if (r == NULL || tp_result_add_col(h->st, r, "metric", TP_COL_STR) != 0 ||
-        tp_result_add_col(h->st, r, "value", TP_COL_I64) != 1)
+    tp_result *r = tp_result_declared(h->st, NULL);
+    if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(h->st, r, "title", "Event hierarchy");
     int rc = TP_OK;
@@ -438,9 +452,9 @@ static int hier_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc hier_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "hierarchy",
-             "nest host events per thread, attach helper threads, link GPU work to launches",
-             hier_options, hier_config, NULL, TP_PRODUCES(""), 0, NULL, hier_run, NULL),
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "hierarchy",
+                  "nest host events per thread, attach helper threads, link GPU work to launches",
+                  hier_options, hier_config, NULL, hier_results, NULL, 0, NULL, hier_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("hierarchy", "0.1.0", hier_stages);

@@ -61,6 +61,36 @@ static const tp_option hb_options[] = {
                    "pass 100 when threads run in parallel)"),
     TP_OPTION_END};
 
+/* <id>: the tree, rows in pre-order (parent first, siblings by time, then
+ * Others, then Unaccounted).  These are the columns the SDK's top-N helper
+ * writes (tp_sdk_topn.h); the result is made from them here and handed to
+ * the helper through tp_agg_out, without tp_agg_out_init adding them again. */
+#define HB_TREE_COLS(X, P)                                                                         \
+    X(P, id, I64, NULL, "the row's number in pre-order (0 = the root)")                            \
+    X(P, parent_id, I64, NULL, "the parent row's id (null for the root)")                          \
+    X(P, depth, I64, NULL, "levels below the root (0 for the root)")                               \
+    X(P, name, STR, NULL, "the event name (with [thread T] when kept apart), thread T, Others, "   \
+                          "Unaccounted, or Host runtime for the root")                             \
+    X(P, time_us, F64, "us", "the node's time inside the kept region")                             \
+    X(P, percent_of_parent, F64, "percent", "100 x time / the parent's time (100 for the root)")   \
+    X(P, percent_of_total, F64, "percent", "100 x time / the root's time")                         \
+    X(P, count, I64, "count", "events aggregated (null for the root and Unaccounted)")
+TP_COLUMNS(hb_tree, HB_TREE_COLS);
+
+/* <id>.summary: one row. */
+#define HB_SUMMARY_COLS(X, P)                                                                      \
+    X(P, runtime_us, F64, "us", "the host runtime: the kept region's length")                      \
+    X(P, iterations, I64, NULL, "iterations overlapping the kept region, at least 1 (a count)")    \
+    X(P, batch_size, I64, NULL, "the batch_size option: samples per iteration (0 = off)")          \
+    X(P, throughput_samples_per_s, F64, NULL, "batch_size x iterations / runtime in seconds "      \
+                                              "(samples per second; null when batch_size is 0)")
+TP_COLUMNS(hb_sum, HB_SUMMARY_COLS);
+
+static const tp_result_decl hb_results[] = {
+    TP_RESULT("", "tree", hb_tree, "one row per node of the host runtime breakdown"),
+    TP_RESULT("summary", "table", hb_sum, "one row: runtime, iterations and throughput"),
+    TP_RESULTS_END};
+
 /* The roots of one thread other than the main one, shown as one node. */
 typedef struct hb_thread {
     size_t first, n;    /* its roots: roots[first .. first + n) */
@@ -407,19 +437,15 @@ static int write_summary(hb *h, tp_result *tree, int64_t runtime_ns)
         snprintf(buf, sizeof buf, "%.2f", tput);
         rc |= tp_result_set_meta(st, tree, "throughput_samples_per_s", buf);
     }
-    tp_result *r = tp_result_new(st, "summary");
+    tp_result *r = rc == TP_OK ? tp_result_declared(st, "summary") : NULL;
     size_t row;
-    if (rc != TP_OK || r == NULL || tp_result_add_col(st, r, "runtime_us", TP_COL_F64) != 0 ||
-        tp_result_add_col(st, r, "iterations", TP_COL_I64) != 1 ||
-        tp_result_add_col(st, r, "batch_size", TP_COL_I64) != 2 ||
-        tp_result_add_col(st, r, "throughput_samples_per_s", TP_COL_F64) != 3 ||
-        tp_result_add_row(st, r, &row) != TP_OK)
+    if (r == NULL || tp_result_add_row(st, r, &row) != TP_OK)
         return TP_ENOMEM;
-    rc |= tp_result_set_f64(st, r, row, 0, runtime_us);
-    rc |= tp_result_set_i64(st, r, row, 1, iters);
-    rc |= tp_result_set_i64(st, r, row, 2, h->cfg->batch_size);
+    rc |= tp_result_set_f64(st, r, row, hb_sum_runtime_us, runtime_us);
+    rc |= tp_result_set_i64(st, r, row, hb_sum_iterations, iters);
+    rc |= tp_result_set_i64(st, r, row, hb_sum_batch_size, h->cfg->batch_size);
     if (h->cfg->batch_size > 0)
-        rc |= tp_result_set_f64(st, r, row, 3, tput);
+        rc |= tp_result_set_f64(st, r, row, hb_sum_throughput_samples_per_s, tput);
     rc |= tp_result_set_meta(st, r, "title", "Host runtime summary");
     return rc == TP_OK ? TP_OK : TP_ENOMEM;
 }
@@ -552,17 +578,14 @@ static int hb_build(hb *h)
         rc = split_threads(h);
     if (rc != TP_OK)
         return rc;
-    tp_result *r = tp_result_new(h->st, NULL);
-    if (r == NULL)
+    tp_result *r = tp_result_declared(h->st, NULL); /* the tree's columns, kind tree */
+    if (r == NULL || tp_result_set_meta(h->st, r, "title", "Host runtime breakdown") != TP_OK)
         return TP_ENOMEM;
-    tp_agg_out o;
-    rc = tp_agg_out_init(&o, h->st, r);
-    if (rc == TP_OK)
-        rc = tp_result_set_meta(h->st, r, "title", "Host runtime breakdown");
-    if (rc != TP_OK)
-        return TP_ENOMEM;
-    o.max_depth = h->cfg->depth;
-    o.truncate = h->cfg->truncate;
+    tp_agg_out o = {.st = h->st, .r = r, .c_id = hb_tree_id, .c_parent = hb_tree_parent_id,
+                    .c_depth = hb_tree_depth, .c_name = hb_tree_name, .c_time = hb_tree_time_us,
+                    .c_pp = hb_tree_percent_of_parent, .c_pt = hb_tree_percent_of_total,
+                    .c_count = hb_tree_count, .max_depth = h->cfg->depth,
+                    .truncate = h->cfg->truncate};
     tp_agg_src src = {h, hb_children, hb_time, hb_key, hb_label, hb_unaccounted};
     rc = tp_agg_top(&src, &o, -1, "Host runtime", -1);
     if (rc == TP_OK)
@@ -594,10 +617,9 @@ static int hb_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc hb_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "host_breakdown",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "host_breakdown",
                   "host runtime breakdown tree: time per op name by level, Others, Unaccounted",
-                  hb_options, hb_config, "hierarchy", TP_PRODUCES("", "summary"), 0, NULL, hb_run,
-                  NULL),
+                  hb_options, hb_config, "hierarchy", hb_results, NULL, 0, NULL, hb_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("host_breakdown", "0.1.0", hb_stages);

@@ -44,6 +44,38 @@ static const tp_option it_options[] = {
                      "annotations, gpu_user_annotation) named by marker"),
     TP_OPTION_END};
 
+/* <id>: one row per iteration, in step order. */
+#define IT_MAIN_COLS(X, P)                                                                         \
+    X(P, iteration, I64, NULL, "the step number: the marker's first capture group if a number, "   \
+                               "else the digits after the name's last #, else the ordinal from 0") \
+    X(P, name, STR, NULL, "the marker's name")                                                     \
+    X(P, start_us, F64, "us", "the marker's start, from the start of the trace's window")          \
+    X(P, dur_us, F64, "us", "the marker's own duration (host time; device time for GPU "           \
+                            "annotations)")                                                        \
+    X(P, end_us, F64, "us", "the marker's end, from the start of the trace's window")              \
+    X(P, count, I64, "count", "GPU activities of the iteration (kernels, memcpys, memsets)")       \
+    X(P, gpu_busy_us, F64, "us", "union of their intervals over all devices (null without GPU "    \
+                                 "work)")                                                          \
+    X(P, gpu_span_us, F64, "us", "their first start to last end (null without GPU work)")
+TP_COLUMNS(it_main, IT_MAIN_COLS);
+
+/* <id>.devices: one row per iteration and device with GPU work. */
+#define IT_DEV_COLS(X, P)                                                                          \
+    X(P, iteration, I64, NULL, "the step number, as in the main result")                           \
+    X(P, device, I64, NULL, "the GPU device")                                                      \
+    X(P, count, I64, "count", "GPU activities of the iteration on the device")                     \
+    X(P, busy_us, F64, "us", "union of their intervals")                                           \
+    X(P, gpu_start_us, F64, "us", "their first start, from the start of the trace's window")       \
+    X(P, gpu_span_us, F64, "us", "their first start to last end")
+TP_COLUMNS(it_dev, IT_DEV_COLS);
+
+static const tp_result_decl it_results[] = {
+    TP_RESULT("", "series", it_main, "one row per iteration: host time and the GPU work "
+                                     "launched in it"),
+    TP_RESULT("devices", "series", it_dev, "one row per iteration and device: the GPU work on "
+                                           "that device"),
+    TP_RESULTS_END};
+
 /* A bad marker regex is a configuration error, reported by `validate`. */
 static int it_init(tp_stage *st, const void *config, void **state)
 {
@@ -143,19 +175,6 @@ static void work_of(it_run *r, size_t from, size_t to, int64_t *busy, int64_t *l
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
-static int new_result(tp_stage *st, const char *sub, const char *const *names,
-                      const tp_coltype *types, int n, tp_result **out)
-{
-    tp_result *r = tp_result_new(st, sub);
-    if (r == NULL)
-        return TP_ENOMEM;
-    for (int i = 0; i < n; i++)
-        if (tp_result_add_col(st, r, names[i], types[i]) != i)
-            return TP_ENOMEM;
-    *out = r;
-    return tp_result_set_kind(st, r, "series");
-}
-
 /* One device row of iteration k: acts[from, to) all on one device. */
 static int device_row(it_run *r, tp_result *res, int64_t step, size_t from, size_t to)
 {
@@ -163,12 +182,13 @@ static int device_row(it_run *r, tp_result *res, int64_t step, size_t from, size
     work_of(r, from, to, &busy, &lo, &hi);
     size_t row;
     int rc = tp_result_add_row(r->st, res, &row);
-    rc = rc ? rc : tp_result_set_i64(r->st, res, row, 0, step);
-    rc = rc ? rc : tp_result_set_i64(r->st, res, row, 1, tp_ev_device(r->c, r->acts[from]));
-    rc = rc ? rc : tp_result_set_i64(r->st, res, row, 2, (int64_t)(to - from));
-    rc = rc ? rc : tp_result_set_f64(r->st, res, row, 3, us(busy));
-    rc = rc ? rc : tp_result_set_f64(r->st, res, row, 4, us(lo - r->t0));
-    return rc ? rc : tp_result_set_f64(r->st, res, row, 5, us(hi - lo));
+    rc = rc ? rc : tp_result_set_i64(r->st, res, row, it_dev_iteration, step);
+    rc = rc ? rc
+            : tp_result_set_i64(r->st, res, row, it_dev_device, tp_ev_device(r->c, r->acts[from]));
+    rc = rc ? rc : tp_result_set_i64(r->st, res, row, it_dev_count, (int64_t)(to - from));
+    rc = rc ? rc : tp_result_set_f64(r->st, res, row, it_dev_busy_us, us(busy));
+    rc = rc ? rc : tp_result_set_f64(r->st, res, row, it_dev_gpu_start_us, us(lo - r->t0));
+    return rc ? rc : tp_result_set_f64(r->st, res, row, it_dev_gpu_span_us, us(hi - lo));
 }
 
 static int iteration_row(it_run *r, tp_result *res, size_t k, int64_t step, size_t from, size_t to)
@@ -176,39 +196,33 @@ static int iteration_row(it_run *r, tp_result *res, size_t k, int64_t step, size
     const tp_iteration *t = &r->it->it[k];
     size_t row;
     int rc = tp_result_add_row(r->st, res, &row);
-    rc = rc ? rc : tp_result_set_i64(r->st, res, row, 0, step);
-    rc = rc ? rc : tp_result_set_str(r->st, res, row, 1, tp_str_text(r->st, r->c->name[t->row]));
-    rc = rc ? rc : tp_result_set_f64(r->st, res, row, 2, us(t->start - r->t0));
-    rc = rc ? rc : tp_result_set_f64(r->st, res, row, 3, us(t->end - t->start));
-    rc = rc ? rc : tp_result_set_f64(r->st, res, row, 4, us(t->end - r->t0));
-    rc = rc ? rc : tp_result_set_i64(r->st, res, row, 5, (int64_t)(to - from));
+    rc = rc ? rc : tp_result_set_i64(r->st, res, row, it_main_iteration, step);
+    rc = rc ? rc
+            : tp_result_set_str(r->st, res, row, it_main_name,
+                                tp_str_text(r->st, r->c->name[t->row]));
+    rc = rc ? rc : tp_result_set_f64(r->st, res, row, it_main_start_us, us(t->start - r->t0));
+    rc = rc ? rc : tp_result_set_f64(r->st, res, row, it_main_dur_us, us(t->end - t->start));
+    rc = rc ? rc : tp_result_set_f64(r->st, res, row, it_main_end_us, us(t->end - r->t0));
+    rc = rc ? rc : tp_result_set_i64(r->st, res, row, it_main_count, (int64_t)(to - from));
     if (rc == TP_OK && to > from) { /* no GPU work: busy and span stay null */
         int64_t busy, lo, hi;
         work_of(r, from, to, &busy, &lo, &hi);
-        rc = tp_result_set_f64(r->st, res, row, 6, us(busy));
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, 7, us(hi - lo));
+        rc = tp_result_set_f64(r->st, res, row, it_main_gpu_busy_us, us(busy));
+        rc = rc ? rc : tp_result_set_f64(r->st, res, row, it_main_gpu_span_us, us(hi - lo));
     }
     return rc;
 }
 
 static int write_results(it_run *r)
 {
-    static const char *const main_cols[] = {"iteration", "name", "start_us", "dur_us", "end_us",
-                                            "count", "gpu_busy_us", "gpu_span_us"};
-    static const tp_coltype main_types[] = {TP_COL_I64, TP_COL_STR, TP_COL_F64, TP_COL_F64,
-                                            TP_COL_F64, TP_COL_I64, TP_COL_F64, TP_COL_F64};
-    static const char *const dev_cols[] = {"iteration", "device", "count", "busy_us",
-                                           "gpu_start_us", "gpu_span_us"};
-    static const tp_coltype dev_types[] = {TP_COL_I64, TP_COL_I64, TP_COL_I64,
-                                           TP_COL_F64, TP_COL_F64, TP_COL_F64};
-    tp_result *main_r = NULL, *dev_r = NULL;
-    int rc = new_result(r->st, NULL, main_cols, main_types, 8, &main_r);
-    rc = rc ? rc : new_result(r->st, "devices", dev_cols, dev_types, 6, &dev_r);
-    if (rc != TP_OK)
-        return rc;
+    tp_result *main_r = tp_result_declared(r->st, NULL);
+    tp_result *dev_r = main_r ? tp_result_declared(r->st, "devices") : NULL;
+    if (dev_r == NULL)
+        return TP_ENOMEM;
     tp_result_set_meta(r->st, main_r, "title", "Iterations");
     tp_result_set_meta(r->st, dev_r, "title", "Iterations per device");
     size_t i = 0;
+    int rc = TP_OK;
     for (size_t k = 0; k < r->it->n && rc == TP_OK; k++) {
         size_t from = i;
         while (i < r->nacts && r->iter[r->acts[i]] == (int32_t)k)
@@ -272,10 +286,10 @@ static int it_run_stage(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc it_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "iterations",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "iterations",
                   "one row per iteration: host time, GPU work launched in it (busy, span), "
                   "per device",
-                  it_options, it_config, "hierarchy", TP_PRODUCES("", "devices"), 0, it_init,
+                  it_options, it_config, "hierarchy", it_results, NULL, 0, it_init,
                   it_run_stage, NULL),
     TP_STAGE_END};
 

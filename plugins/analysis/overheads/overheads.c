@@ -57,6 +57,64 @@ static const tp_option oh_options[] = {
                      "ml2022: [mean, std, count]), which seed 004's predictor reads"),
     TP_OPTION_END};
 
+/* ------------------------------------------------------ the results */
+
+/* <id>: statistics per overhead and key, overheads in order t1..t5, keys
+ * by name; compat: ml2022 adds a last column, shapes (its second key). */
+#define OH_STATS_COLS(X, P)                                                                        \
+    X(P, overhead, STR, NULL, "t1 (gap between ops), t2 (op start to first launch), t3 (last "     \
+                              "launch's end to op end), t4 (launch calls), t5 (between launches)") \
+    X(P, key, STR, NULL, "the op name (t2, t3, t5) or launch API without cuda/hip (t4); null "     \
+                         "for t1")                                                                 \
+    X(P, count, I64, "count", "samples (ml2022: after its cleaning)")                              \
+    X(P, sum_us, F64, "us", "the samples added")                                                   \
+    X(P, mean_us, F64, "us", "their mean")                                                         \
+    X(P, std_us, F64, "us", "their population standard deviation")                                 \
+    X(P, min_us, F64, "us", "the smallest sample")                                                 \
+    X(P, max_us, F64, "us", "the largest sample")                                                  \
+    X(P, p50_us, F64, "us", "the median (numpy's linear percentile)")                              \
+    X(P, p90_us, F64, "us", "the 90th percentile")                                                 \
+    X(P, p99_us, F64, "us", "the 99th percentile")
+#define OH_STATS_ML2022_COLS(X, P)                                                                 \
+    OH_STATS_COLS(X, P)                                                                            \
+    X(P, shapes, STR, NULL, "ml2022's second key of t2, t3, t5: str((input_shape, "                \
+                            "output_shape)) as Python prints it; null for t1 and t4")
+TP_COLUMNS(oh_stats, OH_STATS_COLS);
+TP_COLUMNS(oh_stats_ml, OH_STATS_ML2022_COLS);
+
+/* <id>.t1_histogram: seed 001's buckets of the T1 samples. */
+#define OH_HIST_COLS(X, P)                                                                         \
+    X(P, lo_us, F64, "us", "the bucket's lower edge (included)")                                   \
+    X(P, hi_us, F64, "us", "the bucket's upper edge (excluded)")                                   \
+    X(P, count, I64, "count", "T1 samples in the bucket")                                          \
+    X(P, percent, F64, "percent", "count as a percentage of all T1 samples (those outside the "    \
+                                  "buckets too; null without samples)")
+TP_COLUMNS(oh_hist, OH_HIST_COLS);
+
+/* <id>.launches: the launch calls of each op name's first launching
+ * occurrence, by op name then position. */
+#define OH_LAUNCH_COLS(X, P)                                                                       \
+    X(P, key, STR, NULL, "the op name")                                                            \
+    X(P, position, I64, NULL, "the call's 0-based position among the op's launches")               \
+    X(P, api, STR, NULL, "the launch API without cuda/hip (LaunchKernel, MemcpyAsync, ...)")
+TP_COLUMNS(oh_launch, OH_LAUNCH_COLS);
+
+#define OH_RESULTS(STATS)                                                                          \
+    TP_RESULT("", "table", STATS, "one row per overhead (t1..t5) and key: statistics of its "      \
+                                  "samples"),                                                      \
+    TP_RESULT("t1_histogram", "histogram", oh_hist, "one row per bucket of the T1 gaps"),          \
+    TP_RESULT("launches", "table", oh_launch, "one row per launch call of each op name's first "   \
+                                              "launching occurrence"),                             \
+    TP_RESULTS_END
+static const tp_result_decl oh_results[] = {OH_RESULTS(oh_stats)};
+static const tp_result_decl oh_results_ml2022[] = {OH_RESULTS(oh_stats_ml)};
+
+static const tp_result_decl *oh_results_for(const void *config)
+{
+    const oh_config *cfg = config;
+    return cfg->compat == MODE_ML2022 ? oh_results_ml2022 : oh_results;
+}
+
 /* ------------------------------------------------------------ the modes */
 
 typedef struct oh_mode {
@@ -532,14 +590,17 @@ static int stats_row_plain(oh *h, tp_result *r, const char *overhead, const char
     tp_free(v);
     size_t row;
     rc = rc ? rc : tp_result_add_row(h->st, r, &row);
-    rc = rc ? rc : tp_result_set_str(h->st, r, row, 0, overhead);
+    rc = rc ? rc : tp_result_set_str(h->st, r, row, oh_stats_overhead, overhead);
     if (rc == TP_OK && key)
-        rc = tp_result_set_str(h->st, r, row, 1, key);
-    rc = rc ? rc : tp_result_set_i64(h->st, r, row, 2, (int64_t)s.count);
+        rc = tp_result_set_str(h->st, r, row, oh_stats_key, key);
+    rc = rc ? rc : tp_result_set_i64(h->st, r, row, oh_stats_count, (int64_t)s.count);
     const double x[] = {s.sum, s.mean, s.std, s.min, s.max, s.p50, s.p90, s.p99};
+    static const int col[] = {oh_stats_sum_us, oh_stats_mean_us, oh_stats_std_us,
+                              oh_stats_min_us, oh_stats_max_us, oh_stats_p50_us,
+                              oh_stats_p90_us, oh_stats_p99_us};
     for (int i = 0; i < 8 && rc == TP_OK; i++)
         if (!isnan(x[i]))
-            rc = tp_result_set_f64(h->st, r, row, 3 + i, x[i]);
+            rc = tp_result_set_f64(h->st, r, row, col[i], x[i]);
     return rc;
 }
 
@@ -549,7 +610,8 @@ static int stats_row(oh *h, tp_result *r, const char *overhead, const char *key,
     if (h->mode == MODE_ML2022 && l->shapes != 0) {
         size_t row0 = tp_result_rows(r); /* the row added below */
         int rc0 = stats_row_plain(h, r, overhead, key, l);
-        return rc0 ? rc0 : tp_result_set_str(h->st, r, row0, 11, text(h, l->shapes));
+        return rc0 ? rc0
+                   : tp_result_set_str(h->st, r, row0, oh_stats_ml_shapes, text(h, l->shapes));
     }
     return stats_row_plain(h, r, overhead, key, l);
 }
@@ -563,17 +625,9 @@ static int by_key_text(const void *a, const void *b, void *ctx)
 
 static int write_stats(oh *h)
 {
-    static const char *const names[] = {"overhead", "key", "count", "sum_us", "mean_us",
-                                        "std_us", "min_us", "max_us", "p50_us", "p90_us",
-                                        "p99_us"};
-    tp_result *r = tp_result_new(h->st, NULL);
+    tp_result *r = tp_result_declared(h->st, NULL); /* with ml2022: shapes */
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 11; i++)
-        if (tp_result_add_col(h->st, r, names[i], i < 2 ? TP_COL_STR : i == 2 ? TP_COL_I64 : TP_COL_F64) != i)
-            return TP_ENOMEM;
-    if (h->mode == MODE_ML2022 && tp_result_add_col(h->st, r, "shapes", TP_COL_STR) != 11)
-        return TP_ENOMEM; /* ml2022's second key of T2, T3, T5 */
     tp_result_set_meta(h->st, r, "title", "CPU overheads T1-T5");
     tp_result_set_meta(h->st, r, "compat", oh_modes[h->mode]);
     int rc = TP_OK;
@@ -596,13 +650,9 @@ static int write_histogram(oh *h)
     static const double edges[] = {0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 90, 100, 200,
                                    100000};
     enum { NB = sizeof edges / sizeof edges[0] - 1 };
-    tp_result *r = tp_result_new(h->st, "t1_histogram");
-    if (r == NULL || tp_result_add_col(h->st, r, "lo_us", TP_COL_F64) != 0 ||
-        tp_result_add_col(h->st, r, "hi_us", TP_COL_F64) != 1 ||
-        tp_result_add_col(h->st, r, "count", TP_COL_I64) != 2 ||
-        tp_result_add_col(h->st, r, "percent", TP_COL_F64) != 3)
+    tp_result *r = tp_result_declared(h->st, "t1_histogram");
+    if (r == NULL)
         return TP_ENOMEM;
-    tp_result_set_kind(h->st, r, "histogram");
     tp_result_set_meta(h->st, r, "title", "T1: gaps between ops");
     const oh_list *l = h->t[T1].n ? &h->t[T1].l[0] : NULL;
     size_t total = l ? l->n : 0;
@@ -613,21 +663,20 @@ static int write_histogram(oh *h)
             count += l->v[i] >= edges[b] && l->v[i] < edges[b + 1];
         size_t row;
         rc = tp_result_add_row(h->st, r, &row);
-        rc = rc ? rc : tp_result_set_f64(h->st, r, row, 0, edges[b]);
-        rc = rc ? rc : tp_result_set_f64(h->st, r, row, 1, edges[b + 1]);
-        rc = rc ? rc : tp_result_set_i64(h->st, r, row, 2, (int64_t)count);
+        rc = rc ? rc : tp_result_set_f64(h->st, r, row, oh_hist_lo_us, edges[b]);
+        rc = rc ? rc : tp_result_set_f64(h->st, r, row, oh_hist_hi_us, edges[b + 1]);
+        rc = rc ? rc : tp_result_set_i64(h->st, r, row, oh_hist_count, (int64_t)count);
         if (rc == TP_OK && total > 0)
-            rc = tp_result_set_f64(h->st, r, row, 3, (double)count / (double)total * 100.0);
+            rc = tp_result_set_f64(h->st, r, row, oh_hist_percent,
+                                   (double)count / (double)total * 100.0);
     }
     return rc;
 }
 
 static int write_launches(oh *h)
 {
-    tp_result *r = tp_result_new(h->st, "launches");
-    if (r == NULL || tp_result_add_col(h->st, r, "key", TP_COL_STR) != 0 ||
-        tp_result_add_col(h->st, r, "position", TP_COL_I64) != 1 ||
-        tp_result_add_col(h->st, r, "api", TP_COL_STR) != 2)
+    tp_result *r = tp_result_declared(h->st, "launches");
+    if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(h->st, r, "title", "Launch calls of each op");
     int rc = tp_sort(h->launches.l, h->launches.n, sizeof *h->launches.l, by_key_text, h);
@@ -636,9 +685,10 @@ static int write_launches(oh *h)
         for (size_t k = 0; k < l->n && rc == TP_OK; k++) {
             size_t row;
             rc = tp_result_add_row(h->st, r, &row);
-            rc = rc ? rc : tp_result_set_str(h->st, r, row, 0, text(h, l->key));
-            rc = rc ? rc : tp_result_set_i64(h->st, r, row, 1, (int64_t)k);
-            rc = rc ? rc : tp_result_set_str(h->st, r, row, 2, text(h, (tp_str)l->v[k]));
+            rc = rc ? rc : tp_result_set_str(h->st, r, row, oh_launch_key, text(h, l->key));
+            rc = rc ? rc : tp_result_set_i64(h->st, r, row, oh_launch_position, (int64_t)k);
+            rc = rc ? rc
+                    : tp_result_set_str(h->st, r, row, oh_launch_api, text(h, (tp_str)l->v[k]));
         }
     }
     return rc;
@@ -773,10 +823,10 @@ static int oh_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc oh_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "overheads",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "overheads",
                   "CPU overheads T1-T5 per op and launch API (seed 001, ref2021, ml2022)",
-                  oh_options, oh_config, "hierarchy",
-                  TP_PRODUCES("", "t1_histogram", "launches"), 0, NULL, oh_run, NULL),
+                  oh_options, oh_config, "hierarchy", oh_results, oh_results_for, 0, NULL, oh_run,
+                  NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("overheads", "0.1.0", oh_stages);

@@ -39,6 +39,34 @@ static const tp_option rg_options[] = {
                      "naming the iteration markers of <id>.iterations"),
     TP_OPTION_END};
 
+/* <id>: one row per range name, by sum_us descending. */
+#define RG_MAIN_COLS(X, P)                                                                         \
+    X(P, name, STR, NULL, "the range's name")                                                      \
+    X(P, count, I64, "count", "ranges of that name")                                               \
+    X(P, sum_us, F64, "us", "the ranges' own durations, added")                                    \
+    X(P, ops_us, F64, "us", "host ranges: durations of the outermost CPU ops inside them")         \
+    X(P, gpu_count, I64, "count", "GPU activities launched from inside the ranges (GPU ranges: "   \
+                                  "on their device, starting inside them)")                        \
+    X(P, gpu_sum_us, F64, "us", "those activities' durations, added")                              \
+    X(P, gpu_busy_us, F64, "us", "the union of those activities' intervals")
+TP_COLUMNS(rg_main, RG_MAIN_COLS);
+
+/* <id>.iterations: one row per iteration and range name, in step order. */
+#define RG_IT_COLS(X, P)                                                                           \
+    X(P, iteration, I64, NULL, "the step number: the marker's first capture group if a number, "   \
+                               "else the digits after the name's last #, else the ordinal from 0") \
+    X(P, name, STR, NULL, "the range's name")                                                      \
+    X(P, count, I64, "count", "ranges of that name starting in the iteration")                     \
+    X(P, sum_us, F64, "us", "their own durations, added")                                          \
+    X(P, gpu_sum_us, F64, "us", "durations of the GPU work launched inside them in the iteration " \
+                                "(host ranges only)")
+TP_COLUMNS(rg_it, RG_IT_COLS);
+
+static const tp_result_decl rg_results[] = {
+    TP_RESULT("", "table", rg_main, "one row per range name: its time, its ops and its GPU work"),
+    TP_RESULT("iterations", "series", rg_it, "one row per iteration and range name"),
+    TP_RESULTS_END};
+
 typedef struct rg_state {
     tp_markers include;
 } rg_state;
@@ -196,16 +224,9 @@ static int by_name(const void *x, const void *y, void *ctx)
 
 static int write_totals(rg *r)
 {
-    static const char *const names[] = {"name", "count", "sum_us", "ops_us", "gpu_count",
-                                        "gpu_sum_us", "gpu_busy_us"};
-    tp_result *res = tp_result_new(r->st, NULL);
+    tp_result *res = tp_result_declared(r->st, NULL);
     if (res == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 7; i++) {
-        tp_coltype t = i == 0 ? TP_COL_STR : i == 1 || i == 4 ? TP_COL_I64 : TP_COL_F64;
-        if (tp_result_add_col(r->st, res, names[i], t) != i)
-            return TP_ENOMEM;
-    }
     tp_result_set_meta(r->st, res, "title", "Annotation ranges");
     int rc = tp_sort(r->acc, r->nacc, sizeof *r->acc, by_name, r);
     for (size_t i = 0; i < r->nacc && rc == TP_OK; i++) {
@@ -213,13 +234,14 @@ static int write_totals(rg *r)
         int64_t busy = tp_intervals_length(a->iv, tp_intervals_union(a->iv, a->niv));
         size_t row;
         rc = tp_result_add_row(r->st, res, &row);
-        rc = rc ? rc : tp_result_set_str(r->st, res, row, 0, tp_str_text(r->st, a->name));
-        rc = rc ? rc : tp_result_set_i64(r->st, res, row, 1, a->count);
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, 2, us(a->sum));
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, 3, us(a->ops));
-        rc = rc ? rc : tp_result_set_i64(r->st, res, row, 4, a->gpu_count);
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, 5, us(a->gpu_sum));
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, 6, us(busy));
+        rc = rc ? rc
+                : tp_result_set_str(r->st, res, row, rg_main_name, tp_str_text(r->st, a->name));
+        rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_main_count, a->count);
+        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_sum_us, us(a->sum));
+        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_ops_us, us(a->ops));
+        rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_main_gpu_count, a->gpu_count);
+        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_gpu_sum_us, us(a->gpu_sum));
+        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_gpu_busy_us, us(busy));
     }
     return rc;
 }
@@ -248,16 +270,9 @@ static rg_acc *it_acc(rg *r, int32_t k, tp_str name)
 static int per_iteration(rg *r, const tp_iterations *it, const int64_t *steps,
                          const uint32_t *ranges, size_t n)
 {
-    static const char *const names[] = {"iteration", "name", "count", "sum_us", "gpu_sum_us"};
-    tp_result *res = tp_result_new(r->st, "iterations");
+    tp_result *res = tp_result_declared(r->st, "iterations");
     if (res == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 5; i++) {
-        tp_coltype t = i == 1 ? TP_COL_STR : i < 3 ? TP_COL_I64 : TP_COL_F64;
-        if (tp_result_add_col(r->st, res, names[i], t) != i)
-            return TP_ENOMEM;
-    }
-    tp_result_set_kind(r->st, res, "series");
     tp_result_set_meta(r->st, res, "title", "Annotation ranges per iteration");
     /* ranges in start order, so each iteration's rows come together */
     int rc = TP_OK;
@@ -301,11 +316,11 @@ static int per_iteration(rg *r, const tp_iterations *it, const int64_t *steps,
         int64_t step = steps[a->iteration];
         size_t row;
         rc = tp_result_add_row(r->st, res, &row);
-        rc = rc ? rc : tp_result_set_i64(r->st, res, row, 0, step);
-        rc = rc ? rc : tp_result_set_str(r->st, res, row, 1, tp_str_text(r->st, a->name));
-        rc = rc ? rc : tp_result_set_i64(r->st, res, row, 2, a->count);
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, 3, us(a->sum));
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, 4, us(a->gpu_sum));
+        rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_it_iteration, step);
+        rc = rc ? rc : tp_result_set_str(r->st, res, row, rg_it_name, tp_str_text(r->st, a->name));
+        rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_it_count, a->count);
+        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_it_sum_us, us(a->sum));
+        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_it_gpu_sum_us, us(a->gpu_sum));
     }
     return rc;
 }
@@ -410,11 +425,11 @@ static int rg_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc rg_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "ranges",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "ranges",
                   "time, ops and GPU work of annotation / NVTX ranges, per name and per "
                   "iteration",
-                  rg_options, rg_config, "hierarchy", TP_PRODUCES("", "iterations"), 0,
-                  rg_init, rg_run, rg_destroy),
+                  rg_options, rg_config, "hierarchy", rg_results, NULL, 0, rg_init, rg_run,
+                  rg_destroy),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("ranges", "0.1.0", rg_stages);

@@ -35,6 +35,37 @@ static const tp_option rk_options[] = {
                      "prefix of the iteration markers (step time: their mean duration)"),
     TP_OPTION_END};
 
+/* <id>: one row per rank, in trace: order.  last_arrivals is a count of
+ * collectives; its unit is not declared, as its name implies none (a unit
+ * note would change the written results). */
+#define RK_MAIN_COLS(X, P)                                                                         \
+    X(P, rank, I64, NULL, "trace info rank, else its position in the stage's trace: list")         \
+    X(P, step_us, F64, "us", "mean duration of the iteration markers (null without)")              \
+    X(P, compute_us, F64, "us", "computation kernels' durations, added")                           \
+    X(P, comm_us, F64, "us", "communication kernels' durations, added")                            \
+    X(P, wait_us, F64, "us", "waits in the compared collectives, added (latest aligned start of "  \
+                             "a collective over the ranks minus the rank's own)")                  \
+    X(P, last_arrivals, I64, NULL, "collectives the rank arrived last at (a count)")               \
+    X(P, offset_us, F64, "us", "clock offset removed: median over the collectives of the rank's "  \
+                               "end minus the first rank's")                                       \
+    X(P, straggler, STR, NULL, "yes for the straggler, else no")
+TP_COLUMNS(rk_main, RK_MAIN_COLS);
+
+/* <id>.straggler: the straggler's evidence as a long table (its measures
+ * have different units). */
+#define RK_STRAGGLER_COLS(X, P)                                                                    \
+    X(P, measure, STR, NULL, "in this order: rank, collectives, last_arrivals, wait_us, "          \
+                             "others_median_wait_us, others_waited_for_it_us, step_us (no "        \
+                             "step_us row without iteration markers)")                             \
+    X(P, value, F64, NULL, "the measure's value: us for the measures ending in _us, a count for "  \
+                           "collectives and last_arrivals, the rank's number for rank")
+TP_COLUMNS(rk_strag, RK_STRAGGLER_COLS);
+
+static const tp_result_decl rk_results[] = {
+    TP_RESULT("", "table", rk_main, "one row per rank: step, compute, communication and wait"),
+    TP_RESULT("straggler", "table", rk_strag, "one row per measure of the straggler's evidence"),
+    TP_RESULTS_END};
+
 typedef struct rk_rank {
     int64_t rank;
     int64_t step_ns, comm_ns, compute_ns, wait_ns, offset_ns;
@@ -165,13 +196,7 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static int write_ranks(tp_stage *st, const rk_rank *r, size_t nr, size_t s)
 {
-    static const char *const cols[] = {"rank",       "step_us",       "compute_us", "comm_us",
-                                       "wait_us",    "last_arrivals", "offset_us",  "straggler"};
-    tp_result *res = tp_result_new(st, NULL);
-    for (int i = 0; res && i < 8; i++)
-        if (tp_result_add_col(st, res, cols[i],
-                              i == 0 || i == 5 ? TP_COL_I64 : i == 7 ? TP_COL_STR : TP_COL_F64) != i)
-            res = NULL;
+    tp_result *res = tp_result_declared(st, NULL);
     if (res == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(st, res, "title", "Ranks of the job: step, compute, communication, wait");
@@ -179,15 +204,15 @@ static int write_ranks(tp_stage *st, const rk_rank *r, size_t nr, size_t s)
     for (size_t i = 0; i < nr && rc == TP_OK; i++) {
         size_t row;
         rc = tp_result_add_row(st, res, &row);
-        rc = rc ? rc : tp_result_set_i64(st, res, row, 0, r[i].rank);
+        rc = rc ? rc : tp_result_set_i64(st, res, row, rk_main_rank, r[i].rank);
         if (rc == TP_OK && r[i].step_ns >= 0)
-            rc = tp_result_set_f64(st, res, row, 1, us(r[i].step_ns));
-        rc = rc ? rc : tp_result_set_f64(st, res, row, 2, us(r[i].compute_ns));
-        rc = rc ? rc : tp_result_set_f64(st, res, row, 3, us(r[i].comm_ns));
-        rc = rc ? rc : tp_result_set_f64(st, res, row, 4, us(r[i].wait_ns));
-        rc = rc ? rc : tp_result_set_i64(st, res, row, 5, (int64_t)r[i].last);
-        rc = rc ? rc : tp_result_set_f64(st, res, row, 6, us(r[i].offset_ns));
-        rc = rc ? rc : tp_result_set_str(st, res, row, 7, i == s ? "yes" : "no");
+            rc = tp_result_set_f64(st, res, row, rk_main_step_us, us(r[i].step_ns));
+        rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_compute_us, us(r[i].compute_ns));
+        rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_comm_us, us(r[i].comm_ns));
+        rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_wait_us, us(r[i].wait_ns));
+        rc = rc ? rc : tp_result_set_i64(st, res, row, rk_main_last_arrivals, (int64_t)r[i].last);
+        rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_offset_us, us(r[i].offset_ns));
+        rc = rc ? rc : tp_result_set_str(st, res, row, rk_main_straggler, i == s ? "yes" : "no");
     }
     return rc;
 }
@@ -196,8 +221,8 @@ static int kv(tp_stage *st, tp_result *res, const char *key, double v)
 {
     size_t row;
     int rc = tp_result_add_row(st, res, &row);
-    rc = rc ? rc : tp_result_set_str(st, res, row, 0, key);
-    return rc ? rc : tp_result_set_f64(st, res, row, 1, v);
+    rc = rc ? rc : tp_result_set_str(st, res, row, rk_strag_measure, key);
+    return rc ? rc : tp_result_set_f64(st, res, row, rk_strag_value, v);
 }
 
 static int cmp_double(const void *a, const void *b, void *ctx)
@@ -209,9 +234,8 @@ static int cmp_double(const void *a, const void *b, void *ctx)
 
 static int write_straggler(tp_stage *st, const rk_rank *r, size_t nr, size_t s, size_t ncoll)
 {
-    tp_result *res = tp_result_new(st, "straggler");
-    if (res == NULL || tp_result_add_col(st, res, "measure", TP_COL_STR) != 0 ||
-        tp_result_add_col(st, res, "value", TP_COL_F64) != 1)
+    tp_result *res = tp_result_declared(st, "straggler");
+    if (res == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(st, res, "title", "The straggler and its evidence");
     double *others = tp_malloc((nr ? nr : 1) * sizeof *others);
@@ -281,11 +305,11 @@ static int rk_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc rk_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "ranks",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "ranks",
                   "the ranks of a distributed job compared (trace: [r0, r1, ...]): step, "
                   "compute, communication and wait per rank, the straggler and its evidence",
-                  rk_options, rk_config, NULL, TP_PRODUCES("", "straggler"), TP_STAGE_F_TRACES,
-                  NULL, rk_run, NULL),
+                  rk_options, rk_config, NULL, rk_results, NULL, TP_STAGE_F_TRACES, NULL, rk_run,
+                  NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("ranks", "0.1.0", rk_stages);
