@@ -138,8 +138,7 @@ static int compute(tp_stage *st, const tp_cols *c, const char *option, const cha
     size_t nstr = tp_str_count(st);
     v->nmemo = nstr;
     v->memo = tp_calloc(nstr ? nstr : 1, 1);
-    v->own_row = tp_malloc((c->n ? c->n : 1) * sizeof *v->own_row);
-    rc = v->memo && v->own_row ? tp_markers_memo(st, &m, where, c, v->memo, nstr) : TP_ENOMEM;
+    rc = v->memo ? tp_markers_memo(st, &m, where, c, v->memo, nstr) : TP_ENOMEM;
     tp_iterations it = {0};
     if (rc == TP_OK)
         rc = where == TP_MARKERS_GPU ? gpu_iterations(c, v->memo, nstr, &it)
@@ -161,8 +160,6 @@ static int compute(tp_stage *st, const tp_cols *c, const char *option, const cha
     v->tid = it.tid;
     v->threads = it.threads;
     v->nested = it.nested;
-    tp_iterations_index(c, &it, v->own_row);
-    v->row = v->own_row;
     return TP_OK;
 }
 
@@ -170,9 +167,8 @@ static int compute(tp_stage *st, const tp_cols *c, const char *option, const cha
 static int publish(tp_stage *st, tp_trace *t, const tp_cols *c, tp_iter_view *v)
 {
     int64_t *head = tp_trace_attach(st, t, ATT_HEAD, TP_COL_I64, HEAD_CELLS + PER_IT * v->n);
-    int32_t *row = tp_trace_attach(st, t, ATT_ROW, TP_COL_I32, c->n);
     int32_t *memo = tp_trace_attach(st, t, ATT_MEMO, TP_COL_I32, v->nmemo);
-    if (head == NULL || row == NULL || memo == NULL)
+    if (head == NULL || memo == NULL)
         return TP_ENOMEM;
     head[0] = (int64_t)v->n;
     head[1] = (int64_t)v->threads;
@@ -186,23 +182,20 @@ static int publish(tp_stage *st, tp_trace *t, const tp_cols *c, tp_iter_view *v)
         it[2] = v->it[i].row;
         it[3] = v->step[i];
     }
-    memcpy(row, v->own_row, c->n * sizeof *row);
     for (size_t i = 0; i < v->nmemo; i++)
         memo[i] = v->memo[i];
-    tp_free(v->own_row);
-    v->own_row = NULL;
-    v->row = row;
+    (void)c;
     return TP_OK;
 }
 
 /* Reads what an earlier stage published on t; 0 when nothing is there. */
 static int adopt(const tp_trace *t, const tp_cols *c, tp_iter_view *v, int *rc)
 {
-    size_t nh, nr, nm;
+    size_t nh, nm;
     const int64_t *head = tp_trace_attached(t, ATT_HEAD, TP_COL_I64, &nh);
-    const int32_t *row = tp_trace_attached(t, ATT_ROW, TP_COL_I32, &nr);
     const int32_t *memo = tp_trace_attached(t, ATT_MEMO, TP_COL_I32, &nm);
-    if (head == NULL || row == NULL || memo == NULL || nr != c->n || nh < HEAD_CELLS ||
+    (void)c;
+    if (head == NULL || memo == NULL || nh < HEAD_CELLS ||
         nh != HEAD_CELLS + PER_IT * (size_t)head[0])
         return 0;
     v->n = (size_t)head[0];
@@ -225,7 +218,6 @@ static int adopt(const tp_trace *t, const tp_cols *c, tp_iter_view *v, int *rc)
     for (size_t i = 0; i < nm; i++)
         v->memo[i] = (uint8_t)memo[i];
     v->nmemo = nm;
-    v->row = row;
     *rc = TP_OK;
     return 1;
 }
@@ -271,6 +263,31 @@ int tp_iter_view_get(tp_stage *st, tp_trace *t, const tp_iter_override *ov, tp_i
         return rc;
     }
     set_skips(s, v);
+    return TP_OK;
+}
+
+int tp_iter_view_rows(tp_stage *st, tp_trace *t, tp_iter_view *v)
+{
+    if (v->row != NULL)
+        return TP_OK;
+    if (t == NULL)
+        t = tp_stage_trace(st);
+    const tp_cols *c = tp_trace_cols(t);
+    size_t n;
+    const int32_t *row = v->overridden ? NULL : tp_trace_attached(t, ATT_ROW, TP_COL_I32, &n);
+    if (row != NULL && n == c->n) {
+        v->row = row;
+        return TP_OK;
+    }
+    int32_t *idx = v->overridden ? tp_malloc((c->n ? c->n : 1) * sizeof *idx)
+                                 : tp_trace_attach(st, t, ATT_ROW, TP_COL_I32, c->n);
+    if (idx == NULL)
+        return TP_ENOMEM;
+    tp_iterations it = tp_iter_as_iterations(v);
+    tp_iterations_index(c, &it, idx);
+    if (v->overridden)
+        v->own_row = idx; /* a stage's own iterations are never published */
+    v->row = idx;
     return TP_OK;
 }
 

@@ -2,8 +2,9 @@
  * Iterations, once per trace (SDK view).  The pipeline sets them once, at
  * the top (`iterations:`: marker regex, source, skip_first, skip_last); the
  * first stage that asks computes them on its trace and publishes them there
- * (trace attachments "tp.iterations", "tp.iterations.row",
- * "tp.iterations.memo"), and every later stage reads the same ones.  A
+ * (trace attachments "tp.iterations", "tp.iterations.memo", and
+ * "tp.iterations.row" once a stage asks for rows), and every later stage
+ * reads the same ones.  A
  * filter makes a new trace, on which they are computed again.
  *
  * A stage option that names markers (step_prefix, marker, ranges, source) is an
@@ -44,7 +45,8 @@ typedef struct tp_iter_view {
     size_t n;               /* iterations, in time order */
     tp_iteration *it;       /* n: [start, end) ns and the marker row */
     int64_t *step;          /* n: step numbers */
-    const int32_t *row;     /* c->n cells: the iteration of each row's start, or -1 */
+    const int32_t *row;     /* c->n cells: the iteration of each row's start, or -1;
+                               NULL until tp_iter_view_rows asks for it */
     uint8_t *memo;          /* names the marker matches (1), other candidates' (2) */
     size_t nmemo;
     size_t first, last;     /* iterations [first, last) count in per-iteration statistics */
@@ -63,6 +65,10 @@ typedef struct tp_iter_view {
  * Release with tp_iter_view_release. */
 int tp_iter_view_get(tp_stage *st, tp_trace *t, const tp_iter_override *ov, tp_iter_view *v);
 void tp_iter_view_release(tp_iter_view *v);
+
+/* Fills v->row, the iteration of every row (4 bytes an event, so only for
+ * stages that need it; published with the iterations, computed once). */
+int tp_iter_view_rows(tp_stage *st, tp_trace *t, tp_iter_view *v);
 
 /* Is name one the marker matches (a step marker)? */
 static inline int tp_iter_is_marker(const tp_iter_view *v, tp_str name)

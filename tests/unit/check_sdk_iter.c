@@ -102,12 +102,15 @@ START_TEST(pipeline_marker_capture_group_and_skips)
     ck_assert_int_eq(v.it[1].end, 200000);
     ck_assert_uint_eq(v.first, 1);
     ck_assert_uint_eq(v.last, 3);
+    ck_assert_ptr_null(v.row); /* rows only on demand */
+    ck_assert_int_eq(tp_iter_view_rows(&f.st, NULL, &v), TP_OK);
     ck_assert_int_eq(v.row[row_named(&f, "aten::add")], 1);
     ck_assert_int_eq(v.row[row_named(&f, "aten::mm")], 0);
     ck_assert_int_eq(v.overridden, 0);
     /* published: a second stage reads the same row index */
     tp_iter_view w;
     ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, NULL, &w), TP_OK);
+    ck_assert_int_eq(tp_iter_view_rows(&f.st, NULL, &w), TP_OK);
     ck_assert_ptr_eq(w.row, v.row);
     ck_assert_uint_eq(w.n, 3);
     ck_assert_int_eq(w.step[1], 8);
@@ -144,16 +147,21 @@ START_TEST(default_marker_and_override)
     ck_assert_uint_eq(v.n, 1); /* ProfilerStep#12 on thread 2 */
     ck_assert_int_eq(v.step[0], 12); /* the digits after '#' */
     ck_assert_int_eq(v.tid, 2);
+    ck_assert_int_eq(tp_iter_view_rows(&f.st, NULL, &v), TP_OK);
     /* a stage's prefix override: literal text, never published */
     tp_iter_override ov = {.prefix = "train_step_", .option = "step_prefix"};
     tp_iter_view o;
     ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, &ov, &o), TP_OK);
     ck_assert_uint_eq(o.n, 3);
     ck_assert_int_eq(o.overridden, 1);
+    ck_assert_int_eq(tp_iter_view_rows(&f.st, NULL, &o), TP_OK);
+    ck_assert_ptr_ne(o.row, v.row); /* its own, never published */
+    ck_assert_int_eq(o.row[row_named(&f, "aten::add")], 1);
     ck_assert_str_eq(o.marker, "^train_step_");
     tp_iter_view again;
     ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, NULL, &again), TP_OK);
     ck_assert_uint_eq(again.n, 1); /* the pipeline's, as published */
+    ck_assert_int_eq(tp_iter_view_rows(&f.st, NULL, &again), TP_OK);
     ck_assert_ptr_eq(again.row, v.row);
     /* a prefix with regex characters is matched literally */
     tp_iter_override dot = {.prefix = "train.step", .option = "step_prefix"};
@@ -178,6 +186,7 @@ START_TEST(gpu_annotations_and_ranges)
     ck_assert_uint_eq(v.n, 2);
     ck_assert_int_eq(v.it[1].start, 150000);
     ck_assert_int_eq(v.it[1].end, 190000);
+    ck_assert_int_eq(tp_iter_view_rows(&f.st, NULL, &v), TP_OK);
     ck_assert_int_eq(v.row[row_named(&f, "aten::add")], 1); /* starts at 150 */
     ck_assert_int_eq(v.source, TP_ITER_SOURCE_GPU_ANNOTATION);
     tp_iter_override ov = {.marker = "^range_a$", .ranges = 1, .option = "marker"};

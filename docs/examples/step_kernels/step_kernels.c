@@ -68,8 +68,11 @@ static int sk_run(tp_stage *st, const void *config, void *state)
     const tp_cols *c = tp_trace_cols(t);
     tp_iter_view steps;
     int rc = tp_iter_view_get(st, t, NULL, &steps); /* the pipeline's iterations */
-    if (rc != TP_OK)
+    rc = rc ? rc : tp_iter_view_rows(st, t, &steps); /* and each row's */
+    if (rc != TP_OK) {
+        tp_iter_view_release(&steps);
         return rc;
+    }
     size_t n = c->n ? c->n : 1, nstr = tp_str_count(st);
     int32_t *launcher = tp_malloc(n * sizeof *launcher);
     uint8_t *marked = tp_calloc(nstr ? nstr : 1, 1);
