@@ -53,14 +53,17 @@ static const tp_option sa_options[] = {
  * length of the union of their intervals, span a group's first start to its
  * last end.
  */
+/* The figures <id> and <id>.devices share, over a stream or a device (G). */
+#define SA_FIGURE_COLS(X, P, G)                                                                \
+    X(P, count, I64, "count", "activities on the " G)                                          \
+    X(P, sum_dur_us, F64, "us", "their summed duration")                                       \
+    X(P, busy_us, F64, "us", "time with at least one of them running (interval union)")        \
+    X(P, span_us, F64, "us", "from the " G "'s first start to its last end")                   \
+    X(P, idle_us, F64, "us", "span_us - busy_us")
 #define SA_STREAM_COLS(X, P)                                                                   \
     X(P, device, I64, NULL, "device")                                                          \
     X(P, stream, I64, NULL, "stream")                                                          \
-    X(P, count, I64, "count", "activities on the stream")                                      \
-    X(P, sum_dur_us, F64, "us", "their summed duration")                                       \
-    X(P, busy_us, F64, "us", "time with at least one of them running (interval union)")        \
-    X(P, span_us, F64, "us", "from the stream's first start to its last end")                  \
-    X(P, idle_us, F64, "us", "span_us - busy_us")                                              \
+    SA_FIGURE_COLS(X, P, "stream")                                                             \
     X(P, window_us, F64, "us", "the trace's window (time_window clip, else the trace span), "  \
                                "the same in every row")
 TP_COLUMNS(sa_stream, SA_STREAM_COLS);
@@ -68,11 +71,7 @@ TP_COLUMNS(sa_stream, SA_STREAM_COLS);
 /* <id>.devices; compat: seed appends seed 001's two multistream columns. */
 #define SA_DEV_COLS(X, P)                                                                      \
     X(P, device, I64, NULL, "device")                                                          \
-    X(P, count, I64, "count", "activities on the device, all streams")                         \
-    X(P, sum_dur_us, F64, "us", "their summed duration")                                       \
-    X(P, busy_us, F64, "us", "time with at least one of them running (interval union)")        \
-    X(P, span_us, F64, "us", "from the device's first start to its last end")                  \
-    X(P, idle_us, F64, "us", "span_us - busy_us")                                              \
+    SA_FIGURE_COLS(X, P, "device")                                                             \
     X(P, concurrent_us, F64, "us", "time with two or more running (touching ones do not count)") \
     X(P, overlap_excess_us, F64, "us", "sum_dur_us - busy_us")                                 \
     X(P, compute_us, F64, "us", "union of the computation activities (HTA's kernel types)")    \
