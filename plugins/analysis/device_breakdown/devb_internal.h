@@ -11,6 +11,50 @@ typedef struct db_config {
     int merge_ops;
 } db_config;
 
+/*
+ * The declared results (the stage's descriptor in device_breakdown.c lists
+ * them; streams.c writes the first two).  Times are of the kernels, memcpys
+ * and memsets; the window is the trace's (tp_trace_window), the same in
+ * every row.
+ */
+#define DB_STREAMS_COLS(X, P)                                                                  \
+    X(P, device, I64, NULL, "device")                                                          \
+    X(P, stream, I64, NULL, "stream")                                                          \
+    X(P, span_us, F64, "us", "the trace's window (time_window clip, else the trace span)")     \
+    X(P, active_us, F64, "us", "time with at least one of the stream's activities running "    \
+                               "(interval union)")                                             \
+    X(P, idle_us, F64, "us", "span_us - active_us")                                            \
+    X(P, active_percent, F64, "percent", "100 x active_us / span_us (0 for an empty span)")
+TP_COLUMNS(db_streams, DB_STREAMS_COLS);
+
+#define DB_DEVICES_COLS(X, P)                                                                  \
+    X(P, device, I64, NULL, "device")                                                          \
+    X(P, n_streams, I64, "count", "streams of the device with activities")                     \
+    X(P, busy_us, F64, "us", "time with at least one of its activities running, any stream "   \
+                             "(interval union)")                                               \
+    X(P, sum_stream_busy_us, F64, "us", "its streams' active_us added (exceeds busy_us by "     \
+                                        "the time streams overlap)")                           \
+    X(P, window_us, F64, "us", "the trace's window, as the streams' span_us")                  \
+    X(P, idle_us, F64, "us", "window_us - busy_us")                                            \
+    X(P, busy_percent, F64, "percent", "100 x busy_us / window_us (0 for an empty window)")
+TP_COLUMNS(db_devices, DB_DEVICES_COLS);
+
+/* The SDK's aggregated-tree columns (tp_sdk_topn.h), then the stream's. */
+#define DB_TREE_COLS(X, P)                                                                     \
+    X(P, id, I64, NULL, "node id, 0 up in pre-order")                                          \
+    X(P, parent_id, I64, NULL, "the parent node's id; null for a top-level node")              \
+    X(P, depth, I64, NULL, "levels below the top-level node (0 for it)")                       \
+    X(P, name, STR, NULL, "stream N (device D stream N with several devices), all streams "    \
+                          "(sum), a host op, a kernel name, Others or (unlinked)")             \
+    X(P, time_us, F64, "us", "summed duration of the node's GPU activities (on its stream)")   \
+    X(P, percent_of_parent, F64, "percent",                                                    \
+      "100 x time_us / the parent's time_us (100 for a top-level node)")                       \
+    X(P, percent_of_total, F64, "percent", "100 x time_us / its top-level node's time_us")     \
+    X(P, count, I64, "count", "events grouped in the node (a top-level node: its activities)") \
+    X(P, device, I64, NULL, "device of the row's stream node; null under all streams (sum)")   \
+    X(P, stream, I64, NULL, "stream of the row's stream node; null under all streams (sum)")
+TP_COLUMNS(db_tree, DB_TREE_COLS);
+
 typedef struct db_stream {
     int32_t device, stream;
     size_t first, count; /* its activities: by_stream[first .. first + count) */

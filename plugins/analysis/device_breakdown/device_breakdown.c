@@ -41,6 +41,14 @@ static const tp_option db_options[] = {
                    "below modules and steps, as seed 001 does"),
     TP_OPTION_END};
 
+static const tp_result_decl db_results[] = {
+    TP_RESULT("streams", "table", db_streams,
+              "per (device, stream), in that order: active and idle time"),
+    TP_RESULT("devices", "table", db_devices, "per device: busy time over all its streams"),
+    TP_RESULT("tree", "tree", db_tree,
+              "per stream, then all streams (sum): device time by host op and kernel, pre-order"),
+    TP_RESULTS_END};
+
 #define ITEM_TOP (-1)
 #define ITEM_UNLINKED (-2)
 #define KEY_KERNEL ((uint64_t)1 << 32)
@@ -249,20 +257,23 @@ static void stream_times(db *d)
 
 static int write_tree(db *d)
 {
-    tp_result *r = tp_result_new(d->st, "tree");
-    if (r == NULL)
+    /* the declared tree: the SDK's tree columns (the kind "tree" too, as
+     * tp_agg_out_init would add them), then device and stream */
+    tp_result *r = tp_result_declared(d->st, "tree");
+    if (r == NULL || tp_result_set_meta(d->st, r, "title", "Device runtime breakdown") != TP_OK)
         return TP_ENOMEM;
-    tp_agg_out o;
-    if (tp_agg_out_init(&o, d->st, r) != TP_OK ||
-        tp_result_set_meta(d->st, r, "title", "Device runtime breakdown") != TP_OK)
-        return TP_ENOMEM;
-    /* every row says which stream it belongs to (null under "all streams") */
-    int c_dev = tp_result_add_col(d->st, r, "device", TP_COL_I64);
-    int c_stream = tp_result_add_col(d->st, r, "stream", TP_COL_I64);
-    if (c_dev < 0 || c_stream < 0)
-        return TP_ENOMEM;
-    o.max_depth = d->cfg->depth;
-    o.truncate = d->cfg->truncate;
+    tp_agg_out o = {.st = d->st,
+                    .r = r,
+                    .c_id = db_tree_id,
+                    .c_parent = db_tree_parent_id,
+                    .c_depth = db_tree_depth,
+                    .c_name = db_tree_name,
+                    .c_time = db_tree_time_us,
+                    .c_pp = db_tree_percent_of_parent,
+                    .c_pt = db_tree_percent_of_total,
+                    .c_count = db_tree_count,
+                    .max_depth = d->cfg->depth,
+                    .truncate = d->cfg->truncate};
     tp_agg_src src = {d, db_children, db_time, db_key, db_label, NULL};
     int rc = TP_OK;
     char label[96];
@@ -286,8 +297,8 @@ static int write_tree(db *d)
         size_t first_row = tp_result_rows(r);
         rc = tp_agg_top(&src, &o, ITEM_TOP, label, d->count);
         for (size_t row = first_row; !d->all && rc == TP_OK && row < tp_result_rows(r); row++)
-            rc = tp_result_set_i64(d->st, r, row, c_dev, d->dev) |
-                 tp_result_set_i64(d->st, r, row, c_stream, d->stream);
+            rc = tp_result_set_i64(d->st, r, row, db_tree_device, d->dev) |
+                 tp_result_set_i64(d->st, r, row, db_tree_stream, d->stream);
     }
     return rc == TP_OK ? TP_OK : TP_ENOMEM;
 }
@@ -353,9 +364,9 @@ static int db_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc db_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "device_breakdown",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "device_breakdown",
                   "GPU stream active/idle time and the device-time tree of host ops", db_options,
-                  db_config, "hierarchy", TP_PRODUCES("streams", "devices", "tree"), 0, NULL, db_run, NULL),
+                  db_config, "hierarchy", db_results, NULL, 0, NULL, db_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("device_breakdown", "0.1.0", db_stages);

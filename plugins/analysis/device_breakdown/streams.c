@@ -254,26 +254,21 @@ static int stream_row(db *d, tp_result *r, const db_stream *s, int64_t span, int
     int rc = tp_result_add_row(d->st, r, &row);
     if (rc != TP_OK)
         return rc;
-    rc |= tp_result_set_i64(d->st, r, row, 0, s->device);
-    rc |= tp_result_set_i64(d->st, r, row, 1, s->stream);
-    rc |= tp_result_set_f64(d->st, r, row, 2, (double)span / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, 3, (double)active / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, 4, (double)(span - active) / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, 5,
+    rc |= tp_result_set_i64(d->st, r, row, db_streams_device, s->device);
+    rc |= tp_result_set_i64(d->st, r, row, db_streams_stream, s->stream);
+    rc |= tp_result_set_f64(d->st, r, row, db_streams_span_us, (double)span / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_streams_active_us, (double)active / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_streams_idle_us, (double)(span - active) / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_streams_active_percent,
                             span > 0 ? 100.0 * (double)active / (double)span : 0.0);
     return rc == TP_OK ? TP_OK : TP_ENOMEM;
 }
 
 int db_write_streams(db *d)
 {
-    static const char *const cols[] = {"device", "stream", "span_us", "active_us", "idle_us",
-                                       "active_percent"};
-    tp_result *r = tp_result_new(d->st, "streams");
+    tp_result *r = tp_result_declared(d->st, "streams");
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 6; i++)
-        if (tp_result_add_col(d->st, r, cols[i], i < 2 ? TP_COL_I64 : TP_COL_F64) != i)
-            return TP_ENOMEM;
     tp_result_set_meta(d->st, r, "title", "GPU stream activity");
     int64_t w0, w1; /* the trace's window: the same for every stream */
     tp_trace_window(d->t, &w0, &w1);
@@ -302,27 +297,22 @@ static int device_row(db *d, tp_result *r, const db_stream *s, size_t n, int64_t
     int rc = tp_result_add_row(d->st, r, &row);
     if (rc != TP_OK)
         return rc;
-    rc |= tp_result_set_i64(d->st, r, row, 0, s[0].device);
-    rc |= tp_result_set_i64(d->st, r, row, 1, (int64_t)n);
-    rc |= tp_result_set_f64(d->st, r, row, 2, (double)busy / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, 3, (double)sum / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, 4, (double)window / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, 5, (double)(window - busy) / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, 6,
+    rc |= tp_result_set_i64(d->st, r, row, db_devices_device, s[0].device);
+    rc |= tp_result_set_i64(d->st, r, row, db_devices_n_streams, (int64_t)n);
+    rc |= tp_result_set_f64(d->st, r, row, db_devices_busy_us, (double)busy / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_devices_sum_stream_busy_us, (double)sum / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_devices_window_us, (double)window / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_devices_idle_us, (double)(window - busy) / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_devices_busy_percent,
                             window > 0 ? 100.0 * (double)busy / (double)window : 0.0);
     return rc == TP_OK ? TP_OK : TP_ENOMEM;
 }
 
 int db_write_devices(db *d)
 {
-    static const char *const cols[] = {"device", "n_streams", "busy_us", "sum_stream_busy_us",
-                                       "window_us", "idle_us", "busy_percent"};
-    tp_result *r = tp_result_new(d->st, "devices");
+    tp_result *r = tp_result_declared(d->st, "devices");
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 7; i++)
-        if (tp_result_add_col(d->st, r, cols[i], i < 2 ? TP_COL_I64 : TP_COL_F64) != i)
-            return TP_ENOMEM;
     tp_result_set_meta(d->st, r, "title", "GPU device activity (busy: union over its streams)");
     tp_interval *iv = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *iv);
     if (iv == NULL)

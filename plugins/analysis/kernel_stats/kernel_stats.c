@@ -60,6 +60,60 @@ static const tp_option ks_options[] = {
                    "(replaces `classes`)"),
     TP_OPTION_END};
 
+/*
+ * The results.  Durations are the activities' (kernels, memcpys, memsets)
+ * in us; time_percent is of the summed duration of all of them.
+ */
+#define KS_MAIN_COLS(X, P)                                                                     \
+    X(P, name, STR, NULL, "activity name (short with short_names); Others: those past top")    \
+    X(P, count, I64, "count", "activities of that name")                                       \
+    X(P, sum_us, F64, "us", "their summed duration")                                           \
+    X(P, mean_us, F64, "us", "mean duration (null in Others, as every statistic)")             \
+    X(P, std_us, F64, "us", "population standard deviation of the durations")                  \
+    X(P, std_sample_us, F64, "us", "sample standard deviation (null for a single activity)")   \
+    X(P, min_us, F64, "us", "shortest duration")                                               \
+    X(P, max_us, F64, "us", "longest duration")                                                \
+    X(P, p50_us, F64, "us", "median duration (numpy's linear interpolation)")                  \
+    X(P, p90_us, F64, "us", "90th percentile of the durations")                                \
+    X(P, p99_us, F64, "us", "99th percentile of the durations")                                \
+    X(P, time_percent, F64, "percent", "sum_us as a share of all GPU activity time")
+TP_COLUMNS(ks_main, KS_MAIN_COLS);
+
+#define KS_OPS_COLS(X, P)                                                                      \
+    X(P, op, STR, NULL, "outermost cpu op above the launch, below modules and steps; "         \
+                        "(no op) without one; Others: the pairs past top")                     \
+    X(P, name, STR, NULL, "activity name (short with short_names); null in Others")            \
+    X(P, count, I64, "count", "activities of that name launched under that op")                \
+    X(P, sum_us, F64, "us", "their summed duration")                                           \
+    X(P, mean_us, F64, "us", "their mean duration (null in Others)")                           \
+    X(P, time_percent, F64, "percent", "sum_us as a share of all GPU activity time")
+TP_COLUMNS(ks_ops, KS_OPS_COLS);
+
+#define KS_CLASS_COLS(X, P)                                                                    \
+    X(P, kernel_class, STR, NULL,                                                              \
+      "class: HTA's kernel type, seed 001's legend (classes: seed) or a class_map class")      \
+    X(P, count, I64, "count", "activities of the class")                                       \
+    X(P, sum_us, F64, "us", "their summed duration")                                           \
+    X(P, time_percent, F64, "percent", "sum_us as a share of all GPU activity time")
+TP_COLUMNS(ks_class, KS_CLASS_COLS);
+
+#define KS_ITER_COLS(X, P)                                                                     \
+    X(P, name, STR, NULL, "activity name (short with short_names)")                            \
+    X(P, n_iterations, I64, "count", "iterations counted (those skip_first/skip_last keep)")   \
+    X(P, mean_us, F64, "us", "the name's time summed per iteration, mean over the iterations") \
+    X(P, cv_percent, F64, "percent",                                                           \
+      "coefficient of variation of that time (population std / mean x 100; 0 if mean is 0)")
+TP_COLUMNS(ks_iter, KS_ITER_COLS);
+
+static const tp_result_decl ks_results[] = {
+    TP_RESULT("", "table", ks_main, "per activity name, by sum_us descending"),
+    TP_RESULT("ops", "table", ks_ops, "per (op, activity name), by sum_us descending"),
+    TP_RESULT("classes", "table", ks_class, "per kernel class, by sum_us descending"),
+    TP_RESULT("iterations", "table", ks_iter,
+              "per activity name, in the main result's order: its time per iteration (no rows "
+              "without iterations)"),
+    TP_RESULTS_END};
+
 /* The compiled class_map: a class name and its regex per entry. */
 typedef struct ks_state {
     size_t n;
@@ -232,15 +286,6 @@ static const char *text_of(ks *k, tp_str id)
 
 static double percent(const ks *k, double us) { return k->total_us > 0 ? 100.0 * us / k->total_us : 0.0; }
 
-/* Adds the named columns (types by name: text, int64 count, else double). */
-static int add_cols(ks *k, tp_result *r, const char *const *names, const tp_coltype *types, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (tp_result_add_col(k->st, r, names[i], types[i]) != i)
-            return TP_ENOMEM;
-    return TP_OK;
-}
-
 /* Sets a double cell, or leaves it null when NaN (CONVENTIONS: missing is null). */
 static int set_num(ks *k, tp_result *r, size_t row, int col, double v)
 {
@@ -258,18 +303,29 @@ static int name_row(ks *k, tp_result *r, const ks_group *g)
         return TP_ENOMEM;
     size_t row;
     int rc = tp_result_add_row(k->st, r, &row);
-    rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, g->name);
-    rc = rc ? rc : tp_result_set_i64(k->st, r, row, 1, (int64_t)s.count);
-    const double v[] = {s.sum, s.mean, s.std, s.std_sample, s.min, s.max, s.p50, s.p90, s.p99,
-                        percent(k, s.sum)};
-    for (int i = 0; i < 10 && rc == TP_OK; i++)
-        rc = set_num(k, r, row, 2 + i, v[i]);
+    rc = rc ? rc : tp_result_set_str(k->st, r, row, ks_main_name, g->name);
+    rc = rc ? rc : tp_result_set_i64(k->st, r, row, ks_main_count, (int64_t)s.count);
+    const struct {
+        int col;
+        double v;
+    } cells[] = {{ks_main_sum_us, s.sum},       {ks_main_mean_us, s.mean},
+                 {ks_main_std_us, s.std},       {ks_main_std_sample_us, s.std_sample},
+                 {ks_main_min_us, s.min},       {ks_main_max_us, s.max},
+                 {ks_main_p50_us, s.p50},       {ks_main_p90_us, s.p90},
+                 {ks_main_p99_us, s.p99},       {ks_main_time_percent, percent(k, s.sum)}};
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0] && rc == TP_OK; i++)
+        rc = set_num(k, r, row, cells[i].col, cells[i].v);
     return rc;
 }
 
+/* The columns of an Others row: its label, count, sum and share. */
+typedef struct ks_others_cols {
+    int label, count, sum_us, percent;
+} ks_others_cols;
+
 /* The Others row of the groups past `top`: count, sum and share. */
-static int others_row(ks *k, tp_result *r, const ks_group *g, size_t from, size_t n, int c_count,
-                      int c_sum, int c_pct)
+static int others_row(ks *k, tp_result *r, const ks_group *g, size_t from, size_t n,
+                      ks_others_cols col)
 {
     if (from >= n)
         return TP_OK;
@@ -281,10 +337,10 @@ static int others_row(ks *k, tp_result *r, const ks_group *g, size_t from, size_
     }
     size_t row;
     int rc = tp_result_add_row(k->st, r, &row);
-    rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, "Others");
-    rc = rc ? rc : tp_result_set_i64(k->st, r, row, c_count, (int64_t)count);
-    rc = rc ? rc : tp_result_set_f64(k->st, r, row, c_sum, sum);
-    return rc ? rc : tp_result_set_f64(k->st, r, row, c_pct, percent(k, sum));
+    rc = rc ? rc : tp_result_set_str(k->st, r, row, col.label, "Others");
+    rc = rc ? rc : tp_result_set_i64(k->st, r, row, col.count, (int64_t)count);
+    rc = rc ? rc : tp_result_set_f64(k->st, r, row, col.sum_us, sum);
+    return rc ? rc : tp_result_set_f64(k->st, r, row, col.percent, percent(k, sum));
 }
 
 static size_t kept(const ks *k, size_t n)
@@ -296,14 +352,8 @@ static size_t kept(const ks *k, size_t n)
  * time) in *out for per_iteration. */
 static int per_name(ks *k, ks_group **out, size_t *nout)
 {
-    static const char *const names[] = {"name", "count", "sum_us", "mean_us", "std_us",
-                                        "std_sample_us", "min_us", "max_us", "p50_us",
-                                        "p90_us", "p99_us", "time_percent"};
-    static const tp_coltype types[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64,
-                                       TP_COL_F64, TP_COL_F64, TP_COL_F64, TP_COL_F64,
-                                       TP_COL_F64, TP_COL_F64, TP_COL_F64, TP_COL_F64};
-    tp_result *r = tp_result_new(k->st, NULL);
-    if (r == NULL || add_cols(k, r, names, types, 12) != TP_OK)
+    tp_result *r = tp_result_declared(k->st, NULL);
+    if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Kernels by total time");
     for (size_t i = 0; i < k->nacts; i++)
@@ -319,7 +369,9 @@ static int per_name(ks *k, ks_group **out, size_t *nout)
     for (size_t i = 0; i < keep && rc == TP_OK; i++)
         rc = name_row(k, r, &g[i]);
     if (rc == TP_OK)
-        rc = others_row(k, r, g, keep, ng, 1, 2, 11);
+        rc = others_row(k, r, g, keep, ng,
+                        (ks_others_cols){ks_main_name, ks_main_count, ks_main_sum_us,
+                                         ks_main_time_percent});
     *out = g;
     *nout = ng;
     return rc;
@@ -329,12 +381,8 @@ static int per_name(ks *k, ks_group **out, size_t *nout)
 
 static int per_op(ks *k, const int32_t *top_op)
 {
-    static const char *const names[] = {"op", "name", "count", "sum_us", "mean_us",
-                                        "time_percent"};
-    static const tp_coltype types[] = {TP_COL_STR, TP_COL_STR, TP_COL_I64,
-                                       TP_COL_F64, TP_COL_F64, TP_COL_F64};
-    tp_result *r = tp_result_new(k->st, "ops");
-    if (r == NULL || add_cols(k, r, names, types, 6) != TP_OK)
+    tp_result *r = tp_result_declared(k->st, "ops");
+    if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Kernels per op (the outermost op that launched them)");
     for (size_t i = 0; i < k->nacts; i++) {
@@ -358,15 +406,18 @@ static int per_op(ks *k, const int32_t *top_op)
     for (size_t i = 0; i < keep && rc == TP_OK; i++) {
         size_t row;
         rc = tp_result_add_row(k->st, r, &row);
-        rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, g[i].name);
-        rc = rc ? rc : tp_result_set_str(k->st, r, row, 1, g[i].name2);
-        rc = rc ? rc : tp_result_set_i64(k->st, r, row, 2, (int64_t)g[i].n);
-        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 3, g[i].sum_us);
-        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 4, g[i].sum_us / (double)g[i].n);
-        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 5, percent(k, g[i].sum_us));
+        double sum = g[i].sum_us;
+        rc = rc ? rc : tp_result_set_str(k->st, r, row, ks_ops_op, g[i].name);
+        rc = rc ? rc : tp_result_set_str(k->st, r, row, ks_ops_name, g[i].name2);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, ks_ops_count, (int64_t)g[i].n);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, ks_ops_sum_us, sum);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, ks_ops_mean_us, sum / (double)g[i].n);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, ks_ops_time_percent, percent(k, sum));
     }
     if (rc == TP_OK)
-        rc = others_row(k, r, g, keep, ng, 2, 3, 5);
+        rc = others_row(k, r, g, keep, ng,
+                        (ks_others_cols){ks_ops_op, ks_ops_count, ks_ops_sum_us,
+                                         ks_ops_time_percent});
     tp_free(g);
     return rc;
 }
@@ -431,10 +482,8 @@ static int class_groups(ks *k, ks_group *g, size_t *ng, tp_str *ids)
 
 static int per_class(ks *k)
 {
-    static const char *const names[] = {"kernel_class", "count", "sum_us", "time_percent"};
-    static const tp_coltype types[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64};
-    tp_result *r = tp_result_new(k->st, "classes");
-    if (r == NULL || add_cols(k, r, names, types, 4) != TP_OK)
+    tp_result *r = tp_result_declared(k->st, "classes");
+    if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Device time per kernel class");
     size_t cap = k->nacts ? k->nacts : 1, ng = 0; /* at most one class per activity */
@@ -446,10 +495,11 @@ static int per_class(ks *k)
     for (size_t i = 0; i < ng && rc == TP_OK; i++) {
         size_t row;
         rc = tp_result_add_row(k->st, r, &row);
-        rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, g[i].name);
-        rc = rc ? rc : tp_result_set_i64(k->st, r, row, 1, (int64_t)g[i].n);
-        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 2, g[i].sum_us);
-        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 3, percent(k, g[i].sum_us));
+        rc = rc ? rc : tp_result_set_str(k->st, r, row, ks_class_kernel_class, g[i].name);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, ks_class_count, (int64_t)g[i].n);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, ks_class_sum_us, g[i].sum_us);
+        rc = rc ? rc
+                : tp_result_set_f64(k->st, r, row, ks_class_time_percent, percent(k, g[i].sum_us));
     }
     tp_free(g);
     tp_free(ids);
@@ -504,10 +554,11 @@ static int iteration_rows(ks *k, tp_result *r, const ks_group *g, size_t ng, con
             sum += per[t];
         size_t row;
         rc = tp_result_add_row(k->st, r, &row);
-        rc = rc ? rc : tp_result_set_str(k->st, r, row, 0, g[i].name);
-        rc = rc ? rc : tp_result_set_i64(k->st, r, row, 1, (int64_t)nit);
-        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 2, sum / (double)nit);
-        rc = rc ? rc : tp_result_set_f64(k->st, r, row, 3, tp_cv_percent(per, nit));
+        rc = rc ? rc : tp_result_set_str(k->st, r, row, ks_iter_name, g[i].name);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, ks_iter_n_iterations, (int64_t)nit);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, ks_iter_mean_us, sum / (double)nit);
+        rc = rc ? rc
+                : tp_result_set_f64(k->st, r, row, ks_iter_cv_percent, tp_cv_percent(per, nit));
     }
     tp_free(per);
     return rc;
@@ -516,10 +567,8 @@ static int iteration_rows(ks *k, tp_result *r, const ks_group *g, size_t ng, con
 /* Must run while acts are still grouped by kernel (right after per_name). */
 static int per_iteration(ks *k, const ks_group *g, size_t ng)
 {
-    static const char *const names[] = {"name", "n_iterations", "mean_us", "cv_percent"};
-    static const tp_coltype types[] = {TP_COL_STR, TP_COL_I64, TP_COL_F64, TP_COL_F64};
-    tp_result *r = tp_result_new(k->st, "iterations");
-    if (r == NULL || add_cols(k, r, names, types, 4) != TP_OK)
+    tp_result *r = tp_result_declared(k->st, "iterations");
+    if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Kernel time per iteration: mean and variation");
     if (k->iter == NULL) /* no iterations: no rows */
@@ -613,11 +662,10 @@ static int ks_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc ks_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "kernel_stats",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "kernel_stats",
                   "top kernels: statistics per kernel name, per (op, kernel), per class, "
                   "variation across iterations",
-                  ks_options, ks_config, "hierarchy",
-                  TP_PRODUCES("", "ops", "classes", "iterations"), 0, ks_init, ks_run,
+                  ks_options, ks_config, "hierarchy", ks_results, NULL, 0, ks_init, ks_run,
                   ks_destroy),
     TP_STAGE_END};
 

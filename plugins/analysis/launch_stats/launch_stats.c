@@ -36,6 +36,66 @@ static const tp_option ls_options[] = {
                    "also make <id>.launches: one row per launch (large on big traces)"),
     TP_OPTION_END};
 
+/* <id>: one row per measure. */
+#define LS_SUM_COLS(X, P)                                                                      \
+    X(P, measure, STR, NULL, "cpu_duration (the call's), gpu_duration (the activity's) or "    \
+                             "launch_delay (activity start - call start)")                      \
+    X(P, count, I64, "count", "launches measured")                                             \
+    X(P, mean_us, F64, "us", "mean of the measure (null without launches, as each statistic)") \
+    X(P, std_us, F64, "us", "population standard deviation")                                   \
+    X(P, min_us, F64, "us", "smallest value")                                                  \
+    X(P, p50_us, F64, "us", "median (numpy's linear interpolation)")                           \
+    X(P, p90_us, F64, "us", "90th percentile")                                                 \
+    X(P, p99_us, F64, "us", "99th percentile")                                                 \
+    X(P, max_us, F64, "us", "largest value")                                                   \
+    X(P, outlier, STR, NULL, "the measure's outlier: slow_launch (cpu > runtime_cutoff_us), "  \
+                             "short_gpu (gpu < cpu), late_start (delay > launch_delay_cutoff_us)") \
+    X(P, n_outliers, I64, "count", "launches that are that outlier")
+TP_COLUMNS(ls_sum, LS_SUM_COLS);
+
+/* <id>.launches (per_launch: true): one row per launch. */
+#define LS_LAUNCH_COLS(X, P)                                                                   \
+    X(P, device, I64, NULL, "device of the activity")                                          \
+    X(P, stream, I64, NULL, "stream of the activity")                                          \
+    X(P, launch, STR, NULL, "the runtime call's name (cudaLaunchKernel ...)")                  \
+    X(P, name, STR, NULL, "the activity's name (kernel, memcpy, memset)")                      \
+    X(P, cpu_duration_us, F64, "us", "the call's duration")                                    \
+    X(P, gpu_duration_us, F64, "us", "the activity's duration")                                \
+    X(P, launch_delay_us, F64, "us", "activity start - call start")                            \
+    X(P, correlation, I64, NULL, "the correlation id linking call and activity (null if none)") \
+    X(P, start_us, F64, "us", "the activity's start from the trace's t0")                      \
+    X(P, range, STR, NULL,                                                                     \
+      "innermost annotation (NVTX range, user_annotation) holding the call; null outside any")
+TP_COLUMNS(ls_launch, LS_LAUNCH_COLS);
+
+/* <id>.queue: one row per stream. */
+#define LS_QUEUE_COLS(X, P)                                                                    \
+    X(P, device, I64, NULL, "device")                                                          \
+    X(P, stream, I64, NULL, "stream")                                                          \
+    X(P, count, I64, "count", "launches onto the stream")                                      \
+    X(P, max_queue, I64, NULL, "most launches queued at once (call started, activity not ended)") \
+    X(P, mean_queue, F64, NULL, "launches queued, time-weighted mean from the first call to "  \
+                                "the last end (null for an empty span)")
+TP_COLUMNS(ls_queue, LS_QUEUE_COLS);
+
+#define LS_RESULT_SUM TP_RESULT("", "table", ls_sum, "per measure: statistics and outliers")
+#define LS_RESULT_LAUNCHES                                                                     \
+    TP_RESULT("launches", "table", ls_launch,                                                  \
+              "per launch (with per_launch: true), by (device, stream, start)")
+#define LS_RESULT_QUEUE                                                                        \
+    TP_RESULT("queue", "table", ls_queue, "per (device, stream): the launch queue's length")
+/* Every result (the ids `validate` knows), and those of the default
+ * options: <id>.launches only with per_launch. */
+static const tp_result_decl ls_results_all[] = {LS_RESULT_SUM, LS_RESULT_LAUNCHES,
+                                                LS_RESULT_QUEUE, TP_RESULTS_END};
+static const tp_result_decl ls_results_default[] = {LS_RESULT_SUM, LS_RESULT_QUEUE,
+                                                    TP_RESULTS_END};
+
+static const tp_result_decl *ls_results_for(const void *config)
+{
+    return ((const ls_config *)config)->per_launch ? ls_results_all : ls_results_default;
+}
+
 typedef struct ls {
     tp_stage *st;
     const ls_config *cfg;
@@ -76,39 +136,34 @@ static int32_t enclosing_range(const ls *l, int32_t row)
 
 static int per_launch_rows(ls *l)
 {
-    static const char *const names[] = {"device",         "stream",          "launch",
-                                        "name",           "cpu_duration_us", "gpu_duration_us",
-                                        "launch_delay_us", "correlation",    "start_us",
-                                        "range"};
-    static const tp_coltype types[] = {TP_COL_I64, TP_COL_I64, TP_COL_STR, TP_COL_STR, TP_COL_F64,
-                                       TP_COL_F64, TP_COL_F64, TP_COL_I64, TP_COL_F64, TP_COL_STR};
-    tp_result *r = tp_result_new(l->st, "launches");
+    tp_stage *st = l->st;
+    const tp_cols *c = l->c;
+    tp_result *r = tp_result_declared(st, "launches");
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 10; i++)
-        if (tp_result_add_col(l->st, r, names[i], types[i]) != i)
-            return TP_ENOMEM;
-    tp_result_set_meta(l->st, r, "title", "Launches");
+    tp_result_set_meta(st, r, "title", "Launches");
     int rc = TP_OK;
     for (size_t i = 0; i < l->n && rc == TP_OK; i++) {
         uint32_t a = l->acts[i];
         int32_t call = l->launcher[a];
         size_t row;
-        rc = tp_result_add_row(l->st, r, &row);
-        rc = rc ? rc : tp_result_set_i64(l->st, r, row, 0, tp_ev_device(l->c, a));
-        rc = rc ? rc : tp_result_set_i64(l->st, r, row, 1, tp_ev_stream(l->c, a));
-        rc = rc ? rc : tp_result_set_str(l->st, r, row, 2, tp_str_text(l->st, l->c->name[call]));
-        rc = rc ? rc : tp_result_set_str(l->st, r, row, 3, tp_str_text(l->st, l->c->name[a]));
-        rc = rc ? rc : tp_result_set_f64(l->st, r, row, 4, us(l->c->dur[call]));
-        rc = rc ? rc : tp_result_set_f64(l->st, r, row, 5, us(l->c->dur[a]));
-        rc = rc ? rc : tp_result_set_f64(l->st, r, row, 6, us(l->c->ts[a] - l->c->ts[call]));
-        int64_t corr = tp_ev_corr(l->c, a);
+        rc = tp_result_add_row(st, r, &row);
+        rc = rc ? rc : tp_result_set_i64(st, r, row, ls_launch_device, tp_ev_device(c, a));
+        rc = rc ? rc : tp_result_set_i64(st, r, row, ls_launch_stream, tp_ev_stream(c, a));
+        const char *launch = tp_str_text(st, c->name[call]);
+        rc = rc ? rc : tp_result_set_str(st, r, row, ls_launch_launch, launch);
+        rc = rc ? rc : tp_result_set_str(st, r, row, ls_launch_name, tp_str_text(st, c->name[a]));
+        rc = rc ? rc : tp_result_set_f64(st, r, row, ls_launch_cpu_duration_us, us(c->dur[call]));
+        rc = rc ? rc : tp_result_set_f64(st, r, row, ls_launch_gpu_duration_us, us(c->dur[a]));
+        double delay = us(c->ts[a] - c->ts[call]);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, ls_launch_launch_delay_us, delay);
+        int64_t corr = tp_ev_corr(c, a);
         if (rc == TP_OK && corr != TP_NONE)
-            rc = tp_result_set_i64(l->st, r, row, 7, corr);
-        rc = rc ? rc : tp_result_set_f64(l->st, r, row, 8, us(l->c->ts[a] - l->t0));
+            rc = tp_result_set_i64(st, r, row, ls_launch_correlation, corr);
+        rc = rc ? rc : tp_result_set_f64(st, r, row, ls_launch_start_us, us(c->ts[a] - l->t0));
         int32_t range = enclosing_range(l, call);
         if (rc == TP_OK && range >= 0)
-            rc = tp_result_set_str(l->st, r, row, 9, tp_str_text(l->st, l->c->name[range]));
+            rc = tp_result_set_str(st, r, row, ls_launch_range, tp_str_text(st, c->name[range]));
     }
     return rc;
 }
@@ -122,30 +177,27 @@ static int summary_row(ls *l, tp_result *r, const char *measure, double *v, cons
         return TP_ENOMEM;
     size_t row;
     int rc = tp_result_add_row(l->st, r, &row);
-    rc = rc ? rc : tp_result_set_str(l->st, r, row, 0, measure);
-    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 1, (int64_t)s.count);
-    const double x[] = {s.mean, s.std, s.min, s.p50, s.p90, s.p99, s.max};
-    for (int i = 0; i < 7 && rc == TP_OK; i++)
-        if (!isnan(x[i]))
-            rc = tp_result_set_f64(l->st, r, row, 2 + i, x[i]);
-    rc = rc ? rc : tp_result_set_str(l->st, r, row, 9, outlier);
-    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 10, (int64_t)outliers);
+    rc = rc ? rc : tp_result_set_str(l->st, r, row, ls_sum_measure, measure);
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, ls_sum_count, (int64_t)s.count);
+    const struct {
+        int col;
+        double v;
+    } x[] = {{ls_sum_mean_us, s.mean}, {ls_sum_std_us, s.std}, {ls_sum_min_us, s.min},
+             {ls_sum_p50_us, s.p50},   {ls_sum_p90_us, s.p90}, {ls_sum_p99_us, s.p99},
+             {ls_sum_max_us, s.max}};
+    for (size_t i = 0; i < sizeof x / sizeof x[0] && rc == TP_OK; i++)
+        if (!isnan(x[i].v))
+            rc = tp_result_set_f64(l->st, r, row, x[i].col, x[i].v);
+    rc = rc ? rc : tp_result_set_str(l->st, r, row, ls_sum_outlier, outlier);
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, ls_sum_n_outliers, (int64_t)outliers);
     return rc;
 }
 
 static int summary(ls *l)
 {
-    static const char *const names[] = {"measure", "count", "mean_us", "std_us", "min_us",
-                                        "p50_us", "p90_us", "p99_us", "max_us", "outlier",
-                                        "n_outliers"};
-    tp_result *r = tp_result_new(l->st, NULL);
+    tp_result *r = tp_result_declared(l->st, NULL);
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 11; i++) {
-        tp_coltype t = i == 0 || i == 9 ? TP_COL_STR : i == 1 || i == 10 ? TP_COL_I64 : TP_COL_F64;
-        if (tp_result_add_col(l->st, r, names[i], t) != i)
-            return TP_ENOMEM;
-    }
     tp_result_set_meta(l->st, r, "title", "Kernel launches: cost, delay and outliers");
     double *cpu = tp_malloc((l->n ? l->n : 1) * sizeof *cpu);
     double *gpu = tp_malloc((l->n ? l->n : 1) * sizeof *gpu);
@@ -213,24 +265,20 @@ static int queue_row(ls *l, tp_result *r, size_t from, size_t to, ls_edge *e)
     uint32_t a0 = l->acts[from];
     size_t row;
     int rc = tp_result_add_row(l->st, r, &row);
-    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 0, tp_ev_device(l->c, a0));
-    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 1, tp_ev_stream(l->c, a0));
-    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 2, (int64_t)(to - from));
-    rc = rc ? rc : tp_result_set_i64(l->st, r, row, 3, max);
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, ls_queue_device, tp_ev_device(l->c, a0));
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, ls_queue_stream, tp_ev_stream(l->c, a0));
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, ls_queue_count, (int64_t)(to - from));
+    rc = rc ? rc : tp_result_set_i64(l->st, r, row, ls_queue_max_queue, max);
     if (rc == TP_OK && span > 0)
-        rc = tp_result_set_f64(l->st, r, row, 4, area / (double)span);
+        rc = tp_result_set_f64(l->st, r, row, ls_queue_mean_queue, area / (double)span);
     return rc;
 }
 
 static int queues(ls *l)
 {
-    static const char *const names[] = {"device", "stream", "count", "max_queue", "mean_queue"};
-    tp_result *r = tp_result_new(l->st, "queue");
+    tp_result *r = tp_result_declared(l->st, "queue");
     if (r == NULL)
         return TP_ENOMEM;
-    for (int i = 0; i < 5; i++)
-        if (tp_result_add_col(l->st, r, names[i], i < 4 ? TP_COL_I64 : TP_COL_F64) != i)
-            return TP_ENOMEM;
     tp_result_set_meta(l->st, r, "title", "Launch queue per stream (launched, not finished)");
     ls_edge *e = tp_malloc(2 * (l->n ? l->n : 1) * sizeof *e);
     int rc = e ? TP_OK : TP_ENOMEM;
@@ -278,10 +326,10 @@ static int ls_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc ls_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "launch_stats",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "launch_stats",
                   "kernel launches: call cost, GPU time, launch delay, outliers, queue length",
-                  ls_options, ls_config, "hierarchy", TP_PRODUCES("", "launches", "queue"), 0,
-                  NULL, ls_run, NULL),
+                  ls_options, ls_config, "hierarchy", ls_results_all, ls_results_for, 0, NULL,
+                  ls_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("launch_stats", "0.1.0", ls_stages);

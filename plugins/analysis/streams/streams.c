@@ -48,6 +48,81 @@ static const tp_option sa_options[] = {
                      "prefix of the step markers (exclude_last_step)"),
     TP_OPTION_END};
 
+/*
+ * The results.  Activities are kernels, memcpys and memsets; busy is the
+ * length of the union of their intervals, span a group's first start to its
+ * last end.
+ */
+/* The figures <id> and <id>.devices share, over a stream or a device (G). */
+#define SA_FIGURE_COLS(X, P, G)                                                                \
+    X(P, count, I64, "count", "activities on the " G)                                          \
+    X(P, sum_dur_us, F64, "us", "their summed duration")                                       \
+    X(P, busy_us, F64, "us", "time with at least one of them running (interval union)")        \
+    X(P, span_us, F64, "us", "from the " G "'s first start to its last end")                   \
+    X(P, idle_us, F64, "us", "span_us - busy_us")
+#define SA_STREAM_COLS(X, P)                                                                   \
+    X(P, device, I64, NULL, "device")                                                          \
+    X(P, stream, I64, NULL, "stream")                                                          \
+    SA_FIGURE_COLS(X, P, "stream")                                                             \
+    X(P, window_us, F64, "us", "the trace's window (time_window clip, else the trace span), "  \
+                               "the same in every row")
+TP_COLUMNS(sa_stream, SA_STREAM_COLS);
+
+/* <id>.devices; compat: seed appends seed 001's two multistream columns. */
+#define SA_DEV_COLS(X, P)                                                                      \
+    X(P, device, I64, NULL, "device")                                                          \
+    SA_FIGURE_COLS(X, P, "device")                                                             \
+    X(P, concurrent_us, F64, "us", "time with two or more running (touching ones do not count)") \
+    X(P, overlap_excess_us, F64, "us", "sum_dur_us - busy_us")                                 \
+    X(P, compute_us, F64, "us", "union of the computation activities (HTA's kernel types)")    \
+    X(P, non_compute_us, F64, "us", "span_us - compute_us - idle_us")                          \
+    X(P, comm_us, F64, "us", "union of the communication activities")                          \
+    X(P, comm_comp_overlap_percent, F64, "percent",                                            \
+      "percent of comm_us during which computation runs (null without communication)")          \
+    X(P, idle_percent, F64, "percent",                                                         \
+      "100 x idle_us / span_us (null for an empty span; compat: hta rounds every percent to 2 " \
+      "decimals)")                                                                             \
+    X(P, compute_percent, F64, "percent", "100 x compute_us / span_us")                        \
+    X(P, non_compute_percent, F64, "percent", "100 x non_compute_us / span_us")                \
+    X(P, window_us, F64, "us", "the trace's window, the same in every row")                    \
+    X(P, host_runtime_us, F64, "us",                                                           \
+      "first start to last end of the host events (null without host events)")                \
+    X(P, host_idle_us, F64, "us", "host_runtime_us - busy_us (null without host events)")      \
+    X(P, host_idle_sum_us, F64, "us",                                                          \
+      "host_runtime_us - sum_dur_us, ml_perf_model's idle (null without host events)")
+#define SA_DEV_SEED_COLS(X, P)                                                                 \
+    SA_DEV_COLS(X, P)                                                                          \
+    X(P, seed_idle_us, F64, "us", "seed 001's multistream idle: gaps past the running end, "   \
+                                  "over activities with a launch, by start")                   \
+    X(P, seed_overlapped_us, F64, "us",                                                        \
+      "seed 001's 'overlapped': whole durations of activities starting before the running end")
+TP_COLUMNS(sa_dev, SA_DEV_COLS);
+TP_COLUMNS(sa_dev_seed, SA_DEV_SEED_COLS);
+
+#define SA_IDLE_COLS(X, P)                                                                     \
+    X(P, device, I64, NULL, "device")                                                          \
+    X(P, stream, I64, NULL, "stream")                                                          \
+    X(P, category, STR, NULL, "host_wait (launched after the previous activity ended), "       \
+                              "kernel_wait (gap < consecutive_kernel_delay_us) or other")      \
+    X(P, idle_us, F64, "us", "the stream's gaps of that category, summed")                     \
+    X(P, idle_ratio, F64, "ratio", "their share of the stream's idle time")
+TP_COLUMNS(sa_idle, SA_IDLE_COLS);
+
+#define SA_RESULTS(DEV)                                                                        \
+    {TP_RESULT("", "table", sa_stream, "per (device, stream): activity, busy and idle time"), \
+     TP_RESULT("devices", "table", DEV,                                                        \
+               "per device: busy, concurrency, compute and communication time"),              \
+     TP_RESULT("idle", "table", sa_idle,                                                       \
+               "per stream and cause: HTA's idle-time breakdown (causes without gaps left out)"), \
+     TP_RESULTS_END}
+static const tp_result_decl sa_results[] = SA_RESULTS(sa_dev);
+static const tp_result_decl sa_results_seed[] = SA_RESULTS(sa_dev_seed);
+
+static const tp_result_decl *sa_results_for(const void *config)
+{
+    return ((const sa_config *)config)->compat == COMPAT_SEED ? sa_results_seed : sa_results;
+}
+
 typedef struct sa {
     tp_stage *st;
     const sa_config *cfg;
@@ -179,27 +254,27 @@ static double pct(const sa *s, double part, double whole)
     return s->cfg->compat == COMPAT_HTA ? round(p * 100.0) / 100.0 : p;
 }
 
-static int add_cols(sa *s, tp_result *r, const char *const *names, int n, int n_int)
-{
-    for (int i = 0; i < n; i++)
-        if (tp_result_add_col(s->st, r, names[i], i < n_int ? TP_COL_I64 : TP_COL_F64) != i)
-            return TP_ENOMEM;
-    return TP_OK;
-}
+/* A double cell: its column and value (NaN: left null). */
+typedef struct sa_cell {
+    int col;
+    double v;
+} sa_cell;
 
-static int set_num(sa *s, tp_result *r, size_t row, int col, double v)
+static int set_cells(sa *s, tp_result *r, size_t row, const sa_cell *cells, size_t n)
 {
-    return isnan(v) ? TP_OK : tp_result_set_f64(s->st, r, row, col, v);
+    int rc = TP_OK;
+    for (size_t i = 0; i < n && rc == TP_OK; i++)
+        if (!isnan(cells[i].v))
+            rc = tp_result_set_f64(s->st, r, row, cells[i].col, cells[i].v);
+    return rc;
 }
 
 /* ------------------------------------------------------------ streams */
 
 static int stream_rows(sa *s, const sa_run *runs, size_t nruns)
 {
-    static const char *const names[] = {"device", "stream", "count", "sum_dur_us", "busy_us",
-                                        "span_us", "idle_us", "window_us"};
-    tp_result *r = tp_result_new(s->st, NULL);
-    if (r == NULL || add_cols(s, r, names, 8, 3) != TP_OK)
+    tp_result *r = tp_result_declared(s->st, NULL);
+    if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(s->st, r, "title", "GPU streams");
     int rc = TP_OK;
@@ -208,13 +283,15 @@ static int stream_rows(sa *s, const sa_run *runs, size_t nruns)
         uint32_t a = s->acts[runs[k].first];
         size_t row;
         rc = tp_result_add_row(s->st, r, &row);
-        rc = rc ? rc : tp_result_set_i64(s->st, r, row, 0, tp_ev_device(s->c, a));
-        rc = rc ? rc : tp_result_set_i64(s->st, r, row, 1, tp_ev_stream(s->c, a));
-        rc = rc ? rc : tp_result_set_i64(s->st, r, row, 2, (int64_t)runs[k].n);
-        const double v[] = {us(f.sum), us(f.busy), us(f.last - f.first),
-                            us(f.last - f.first - f.busy), us(s->w1 - s->w0)};
-        for (int i = 0; i < 5 && rc == TP_OK; i++)
-            rc = tp_result_set_f64(s->st, r, row, 3 + i, v[i]);
+        rc = rc ? rc : tp_result_set_i64(s->st, r, row, sa_stream_device, tp_ev_device(s->c, a));
+        rc = rc ? rc : tp_result_set_i64(s->st, r, row, sa_stream_stream, tp_ev_stream(s->c, a));
+        rc = rc ? rc : tp_result_set_i64(s->st, r, row, sa_stream_count, (int64_t)runs[k].n);
+        const sa_cell v[] = {{sa_stream_sum_dur_us, us(f.sum)},
+                             {sa_stream_busy_us, us(f.busy)},
+                             {sa_stream_span_us, us(f.last - f.first)},
+                             {sa_stream_idle_us, us(f.last - f.first - f.busy)},
+                             {sa_stream_window_us, us(s->w1 - s->w0)}};
+        rc = rc ? rc : set_cells(s, r, row, v, sizeof v / sizeof v[0]);
     }
     return rc;
 }
@@ -287,42 +364,47 @@ static int device_row(sa *s, tp_result *r, sa_run d)
     int64_t span = f.last - f.first, idle = span - f.busy;
     size_t row;
     int rc = tp_result_add_row(s->st, r, &row);
-    rc = rc ? rc : tp_result_set_i64(s->st, r, row, 0, tp_ev_device(s->c, s->acts[d.first]));
-    rc = rc ? rc : tp_result_set_i64(s->st, r, row, 1, (int64_t)d.n);
-    const double v[] = {us(f.sum), us(f.busy), us(span), us(idle), us(concurrent),
-                        us(f.sum - f.busy), us(comp), us(span - comp - idle), us(comm),
-                        comm > 0 ? pct(s, (double)both, (double)comm) : NAN,
-                        pct(s, (double)idle, (double)span), pct(s, (double)comp, (double)span),
-                        pct(s, (double)(span - comp - idle), (double)span),
-                        us(s->w1 - s->w0)};
-    for (int i = 0; i < 14 && rc == TP_OK; i++)
-        rc = set_num(s, r, row, 2 + i, v[i]);
+    int64_t device = tp_ev_device(s->c, s->acts[d.first]);
+    rc = rc ? rc : tp_result_set_i64(s->st, r, row, sa_dev_device, device);
+    rc = rc ? rc : tp_result_set_i64(s->st, r, row, sa_dev_count, (int64_t)d.n);
+    int64_t non_compute = span - comp - idle;
+    const sa_cell v[] = {
+        {sa_dev_sum_dur_us, us(f.sum)},
+        {sa_dev_busy_us, us(f.busy)},
+        {sa_dev_span_us, us(span)},
+        {sa_dev_idle_us, us(idle)},
+        {sa_dev_concurrent_us, us(concurrent)},
+        {sa_dev_overlap_excess_us, us(f.sum - f.busy)},
+        {sa_dev_compute_us, us(comp)},
+        {sa_dev_non_compute_us, us(non_compute)},
+        {sa_dev_comm_us, us(comm)},
+        {sa_dev_comm_comp_overlap_percent, comm > 0 ? pct(s, (double)both, (double)comm) : NAN},
+        {sa_dev_idle_percent, pct(s, (double)idle, (double)span)},
+        {sa_dev_compute_percent, pct(s, (double)comp, (double)span)},
+        {sa_dev_non_compute_percent, pct(s, (double)non_compute, (double)span)},
+        {sa_dev_window_us, us(s->w1 - s->w0)}};
+    rc = rc ? rc : set_cells(s, r, row, v, sizeof v / sizeof v[0]);
     if (rc == TP_OK && s->h1 >= s->h0) { /* ml_perf_model's idle against the host's runtime */
         int64_t host = s->h1 - s->h0;
-        rc = tp_result_set_f64(s->st, r, row, 16, us(host));
-        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 17, us(host - f.busy));
-        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 18, us(host - f.sum));
+        const sa_cell h[] = {{sa_dev_host_runtime_us, us(host)},
+                             {sa_dev_host_idle_us, us(host - f.busy)},
+                             {sa_dev_host_idle_sum_us, us(host - f.sum)}};
+        rc = set_cells(s, r, row, h, sizeof h / sizeof h[0]);
     }
     if (rc == TP_OK && s->cfg->compat == COMPAT_SEED) {
         int64_t sidle, sover;
         rc = seed_multistream(s, d, &sidle, &sover);
-        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 19, us(sidle));
-        rc = rc ? rc : tp_result_set_f64(s->st, r, row, 20, us(sover));
+        const sa_cell m[] = {{sa_dev_seed_seed_idle_us, us(sidle)},
+                             {sa_dev_seed_seed_overlapped_us, us(sover)}};
+        rc = rc ? rc : set_cells(s, r, row, m, sizeof m / sizeof m[0]);
     }
     return rc;
 }
 
 static int device_rows(sa *s, const sa_run *devs, size_t ndevs)
 {
-    static const char *const names[] = {
-        "device", "count", "sum_dur_us", "busy_us", "span_us", "idle_us", "concurrent_us",
-        "overlap_excess_us", "compute_us", "non_compute_us", "comm_us",
-        "comm_comp_overlap_percent", "idle_percent", "compute_percent", "non_compute_percent",
-        "window_us", "host_runtime_us", "host_idle_us", "host_idle_sum_us", "seed_idle_us",
-        "seed_overlapped_us"};
-    tp_result *r = tp_result_new(s->st, "devices");
-    int ncols = s->cfg->compat == COMPAT_SEED ? 21 : 19;
-    if (r == NULL || add_cols(s, r, names, ncols, 2) != TP_OK)
+    tp_result *r = tp_result_declared(s->st, "devices"); /* the seed columns with compat: seed */
+    if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(s->st, r, "title", "GPU devices: busy, concurrency, compute and communication");
     int rc = TP_OK;
@@ -366,14 +448,8 @@ static void idle_of_stream(sa *s, sa_run r, int64_t *idle)
 
 static int idle_rows(sa *s, const sa_run *runs, size_t nruns)
 {
-    static const char *const names[] = {"device", "stream", "category", "idle_us",
-                                        "idle_ratio"};
-    tp_result *r = tp_result_new(s->st, "idle");
+    tp_result *r = tp_result_declared(s->st, "idle");
     int rc = r ? TP_OK : TP_ENOMEM;
-    for (int i = 0; i < 5 && rc == TP_OK; i++)
-        if (tp_result_add_col(s->st, r, names[i],
-                              i < 2 ? TP_COL_I64 : i == 2 ? TP_COL_STR : TP_COL_F64) != i)
-            rc = TP_ENOMEM;
     if (rc == TP_OK)
         rc = tp_result_set_meta(s->st, r, "title", "GPU idle time per stream, by cause");
     for (size_t k = 0; k < nruns && rc == TP_OK; k++) {
@@ -387,11 +463,12 @@ static int idle_rows(sa *s, const sa_run *runs, size_t nruns)
                 continue; /* categories without gaps are left out, as HTA does */
             size_t row;
             rc = tp_result_add_row(s->st, r, &row);
-            rc = rc ? rc : tp_result_set_i64(s->st, r, row, 0, tp_ev_device(s->c, a));
-            rc = rc ? rc : tp_result_set_i64(s->st, r, row, 1, tp_ev_stream(s->c, a));
-            rc = rc ? rc : tp_result_set_str(s->st, r, row, 2, wait_names[w]);
-            rc = rc ? rc : tp_result_set_f64(s->st, r, row, 3, us(idle[w]));
-            rc = rc ? rc : tp_result_set_f64(s->st, r, row, 4, (double)idle[w] / (double)total);
+            double ratio = (double)idle[w] / (double)total;
+            rc = rc ? rc : tp_result_set_i64(s->st, r, row, sa_idle_device, tp_ev_device(s->c, a));
+            rc = rc ? rc : tp_result_set_i64(s->st, r, row, sa_idle_stream, tp_ev_stream(s->c, a));
+            rc = rc ? rc : tp_result_set_str(s->st, r, row, sa_idle_category, wait_names[w]);
+            rc = rc ? rc : tp_result_set_f64(s->st, r, row, sa_idle_idle_us, us(idle[w]));
+            rc = rc ? rc : tp_result_set_f64(s->st, r, row, sa_idle_idle_ratio, ratio);
         }
     }
     return rc;
@@ -496,11 +573,11 @@ static int sa_run_stage(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc sa_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "streams",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "streams",
                   "GPU streams and devices: busy, idle, concurrency, compute/communication "
                   "overlap, idle time by cause",
-                  sa_options, sa_config, "hierarchy", TP_PRODUCES("", "devices", "idle"), 0,
-                  NULL, sa_run_stage, NULL),
+                  sa_options, sa_config, "hierarchy", sa_results, sa_results_for, 0, NULL,
+                  sa_run_stage, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("streams", "0.1.0", sa_stages);

@@ -15,6 +15,20 @@ typedef struct ti_config {
     int unused;
 } ti_config;
 
+/* <id>: one row per fact, both cells text (numbers printed). */
+#define TI_COLS(X, P)                                                                          \
+    X(P, key, STR, NULL,                                                                       \
+      "trace (the reader stage's id), each trace-info key its reader set (format, rank, "      \
+      "device.N.name ...), events, tracks, column.NAME")                                   \
+    X(P, value, STR, NULL,                                                                     \
+      "the value as text: integers in decimal, doubles to 17 significant digits, a "          \
+      "column's type (int32, int64, double, string)")
+TP_COLUMNS(ti_main, TI_COLS);
+
+static const tp_result_decl ti_results[] = {
+    TP_RESULT("", "table", ti_main, "one row per fact the trace states about itself, in order"),
+    TP_RESULTS_END};
+
 static const char *type_text(tp_coltype type)
 {
     switch (type) {
@@ -37,9 +51,9 @@ static int add_row(tp_stage *st, tp_result *r, const char *key, const char *valu
     size_t row;
     int rc = tp_result_add_row(st, r, &row);
     if (rc == TP_OK)
-        rc = tp_result_set_str(st, r, row, 0, key);
+        rc = tp_result_set_str(st, r, row, ti_main_key, key);
     if (rc == TP_OK)
-        rc = tp_result_set_str(st, r, row, 1, value);
+        rc = tp_result_set_str(st, r, row, ti_main_value, value);
     return rc;
 }
 
@@ -72,9 +86,8 @@ static int ti_run(tp_stage *st, const void *config, void *state)
     const tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
-    tp_result *r = tp_result_new(st, NULL);
-    if (r == NULL || tp_result_add_col(st, r, "key", TP_COL_STR) < 0 ||
-        tp_result_add_col(st, r, "value", TP_COL_STR) < 0)
+    tp_result *r = tp_result_declared(st, NULL);
+    if (r == NULL)
         return TP_ENOMEM;
     int rc = add_row(st, r, "trace", tp_trace_id(t));
     for (size_t k = 0; rc == TP_OK && k < tp_trace_info_count(t); k++)
@@ -96,10 +109,9 @@ static int ti_run(tp_stage *st, const void *config, void *state)
 }
 
 static const tp_stage_desc ti_stages[] = {
-    TP_STAGE_FULL(TP_STAGE_ANALYSIS, "trace_info",
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "trace_info",
                   "what a trace says about itself: format, rank, devices, events, columns",
-                  NULL, ti_config, NULL, TP_PRODUCES(""), 0,
-                  NULL, ti_run, NULL),
+                  NULL, ti_config, NULL, ti_results, NULL, 0, NULL, ti_run, NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("trace_info", "0.1.0", ti_stages);
