@@ -163,8 +163,9 @@ static int compute(tp_stage *st, const tp_cols *c, const char *option, const cha
     return TP_OK;
 }
 
-/* Publishes v's arrays on t; the view then borrows the row index from it. */
-static int publish(tp_stage *st, tp_trace *t, const tp_cols *c, tp_iter_view *v)
+/* Publishes the iterations and the marker memo on t (the row index comes
+ * with tp_iter_view_rows). */
+static int publish(tp_stage *st, tp_trace *t, const tp_iter_view *v)
 {
     int64_t *head = tp_trace_attach(st, t, ATT_HEAD, TP_COL_I64, HEAD_CELLS + PER_IT * v->n);
     int32_t *memo = tp_trace_attach(st, t, ATT_MEMO, TP_COL_I32, v->nmemo);
@@ -184,17 +185,15 @@ static int publish(tp_stage *st, tp_trace *t, const tp_cols *c, tp_iter_view *v)
     }
     for (size_t i = 0; i < v->nmemo; i++)
         memo[i] = v->memo[i];
-    (void)c;
     return TP_OK;
 }
 
 /* Reads what an earlier stage published on t; 0 when nothing is there. */
-static int adopt(const tp_trace *t, const tp_cols *c, tp_iter_view *v, int *rc)
+static int adopt(const tp_trace *t, tp_iter_view *v, int *rc)
 {
     size_t nh, nm;
     const int64_t *head = tp_trace_attached(t, ATT_HEAD, TP_COL_I64, &nh);
     const int32_t *memo = tp_trace_attached(t, ATT_MEMO, TP_COL_I32, &nm);
-    (void)c;
     if (head == NULL || memo == NULL || nh < HEAD_CELLS ||
         nh != HEAD_CELLS + PER_IT * (size_t)head[0])
         return 0;
@@ -253,10 +252,10 @@ int tp_iter_view_get(tp_stage *st, tp_trace *t, const tp_iter_override *ov, tp_i
             v->source = TP_ITER_SOURCE_GPU_ANNOTATION;
         rc = compute(st, c, ov->option ? ov->option : "marker", v->marker, where_of(v->source),
                      v);
-    } else if (!adopt(t, c, v, &rc)) {
+    } else if (!adopt(t, v, &rc)) {
         rc = compute(st, c, "iterations: marker", v->marker, where_of(v->source), v);
         if (rc == TP_OK)
-            rc = publish(st, t, c, v);
+            rc = publish(st, t, v);
     }
     if (rc != TP_OK) {
         tp_iter_view_release(v);
