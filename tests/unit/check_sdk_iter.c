@@ -42,6 +42,7 @@ static const char *const trace_json =
 
 typedef struct fixture {
     char path[64];
+    tp_ctx *ctx;
     tp_pipeline *p;
     tp_run *run;
     tp_stage st;
@@ -61,7 +62,8 @@ static void open_fixture(fixture *f, const char *iterations)
     snprintf(yaml, sizeof yaml, "%sstages:\n  - reader: kineto\n    path: %s\n", iterations,
              f->path);
     tp_diags d = {0};
-    f->p = tp_pipeline_load_string(tp_test_ctx(), yaml, strlen(yaml), "p.yaml", NULL, 0, &d);
+    f->ctx = tp_test_ctx();
+    f->p = tp_pipeline_load_string(f->ctx, yaml, strlen(yaml), "p.yaml", NULL, 0, &d);
     ck_assert_msg(f->p != NULL, "%s", d.n ? d.lines[0] : "");
     tp_diags_free(&d);
     tp_run_opts o = {.verbosity = 0};
@@ -76,6 +78,7 @@ static void close_fixture(fixture *f)
 {
     tp_run_free(f->run);
     tp_pipeline_free(f->p);
+    tp_ctx_free(f->ctx);
     unlink(f->path);
 }
 
