@@ -159,6 +159,12 @@ void tp_options_free(const tp_option *schema, void *config);
  * named `replace` (when not NULL) set to value instead.  NULL: no memory. */
 void *tp_options_clone(const tp_option *schema, size_t config_size, const void *config,
                        const char *replace, const char *value);
+/* The string option of the stage with that role (TP_OPT_INPUT_FILE or
+ * TP_OPT_OUTPUT_FILE), the first declared; NULL when none.  For a plugin
+ * built before roles (no option has one), a reader's input and a writer's
+ * output are its string option "path" (the only place the core knows that
+ * name, besides `reader: auto`'s own path). */
+const tp_option *tp_option_with_role(const tp_stage_desc *desc, unsigned role);
 /* Bytes of the config field an option of this type fills (0: unknown type). */
 size_t tp_option_field_size(tp_opt_type type);
 /* Parses a scalar per type; for use by option building and tests. */

@@ -500,3 +500,23 @@ void *tp_options_clone(const tp_option *schema, size_t config_size, const void *
     }
     return c;
 }
+
+const tp_option *tp_option_with_role(const tp_stage_desc *desc, unsigned role)
+{
+    const unsigned roles = TP_OPT_INPUT_FILE | TP_OPT_OUTPUT_FILE;
+    bool any_role = false;
+    for (const tp_option *o = desc->options; o && o->name; o++) {
+        if (o->type == TP_OPT_STRING && (o->flags & role))
+            return o;
+        any_role |= (o->flags & roles) != 0;
+    }
+    /* a plugin built before roles (ABI < 3.4): a reader reads, a writer
+     * writes, the string option named "path" */
+    tp_stage_kind kind = role == TP_OPT_INPUT_FILE ? TP_STAGE_READER : TP_STAGE_WRITER;
+    if (any_role || desc->kind != kind)
+        return NULL;
+    for (const tp_option *o = desc->options; o && o->name; o++)
+        if (o->type == TP_OPT_STRING && strcmp(o->name, "path") == 0)
+            return o;
+    return NULL;
+}

@@ -477,29 +477,32 @@ static int predicted_inputs(const tp_pipeline *p, size_t index)
     return total;
 }
 
-/* A writer that writes one file per result needs "{id}" in its path when
+/* A writer that writes one file per result needs "{id}" in its output file when
  * its inputs hold several results: say so now, not after the trace is read. */
 static void check_path_per_result(loader *L, const pstage *s, const tp_ynode *m)
 {
-    const tp_ynode *path = tp_ymap_get(m, "path");
+    const tp_option *out = tp_option_with_role(s->desc, TP_OPT_OUTPUT_FILE);
+    const tp_ynode *path = out ? tp_ymap_get(m, out->name) : NULL;
     if (!(s->desc->flags & TP_STAGE_F_PATH_PER_RESULT) || path == NULL ||
         path->type != TP_YNODE_SCALAR || strstr(path->text, "{id}"))
         return;
     int n = predicted_inputs(L->p, (size_t)(s - L->p->stages));
     if (n > 1)
         tp_diags_add(L->d, L->file, path->line, path->col,
-                     "error: %s '%s': its inputs make several results, so path '%s' must contain "
+                     "error: %s '%s': its inputs make several results, so %s '%s' must contain "
                      "{id} (one file per result id)",
-                     tp_stage_kind_name(s->kind), s->id, path->text);
+                     tp_stage_kind_name(s->kind), s->id, out->name, path->text);
 }
 
-/* The nearest existing folder above a writer's output path must be one we
+/* The nearest existing folder above a writer's output file (its option of
+ * role TP_OPT_OUTPUT_FILE) must be one we
  * can write in (the writer creates the folders below it): said now, not
  * after the trace is read.  A path with {id} or {rank} is judged by its part
  * before the first of them. */
 static void check_output_folder(loader *L, const pstage *s, const tp_ynode *m)
 {
-    const tp_ynode *path = tp_ymap_get(m, "path");
+    const tp_option *out = tp_option_with_role(s->desc, TP_OPT_OUTPUT_FILE);
+    const tp_ynode *path = out ? tp_ymap_get(m, out->name) : NULL;
     if (s->kind != TP_STAGE_WRITER || path == NULL || path->type != TP_YNODE_SCALAR ||
         path->text[0] == '\0')
         return;
@@ -956,8 +959,8 @@ tp_pipeline *tp_pipeline_load_file(tp_ctx *ctx, const char *path, const tp_var *
 
 /* ---------------------------------------------------------------- batch */
 
-/* A copy of stage s for another pipeline; the reader's `path` replaced by
- * path when given.  TP_OK or TP_ENOMEM. */
+/* A copy of stage s for another pipeline; the reader's input file replaced
+ * by path when given.  TP_OK or TP_ENOMEM. */
 static int clone_stage(const pstage *s, pstage *c, const char *id, const char *path)
 {
     memset(c, 0, sizeof *c);
@@ -969,8 +972,9 @@ static int clone_stage(const pstage *s, pstage *c, const char *id, const char *p
     c->batch = s->batch;
     c->plugin = strdup(s->plugin);
     c->id = strdup(id);
+    const tp_option *in = path ? tp_option_with_role(s->desc, TP_OPT_INPUT_FILE) : NULL;
     c->config = tp_options_clone(s->desc->options, s->desc->config_size, s->config,
-                                 path ? "path" : NULL, path);
+                                 in ? in->name : NULL, path);
     if (!c->plugin || !c->id || !c->config)
         return TP_ENOMEM;
     if (s->n_inputs && (c->inputs = calloc(s->n_inputs, sizeof *c->inputs)) == NULL)
@@ -1001,8 +1005,11 @@ static int clone_reader(tp_ctx *ctx, const pstage *reader, pstage *c, const char
         return clone_stage(reader, c, id, path);
     pstage as = *reader;
     tp_diags diags = {0};
-    /* the stage `{path: PATH}`: that reader's defaults and the trace */
-    tp_ynode key = {.type = TP_YNODE_SCALAR, .text = "path"};
+    /* the stage `{INPUT: PATH}`: that reader's defaults and the trace */
+    const tp_option *in = tp_option_with_role(d, TP_OPT_INPUT_FILE);
+    if (in == NULL)
+        return clone_stage(reader, c, id, path);
+    tp_ynode key = {.type = TP_YNODE_SCALAR, .text = (char *)in->name};
     tp_ynode value = {.type = TP_YNODE_SCALAR, .text = (char *)path, .quoted = true};
     tp_ynode *keys[] = {&key}, *items[] = {&value};
     tp_ynode stage = {.type = TP_YNODE_MAP, .n = 1, .keys = keys, .items = items};
