@@ -15,6 +15,7 @@
  */
 #include "tp_internal.h"
 #include "tp_schema.h"
+#include "tp_spec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -97,7 +98,7 @@ typedef struct cli {
     const char *batch_out;      /* merge: `out` for those batch stages */
     int jobs;          /* -j; 0: the number of cores */
     uint64_t max_memory;
-    const char *file;  /* the pipeline file being run */
+    tp_spec *spec;     /* the pipeline file being run, read and parsed once */
     int declares_out, declares_trace_name, declares_trace;
     char *out_base;    /* out's value: --set, else the file's default */
     int describe_format; /* describe --json / --markdown (TP_DESCRIBE_*) */
@@ -488,11 +489,8 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
         sets[n++] = (tp_var){"out", out};
     }
     tp_diags d = {0};
-    /* the trace is the first reader's, whatever its path: says (--input) */
-    tp_pipeline *p = tp_ctx_set_input(b->ctx, t->path) == TP_OK
-                         ? tp_pipeline_load_file(b->ctx, c->file, sets, n, &d)
-                         : NULL;
-    tp_ctx_set_input(b->ctx, NULL);
+    /* the trace is the first reader's input file, whatever the stage says */
+    tp_pipeline *p = tp_pipeline_load_spec(b->ctx, c->spec, sets, n, t->path, &d);
     tp_diags_print(&d, stderr);
     tp_diags_free(&d);
     int rc = TP_EXIT_USAGE;
@@ -521,32 +519,27 @@ static int is_many(const char *v)
 }
 
 /* The batch spec: --input, or a folder or glob as the trace variable
- * (--set trace=, else the pipeline's default); NULL for one trace.  *owned
- * is set when the spec is a new string. */
-static const char *batch_spec(const cli *c, const char *file, char **owned)
+ * (--set trace=, else the pipeline's default) or as the first reader's
+ * input file; NULL for one trace. */
+static const char *batch_spec(const cli *c, const tp_ctx *ctx, const tp_spec *spec)
 {
-    *owned = NULL;
     if (c->input)
         return c->input;
     for (size_t i = c->n_sets; i-- > 0;)
         if (is_var(&c->sets[i], "trace"))
             return is_many(c->sets[i].value) ? c->sets[i].value : NULL;
-    char *def = NULL;
-    if (tp_pipeline_file_var(file, "trace", &def) == 1 && def && !strstr(def, "${") &&
-        is_many(def))
-        return *owned = def;
-    free(def);
-    def = NULL; /* a folder or glob written as the reader's path */
-    if (tp_pipeline_file_reader_path(file, &def) == 1 && def && !strstr(def, "${") &&
-        is_many(def))
-        return *owned = def;
-    free(def);
+    const char *def = NULL;
+    if (tp_spec_var(spec, "trace", &def) == 1 && def && !strstr(def, "${") && is_many(def))
+        return def;
+    def = tp_spec_reader_input(spec, ctx); /* a folder or glob written as the reader's */
+    if (def && !strstr(def, "${") && is_many(def))
+        return def;
     return NULL;
 }
 
 static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc);
 
-/* The pipeline c->file loaded for its batch stages: its first reader (and
+/* The pipeline c->spec loaded for its batch stages: its first reader (and
  * `trace`, when declared) on `first`, `out` the batch's (merge: c->batch_out),
  * the other --set values as given; diagnostics printed.  NULL on failure. */
 static tp_pipeline *load_batch_pipeline(tp_ctx *ctx, const cli *c, const char *first)
@@ -564,11 +557,7 @@ static tp_pipeline *load_batch_pipeline(tp_ctx *ctx, const cli *c, const char *f
     if (c->batch_out && c->declares_out)
         sets[n++] = (tp_var){"out", c->batch_out};
     tp_diags d = {0};
-    tp_pipeline *p = NULL;
-    if (tp_ctx_set_input(ctx, first) == TP_OK) {
-        p = tp_pipeline_load_file(ctx, c->file, sets, n, &d);
-        tp_ctx_set_input(ctx, NULL);
-    }
+    tp_pipeline *p = tp_pipeline_load_spec(ctx, c->spec, sets, n, first, &d);
     tp_diags_print(&d, stderr);
     tp_diags_free(&d);
     free(sets);
@@ -634,16 +623,15 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
     return rc;
 }
 
-/* Which of trace, trace_name and out the pipeline file c->file declares,
- * and out's value (--set, else the file's default). */
+/* Which of trace, trace_name and out the pipeline c->spec declares, and
+ * out's value (--set, else the file's default). */
 static void read_declared_vars(cli *c)
 {
-    char *trace_default = NULL, *name_default = NULL;
-    int has_trace = tp_pipeline_file_var(c->file, "trace", &trace_default);
-    c->declares_trace_name = tp_pipeline_file_var(c->file, "trace_name", &name_default) == 1;
-    c->declares_out = tp_pipeline_file_var(c->file, "out", &c->out_base) == 1;
-    free(trace_default);
-    free(name_default);
+    const char *unused = NULL, *out = NULL;
+    int has_trace = tp_spec_var(c->spec, "trace", &unused);
+    c->declares_trace_name = tp_spec_var(c->spec, "trace_name", &unused) == 1;
+    c->declares_out = tp_spec_var(c->spec, "out", &out) == 1;
+    c->out_base = out ? strdup(out) : NULL;
     for (size_t i = 0; i < c->n_sets; i++)
         if (is_var(&c->sets[i], "out")) {
             free(c->out_base);
@@ -681,11 +669,9 @@ static int keep_shard(const cli *c, tp_batch_list *l, size_t **positions)
  * logs and licences too.  Files that cannot be read stay, to be reported. */
 static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, const char *spec)
 {
-    char *reader = NULL;
-    if (tp_pipeline_file_reader_field(c->file, "reader", &reader) != 1 || reader == NULL) {
-        free(reader);
+    const char *reader = tp_spec_reader(c->spec);
+    if (reader == NULL)
         return;
-    }
     size_t k = 0, skipped = 0;
     for (size_t i = 0; i < l->n; i++) {
         if (tp_ctx_reader_knows(ctx, reader, l->v[i].path) != 0) {
@@ -704,7 +690,6 @@ static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, cons
         fprintf(stderr, "pipeline: batch: %zu file(s) of %s skipped: not %s traces (-v names "
                 "them)\n", skipped, spec,
                 strcmp(reader, "auto") == 0 ? "known" : reader);
-    free(reader);
 }
 
 static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
@@ -728,7 +713,7 @@ static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
     if (l.n > 1 && !c->declares_out && !c->declares_trace_name) {
         tp_print_line(stderr, "pipeline: error: %s: %zu traces would write the same outputs: "
                       "declare `out:` (each trace gets OUT/LABEL) or `trace_name:` under vars: "
-                      "and use ${trace_name} in the output paths", c->file, l.n);
+                      "and use ${trace_name} in the output paths", tp_spec_file(c->spec), l.n);
         tp_batch_list_free(&l);
         return TP_EXIT_USAGE;
     }
@@ -806,7 +791,7 @@ static int report_shard_failures(const tp_batch_list *l)
 
 /* merge --pipeline, before anything is written: the shards' manifests
  * exist, and the pipeline loads (for the first trace) and has batch
- * stages.  Sets c->file (new string) and what it declares; an exit status. */
+ * stages.  Sets c->spec and what it declares; an exit status. */
 static int check_merge_pipeline(tp_ctx *ctx, cli *c, const tp_batch_list *l, long nshards,
                                 const char *out)
 {
@@ -816,7 +801,15 @@ static int check_merge_pipeline(tp_ctx *ctx, cli *c, const tp_batch_list *l, lon
                       "list of traces", c->args[0]);
         return TP_EXIT_USAGE;
     }
-    if ((c->file = resolve_pipeline(c->batch_pipeline)) == NULL)
+    char *file = resolve_pipeline(c->batch_pipeline);
+    if (file == NULL)
+        return TP_EXIT_USAGE;
+    tp_diags d = {0};
+    c->spec = tp_spec_read_file(file, &d);
+    free(file);
+    tp_diags_print(&d, stderr);
+    tp_diags_free(&d);
+    if (c->spec == NULL)
         return TP_EXIT_USAGE;
     read_declared_vars(c);
     c->batch_out = out;
@@ -829,7 +822,7 @@ static int check_merge_pipeline(tp_ctx *ctx, cli *c, const tp_batch_list *l, lon
     int rc = p ? TP_EXIT_OK : TP_EXIT_USAGE;
     if (p && tp_pipeline_batch_stages(p) == 0) {
         tp_print_line(stderr, "pipeline: error: %s has no `batch: true` stages for merge "
-                      "--pipeline to run", c->file);
+                      "--pipeline to run", tp_spec_file(c->spec));
         rc = TP_EXIT_USAGE;
     }
     tp_pipeline_free(p);
@@ -857,8 +850,8 @@ static int cmd_merge(tp_ctx *ctx, cli *c)
         rc = TP_EXIT_FAIL;
     free(c->out_base);
     c->out_base = NULL;
-    free((char *)c->file);
-    c->file = NULL;
+    tp_spec_free(c->spec);
+    c->spec = NULL;
     tp_batch_list_free(&l);
     return rc;
 }
@@ -883,20 +876,22 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
     char *file = resolve_pipeline(c->arg);
     if (file == NULL)
         return TP_EXIT_USAGE;
-    char *owned = NULL;
-    const char *spec = strcmp(c->command, "run") == 0 ? batch_spec(c, file, &owned) : NULL;
-    if (spec != NULL) {
+    int bundled_elsewhere = strcmp(file, c->arg) != 0 && strncmp(file, "pipelines/", 10) != 0;
+    c->spec = tp_spec_read_file(file, d);
+    free(file);
+    const char *batch = c->spec && strcmp(c->command, "run") == 0 ? batch_spec(c, ctx, c->spec)
+                                                                  : NULL;
+    if (batch != NULL) {
         tp_diags_print(d, stderr);
-        c->file = file;
-        int rc = cmd_batch(ctx, c, spec);
+        int rc = cmd_batch(ctx, c, batch);
         free(c->out_base);
-        free(owned);
-        free(file);
+        tp_spec_free(c->spec);
         return rc;
     }
-    tp_pipeline *p = tp_pipeline_load_file(ctx, file, c->sets, c->n_sets, d);
-    int bundled_elsewhere = strcmp(file, c->arg) != 0 && strncmp(file, "pipelines/", 10) != 0;
-    free(file);
+    tp_pipeline *p = c->spec ? tp_pipeline_load_spec(ctx, c->spec, c->sets, c->n_sets, NULL, d)
+                             : NULL;
+    tp_spec_free(c->spec);
+    c->spec = NULL;
     tp_diags_print(d, stderr);
     if (p == NULL) {
         sample_hint(c, bundled_elsewhere);

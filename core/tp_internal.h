@@ -11,6 +11,9 @@
 #include <sys/types.h>
 #include <yaml.h>
 
+#include "tp_options.h"
+#include "tp_yaml.h"
+
 /* ---- string pool (tp_strpool.c) */
 typedef struct tp_strpool tp_strpool;
 tp_strpool *tp_strpool_new(void);
@@ -124,57 +127,6 @@ double tp_result_f64(const tp_result *r, size_t row, int col);
 const char *tp_result_meta_get(const tp_result *r, const char *key);
 size_t tp_result_meta_n(const tp_result *r);
 const char *tp_result_meta_key_at(const tp_result *r, size_t i);
-
-/* ---- YAML documents with locations (tp_yaml.c) */
-typedef enum { TP_YNODE_SCALAR = 1, TP_YNODE_SEQ, TP_YNODE_MAP } tp_ynode_type;
-typedef struct tp_ynode tp_ynode;
-struct tp_ynode {
-    tp_ynode_type type;
-    int line, col;          /* 1-based */
-    char *text;             /* scalars: the value (after ${var} substitution) */
-    bool quoted;            /* scalars written in quotes are never numbers/bools */
-    size_t n;               /* children (seq items or map pairs) */
-    tp_ynode **keys;        /* maps: key scalars */
-    tp_ynode **items;       /* seq items or map values */
-};
-/* Parses one YAML document; aliases and anchors are refused (a pipeline
- * never needs them, and refusing them rules out alias bombs), duplicate keys
- * are reported.  Returns NULL with diagnostics on error. */
-tp_ynode *tp_yaml_parse(const char *text, size_t len, const char *file, tp_diags *d);
-void tp_ynode_free(tp_ynode *n);
-const tp_ynode *tp_ymap_get(const tp_ynode *map, const char *key);
-/* Replaces ${name} in every scalar of the tree; unknown names are errors. */
-int tp_yaml_substitute(tp_ynode *root, const tp_var *vars, size_t n_vars, const char *file,
-                       tp_diags *d);
-
-/* ---- options (tp_option.c) */
-/* Validates the option nodes of one stage (every map pair of `stage` whose
- * key is not in `reserved`) against the schema and fills a new config
- * block.  Every problem goes to d; returns NULL if there were any. */
-void *tp_options_build(const tp_option *schema, size_t config_size, const tp_ynode *stage,
-                       const char *const *reserved, const char *file, const char *who,
-                       tp_diags *d);
-void tp_options_free(const tp_option *schema, void *config);
-/* A deep copy of config (strings and lists copied); the string option
- * named `replace` (when not NULL) set to value instead.  NULL: no memory. */
-void *tp_options_clone(const tp_option *schema, size_t config_size, const void *config,
-                       const char *replace, const char *value);
-/* The string option of the stage with that role (TP_OPT_INPUT_FILE or
- * TP_OPT_OUTPUT_FILE), the first declared; NULL when none.  For a plugin
- * built before roles (no option has one), a reader's input and a writer's
- * output are its string option "path" (the only place the core knows that
- * name, besides `reader: auto`'s own path). */
-const tp_option *tp_option_with_role(const tp_stage_desc *desc, unsigned role);
-/* Bytes of the config field an option of this type fills (0: unknown type). */
-size_t tp_option_field_size(tp_opt_type type);
-/* Parses a scalar per type; for use by option building and tests. */
-int tp_parse_bool(const char *s, int *out);
-int tp_parse_int(const char *s, int64_t *out);
-int tp_parse_float(const char *s, double *out);
-/* Edit distance, for did-you-mean hints. */
-size_t tp_edit_distance(const char *a, const char *b);
-/* The closest name in a NULL-terminated list (or NULL if none is close). */
-const char *tp_closest(const char *name, const char *const *names, size_t n);
 
 /* ---- JSON helper */
 #include <tracepipe/tp_sdk_json.h> /* tp_json_get: core/sdk/tp_sdk_json.c, linked into the core too */
@@ -308,13 +260,6 @@ const tp_run_source *tp_run_find_source(const tp_run *run, dev_t dev, ino_t ino)
 /* Log output of a run. */
 void tp_run_log(tp_run *run, tp_level level, const char *who, const char *msg);
 
-/* The first reader's `path:` as written in the pipeline file (before
- * ${var} substitution): 1 and *value (new, or NULL without a path), 0 when
- * the pipeline has no reader, -1 when the file cannot be read. */
-int tp_pipeline_file_reader_path(const char *path, char **value);
-/* The same for any key of the first reader's stage ("reader": its name). */
-int tp_pipeline_file_reader_field(const char *path, const char *key, char **value);
-
 /* ---- batch runs (tp_batch.c): one pipeline over many traces */
 typedef struct tp_batch_trace {
     char *path;  /* the trace */
@@ -362,8 +307,5 @@ int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_
                             const size_t *positions, char *err, size_t errsz);
 int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_list *l,
                             long *nshards, char *err, size_t errsz);
-/* Does the pipeline file declare `name` under vars:?  1 and its default
- * (new string, may be NULL) in *value, 0 if not, -1 if unreadable. */
-int tp_pipeline_file_var(const char *path, const char *name, char **value);
 
 #endif

@@ -394,6 +394,13 @@ void *tp_options_build(const tp_option *schema, size_t config_size, const tp_yno
                        const char *const *reserved, const char *file, const char *who,
                        tp_diags *d)
 {
+    return tp_options_build_given(schema, config_size, stage, reserved, file, who, d, NULL, NULL);
+}
+
+void *tp_options_build_given(const tp_option *schema, size_t config_size, const tp_ynode *stage,
+                             const char *const *reserved, const char *file, const char *who,
+                             tp_diags *d, const char *given, const char *value)
+{
     size_t errors = d->n;
     origin o = {file, stage ? stage->line : 0, stage ? stage->col : 0, who, d};
     void *config = calloc(1, config_size ? config_size : 1);
@@ -425,8 +432,16 @@ void *tp_options_build(const tp_option *schema, size_t config_size, const tp_yno
         if (opt->offset + tp_option_field_size(opt->type) <= config_size)
             set_from_node(opt, (char *)config + opt->offset, stage->items[i], &ov);
     }
+    const tp_option *g = given ? find_option(schema, given) : NULL;
+    if (g && g->type == TP_OPT_STRING && g->offset + sizeof(char *) <= config_size) {
+        char **field = (char **)(void *)((char *)config + g->offset), *copy = strdup(value);
+        if (copy == NULL)
+            REPORT(&o, "error: out of memory");
+        free(*field);
+        *field = copy;
+    }
     for (const tp_option *opt = schema; opt && opt->name; opt++)
-        if ((opt->flags & TP_OPT_REQUIRED) && tp_ymap_get(stage, opt->name) == NULL)
+        if ((opt->flags & TP_OPT_REQUIRED) && opt != g && tp_ymap_get(stage, opt->name) == NULL)
             REPORT(&o, "error: %s: missing required option '%s' (%s)", who, opt->name,
                    opt->help ? opt->help : type_name(opt->type));
     if (d->n > errors) {

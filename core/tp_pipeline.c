@@ -4,6 +4,7 @@
  * is reported with its file:line:col.
  */
 #include "tp_pipeline.h"
+#include "tp_spec.h"
 #include "tp_strmap.h"
 
 #include <stdlib.h>
@@ -23,6 +24,8 @@ typedef struct loader {
     const char *file;
     const char *base_dir; /* for relative plugin_path entries, or NULL */
     tp_diags *d;
+    const char *input;    /* `--input`: the first reader's input file, or NULL */
+    bool reader_seen;     /* the first reader is parsed (it took input) */
     /* hashed, so that ids and inputs cost O(1) per stage, not O(stages) */
     tp_strmap ids;         /* stage id -> index of the first stage with it */
     tp_strmap next_suffix; /* plugin name -> next N to try for a default id_N */
@@ -723,23 +726,25 @@ int tp_ctx_reader_knows(tp_ctx *ctx, const char *reader, const char *path)
 
 /* `reader: auto`: the reader whose probe is surest of the file's first
  * bytes, or NULL after saying why. */
-static const char *auto_reader(loader *L, const tp_ynode *m)
+static const char *auto_reader(loader *L, const tp_ynode *m, const char *input)
 {
     const tp_ynode *path = tp_ymap_get(m, "path");
-    if (path == NULL || path->type != TP_YNODE_SCALAR) {
+    if (input == NULL && (path == NULL || path->type != TP_YNODE_SCALAR)) {
         tp_diags_add(L->d, L->file, m->line, m->col,
                      "error: reader 'auto' needs a path to look at");
         return NULL;
     }
-    const tp_stage_desc *best = probe_reader(L->ctx, path->text);
+    const char *file = input ? input : path->text;
+    const tp_ynode *at = path ? path : m;
+    const tp_stage_desc *best = probe_reader(L->ctx, file);
     if (best == NULL && errno != 0)
-        tp_diags_add(L->d, L->file, path->line, path->col, "error: reader 'auto': %s: %s",
-                     path->text, strerror(errno));
+        tp_diags_add(L->d, L->file, at->line, at->col, "error: reader 'auto': %s: %s", file,
+                     strerror(errno));
     else if (best == NULL)
-        tp_diags_add(L->d, L->file, path->line, path->col,
+        tp_diags_add(L->d, L->file, at->line, at->col,
                      "error: reader 'auto': %s: no reader knows this content (Kineto/Chrome JSON, "
                      "an nsys SQLite export, a dvdt-prof profile and tfprof reports are read)",
-                     path->text);
+                     file);
     return best ? best->name : NULL;
 }
 
@@ -755,8 +760,11 @@ static void parse_stage(loader *L, const tp_ynode *m)
     if (name == NULL)
         return;
     const char *plugin = name->text;
+    /* `--input` is the first reader's input file, whatever the stage says */
+    const char *input = kind == TP_STAGE_READER && !L->reader_seen ? L->input : NULL;
+    L->reader_seen |= kind == TP_STAGE_READER;
     bool is_auto = kind == TP_STAGE_READER && strcmp(plugin, "auto") == 0;
-    if (is_auto && (plugin = auto_reader(L, m)) == NULL)
+    if (is_auto && (plugin = auto_reader(L, m, input)) == NULL)
         return;
     pstage *s = &L->p->stages[L->p->n];
     memset(s, 0, sizeof *s);
@@ -785,8 +793,9 @@ static void parse_stage(loader *L, const tp_ynode *m)
     snprintf(who, sizeof who, "%s '%s'", tp_stage_kind_name(kind), s->id);
     if (strcmp(s->id, s->plugin) != 0)
         snprintf(who, sizeof who, "%s '%s' (%s)", tp_stage_kind_name(kind), s->id, s->plugin);
-    s->config = tp_options_build(s->desc->options, s->desc->config_size, m, reserved_keys,
-                                 L->file, who, L->d);
+    const tp_option *in = input ? tp_option_with_role(s->desc, TP_OPT_INPUT_FILE) : NULL;
+    s->config = tp_options_build_given(s->desc->options, s->desc->config_size, m, reserved_keys,
+                                       L->file, who, L->d, in ? in->name : NULL, input);
     resolve_requirement(L, s, name);
     check_output_folder(L, s, m);
     check_path_per_result(L, s, m);
@@ -817,38 +826,14 @@ static char *optional_text(loader *L, const tp_ynode *root, const char *key)
     return n ? scalar_copy(L, n, key) : NULL;
 }
 
-/* `--input`: the first reader's `path:` becomes the given file, before
- * `reader: auto` looks at it. */
-static void override_input(loader *L, tp_ynode *stages)
-{
-    const char *input = tp_ctx_input(L->ctx);
-    if (input == NULL || stages == NULL || stages->type != TP_YNODE_SEQ)
-        return;
-    for (size_t i = 0; i < stages->n; i++) {
-        tp_ynode *m = stages->items[i];
-        if (m->type != TP_YNODE_MAP || tp_ymap_get(m, "reader") == NULL)
-            continue;
-        for (size_t k = 0; k < m->n; k++)
-            if (m->keys[k]->text && strcmp(m->keys[k]->text, "path") == 0 &&
-                m->items[k]->type == TP_YNODE_SCALAR) {
-                char *copy = strdup(input);
-                if (copy == NULL)
-                    return;
-                free(m->items[k]->text);
-                m->items[k]->text = copy;
-                m->items[k]->quoted = true;
-            }
-        return; /* the first reader only */
-    }
-}
-
-static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *sets,
-                         size_t n_sets)
+static tp_pipeline *load(loader *L, const tp_ynode *spec, const tp_var *sets, size_t n_sets)
 {
     size_t errors = L->d->n;
-    tp_ynode *root = tp_yaml_parse(yaml, len, L->file, L->d);
-    if (root == NULL)
+    tp_ynode *root = tp_ynode_clone(spec); /* ${var} substitution writes in it */
+    if (root == NULL) {
+        tp_diags_add(L->d, L->file, 0, 0, "error: out of memory");
         return NULL;
+    }
     if (root->type != TP_YNODE_MAP) {
         tp_diags_add(L->d, L->file, root->line, root->col,
                      "error: a pipeline is a mapping with a 'stages:' list");
@@ -876,7 +861,6 @@ static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *
         tp_yaml_substitute(iterations, vars, nv, L->file, L->d);
     }
     tp_iter_config_load(&L->p->iter, iterations, L->file, L->d);
-    override_input(L, stages);
     add_plugin_dirs(L, pp);
     tp_ctx_load_all(L->ctx, L->d);
     /* plugin refusals are warnings unless a stage needs the refused plugin;
@@ -900,60 +884,29 @@ static tp_pipeline *load(loader *L, const char *yaml, size_t len, const tp_var *
     return L->p;
 }
 
+tp_pipeline *tp_pipeline_load_spec(tp_ctx *ctx, const tp_spec *spec, const tp_var *sets,
+                                   size_t n_sets, const char *input, tp_diags *d)
+{
+    loader L = {.ctx = ctx, .file = tp_spec_file(spec), .base_dir = tp_spec_base_dir(spec),
+                .d = d, .input = input};
+    return load(&L, tp_spec_root(spec), sets, n_sets);
+}
+
 tp_pipeline *tp_pipeline_load_string(tp_ctx *ctx, const char *yaml, size_t len, const char *name,
                                      const tp_var *sets, size_t n_sets, tp_diags *d)
 {
-    loader L = {.ctx = ctx, .file = name ? name : "<string>", .d = d};
-    return load(&L, yaml, len, sets, n_sets);
+    tp_spec *spec = tp_spec_from_string(yaml, len, name, d);
+    tp_pipeline *p = spec ? tp_pipeline_load_spec(ctx, spec, sets, n_sets, NULL, d) : NULL;
+    tp_spec_free(spec);
+    return p;
 }
 
 tp_pipeline *tp_pipeline_load_file(tp_ctx *ctx, const char *path, const tp_var *sets,
                                    size_t n_sets, tp_diags *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        tp_diags_add(d, path, 0, 0, "error: cannot open pipeline: %s", strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 8192;
-            if (cap > (64u << 20)) {
-                tp_diags_add(d, path, 0, 0, "error: pipeline file larger than 64 MiB");
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            char *nb = realloc(buf, cap);
-            if (nb == NULL) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        tp_diags_add(d, path, 0, 0, "error: cannot read pipeline (is it a directory?)");
-        free(buf);
-        return NULL;
-    }
-    char *dir = strdup(path);
-    char *slash = dir ? strrchr(dir, '/') : NULL;
-    if (slash)
-        *slash = '\0';
-    loader L = {.ctx = ctx, .file = path, .base_dir = slash ? dir : NULL, .d = d};
-    tp_pipeline *p = load(&L, buf, len, sets, n_sets);
-    free(dir);
-    free(buf);
+    tp_spec *spec = tp_spec_read_file(path, d);
+    tp_pipeline *p = spec ? tp_pipeline_load_spec(ctx, spec, sets, n_sets, NULL, d) : NULL;
+    tp_spec_free(spec);
     return p;
 }
 
