@@ -46,7 +46,7 @@ override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDFLAGS += $(VLDFLAGS)
 
 # ---------------------------------------------------------------- core
-CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c))
+CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard core/batch/*.c)
 # the SDK's JSON access is also the core's (host json_find), its safe text
 # the core's diagnostics (tp_diag.c): one implementation each
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sdk/tp_sdk_json.o \

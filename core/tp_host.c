@@ -3,7 +3,13 @@
  * Every entry takes the running stage (or a trace/result handle) and
  * forwards to the core modules; nothing here keeps state of its own.
  */
-#include "tp_internal.h"
+#include "tp_guard.h"
+#include "tp_host.h"
+#include <tracepipe/tp_sdk_json.h>
+#include "tp_result.h"
+#include "tp_run.h"
+#include "tp_strpool.h"
+#include "tp_trace.h"
 #include "tp_iterations.h"
 #include "tp_schema.h"
 

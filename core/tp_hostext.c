@@ -3,7 +3,10 @@
  * extension columns, clipping filters and result metadata.  tp_host.c puts
  * them into the host table.
  */
-#include "tp_internal.h"
+#include "tp_host.h"
+#include "tp_result.h"
+#include "tp_run.h"
+#include "tp_trace.h"
 #include "tp_schema.h"
 
 #include <stdbool.h>

@@ -13,7 +13,11 @@
  * core's layout ("widened"), so a plugin built against an older 3.x header
  * (smaller structs) loads, and the fields it predates read as zero.
  */
-#include "tp_internal.h"
+#include "tp_host.h"
+#include "tp_loader.h"
+#include "tp_options.h"
+#include "tp_trace.h"
+#include "tp_pipeline.h"
 
 #include <dirent.h>
 #include <errno.h>

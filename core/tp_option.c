@@ -4,7 +4,9 @@
  * (unknown option with a did-you-mean, wrong type, out of range, bad
  * choice, missing required), each with the line and column of the value.
  */
-#include "tp_internal.h"
+#include "tp_options.h"
+#include "tp_yaml.h"
+#include "tp_spec.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,6 +4,11 @@
  * several may proceed in parallel threads over one registry.
  */
 #include "tp_pipeline.h"
+#include "tp_host.h"
+#include "tp_loader.h"
+#include "tp_result.h"
+#include "tp_spec.h"
+#include "tp_trace.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,7 +9,9 @@
  * device and stream are stored once per distinct tuple (a track): the row
  * holds the track's index.
  */
-#include "tp_internal.h"
+#include "tp_guard.h"
+#include "tp_strpool.h"
+#include "tp_trace.h"
 
 #include <errno.h>
 #include <fcntl.h>

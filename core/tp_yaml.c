@@ -5,7 +5,9 @@
  * be refused before anything expands them and duplicate keys can be
  * reported — libyaml's own loader accepts both.
  */
-#include "tp_internal.h"
+#include "tp_yaml.h"
+
+#include <yaml.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * trace writes its own folder.  One failed trace is reported and the others finish; the
  * summary and the exit status say how many failed.
  */
-#include "tp_internal.h"
+#include "tp_batch.h"
 
 #include <dirent.h>
 #include <errno.h>
