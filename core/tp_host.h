@@ -39,4 +39,10 @@ const char *tp_host_result_kind(const tp_result *r);
 int tp_host_result_set_unit(tp_stage *st, tp_result *r, int col, const char *unit);
 const char *tp_host_result_col_unit(const tp_result *r, int col);
 
+/* tp_host.c: the stage's error, one line (a plugin's message may hold a
+ * newline); returns code (TP_ERR when not negative). */
+int tp_host_fail(tp_stage *st, int code, const char *fmt, ...) TP_PRINTF(3, 4);
+/* tp_host_output.c: host_api.output_begin. */
+const char *tp_host_output_begin(tp_stage *st, const char *path);
+
 #endif
