@@ -50,7 +50,7 @@ override CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
 LDFLAGS += $(VLDFLAGS)
 
 # ---------------------------------------------------------------- core
-CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c))
+CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard core/batch/*.c)
 # the SDK's JSON access is also the core's (host json_find), its safe text
 # the core's diagnostics (tp_diag.c): one implementation each
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sdk/tp_sdk_json.o \
@@ -126,9 +126,10 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(LIB): $(CORE_OBJ)
+$(LIB): $(CORE_OBJ) core/libtracepipe.map
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=core/libtracepipe.map $(LDFLAGS) \
+	  -o $@ $(CORE_OBJ) $(CORE_LIBS)
 	ln -sf $(SONAME) $(BUILD)/libtracepipe.so
 
 $(BIN): $(BUILD)/obj/core/main.o $(LIB)
@@ -219,11 +220,19 @@ check-headers:
 	    | $(CC) -std=c99 -pedantic -Werror -Wall -Wextra -Iinclude -x c -c -o /dev/null - || exit 1; \
 	done; echo "check-headers: public headers compile with -std=c99 -pedantic -Werror"
 
-check-exports: $(PLUGINS)
+check-exports: $(PLUGINS) $(LIB) $(BIN)
 	@for p in $(PLUGINS); do \
 	  syms=$$(nm -D --defined-only $$p | awk '{print $$3}' | grep -v '^_' | sort | tr '\n' ' '); \
 	  if [ "$$syms" != "tp_plugin_descriptor " ]; then echo "check-exports: $$p exports: $$syms"; exit 1; fi; \
 	done; echo "check-exports: every plugin exports only tp_plugin_descriptor"
+	@# the core library: exactly core/libtracepipe.map's list, which is
+	@# exactly what the pipeline program takes from it
+	@want=$$(sed -n 's/^ *\(tp_[a-z0-9_]*\);$$/\1/p' core/libtracepipe.map | sort | tr '\n' ' '); \
+	have=$$(nm -D --defined-only $(LIB) | awk '$$2 ~ /^[TDBR]$$/ {print $$3}' | grep -v '^_' | sort | tr '\n' ' '); \
+	used=$$(nm -u $(BUILD)/obj/core/main.o | awk '{print $$2}' | grep '^tp_' | sort | tr '\n' ' '); \
+	if [ "$$have" != "$$want" ]; then echo "check-exports: $(LIB) exports: $$have; core/libtracepipe.map lists: $$want"; exit 1; fi; \
+	if [ "$$used" != "$$want" ]; then echo "check-exports: main.c uses: $$used; core/libtracepipe.map lists: $$want"; exit 1; fi; \
+	echo "check-exports: $(LIB) exports only the $$(echo $$want | wc -w) functions the pipeline program uses"
 
 # every source warning-free under both compilers (separate build dirs)
 check-warnings:

@@ -13,8 +13,10 @@
  * Exit codes: 0 ok, 1 failure while running, 2 usage or configuration error,
  * 3 a diff found the test run slower than --fail-if-slower allows.
  */
-#include "tp_internal.h"
+#include "tp_cli.h"
 #include "tp_schema.h"
+#include "tp_loader.h"
+#include "tp_options.h"
 
 #include <errno.h>
 #include <math.h>
@@ -77,32 +79,6 @@ static const char usage_text[] =
     "Exit status: 0 success, 1 failure while running, 2 usage or configuration error,\n"
     "3 slower than --fail-if-slower allows.\n";
 
-typedef struct cli {
-    const char *command;
-    const char *arg;
-    tp_var *sets;
-    size_t n_sets;
-    const char **dirs;
-    size_t n_dirs;
-    int verbosity;
-    int no_progress;
-    int allow_plugin_path;
-    const char *input; /* --input */
-    long shard, nshards; /* --shard I/N; nshards 0: none */
-    double fail_if_slower; /* percent; NaN: no gate */
-    const char **args; /* merge: its folders */
-    size_t n_args;
-    const char *out;   /* merge --out */
-    const char *batch_pipeline; /* merge --pipeline: its batch stages after merging */
-    const char *batch_out;      /* merge: `out` for those batch stages */
-    int jobs;          /* -j; 0: the number of cores */
-    uint64_t max_memory;
-    const char *file;  /* the pipeline file being run */
-    int declares_out, declares_trace_name, declares_trace;
-    char *out_base;    /* out's value: --set, else the file's default */
-    int describe_format; /* describe --json / --markdown (TP_DESCRIBE_*) */
-} cli;
-
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary outputs being written,
  * then die of the signal (exit status 130, 143, 129 in a shell). */
 static void on_terminating_signal(int sig)
@@ -142,14 +118,6 @@ static int finish_stdout(int rc)
             strerror(errno ? errno : EIO));
     return TP_EXIT_FAIL;
 }
-
-static int usage_error(const char *what, const char *arg)
-{
-    tp_print_line(stderr, "pipeline: %s%s%s", what, arg ? " " : "", arg ? arg : "");
-    fputs("Try 'pipeline --help'.\n", stderr);
-    return TP_EXIT_USAGE;
-}
-
 static int unknown_command(const char *cmd)
 {
     static const char *const commands[] = {"run", "validate", "plugins", "describe", "merge"};
@@ -164,7 +132,7 @@ static int add_set(cli *c, char *kv)
 {
     char *eq = strchr(kv, '=');
     if (eq == NULL || eq == kv)
-        return usage_error("--set needs NAME=VALUE, got", kv);
+        return tp_cli_usage_error("--set needs NAME=VALUE, got", kv);
     *eq = '\0';
     c->sets[c->n_sets++] = (tp_var){kv, eq + 1};
     return 0;
@@ -227,7 +195,7 @@ static int parse_args(cli *c, int argc, char **argv)
             c->allow_plugin_path = 1;
         } else if (strcmp(a, "--set") == 0 || strcmp(a, "--plugin-dir") == 0) {
             if (i + 1 >= argc)
-                return usage_error("this option needs a value:", a);
+                return tp_cli_usage_error("this option needs a value:", a);
             if (a[2] == 's') {
                 if (add_set(c, argv[++i]))
                     return TP_EXIT_USAGE;
@@ -237,25 +205,25 @@ static int parse_args(cli *c, int argc, char **argv)
         } else if (strcmp(a, "--input") == 0 || strcmp(a, "-j") == 0 ||
                    strcmp(a, "--jobs") == 0 || strcmp(a, "--max-memory") == 0) {
             if (i + 1 >= argc)
-                return usage_error("this option needs a value:", a);
+                return tp_cli_usage_error("this option needs a value:", a);
             const char *v = argv[++i];
             if (a[2] == 'i')
                 c->input = v;
             else if (a[2] == 'm' && parse_size(v, &c->max_memory) != 0)
-                return usage_error("--max-memory needs a size such as 8G or 512M, got", v);
+                return tp_cli_usage_error("--max-memory needs a size such as 8G or 512M, got", v);
             else if ((a[1] == 'j' || a[2] == 'j') && (c->jobs = atoi(v)) < 1)
-                return usage_error("-j needs a number of traces at once (1 or more), got", v);
+                return tp_cli_usage_error("-j needs a number of traces at once (1 or more), got", v);
         } else if (strcmp(a, "--fail-if-slower") == 0) {
             if (i + 1 >= argc)
-                return usage_error("this option needs a value:", a);
+                return tp_cli_usage_error("this option needs a value:", a);
             char *end;
             c->fail_if_slower = strtod(argv[++i], &end);
             if (end == argv[i] || *end != '\0' || !(c->fail_if_slower >= 0))
-                return usage_error("--fail-if-slower needs a percentage (e.g. 5), got", argv[i]);
+                return tp_cli_usage_error("--fail-if-slower needs a percentage (e.g. 5), got", argv[i]);
         } else if (strcmp(a, "--shard") == 0 || strcmp(a, "--out") == 0 ||
                    strcmp(a, "--pipeline") == 0) {
             if (i + 1 >= argc)
-                return usage_error("this option needs a value:", a);
+                return tp_cli_usage_error("this option needs a value:", a);
             const char *v = argv[++i];
             char *end;
             if (a[2] == 'o')
@@ -265,7 +233,7 @@ static int parse_args(cli *c, int argc, char **argv)
             else if ((c->shard = strtol(v, &end, 10)) < 0 || *end != '/' ||
                      (c->nshards = strtol(end + 1, &end, 10)) < 1 || *end != '\0' ||
                      c->shard >= c->nshards)
-                return usage_error("--shard needs I/N with 0 <= I < N (e.g. 0/8), got", v);
+                return tp_cli_usage_error("--shard needs I/N with 0 <= I < N (e.g. 0/8), got", v);
         } else if (strncmp(a, "--input=", 8) == 0) {
             c->input = a + 8;
         } else if (strncmp(a, "--set=", 6) == 0) {
@@ -274,7 +242,7 @@ static int parse_args(cli *c, int argc, char **argv)
         } else if (strncmp(a, "--plugin-dir=", 13) == 0) {
             c->dirs[c->n_dirs++] = a + 13;
         } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error("unknown option", a);
+            return tp_cli_usage_error("unknown option", a);
         } else if (c->command == NULL) {
             c->command = a;
         } else if (c->arg == NULL) {
@@ -283,7 +251,7 @@ static int parse_args(cli *c, int argc, char **argv)
         } else if (strcmp(c->command, "merge") == 0) {
             c->args[c->n_args++] = a;
         } else {
-            return usage_error("unexpected argument", a);
+            return tp_cli_usage_error("unexpected argument", a);
         }
     }
     if (c->command == NULL) {
@@ -328,547 +296,12 @@ static int cmd_plugins(tp_ctx *ctx)
     return TP_EXIT_OK;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* A trace given where a pipeline belongs: by its name, or by its first
- * bytes (gzip, SQLite). */
-static int looks_like_trace(const char *path)
-{
-    static const char *const suffixes[] = {".json", ".json.gz", ".gz", ".sqlite", ".nsys-rep",
-                                           ".qdrep"};
-    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
-        if (ends_with(path, suffixes[i]))
-            return 1;
-    unsigned char head[16] = {0};
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    return (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) ||
-           (n == 16 && memcmp(head, "SQLite format 3", 16) == 0);
-}
-
-static int is_file(const char *path) { return access(path, F_OK) == 0; }
-
-/* path if dir/name.yaml exists (new string), else NULL. */
-static char *pipeline_in(const char *dir, size_t dlen, const char *name)
-{
-    size_t size = dlen + strlen(name) + 7;
-    char *path = malloc(size);
-    if (path == NULL)
-        return NULL;
-    snprintf(path, size, "%.*s/%s.yaml", (int)dlen, dir, name);
-    if (is_file(path))
-        return path;
-    free(path);
-    return NULL;
-}
-
-/* A bundled pipeline by name: pipelines/NAME.yaml here, then each folder of
- * $TRACEPIPE_PIPELINE_PATH, then beside the program, then the installed
- * ones.  New string or NULL. */
-static char *find_named_pipeline(const char *name)
-{
-    char *found = pipeline_in("pipelines", 9, name);
-    const char *env = getenv("TRACEPIPE_PIPELINE_PATH");
-    for (const char *p = env; found == NULL && p && *p;) {
-        size_t len = strcspn(p, ":");
-        if (len > 0)
-            found = pipeline_in(p, len, name);
-        p += len + (p[len] == ':');
-    }
-    /* beside this program: a build tree (build/pipeline, pipelines/) or an
-     * install moved elsewhere (bin/pipeline, share/tracepipe/pipelines) */
-    static const char *const beside[] = {"/../pipelines", "/../share/tracepipe/pipelines"};
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
-    for (size_t i = 0; found == NULL && slash && i < 2; i++) {
-        char dir[4200];
-        int len = snprintf(dir, sizeof dir, "%.*s%s", (int)(slash - exe), exe, beside[i]);
-        found = pipeline_in(dir, (size_t)len, name);
-    }
-    if (found == NULL)
-        found = pipeline_in(TP_DEFAULT_PIPELINE_DIR, strlen(TP_DEFAULT_PIPELINE_DIR), name);
-    return found;
-}
-
-/* The pipeline file to load for the command's argument (new string), or
- * NULL after saying why. */
-static char *resolve_pipeline(const char *arg)
-{
-    if (!is_file(arg) && strchr(arg, '/') == NULL && !ends_with(arg, ".yaml") &&
-        !ends_with(arg, ".yml")) {
-        char *found = find_named_pipeline(arg);
-        if (found)
-            return found;
-        tp_print_line(stderr, "pipeline: error: no pipeline file '%s' and no bundled pipeline "
-                      "named '%s' (looked in pipelines/, $TRACEPIPE_PIPELINE_PATH, beside "
-                      "the program and in %s)",
-                      arg, arg, TP_DEFAULT_PIPELINE_DIR);
-        return NULL;
-    }
-    if (is_file(arg) && looks_like_trace(arg)) {
-        tp_print_line(stderr, "pipeline: error: %s is a trace, not a pipeline; run a pipeline "
-                      "on it, e.g.: pipeline run dlrm_breakdown --set trace=%s", arg, arg);
-        return NULL;
-    }
-    return strdup(arg);
-}
-
-/* --fail-if-slower: every result noting "slower_percent" (diff's summary)
- * against the limit; TP_EXIT_SLOWER past it, after saying so. */
-static int slower_gate(const cli *c, const tp_run *run, int rc)
-{
-    if (rc != TP_EXIT_OK || isnan(c->fail_if_slower) || run == NULL)
-        return rc;
-    int seen = 0;
-    for (size_t i = 0; i < tp_run_result_count(run); i++) {
-        const tp_result *r = tp_run_result_at(run, i);
-        const char *v = tp_result_meta_get(r, "slower_percent");
-        if (v == NULL)
-            continue;
-        seen = 1;
-        double pct = strtod(v, NULL);
-        if (pct > c->fail_if_slower) {
-            fprintf(stderr, "pipeline: the test run is %.2f %% slower than the base (result %s), "
-                    "more than --fail-if-slower %g\n", pct, tp_result_get_id(r), c->fail_if_slower);
-            return TP_EXIT_SLOWER;
-        }
-        if (c->verbosity > 0)
-            fprintf(stderr, "pipeline: the test run is %.2f %% slower than the base (result %s): "
-                    "within --fail-if-slower %g\n", pct, tp_result_get_id(r), c->fail_if_slower);
-    }
-    if (!seen) {
-        fprintf(stderr, "pipeline: error: --fail-if-slower needs a diff analysis in the pipeline "
-                "(trace: [base, test]); none made a comparison\n");
-        return TP_EXIT_USAGE;
-    }
-    return rc;
-}
-
-/* ---------------------------------------------------------------- batch */
-
-typedef struct batch_ctx {
-    tp_ctx *ctx;
-    const cli *c;
-} batch_ctx;
-
-static int is_var(const tp_var *v, const char *name) { return strcmp(v->name, name) == 0; }
-
-/* One trace of a batch, in its child process: the pipeline loaded with
- * trace, trace_name and out set for it, then run. */
-static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list *l)
-{
-    const batch_ctx *b = arg;
-    const cli *c = b->c;
-    (void)l;
-    tp_var *sets = calloc(c->n_sets + 3, sizeof *sets);
-    char *out = NULL;
-    if (sets == NULL)
-        return TP_EXIT_FAIL;
-    size_t n = 0;
-    for (size_t i = 0; i < c->n_sets; i++)
-        if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name") &&
-            !(c->declares_out && is_var(&c->sets[i], "out")))
-            sets[n++] = c->sets[i];
-    if (c->declares_trace)
-        sets[n++] = (tp_var){"trace", t->path};
-    if (c->declares_trace_name)
-        sets[n++] = (tp_var){"trace_name", t->label};
-    if (c->declares_out) {
-        size_t len = strlen(c->out_base ? c->out_base : ".") + strlen(t->label) + 2;
-        if ((out = malloc(len)) == NULL)
-            return TP_EXIT_FAIL;
-        snprintf(out, len, "%s/%s", c->out_base ? c->out_base : ".", t->label);
-        sets[n++] = (tp_var){"out", out};
-    }
-    tp_diags d = {0};
-    /* the trace is the first reader's, whatever its path: says (--input) */
-    tp_pipeline *p = tp_ctx_set_input(b->ctx, t->path) == TP_OK
-                         ? tp_pipeline_load_file(b->ctx, c->file, sets, n, &d)
-                         : NULL;
-    tp_ctx_set_input(b->ctx, NULL);
-    tp_diags_print(&d, stderr);
-    tp_diags_free(&d);
-    int rc = TP_EXIT_USAGE;
-    if (p != NULL) {
-        tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0,
-                            .skip_batch = 1};
-        opts.has_rank_hint = tp_batch_rank_of_label(t->label, &opts.rank_hint);
-        tp_run *run = NULL;
-        rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
-        rc = slower_gate(c, run, rc);
-        tp_run_free(run);
-        tp_pipeline_free(p);
-    }
-    free(out);
-    free(sets);
-    return rc;
-}
-
-/* A folder, or a glob that is not a file's name. */
-static int is_many(const char *v)
-{
-    struct stat sb;
-    if (stat(v, &sb) == 0)
-        return S_ISDIR(sb.st_mode);
-    return strpbrk(v, "*?[") != NULL;
-}
-
-/* The batch spec: --input, or a folder or glob as the trace variable
- * (--set trace=, else the pipeline's default); NULL for one trace.  *owned
- * is set when the spec is a new string. */
-static const char *batch_spec(const cli *c, const char *file, char **owned)
-{
-    *owned = NULL;
-    if (c->input)
-        return c->input;
-    for (size_t i = c->n_sets; i-- > 0;)
-        if (is_var(&c->sets[i], "trace"))
-            return is_many(c->sets[i].value) ? c->sets[i].value : NULL;
-    char *def = NULL;
-    if (tp_pipeline_file_var(file, "trace", &def) == 1 && def && !strstr(def, "${") &&
-        is_many(def))
-        return *owned = def;
-    free(def);
-    def = NULL; /* a folder or glob written as the reader's path */
-    if (tp_pipeline_file_reader_path(file, &def) == 1 && def && !strstr(def, "${") &&
-        is_many(def))
-        return *owned = def;
-    free(def);
-    return NULL;
-}
-
-static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc);
-
-/* The pipeline c->file loaded for its batch stages: its first reader (and
- * `trace`, when declared) on `first`, `out` the batch's (merge: c->batch_out),
- * the other --set values as given; diagnostics printed.  NULL on failure. */
-static tp_pipeline *load_batch_pipeline(tp_ctx *ctx, const cli *c, const char *first)
-{
-    tp_var *sets = calloc(c->n_sets + 2, sizeof *sets);
-    if (sets == NULL)
-        return NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < c->n_sets; i++)
-        if (!is_var(&c->sets[i], "trace") && !is_var(&c->sets[i], "trace_name") &&
-            !(c->batch_out && is_var(&c->sets[i], "out")))
-            sets[n++] = c->sets[i];
-    if (c->declares_trace)
-        sets[n++] = (tp_var){"trace", first};
-    if (c->batch_out && c->declares_out)
-        sets[n++] = (tp_var){"out", c->batch_out};
-    tp_diags d = {0};
-    tp_pipeline *p = NULL;
-    if (tp_ctx_set_input(ctx, first) == TP_OK) {
-        p = tp_pipeline_load_file(ctx, c->file, sets, n, &d);
-        tp_ctx_set_input(ctx, NULL);
-    }
-    tp_diags_print(&d, stderr);
-    tp_diags_free(&d);
-    free(sets);
-    return p;
-}
-
-/* The `batch: true` stages, once, over every trace that went through: the
- * pipeline loaded with the first of them as `trace` (and `out` as given),
- * then a reader per trace and the batch stages (tp_pipeline_for_batch).
- * rc is the status so far. */
-static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, int rc)
-{
-    size_t nok = 0;
-    const char **paths = calloc(l->n ? l->n : 1, sizeof *paths);
-    const char **labels = calloc(l->n ? l->n : 1, sizeof *labels);
-    if (paths == NULL || labels == NULL) {
-        free(paths);
-        free(labels);
-        return TP_EXIT_FAIL;
-    }
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].exit_code == 0) {
-            labels[nok] = l->v[i].label;
-            paths[nok++] = l->v[i].path;
-        }
-    tp_pipeline *p = nok > 0 ? load_batch_pipeline(ctx, c, paths[0]) : NULL;
-    if (nok > 0 && p == NULL && rc == TP_EXIT_OK)
-        rc = TP_EXIT_USAGE;
-    size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
-    uint64_t need = TP_BATCH_PROCESS_BYTES; /* batch stages hold every trace at once */
-    for (size_t i = 0; i < nok; i++)
-        need += tp_batch_trace_bytes(paths[i]);
-    if (nb > 0 && c->max_memory > 0 && need > c->max_memory) {
-        tp_print_line(stderr, "pipeline: error: the %zu batch stage(s) would hold all %zu "
-                      "traces at once, about %.1f MiB (estimated), more than --max-memory "
-                      "%.1f MiB: not run", nb, nok, (double)need / (1u << 20),
-                      (double)c->max_memory / (1u << 20));
-        nb = 0;
-        rc = rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
-    }
-    if (nb > 0) {
-        char err[4200];
-        tp_pipeline *b = tp_pipeline_for_batch(p, paths, labels, nok, err, sizeof err);
-        if (b == NULL) {
-            tp_print_line(stderr, "pipeline: error: %s", err);
-            rc = TP_EXIT_USAGE;
-        } else {
-            if (c->verbosity > 0)
-                fprintf(stderr, "pipeline: batch: %zu batch stage(s) over %zu trace(s)\n", nb, nok);
-            tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0};
-            tp_run *run = NULL;
-            int brc = tp_pipeline_run(b, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
-            brc = slower_gate(c, run, brc);
-            tp_run_free(run);
-            tp_pipeline_free(b);
-            if (rc == TP_EXIT_OK)
-                rc = brc;
-        }
-    }
-    tp_pipeline_free(p);
-    free(paths);
-    free(labels);
-    return rc;
-}
-
-/* Which of trace, trace_name and out the pipeline file c->file declares,
- * and out's value (--set, else the file's default). */
-static void read_declared_vars(cli *c)
-{
-    char *trace_default = NULL, *name_default = NULL;
-    int has_trace = tp_pipeline_file_var(c->file, "trace", &trace_default);
-    c->declares_trace_name = tp_pipeline_file_var(c->file, "trace_name", &name_default) == 1;
-    c->declares_out = tp_pipeline_file_var(c->file, "out", &c->out_base) == 1;
-    free(trace_default);
-    free(name_default);
-    for (size_t i = 0; i < c->n_sets; i++)
-        if (is_var(&c->sets[i], "out")) {
-            free(c->out_base);
-            c->out_base = strdup(c->sets[i].value);
-        }
-    /* the first reader reads each trace (tp_ctx_set_input); `trace` is set too when declared */
-    c->declares_trace = has_trace == 1;
-}
-
-/* Keeps the traces of shard I/N (every N-th of the stable list, from I),
- * their places in the whole list in *positions. */
-static int keep_shard(const cli *c, tp_batch_list *l, size_t **positions)
-{
-    size_t k = 0, total = l->n;
-    if ((*positions = calloc(l->n ? l->n : 1, sizeof **positions)) == NULL)
-        return TP_ENOMEM;
-    for (size_t i = 0; i < l->n; i++) {
-        if ((long)(i % (size_t)c->nshards) == c->shard) {
-            (*positions)[k] = i;
-            l->v[k++] = l->v[i];
-        } else {
-            free(l->v[i].path);
-            free(l->v[i].label);
-        }
-    }
-    l->n = k;
-    if (c->verbosity > 0)
-        fprintf(stderr, "pipeline: shard %ld/%ld: %zu of %zu trace(s)\n", c->shard, c->nshards,
-                k, total);
-    return TP_OK;
-}
-
-/* Of a folder's files, keeps those the pipeline's first reader knows (its
- * probe; any reader's for `reader: auto`): a folder of runs holds notes,
- * logs and licences too.  Files that cannot be read stay, to be reported. */
-static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, const char *spec)
-{
-    char *reader = NULL;
-    if (tp_pipeline_file_reader_field(c->file, "reader", &reader) != 1 || reader == NULL) {
-        free(reader);
-        return;
-    }
-    size_t k = 0, skipped = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        if (tp_ctx_reader_knows(ctx, reader, l->v[i].path) != 0) {
-            l->v[k++] = l->v[i];
-            continue;
-        }
-        if (c->verbosity > 1)
-            fprintf(stderr, "pipeline: batch: skipped %s: no %s trace\n", l->v[i].path,
-                    strcmp(reader, "auto") == 0 ? "known" : reader);
-        free(l->v[i].path);
-        free(l->v[i].label);
-        skipped++;
-    }
-    l->n = k;
-    if (skipped > 0 && c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu file(s) of %s skipped: not %s traces (-v names "
-                "them)\n", skipped, spec,
-                strcmp(reader, "auto") == 0 ? "known" : reader);
-    free(reader);
-}
-
-static int cmd_batch(tp_ctx *ctx, cli *c, const char *spec)
-{
-    read_declared_vars(c);
-    tp_batch_list l;
-    char err[4200];
-    if (tp_batch_expand(spec, &l, err, sizeof err) != TP_OK) {
-        tp_print_line(stderr, "pipeline: error: %s", err);
-        return TP_EXIT_USAGE;
-    }
-    if (l.from_folder) {
-        keep_known_formats(ctx, c, &l, spec);
-        if (l.n == 0) {
-            tp_print_line(stderr, "pipeline: error: %s: no traces there that the pipeline's "
-                          "reader knows (-v names the files skipped)", spec);
-            tp_batch_list_free(&l);
-            return TP_EXIT_USAGE;
-        }
-    }
-    if (l.n > 1 && !c->declares_out && !c->declares_trace_name) {
-        tp_print_line(stderr, "pipeline: error: %s: %zu traces would write the same outputs: "
-                      "declare `out:` (each trace gets OUT/LABEL) or `trace_name:` under vars: "
-                      "and use ${trace_name} in the output paths", c->file, l.n);
-        tp_batch_list_free(&l);
-        return TP_EXIT_USAGE;
-    }
-    size_t *positions = NULL;
-    if (c->nshards > 0 && keep_shard(c, &l, &positions) != TP_OK) {
-        tp_batch_list_free(&l);
-        return TP_EXIT_FAIL;
-    }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    batch_ctx b = {ctx, c};
-    tp_batch_opts o = {.jobs = c->jobs ? c->jobs : (int)(cores > 0 ? cores : 1),
-                       .max_memory = c->max_memory,
-                       .verbosity = c->verbosity,
-                       .ctx = &b,
-                       .run_one = run_one_trace};
-    if (c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu trace(s) from %s, %d at once%s\n", l.n, spec,
-                o.jobs, c->declares_out ? ", each writing to OUT/LABEL" : "");
-    int rc = l.n > 0 ? tp_batch_run(&o, &l) : TP_EXIT_OK;
-    if (c->nshards > 0) {
-        /* a shard sees some traces only: the batch tables and stages wait
-         * for `pipeline merge`, which the manifest tells every shard is done */
-        if (c->declares_out) {
-            const char *out = c->out_base ? c->out_base : ".";
-            if (tp_shard_manifest_write(out, c->shard, c->nshards, &l, positions, err,
-                                        sizeof err) != TP_OK) {
-                tp_print_line(stderr, "pipeline: error: shard manifest: %s", err);
-                rc = rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
-            } else if (c->verbosity > 0) {
-                fprintf(stderr, "pipeline: shard done; when every shard is: pipeline merge %s "
-                        "[--pipeline %s]\n", out, c->arg);
-            }
-        }
-    } else {
-        /* the tables first, so batch stages can read them (OUT/NAME.csv) */
-        if (c->declares_out)
-            rc = merge_into(c, (const char *const *)&c->out_base, 1, c->out_base, rc);
-        rc = run_batch_stages(ctx, c, &l, rc);
-    }
-    free(positions);
-    tp_batch_list_free(&l);
-    return rc;
-}
-
-/* The batch tables of roots into out; rc is the status so far. */
-static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc)
-{
-    char err[4200] = "";
-    size_t merged = 0;
-    if (tp_merge_tables(roots, n, out ? out : ".", &merged, err, sizeof err) != TP_OK) {
-        tp_print_line(stderr, "pipeline: error: merging the batch tables: %s", err);
-        return rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
-    }
-    if (c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu table(s) merged into %s (a row per trace row, "
-                "first column trace)\n", merged, out ? out : ".");
-    return rc;
-}
-
-/* The traces the shards' manifests list that failed, one line each; 1 if any. */
-static int report_shard_failures(const tp_batch_list *l)
-{
-    size_t failed = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].exit_code != 0) {
-            tp_print_line(stderr, "pipeline: merge: %s failed in its shard (exit %d): %s",
-                          l->v[i].label, l->v[i].exit_code, l->v[i].path);
-            failed++;
-        }
-    if (failed > 0)
-        fprintf(stderr, "pipeline: merge: %zu of %zu trace(s) failed in the shards\n", failed,
-                l->n);
-    return failed > 0;
-}
-
-/* merge --pipeline, before anything is written: the shards' manifests
- * exist, and the pipeline loads (for the first trace) and has batch
- * stages.  Sets c->file (new string) and what it declares; an exit status. */
-static int check_merge_pipeline(tp_ctx *ctx, cli *c, const tp_batch_list *l, long nshards,
-                                const char *out)
-{
-    if (nshards == 0) {
-        tp_print_line(stderr, "pipeline: error: %s: no shard manifests (.tracepipe-shard-I-of-N, "
-                      "written by `run --shard I/N` with `out:`): --pipeline needs the shards' "
-                      "list of traces", c->args[0]);
-        return TP_EXIT_USAGE;
-    }
-    if ((c->file = resolve_pipeline(c->batch_pipeline)) == NULL)
-        return TP_EXIT_USAGE;
-    read_declared_vars(c);
-    c->batch_out = out;
-    size_t first = 0;
-    while (first < l->n && l->v[first].exit_code != 0)
-        first++;
-    if (first == l->n)
-        return TP_EXIT_OK; /* no trace went through: nothing to run, failures reported */
-    tp_pipeline *p = load_batch_pipeline(ctx, c, l->v[first].path);
-    int rc = p ? TP_EXIT_OK : TP_EXIT_USAGE;
-    if (p && tp_pipeline_batch_stages(p) == 0) {
-        tp_print_line(stderr, "pipeline: error: %s has no `batch: true` stages for merge "
-                      "--pipeline to run", c->file);
-        rc = TP_EXIT_USAGE;
-    }
-    tp_pipeline_free(p);
-    return rc;
-}
-
-static int cmd_merge(tp_ctx *ctx, cli *c)
-{
-    if (c->n_args == 0)
-        return usage_error("merge needs the batch output folders", NULL);
-    const char *out = c->out ? c->out : c->args[0];
-    tp_batch_list l;
-    long nshards = 0;
-    char err[4200] = "";
-    if (tp_shard_manifests_read(c->args, c->n_args, &l, &nshards, err, sizeof err) != TP_OK) {
-        tp_print_line(stderr, "pipeline: error: %s", err[0] ? err : "out of memory");
-        return TP_EXIT_FAIL;
-    }
-    int rc = c->batch_pipeline ? check_merge_pipeline(ctx, c, &l, nshards, out) : TP_EXIT_OK;
-    if (rc == TP_EXIT_OK)
-        rc = merge_into(c, c->args, c->n_args, out, TP_EXIT_OK);
-    if (rc == TP_EXIT_OK && c->batch_pipeline)
-        rc = run_batch_stages(ctx, c, &l, rc);
-    if (report_shard_failures(&l) && rc == TP_EXIT_OK)
-        rc = TP_EXIT_FAIL;
-    free(c->out_base);
-    c->out_base = NULL;
-    free((char *)c->file);
-    c->file = NULL;
-    tp_batch_list_free(&l);
-    return rc;
-}
-
 /* A bundled pipeline run by name outside the source folder reads its
  * sample trace relative to that folder: say how to give one's own. */
 static void sample_hint(const cli *c, int bundled_elsewhere)
 {
     for (size_t i = 0; i < c->n_sets; i++)
-        if (is_var(&c->sets[i], "trace"))
+        if (tp_cli_is_var(&c->sets[i], "trace"))
             return;
     if (bundled_elsewhere && c->input == NULL && c->verbosity > 0)
         fprintf(stderr, "pipeline: hint: the bundled pipeline '%s' reads a sample trace of the "
@@ -879,24 +312,26 @@ static void sample_hint(const cli *c, int bundled_elsewhere)
 static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
 {
     if (c->arg == NULL)
-        return usage_error("this command needs a pipeline file:", c->command);
-    char *file = resolve_pipeline(c->arg);
+        return tp_cli_usage_error("this command needs a pipeline file:", c->command);
+    char *file = tp_cli_resolve_pipeline(c->arg);
     if (file == NULL)
         return TP_EXIT_USAGE;
-    char *owned = NULL;
-    const char *spec = strcmp(c->command, "run") == 0 ? batch_spec(c, file, &owned) : NULL;
-    if (spec != NULL) {
+    int bundled_elsewhere = strcmp(file, c->arg) != 0 && strncmp(file, "pipelines/", 10) != 0;
+    c->spec = tp_spec_read_file(file, d);
+    free(file);
+    const char *batch = c->spec && strcmp(c->command, "run") == 0 ? tp_cli_batch_spec(c, ctx, c->spec)
+                                                                  : NULL;
+    if (batch != NULL) {
         tp_diags_print(d, stderr);
-        c->file = file;
-        int rc = cmd_batch(ctx, c, spec);
+        int rc = tp_cli_batch(ctx, c, batch);
         free(c->out_base);
-        free(owned);
-        free(file);
+        tp_spec_free(c->spec);
         return rc;
     }
-    tp_pipeline *p = tp_pipeline_load_file(ctx, file, c->sets, c->n_sets, d);
-    int bundled_elsewhere = strcmp(file, c->arg) != 0 && strncmp(file, "pipelines/", 10) != 0;
-    free(file);
+    tp_pipeline *p = c->spec ? tp_pipeline_load_spec(ctx, c->spec, c->sets, c->n_sets, NULL, d)
+                             : NULL;
+    tp_spec_free(c->spec);
+    c->spec = NULL;
     tp_diags_print(d, stderr);
     if (p == NULL) {
         sample_hint(c, bundled_elsewhere);
@@ -913,7 +348,7 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
                         .report_outputs = c->verbosity > 0};
     tp_run *run = NULL;
     int rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
-    rc = slower_gate(c, run, rc);
+    rc = tp_cli_slower_gate(c, run, rc);
     if (rc == TP_EXIT_FAIL)
         sample_hint(c, bundled_elsewhere);
     tp_run_free(run);
@@ -943,12 +378,12 @@ int main(int argc, char **argv)
     } else {
         tp_diags_print(&d, stderr);
         if (strcmp(c.command, "merge") == 0)
-            rc = cmd_merge(ctx, &c);
+            rc = tp_cli_merge(ctx, &c);
         else if (strcmp(c.command, "plugins") == 0)
             rc = cmd_plugins(ctx);
         else if (strcmp(c.command, "describe") == 0)
             rc = c.arg ? tp_cli_describe(ctx, c.arg, c.describe_format)
-                       : usage_error("describe needs a stage name (see 'pipeline plugins')", NULL);
+                       : tp_cli_usage_error("describe needs a stage name (see 'pipeline plugins')", NULL);
         else
             rc = unknown_command(c.command);
     }
@@ -959,3 +394,4 @@ int main(int argc, char **argv)
     free(c.args);
     return finish_stdout(rc);
 }
+

@@ -69,11 +69,6 @@ size_t tp_ctx_stage_count(const tp_ctx *ctx);
  * checking a file must not run code it names (docs/robustness.md). */
 void tp_ctx_set_pipeline_plugin_path(tp_ctx *ctx, bool allowed);
 bool tp_ctx_pipeline_plugin_path_allowed(const tp_ctx *ctx);
-/* `--input FILE`: pipelines loaded from now on read path with their first
- * reader, whatever their `path:` says (NULL: as written).  TP_OK or
- * TP_ENOMEM. */
-int tp_ctx_set_input(tp_ctx *ctx, const char *path);
-const char *tp_ctx_input(const tp_ctx *ctx);
 const tp_stage_desc *tp_ctx_stage_at(const tp_ctx *ctx, size_t i, const tp_plugin_desc **plugin);
 /* Whether reader (a reader's name, or "auto": any reader) knows the file
  * by its probe: 1 (also when the reader has no probe or is not loaded), 0,

@@ -5,6 +5,9 @@
  * plugin's page holds (the docs test compares them).
  */
 #include "tp_schema.h"
+#include "tp_loader.h"
+#include "tp_options.h"
+#include "tp_yaml.h"
 
 #include <stdlib.h>
 #include <string.h>

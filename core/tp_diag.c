@@ -2,7 +2,7 @@
  * Diagnostics: a list of one-line messages, each "file:line:col: error: …",
  * collected so that validation reports every problem, not just the first.
  */
-#include "tp_internal.h"
+#include "tp_core.h"
 
 #include <tracepipe/tp_sdk_text.h>
 

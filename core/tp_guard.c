@@ -12,7 +12,8 @@
  * Each is a list of slots that are never freed, only reused, so a handler
  * can walk it without locks: a slot is published with an atomic state.
  */
-#include "tp_internal.h"
+#include "tp_guard.h"
+#include "tp_run.h"
 
 #include <limits.h>
 #include <pthread.h>

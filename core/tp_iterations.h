@@ -3,7 +3,9 @@
 #ifndef TRACEPIPE_TP_ITERATIONS_H
 #define TRACEPIPE_TP_ITERATIONS_H
 
-#include "tp_internal.h"
+#include "tp_options.h"
+#include "tp_run.h"
+#include "tp_yaml.h"
 
 typedef struct tp_iter_config {
     tp_iter_settings pub; /* what plugins see; marker points into opts */

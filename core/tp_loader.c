@@ -13,7 +13,11 @@
  * core's layout ("widened"), so a plugin built against an older 3.x header
  * (smaller structs) loads, and the fields it predates read as zero.
  */
-#include "tp_internal.h"
+#include "tp_host.h"
+#include "tp_loader.h"
+#include "tp_options.h"
+#include "tp_trace.h"
+#include "tp_pipeline.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -56,7 +60,6 @@ struct tp_ctx {
     size_t n_stages;
     int next_priority;
     bool ignore_pipeline_plugin_path; /* plugin_path: of pipeline files is not loaded */
-    char *input; /* the first reader's path in pipelines loaded from now on, or NULL */
 };
 
 /* A zero-filled struct of `full` bytes holding the first `declared` bytes of
@@ -92,17 +95,6 @@ bool tp_ctx_pipeline_plugin_path_allowed(const tp_ctx *ctx)
     return !ctx->ignore_pipeline_plugin_path;
 }
 
-int tp_ctx_set_input(tp_ctx *ctx, const char *path)
-{
-    char *copy = path ? strdup(path) : NULL;
-    if (path && copy == NULL)
-        return TP_ENOMEM;
-    free(ctx->input);
-    ctx->input = copy;
-    return TP_OK;
-}
-
-const char *tp_ctx_input(const tp_ctx *ctx) { return ctx->input; }
 
 tp_ctx *tp_ctx_new(void)
 {
@@ -121,7 +113,6 @@ void tp_ctx_free(tp_ctx *ctx)
     }
     for (size_t i = 0; i < ctx->n_dirs; i++)
         free(ctx->dirs[i].path);
-    free(ctx->input);
     free(ctx->plugins);
     free(ctx->stages);
     free(ctx->dirs);

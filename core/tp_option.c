@@ -4,7 +4,9 @@
  * (unknown option with a did-you-mean, wrong type, out of range, bad
  * choice, missing required), each with the line and column of the value.
  */
-#include "tp_internal.h"
+#include "tp_options.h"
+#include "tp_yaml.h"
+#include "tp_spec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -394,6 +396,13 @@ void *tp_options_build(const tp_option *schema, size_t config_size, const tp_yno
                        const char *const *reserved, const char *file, const char *who,
                        tp_diags *d)
 {
+    return tp_options_build_given(schema, config_size, stage, reserved, file, who, d, NULL, NULL);
+}
+
+void *tp_options_build_given(const tp_option *schema, size_t config_size, const tp_ynode *stage,
+                             const char *const *reserved, const char *file, const char *who,
+                             tp_diags *d, const char *given, const char *value)
+{
     size_t errors = d->n;
     origin o = {file, stage ? stage->line : 0, stage ? stage->col : 0, who, d};
     void *config = calloc(1, config_size ? config_size : 1);
@@ -425,8 +434,16 @@ void *tp_options_build(const tp_option *schema, size_t config_size, const tp_yno
         if (opt->offset + tp_option_field_size(opt->type) <= config_size)
             set_from_node(opt, (char *)config + opt->offset, stage->items[i], &ov);
     }
+    const tp_option *g = given ? find_option(schema, given) : NULL;
+    if (g && g->type == TP_OPT_STRING && g->offset + sizeof(char *) <= config_size) {
+        char **field = (char **)(void *)((char *)config + g->offset), *copy = strdup(value);
+        if (copy == NULL)
+            REPORT(&o, "error: out of memory");
+        free(*field);
+        *field = copy;
+    }
     for (const tp_option *opt = schema; opt && opt->name; opt++)
-        if ((opt->flags & TP_OPT_REQUIRED) && tp_ymap_get(stage, opt->name) == NULL)
+        if ((opt->flags & TP_OPT_REQUIRED) && opt != g && tp_ymap_get(stage, opt->name) == NULL)
             REPORT(&o, "error: %s: missing required option '%s' (%s)", who, opt->name,
                    opt->help ? opt->help : type_name(opt->type));
     if (d->n > errors) {
@@ -499,4 +516,24 @@ void *tp_options_clone(const tp_option *schema, size_t config_size, const void *
         return NULL;
     }
     return c;
+}
+
+const tp_option *tp_option_with_role(const tp_stage_desc *desc, unsigned role)
+{
+    const unsigned roles = TP_OPT_INPUT_FILE | TP_OPT_OUTPUT_FILE;
+    bool any_role = false;
+    for (const tp_option *o = desc->options; o && o->name; o++) {
+        if (o->type == TP_OPT_STRING && (o->flags & role))
+            return o;
+        any_role |= (o->flags & roles) != 0;
+    }
+    /* a plugin built before roles (ABI < 3.4): a reader reads, a writer
+     * writes, the string option named "path" */
+    tp_stage_kind kind = role == TP_OPT_INPUT_FILE ? TP_STAGE_READER : TP_STAGE_WRITER;
+    if (any_role || desc->kind != kind)
+        return NULL;
+    for (const tp_option *o = desc->options; o && o->name; o++)
+        if (o->type == TP_OPT_STRING && strcmp(o->name, "path") == 0)
+            return o;
+    return NULL;
 }

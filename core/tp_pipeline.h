@@ -3,8 +3,13 @@
 #ifndef TRACEPIPE_TP_PIPELINE_H
 #define TRACEPIPE_TP_PIPELINE_H
 
-#include "tp_internal.h"
+#include "tp_core.h"
 #include "tp_iterations.h"
+#include "tp_options.h"
+#include "tp_strmap.h"
+#include "tp_yaml.h"
+
+#include <stdbool.h>
 
 #include <errno.h>
 
@@ -46,6 +51,31 @@ struct tp_pipeline {
     size_t n;
     tp_iter_config iter; /* top-level `iterations:` (defaults when absent) */
 };
+
+/* ---- loading (tp_pipeline.c; references between stages: tp_pipeline_refs.c) */
+typedef struct loader {
+    tp_ctx *ctx;
+    tp_pipeline *p;
+    const char *file;
+    const char *base_dir; /* for relative plugin_path entries, or NULL */
+    tp_diags *d;
+    const char *input;    /* `--input`: the first reader's input file, or NULL */
+    bool reader_seen;     /* the first reader is parsed (it took input) */
+    /* hashed, so that ids and inputs cost O(1) per stage, not O(stages) */
+    tp_strmap ids;         /* stage id -> index of the first stage with it */
+    tp_strmap next_suffix; /* plugin name -> next N to try for a default id_N */
+} loader;
+
+/* The explicit id of stage m, or one made from the plugin name (new string). */
+char *tp_pl_stage_id(loader *L, const tp_ynode *m, const char *plugin);
+/* Remembers the id of stage `index` (the first stage keeps a repeated id). */
+bool tp_pl_register_id(loader *L, const char *id, size_t index);
+/* `input:` and `trace:` of stage s, the index-th: earlier ids only. */
+void tp_pl_parse_inputs(loader *L, pstage *s, const tp_ynode *in, size_t index);
+void tp_pl_parse_traces(loader *L, pstage *s, const tp_ynode *tr, size_t index);
+/* A writer's output file: its folder writable, {id} when one file per result. */
+void tp_pl_check_output_folder(loader *L, const pstage *s, const tp_ynode *m);
+void tp_pl_check_path_per_result(loader *L, const pstage *s, const tp_ynode *m);
 
 /* Calls every stage's init and destroy on its configuration, without a
  * trace, so that what init refuses is an error of `validate` and of `run`

@@ -7,7 +7,7 @@
  * line is cut): a line that wraps cannot be redrawn with '\r' and would
  * leave one copy per update on the screen.
  */
-#include "tp_internal.h"
+#include "tp_run.h"
 
 #include <stdio.h>
 #include <string.h>

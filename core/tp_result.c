@@ -3,7 +3,8 @@
  * flag per cell, plus free-form key/value notes ("title", "kind"="tree").
  * Rows are added as all-null and then filled cell by cell.
  */
-#include "tp_internal.h"
+#include "tp_result.h"
+#include "tp_trace.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,11 @@
  * several may proceed in parallel threads over one registry.
  */
 #include "tp_pipeline.h"
+#include "tp_host.h"
+#include "tp_loader.h"
+#include "tp_result.h"
+#include "tp_spec.h"
+#include "tp_trace.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -414,16 +419,16 @@ static int bind_traces(tp_run *run, tp_stage *st, char *const *ids, size_t n_ids
     return TP_OK;
 }
 
-/* A reader's `path` is an input of the run from the moment it runs, so no
+/* A reader's input file (its option of role TP_OPT_INPUT_FILE) is an input of the run from the moment it runs, so no
  * later writer may overwrite it, whether or not the reader yields a trace
  * (the trace's own file is registered again once read, which is a no-op). */
 static int add_reader_input(tp_run *run, const tp_stage_desc *desc, const void *config)
 {
-    for (const tp_option *o = desc->options; o != NULL && o->name != NULL; o++)
-        if (o->type == TP_OPT_STRING && strcmp(o->name, "path") == 0)
-            return tp_run_add_source(run, *(char *const *)((const char *)config + o->offset),
-                                     desc->flags & TP_STAGE_F_NO_TRACE ? "the input" : "the trace");
-    return TP_OK;
+    const tp_option *o = tp_option_with_role(desc, TP_OPT_INPUT_FILE);
+    if (o == NULL)
+        return TP_OK;
+    return tp_run_add_source(run, *(char *const *)((const char *)config + o->offset),
+                             desc->flags & TP_STAGE_F_NO_TRACE ? "the input" : "the trace");
 }
 
 static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,

@@ -7,6 +7,8 @@
  * compares them).
  */
 #include "tp_schema.h"
+#include "tp_host.h"
+#include "tp_trace.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef TRACEPIPE_TP_SCHEMA_H
 #define TRACEPIPE_TP_SCHEMA_H
 
-#include "tp_internal.h"
+#include "tp_run.h"
 
 #include <stdio.h>
 

@@ -5,7 +5,7 @@
  * valid for the pool's life.  Lookup is an open-addressing hash table of
  * ids (linear probing, power-of-two size, kept at most half full).
  */
-#include "tp_internal.h"
+#include "tp_strpool.h"
 
 #include <stdlib.h>
 #include <string.h>

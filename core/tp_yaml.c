@@ -5,7 +5,9 @@
  * be refused before anything expands them and duplicate keys can be
  * reported — libyaml's own loader accepts both.
  */
-#include "tp_internal.h"
+#include "tp_yaml.h"
+
+#include <yaml.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,30 @@ void tp_ynode_free(tp_ynode *n)
     free(n->items);
     free(n->text);
     free(n);
+}
+
+tp_ynode *tp_ynode_clone(const tp_ynode *n)
+{
+    tp_ynode *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    *c = (tp_ynode){.type = n->type, .line = n->line, .col = n->col, .quoted = n->quoted};
+    bool ok = n->text == NULL || (c->text = strdup(n->text)) != NULL;
+    if (ok && n->n > 0) {
+        ok = (c->items = calloc(n->n, sizeof *c->items)) != NULL &&
+             (n->keys == NULL || (c->keys = calloc(n->n, sizeof *c->keys)) != NULL);
+        for (; ok && c->n < n->n; c->n++) {
+            c->items[c->n] = tp_ynode_clone(n->items[c->n]);
+            if (n->keys)
+                c->keys[c->n] = tp_ynode_clone(n->keys[c->n]);
+            ok = c->items[c->n] && (n->keys == NULL || c->keys[c->n]); /* c->n counts it */
+        }
+    }
+    if (!ok) {
+        tp_ynode_free(c);
+        return NULL;
+    }
+    return c;
 }
 
 static tp_ynode *node_new(tp_ynode_type type, const yaml_mark_t *m)

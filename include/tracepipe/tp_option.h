@@ -46,13 +46,25 @@ typedef struct tp_floatlist {
 
 enum {
     TP_OPT_REQUIRED = 1u << 0, /* the pipeline must give it */
-    TP_OPT_RANGE = 1u << 1     /* min/max apply (INT and FLOAT) */
+    TP_OPT_RANGE = 1u << 1,    /* min/max apply (INT and FLOAT) */
+    /* --- roles of file options (TP_OPT_STRING), since 3.4 --- */
+    /* A file the stage reads.  A reader's input file is its trace (or
+     * table): `--input` and a batch's traces replace it, the run never lets
+     * an output overwrite it, `reader: auto` probes it. */
+    TP_OPT_INPUT_FILE = 1u << 2,
+    /* A file the stage writes.  A writer's output file is checked before
+     * anything runs (its folder must be writable; {id} when one file per
+     * result is written). */
+    TP_OPT_OUTPUT_FILE = 1u << 3
 };
+/* A plugin built before 3.4 has no roles in its options: the core then
+ * takes a reader's or writer's string option named "path" as its input or
+ * output file, as it always did. */
 
 typedef struct tp_option {
     const char *name;
     tp_opt_type type;
-    unsigned flags;            /* TP_OPT_REQUIRED, TP_OPT_RANGE */
+    unsigned flags;            /* TP_OPT_REQUIRED, TP_OPT_RANGE, a role (TP_OPT_*_FILE) */
     size_t offset;             /* offsetof(config struct, field) */
     const char *def;           /* default as YAML text, parsed like user input; NULL = none */
     double min, max;           /* inclusive range when TP_OPT_RANGE is set */
@@ -76,6 +88,18 @@ typedef struct tp_option {
     { NAME, TP_OPT_STRING, 0, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP, {NULL, NULL} }
 #define TP_OPTION_REQUIRED_STRING(NAME, T, FIELD, HELP) \
     { NAME, TP_OPT_STRING, TP_OPT_REQUIRED, offsetof(T, FIELD), NULL, 0, 0, NULL, HELP, {NULL, NULL} }
+/* File options with their role (since 3.4): a string naming a file read
+ * (INPUT) or written (OUTPUT). */
+#define TP_OPTION_INPUT_FILE(NAME, T, FIELD, DEF, HELP) \
+    { NAME, TP_OPT_STRING, TP_OPT_INPUT_FILE, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP, {NULL, NULL} }
+#define TP_OPTION_REQUIRED_INPUT_FILE(NAME, T, FIELD, HELP) \
+    { NAME, TP_OPT_STRING, TP_OPT_REQUIRED | TP_OPT_INPUT_FILE, offsetof(T, FIELD), NULL, 0, 0, \
+      NULL, HELP, {NULL, NULL} }
+#define TP_OPTION_OUTPUT_FILE(NAME, T, FIELD, DEF, HELP) \
+    { NAME, TP_OPT_STRING, TP_OPT_OUTPUT_FILE, offsetof(T, FIELD), DEF, 0, 0, NULL, HELP, {NULL, NULL} }
+#define TP_OPTION_REQUIRED_OUTPUT_FILE(NAME, T, FIELD, HELP) \
+    { NAME, TP_OPT_STRING, TP_OPT_REQUIRED | TP_OPT_OUTPUT_FILE, offsetof(T, FIELD), NULL, 0, 0, \
+      NULL, HELP, {NULL, NULL} }
 #define TP_OPTION_CHOICE(NAME, T, FIELD, DEF, CHOICES, HELP) \
     { NAME, TP_OPT_CHOICE, 0, offsetof(T, FIELD), DEF, 0, 0, CHOICES, HELP, {NULL, NULL} }
 #define TP_OPTION_LIST(NAME, T, FIELD, HELP) \

@@ -381,8 +381,13 @@ START_TEST(test_fc_table_input_errors)
 }
 END_TEST
 
+/* The SDK's device presets (tp_sdk_presets.o) reach the host through the
+ * plugin's tp_host (their file errors): here, the core's table. */
+const tp_host_api *tp_host;
+
 static Suite *predict_suite(void)
 {
+    tp_host = tp_core_host_api();
     Suite *s = suite_create("predict");
     TCase *tc = tcase_create("models");
     tcase_add_test(tc, test_embedding_vectors);

@@ -52,7 +52,7 @@ static const tp_option oh_options[] = {
     TP_OPTION_LIST("also_modules", oh_config, also_modules,
                    "more name prefixes of modules, descended into (e.g. ProfilerStep#: the "
                    "seeds take steps for ops)"),
-    TP_OPTION_STRING("notebook", oh_config, notebook, NULL,
+    TP_OPTION_OUTPUT_FILE("notebook", oh_config, notebook, NULL,
                      "also write the seed's overheads JSON file here ([mean, std] per entry; "
                      "ml2022: [mean, std, count]), which seed 004's predictor reads"),
     TP_OPTION_END};

@@ -39,7 +39,7 @@ static const tp_option pr_options[] = {
     TP_OPTION_STRING("preset", pr_config, preset, NULL,
                      "device preset: v100_seed, a100_sxm4_80gb, h100_sxm5_80gb, mi300x (default: "
                      "from the trace's device name, else v100_seed)"),
-    TP_OPTION_STRING("preset_file", pr_config, preset_file, NULL,
+    TP_OPTION_INPUT_FILE("preset_file", pr_config, preset_file, NULL,
                      "your device's figures instead of a preset: JSON or flat YAML (dram_gbps, "
                      "l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops, bf16_gflops, sms, l2_bytes) "
                      "or a TraceLens arch JSON"),
@@ -49,7 +49,7 @@ static const tp_option pr_options[] = {
     TP_OPTION_LIST("cases", pr_config, cases,
                    "model cases, \"ID: MODEL k=v ...\" (fwd, sgd, adagrad: B E T L D R shmem; "
                    "elementwise: op s; roofline: flops bytes; fc: B M N K)"),
-    TP_OPTION_STRING("fc_table", pr_config, fc_table, NULL,
+    TP_OPTION_INPUT_FILE("fc_table", pr_config, fc_table, NULL,
                      "benchmark table for fc cases: CSV batch_size,M,N,K,kernel_name,"
                      "kernel_runtime (us); on a trace, GEMM ops by this table"),
     TP_OPTION_STRING("fc_table_input", pr_config, fc_table_input, NULL,

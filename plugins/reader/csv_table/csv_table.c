@@ -22,7 +22,7 @@ typedef struct ct_config {
 } ct_config;
 
 static const tp_option ct_options[] = {
-    TP_OPTION_REQUIRED_STRING("path", ct_config, path, "the CSV file (header row first)"),
+    TP_OPTION_REQUIRED_INPUT_FILE("path", ct_config, path, "the CSV file (header row first)"),
     TP_OPTION_STRING("comment", ct_config, comment, NULL,
                      "lines starting with this text (outside quotes) are skipped, e.g. \"#\" "
                      "(default: none)"),

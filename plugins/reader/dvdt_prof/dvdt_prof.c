@@ -29,7 +29,7 @@ typedef struct dv_config {
 } dv_config;
 
 static const tp_option dv_options[] = {
-    TP_OPTION_REQUIRED_STRING("path", dv_config, path, "the dvdt-prof JSON profile"),
+    TP_OPTION_REQUIRED_INPUT_FILE("path", dv_config, path, "the dvdt-prof JSON profile"),
     TP_OPTION_END};
 
 enum { X_QUEUED, X_SUBMIT, X_GWS0, X_GWS1, X_GWS2, X_LWS0, X_LWS1, X_LWS2, N_X };

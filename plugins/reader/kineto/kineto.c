@@ -31,7 +31,7 @@ typedef struct kin_config {
 static const char *const on_error_choices[] = {"fail", "skip", NULL};
 
 static const tp_option kin_options[] = {
-    TP_OPTION_REQUIRED_STRING("path", kin_config, path, "Kineto trace file (.json, or gzip)"),
+    TP_OPTION_REQUIRED_INPUT_FILE("path", kin_config, path, "Kineto trace file (.json, or gzip)"),
     TP_OPTION_BOOL("keep_args", kin_config, keep_args, "true",
                    "keep each event's args object as JSON text"),
     TP_OPTION_CHOICE("on_error", kin_config, on_error, "fail", on_error_choices,

@@ -36,7 +36,7 @@ typedef struct nsys_config {
 } nsys_config;
 
 static const tp_option nsys_options[] = {
-    TP_OPTION_REQUIRED_STRING("path", nsys_config, path,
+    TP_OPTION_REQUIRED_INPUT_FILE("path", nsys_config, path,
                               "the .sqlite file (nsys export --type sqlite)"),
     TP_OPTION_END};
 

@@ -24,7 +24,7 @@
 #include "nsys_common.h"
 
 TP_HIDDEN const tp_option nsys_json_options[] = {
-    TP_OPTION_REQUIRED_STRING("path", nj_config, path, "the JSON-lines export"),
+    TP_OPTION_REQUIRED_INPUT_FILE("path", nj_config, path, "the JSON-lines export"),
     TP_OPTION_END};
 
 typedef struct nj {

@@ -17,7 +17,7 @@ typedef struct res_config {
 } res_config;
 
 static const tp_option res_options[] = {
-    TP_OPTION_REQUIRED_STRING("path", res_config, path,
+    TP_OPTION_REQUIRED_INPUT_FILE("path", res_config, path,
                               "a result file written by `writer: json` with lossless: true"),
     TP_OPTION_END};
 

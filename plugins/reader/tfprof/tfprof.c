@@ -34,7 +34,7 @@ typedef struct tf_config {
 static const char *const tf_bases[] = {"1000", "1024", NULL};
 
 static const tp_option tf_options[] = {
-    TP_OPTION_REQUIRED_STRING("path", tf_config, path, "the log or report file"),
+    TP_OPTION_REQUIRED_INPUT_FILE("path", tf_config, path, "the log or report file"),
     TP_OPTION_ENUM("memory_base", tf_config, memory_base, "1000", tf_bases,
                    "1000 (tfprof's units) or 1024 (seed 003's reading of KB and MB)"),
     TP_OPTION_END};

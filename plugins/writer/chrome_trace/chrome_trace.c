@@ -31,7 +31,7 @@ typedef struct ct_config {
 } ct_config;
 
 static const tp_option ct_options[] = {
-    TP_OPTION_REQUIRED_STRING("path", ct_config, path, "output file (.json, or .json.gz to compress)"),
+    TP_OPTION_REQUIRED_OUTPUT_FILE("path", ct_config, path, "output file (.json, or .json.gz to compress)"),
     TP_OPTION_INT("level", ct_config, level, "6", 1, 9, "gzip compression level for .gz output"),
     TP_OPTION_END};
 

@@ -30,7 +30,7 @@ typedef struct csv_config {
 } csv_config;
 
 static const tp_option csv_options[] = {
-    TP_OPTION_STRING("path", csv_config, path, NULL,
+    TP_OPTION_OUTPUT_FILE("path", csv_config, path, NULL,
                      "output file ({id} = result id); stdout when absent"),
     TP_OPTION_BOOL("crlf", csv_config, crlf, "false", "end records with CRLF instead of LF"),
     TP_OPTION_BOOL("header", csv_config, header, "true", "write a header row of column names"),

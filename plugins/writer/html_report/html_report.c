@@ -31,7 +31,7 @@ typedef struct hr_config {
 } hr_config;
 
 static const tp_option hr_options[] = {
-    TP_OPTION_STRING("path", hr_config, path, NULL, "output file (.html); stdout when absent"),
+    TP_OPTION_OUTPUT_FILE("path", hr_config, path, NULL, "output file (.html); stdout when absent"),
     TP_OPTION_STRING("title", hr_config, title, "tracepipe report", "the page's title and heading"),
     TP_OPTION_INT("max_rows", hr_config, max_rows, "200", 1, 1000000,
                   "rows shown per table; the rest are counted (the CSV writer writes them all)"),

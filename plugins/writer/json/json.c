@@ -39,7 +39,7 @@ typedef struct json_config {
 } json_config;
 
 static const tp_option json_options[] = {
-    TP_OPTION_STRING("path", json_config, path, NULL, "output file; stdout when absent"),
+    TP_OPTION_OUTPUT_FILE("path", json_config, path, NULL, "output file; stdout when absent"),
     TP_OPTION_INT("indent", json_config, indent, "2", 0, 8,
                   "spaces per nesting level; 0 = one compact line"),
     TP_OPTION_BOOL("lossless", json_config, lossless, "false",

@@ -35,7 +35,7 @@ static const char *const orientations[] = {"horizontal", "vertical", NULL};
 static const tp_option svg_options[] = {
     {"chart", TP_OPT_ENUM, TP_OPT_REQUIRED, offsetof(svg_config, chart), NULL, 0, 0, chart_names,
      "pie, bar, stacked_bar, line, histogram, error_bar or timeline", {NULL, NULL}},
-    TP_OPTION_STRING("path", svg_config, path, NULL,
+    TP_OPTION_OUTPUT_FILE("path", svg_config, path, NULL,
                      "output file ({id} = result id); stdout when absent"),
     TP_OPTION_LIST("columns", svg_config, columns,
                    "columns to draw: [LABEL, VALUE...] (pie, bar, stacked_bar), [X, Y...] (line), "

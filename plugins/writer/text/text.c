@@ -48,7 +48,7 @@ typedef struct text_config {
 } text_config;
 
 static const tp_option text_options[] = {
-    TP_OPTION_STRING("path", text_config, path, NULL, "output file; stdout when absent"),
+    TP_OPTION_OUTPUT_FILE("path", text_config, path, NULL, "output file; stdout when absent"),
     TP_OPTION_INT("precision", text_config, precision, "2", 0, 17,
                   "digits after the decimal point of floats"),
     TP_OPTION_INT("max_name", text_config, max_name, "80", 0, 1e6,

@@ -12,7 +12,7 @@
  * trace writes its own folder.  One failed trace is reported and the others finish; the
  * summary and the exit status say how many failed.
  */
-#include "tp_internal.h"
+#include "tp_batch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -401,40 +401,6 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
     return config == failed ? TP_EXIT_USAGE : TP_EXIT_FAIL;
 }
 
-/* A pipeline file's YAML tree (its first MiB), or NULL; errors are the
- * loader's to report. */
-static tp_ynode *parse_pipeline_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *buf = malloc(1 << 20);
-    size_t len = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (buf == NULL)
-        return NULL;
-    tp_diags d = {0};
-    tp_ynode *root = tp_yaml_parse(buf, len, path, &d);
-    free(buf);
-    tp_diags_free(&d);
-    return root;
-}
-
-int tp_pipeline_file_var(const char *path, const char *name, char **value)
-{
-    *value = NULL;
-    tp_ynode *root = parse_pipeline_file(path);
-    if (root == NULL)
-        return -1;
-    const tp_ynode *vars = tp_ymap_get(root, "vars");
-    const tp_ynode *v = vars && vars->type == TP_YNODE_MAP ? tp_ymap_get(vars, name) : NULL;
-    int found = v != NULL;
-    if (v && v->type == TP_YNODE_SCALAR && v->text)
-        *value = strdup(v->text);
-    tp_ynode_free(root);
-    return found;
-}
-
 int tp_batch_rank_of_label(const char *label, int64_t *rank)
 {
     static const char *const words[] = {"rank", "worker"};
@@ -457,30 +423,4 @@ int tp_batch_rank_of_label(const char *label, int64_t *rank)
         }
     }
     return found;
-}
-
-int tp_pipeline_file_reader_field(const char *path, const char *key, char **value)
-{
-    *value = NULL;
-    tp_ynode *root = parse_pipeline_file(path);
-    if (root == NULL)
-        return -1;
-    const tp_ynode *stages = root->type == TP_YNODE_MAP ? tp_ymap_get(root, "stages") : NULL;
-    int found = 0;
-    for (size_t i = 0; stages && stages->type == TP_YNODE_SEQ && i < stages->n && !found; i++) {
-        const tp_ynode *m = stages->items[i];
-        if (m->type != TP_YNODE_MAP || tp_ymap_get(m, "reader") == NULL)
-            continue;
-        const tp_ynode *p = tp_ymap_get(m, key);
-        if (p && p->type == TP_YNODE_SCALAR && p->text)
-            *value = strdup(p->text);
-        found = 1;
-    }
-    tp_ynode_free(root);
-    return found;
-}
-
-int tp_pipeline_file_reader_path(const char *path, char **value)
-{
-    return tp_pipeline_file_reader_field(path, "path", value);
 }

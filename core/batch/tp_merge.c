@@ -11,7 +11,7 @@
  * not know theirs get an empty one (last, when no trace has one).  Written to a temporary
  * name, then renamed.
  */
-#include "tp_internal.h"
+#include "tp_batch.h"
 
 #include <tracepipe/tp_sdk_output.h>
 

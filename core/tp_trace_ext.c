@@ -8,7 +8,7 @@
  * tp_types.h: TP_EXT_NULL_*), when a column is added and whenever the trace
  * grows, so appending an event costs nothing per extension column.
  */
-#include "tp_internal.h"
+#include "tp_trace.h"
 
 #include <math.h>
 #include <stdlib.h>

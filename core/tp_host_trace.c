@@ -1,9 +1,12 @@
 /*
- * The host functions added in ABI 3.0: several traces per stage, trace info,
- * extension columns, clipping filters and result metadata.  tp_host.c puts
- * them into the host table.
+ * Host functions, trace access: the traces of a stage, trace info
+ * (facts), extension columns, clipping filters, readers refining rows.
+ * tp_host.c puts them into the host table.
  */
-#include "tp_internal.h"
+#include "tp_host.h"
+#include "tp_result.h"
+#include "tp_run.h"
+#include "tp_trace.h"
 #include "tp_schema.h"
 
 #include <stdbool.h>
@@ -181,61 +184,4 @@ int tp_host_trace_refine(tp_stage *st, tp_trace *t, size_t row, tp_kind kind, in
         return TP_EINVAL;
     }
     return tp_trace_refine_row(t, row, (uint8_t)kind, device, stream);
-}
-
-/* ------------------------------------------------------ result metadata */
-
-int tp_host_result_set_kind(tp_stage *st, tp_result *r, const char *kind)
-{
-    static const char *const kinds[] = {"table", "tree", "series", "histogram", NULL};
-    for (size_t i = 0; kinds[i]; i++)
-        if (kind && strcmp(kind, kinds[i]) == 0)
-            return tp_result_meta_put(r, "kind", kind);
-    if (st->error_code == 0)
-        snprintf(st->error, sizeof st->error,
-                 "plugin bug: result kind '%s' is not one of table, tree, series, histogram",
-                 kind ? kind : "(null)");
-    return TP_EINVAL;
-}
-
-const char *tp_host_result_kind(const tp_result *r)
-{
-    const char *k = tp_result_meta_get(r, "kind");
-    return k ? k : "table";
-}
-
-/* Units live in the result's notes as "unit.<column>", so every writer that
- * keeps notes keeps them. */
-int tp_host_result_set_unit(tp_stage *st, tp_result *r, int col, const char *unit)
-{
-    const char *name = tp_result_colname(r, col);
-    if (name == NULL || unit == NULL) {
-        if (st->error_code == 0)
-            snprintf(st->error, sizeof st->error, "plugin bug: unit for column %d of '%s'", col,
-                     tp_result_get_id(r));
-        return TP_EINVAL;
-    }
-    size_t n = strlen(name) + 6;
-    char *key = malloc(n);
-    if (key == NULL)
-        return TP_ENOMEM;
-    snprintf(key, n, "unit.%s", name);
-    int rc = tp_result_meta_put(r, key, unit);
-    free(key);
-    return rc;
-}
-
-const char *tp_host_result_col_unit(const tp_result *r, int col)
-{
-    const char *name = tp_result_colname(r, col);
-    if (name == NULL)
-        return NULL;
-    char key[512];
-    if (strlen(name) + 6 <= sizeof key) {
-        snprintf(key, sizeof key, "unit.%s", name);
-        const char *unit = tp_result_meta_get(r, key);
-        if (unit)
-            return unit;
-    }
-    return tp_schema_unit_from_name(name);
 }

@@ -12,7 +12,7 @@
  * absolute (merge may run in another folder); tabs,
  * newlines and backslashes in labels and paths are written \t, \n, \\.
  */
-#include "tp_internal.h"
+#include "tp_batch.h"
 
 #include <dirent.h>
 #include <errno.h>

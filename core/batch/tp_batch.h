@@ -1,0 +1,60 @@
+/* Core-internal: batch orchestration (core/batch/): traces expanded and
+ * run a process each (tp_batch.c), batch tables (tp_merge.c), shard
+ * manifests (tp_shards.c), the batch stages' pipeline
+ * (tp_batch_pipeline.c, declared in tp_core.h), the commands
+ * (tp_batch_cli.c, declared in tp_cli.h). */
+#ifndef TRACEPIPE_TP_BATCH_H
+#define TRACEPIPE_TP_BATCH_H
+
+#include "tp_core.h"
+
+#include <stdint.h>
+
+typedef struct tp_batch_trace {
+    char *path;  /* the trace */
+    char *label; /* unique: path below the folder searched, without trace suffixes */
+    int exit_code;
+} tp_batch_trace;
+typedef struct tp_batch_list {
+    tp_batch_trace *v;
+    size_t n, cap;
+    int from_folder;
+} tp_batch_list;
+typedef struct tp_batch_opts {
+    int jobs;            /* traces at once */
+    uint64_t max_memory; /* bytes the running traces may take (estimated); 0: no limit */
+    int verbosity;
+    void *ctx;
+    /* Runs one trace in a child process; returns its exit status. */
+    int (*run_one)(void *ctx, const tp_batch_trace *t, const tp_batch_list *l);
+} tp_batch_opts;
+/* What a trace takes in memory once read, estimated from its file: ~0.35
+ * byte per byte of JSON (docs/performance.md), gzip text ~8x its file;
+ * a process adds TP_BATCH_PROCESS_BYTES. */
+uint64_t tp_batch_trace_bytes(const char *path);
+#define TP_BATCH_PROCESS_BYTES ((uint64_t)32 << 20)
+/* A file, a folder (recursively: files with trace suffixes) or a glob, in a
+ * stable order, labelled.  TP_OK, or an error with a message in err. */
+int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz);
+void tp_batch_list_free(tp_batch_list *l);
+/* Runs every trace (run_one in a child each); prints progress and a
+ * summary; returns the exit status: 0, 1 (some failed) or 2 (every failure
+ * a configuration error). */
+int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l);
+/* Batch tables (tp_merge.c): every ROOT/LABEL/NAME.csv of the roots' trace
+ * folders concatenated into OUT/NAME.csv with a first column `trace`, in
+ * label order (so shards merged equal one run).  *nmerged tables written;
+ * TP_OK, or an error with a message in err. */
+int tp_merge_tables(const char *const *roots, size_t nroots, const char *out, size_t *nmerged,
+                    char *err, size_t errsz);
+/* Shard manifests (tp_shards.c): OUT/.tracepipe-shard-I-of-N lists the
+ * traces shard I ran (positions[i]: trace i's place in the whole batch)
+ * and their exit codes.  _read gathers every manifest of the roots into l,
+ * in the whole batch's order, with *nshards (0: no manifest); an error when
+ * a shard is missing or two folders hold the same one. */
+int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_batch_list *l,
+                            const size_t *positions, char *err, size_t errsz);
+int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_list *l,
+                            long *nshards, char *err, size_t errsz);
+
+#endif

@@ -1,0 +1,61 @@
+/* Core-internal: the command line of `pipeline` (main.c) and what its
+ * commands share: the parsed options, finding a pipeline by name, the
+ * --fail-if-slower gate (tp_cli.c), and the batch and merge commands
+ * (core/batch/tp_batch_cli.c). */
+#ifndef TRACEPIPE_TP_CLI_H
+#define TRACEPIPE_TP_CLI_H
+
+#include "tp_core.h"
+#include "tp_spec.h"
+
+#include <stdint.h>
+
+typedef struct cli {
+    const char *command;
+    const char *arg;
+    tp_var *sets;
+    size_t n_sets;
+    const char **dirs;
+    size_t n_dirs;
+    int verbosity;
+    int no_progress;
+    int allow_plugin_path;
+    const char *input; /* --input */
+    long shard, nshards; /* --shard I/N; nshards 0: none */
+    double fail_if_slower; /* percent; NaN: no gate */
+    const char **args; /* merge: its folders */
+    size_t n_args;
+    const char *out;   /* merge --out */
+    const char *batch_pipeline; /* merge --pipeline: its batch stages after merging */
+    const char *batch_out;      /* merge: `out` for those batch stages */
+    int jobs;          /* -j; 0: the number of cores */
+    uint64_t max_memory;
+    tp_spec *spec;     /* the pipeline file being run, read and parsed once */
+    int declares_out, declares_trace_name, declares_trace;
+    char *out_base;    /* out's value: --set, else the file's default */
+    int describe_format; /* describe --json / --markdown (TP_DESCRIBE_*) */
+} cli;
+
+/* "pipeline: WHAT ARG" and the --help hint on stderr; TP_EXIT_USAGE. */
+int tp_cli_usage_error(const char *what, const char *arg);
+/* The pipeline file to load for a command's argument (a file, or the name
+ * of a bundled pipeline; new string), or NULL after saying why. */
+char *tp_cli_resolve_pipeline(const char *arg);
+/* --fail-if-slower: every result noting "slower_percent" (diff's summary)
+ * against the limit; TP_EXIT_SLOWER past it, after saying so.  rc: the
+ * status so far. */
+int tp_cli_slower_gate(const cli *c, const tp_run *run, int rc);
+/* Is v the variable `name`? */
+int tp_cli_is_var(const tp_var *v, const char *name);
+
+/* ---- batch and merge (core/batch/tp_batch_cli.c) */
+/* The batch spec of `run`: --input, or a folder or glob as the trace
+ * variable (--set trace=, else the pipeline's default) or as the first
+ * reader's input file; NULL for one trace. */
+const char *tp_cli_batch_spec(const cli *c, const tp_ctx *ctx, const tp_spec *spec);
+/* `run` over the traces of spec (c->spec the pipeline); an exit status. */
+int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec);
+/* `merge DIR... [--out OUT] [--pipeline P]`; an exit status. */
+int tp_cli_merge(tp_ctx *ctx, cli *c);
+
+#endif

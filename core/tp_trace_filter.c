@@ -1,0 +1,179 @@
+/*
+ * Traces: arrays attached by analyses, filtered (and clipped) copies, and
+ * the bookkeeping of a run (reader id, analyses done, memory held).
+ */
+#include "tp_trace_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t coltype_size(tp_coltype type)
+{
+    return type == TP_COL_F64 ? sizeof(double) : type == TP_COL_I32 ? sizeof(int32_t)
+                                                                     : sizeof(int64_t);
+}
+
+void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n)
+{
+    if (type != TP_COL_I64 && type != TP_COL_F64 && type != TP_COL_I32)
+        return NULL;
+    void *data = calloc(n ? n : 1, coltype_size(type));
+    if (data == NULL)
+        return NULL;
+    for (size_t i = 0; i < t->n_att; i++) {
+        if (strcmp(t->att[i].name, name) == 0) {
+            free(t->att[i].data);
+            t->att[i].data = data;
+            t->att[i].type = type;
+            t->att[i].n = n;
+            return data;
+        }
+    }
+    attachment *a = realloc(t->att, (t->n_att + 1) * sizeof *a);
+    char *nm = strdup(name);
+    if (a == NULL || nm == NULL) {
+        if (a)
+            t->att = a;
+        free(nm);
+        free(data);
+        return NULL;
+    }
+    t->att = a;
+    t->att[t->n_att++] = (attachment){nm, type, n, data};
+    return data;
+}
+
+const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype type, size_t *n)
+{
+    for (size_t i = 0; i < t->n_att; i++) {
+        if (strcmp(t->att[i].name, name) == 0 && t->att[i].type == type) {
+            if (n)
+                *n = t->att[i].n;
+            return t->att[i].data;
+        }
+    }
+    return NULL;
+}
+
+static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
+{
+    size_t alen = 0;
+    const char *args = NULL;
+    int in_file = src->args_off && src->args_len[i] && (src->args_off[i] & ARGS_IN_FILE);
+    if (!in_file)
+        args = tp_trace_args_text(src, i, &alen);
+    else
+        alen = src->args_len[i];
+    const tp_track *where = &src->tracks.v[src->track[i]];
+    const tp_cols *c = &src->cols;
+    tp_event ev = {.ts = src->ts[i], .dur = src->dur[i], .name = src->name[i], .cat = src->cat[i],
+                   .pid = where->pid, .tid = where->tid, .kind = src->kind[i],
+                   .phase = src->phase[i], .ext_id = tp_ev_ext_id(c, i), .corr = tp_ev_corr(c, i),
+                   .flow_id = tp_ev_flow_id(c, i), .device = where->device,
+                   .stream = where->stream, .args = args, .args_len = alen,
+                   .context = where->context};
+    /* a text still in the source file stays there: the filtered trace has
+     * the same source */
+    if (in_file)
+        return tp_trace_push_ref(dst, &ev, src->args_off[i] & ~ARGS_IN_FILE);
+    return tp_trace_push(dst, &ev);
+}
+
+tp_trace *tp_trace_filtered(const tp_trace *t, const uint8_t *keep)
+{
+    return tp_trace_filtered_clipped(t, keep, NULL, NULL, NULL);
+}
+
+tp_trace *tp_trace_filtered_clipped(const tp_trace *t, const uint8_t *keep,
+                                    const uint8_t *clipped, const int64_t *clip_ts,
+                                    const int64_t *clip_dur)
+{
+    tp_trace *out = tp_trace_new(t->pool);
+    if (out == NULL)
+        return NULL;
+    out->src = t->src; /* the same file: args still in it stay there */
+    if (out->src)
+        out->src->refs++;
+    size_t kept = 0;
+    for (size_t i = 0; i < t->cols.n; i++)
+        kept += keep[i] != 0;
+    if (tp_trace_reserve_rows(out, kept) != TP_OK)
+        goto fail;
+    for (size_t i = 0; i < t->cols.n; i++) {
+        if (!keep[i])
+            continue;
+        if (copy_row(out, t, i) != TP_OK)
+            goto fail;
+        if (clipped && clipped[i]) { /* the row just copied, cut to the window */
+            out->ts[out->cols.n - 1] = clip_ts[i];
+            out->dur[out->cols.n - 1] = clip_dur[i];
+        }
+    }
+    for (size_t i = 0; i < t->n_meta; i++)
+        if (tp_trace_meta_set(out, t->meta[i].key, t->meta[i].json, strlen(t->meta[i].json)))
+            goto fail;
+    if (tp_info_copy(t->info, &out->info) != TP_OK ||
+        tp_ext_gather(t->ext, keep, t->cols.n, &out->ext, out->cap) != TP_OK ||
+        (t->id && tp_trace_set_id(out, t->id) != TP_OK))
+        goto fail;
+    return out;
+fail:
+    tp_trace_free(out);
+    return NULL;
+}
+
+tp_info **tp_trace_info_slot(tp_trace *t) { return &t->info; }
+const tp_info *tp_trace_info_of(const tp_trace *t) { return t->info; }
+tp_extcols **tp_trace_ext_slot(tp_trace *t) { return &t->ext; }
+const tp_extcols *tp_trace_ext_of(const tp_trace *t) { return t->ext; }
+size_t tp_trace_capacity(const tp_trace *t) { return t->cap; }
+const char *tp_trace_id(const tp_trace *t) { return t->id ? t->id : ""; }
+
+int tp_trace_set_id(tp_trace *t, const char *id)
+{
+    char *copy = strdup(id);
+    if (copy == NULL)
+        return TP_ENOMEM;
+    free(t->id);
+    t->id = copy;
+    return TP_OK;
+}
+
+int tp_trace_mark_done(tp_trace *t, const char *analysis)
+{
+    if (tp_trace_is_done(t, analysis))
+        return TP_OK;
+    char **d = realloc(t->done, (t->n_done + 1) * sizeof *d);
+    if (d == NULL)
+        return TP_ENOMEM;
+    t->done = d;
+    if ((t->done[t->n_done] = strdup(analysis)) == NULL)
+        return TP_ENOMEM;
+    t->n_done++;
+    return TP_OK;
+}
+
+bool tp_trace_is_done(const tp_trace *t, const char *analysis)
+{
+    for (size_t i = 0; i < t->n_done; i++)
+        if (strcmp(t->done[i], analysis) == 0)
+            return true;
+    return false;
+}
+
+size_t tp_trace_memory(const tp_trace *t)
+{
+    size_t per_row = 2 * sizeof(int64_t) + 3 * sizeof(int32_t) + 2 * sizeof(tp_str) +
+                     sizeof(uint32_t) + 2;
+    if (t->args_off)
+        per_row += sizeof(uint64_t) + sizeof(uint32_t);
+    size_t bytes = t->cap * per_row + t->arena_cap;
+    bytes += t->tracks.cap * sizeof(tp_track) + t->tracks.nslots * sizeof(uint32_t);
+    bytes += t->cap_wide * sizeof(int64_t);
+    for (size_t i = 0; i < t->n_meta; i++)
+        bytes += strlen(t->meta[i].json);
+    bytes += tp_ext_memory(t->ext);
+    for (size_t i = 0; i < t->n_att; i++)
+        bytes += t->att[i].n * coltype_size(t->att[i].type);
+    return bytes;
+}

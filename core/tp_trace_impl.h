@@ -1,0 +1,94 @@
+/* Core-internal, the trace module's own: the layout of a trace, shared by
+ * tp_trace.c (columns, rows, args, metadata, source file) and
+ * tp_trace_filter.c (attachments, filtered copies, bookkeeping).  Other
+ * modules use tp_trace.h. */
+#ifndef TRACEPIPE_TP_TRACE_IMPL_H
+#define TRACEPIPE_TP_TRACE_IMPL_H
+
+#include "tp_guard.h"
+#include "tp_strpool.h"
+#include "tp_trace.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct attachment {
+    char *name;
+    tp_coltype type;
+    size_t n;
+    void *data;
+} attachment;
+
+typedef struct meta_entry {
+    char *key, *json;
+} meta_entry;
+
+/* args_off values with this bit are offsets into the source file. */
+#define ARGS_IN_FILE (UINT64_C(1) << 63)
+
+/* The source file of a trace, shared with the traces filtered from it.
+ * Args left in the file (trace_append_ref) are read through a read-only
+ * mapping made on the first read, so a run that never reads args never
+ * holds them.  The file is held open from the first such reference: renaming
+ * or deleting its path later changes nothing.  What was read is compared with
+ * the file (size, mtime) when it is mapped and after every stage
+ * (tp_trace_source_problem), and a SIGBUS on the mapping after a truncation
+ * is caught (tp_guard.c): a changed file fails the run with one line naming
+ * it, never gives args from other bytes. */
+typedef struct source_file {
+    int refs;
+    char *path;
+    bool known;             /* dev ... mtime: the file when the reader named it */
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    int fd;                 /* -1 until the first args reference */
+    bool tried;             /* the mapping was attempted */
+    const char *data;
+    size_t len;
+    tp_map_slot *guard;
+    char *problem;          /* the first change found, a whole message */
+} source_file;
+
+/* The distinct (pid, tid, device, stream) places, with an open-addressing
+ * index (slot = track + 1, 0 = empty) and the last one found, since
+ * consecutive events are mostly on the same thread. */
+typedef struct track_table {
+    tp_track *v;
+    size_t n, cap;
+    uint32_t *slots;
+    size_t nslots; /* power of two, at most half full */
+    uint32_t last;
+} track_table;
+
+struct tp_trace {
+    tp_strpool *pool; /* borrowed from the run */
+    tp_cols cols;     /* const views of the arrays below */
+    size_t cap;
+    int64_t *ts, *dur;
+    int32_t *ext_id, *corr, *flow_id; /* see TP_ID32_WIDE */
+    int64_t *wide;
+    size_t n_wide, cap_wide;
+    tp_str *name, *cat;
+    uint32_t *track;
+    uint8_t *kind, *phase;
+    track_table tracks;
+    uint64_t *args_off;
+    uint32_t *args_len;
+    char *arena;
+    size_t arena_used, arena_cap;
+    meta_entry *meta;
+    size_t n_meta;
+    attachment *att;
+    size_t n_att;
+    char **done;
+    size_t n_done;
+    tp_info *info;   /* typed trace info (tp_traceext.c) */
+    tp_extcols *ext; /* extension columns (tp_traceext.c) */
+    char *id;        /* the reader stage's id */
+    source_file *src; /* NULL until set; shared by filtered copies */
+};
+
+#endif
