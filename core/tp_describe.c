@@ -83,9 +83,14 @@ static void describe_text(const tp_stage_desc *s, const char *path, const tp_res
 {
     printf("%s %s — %s\n  plugin: %s\n", tp_stage_kind_name(s->kind), s->name,
            s->summary ? s->summary : "", path);
-    if (s->requires)
-        printf("  requires: analysis %s (run first with defaults if the pipeline lacks it)\n",
-               s->requires);
+    if (s->requires || (s->requires_list && s->requires_list[0])) {
+        printf("  requires: analysis");
+        if (s->requires)
+            printf(" %s", s->requires);
+        for (const char *const *r = s->requires_list; r && *r; r++)
+            printf("%s %s", s->requires || r != s->requires_list ? "," : "", *r);
+        printf(" (run first with defaults if the pipeline lacks it)\n");
+    }
     printf("\n  %-16s %-7s %-10s %-18s %s\n", "OPTION", "TYPE", "DEFAULT", "RANGE/CHOICES",
            "HELP");
     for (const tp_option *o = s->options; o && o->name; o++)

@@ -77,9 +77,7 @@ static void plugin_copies_free(tp_plugin_desc *desc, tp_stage_desc *stages, size
 {
     for (size_t i = 0; stages && i < n; i++) {
         free((void *)stages[i].options);
-        /* produces derived from declared results (derive_produces) */
-        if (stages[i].reserved[0] != NULL && stages[i].reserved[0] == stages[i].produces)
-            free((void *)stages[i].produces);
+        free((void *)stages[i].produces); /* the core's copy (own_produces) */
     }
     free(stages);
     free(desc);
@@ -216,6 +214,9 @@ static const char *stage_problem(const tp_stage_desc *s)
         if (star && strchr(star + 1, '*'))
             return "a produced result id has more than one '*'";
     }
+    for (const char *const *r = s->requires_list; r && *r; r++)
+        if (**r == '\0')
+            return "a required analysis has an empty name";
     for (const tp_result_decl *r = s->results; r && r->name; r++) {
         if (r->n_cols > 0 && r->cols == NULL)
             return "a declared result has columns but no column table";
@@ -228,22 +229,28 @@ static const char *stage_problem(const tp_stage_desc *s)
     return NULL;
 }
 
-/* A stage that declares results and no `produces` gets the declared names
- * as its `produces` (owned by the core: reserved[0] marks the copy). */
-static int derive_produces(tp_stage_desc *s)
+/* The stage's `produces` as a list the core owns: the plugin's, or, for a
+ * stage that declares results and no `produces`, the declared names.  The
+ * ids stay the plugin's strings. */
+static int own_produces(tp_stage_desc *s)
 {
-    if (s->results == NULL || s->produces != NULL)
-        return TP_OK;
+    const char *const *given = s->produces;
+    s->produces = NULL;
     size_t n = 0;
-    while (s->results[n].name)
-        n++;
+    if (given)
+        while (given[n])
+            n++;
+    else if (s->results)
+        while (s->results[n].name)
+            n++;
+    else
+        return TP_OK;
     const char **names = calloc(n + 1, sizeof *names);
     if (names == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        names[i] = s->results[i].name;
+        names[i] = given ? given[i] : s->results[i].name;
     s->produces = names;
-    s->reserved[0] = names;
     return TP_OK;
 }
 
@@ -320,17 +327,19 @@ static int widen_stages(const tp_plugin_desc *d, const char *path, tp_stage_desc
     for (size_t i = 0; i < n; i++) {
         memcpy(&stages[i], src + i * stride, stride < sizeof *stages ? stride : sizeof *stages);
         stages[i].struct_size = sizeof *stages;
+        const char *const *given = stages[i].produces;
+        stages[i].produces = NULL; /* never the plugin's to free */
         int rc = widen_options(&stages[i], path, err);
         if (rc != TP_OK) {
             stages[i].options = NULL; /* still the plugin's own table */
             return rc;
         }
-        stages[i].reserved[0] = NULL; /* the core's own marker (derive_produces) */
+        stages[i].produces = given;
+        if (own_produces(&stages[i]) != TP_OK)
+            return TP_ENOMEM;
         const char *why = stage_problem(&stages[i]);
         if (why)
             return refuse(err, path, "stage '%s': %s", stages[i].name, why);
-        if (derive_produces(&stages[i]) != TP_OK)
-            return TP_ENOMEM;
     }
     return TP_OK;
 }

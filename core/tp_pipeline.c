@@ -32,9 +32,11 @@ static void free_stage(pstage *s)
     free(s->traces);
     if (s->desc)
         tp_options_free(s->desc->options, s->config);
-    if (s->req_desc)
-        tp_options_free(s->req_desc->options, s->req_config);
-    free(s->req_id);
+    for (size_t i = 0; i < s->n_reqs; i++) {
+        tp_options_free(s->reqs[i].desc->options, s->reqs[i].config);
+        free(s->reqs[i].id);
+    }
+    free(s->reqs);
 }
 
 void tp_pipeline_free(tp_pipeline *p)
@@ -255,27 +257,49 @@ static void parse_batch(loader *L, pstage *s, const tp_ynode *b)
                      "tables OUT/NAME.csv)");
 }
 
-/* A stage that `requires` another gets that one's default config now, so
- * the run can add it without any validation left to do. */
-static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
+/* One analysis stage s requires, with its default config now, so the run
+ * can add it without any validation left to do. */
+static void resolve_one_requirement(loader *L, pstage *s, const char *name,
+                                    const tp_ynode *where)
 {
-    if (s->desc->requires == NULL)
-        return;
-    s->req_desc = tp_ctx_find_stage(L->ctx, TP_STAGE_ANALYSIS, s->desc->requires, NULL);
-    if (s->req_desc == NULL) {
+    for (size_t i = 0; i < s->n_reqs; i++)
+        if (strcmp(s->reqs[i].desc->name, name) == 0)
+            return; /* named twice */
+    const tp_stage_desc *d = tp_ctx_find_stage(L->ctx, TP_STAGE_ANALYSIS, name, NULL);
+    if (d == NULL) {
         tp_diags_add(L->d, L->file, where->line, where->col,
                      "error: %s '%s' needs analysis '%s', which no loaded plugin provides",
-                     tp_stage_kind_name(s->kind), s->plugin, s->desc->requires);
+                     tp_stage_kind_name(s->kind), s->plugin, name);
         return;
     }
+    preq *r = &s->reqs[s->n_reqs];
     char who[256];
-    snprintf(who, sizeof who, "analysis '%s' (required by '%s')", s->desc->requires, s->id);
-    s->req_config = tp_options_build(s->req_desc->options, s->req_desc->config_size, NULL, NULL,
-                                     L->file, who, L->d);
-    size_t n = strlen(s->id) + strlen(s->desc->requires) + 2;
-    s->req_id = malloc(n);
-    if (s->req_id)
-        snprintf(s->req_id, n, "%s.%s", s->id, s->desc->requires);
+    snprintf(who, sizeof who, "analysis '%s' (required by '%s')", name, s->id);
+    r->desc = d;
+    r->config = tp_options_build(d->options, d->config_size, NULL, NULL, L->file, who, L->d);
+    size_t n = strlen(s->id) + strlen(name) + 2;
+    if ((r->id = malloc(n)) != NULL)
+        snprintf(r->id, n, "%s.%s", s->id, name);
+    if (r->config == NULL || r->id == NULL) {
+        tp_options_free(d->options, r->config);
+        free(r->id);
+        return;
+    }
+    s->n_reqs++;
+}
+
+/* The analyses a stage requires: `requires`, then `requires_list`. */
+static void resolve_requirement(loader *L, pstage *s, const tp_ynode *where)
+{
+    size_t n = s->desc->requires != NULL;
+    for (const char *const *r = s->desc->requires_list; r && *r; r++)
+        n++;
+    if (n == 0 || (s->reqs = calloc(n, sizeof *s->reqs)) == NULL)
+        return;
+    if (s->desc->requires)
+        resolve_one_requirement(L, s, s->desc->requires, where);
+    for (const char *const *r = s->desc->requires_list; r && *r; r++)
+        resolve_one_requirement(L, s, *r, where);
 }
 
 /* `reader: auto`: the reader whose probe is surest of the file's first

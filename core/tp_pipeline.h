@@ -13,6 +13,13 @@
 
 #include <errno.h>
 
+/* One analysis a stage requires. */
+typedef struct preq {
+    const tp_stage_desc *desc;
+    void *config; /* its defaults */
+    char *id;     /* "<stage id>.<name>" */
+} preq;
+
 typedef struct pstage {
     tp_stage_kind kind;
     char *plugin;            /* the name written in YAML */
@@ -26,10 +33,10 @@ typedef struct pstage {
     size_t n_traces;
     void *config;
     int line, col;
-    /* the analysis named by desc->requires, run first when needed */
-    const tp_stage_desc *req_desc;
-    void *req_config;
-    char *req_id;
+    /* the analyses desc requires (`requires`, then `requires_list`), each
+     * run first, as "<id>.<name>" with its defaults, where a trace lacks it */
+    preq *reqs;
+    size_t n_reqs;
     /* `batch: true`: in a batch, run once after every trace's own stages,
      * over all the traces (tp_pipeline_for_batch); in a single run, as any
      * stage */

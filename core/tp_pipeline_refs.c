@@ -94,19 +94,21 @@ bool tp_pl_register_id(loader *L, const char *id, size_t index)
 }
 
 /* Can stage s make a result `rest` (after "<id>.")?  Its own declared ids,
- * and those of the analysis it requires, which runs as "<id>.<requires>". */
+ * and those of the analyses it requires, which run as "<id>.<name>". */
 static bool stage_may_produce(const pstage *s, const char *rest)
 {
     if (s->desc == NULL || declares(s->desc, rest))
         return true;
-    if (s->req_desc == NULL)
-        return false;
-    size_t len = strlen(s->desc->requires);
-    if (strncmp(rest, s->desc->requires, len) != 0)
-        return false;
-    if (rest[len] == '\0')
-        return declares(s->req_desc, "");
-    return rest[len] == '.' && declares(s->req_desc, rest + len + 1);
+    for (size_t i = 0; i < s->n_reqs; i++) {
+        const tp_stage_desc *d = s->reqs[i].desc;
+        size_t len = strlen(d->name);
+        if (strncmp(rest, d->name, len) != 0)
+            continue;
+        if (rest[len] == '\0' ? declares(d, "")
+                              : rest[len] == '.' && declares(d, rest + len + 1))
+            return true;
+    }
+    return false;
 }
 
 /* 1: name is an earlier stage's id or a result it declares; 0: no earlier

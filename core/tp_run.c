@@ -534,24 +534,25 @@ static void report_failure(tp_run *run, const pstage *s, const char *id, const t
     tp_print_line(f, "pipeline: error: %s", run->error);
 }
 
-/* Runs the analysis s requires on each of its traces that lacks it. */
+/* Runs the analyses s requires, in order, on each of its traces that lacks
+ * them. */
 static int run_requirement(tp_run *run, const pstage *s)
 {
-    if (s->req_desc == NULL)
-        return TP_OK;
     size_t n = s->n_traces ? s->n_traces : 1;
-    for (size_t i = 0; i < n; i++) {
-        tp_run_slot *slot = trace_slot(run, s->n_traces ? s->traces[i] : NULL);
-        if (slot == NULL || tp_trace_is_done(slot->trace, s->req_desc->name))
-            continue;
-        char *one[1] = {slot->id};
-        tp_stage st;
-        memset(&st, 0, sizeof st);
-        int rc = run_stage(run, s->req_desc, s->req_id, s->req_config, &st, "required analysis",
-                           one, 1);
-        if (rc != TP_OK) {
-            report_failure(run, s, s->req_id, &st, rc);
-            return rc;
+    for (size_t k = 0; k < s->n_reqs; k++) {
+        const preq *r = &s->reqs[k];
+        for (size_t i = 0; i < n; i++) {
+            tp_run_slot *slot = trace_slot(run, s->n_traces ? s->traces[i] : NULL);
+            if (slot == NULL || tp_trace_is_done(slot->trace, r->desc->name))
+                continue;
+            char *one[1] = {slot->id};
+            tp_stage st;
+            memset(&st, 0, sizeof st);
+            int rc = run_stage(run, r->desc, r->id, r->config, &st, "required analysis", one, 1);
+            if (rc != TP_OK) {
+                report_failure(run, s, r->id, &st, rc);
+                return rc;
+            }
         }
     }
     return TP_OK;
@@ -637,8 +638,9 @@ int tp_pipeline_check_configs(const tp_pipeline *p, tp_diags *d)
     int failed = 0;
     for (size_t i = 0; i < p->n; i++) {
         const pstage *s = &p->stages[i];
-        if (s->req_desc)
-            failed |= check_one_config(run, p, s, s->req_desc, s->req_id, s->req_config, d);
+        for (size_t k = 0; k < s->n_reqs; k++)
+            failed |= check_one_config(run, p, s, s->reqs[k].desc, s->reqs[k].id,
+                                       s->reqs[k].config, d);
         failed |= check_one_config(run, p, s, s->desc, s->id, s->config, d);
     }
     tp_strpool_free(run->pool);

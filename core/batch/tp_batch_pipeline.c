@@ -36,13 +36,20 @@ static int clone_stage(const pstage *s, pstage *c, const char *id, const char *p
         if ((c->inputs[c->n_inputs] = strdup(s->inputs[c->n_inputs])) == NULL)
             return TP_ENOMEM;
     c->inputs_given = s->inputs_given;
-    if (s->req_desc) {
-        c->req_desc = s->req_desc;
-        c->req_config = tp_options_clone(s->req_desc->options, s->req_desc->config_size,
-                                         s->req_config, NULL, NULL);
-        c->req_id = strdup(s->req_id);
-        if (!c->req_config || !c->req_id)
+    if (s->n_reqs && (c->reqs = calloc(s->n_reqs, sizeof *c->reqs)) == NULL)
+        return TP_ENOMEM;
+    for (; c->n_reqs < s->n_reqs; c->n_reqs++) {
+        const preq *r = &s->reqs[c->n_reqs];
+        preq *q = &c->reqs[c->n_reqs];
+        q->desc = r->desc;
+        q->config = tp_options_clone(r->desc->options, r->desc->config_size, r->config, NULL,
+                                     NULL);
+        q->id = strdup(r->id);
+        if (!q->config || !q->id) {
+            tp_options_free(r->desc->options, q->config);
+            free(q->id);
             return TP_ENOMEM;
+        }
     }
     return TP_OK;
 }

@@ -171,7 +171,11 @@ typedef struct tp_stage_desc {
     /* Optional: the declarations for one configuration, when options change
      * the results or their columns (NULL: `results` for every config). */
     const tp_result_decl *(*results_for)(const void *config);
-    const void *reserved[1]; /* NULL; room for fields appended in 3.x */
+    /* Every analysis that must have run on the stage's traces first,
+     * NULL-terminated (TP_REQUIRES("hierarchy", "x")), or NULL.  `requires`,
+     * when set too, comes first; each runs once per trace, with its
+     * defaults, where the pipeline lacks it. */
+    const char *const *requires_list;
 } tp_stage_desc;
 
 /* The part of tp_stage_desc every 3.x plugin has (through destroy). */
@@ -425,19 +429,27 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, PRODUCES, FLAGS, INIT, RUN, \
                       DESTROY)                                                                   \
     { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), REQUIRES, INIT, RUN,   \
-      DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), NULL, NULL, NULL, {NULL} }
+      DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), NULL, NULL, NULL, NULL }
 /* A stage with declared results (since 3.4): RESULTS is a TP_RESULTS_END-
  * terminated array of TP_RESULT; RESULTS_FOR NULL or a function of the
  * config. */
 #define TP_STAGE_DECL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, RESULTS, RESULTS_FOR,      \
                       FLAGS, INIT, RUN, DESTROY)                                                 \
     { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), REQUIRES, INIT, RUN,   \
-      DESTROY, NULL, FLAGS, (uint32_t)sizeof(tp_option), NULL, RESULTS, RESULTS_FOR, {NULL} }
+      DESTROY, NULL, FLAGS, (uint32_t)sizeof(tp_option), NULL, RESULTS, RESULTS_FOR, NULL }
+/* The same with several required analyses: REQUIRES_LIST is TP_REQUIRES(...). */
+#define TP_STAGE_DECL_REQS(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES_LIST, RESULTS,          \
+                           RESULTS_FOR, FLAGS, INIT, RUN, DESTROY)                                \
+    { sizeof(tp_stage_desc), KIND, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), NULL, INIT, RUN,      \
+      DESTROY, NULL, FLAGS, (uint32_t)sizeof(tp_option), NULL, RESULTS, RESULTS_FOR,              \
+      REQUIRES_LIST }
+/* A list of required analyses: TP_REQUIRES("hierarchy", "trace_info"). */
+#define TP_REQUIRES(...) ((const char *const[]){__VA_ARGS__, NULL})
 /* A reader that `reader: auto` may choose, by its probe (since 3.1). */
 #define TP_STAGE_READER_PROBED(NAME, SUMMARY, OPTIONS, CONFIG_T, PRODUCES, FLAGS, INIT, RUN,       \
                                DESTROY, PROBE)                                                   \
     { sizeof(tp_stage_desc), TP_STAGE_READER, NAME, SUMMARY, OPTIONS, sizeof(CONFIG_T), NULL,      \
-      INIT, RUN, DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), PROBE, NULL, NULL, {NULL} }
+      INIT, RUN, DESTROY, PRODUCES, FLAGS, (uint32_t)sizeof(tp_option), PROBE, NULL, NULL, NULL }
 #define TP_STAGE(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, INIT, RUN, DESTROY) \
     TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, NULL, NULL, 0, INIT, RUN, DESTROY)
 /* The same with a required earlier analysis. */
@@ -445,7 +457,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
     TP_STAGE_FULL(KIND, NAME, SUMMARY, OPTIONS, CONFIG_T, REQUIRES, NULL, 0, INIT, RUN, DESTROY)
 #define TP_STAGE_END                                                                        \
     { sizeof(tp_stage_desc), (tp_stage_kind)0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, \
-      0, NULL, NULL, NULL, {NULL} }
+      0, NULL, NULL, NULL, NULL }
 
 /* Emits the descriptor and tp_host.  STAGES is a TP_STAGE_END-terminated
  * array of tp_stage_desc. */

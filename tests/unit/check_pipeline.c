@@ -27,6 +27,40 @@ static tp_pipeline *load(tp_ctx *ctx, const char *yaml, tp_diags *d)
     return tp_pipeline_load_string(ctx, yaml, strlen(yaml), "p.yaml", NULL, 0, d);
 }
 
+/* A stage requiring two analyses (requires_list): both run first, under
+ * "<id>.<name>", and `input:` may name their results. */
+START_TEST(required_analyses_run_first)
+{
+    tp_ctx *ctx = tp_test_ctx();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/testplugins/tp_reqs.so", tp_test_build_dir());
+    char *err = NULL;
+    ck_assert_msg(tp_ctx_load_file(ctx, path, &err) == TP_OK, "%s", err ? err : "");
+    tp_diags d = {0};
+    tp_pipeline *p = load(ctx,
+                          "stages:\n"
+                          "  - reader: kineto\n"
+                          "    path: tests/data/hand/kernel_steps.json\n"
+                          "  - analysis: reqs_probe\n"
+                          "    id: rq\n"
+                          "  - writer: json\n"
+                          "    input: [rq, rq.trace_info, rq.hierarchy]\n"
+                          "    path: /dev/null\n",
+                          &d);
+    ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
+    tp_run *run = NULL;
+    tp_run_opts o = {0};
+    ck_assert_int_eq(tp_pipeline_run(p, &o, &run), TP_OK);
+    ck_assert_int_eq(tp_test_i64(tp_run_result(run, "rq"), 0, "hierarchy_ran"), 1);
+    ck_assert_ptr_nonnull(tp_run_result(run, "rq.trace_info"));
+    ck_assert_ptr_nonnull(tp_run_result(run, "rq.hierarchy"));
+    tp_run_free(run);
+    tp_pipeline_free(p);
+    tp_diags_free(&d);
+    tp_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(typed_values_reach_the_plugin)
 {
     tp_ctx *ctx = probe_ctx();
@@ -512,6 +546,7 @@ static Suite *pipeline_suite(void)
     Suite *s = suite_create("pipeline");
     TCase *tc = tcase_create("options");
     tcase_add_test(tc, typed_values_reach_the_plugin);
+    tcase_add_test(tc, required_analyses_run_first);
     tcase_add_test(tc, defaults_apply);
     tcase_add_test(tc, every_problem_is_reported);
     tcase_add_test(tc, structure_errors);
