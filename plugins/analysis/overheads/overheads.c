@@ -26,6 +26,8 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "overheads_shapes.h"
+
 typedef struct oh_config {
     int64_t compat;
     double cpu_event_us, gpu_event_us, launch_us; /* C, G, KL; NaN = the mode's */
@@ -346,76 +348,6 @@ static size_t walk_op(oh *h, int32_t op, oh_launch *out, size_t *s_count)
 
 /* ------------------------------------------------ ml2022's shape keys */
 
-/* Python's repr of the tuple a JSON array of integers (nested) becomes:
- * [[64, 128], []] -> ((64, 128), ()), [3] -> (3,).  Returns the characters
- * used from v, 0 if it is not such an array. */
-static size_t py_tuple(const char *v, size_t len, char *out, size_t cap, size_t *at)
-{
-    size_t i = 0, items = 0;
-#define PUT(ch) do { if (*at + 1 >= cap) return 0; out[(*at)++] = (ch); } while (0)
-    while (i < len && v[i] == ' ')
-        i++;
-    if (i >= len || v[i] != '[')
-        return 0;
-    PUT('(');
-    i++;
-    for (;;) {
-        while (i < len && (v[i] == ' ' || v[i] == '\n'))
-            i++;
-        if (i < len && v[i] == ']' && items == 0)
-            break;
-        if (items > 0) {
-            PUT(',');
-            PUT(' ');
-        }
-        if (i < len && v[i] == '[') {
-            size_t used = py_tuple(v + i, len - i, out, cap, at);
-            if (used == 0)
-                return 0;
-            i += used;
-        } else {
-            size_t start = i;
-            if (i < len && v[i] == '-')
-                i++;
-            while (i < len && v[i] >= '0' && v[i] <= '9')
-                i++;
-            if (i == start || (i == start + 1 && v[start] == '-'))
-                return 0;
-            for (size_t k = start; k < i; k++)
-                PUT(v[k]);
-        }
-        items++;
-        while (i < len && (v[i] == ' ' || v[i] == '\n'))
-            i++;
-        if (i < len && v[i] == ',') {
-            i++;
-            continue;
-        }
-        if (i < len && v[i] == ']')
-            break;
-        return 0;
-    }
-    if (items == 1)
-        PUT(',');
-    PUT(')');
-#undef PUT
-    return i + 1;
-}
-
-/* One side of ml2022's key: the op's arg `key` as a tuple, or ((-1,),). */
-static void shape_text(const char *args, size_t alen, const char *key, char *out, size_t cap,
-                       size_t *at)
-{
-    size_t vlen = 0, start = *at;
-    const char *v = args ? tp_json_get(args, alen, key, &vlen) : NULL;
-    if (v && py_tuple(v, vlen, out, cap, at) > 0)
-        return;
-    *at = start;
-    const char *absent = "((-1,),)";
-    for (size_t k = 0; absent[k] && *at + 1 < cap; k++)
-        out[(*at)++] = absent[k];
-}
-
 /* ml2022 keys T2, T3 and T5 by op name, then str((input_shape,
  * output_shape)): the list key is "name<US>shapes", interned. */
 static int op_key(oh *h, int32_t op, tp_str *key, tp_str *shapes)
@@ -435,10 +367,10 @@ static int op_key(oh *h, int32_t op, tp_str *key, tp_str *shapes)
     buf[nlen] = '\x1f';
     at = nlen + 1;
     buf[at++] = '(';
-    shape_text(args, alen, "Input Dims", buf, sizeof buf - 4, &at);
+    oh_shape_text(args, alen, "Input Dims", buf, sizeof buf - 4, &at);
     buf[at++] = ',';
     buf[at++] = ' ';
-    shape_text(args, alen, "Output Dims", buf, sizeof buf - 2, &at);
+    oh_shape_text(args, alen, "Output Dims", buf, sizeof buf - 2, &at);
     buf[at++] = ')';
     *shapes = tp_intern(h->st, buf + nlen + 1, at - nlen - 1);
     *key = tp_intern(h->st, buf, at);
