@@ -16,7 +16,7 @@ int tp_markers_open(tp_stage *st, tp_markers *m, const char *option, const char 
         return tp_fail(st, TP_EINVAL, "%s: bad regex '%s': %s at offset %zu", option, pattern,
                        (const char *)text, (size_t)off);
     }
-    (void)pcre2_jit_compile(m->re, PCRE2_JIT_COMPLETE); /* interpreter if no JIT */
+    tp_pyre_jit(m->re); /* interpreter if no JIT */
     m->md = pcre2_match_data_create_from_pattern(m->re, NULL);
     return m->md ? TP_OK : TP_ENOMEM;
 }

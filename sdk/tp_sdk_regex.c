@@ -3,6 +3,7 @@
 #include <tracepipe/tp_plugin.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* True when p (just after a '{') reads ",digits}". */
@@ -83,4 +84,11 @@ void tp_pyre_error_text(int code, char *buf, size_t size)
 {
     if (pcre2_get_error_message(code, (PCRE2_UCHAR *)buf, size) < 0 && size > 0)
         snprintf(buf, size, "PCRE2 error %d", code);
+}
+
+void tp_pyre_jit(pcre2_code *re)
+{
+    const char *off = getenv("TRACEPIPE_NO_JIT");
+    if (off == NULL || *off == '\0')
+        (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 }

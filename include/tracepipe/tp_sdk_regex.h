@@ -51,6 +51,12 @@ int tp_pyre_search(const pcre2_code *re, const char *text, size_t len, pcre2_mat
 /* The text of a PCRE2 error code ("match limit exceeded", ...). */
 void tp_pyre_error_text(int code, char *buf, size_t size);
 
+/* JIT-compiles re for speed (the interpreter stays when JIT is not
+ * available), unless the environment sets TRACEPIPE_NO_JIT: for systems
+ * that forbid executable memory, and for valgrind, which cannot see into
+ * JIT code. */
+void tp_pyre_jit(pcre2_code *re);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,19 +6,18 @@ set -u
 BUILD=${1:-build}
 VG="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
 --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99"
-export CK_FORK=no TP_BUILD="$BUILD" TRACEPIPE_PLUGIN_PATH=
+# PCRE2's JIT code is opaque to valgrind (uninitialised-value reports with
+# unknown frames): regexes run in the interpreter here (TRACEPIPE_NO_JIT), so
+# every error is still reported.
+export CK_FORK=no TP_BUILD="$BUILD" TRACEPIPE_PLUGIN_PATH= TRACEPIPE_NO_JIT=1
 fail=0
 step() { # description, command...
     desc=$1; shift
     if "$@"; then echo "check-valgrind: $desc: clean"; else echo "check-valgrind: $desc: FAILED"; fail=1; fi
 }
 step "unit tests" env TP_TESTPLUGIN_DIR="$BUILD/testplugins" $VG "$BUILD/tests/unit_tests"
-# One suite at a time: the filters suite needs a suppression for PCRE2's JIT
-# code, whose frames are anonymous, so the entry would hide errors elsewhere.
 for suite in $(grep -ho 'suite_create("[a-z_0-9]*")' tests/plugins/*.c | cut -d'"' -f2 | sort -u); do
-    supp=""
-    [ "$suite" = filters ] && supp=--suppressions=tests/tools/valgrind-pcre2-jit.supp
-    step "plugin suite $suite" env CK_RUN_SUITE="$suite" $VG $supp "$BUILD/tests/plugin_tests"
+    step "plugin suite $suite" env CK_RUN_SUITE="$suite" $VG "$BUILD/tests/plugin_tests"
 done
 # pipeline runs: the sample pipeline and bad inputs through every error path
 out=$(mktemp -d)

@@ -48,7 +48,7 @@ static int compile_list(tp_stage *st, const char *what, const tp_strlist *l, uin
             return tp_fail(st, TP_EINVAL, "%s[%zu]: bad regex '%s': %s at offset %zu", what, i,
                            l->items[i], (const char *)text, (size_t)off);
         }
-        (void)pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
+        tp_pyre_jit(p->re); /* falls back to the interpreter */
         if ((p->md = pcre2_match_data_create_from_pattern(p->re, NULL)) == NULL)
             return TP_ENOMEM;
     }
