@@ -13,8 +13,10 @@
  * ascending runs (so sorted input costs one pass), extends short runs to
  * TP_MSORT_MIN_RUN with insertion sort, then merges runs pairwise, ping-ponging
  * between the array and one scratch buffer.  O(n log n) worst case, O(n)
- * for sorted input.  The orders used are total (the row breaks ties), so
- * the result is the same as any other sort's.
+ * for sorted input, which allocates nothing; otherwise both buffers are
+ * allocated before the array is touched, so TP_ENOMEM leaves it unchanged.
+ * The orders used are total (the row breaks ties), so the result is the
+ * same as any other sort's.
  */
 #ifndef TP_SDK_MSORT_H
 #define TP_SDK_MSORT_H
@@ -27,11 +29,15 @@
 
 /* name(ctx, a, n) sorts a[0, n); returns TP_OK or TP_ENOMEM (a unchanged). */
 #define TP_MSORT_DEFINE(name, type, ctx_t, less)                                           \
-    static size_t name##_run(ctx_t ctx, type *a, size_t lo, size_t n)                       \
+    static size_t name##_ascent(ctx_t ctx, const type *a, size_t lo, size_t n)             \
     {                                                                                       \
         size_t hi = lo + 1;                                                                 \
         while (hi < n && !less(ctx, &a[hi], &a[hi - 1]))                                    \
             hi++;                                                                           \
+        return hi;                                                                          \
+    }                                                                                       \
+    static size_t name##_run(ctx_t ctx, type *a, size_t lo, size_t hi, size_t n)            \
+    {                                                                                       \
         size_t want = lo + TP_MSORT_MIN_RUN < n ? lo + TP_MSORT_MIN_RUN : n;                        \
         for (; hi < want; hi++) { /* insertion sort up to the minimum run */                \
             type x = a[hi];                                                                 \
@@ -56,23 +62,20 @@
     }                                                                                       \
     static int name(ctx_t ctx, type *a, size_t n)                                           \
     {                                                                                       \
-        if (n < 2)                                                                          \
+        size_t first = n < 2 ? n : name##_ascent(ctx, a, 0, n);                              \
+        if (first == n) /* already sorted: nothing to allocate */                          \
             return TP_OK;                                                                   \
+        /* both buffers before a is touched, so TP_ENOMEM leaves it as it was */            \
         size_t nruns = 0, cap = n / TP_MSORT_MIN_RUN + 2;                                       \
         size_t *ends = tp_malloc(cap * sizeof *ends);                                       \
-        if (ends == NULL)                                                                   \
-            return TP_ENOMEM;                                                               \
-        for (size_t lo = 0; lo < n;)                                                        \
-            ends[nruns++] = lo = name##_run(ctx, a, lo, n);                                 \
-        if (nruns == 1) {                                                                   \
-            tp_free(ends);                                                                  \
-            return TP_OK;                                                                   \
-        }                                                                                   \
-        type *tmp = tp_malloc(n * sizeof *tmp);                                             \
+        type *tmp = ends != NULL ? tp_malloc(n * sizeof *tmp) : NULL;                       \
         if (tmp == NULL) {                                                                  \
             tp_free(ends);                                                                  \
             return TP_ENOMEM;                                                               \
         }                                                                                   \
+        for (size_t lo = 0; lo < n;)                                                        \
+            ends[nruns++] = lo =                                                            \
+                name##_run(ctx, a, lo, lo ? name##_ascent(ctx, a, lo, n) : first, n);       \
         type *src = a, *dst = tmp;                                                          \
         while (nruns > 1) {                                                                 \
             size_t out = 0, lo = 0;                                                         \

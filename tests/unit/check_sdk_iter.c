@@ -2,16 +2,13 @@
  * kineto reader: the pipeline's `iterations:` setting, step numbers, skips,
  * publishing once per trace, stage overrides, GPU annotations and ranges.
  * Values by hand from the trace below (ts and dur in us). */
-#include "tp_internal.h"
-#include "tp_pipeline.h"
 #include "tp_test.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <tracepipe/tp_sdk_iter.h>
+
+#include "sdk_kineto.h"
 
 /* steps 7, 8, 9 on thread 1 (a nested train_step_99 is no iteration), a
  * ProfilerStep#12 on thread 2, GPU annotations gstep on stream 7, async
@@ -40,53 +37,19 @@ static const char *const trace_json =
     "{\"ph\":\"e\",\"cat\":\"nvtx\",\"name\":\"range_a\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":95}\n"
     "]}\n";
 
-typedef struct fixture {
-    char path[64];
-    tp_ctx *ctx;
-    tp_pipeline *p;
-    tp_run *run;
-    tp_stage st;
-} fixture;
+typedef kineto_run fixture;
 
 /* Reads the trace under a pipeline whose top holds `iterations` (YAML
  * lines, or "" for none), and a stage of that run to ask the view with. */
 static void open_fixture(fixture *f, const char *iterations)
 {
-    memset(f, 0, sizeof *f);
-    snprintf(f->path, sizeof f->path, "/tmp/tp_iter_XXXXXX");
-    int fd = mkstemp(f->path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, trace_json, strlen(trace_json)), (ssize_t)strlen(trace_json));
-    close(fd);
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml, "%sstages:\n  - reader: kineto\n    path: %s\n", iterations,
-             f->path);
-    tp_diags d = {0};
-    f->ctx = tp_test_ctx();
-    f->p = tp_pipeline_load_string(f->ctx, yaml, strlen(yaml), "p.yaml", NULL, 0, &d);
-    ck_assert_msg(f->p != NULL, "%s", d.n ? d.lines[0] : "");
-    tp_diags_free(&d);
-    tp_run_opts o = {.verbosity = 0};
-    ck_assert_int_eq(tp_pipeline_run(f->p, &o, &f->run), TP_OK);
-    f->st.run = f->run;
-    f->st.id = "probe";
-    f->st.trace = f->run->traces[f->run->latest].trace;
-    tp_host = tp_core_host_api();
-}
-
-static void close_fixture(fixture *f)
-{
-    tp_run_free(f->run);
-    tp_pipeline_free(f->p);
-    tp_ctx_free(f->ctx);
-    unlink(f->path);
+    kineto_run_open(f, trace_json, iterations, "");
 }
 
 static size_t row_named(fixture *f, const char *name)
 {
-    const tp_cols *c = tp_host->trace_cols(f->st.trace);
-    for (size_t i = 0; i < c->n; i++)
-        if (strcmp(tp_host->str(&f->st, c->name[i]), name) == 0)
+    for (size_t i = 0; i < f->c->n; i++)
+        if (strcmp(tp_host->str(&f->st, f->c->name[i]), name) == 0)
             return i;
     ck_abort_msg("no row %s", name);
     return 0;
@@ -120,7 +83,7 @@ START_TEST(pipeline_marker_capture_group_and_skips)
     ck_assert(tp_iter_is_marker(&w, tp_host->trace_cols(f.st.trace)->name[row_named(&f, "train_step_8")]));
     tp_iter_view_release(&v);
     tp_iter_view_release(&w);
-    close_fixture(&f);
+    kineto_run_close(&f);
 }
 END_TEST
 
@@ -137,7 +100,7 @@ START_TEST(nested_markers_and_ordinals)
     ck_assert_uint_eq(v.first, 0); /* skip_last past the count: none left */
     ck_assert_uint_eq(v.last, 0);
     tp_iter_view_release(&v);
-    close_fixture(&f);
+    kineto_run_close(&f);
 }
 END_TEST
 
@@ -176,7 +139,7 @@ START_TEST(default_marker_and_override)
     tp_iter_view_release(&o);
     tp_iter_view_release(&again);
     tp_iter_view_release(&none);
-    close_fixture(&f);
+    kineto_run_close(&f);
 }
 END_TEST
 
@@ -200,7 +163,7 @@ START_TEST(gpu_annotations_and_ranges)
     ck_assert_int_eq(r.it[0].end, 95000);
     tp_iter_view_release(&v);
     tp_iter_view_release(&r);
-    close_fixture(&f);
+    kineto_run_close(&f);
 }
 END_TEST
 
@@ -213,7 +176,7 @@ START_TEST(bad_override_regex_fails_the_stage)
     ck_assert_int_eq(tp_iter_view_get(&f.st, NULL, &ov, &v), TP_EINVAL);
     ck_assert_ptr_nonnull(strstr(f.st.error, "marker: bad regex '('"));
     ck_assert_uint_eq(v.n, 0);
-    close_fixture(&f);
+    kineto_run_close(&f);
 }
 END_TEST
 

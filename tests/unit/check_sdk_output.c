@@ -1,5 +1,5 @@
-/* SDK output helpers: number text, tree results, write errors reported
- * against the user's path. */
+/* SDK output helpers: number text, write errors reported against the
+ * user's path (tree results: check_sdk_tree.c). */
 #include "tp_internal.h"
 #include "tp_test.h"
 
@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include <tracepipe/tp_sdk_output.h>
-#include <tracepipe/tp_sdk_tree.h>
 
 static const char *fmt(double v)
 {
@@ -54,73 +53,6 @@ START_TEST(f64_json_keeps_a_float_and_has_no_nan)
 }
 END_TEST
 
-/* A result with id/parent_id rows given as (id, parent or -1). */
-static tp_result *tree_result(const int64_t (*rows)[2], size_t n)
-{
-    tp_result *r = tp_result_create("tree");
-    int id = tp_result_col_add(r, "id", TP_COL_I64);
-    int parent = tp_result_col_add(r, "parent_id", TP_COL_I64);
-    tp_result_col_add(r, "name", TP_COL_STR);
-    for (size_t i = 0; i < n; i++) {
-        size_t row;
-        ck_assert_int_eq(tp_result_row_add(r, &row), TP_OK);
-        tp_result_put_i64(r, row, id, rows[i][0]);
-        if (rows[i][1] >= 0)
-            tp_result_put_i64(r, row, parent, rows[i][1]);
-    }
-    return r;
-}
-
-START_TEST(tree_levels_parents_and_roots)
-{
-    /* 10 ─┬─ 11 ── 12          levels 0 1 2 1 0 1
-     *     └─ 13
-     * 20 ── 21 */
-    static const int64_t rows[][2] = {{10, -1}, {11, 10}, {12, 11}, {13, 10}, {20, -1}, {21, 20}};
-    tp_stage st;
-    memset(&st, 0, sizeof st);
-    tp_host = tp_core_host_api();
-    tp_result *r = tree_result(rows, 6);
-    tp_result_tree t;
-    ck_assert(tp_result_is_tree(r));
-    ck_assert_int_eq(tp_result_tree_load(&st, r, &t), TP_OK);
-    ck_assert_uint_eq(t.nrows, 6);
-    ck_assert_uint_eq(t.nroots, 2);
-    static const uint32_t level[] = {0, 1, 2, 1, 0, 1};
-    static const int64_t parent_row[] = {-1, 0, 1, 0, -1, 4};
-    for (size_t i = 0; i < 6; i++) {
-        ck_assert_uint_eq(t.level[i], level[i]);
-        ck_assert_int_eq(t.parent_row[i], parent_row[i]);
-    }
-    tp_result_tree_free(&t);
-    tp_result_destroy(r);
-}
-END_TEST
-
-START_TEST(tree_out_of_preorder_is_refused_with_the_row)
-{
-    /* 13's parent 11 was closed when 12 (a child of 10) came */
-    static const int64_t rows[][2] = {{10, -1}, {11, 10}, {12, 10}, {13, 11}};
-    tp_stage st;
-    memset(&st, 0, sizeof st);
-    tp_host = tp_core_host_api();
-    tp_result *r = tree_result(rows, 4);
-    tp_result_tree t;
-    ck_assert_int_eq(tp_result_tree_load(&st, r, &t), TP_EINVAL);
-    ck_assert_ptr_null(t.level);
-    ck_assert_str_eq(st.error, "result 'tree' row 3: parent_id 11 is not an earlier ancestor "
-                               "(tree rows must be in pre-order)");
-    tp_result_destroy(r);
-
-    tp_result *flat = tp_result_create("flat");
-    tp_result_col_add(flat, "id", TP_COL_STR); /* not I64: a flat table */
-    tp_result_col_add(flat, "parent_id", TP_COL_I64);
-    ck_assert(!tp_result_is_tree(flat));
-    ck_assert_int_eq(tp_result_tree_load(&st, flat, &t), TP_ENOTFOUND);
-    tp_result_destroy(flat);
-}
-END_TEST
-
 START_TEST(close_reports_a_full_disk_against_the_path)
 {
     tp_stage st;
@@ -147,8 +79,6 @@ static Suite *sdk_output_suite(void)
     TCase *tc = tcase_create("output");
     tcase_add_test(tc, f64_shortest_text_that_reads_back);
     tcase_add_test(tc, f64_json_keeps_a_float_and_has_no_nan);
-    tcase_add_test(tc, tree_levels_parents_and_roots);
-    tcase_add_test(tc, tree_out_of_preorder_is_refused_with_the_row);
     tcase_add_test(tc, close_reports_a_full_disk_against_the_path);
     suite_add_tcase(s, tc);
     return s;
