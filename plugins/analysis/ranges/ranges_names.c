@@ -30,7 +30,7 @@ int rg_norm_open(tp_stage *st, rg_norm *nm, const tp_strlist *pairs)
     memset(nm, 0, sizeof *nm);
     if (pairs->n % 2 != 0)
         return tp_fail(st, TP_EINVAL,
-                       "normalize: %zu items; give pairs of a regex and its replacement, e.g. "
+                       "normalize: %zu items, an odd number; give pairs of a regex and its replacement, e.g. "
                        "['(, op_id = \\d+|, seq = \\d+)', '']",
                        pairs->n);
     if (pairs->n == 0)
