@@ -242,40 +242,40 @@ static int host_work(rg *r, size_t a)
     return rc;
 }
 
-/* Activities by (pid, tid, start, row): a stream's in start order. */
-static int by_stream(const void *x, const void *y, void *ctx)
-{
-    const tp_cols *c = ctx;
-    size_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    int64_t ka[3] = {tp_ev_pid(c, a), tp_ev_tid(c, a), c->ts[a]};
-    int64_t kb[3] = {tp_ev_pid(c, b), tp_ev_tid(c, b), c->ts[b]};
-    for (int k = 0; k < 3; k++)
-        if (ka[k] != kb[k])
-            return ka[k] < kb[k] ? -1 : 1;
-    return (a > b) - (a < b);
-}
+/* The first of rows[0, n), sorted by cmp, that is not before key. */
+typedef int (*rg_cmp)(const tp_cols *c, size_t row, const void *key);
 
-/* The first of the sorted activities act[0, n) at or after GPU range g's
- * stream and start. */
-static size_t first_on_stream(const tp_cols *c, const uint32_t *act, size_t n, size_t g)
+static size_t lower_bound(const tp_cols *c, const uint32_t *rows, size_t n, rg_cmp cmp,
+                          const void *key)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2, a = act[mid];
-        int64_t ka[3] = {tp_ev_pid(c, a), tp_ev_tid(c, a), c->ts[a]};
-        int64_t kg[3] = {tp_ev_pid(c, g), tp_ev_tid(c, g), c->ts[g]};
-        int before = 0;
-        for (int k = 0; k < 3; k++)
-            if (ka[k] != kg[k]) {
-                before = ka[k] < kg[k];
-                break;
-            }
-        if (before)
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp(c, rows[mid], key) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* Row a against row *key by (pid, tid, start): a stream's rows in start order. */
+static int cmp_stream(const tp_cols *c, size_t a, const void *key)
+{
+    size_t b = *(const size_t *)key;
+    int64_t ka[3] = {tp_ev_pid(c, a), tp_ev_tid(c, a), c->ts[a]};
+    int64_t kb[3] = {tp_ev_pid(c, b), tp_ev_tid(c, b), c->ts[b]};
+    for (int k = 0; k < 3; k++)
+        if (ka[k] != kb[k])
+            return ka[k] < kb[k] ? -1 : 1;
+    return 0;
+}
+
+static int by_stream(const void *x, const void *y, void *ctx)
+{
+    size_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    int d = cmp_stream(ctx, a, &b);
+    return d ? d : (a > b) - (a < b);
 }
 
 /* GPU ranges' work: the activities on their stream starting inside them. */
@@ -292,7 +292,7 @@ static int gpu_work(rg *r)
     int rc = tp_sort(act, na, sizeof *act, by_stream, (void *)c);
     for (size_t g = 0; g < r->ng && rc == TP_OK; g++) {
         size_t x = r->gpu[g];
-        for (size_t i = first_on_stream(c, act, na, x); i < na && rc == TP_OK; i++) {
+        for (size_t i = lower_bound(c, act, na, cmp_stream, &x); i < na && rc == TP_OK; i++) {
             size_t a = act[i];
             if (tp_ev_pid(c, a) != tp_ev_pid(c, x) || tp_ev_tid(c, a) != tp_ev_tid(c, x) ||
                 c->ts[a] >= c->ts[x] + c->dur[x])
@@ -375,23 +375,30 @@ static rg_acc *it_acc(rg *r, int32_t k, uint8_t kind, tp_str name)
     return &r->it[r->nit++];
 }
 
-/* Rows by (External id, name id, start, row): host ranges, where a GPU
- * range finds the one it projects. */
-static int cmp_ext(const tp_cols *c, size_t a, int64_t ext_b, tp_str name_b, int64_t ts_b)
+/* Host ranges by (External id, name id, start, row): where a GPU range
+ * finds the one it projects. */
+typedef struct rg_ext {
+    int64_t ext, ts;
+    tp_str name;
+} rg_ext;
+
+static int cmp_ext(const tp_cols *c, size_t a, const void *key)
 {
-    int64_t ext_a = tp_ev_ext_id(c, a);
-    if (ext_a != ext_b)
-        return ext_a < ext_b ? -1 : 1;
-    if (c->name[a] != name_b)
-        return c->name[a] < name_b ? -1 : 1;
-    return c->ts[a] < ts_b ? -1 : c->ts[a] > ts_b;
+    const rg_ext *k = key;
+    int64_t ext = tp_ev_ext_id(c, a);
+    if (ext != k->ext)
+        return ext < k->ext ? -1 : 1;
+    if (c->name[a] != k->name)
+        return c->name[a] < k->name ? -1 : 1;
+    return c->ts[a] < k->ts ? -1 : c->ts[a] > k->ts;
 }
 
 static int by_ext(const void *x, const void *y, void *ctx)
 {
     const tp_cols *c = ctx;
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    int d = cmp_ext(c, a, tp_ev_ext_id(c, b), c->name[b], c->ts[b]);
+    rg_ext kb = {tp_ev_ext_id(c, b), c->ts[b], c->name[b]};
+    int d = cmp_ext(c, a, &kb);
     return d ? d : (a > b) - (a < b);
 }
 
@@ -400,21 +407,15 @@ static int by_ext(const void *x, const void *y, void *ctx)
  * first; SIZE_MAX when none. */
 static size_t projected(const tp_cols *c, const uint32_t *host, size_t nh, size_t g)
 {
-    int64_t ext = tp_ev_ext_id(c, g);
-    if (ext == TP_NONE)
+    rg_ext k = {tp_ev_ext_id(c, g), INT64_MIN, c->name[g]};
+    if (k.ext == TP_NONE)
         return SIZE_MAX;
-    size_t lo = 0, hi = nh;
-    while (lo < hi) { /* the first of (ext, name) */
-        size_t mid = lo + (hi - lo) / 2;
-        if (cmp_ext(c, host[mid], ext, c->name[g], INT64_MIN) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == nh || tp_ev_ext_id(c, host[lo]) != ext || c->name[host[lo]] != c->name[g])
+    size_t lo = lower_bound(c, host, nh, cmp_ext, &k); /* the first of (ext, name) */
+    if (lo == nh || tp_ev_ext_id(c, host[lo]) != k.ext || c->name[host[lo]] != k.name)
         return SIZE_MAX;
+    k.ts = c->ts[g];
     size_t best = host[lo];
-    for (size_t i = lo + 1; i < nh && cmp_ext(c, host[i], ext, c->name[g], c->ts[g]) <= 0; i++)
+    for (size_t i = lo + 1; i < nh && cmp_ext(c, host[i], &k) <= 0; i++)
         best = host[i];
     return best;
 }
