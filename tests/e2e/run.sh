@@ -12,6 +12,9 @@
 #       tests/tools/check_breakdowns.py checks independently; a `check.py`
 #       in the case is run as `python3 check.py OUTDIR` and must exit 0 (an
 #       independent computation of the case's figures from the trace).
+#   Every Kineto trace of tests/data/kineto/corpus and the bundled DLRM trace
+#       goes through tests/pipelines/cli/ranges_corpus.yaml and
+#       tests/tools/check_ranges.py (no range counted twice).
 # Prints "N passed, M failed" and exits non-zero on any failure.
 set -u
 BUILD=${1:-build}
@@ -101,6 +104,16 @@ for dir in tests/pipelines/valid/*/; do
     # no temporary output may be left behind
     if ls -A "$out" | grep -q '\.tmp-'; then ko "valid/$name: temporary file left"; bad=1; fi
     [ $bad = 0 ] && ok
+done
+
+# ranges counts no range twice (tests/tools/check_ranges.py, issue 24): on every Kineto trace
+# of the corpus and the bundled DLRM trace
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz; do
+    out="$tmp/ranges-$(basename "$trace")"
+    if "$PIPELINE" run tests/pipelines/cli/ranges_corpus.yaml -q --set trace="$trace" \
+        --set out="$out" >/dev/null 2>"$tmp/err" &&
+        python3 tests/tools/check_ranges.py "$trace" "$out/rg.csv" >"$tmp/chk" 2>&1; then ok
+    else ko "ranges on $trace: check_ranges.py"; cat "$tmp/err" "$tmp/chk"; fi
 done
 
 # every shipped pipeline validates and runs (into a scratch output folder)

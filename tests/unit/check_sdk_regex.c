@@ -95,6 +95,57 @@ START_TEST(errors_in_the_callers_terms)
 }
 END_TEST
 
+/* re.sub: a template's Python spellings, and the result Python gives */
+static void sub_is(const char *pattern, const char *template, const char *text, const char *want)
+{
+    pcre2_code *re = compiled(pattern, 0);
+    char repl[128];
+    size_t bad = 0, n = 0;
+    ck_assert_uint_lt(2 * strlen(template) + 1, sizeof repl);
+    ck_assert_int_eq(tp_pyre_template(template, repl, &bad), 0);
+    int err = 0;
+    char *got = tp_pyre_sub(re, repl, text, strlen(text), &n, &err);
+    ck_assert_msg(got != NULL, "re.sub('%s', '%s') failed: %d", pattern, template, err);
+    ck_assert_str_eq(got, want);
+    ck_assert_uint_eq(n, strlen(want));
+    tp_host->free(got); /* the SDK allocates through the host */
+    pcre2_code_free(re);
+}
+
+START_TEST(sub_as_in_python)
+{
+    /* the values python3's re.sub gives */
+    sub_is("(, op_id = \\d+|, seq = \\d+)", "", "aten::mm, seq = 12, op_id = 7", "aten::mm");
+    sub_is("(\\w+)-(\\w+)", "\\2+\\g<1>\\\\$\\t", "ab-cd ef-gh", "cd+ab\\$\t gh+ef\\$\t");
+    sub_is("(a)|b", "[\\1]", "ab", "[a][]"); /* a group that did not take part: empty */
+    sub_is("x*", "-", "abc", "-a-b-c-");
+    sub_is("a", "\\$\\&", "a", "\\$\\&"); /* other escapes stay as written */
+    sub_is("(?P<w>o+)", "<\\g<w>$>", "foo", "f<oo$>");
+    char long_text[300]; /* longer than the first buffer: the retry */
+    memset(long_text, 'a', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    sub_is("a", "bbb", "a", "bbb");
+    pcre2_code *re = compiled("a", 0);
+    size_t n = 0;
+    int err = 0;
+    char *got = tp_pyre_sub(re, "bbbbbbbb", long_text, strlen(long_text), &n, &err);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(n, 8 * strlen(long_text));
+    tp_host->free(got); /* the SDK allocates through the host */
+    pcre2_code_free(re);
+    /* escapes Python refuses, at their offset */
+    char out[64];
+    size_t bad = 99;
+    ck_assert_int_eq(tp_pyre_template("ab\\q", out, &bad), -1);
+    ck_assert_uint_eq(bad, 2);
+    ck_assert_int_eq(tp_pyre_template("\\g1", out, &bad), -1);
+    ck_assert_uint_eq(bad, 0);
+    ck_assert_int_eq(tp_pyre_template("x\\", out, &bad), -1);
+    ck_assert_uint_eq(bad, 1);
+    ck_assert_int_eq(tp_pyre_template("\\g<>", out, &bad), -1);
+}
+END_TEST
+
 static Suite *sdk_regex_suite(void)
 {
     Suite *s = suite_create("sdk_regex");
@@ -102,6 +153,7 @@ static Suite *sdk_regex_suite(void)
     tcase_add_test(tc, python_spellings_are_rewritten);
     tcase_add_test(tc, translated_patterns_match_as_in_python);
     tcase_add_test(tc, errors_in_the_callers_terms);
+    tcase_add_test(tc, sub_as_in_python);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,19 +1,26 @@
 /*
  * ranges: time attributed to annotation ranges (issue 13, item 6; seed 002's
- * per-iteration times of annotated regions).  Definitions in
- * docs/plugins/ranges.md.
+ * per-iteration times of annotated regions; issue 24, item 2: host ranges
+ * and their GPU projections apart).  Definitions in docs/plugins/ranges.md.
  *
- * A range is a complete annotation event whose name matches `include`: a
- * host annotation (user_annotation, record_function, NVTX push/pop) or a GPU
- * annotation (gpu_user_annotation).  For a host range, its ops are the
- * outermost CPU ops inside it and its GPU work is what was launched from
+ * A range is a complete annotation event whose (normalised) name matches
+ * `include`: a host range (kind annotation: user_annotation,
+ * record_function, NVTX push/pop) or a GPU range (kind gpu annotation:
+ * gpu_user_annotation, the span on one stream of what a host range
+ * launched).  Rows are per (name, kind), so a record_function and its GPU
+ * projection are never added together.  A host range's ops are the
+ * outermost CPU ops inside it and its GPU work what was launched from
  * inside it (the launch's ancestors include the range), so nested ranges
- * each count their work; for a GPU range, the GPU work on its device that
- * starts inside it.
- *   <id>             per range name: count, sum_us (the ranges' own time),
- *                    ops_us, gpu_count, gpu_sum_us, gpu_busy_us (union);
- *   <id>.iterations  per iteration and range name: count, sum_us,
- *                    gpu_sum_us (a series: seed 002's time per iteration).
+ * each count their work; a GPU range's work is the GPU activity on its
+ * stream (same pid and tid) that starts inside it.
+ *   <id>             per range name and kind: count, sum_us (the ranges'
+ *                    own time), ops_us (host), gpu_count, gpu_sum_us,
+ *                    gpu_busy_us (union);
+ *   <id>.iterations  per iteration, range name and kind: count, sum_us,
+ *                    gpu_sum_us (a series: seed 002's time per iteration);
+ *                    a GPU range belongs to the iteration of the host range
+ *                    it projects (same External id and name), else to the
+ *                    one holding its start.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
@@ -26,49 +33,65 @@
 #include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_markers.h>
 
+#include "ranges_names.h"
+
 typedef struct rg_config {
     const char *include;
     const char *marker;
+    tp_strlist normalize;
 } rg_config;
 
 static const tp_option rg_options[] = {
     TP_OPTION_STRING("include", rg_config, include, ".",
-                     "regex naming the ranges (searched, like re.search; default: every one)"),
+                     "regex naming the ranges (searched in the normalised name, like "
+                     "re.search; default: every one)"),
     TP_OPTION_STRING("marker", rg_config, marker, NULL,
                      "override of the pipeline's iterations: marker for this stage: a regex "
                      "naming the iteration markers of <id>.iterations"),
+    TP_OPTION_LIST("normalize", rg_config, normalize,
+                   "name normaliser: pairs of a regex and its replacement, applied in order "
+                   "as Python's re.sub, e.g. ['(, op_id = \\d+|, seq = \\d+)', '']"),
     TP_OPTION_END};
 
-/* <id>: one row per range name, by sum_us descending. */
+/* The kinds of range, the `kind` column's values. */
+enum { RG_HOST = 0, RG_GPU = 1, RG_KINDS };
+static const char *const rg_kind_names[RG_KINDS] = {"host", "gpu"};
+
+/* <id>: one row per range name and kind, by sum_us descending. */
 #define RG_MAIN_COLS(X, P)                                                                         \
-    X(P, name, STR, NULL, "the range's name")                                                      \
-    X(P, count, I64, "count", "ranges of that name")                                               \
+    X(P, name, STR, NULL, "the range's name (normalised)")                                        \
+    X(P, kind, STR, NULL, "host (an annotation on a thread) or gpu (its projection on a stream)") \
+    X(P, count, I64, "count", "ranges of that name and kind")                                      \
     X(P, sum_us, F64, "us", "the ranges' own durations, added")                                    \
     X(P, ops_us, F64, "us", "host ranges: durations of the outermost CPU ops inside them")         \
-    X(P, gpu_count, I64, "count", "GPU activities launched from inside the ranges (GPU ranges: "   \
-                                  "on their device, starting inside them)")                        \
+    X(P, gpu_count, I64, "count", "GPU activities launched from inside the ranges (gpu ranges: "   \
+                                  "on their stream, starting inside them)")                        \
     X(P, gpu_sum_us, F64, "us", "those activities' durations, added")                              \
     X(P, gpu_busy_us, F64, "us", "the union of those activities' intervals")
 TP_COLUMNS(rg_main, RG_MAIN_COLS);
 
-/* <id>.iterations: one row per iteration and range name, in step order. */
+/* <id>.iterations: one row per iteration, range name and kind, in step order. */
 #define RG_IT_COLS(X, P)                                                                           \
     X(P, iteration, I64, NULL, "the step number: the marker's first capture group if a number, "   \
                                "else the digits after the name's last #, else the ordinal from 0") \
-    X(P, name, STR, NULL, "the range's name")                                                      \
-    X(P, count, I64, "count", "ranges of that name starting in the iteration")                     \
+    X(P, name, STR, NULL, "the range's name (normalised)")                                        \
+    X(P, kind, STR, NULL, "host or gpu")                                                           \
+    X(P, count, I64, "count", "ranges of that name and kind in the iteration (gpu ranges: in "     \
+                              "the iteration of the host range they project)")                     \
     X(P, sum_us, F64, "us", "their own durations, added")                                          \
-    X(P, gpu_sum_us, F64, "us", "durations of the GPU work launched inside them in the iteration " \
-                                "(host ranges only)")
+    X(P, gpu_sum_us, F64, "us", "durations of their GPU work (host ranges: launched inside them "  \
+                                "in the iteration)")
 TP_COLUMNS(rg_it, RG_IT_COLS);
 
 static const tp_result_decl rg_results[] = {
-    TP_RESULT("", "table", rg_main, "one row per range name: its time, its ops and its GPU work"),
-    TP_RESULT("iterations", "series", rg_it, "one row per iteration and range name"),
+    TP_RESULT("", "table", rg_main,
+              "one row per range name and kind: its time, its ops and its GPU work"),
+    TP_RESULT("iterations", "series", rg_it, "one row per iteration, range name and kind"),
     TP_RESULTS_END};
 
 typedef struct rg_state {
     tp_markers include;
+    rg_norm norm;
 } rg_state;
 
 static int rg_init(tp_stage *st, const void *config, void **state)
@@ -79,6 +102,8 @@ static int rg_init(tp_stage *st, const void *config, void **state)
         return TP_ENOMEM;
     *state = s;
     int rc = tp_markers_open(st, &s->include, "include", cfg->include);
+    if (rc == TP_OK)
+        rc = rg_norm_open(st, &s->norm, &cfg->normalize);
     if (rc != TP_OK || cfg->marker == NULL)
         return rc;
     tp_markers check; /* a bad marker regex is a configuration error */
@@ -93,36 +118,54 @@ static void rg_destroy(tp_stage *st, void *state)
     rg_state *s = state;
     if (s) {
         tp_markers_close(&s->include);
+        rg_norm_close(&s->norm);
     }
     tp_free(s);
 }
 
-/* Per range name (and iteration): sums, and the GPU intervals for the union. */
+/* Per range name and kind (and iteration): sums, and the GPU intervals for
+ * the union. */
 typedef struct rg_acc {
     tp_str name;
     int32_t iteration;
+    uint8_t kind;
     int64_t count, sum, ops, gpu_count, gpu_sum;
     tp_interval *iv;
     size_t niv, cap;
 } rg_acc;
 
+#define RG_NOT_RANGE UINT32_MAX
+
 typedef struct rg {
     tp_stage *st;
     const tp_cols *c;
     const int32_t *parent, *first_child, *next_sibling, *launcher;
+    uint32_t *key;     /* per name id of the trace: normalised name + 1, RG_NOT_RANGE, 0 unknown */
+    size_t nkey;       /* name ids of the trace (those before normalising) */
     uint8_t *is_range; /* per row */
-    rg_acc *acc;       /* per name: the totals; slot per name id */
-    uint32_t *slot;    /* per name id: acc index + 1 */
+    rg_acc *acc;       /* per (name, kind): the totals */
+    uint32_t *slot;    /* per normalised name id and kind: acc index + 1 */
     size_t nacc, cap;
-    rg_acc *it;        /* per (iteration, name), iteration by iteration */
+    rg_acc *it;        /* per (iteration, name, kind), iteration by iteration */
     size_t nit, itcap;
     int32_t *stack;    /* scratch: c->n cells */
+    uint32_t *ranges, *gpu; /* range rows; the GPU ones */
+    size_t nr, ng;
+    int64_t *gwork;    /* per GPU range (index in gpu): its work's durations, added */
 } rg;
 
-static rg_acc *acc_of(rg *r, tp_str name)
+static tp_str key_of(const rg *r, size_t row) { return (tp_str)(r->key[r->c->name[row]] - 1); }
+
+static uint8_t kind_of(const rg *r, size_t row)
 {
-    if (r->slot[name] != 0)
-        return &r->acc[r->slot[name] - 1];
+    return r->c->kind[row] == TP_KIND_GPU_ANNOTATION ? RG_GPU : RG_HOST;
+}
+
+static rg_acc *acc_of(rg *r, uint8_t kind, tp_str name)
+{
+    uint32_t *slot = &r->slot[(size_t)name * RG_KINDS + kind];
+    if (*slot != 0)
+        return &r->acc[*slot - 1];
     if (r->nacc == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
         rg_acc *a = tp_realloc(r->acc, cap * sizeof *a);
@@ -131,8 +174,8 @@ static rg_acc *acc_of(rg *r, tp_str name)
         r->acc = a;
         r->cap = cap;
     }
-    r->acc[r->nacc] = (rg_acc){.name = name, .iteration = -1};
-    r->slot[name] = (uint32_t)(r->nacc + 1);
+    r->acc[r->nacc] = (rg_acc){.name = name, .iteration = -1, .kind = kind};
+    *slot = (uint32_t)(r->nacc + 1);
     return &r->acc[r->nacc++];
 }
 
@@ -150,15 +193,15 @@ static int add_interval(rg_acc *a, int64_t s, int64_t e)
     return TP_OK;
 }
 
-/* The ranges' own time and their outermost ops. */
+/* The ranges' own time and, for host ranges, their outermost ops. */
 static int range_times(rg *r, size_t row)
 {
-    rg_acc *a = acc_of(r, r->c->name[row]);
+    rg_acc *a = acc_of(r, kind_of(r, row), key_of(r, row));
     if (a == NULL)
         return TP_ENOMEM;
     a->count++;
     a->sum += r->c->dur[row];
-    if (r->c->kind[row] == TP_KIND_GPU_ANNOTATION)
+    if (a->kind == RG_GPU)
         return TP_OK;
     /* outermost ops: walk the subtree, not below an op (a subtree holds at
      * most c->n rows, the stack's size) */
@@ -177,10 +220,10 @@ static int range_times(rg *r, size_t row)
     return TP_OK;
 }
 
-/* Adds activity a to the GPU work of the ranges named `name`. */
-static int credit(rg *r, tp_str name, size_t a)
+/* Adds activity a to the GPU work of range row x's (name, kind). */
+static int credit(rg *r, size_t x, size_t a)
 {
-    rg_acc *acc = acc_of(r, name);
+    rg_acc *acc = acc_of(r, kind_of(r, x), key_of(r, x));
     if (acc == NULL)
         return TP_ENOMEM;
     acc->gpu_count++;
@@ -188,24 +231,77 @@ static int credit(rg *r, tp_str name, size_t a)
     return add_interval(acc, r->c->ts[a], r->c->ts[a] + r->c->dur[a]);
 }
 
-/* GPU work: to every host range above its launch; for GPU ranges, below. */
-static int attribute_work(rg *r, size_t a, const uint32_t *gpu_ranges, size_t ngr)
+/* Host ranges' GPU work: activity a to every host range above its launch. */
+static int host_work(rg *r, size_t a)
 {
-    const tp_cols *c = r->c;
     int rc = TP_OK;
     for (int32_t x = r->launcher[a] >= 0 ? r->parent[r->launcher[a]] : -1; x >= 0 && rc == TP_OK;
-         x = r->parent[x]) {
-        if (!r->is_range[x])
-            continue;
-        rc = credit(r, c->name[x], a);
+         x = r->parent[x])
+        if (r->is_range[x])
+            rc = credit(r, (size_t)x, a);
+    return rc;
+}
+
+/* The first of rows[0, n), sorted by cmp, that is not before key. */
+typedef int (*rg_cmp)(const tp_cols *c, size_t row, const void *key);
+
+static size_t lower_bound(const tp_cols *c, const uint32_t *rows, size_t n, rg_cmp cmp,
+                          const void *key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp(c, rows[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    for (size_t g = 0; g < ngr && rc == TP_OK; g++) { /* few GPU annotations in practice */
-        uint32_t x = gpu_ranges[g];
-        if (tp_ev_pid(c, x) != tp_ev_pid(c, a) || c->ts[a] < c->ts[x] ||
-            c->ts[a] >= c->ts[x] + c->dur[x])
-            continue;
-        rc = credit(r, c->name[x], a);
+    return lo;
+}
+
+/* Row a against row *key by (pid, tid, start): a stream's rows in start order. */
+static int cmp_stream(const tp_cols *c, size_t a, const void *key)
+{
+    size_t b = *(const size_t *)key;
+    int64_t ka[3] = {tp_ev_pid(c, a), tp_ev_tid(c, a), c->ts[a]};
+    int64_t kb[3] = {tp_ev_pid(c, b), tp_ev_tid(c, b), c->ts[b]};
+    for (int k = 0; k < 3; k++)
+        if (ka[k] != kb[k])
+            return ka[k] < kb[k] ? -1 : 1;
+    return 0;
+}
+
+static int by_stream(const void *x, const void *y, void *ctx)
+{
+    size_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    int d = cmp_stream(ctx, a, &b);
+    return d ? d : (a > b) - (a < b);
+}
+
+/* GPU ranges' work: the activities on their stream starting inside them. */
+static int gpu_work(rg *r)
+{
+    const tp_cols *c = r->c;
+    uint32_t *act = tp_malloc((c->n ? c->n : 1) * sizeof *act);
+    if (act == NULL)
+        return TP_ENOMEM;
+    size_t na = 0;
+    for (size_t a = 0; a < c->n; a++)
+        if (tp_ev_is_activity(c, a))
+            act[na++] = (uint32_t)a;
+    int rc = tp_sort(act, na, sizeof *act, by_stream, (void *)c);
+    for (size_t g = 0; g < r->ng && rc == TP_OK; g++) {
+        size_t x = r->gpu[g];
+        for (size_t i = lower_bound(c, act, na, cmp_stream, &x); i < na && rc == TP_OK; i++) {
+            size_t a = act[i];
+            if (tp_ev_pid(c, a) != tp_ev_pid(c, x) || tp_ev_tid(c, a) != tp_ev_tid(c, x) ||
+                c->ts[a] >= c->ts[x] + c->dur[x])
+                break;
+            r->gwork[g] += c->dur[a];
+            rc = credit(r, x, a);
+        }
     }
+    tp_free(act);
     return rc;
 }
 
@@ -219,6 +315,8 @@ static int by_name(const void *x, const void *y, void *ctx)
         return a->iteration < b->iteration ? -1 : 1;
     if (a->sum != b->sum)
         return a->sum > b->sum ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
     return strcmp(tp_str_text(r->st, a->name), tp_str_text(r->st, b->name));
 }
 
@@ -236,9 +334,11 @@ static int write_totals(rg *r)
         rc = tp_result_add_row(r->st, res, &row);
         rc = rc ? rc
                 : tp_result_set_str(r->st, res, row, rg_main_name, tp_str_text(r->st, a->name));
+        rc = rc ? rc : tp_result_set_str(r->st, res, row, rg_main_kind, rg_kind_names[a->kind]);
         rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_main_count, a->count);
         rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_sum_us, us(a->sum));
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_ops_us, us(a->ops));
+        if (a->kind == RG_HOST) /* a GPU range has no ops: null */
+            rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_ops_us, us(a->ops));
         rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_main_gpu_count, a->gpu_count);
         rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_gpu_sum_us, us(a->gpu_sum));
         rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_gpu_busy_us, us(busy));
@@ -248,12 +348,20 @@ static int write_totals(rg *r)
 
 /* ------------------------------------------------------ per iteration */
 
-static rg_acc *it_acc(rg *r, int32_t k, tp_str name)
+/* A range in its iteration (k, an index of the iterations), with its GPU
+ * work for a GPU range. */
+typedef struct rg_at {
+    int32_t k;
+    uint32_t row;
+    int64_t work;
+} rg_at;
+
+static rg_acc *it_acc(rg *r, int32_t k, uint8_t kind, tp_str name)
 {
     for (size_t i = r->nit; i-- > 0;) /* rows arrive iteration by iteration */
         if (r->it[i].iteration != k)
             break;
-        else if (r->it[i].name == name)
+        else if (r->it[i].name == name && r->it[i].kind == kind)
             return &r->it[i];
     if (r->nit == r->itcap) {
         size_t cap = r->itcap ? r->itcap * 2 : 16;
@@ -263,32 +371,100 @@ static rg_acc *it_acc(rg *r, int32_t k, tp_str name)
         r->it = a;
         r->itcap = cap;
     }
-    r->it[r->nit] = (rg_acc){.name = name, .iteration = k};
+    r->it[r->nit] = (rg_acc){.name = name, .iteration = k, .kind = kind};
     return &r->it[r->nit++];
 }
 
-static int per_iteration(rg *r, const tp_iterations *it, const int64_t *steps,
-                         const uint32_t *ranges, size_t n)
+/* Host ranges by (External id, name id, start, row): where a GPU range
+ * finds the one it projects. */
+typedef struct rg_ext {
+    int64_t ext, ts;
+    tp_str name;
+} rg_ext;
+
+static int cmp_ext(const tp_cols *c, size_t a, const void *key)
 {
-    tp_result *res = tp_result_declared(r->st, "iterations");
-    if (res == NULL)
+    const rg_ext *k = key;
+    int64_t ext = tp_ev_ext_id(c, a);
+    if (ext != k->ext)
+        return ext < k->ext ? -1 : 1;
+    if (c->name[a] != k->name)
+        return c->name[a] < k->name ? -1 : 1;
+    return c->ts[a] < k->ts ? -1 : c->ts[a] > k->ts;
+}
+
+static int by_ext(const void *x, const void *y, void *ctx)
+{
+    const tp_cols *c = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    rg_ext kb = {tp_ev_ext_id(c, b), c->ts[b], c->name[b]};
+    int d = cmp_ext(c, a, &kb);
+    return d ? d : (a > b) - (a < b);
+}
+
+/* The host range GPU range g projects: of the host ranges with its
+ * External id and name, the last starting at or before it, else the
+ * first; SIZE_MAX when none. */
+static size_t projected(const tp_cols *c, const uint32_t *host, size_t nh, size_t g)
+{
+    rg_ext k = {tp_ev_ext_id(c, g), INT64_MIN, c->name[g]};
+    if (k.ext == TP_NONE)
+        return SIZE_MAX;
+    size_t lo = lower_bound(c, host, nh, cmp_ext, &k); /* the first of (ext, name) */
+    if (lo == nh || tp_ev_ext_id(c, host[lo]) != k.ext || c->name[host[lo]] != k.name)
+        return SIZE_MAX;
+    k.ts = c->ts[g];
+    size_t best = host[lo];
+    for (size_t i = lo + 1; i < nh && cmp_ext(c, host[i], &k) <= 0; i++)
+        best = host[i];
+    return best;
+}
+
+static int by_iteration(const void *x, const void *y, void *ctx)
+{
+    const tp_cols *c = ctx;
+    const rg_at *a = x, *b = y;
+    if (a->k != b->k)
+        return a->k < b->k ? -1 : 1;
+    if (c->ts[a->row] != c->ts[b->row])
+        return c->ts[a->row] < c->ts[b->row] ? -1 : 1;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+/* Every range in an iteration, iteration by iteration: a host range in the
+ * one holding its start, a GPU range in that of the host range it
+ * projects, else in the one holding its own start. */
+static int ranges_in_iterations(rg *r, const tp_iterations *it, rg_at *at, size_t *n)
+{
+    const tp_cols *c = r->c;
+    uint32_t *host = tp_malloc((r->nr ? r->nr : 1) * sizeof *host);
+    if (host == NULL)
         return TP_ENOMEM;
-    tp_result_set_meta(r->st, res, "title", "Annotation ranges per iteration");
-    /* ranges in start order, so each iteration's rows come together */
-    int rc = TP_OK;
-    for (size_t i = 0; i < n && rc == TP_OK; i++) {
-        uint32_t x = ranges[i];
-        int32_t k = tp_iteration_of(it, r->c->ts[x]);
-        if (k < 0)
-            continue;
-        rg_acc *a = it_acc(r, k, r->c->name[x]);
-        if (a == NULL)
-            return TP_ENOMEM;
-        a->count++;
-        a->sum += r->c->dur[x];
+    size_t nh = 0;
+    for (size_t i = 0; i < r->nr; i++)
+        if (kind_of(r, r->ranges[i]) == RG_HOST)
+            host[nh++] = r->ranges[i];
+    int rc = r->ng ? tp_sort(host, nh, sizeof *host, by_ext, (void *)c) : TP_OK;
+    for (size_t i = 0; i < nh; i++) {
+        int32_t k = tp_iteration_of(it, c->ts[host[i]]);
+        if (k >= 0)
+            at[(*n)++] = (rg_at){k, host[i], 0};
     }
-    /* where each iteration's entries begin (they come iteration by iteration);
-     * SIZE_MAX for an iteration without ranges */
+    for (size_t g = 0; g < r->ng && rc == TP_OK; g++) {
+        size_t x = r->gpu[g], p = projected(c, host, nh, x);
+        int32_t k = tp_iteration_of(it, c->ts[p != SIZE_MAX ? p : x]);
+        if (k >= 0)
+            at[(*n)++] = (rg_at){k, (uint32_t)x, r->gwork[g]};
+    }
+    tp_free(host);
+    return rc ? rc : tp_sort(at, *n, sizeof *at, by_iteration, (void *)c);
+}
+
+/* Host ranges' GPU work per iteration: launched inside the range, in the
+ * iteration of its launch (rows of r->it come iteration by iteration). */
+static int host_work_per_iteration(rg *r, const tp_iterations *it)
+{
+    /* where each iteration's entries begin; SIZE_MAX for one without ranges */
     size_t *begin = tp_malloc((it->n + 1) * sizeof *begin);
     if (begin == NULL)
         return TP_ENOMEM;
@@ -296,7 +472,6 @@ static int per_iteration(rg *r, const tp_iterations *it, const int64_t *steps,
         begin[k] = SIZE_MAX;
     for (size_t i = r->nit; i-- > 0;)
         begin[r->it[i].iteration] = i;
-    /* GPU work per (iteration, host range): launched inside the range */
     for (size_t a = 0; a < r->c->n; a++) {
         if (!tp_ev_is_activity(r->c, a) || r->launcher[a] < 0)
             continue;
@@ -305,24 +480,55 @@ static int per_iteration(rg *r, const tp_iterations *it, const int64_t *steps,
             if (!r->is_range[x] || begin[k] == SIZE_MAX)
                 continue;
             for (size_t i = begin[k]; i < r->nit && r->it[i].iteration == k; i++)
-                if (r->it[i].name == r->c->name[x])
+                if (r->it[i].kind == RG_HOST && r->it[i].name == key_of(r, (size_t)x))
                     r->it[i].gpu_sum += r->c->dur[a];
         }
     }
     tp_free(begin);
-    rc = tp_sort(r->it, r->nit, sizeof *r->it, by_name, r);
+    return TP_OK;
+}
+
+static int write_iterations(rg *r, const int64_t *steps)
+{
+    tp_result *res = tp_result_declared(r->st, "iterations");
+    if (res == NULL)
+        return TP_ENOMEM;
+    tp_result_set_meta(r->st, res, "title", "Annotation ranges per iteration");
+    int rc = tp_sort(r->it, r->nit, sizeof *r->it, by_name, r);
     for (size_t i = 0; i < r->nit && rc == TP_OK; i++) {
         const rg_acc *a = &r->it[i];
-        int64_t step = steps[a->iteration];
         size_t row;
         rc = tp_result_add_row(r->st, res, &row);
-        rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_it_iteration, step);
+        rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_it_iteration, steps[a->iteration]);
         rc = rc ? rc : tp_result_set_str(r->st, res, row, rg_it_name, tp_str_text(r->st, a->name));
+        rc = rc ? rc : tp_result_set_str(r->st, res, row, rg_it_kind, rg_kind_names[a->kind]);
         rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_it_count, a->count);
         rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_it_sum_us, us(a->sum));
         rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_it_gpu_sum_us, us(a->gpu_sum));
     }
     return rc;
+}
+
+static int per_iteration(rg *r, const tp_iterations *it, const int64_t *steps)
+{
+    rg_at *at = tp_malloc((r->nr ? r->nr : 1) * sizeof *at);
+    if (at == NULL)
+        return TP_ENOMEM;
+    size_t n = 0;
+    int rc = ranges_in_iterations(r, it, at, &n);
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        rg_acc *a = it_acc(r, at[i].k, kind_of(r, at[i].row), key_of(r, at[i].row));
+        if (a == NULL) {
+            rc = TP_ENOMEM;
+            break;
+        }
+        a->count++;
+        a->sum += r->c->dur[at[i].row];
+        a->gpu_sum += at[i].work;
+    }
+    tp_free(at);
+    rc = rc ? rc : host_work_per_iteration(r, it);
+    return rc ? rc : write_iterations(r, steps);
 }
 
 /* ------------------------------------------------------------- stage */
@@ -333,52 +539,90 @@ static int is_range_row(const tp_cols *c, size_t i)
            (c->kind[i] == TP_KIND_ANNOTATION || c->kind[i] == TP_KIND_GPU_ANNOTATION);
 }
 
-static int find_ranges(rg *r, rg_state *s, uint32_t *ranges, size_t *n, uint32_t *gpu, size_t *ng)
+/* r->key of row i's name: its normalised name + 1 when `include` matches
+ * that, else RG_NOT_RANGE (each name id once). */
+static int classify(rg *r, rg_state *s, size_t i)
+{
+    tp_str norm;
+    int rc = rg_norm_name(r->st, &s->norm, r->c, i, &norm);
+    if (rc != TP_OK)
+        return rc;
+    int m = tp_pyre_search(s->include.re, tp_str_text(r->st, norm), tp_str_len(r->st, norm),
+                           s->include.md);
+    if (m < 0)
+        return tp_markers_error(r->st, &s->include, r->c, i, m);
+    r->key[r->c->name[i]] = m > 0 ? norm + 1 : RG_NOT_RANGE;
+    return TP_OK;
+}
+
+static int find_ranges(rg *r, rg_state *s)
 {
     const tp_cols *c = r->c;
-    size_t nstr = tp_str_count(r->st);
-    uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
-    if (memo == NULL)
-        return TP_ENOMEM;
     int rc = TP_OK;
     for (size_t i = 0; i < c->n && rc == TP_OK; i++) {
-        if (!is_range_row(c, i) || c->name[i] >= nstr)
+        if (!is_range_row(c, i) || c->name[i] >= r->nkey)
             continue;
-        if (memo[c->name[i]] == 0) {
-            int m = tp_pyre_search(s->include.re, tp_str_text(r->st, c->name[i]),
-                                   tp_str_len(r->st, c->name[i]), s->include.md);
-            if (m < 0)
-                rc = tp_markers_error(r->st, &s->include, c, i, m);
-            memo[c->name[i]] = m > 0 ? 1 : 2;
-        }
-        if (memo[c->name[i]] != 1)
+        if (r->key[c->name[i]] == 0 && (rc = classify(r, s, i)) != TP_OK)
+            break;
+        if (r->key[c->name[i]] == RG_NOT_RANGE)
             continue;
         r->is_range[i] = 1;
-        ranges[(*n)++] = (uint32_t)i;
+        r->ranges[r->nr++] = (uint32_t)i;
         if (c->kind[i] == TP_KIND_GPU_ANNOTATION)
-            gpu[(*ng)++] = (uint32_t)i;
+            r->gpu[r->ng++] = (uint32_t)i;
     }
-    tp_free(memo);
     return rc;
 }
 
-static int by_start(const void *a, const void *b, void *ctx)
+/* Counts, times and GPU work of every range; then per iteration. */
+static int measure(rg *r, rg_state *s, const rg_config *cfg)
 {
-    const tp_cols *c = ctx;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    if (c->ts[x] != c->ts[y])
-        return c->ts[x] < c->ts[y] ? -1 : 1;
-    return (x > y) - (x < y);
+    int rc = find_ranges(r, s);
+    /* normalised names are interned now: a slot per name id and kind */
+    r->slot = rc ? NULL : tp_calloc((tp_str_count(r->st) + 1) * RG_KINDS, sizeof *r->slot);
+    r->gwork = rc ? NULL : tp_calloc(r->ng ? r->ng : 1, sizeof *r->gwork);
+    if (rc == TP_OK && (r->slot == NULL || r->gwork == NULL))
+        rc = TP_ENOMEM;
+    for (size_t i = 0; i < r->nr && rc == TP_OK; i++)
+        rc = range_times(r, r->ranges[i]);
+    for (size_t a = 0; a < r->c->n && rc == TP_OK; a++)
+        if (tp_ev_is_activity(r->c, a))
+            rc = host_work(r, a);
+    rc = rc ? rc : gpu_work(r);
+    rc = rc ? rc : write_totals(r);
+    if (rc != TP_OK)
+        return rc;
+    tp_iter_view steps = {0};
+    tp_iter_override ov = {.marker = cfg->marker, .option = "marker"};
+    if ((rc = tp_iter_view_get(r->st, NULL, &ov, &steps)) == TP_OK) {
+        tp_iterations it = tp_iter_as_iterations(&steps);
+        rc = per_iteration(r, &it, steps.step);
+    }
+    tp_iter_view_release(&steps);
+    return rc;
+}
+
+static void rg_free(rg *r)
+{
+    for (size_t i = 0; i < r->nacc; i++)
+        tp_free(r->acc[i].iv);
+    tp_free(r->acc);
+    tp_free(r->it);
+    tp_free(r->slot);
+    tp_free(r->key);
+    tp_free(r->is_range);
+    tp_free(r->stack);
+    tp_free(r->ranges);
+    tp_free(r->gpu);
+    tp_free(r->gwork);
 }
 
 static int rg_run(tp_stage *st, const void *config, void *state)
 {
-    const rg_config *cfg = config;
-    rg_state *s = state;
     const tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
-    rg r = {.st = st, .c = tp_trace_cols(t)};
+    rg r = {.st = st, .c = tp_trace_cols(t), .nkey = tp_str_count(st)};
     tp_hier_view v;
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
@@ -386,39 +630,15 @@ static int rg_run(tp_stage *st, const void *config, void *state)
     r.first_child = v.first_child;
     r.next_sibling = v.next_sibling;
     r.launcher = v.launcher;
-    size_t n = r.c->n ? r.c->n : 1, nr = 0, ng = 0;
+    size_t n = r.c->n ? r.c->n : 1;
     r.is_range = tp_calloc(n, 1);
     r.stack = tp_malloc(n * sizeof *r.stack);
-    r.slot = tp_calloc(tp_str_count(st) + 1, sizeof *r.slot);
-    uint32_t *ranges = tp_malloc(n * sizeof *ranges), *gpu = tp_malloc(n * sizeof *gpu);
-    tp_iter_view steps = {0};
-    tp_iterations it = {0};
-    int rc = r.is_range && r.stack && r.slot && ranges && gpu ? find_ranges(&r, s, ranges, &nr, gpu, &ng)
-                                                   : TP_ENOMEM;
-    for (size_t i = 0; i < nr && rc == TP_OK; i++)
-        rc = range_times(&r, ranges[i]);
-    for (size_t a = 0; a < r.c->n && rc == TP_OK; a++)
-        if (tp_ev_is_activity(r.c, a))
-            rc = attribute_work(&r, a, gpu, ng);
-    tp_iter_override ov = {.marker = cfg->marker, .option = "marker"};
-    if (rc == TP_OK && (rc = tp_iter_view_get(st, NULL, &ov, &steps)) == TP_OK)
-        it = tp_iter_as_iterations(&steps);
-    if (rc == TP_OK)
-        rc = tp_sort(ranges, nr, sizeof *ranges, by_start, (void *)r.c);
-    if (rc == TP_OK)
-        rc = write_totals(&r);
-    if (rc == TP_OK)
-        rc = per_iteration(&r, &it, steps.step, ranges, nr);
-    for (size_t i = 0; i < r.nacc; i++)
-        tp_free(r.acc[i].iv);
-    tp_free(r.acc);
-    tp_free(r.it);
-    tp_free(r.slot);
-    tp_free(r.is_range);
-    tp_free(r.stack);
-    tp_free(ranges);
-    tp_free(gpu);
-    tp_iter_view_release(&steps);
+    r.key = tp_calloc(r.nkey ? r.nkey : 1, sizeof *r.key);
+    r.ranges = tp_malloc(n * sizeof *r.ranges);
+    r.gpu = tp_malloc(n * sizeof *r.gpu);
+    int rc = r.is_range && r.stack && r.key && r.ranges && r.gpu ? measure(&r, state, config)
+                                                                 : TP_ENOMEM;
+    rg_free(&r);
     if (rc == TP_EINVAL || rc == TP_EFORMAT)
         return rc; /* reported */
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
@@ -426,8 +646,7 @@ static int rg_run(tp_stage *st, const void *config, void *state)
 
 static const tp_stage_desc rg_stages[] = {
     TP_STAGE_DECL(TP_STAGE_ANALYSIS, "ranges",
-                  "time, ops and GPU work of annotation / NVTX ranges, per name and per "
-                  "iteration",
+                  "time, ops and GPU work of host and GPU ranges, per name and iteration",
                   rg_options, rg_config, "hierarchy", rg_results, NULL, 0, rg_init, rg_run,
                   rg_destroy),
     TP_STAGE_END};
