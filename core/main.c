@@ -104,6 +104,40 @@ static void handle_terminating_signals(void)
     }
 }
 
+/* stdio keeps only an error flag for stdout, and by the time the command
+ * ends errno says something else: stdout goes through a stream of our own
+ * whose writes remember the first error, so the message names it. */
+static int stdout_errno;
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t size)
+{
+    (void)cookie;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(STDOUT_FILENO, buf + done, size - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            if (stdout_errno == 0)
+                stdout_errno = errno;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+static void track_stdout_errors(void)
+{
+    cookie_io_functions_t io = {.read = NULL, .write = stdout_write, .seek = NULL, .close = NULL};
+    FILE *f = fopencookie(NULL, "w", io);
+    if (f == NULL)
+        return; /* stdout as it is: errors then read as EIO */
+    setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+    fflush(stdout);
+    stdout = f;
+}
+
 /* What a command printed must have reached stdout (a full disk,
  * /dev/full, a closed pipe): otherwise the command failed.  A command that
  * failed already said why (a writer to stdout names the write error). */
@@ -114,8 +148,8 @@ static int finish_stdout(int rc)
         return rc;
     if (rc != TP_EXIT_OK)
         return rc;
-    fprintf(stderr, "pipeline: error: cannot write to standard output: %s\n",
-            strerror(errno ? errno : EIO));
+    int why = stdout_errno ? stdout_errno : errno ? errno : EIO;
+    fprintf(stderr, "pipeline: error: cannot write to standard output: %s\n", strerror(why));
     return TP_EXIT_FAIL;
 }
 static int unknown_command(const char *cmd)
@@ -359,6 +393,7 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
 int main(int argc, char **argv)
 {
     cli c = {0};
+    track_stdout_errors();
     int rc = parse_args(&c, argc, argv);
     if (rc != 0) {
         free(c.sets);
