@@ -84,7 +84,8 @@ static const tp_vocab_rule memory[] = {
     /* Nsight Systems: "[CUDA memcpy Host-to-Device]", "[CUDA memset]" */
     {"[[]CUDA memcpy*", TP_MEM_MEMCPY}, {"[[]CUDA memset*", TP_MEM_MEMSET},
     {"CUDA memcpy*", TP_MEM_MEMCPY}, {"CUDA memset*", TP_MEM_MEMSET},
-    /* ROCm (roctracer activities) */
+    /* ROCm (roctracer activities; copies named by their API) */
+    {"hipMemcpy*", TP_MEM_MEMCPY}, {"hipMemset*", TP_MEM_MEMSET},
     {"CopyHostToDevice", TP_MEM_MEMCPY}, {"CopyDeviceToHost", TP_MEM_MEMCPY},
     {"CopyDeviceToDevice", TP_MEM_MEMCPY}, {"CopyHostToHost", TP_MEM_MEMCPY},
     {"FillBuffer", TP_MEM_MEMSET},

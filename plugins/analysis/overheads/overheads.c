@@ -826,8 +826,7 @@ static int oh_run(tp_stage *st, const void *config, void *state)
 
 static const tp_stage_desc oh_stages[] = {
     TP_STAGE_DECL(TP_STAGE_ANALYSIS, "overheads",
-                  "CPU overheads T1-T5 per op and launch API (every launch API, or seed 001, "
-                  "ref2021, ml2022)",
+                  "CPU overheads T1-T5 per op and launch API (seed 001, ref2021, ml2022)",
                   oh_options, oh_config, "hierarchy", oh_results, oh_results_for, 0, NULL, oh_run,
                   NULL),
     TP_STAGE_END};

@@ -130,14 +130,18 @@ static int api_row(oh_apis *a, tp_result *r, const oh_api *api)
     return rc;
 }
 
-/* "cudaLaunchKernelExC 150, cuLaunchKernel 22" for the APIs leaving
- * launches out, the largest first (the rows are sorted so). */
+/* "cudaLaunchKernelExC 150, cuLaunchKernel 22" for the (first five) APIs
+ * leaving launches out, the most calls first (the rows are sorted so). */
 static void left_out_text(oh_apis *a, char *buf, size_t size)
 {
-    size_t at = 0;
+    size_t at = 0, listed = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < a->napi && at < size; i++) {
         int64_t out = a->api[i].linked - a->api[i].counted_linked;
+        if (out > 0 && listed++ == 5) {
+            snprintf(buf + at, size - at, ", ...");
+            break;
+        }
         if (out > 0) {
             int k = snprintf(buf + at, size - at, "%s%s %lld", at ? ", " : "",
                              tp_str_text(a->st, a->api[i].name), (long long)out);
