@@ -52,8 +52,9 @@ LDFLAGS += $(VLDFLAGS)
 # ---------------------------------------------------------------- core
 CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard core/batch/*.c)
 # the SDK's JSON access is also the core's (host json_find), its safe text
-# the core's diagnostics (tp_diag.c): one implementation each
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sdk/tp_sdk_json.o \
+# the core's diagnostics (tp_diag.c), its vocabulary rules the validation of
+# `vocabulary:` (tp_vocabulary.c): one implementation each
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sdk/tp_sdk_json.o $(BUILD)/obj/sdk/tp_sdk_vocab_rule.o \
             $(BUILD)/obj/sdk/tp_sdk_text.o
 LIB := $(BUILD)/$(SONAME)
 BIN := $(BUILD)/pipeline

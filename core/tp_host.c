@@ -13,6 +13,7 @@
 #include "tp_strpool.h"
 #include "tp_trace.h"
 #include "tp_iterations.h"
+#include "tp_vocabulary.h"
 #include "tp_schema.h"
 
 #include <errno.h>
@@ -372,6 +373,7 @@ static const tp_host_api host_api = {
     .run_output = tp_host_run_output,
     .iterations = tp_host_iterations,
     .result_declared = tp_host_result_declared,
+    .vocabulary = tp_host_vocabulary,
 };
 
 const tp_host_api *tp_core_host_api(void)

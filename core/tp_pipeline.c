@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 static const char *const top_keys[] = {"name",        "description", "vars", "stages",
-                                        "plugin_path", "iterations",  NULL};
+                                        "plugin_path", "iterations",  "vocabulary", NULL};
 static const char *const kind_keys[] = {"reader", "filter", "analysis", "writer", NULL};
 static const char *const reserved_keys[] = {"reader", "filter", "analysis", "writer",
                                             "id",     "input",  "trace",    "batch", NULL};
@@ -50,6 +50,7 @@ void tp_pipeline_free(tp_pipeline *p)
     free(p->name);
     free(p->description);
     tp_iter_config_free(&p->iter);
+    tp_vocab_config_free(&p->vocab);
     free(p);
 }
 
@@ -64,10 +65,10 @@ static void check_top_keys(loader *L, const tp_ynode *root)
         for (size_t j = 0; top_keys[j]; j++)
             known |= strcmp(k->text, top_keys[j]) == 0;
         if (!known) {
-            const char *near = tp_closest(k->text, top_keys, 6);
+            const char *near = tp_closest(k->text, top_keys, 7);
             tp_diags_add(L->d, L->file, k->line, k->col,
                          "error: unknown top-level key '%s'%s%s%s; valid keys: name, "
-                         "description, vars, stages, plugin_path, iterations",
+                         "description, vars, stages, plugin_path, iterations, vocabulary",
                          k->text, near ? " (did you mean '" : "", near ? near : "",
                          near ? "'?)" : "");
         }
@@ -433,12 +434,15 @@ static tp_pipeline *load(loader *L, const tp_ynode *spec, const tp_var *sets, si
     tp_ynode *stages = (tp_ynode *)tp_ymap_get(root, "stages");
     tp_ynode *pp = (tp_ynode *)tp_ymap_get(root, "plugin_path");
     tp_ynode *iterations = (tp_ynode *)tp_ymap_get(root, "iterations");
+    tp_ynode *vocabulary = (tp_ynode *)tp_ymap_get(root, "vocabulary");
     if (vars) {
         tp_yaml_substitute(stages, vars, nv, L->file, L->d);
         tp_yaml_substitute(pp, vars, nv, L->file, L->d);
         tp_yaml_substitute(iterations, vars, nv, L->file, L->d);
+        tp_yaml_substitute(vocabulary, vars, nv, L->file, L->d);
     }
     tp_iter_config_load(&L->p->iter, iterations, L->file, L->d);
+    tp_vocab_config_load(&L->p->vocab, vocabulary, L->file, L->d);
     add_plugin_dirs(L, pp);
     tp_ctx_load_all(L->ctx, L->d);
     /* plugin refusals are warnings unless a stage needs the refused plugin;

@@ -5,6 +5,7 @@
 
 #include "tp_core.h"
 #include "tp_iterations.h"
+#include "tp_vocabulary.h"
 #include "tp_options.h"
 #include "tp_strmap.h"
 #include "tp_yaml.h"
@@ -57,6 +58,7 @@ struct tp_pipeline {
     pstage *stages;
     size_t n;
     tp_iter_config iter; /* top-level `iterations:` (defaults when absent) */
+    tp_vocab_config vocab; /* top-level `vocabulary:` (no additions when absent) */
 };
 
 /* ---- loading (tp_pipeline.c; references between stages: tp_pipeline_refs.c) */

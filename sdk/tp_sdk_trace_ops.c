@@ -2,6 +2,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_trace.h>
+#include <tracepipe/tp_sdk_vocab.h>
 
 int tp_names_with_prefixes(tp_stage *st, const char *const *prefixes, size_t n, uint8_t **memo,
                            size_t *nmemo)
@@ -56,38 +57,9 @@ void tp_outermost_ops(const tp_cols *c, const int32_t *parent, const uint8_t *me
         tp_outermost_op(c, parent, memo, nmemo, top, chain, (int32_t)i);
 }
 
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
-
-/* `cuda.*LaunchKernel` matched at the start. */
-static int cuda_launch(const char *s)
-{
-    return starts(s, "cuda") && strstr(s + 4, "LaunchKernel") != NULL;
-}
-
-static int not_computation(const char *s)
-{
-    static const char *const prefixes[] = {"nccl", "Stream Wait Event", "runFunction", "hip",
-                                           "job_exe", "packet", "pe_exe", "cpum_exe_subgraph",
-                                           "hccl", "collective_subgraph_execution", NULL};
-    static const char *const inside[] = {"Memcpy", "Memset", "dma", "Sync", NULL};
-    for (size_t i = 0; prefixes[i]; i++)
-        if (starts(s, prefixes[i]))
-            return 1;
-    for (size_t i = 0; inside[i]; i++)
-        if (strstr(s, inside[i]))
-            return 1;
-    return cuda_launch(s);
-}
-
 tp_kernel_class tp_kernel_class_of(const char *s)
 {
-    if (s == NULL)
-        return TP_KCLASS_OTHER;
-    if (starts(s, "nccl") || starts(s, "hip") || starts(s, "hccl") || strstr(s, "ncclKernel"))
-        return TP_KCLASS_COMMUNICATION;
-    if (starts(s, "Memcpy") || starts(s, "Memset") || starts(s, "dma"))
-        return TP_KCLASS_MEMORY;
-    return not_computation(s) ? TP_KCLASS_OTHER : TP_KCLASS_COMPUTATION;
+    return tp_vocab_kernel_class(tp_vocab_builtin(), TP_KIND_OTHER, s);
 }
 
 const char *tp_kernel_class_name(tp_kernel_class k)

@@ -133,6 +133,7 @@ tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *path
     b->file = strdup(p->file);
     b->name = p->name ? strdup(p->name) : NULL;
     int rc = b->file ? tp_iter_config_clone(&b->iter, &p->iter) : TP_ENOMEM;
+    rc = rc ? rc : tp_vocab_config_clone(&b->vocab, &p->vocab);
     char id[64];
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         snprintf(id, sizeof id, "%s_%zu", reader->id, i);

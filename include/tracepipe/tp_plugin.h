@@ -126,6 +126,18 @@ typedef struct tp_iter_settings {
 #define TP_ITER_DEFAULT_MARKER "^ProfilerStep#\\d+$"
 
 /*
+ * The pipeline's vocabulary additions (since 3.4): the top-level
+ * `vocabulary:` mapping, validated by the core; each item "WHAT=PATTERN"
+ * or "PATTERN" as tp_sdk_vocab.h describes.  Plugins read the merged tables
+ * through the SDK (tp_vocab_get), never these lists directly.
+ */
+typedef struct tp_vocab_settings {
+    uint32_t struct_size;
+    tp_strlist launch_apis, collectives, memory, annotations, modules;
+    uint32_t from_pipeline; /* 1 when the pipeline has a `vocabulary:` */
+} tp_vocab_settings;
+
+/*
  * One stage a plugin provides.  run() is called once per pipeline run; it
  * reaches its data through the host table:
  *   reader   fills tp_stage_trace(st) with tp_trace_append()
@@ -415,6 +427,9 @@ struct tp_host_api {
      * `name` (as result_new names it), or NULL (reason recorded: the stage
      * declared no such result, or out of memory). */
     tp_result *(*result_declared)(tp_stage *st, const char *name);
+    /* The pipeline's vocabulary additions (top-level `vocabulary:`; empty
+     * lists without one); borrowed for the run.  Since 3.4. */
+    const tp_vocab_settings *(*vocabulary)(tp_stage *st);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -552,6 +567,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_run_output(st, i) tp_host->run_output(st, i)
 #define tp_iterations_settings(st) tp_host->iterations(st)
 #define tp_result_declared(st, name) tp_host->result_declared(st, name)
+#define tp_vocabulary_settings(st) tp_host->vocabulary(st)
 #define tp_result_set_kind(st, r, k) tp_host->result_set_kind(st, r, k)
 #define tp_result_kind(r) tp_host->result_kind(r)
 #define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)

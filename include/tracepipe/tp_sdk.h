@@ -27,5 +27,6 @@
 #include "tp_sdk_topn.h"
 #include "tp_sdk_presets.h"
 #include "tp_sdk_gemm.h"
+#include "tp_sdk_vocab.h"
 
 #endif

@@ -247,13 +247,14 @@ typedef enum tp_kernel_class {
     TP_KCLASS_OTHER
 } tp_kernel_class;
 
-/* The class of a GPU activity by its name: COMMUNICATION for names starting
- * with nccl (ncclDevKernel_* included), hip or hccl or containing
- * ncclKernel; MEMORY for names starting with Memcpy, Memset or dma;
- * COMPUTATION unless the name has Memcpy, Memset, dma or Sync in it or
- * starts with Stream Wait Event, cuda...LaunchKernel, runFunction, job_exe,
- * packet, pe_exe, cpum_exe_subgraph or collective_subgraph_execution; else
- * OTHER. */
+/* The class of a GPU activity by its name under the built-in vocabulary
+ * (tp_sdk_vocab.h): COMMUNICATION for collective kernels (NCCL, RCCL,
+ * custom all-reduce, NVSHMEM/DeepEP, oneCCL, HCCL ...), MEMORY for memory
+ * activities (Kineto's Memcpy/Memset, TF's MEMCPY*, nsys' [CUDA memcpy ...],
+ * OpenCL buffer commands, dma ...), OTHER for HTA's non-computation names
+ * (Sync, Stream Wait Event, cuda...LaunchKernel, runFunction, hip..., MTIA's
+ * job_exe, packet ...), else COMPUTATION.  With the pipeline's additions
+ * and the row's kind: tp_vocab_kernel_class. */
 tp_kernel_class tp_kernel_class_of(const char *name);
 
 /* "computation", "communication", "memory", "other" (CONVENTIONS'

@@ -10,7 +10,8 @@
 #       command-line arguments; `uses` names a pipeline file to run instead of
 #       pipeline.yaml; `invariants` names the trace whose breakdown outputs
 #       tests/tools/check_breakdowns.py checks independently; a `check.py`
-#       in the case is run as `python3 check.py OUTDIR` and must exit 0 (an
+#       in the case is run as `python3 check.py OUTDIR` (TP_PIPELINE: the
+#       command under test) and must exit 0 (an
 #       independent computation of the case's figures from the trace).
 #   Every Kineto trace of tests/data/kineto/corpus and the bundled DLRM trace
 #       goes through tests/pipelines/cli/ranges_corpus.yaml and
@@ -92,7 +93,7 @@ for dir in tests/pipelines/valid/*/; do
         "$(cat "$dir/invariants")" "$out" >"$tmp/inv" 2>&1; then
         ko "valid/$name: invariants"; cat "$tmp/inv"; bad=1
     fi
-    if [ -f "$dir/check.py" ] && ! python3 "$dir/check.py" "$out" >"$tmp/chk" 2>&1; then
+    if [ -f "$dir/check.py" ] && ! TP_PIPELINE="$PIPELINE" python3 "$dir/check.py" "$out" >"$tmp/chk" 2>&1; then
         ko "valid/$name: check.py"; cat "$tmp/chk"; bad=1
     fi
     # a lossless result file read back and written again is the same file

@@ -97,9 +97,10 @@ START_TEST(kernel_legend_and_types)
                      TP_KCLASS_COMMUNICATION);
     ck_assert_int_eq(tp_kernel_class_of("Memcpy HtoD (Pageable -> Device)"), TP_KCLASS_MEMORY);
     ck_assert_int_eq(tp_kernel_class_of("reduce_kernel"), TP_KCLASS_COMPUTATION);
-    /* modern NCCL, HIP copies (communication, as HTA), waits and launches (other) */
+    /* modern NCCL, HIP copies (memory: HTA's "hip" prefix made them communication), waits
+     * and launches (other) */
     ck_assert_int_eq(tp_kernel_class_of("ncclDevKernel_AllGather_RING_LL"), TP_KCLASS_COMMUNICATION);
-    ck_assert_int_eq(tp_kernel_class_of("hipMemcpyAsync"), TP_KCLASS_COMMUNICATION);
+    ck_assert_int_eq(tp_kernel_class_of("hipMemcpyAsync"), TP_KCLASS_MEMORY);
     ck_assert_int_eq(tp_kernel_class_of("void foo_ncclKernel_bar"), TP_KCLASS_COMMUNICATION);
     ck_assert_int_eq(tp_kernel_class_of("Stream Wait Event"), TP_KCLASS_OTHER);
     ck_assert_int_eq(tp_kernel_class_of("cudaLaunchKernel"), TP_KCLASS_OTHER);

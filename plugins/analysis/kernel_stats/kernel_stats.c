@@ -37,10 +37,9 @@ typedef struct ks_config {
 enum { CLASSES_HTA, CLASSES_SEED };
 static const char *const ks_class_modes[] = {"hta", "seed", NULL};
 
-/* module_prefixes when the pipeline gives none: the seeds' module and step
- * names (documented in docs/plugins/kernel_stats.md) */
-static const char *const ks_default_modules[] = {"##", "__", "module::", "DLRM ",
-                                                 "DistributedDataParallel", "ProfilerStep#"};
+/* module_prefixes when the pipeline gives none: the vocabulary's modules
+ * and the steps (documented in docs/plugins/kernel_stats.md) */
+#define KS_DEFAULT_STEP_PREFIX "ProfilerStep#"
 
 static const tp_option ks_options[] = {
     TP_OPTION_BOOL("short_names", ks_config, short_names, "false",
@@ -48,8 +47,8 @@ static const tp_option ks_options[] = {
     TP_OPTION_ENUM("classes", ks_config, classes, "hta", ks_class_modes,
                    "kernel classes of <id>.classes: HTA's kernel types or seed 001's legend"),
     TP_OPTION_LIST("module_prefixes", ks_config, module_prefixes,
-                   "name prefixes of modules and steps, never the op of a kernel (default: ##, "
-                   "__, module::, DLRM , DistributedDataParallel, ProfilerStep#)"),
+                   "name prefixes of modules and steps, never the op of a kernel (default: the "
+                   "vocabulary's modules and ProfilerStep#)"),
     TP_OPTION_STRING("step_prefix", ks_config, step_prefix, NULL,
                      "override of the pipeline's iterations: marker for this stage: a name "
                      "prefix of the iteration markers (<id>.iterations)"),
@@ -175,6 +174,7 @@ typedef struct ks {
     tp_stage *st;
     const ks_config *cfg;
     const ks_state *map;
+    tp_vocab vocab; /* the SDK's vocabulary with the pipeline's additions */
     const tp_cols *c;
     const int32_t *launcher;
     uint32_t *acts; /* activity rows */
@@ -433,7 +433,8 @@ static tp_str class_of(ks *k, tp_str name, tp_str *memo)
     const char *text = text_of(k, name);
     const char *label = k->cfg->classes == CLASSES_SEED
                             ? tp_kernel_legend_seed(text, buf)
-                            : tp_kernel_class_name(tp_kernel_class_of(text));
+                            : tp_kernel_class_name(
+                                  tp_vocab_kernel_class(&k->vocab, TP_KIND_OTHER, text));
     if (k->map->n > 0) { /* the user's classes: the first regex that matches */
         label = "other";
         for (size_t i = 0; i < k->map->n; i++) {
@@ -603,8 +604,13 @@ static int collect(ks *k)
 static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
 {
     const tp_strlist *mods = &k->cfg->module_prefixes;
-    const char *const *prefixes = mods->n ? mods->items : ks_default_modules;
-    size_t nprefixes = mods->n ? mods->n : sizeof ks_default_modules / sizeof *ks_default_modules;
+    const char **defaults = tp_malloc((k->vocab.n_modules + 1) * sizeof *defaults);
+    if (defaults == NULL)
+        return TP_ENOMEM;
+    memcpy(defaults, k->vocab.modules, k->vocab.n_modules * sizeof *defaults);
+    defaults[k->vocab.n_modules] = KS_DEFAULT_STEP_PREFIX;
+    const char *const *prefixes = mods->n ? mods->items : defaults;
+    size_t nprefixes = mods->n ? mods->n : k->vocab.n_modules + 1;
     uint8_t *memo = NULL;
     size_t nmemo = 0;
     int32_t *scratch = tp_malloc((k->c->n ? k->c->n : 1) * sizeof *scratch);
@@ -622,6 +628,7 @@ static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
     }
     tp_free(memo);
     tp_free(scratch);
+    tp_free(defaults);
     return rc;
 }
 
@@ -638,7 +645,9 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     int32_t *top_op = NULL;
     ks_group *by_kernel = NULL;
     size_t nkernels = 0;
-    int rc = collect(&k);
+    int rc = tp_vocab_get(st, &k.vocab);
+    if (rc == TP_OK)
+        rc = collect(&k);
     if (rc == TP_OK)
         rc = ops_of_launches(&k, v.parent, &top_op);
     if (rc == TP_OK)
@@ -658,6 +667,7 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     tp_free(k.iter);
     tp_free(k.vals);
     tp_free(k.label);
+    tp_vocab_free(&k.vocab);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 

@@ -14,7 +14,11 @@
  * <id>.launches  per launch (with `per_launch: true`);
  * <id>.queue    per stream: the queue length (launched, not yet finished:
  *               call start <= t < activity end), its maximum and its mean
- *               over the stream's time from first call to last end.
+ *               over the stream's time from first call to last end;
+ * <id>.by_api   per launch API (the call's name, and what the SDK's
+ *               vocabulary says it launches): calls, activities, times.
+ * Every linked launch counts, whatever its API: the same launches as
+ * overheads' T4 (its <id>.by_api `linked`).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -78,18 +82,34 @@ TP_COLUMNS(ls_launch, LS_LAUNCH_COLS);
                                 "the last end (null for an empty span)")
 TP_COLUMNS(ls_queue, LS_QUEUE_COLS);
 
+/* <id>.by_api: one row per launch API. */
+#define LS_API_COLS(X, P)                                                                      \
+    X(P, api, STR, NULL, "the launch call's name (cudaLaunchKernel, cuLaunchKernel ...)")      \
+    X(P, launches, STR, NULL, "what the vocabulary says it launches (kernel, memcpy, memset, " \
+                              "graph, sync, host_func); null for a call outside it")          \
+    X(P, calls, I64, "count", "calls that launched GPU work")                                  \
+    X(P, count, I64, "count", "GPU activities they launched")                                  \
+    X(P, cpu_sum_us, F64, "us", "the calls' total duration")                                   \
+    X(P, cpu_mean_us, F64, "us", "their mean duration")                                        \
+    X(P, gpu_sum_us, F64, "us", "the activities' total duration")                              \
+    X(P, launch_delay_mean_us, F64, "us", "mean of activity start - call start")
+TP_COLUMNS(ls_api, LS_API_COLS);
+
 #define LS_RESULT_SUM TP_RESULT("", "table", ls_sum, "per measure: statistics and outliers")
 #define LS_RESULT_LAUNCHES                                                                     \
     TP_RESULT("launches", "table", ls_launch,                                                  \
               "per launch (with per_launch: true), by (device, stream, start)")
 #define LS_RESULT_QUEUE                                                                        \
     TP_RESULT("queue", "table", ls_queue, "per (device, stream): the launch queue's length")
+#define LS_RESULT_BY_API                                                                       \
+    TP_RESULT("by_api", "table", ls_api, "per launch API, most calls first")
 /* Every result (the ids `validate` knows), and those of the default
  * options: <id>.launches only with per_launch. */
 static const tp_result_decl ls_results_all[] = {LS_RESULT_SUM, LS_RESULT_LAUNCHES,
-                                                LS_RESULT_QUEUE, TP_RESULTS_END};
+                                                LS_RESULT_QUEUE, LS_RESULT_BY_API,
+                                                TP_RESULTS_END};
 static const tp_result_decl ls_results_default[] = {LS_RESULT_SUM, LS_RESULT_QUEUE,
-                                                    TP_RESULTS_END};
+                                                    LS_RESULT_BY_API, TP_RESULTS_END};
 
 static const tp_result_decl *ls_results_for(const void *config)
 {
@@ -294,6 +314,88 @@ static int queues(ls *l)
     return rc;
 }
 
+/* ---------------------------------------------------------- per API */
+
+typedef struct ls_api {
+    tp_str name;
+    int64_t calls, count, cpu_ns, gpu_ns, delay_ns;
+} ls_api;
+
+static int api_by_calls(const void *a, const void *b, void *ctx)
+{
+    const ls_api *x = a, *y = b;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return strcmp(tp_str_text(ctx, x->name), tp_str_text(ctx, y->name));
+}
+
+/* Adds activity a to its call's API; a call is counted once, at its first
+ * activity (seen[call]). */
+static void api_add(ls *l, ls_api *api, uint8_t *seen, uint32_t a)
+{
+    int32_t call = l->launcher[a];
+    api->name = l->c->name[call];
+    api->count++;
+    api->gpu_ns += l->c->dur[a];
+    api->delay_ns += l->c->ts[a] - l->c->ts[call];
+    if (!seen[call]) {
+        seen[call] = 1;
+        api->calls++;
+        api->cpu_ns += l->c->dur[call];
+    }
+}
+
+static int api_row(ls *l, tp_result *r, const tp_vocab *v, const ls_api *a)
+{
+    tp_stage *st = l->st;
+    const char *name = tp_str_text(st, a->name);
+    tp_launch_what what = tp_vocab_launch_api(v, name);
+    size_t row;
+    int rc = tp_result_add_row(st, r, &row);
+    rc = rc ? rc : tp_result_set_str(st, r, row, ls_api_api, name);
+    if (rc == TP_OK && what != TP_LAUNCHES_NOTHING)
+        rc = tp_result_set_str(st, r, row, ls_api_launches, tp_launch_what_name(what));
+    rc = rc ? rc : tp_result_set_i64(st, r, row, ls_api_calls, a->calls);
+    rc = rc ? rc : tp_result_set_i64(st, r, row, ls_api_count, a->count);
+    rc = rc ? rc : tp_result_set_f64(st, r, row, ls_api_cpu_sum_us, us(a->cpu_ns));
+    rc = rc ? rc : tp_result_set_f64(st, r, row, ls_api_cpu_mean_us,
+                                     us(a->cpu_ns) / (double)a->calls);
+    rc = rc ? rc : tp_result_set_f64(st, r, row, ls_api_gpu_sum_us, us(a->gpu_ns));
+    rc = rc ? rc : tp_result_set_f64(st, r, row, ls_api_launch_delay_mean_us,
+                                     us(a->delay_ns) / (double)a->count);
+    return rc;
+}
+
+static int per_api(ls *l)
+{
+    tp_result *r = tp_result_declared(l->st, "by_api");
+    if (r == NULL)
+        return TP_ENOMEM;
+    tp_result_set_meta(l->st, r, "title", "Launches per API");
+    size_t nnames = tp_str_count(l->st);
+    uint32_t *index = tp_calloc(nnames ? nnames : 1, sizeof *index); /* per name: api + 1 */
+    uint8_t *seen = tp_calloc(l->c->n ? l->c->n : 1, 1);
+    ls_api *apis = tp_calloc(l->n ? l->n : 1, sizeof *apis);
+    tp_vocab v;
+    int rc = index && seen && apis ? tp_vocab_get(l->st, &v) : TP_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < l->n && rc == TP_OK; i++) {
+        tp_str name = l->c->name[l->launcher[l->acts[i]]];
+        if (name < nnames && index[name] == 0)
+            index[name] = (uint32_t)++n;
+        api_add(l, &apis[name < nnames ? index[name] - 1 : n++], seen, l->acts[i]);
+    }
+    rc = rc ? rc : tp_sort(apis, n, sizeof *apis, api_by_calls, l->st);
+    for (size_t i = 0; i < n && rc == TP_OK; i++)
+        rc = api_row(l, r, &v, &apis[i]);
+    if (index && seen && apis)
+        tp_vocab_free(&v);
+    tp_free(index);
+    tp_free(seen);
+    tp_free(apis);
+    return rc;
+}
+
 static int ls_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
@@ -321,6 +423,8 @@ static int ls_run(tp_stage *st, const void *config, void *state)
         rc = summary(&l);
     if (rc == TP_OK)
         rc = queues(&l);
+    if (rc == TP_OK)
+        rc = per_api(&l);
     tp_free(l.acts);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }

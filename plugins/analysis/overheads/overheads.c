@@ -1,7 +1,12 @@
 /*
  * overheads: the CPU overheads T1-T5 of ANALYSES.md section 1 (seed 001 and
- * the research behind it), in the three definitions that exist:
- *   compat: seed     (default) what seed 001 computes;
+ * the research behind it), by default over every launch API of the SDK's
+ * vocabulary, or in the three definitions that exist (compat, each with
+ * its exact list of launch APIs):
+ *   compat: none     (default) every launch call: a vocabulary launch API,
+ *                    or a runtime call that launched GPU work; T4 over
+ *                    every such call of the trace, keyed by its full name;
+ *   compat: seed     what seed 001 computes;
  *   compat: ref2021  ml_perf_model 2021 with the constants C, G, KL;
  *   compat: ml2022   get_overheads of 2022 on (keyed by op name here).
  *
@@ -16,7 +21,9 @@
  *   T5  between launches of one op (or the whole op without launches)
  * Results: <id> (stats per overhead and key), <id>.t1_histogram (seed 001's
  * buckets), <id>.launches (the API calls of each op name's first launching
- * occurrence).
+ * occurrence), <id>.by_api (launch calls per API: how many the definition
+ * counts and leaves out; a compat definition leaving linked launches out
+ * says so on stderr too).
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +33,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "overheads_api.h"
 #include "overheads_shapes.h"
 
 typedef struct oh_config {
@@ -36,12 +44,13 @@ typedef struct oh_config {
     const char *notebook;
 } oh_config;
 
-enum { MODE_SEED, MODE_REF2021, MODE_ML2022 };
-static const char *const oh_modes[] = {"seed", "ref2021", "ml2022", NULL};
+enum { MODE_NONE, MODE_SEED, MODE_REF2021, MODE_ML2022 };
+static const char *const oh_modes[] = {"none", "seed", "ref2021", "ml2022", NULL};
 
 static const tp_option oh_options[] = {
-    TP_OPTION_ENUM("compat", oh_config, compat, "seed", oh_modes,
-                   "which definition: seed (seed 001), ref2021 or ml2022 (ml_perf_model)"),
+    TP_OPTION_ENUM("compat", oh_config, compat, "none", oh_modes,
+                   "which definition: none (every launch API of the vocabulary), seed (seed "
+                   "001), ref2021 or ml2022 (ml_perf_model; each with its own launch APIs)"),
     TP_OPTION_FLOAT("cpu_event_overhead_us", oh_config, cpu_event_us, "-1", -1, 1e9,
                     "C, the profiler's cost per CPU event (ref2021 3.8, ml2022 2; -1 = the "
                     "mode's)"),
@@ -66,8 +75,8 @@ static const tp_option oh_options[] = {
 #define OH_STATS_COLS(X, P)                                                                        \
     X(P, overhead, STR, NULL, "t1 (gap between ops), t2 (op start to first launch), t3 (last "     \
                               "launch's end to op end), t4 (launch calls), t5 (between launches)") \
-    X(P, key, STR, NULL, "the op name (t2, t3, t5) or launch API without cuda/hip (t4); null "     \
-                         "for t1")                                                                 \
+    X(P, key, STR, NULL, "the op name (t2, t3, t5) or launch API (t4: the call's name; compat "   \
+                         "modes without cuda/hip); null for t1")                                   \
     X(P, count, I64, "count", "samples (ml2022: after its cleaning)")                              \
     X(P, sum_us, F64, "us", "the samples added")                                                   \
     X(P, mean_us, F64, "us", "their mean")                                                         \
@@ -98,8 +107,10 @@ TP_COLUMNS(oh_hist, OH_HIST_COLS);
 #define OH_LAUNCH_COLS(X, P)                                                                       \
     X(P, key, STR, NULL, "the op name")                                                            \
     X(P, position, I64, NULL, "the call's 0-based position among the op's launches")               \
-    X(P, api, STR, NULL, "the launch API without cuda/hip (LaunchKernel, MemcpyAsync, ...)")
+    X(P, api, STR, NULL, "the launch API: the call's name (compat modes: without cuda/hip, "     \
+                         "LaunchKernel, MemcpyAsync, ...)")
 TP_COLUMNS(oh_launch, OH_LAUNCH_COLS);
+TP_COLUMNS(oh_api, OH_API_COLS);
 
 #define OH_RESULTS(STATS)                                                                          \
     TP_RESULT("", "table", STATS, "one row per overhead (t1..t5) and key: statistics of its "      \
@@ -107,6 +118,9 @@ TP_COLUMNS(oh_launch, OH_LAUNCH_COLS);
     TP_RESULT("t1_histogram", "histogram", oh_hist, "one row per bucket of the T1 gaps"),          \
     TP_RESULT("launches", "table", oh_launch, "one row per launch call of each op name's first "   \
                                               "launching occurrence"),                             \
+    TP_RESULT("by_api", "table", oh_api, "one row per launch API: its calls, those linked to GPU " \
+                                         "work, those T4 counts and the linked ones it leaves "    \
+                                         "out"),                                                   \
     TP_RESULTS_END
 static const tp_result_decl oh_results[] = {OH_RESULTS(oh_stats)};
 static const tp_result_decl oh_results_ml2022[] = {OH_RESULTS(oh_stats_ml)};
@@ -128,6 +142,7 @@ typedef struct oh_mode {
 } oh_mode;
 
 static const oh_mode modes[] = {
+    [MODE_NONE] = {{NULL}, {NULL}, 1, {-1, -1}, 0, 0, 0}, /* launches: the vocabulary's */
     [MODE_SEED] = {{"LaunchKernel", "MemcpyAsync", "StreamSynchronize", NULL},
                    {NULL}, 1, {-1, -1}, 0, 0, 0},
     [MODE_REF2021] = {{"LaunchKernel", "MemcpyAsync", NULL},
@@ -256,6 +271,7 @@ typedef struct oh {
     uint32_t *stack; /* scratch for the walks */
     int32_t *op_index; /* attachment overheads.op: the op's DFS position, -1 for other rows */
     int32_t n_ops;
+    oh_apis apis; /* the trace's launch calls per API (<id>.by_api) */
     tp_str api_id[4]; /* the mode's kept APIs, interned once */
     tp_str api_raw[4]; /* the first full call name seen per API (notebook keys) */
 } oh;
@@ -272,7 +288,16 @@ static int is_module(oh *h, tp_str name)
 {
     if (name >= h->nnames)
         return 0;
-    if (h->module[name] == 0) {
+    if (h->module[name] == 0 && h->mode == MODE_NONE) {
+        const char *s = text(h, name);
+        int found = tp_vocab_is_module(&h->apis.vocab, s);
+        for (size_t i = 0; i < h->cfg->also_modules.n && !found; i++) {
+            const char *p = h->cfg->also_modules.items[i];
+            found = p[0] && strncmp(s, p, strlen(p)) == 0;
+        }
+        h->module[name] = found ? 1 : 2;
+    }
+    if (h->module[name] == 0) { /* the compat modes' own marks, as they were */
         static const char *const marks[] = {"##", "__", "module::", "DLRM ",
                                             "DistributedDataParallel"};
         const char *s = text(h, name);
@@ -304,9 +329,23 @@ static int64_t end_of(const oh *h, int32_t r) { return h->c_->ts[r] + h->c_->dur
 /* One launch of an op: its row and the nodes walked since the previous. */
 typedef struct oh_launch {
     int32_t row;
-    int api; /* index in the mode's kept list */
+    int api; /* index in the mode's kept list (compat), 0 otherwise */
     size_t y;
 } oh_launch;
+
+/* Is runtime row r a launch the mode keeps (its index in kept, 0 for every
+ * launch call by default), and is it ignored (counts in y but launches
+ * nothing)? */
+static int kept_launch(oh *h, int32_t r, int runtime_leaf, int *ignored)
+{
+    *ignored = 0;
+    if (h->mode == MODE_NONE)
+        return oh_apis_is_launch(&h->apis, r) ? 0 : -1;
+    const char *api = runtime_leaf ? api_of(text(h, h->c_->name[r])) : NULL;
+    int kept = api ? find_api(h->m->kept, api) : -1;
+    *ignored = api && kept < 0 && find_api(h->m->ignored, api) >= 0;
+    return kept;
+}
 
 /* Walks op's subtree (pre-order, op excluded), collecting its kept
  * launches and y counts; *s_count = the subtree's node count with op. */
@@ -324,9 +363,8 @@ static size_t walk_op(oh *h, int32_t op, oh_launch *out, size_t *s_count)
         int32_t r = (int32_t)h->stack[--sp];
         int leaf = h->first_child[r] < 0;
         int runtime_leaf = leaf && c->kind[r] == TP_KIND_RUNTIME;
-        const char *api = runtime_leaf ? api_of(text(h, c->name[r])) : NULL;
-        int kept = api ? find_api(h->m->kept, api) : -1;
-        int ignored = api && kept < 0 && find_api(h->m->ignored, api) >= 0;
+        int ignored;
+        int kept = kept_launch(h, r, runtime_leaf, &ignored);
         if (kept >= 0) {
             out[n++] = (oh_launch){r, kept, y};
             y = 0;
@@ -334,6 +372,8 @@ static size_t walk_op(oh *h, int32_t op, oh_launch *out, size_t *s_count)
             y++; /* leaves neither kept nor ignored are not counted */
         }
         s += !ignored || h->m->ignored_in_s;
+        if (kept >= 0 && h->mode == MODE_NONE)
+            continue; /* the calls inside a launch call are part of it */
         size_t before = sp;
         for (int32_t k = h->first_child[r]; k >= 0; k = h->next_sibling[k])
             sp++;
@@ -392,7 +432,29 @@ static int push_op(oh *h, int t, int32_t op, double x)
     return push(&h->t[t], key, x);
 }
 
-static int gives_t4(const oh *h, int api) { return api != h->m->no_t4[0] && api != h->m->no_t4[1]; }
+static int gives_t4(const oh *h, int api)
+{
+    return h->mode == MODE_NONE || (api != h->m->no_t4[0] && api != h->m->no_t4[1]);
+}
+
+/* The API a launch is listed under: its call's name by default, the
+ * mode's name without cuda/hip under compat. */
+static tp_str launch_key(const oh *h, const oh_launch *l)
+{
+    return h->mode == MODE_NONE ? h->c_->name[l->row] : h->api_id[l->api];
+}
+
+/* T4 by default: every launch call of the trace, wherever it is. */
+static int t4_every_call(oh *h)
+{
+    int rc = TP_OK;
+    for (size_t i = 0; i < h->apis.ncalls && rc == TP_OK; i++) {
+        int32_t r = (int32_t)h->apis.calls[i];
+        oh_apis_counted(&h->apis, r);
+        rc = push(&h->t[T4], h->c_->name[r], us(h->c_->dur[r]));
+    }
+    return rc;
+}
 
 static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, size_t s)
 {
@@ -412,9 +474,10 @@ static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, siz
     for (size_t i = 1; i < n && rc == TP_OK; i++)
         rc = push_op(h, T5, op,
                      us(c->ts[l[i].row] - end_of(h, l[i - 1].row)) - (double)l[i].y * c_);
-    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+    for (size_t i = 0; i < n && rc == TP_OK && h->mode != MODE_NONE; i++) {
         if (!gives_t4(h, l[i].api))
             continue;
+        oh_apis_counted(&h->apis, l[i].row);
         double x = h->mode == MODE_SEED ? us(c->dur[l[i].row]) : h->kl - h->c - h->g;
         if (h->api_raw[l[i].api] == 0)
             h->api_raw[l[i].api] = c->name[l[i].row];
@@ -424,7 +487,7 @@ static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, siz
         h->has_launches[name] = 1; /* the first occurrence with launches names them */
         for (size_t i = 0; i < n && rc == TP_OK; i++)
             if (gives_t4(h, l[i].api))
-                rc = push(&h->launches, name, (double)h->api_id[l[i].api]);
+                rc = push(&h->launches, name, (double)launch_key(h, &l[i]));
     }
     return rc;
 }
@@ -433,7 +496,7 @@ static int visit_op(oh *h, int32_t op, oh_launch *l)
 {
     const tp_cols *c = h->c_;
     size_t s = 0, n = walk_op(h, op, l, &s);
-    int skip = h->mode != MODE_SEED && n == 0 && strcmp(text(h, c->name[op]), "aten::to") == 0;
+    int skip = h->mode > MODE_SEED && n == 0 && strcmp(text(h, c->name[op]), "aten::to") == 0;
     if (skip)
         return TP_OK; /* ref2021 and ml2022 leave launchless aten::to out, T1 too */
     h->op_index[op] = h->n_ops++;
@@ -713,8 +776,8 @@ static int oh_run(tp_stage *st, const void *config, void *state)
     h.c = constant(cfg->cpu_event_us, h.m->c);
     h.g = constant(cfg->gpu_event_us, h.m->g);
     h.kl = constant(cfg->launch_us, h.m->kl);
-    if (h.mode == MODE_SEED)
-        h.c = 0; /* the seed subtracts nothing */
+    if (h.mode <= MODE_SEED)
+        h.c = 0; /* the seed, and the default, subtract nothing */
     tp_hier_view v;
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
@@ -735,13 +798,19 @@ static int oh_run(tp_stage *st, const void *config, void *state)
         h.op_index[i] = -1;
     h.module = tp_calloc(h.nnames ? h.nnames : 1, 1);
     h.has_launches = tp_calloc(h.nnames ? h.nnames : 1, 1);
-    int rc = h.module && h.has_launches ? walk_forest(&h) : TP_ENOMEM;
+    int rc = h.module && h.has_launches ? TP_OK : TP_ENOMEM;
+    rc = rc ? rc : oh_apis_find(&h.apis, st, h.c_, v.launcher, v.parent);
+    rc = rc ? rc : walk_forest(&h);
+    if (rc == TP_OK && h.mode == MODE_NONE)
+        rc = t4_every_call(&h);
     if (rc == TP_OK)
         rc = write_histogram(&h); /* before ml2022 cleans T1 */
     if (rc == TP_OK)
         rc = write_stats(&h);
     if (rc == TP_OK)
         rc = write_launches(&h);
+    if (rc == TP_OK)
+        rc = oh_apis_write(&h.apis, oh_modes[h.mode], h.mode != MODE_NONE);
     if (rc == TP_OK && cfg->notebook) /* after write_stats: ml2022's lists are cleaned */
         rc = write_notebook(&h);
     for (int i = 0; i < N_T; i++)
@@ -749,6 +818,7 @@ static int oh_run(tp_stage *st, const void *config, void *state)
     set_free(&h.launches);
     tp_free(h.module);
     tp_free(h.has_launches);
+    oh_apis_free(&h.apis);
     if (rc == TP_EIO)
         return rc; /* reported by the output helpers */
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");

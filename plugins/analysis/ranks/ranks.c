@@ -109,14 +109,20 @@ static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_con
     int rc = mean_step(st, (tp_trace *)t, cfg->step_prefix, &r->step_ns);
     if (rc != TP_OK)
         return rc;
-    uint32_t *comm = tp_malloc((c->n ? c->n : 1) * sizeof *comm);
-    if (comm == NULL)
+    tp_vocab vocab;
+    if (tp_vocab_get(st, &vocab) != TP_OK)
         return TP_ENOMEM;
+    uint32_t *comm = tp_malloc((c->n ? c->n : 1) * sizeof *comm);
+    if (comm == NULL) {
+        tp_vocab_free(&vocab);
+        return TP_ENOMEM;
+    }
     size_t n = 0;
     for (size_t i = 0; i < c->n; i++) {
         if (!tp_ev_is_activity(c, i) || c->dur[i] < 0)
             continue;
-        tp_kernel_class k = tp_kernel_class_of(tp_str_text(st, c->name[i]));
+        tp_kernel_class k =
+            tp_vocab_kernel_class(&vocab, (tp_kind)c->kind[i], tp_str_text(st, c->name[i]));
         if (k == TP_KCLASS_COMMUNICATION) {
             comm[n++] = (uint32_t)i;
             r->comm_ns += c->dur[i];
@@ -124,6 +130,7 @@ static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_con
             r->compute_ns += c->dur[i];
         }
     }
+    tp_vocab_free(&vocab);
     rc = tp_sort(comm, n, sizeof *comm, by_start, (void *)c);
     r->start = tp_malloc((n ? n : 1) * sizeof *r->start);
     r->end = tp_malloc((n ? n : 1) * sizeof *r->end);

@@ -126,6 +126,7 @@ static const tp_result_decl *sa_results_for(const void *config)
 typedef struct sa {
     tp_stage *st;
     const sa_config *cfg;
+    tp_vocab vocab; /* the SDK's vocabulary with the pipeline's additions */
     const tp_cols *c;
     const int32_t *launcher;
     uint32_t *acts; /* activity rows by (device, stream, start, row) */
@@ -206,10 +207,12 @@ static int order_by_place(sa *s)
 static tp_kernel_class class_of(sa *s, uint32_t row)
 {
     tp_str name = s->c->name[row];
+    tp_kind kind = (tp_kind)s->c->kind[row];
     if (name >= s->nnames)
-        return tp_kernel_class_of(tp_str_text(s->st, name));
+        return tp_vocab_kernel_class(&s->vocab, kind, tp_str_text(s->st, name));
     if (s->klass[name] == 0)
-        s->klass[name] = (uint8_t)(tp_kernel_class_of(tp_str_text(s->st, name)) + 1);
+        s->klass[name] =
+            (uint8_t)(tp_vocab_kernel_class(&s->vocab, kind, tp_str_text(s->st, name)) + 1);
     return (tp_kernel_class)(s->klass[name] - 1);
 }
 
@@ -563,12 +566,15 @@ static int sa_run_stage(tp_stage *st, const void *config, void *state)
         return TP_ENOTFOUND;
     s.launcher = v.launcher;
     tp_trace_window(t, &s.w0, &s.w1);
-    int rc = collect(&s);
+    int rc = tp_vocab_get(st, &s.vocab);
+    if (rc == TP_OK)
+        rc = collect(&s);
     if (rc == TP_OK)
         rc = analyse(&s);
     tp_free(s.acts);
     tp_free(s.iv);
     tp_free(s.klass);
+    tp_vocab_free(&s.vocab);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 
