@@ -161,7 +161,7 @@ static uint8_t *product_names(tp_stage *st, size_t *n)
     return memo;
 }
 
-int tp_gemm_roles(tp_stage *st, const tp_trace *t, const tp_hier_view *v, uint8_t *role)
+int tp_gemm_roles(tp_stage *st, const tp_trace *t, const struct tp_hier_view *v, uint8_t *role)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t nmemo;
@@ -185,4 +185,22 @@ int tp_gemm_roles(tp_stage *st, const tp_trace *t, const tp_hier_view *v, uint8_
                 role[x] = TP_GEMM_WRAPPER;
     }
     return TP_OK;
+}
+
+int32_t tp_gemm_call_at(const struct tp_hier_view *v, const uint8_t *role, int32_t x)
+{
+    while (x >= 0 && role[x] == TP_GEMM_NONE)
+        x = v->parent[x];
+    return x;
+}
+
+int32_t tp_gemm_call_above(const struct tp_hier_view *v, const uint8_t *role, size_t a)
+{
+    return tp_gemm_call_at(v, role, v->launcher[a]);
+}
+
+int32_t tp_gemm_owner(const struct tp_hier_view *v, const uint8_t *role, size_t a)
+{
+    int32_t x = tp_gemm_call_above(v, role, a);
+    return x >= 0 && role[x] == TP_GEMM_PRODUCT ? x : -1;
 }

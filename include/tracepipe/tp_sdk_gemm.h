@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tp_plugin.h"
-#include "tp_sdk_hier.h"
+
+struct tp_hier_view; /* tp_sdk_hier.h */
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,32 +71,20 @@ enum { TP_GEMM_NONE = 0, TP_GEMM_PRODUCT = 1, TP_GEMM_WRAPPER = 2 };
 
 /* Fills role[0, n) (one byte per row of t) with the roles above, from
  * hierarchy's view v.  TP_OK or TP_ENOMEM. */
-int tp_gemm_roles(tp_stage *st, const tp_trace *t, const tp_hier_view *v, uint8_t *role);
+int tp_gemm_roles(tp_stage *st, const tp_trace *t, const struct tp_hier_view *v, uint8_t *role);
 
 /* The innermost product call (PRODUCT or WRAPPER) at or above row x, or
  * -1 (also for x = -1). */
-static inline int32_t tp_gemm_call_at(const tp_hier_view *v, const uint8_t *role, int32_t x)
-{
-    while (x >= 0 && role[x] == TP_GEMM_NONE)
-        x = v->parent[x];
-    return x;
-}
+int32_t tp_gemm_call_at(const struct tp_hier_view *v, const uint8_t *role, int32_t x);
 
 /* The innermost product call above activity a's launch, or -1. */
-static inline int32_t tp_gemm_call_above(const tp_hier_view *v, const uint8_t *role, size_t a)
-{
-    return tp_gemm_call_at(v, role, v->launcher[a]);
-}
+int32_t tp_gemm_call_above(const struct tp_hier_view *v, const uint8_t *role, size_t a);
 
 /* The product whose FLOPs and bytes activity a carries: the innermost
  * product call above its launch when that is a PRODUCT; -1 when there is
  * none or it is a WRAPPER (a kernel the wrapper launched beside its
  * products: no FLOPs). */
-static inline int32_t tp_gemm_owner(const tp_hier_view *v, const uint8_t *role, size_t a)
-{
-    int32_t x = tp_gemm_call_above(v, role, a);
-    return x >= 0 && role[x] == TP_GEMM_PRODUCT ? x : -1;
-}
+int32_t tp_gemm_owner(const struct tp_hier_view *v, const uint8_t *role, size_t a);
 
 #ifdef __cplusplus
 }
