@@ -4,6 +4,7 @@
 #include <tracepipe/tp_sdk_json.h>
 
 #include <string.h>
+#include <tracepipe/tp_sdk_hier.h>
 
 int tp_gemm_parse_dims(const char *v, size_t len, tp_gemm_shape *s)
 {
@@ -125,4 +126,81 @@ int tp_gemm_is_name(const char *n)
         if (strcmp(n, ops[i]) == 0)
             return 1;
     return 0;
+}
+
+int tp_gemm_call_read(tp_stage *st, const tp_trace *t, size_t row, tp_gemm_call *k)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    if (c->kind[row] != TP_KIND_CPU_OP)
+        return 0;
+    const char *name = tp_str_text(st, c->name[row]);
+    size_t alen = 0, tlen = 0;
+    const char *args = tp_trace_args(t, row, &alen);
+    if (name == NULL || args == NULL || !tp_gemm_is_name(name))
+        return 0;
+    k->dims = tp_json_get(args, alen, "Input Dims", &k->dims_len);
+    if (k->dims == NULL)
+        k->dims = tp_json_get(args, alen, "Input dims", &k->dims_len);
+    if (k->dims == NULL || !tp_gemm_parse_dims(k->dims, k->dims_len, &k->shape) ||
+        !tp_gemm_counts(name, &k->shape, &k->flops, &k->elems))
+        return 0;
+    const char *types = tp_json_get(args, alen, "Input type", &tlen);
+    k->bpe = tp_gemm_bpe_of(types, tlen);
+    return 1;
+}
+
+/* Per name id: 1 a product op's name, 2 not (memo[0, n)). */
+static uint8_t *product_names(tp_stage *st, size_t *n)
+{
+    *n = tp_str_count(st);
+    uint8_t *memo = tp_malloc(*n ? *n : 1);
+    for (size_t id = 0; memo && id < *n; id++) {
+        const char *s = tp_str_text(st, (tp_str)id);
+        memo[id] = s && tp_gemm_is_name(s) ? 1 : 2;
+    }
+    return memo;
+}
+
+int tp_gemm_roles(tp_stage *st, const tp_trace *t, const struct tp_hier_view *v, uint8_t *role)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    size_t nmemo;
+    uint8_t *memo = product_names(st, &nmemo);
+    if (memo == NULL)
+        return TP_ENOMEM;
+    memset(role, TP_GEMM_NONE, c->n);
+    tp_gemm_call k;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->kind[i] == TP_KIND_CPU_OP && c->name[i] < nmemo && memo[c->name[i]] == 1 &&
+            tp_gemm_call_read(st, t, i, &k))
+            role[i] = TP_GEMM_PRODUCT;
+    tp_free(memo);
+    /* every product call above another is a wrapper; a climb stops at a
+     * wrapper already found (all above it are found too) */
+    for (size_t i = 0; i < c->n; i++) {
+        if (role[i] == TP_GEMM_NONE)
+            continue;
+        for (int32_t x = v->parent[i]; x >= 0 && role[x] != TP_GEMM_WRAPPER; x = v->parent[x])
+            if (role[x] == TP_GEMM_PRODUCT)
+                role[x] = TP_GEMM_WRAPPER;
+    }
+    return TP_OK;
+}
+
+int32_t tp_gemm_call_at(const struct tp_hier_view *v, const uint8_t *role, int32_t x)
+{
+    while (x >= 0 && role[x] == TP_GEMM_NONE)
+        x = v->parent[x];
+    return x;
+}
+
+int32_t tp_gemm_call_above(const struct tp_hier_view *v, const uint8_t *role, size_t a)
+{
+    return tp_gemm_call_at(v, role, v->launcher[a]);
+}
+
+int32_t tp_gemm_owner(const struct tp_hier_view *v, const uint8_t *role, size_t a)
+{
+    int32_t x = tp_gemm_call_above(v, role, a);
+    return x >= 0 && role[x] == TP_GEMM_PRODUCT ? x : -1;
 }

@@ -8,6 +8,10 @@
 #define TRACEPIPE_TP_SDK_GEMM_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include "tp_plugin.h"
+
+struct tp_hier_view; /* tp_sdk_hier.h */
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +47,44 @@ int tp_gemm_counts(const char *op, const tp_gemm_shape *s, double *flops, double
 
 /* 1 when op is one of the GEMM ops tp_gemm_counts knows. */
 int tp_gemm_is_name(const char *op);
+
+/* One call's counts, from its row's args: "Input Dims" (or the older
+ * "Input dims") and "Input type". */
+typedef struct tp_gemm_call {
+    tp_gemm_shape shape;
+    double flops, elems, bpe; /* bytes moved = elems * bpe */
+    const char *dims;         /* the Input Dims text in the args (dims_len bytes) */
+    size_t dims_len;
+} tp_gemm_call;
+
+/* 1 when row of t is a product call: a cpu op named as tp_gemm_is_name
+ * knows, whose dims tp_gemm_counts understands (fills *k); else 0. */
+int tp_gemm_call_read(tp_stage *st, const tp_trace *t, size_t row, tp_gemm_call *k);
+
+/* The roles of product calls (CONVENTIONS, "a kernel's op": FLOPs and bytes
+ * belong to the GEMM kernels of the innermost product op).  A PRODUCT is a
+ * product call holding no other in its subtree (aten::addmm, aten::mm);
+ * a WRAPPER holds one (aten::linear -> aten::addmm, aten::matmul ->
+ * aten::bmm): it aggregates its products' work, and what it launches beside
+ * them (a bias add, a copy) carries no FLOPs. */
+enum { TP_GEMM_NONE = 0, TP_GEMM_PRODUCT = 1, TP_GEMM_WRAPPER = 2 };
+
+/* Fills role[0, n) (one byte per row of t) with the roles above, from
+ * hierarchy's view v.  TP_OK or TP_ENOMEM. */
+int tp_gemm_roles(tp_stage *st, const tp_trace *t, const struct tp_hier_view *v, uint8_t *role);
+
+/* The innermost product call (PRODUCT or WRAPPER) at or above row x, or
+ * -1 (also for x = -1). */
+int32_t tp_gemm_call_at(const struct tp_hier_view *v, const uint8_t *role, int32_t x);
+
+/* The innermost product call above activity a's launch, or -1. */
+int32_t tp_gemm_call_above(const struct tp_hier_view *v, const uint8_t *role, size_t a);
+
+/* The product whose FLOPs and bytes activity a carries: the innermost
+ * product call above its launch when that is a PRODUCT; -1 when there is
+ * none or it is a WRAPPER (a kernel the wrapper launched beside its
+ * products: no FLOPs). */
+int32_t tp_gemm_owner(const struct tp_hier_view *v, const uint8_t *role, size_t a);
 
 #ifdef __cplusplus
 }

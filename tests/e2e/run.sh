@@ -117,6 +117,17 @@ for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.p
     else ko "ranges on $trace: check_ranges.py"; cat "$tmp/err" "$tmp/chk"; fi
 done
 
+# GEMM accounting on every Kineto corpus trace and the bundled DLRM step, checked
+# independently (tests/tools/check_gemm.py): kernels' FLOPs = innermost products',
+# no roofline_percent above 100
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz; do
+    out="$tmp/gemm-$(basename "$trace")"
+    mkdir -p "$out"
+    if "$PIPELINE" run tests/pipelines/cli/gemm_check.yaml -q --set trace="$trace" --set out="$out" \
+        >/dev/null 2>"$tmp/err" && python3 tests/tools/check_gemm.py "$trace" "$out" >"$tmp/chk" 2>&1
+    then ok; else ko "gemm accounting: $trace"; cat "$tmp/err" "$tmp/chk"; fi
+done
+
 # every shipped pipeline validates and runs (into a scratch output folder)
 for pipe in pipelines/*.yaml; do
     out="$tmp/shipped-$(basename "$pipe" .yaml)"

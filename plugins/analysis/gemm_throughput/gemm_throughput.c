@@ -3,13 +3,17 @@
  * (issue 13, item 5; ANALYSES.md section 4).
  *
  * FLOPs and bytes come from the op's "Input Dims" and "Input type" args
- * (TraceLens' convention; table in docs/plugins/gemm_throughput.md).  An
- * op's device time is the union of the GPU work launched from its subtree
- * that no GEMM op nested in it launched (aten::linear -> aten::addmm: the
- * kernels are the addmm's), so no kernel is counted twice.  Per (op name,
- * input dims): calls, flops and bytes per call, busy_us, achieved_tflops,
- * achieved_gbps, flop_per_byte, and with a device preset the roofline time
- * max(flops/peak, bytes/bandwidth) and roofline_percent = roofline / busy.
+ * (TraceLens' convention; table in docs/plugins/gemm_throughput.md).  A
+ * call's device time is the union of the GPU work launched from its
+ * subtree.  A product (the innermost product op: aten::addmm, aten::bmm)
+ * holds no other product call, so it has only its own kernels; a wrapper
+ * (aten::linear -> aten::addmm, aten::matmul -> aten::bmm; tp_gemm_roles)
+ * aggregates its products' kernels and what it launched beside them (a
+ * bias, a copy), and its FLOPs are theirs, never assigned to its own
+ * kernels.  Per (op name, input dims, role): calls, flops and bytes per
+ * call, busy_us, achieved_tflops, achieved_gbps, flop_per_byte, and with a
+ * device preset the roofline time max(flops/peak, bytes/bandwidth) and
+ * roofline_percent = roofline / busy.
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,11 +45,15 @@ static const tp_option gt_options[] = {
     X(P, name, STR, NULL, "the matrix-product op (aten::mm, addmm, bmm, baddbmm, linear, "      \
                           "matmul)")                                                            \
     X(P, input_dims, STR, NULL, "its Input Dims as Python prints them ([[64, 128], [128, 256]])") \
+    X(P, role, STR, NULL, "product: the innermost product op, its kernels carry its flop; "     \
+                          "wrapper: holds a product op (aten::linear -> aten::addmm), its "     \
+                          "figures aggregate its products' and are not to be added to them")    \
     X(P, count, I64, "count", "calls of the op with these dims")                                \
     X(P, flop, F64, NULL, "floating-point operations of one call (flop)")                       \
     X(P, bytes, F64, NULL, "bytes one call moves: elements read and written x bytes per element") \
     X(P, busy_us, F64, "us", "device time of all the calls: per call the union of the GPU work " \
-                             "launched from its subtree and no nested product's, summed")       \
+                             "launched from its subtree (a wrapper's holds its products'), "    \
+                             "summed")                                                          \
     X(P, flop_per_byte, F64, NULL, "arithmetic intensity: flop / bytes (flop/byte)")            \
     X(P, achieved_tflops, F64, "Tflop/s", "count x flop / busy time, in 10^12 flop/s (null "    \
                                           "without device time)")                               \
@@ -60,7 +68,7 @@ TP_COLUMNS(gt_main, GT_COLS);
 
 static const tp_result_decl gt_results[] = {
     TP_RESULT("", "table", gt_main,
-              "one row per (matrix-product op, input dims), by name then dims"),
+              "one row per (matrix-product op, input dims, role), by name, dims, role"),
     TP_RESULTS_END};
 
 typedef tp_preset gt_preset;
@@ -94,7 +102,8 @@ typedef struct gt_call {
     int32_t row;
     tp_str dims;   /* the "Input Dims" text, interned: the grouping key */
     double flops, bytes, bpe;
-    int64_t busy;  /* union of its own GPU work */
+    int64_t busy;  /* union of the GPU work launched from its subtree */
+    uint8_t role;  /* TP_GEMM_PRODUCT or TP_GEMM_WRAPPER */
 } gt_call;
 
 typedef struct gt {
@@ -102,11 +111,11 @@ typedef struct gt {
     const gt_config *cfg;
     const tp_trace *t;
     const tp_cols *c;
-    const int32_t *parent, *launcher;
+    tp_hier_view v;
+    uint8_t *role;      /* per row: tp_gemm_roles */
     int32_t *call_of;   /* per row: its call index, -1 (GEMM ops only) */
     gt_call *calls;
     size_t ncalls;
-    tp_interval *iv;
 } gt;
 
 /* The dims as one canonical text, "[[64, 128], [128, 256]]" (as Python
@@ -127,74 +136,65 @@ static size_t dims_text(const tp_gemm_shape *s, char *buf, size_t size)
     return n < size ? n : size - 1;
 }
 
-/* The GEMM calls of the trace with understood dims. */
+/* The GEMM calls of the trace with understood dims, and their roles. */
 static int find_calls(gt *g)
 {
     const tp_cols *c = g->c;
-    size_t nstr = tp_str_count(g->st);
-    uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
-    if (memo == NULL)
-        return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++) {
+    int rc = tp_gemm_roles(g->st, g->t, &g->v, g->role);
+    for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         g->call_of[i] = -1;
-        tp_str name = c->name[i];
-        if (c->kind[i] != TP_KIND_CPU_OP || name >= nstr)
-            continue;
-        if (memo[name] == 0)
-            memo[name] = tp_gemm_is_name(tp_str_text(g->st, name)) ? 1 : 2;
-        if (memo[name] != 1)
-            continue;
-        size_t alen = 0, dlen = 0, tlen = 0;
-        const char *args = tp_trace_args(g->t, i, &alen);
-        const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
-        if (dims == NULL && args)
-            dims = tp_json_get(args, alen, "Input dims", &dlen);
-        const char *types = args ? tp_json_get(args, alen, "Input type", &tlen) : NULL;
-        tp_gemm_shape s;
-        double flops, elems;
-        if (dims == NULL || !tp_gemm_parse_dims(dims, dlen, &s) ||
-            !tp_gemm_counts(tp_str_text(g->st, name), &s, &flops, &elems))
+        tp_gemm_call k;
+        if (g->role[i] == TP_GEMM_NONE || !tp_gemm_call_read(g->st, g->t, i, &k))
             continue;
         char text[512];
-        size_t tl = dims_text(&s, text, sizeof text);
+        size_t tl = dims_text(&k.shape, text, sizeof text);
         tp_str key = tp_intern(g->st, text, tl);
-        if (key == TP_STR_ERROR) {
-            tp_free(memo);
+        if (key == TP_STR_ERROR)
             return TP_ENOMEM;
-        }
         g->call_of[i] = (int32_t)g->ncalls;
-        double bpe = tp_gemm_bpe_of(types, tlen);
-        g->calls[g->ncalls++] = (gt_call){(int32_t)i, key, flops, elems * bpe, bpe, 0};
+        g->calls[g->ncalls++] =
+            (gt_call){(int32_t)i, key, k.flops, k.elems * k.bpe, k.bpe, 0, g->role[i]};
     }
-    tp_free(memo);
-    return TP_OK;
+    return rc;
 }
 
-/* Each activity to the innermost GEMM call above its launch; then each
- * call's busy time, the union of its activities. */
+/* The (call, activity) pairs: each activity to every product call above
+ * its launch (its product and the wrappers holding it); p NULL: counts. */
+typedef struct gt_pair {
+    int32_t call, act;
+} gt_pair;
+
+static size_t call_pairs(const gt *g, gt_pair *p)
+{
+    size_t n = 0;
+    for (size_t a = 0; a < g->c->n; a++) {
+        if (!tp_ev_is_activity(g->c, a) || g->v.launcher[a] < 0)
+            continue;
+        for (int32_t x = tp_gemm_call_above(&g->v, g->role, a); x >= 0;
+             x = tp_gemm_call_at(&g->v, g->role, g->v.parent[x])) {
+            if (p && g->call_of[x] >= 0)
+                p[n] = (gt_pair){g->call_of[x], (int32_t)a};
+            n += g->call_of[x] >= 0;
+        }
+    }
+    return n;
+}
+
+/* Each call's busy time: the union of the activities launched from its
+ * subtree. */
 static int busy_times(gt *g)
 {
     const tp_cols *c = g->c;
-    size_t n = 0;
-    typedef struct pair {
-        int32_t call, act;
-    } pair;
-    pair *p = tp_malloc((c->n ? c->n : 1) * sizeof *p);
+    size_t n = call_pairs(g, NULL);
+    gt_pair *p = tp_malloc((n ? n : 1) * sizeof *p);
     if (p == NULL)
         return TP_ENOMEM;
-    for (size_t a = 0; a < c->n; a++) {
-        if (!tp_ev_is_activity(c, a) || g->launcher[a] < 0)
-            continue;
-        for (int32_t x = g->launcher[a]; x >= 0; x = g->parent[x])
-            if (g->call_of[x] >= 0) {
-                p[n++] = (pair){g->call_of[x], (int32_t)a};
-                break;
-            }
-    }
+    call_pairs(g, p);
     /* group by call with a counting pass (calls are dense indexes) */
     size_t *start = tp_calloc(g->ncalls + 1, sizeof *start);
     int32_t *acts = tp_malloc((n ? n : 1) * sizeof *acts);
-    int rc = start && acts ? TP_OK : TP_ENOMEM;
+    tp_interval *iv = tp_malloc((n ? n : 1) * sizeof *iv);
+    int rc = start && acts && iv ? TP_OK : TP_ENOMEM;
     for (size_t i = 0; rc == TP_OK && i < n; i++)
         start[p[i].call + 1]++;
     for (size_t k = 1; rc == TP_OK && k <= g->ncalls; k++)
@@ -204,49 +204,77 @@ static int busy_times(gt *g)
     for (size_t k = 0, from = 0; rc == TP_OK && k < g->ncalls; k++) { /* start[k] is now its end */
         size_t m = 0;
         for (size_t i = from; i < start[k]; i++)
-            g->iv[m++] = (tp_interval){c->ts[acts[i]], c->ts[acts[i]] + c->dur[acts[i]]};
-        g->calls[k].busy = tp_intervals_length(g->iv, tp_intervals_union(g->iv, m));
+            iv[m++] = (tp_interval){c->ts[acts[i]], c->ts[acts[i]] + c->dur[acts[i]]};
+        g->calls[k].busy = tp_intervals_length(iv, tp_intervals_union(iv, m));
         from = start[k];
     }
     tp_free(p);
     tp_free(start);
     tp_free(acts);
+    tp_free(iv);
     return rc;
 }
 
 /* ------------------------------------------------ per kernel (gemm_kernels) */
 
+/* The hierarchy's view, the roles and the calls of g's trace: TP_OK, or
+ * TP_ENOTFOUND (said) or TP_ENOMEM; gt_end frees either way. */
+static int gt_begin(gt *g)
+{
+    if (tp_hier_view_require(g->st, g->t, &g->v) != TP_OK)
+        return TP_ENOTFOUND;
+    size_t n = g->c->n ? g->c->n : 1;
+    g->call_of = tp_malloc(n * sizeof *g->call_of);
+    g->calls = tp_malloc(n * sizeof *g->calls);
+    g->role = tp_malloc(n);
+    return g->call_of && g->calls && g->role ? find_calls(g) : TP_ENOMEM;
+}
+
+static void gt_end(gt *g)
+{
+    tp_free(g->call_of);
+    tp_free(g->calls);
+    tp_free(g->role);
+}
+
+/* Per activity its product's call index (tp_gemm_owner), -1; the work of
+ * each call summed in dur_of_call, the activities wrappers launched beside
+ * their products counted in *beside. */
+static void owners(const gt *g, int32_t *call_of_act, int64_t *dur_of_call, size_t *beside)
+{
+    const tp_cols *c = g->c;
+    for (size_t a = 0; a < c->n; a++) {
+        call_of_act[a] = -1;
+        if (!tp_ev_is_activity(c, a) || g->v.launcher[a] < 0 || c->dur[a] < 0)
+            continue;
+        int32_t x = tp_gemm_owner(&g->v, g->role, a);
+        if (x >= 0 && g->call_of[x] >= 0) {
+            call_of_act[a] = g->call_of[x];
+            dur_of_call[g->call_of[x]] += c->dur[a];
+        } else if (tp_gemm_call_above(&g->v, g->role, a) >= 0) {
+            (*beside)++;
+        }
+    }
+}
+
 int gt_kernel_shares(tp_stage *st, const tp_trace *t, gt_kernel_sum **out, size_t *nout)
 {
     gt g = {.st = st, .t = t, .c = tp_trace_cols(t)};
-    tp_hier_view v;
+    const tp_cols *c = g.c;
+    size_t n = c->n ? c->n : 1, nstr = tp_str_count(st), beside = 0;
     *out = NULL;
     *nout = 0;
-    if (tp_hier_view_require(st, t, &v) != TP_OK)
-        return TP_ENOTFOUND;
-    g.parent = v.parent;
-    g.launcher = v.launcher;
-    const tp_cols *c = g.c;
-    size_t n = c->n ? c->n : 1, nstr = tp_str_count(st);
-    g.call_of = tp_malloc(n * sizeof *g.call_of);
-    g.calls = tp_malloc(n * sizeof *g.calls);
+    int rc = gt_begin(&g);
     int32_t *call_of_act = tp_malloc(n * sizeof *call_of_act);
-    int64_t *dur_of_call = NULL;
+    int64_t *dur_of_call = tp_calloc(g.ncalls ? g.ncalls : 1, sizeof *dur_of_call);
     gt_kernel_sum *by_name = tp_calloc(nstr ? nstr : 1, sizeof *by_name);
-    int rc = g.call_of && g.calls && call_of_act && by_name ? find_calls(&g) : TP_ENOMEM;
-    if (rc == TP_OK && (dur_of_call = tp_calloc(g.ncalls ? g.ncalls : 1, sizeof *dur_of_call)) == NULL)
+    if (rc == TP_OK && !(call_of_act && dur_of_call && by_name))
         rc = TP_ENOMEM;
-    for (size_t a = 0; rc == TP_OK && a < c->n; a++) { /* the innermost call above each launch */
-        call_of_act[a] = -1;
-        if (!tp_ev_is_activity(c, a) || g.launcher[a] < 0 || c->dur[a] < 0)
-            continue;
-        for (int32_t x = g.launcher[a]; x >= 0; x = g.parent[x])
-            if (g.call_of[x] >= 0) {
-                call_of_act[a] = g.call_of[x];
-                dur_of_call[g.call_of[x]] += c->dur[a];
-                break;
-            }
-    }
+    if (rc == TP_OK)
+        owners(&g, call_of_act, dur_of_call, &beside);
+    if (rc == TP_OK && beside > 0)
+        tp_log(st, TP_LOG_INFO, "%zu activit%s launched by wrapper ops beside their products "
+               "(bias, copy) left out: no FLOPs", beside, beside == 1 ? "y" : "ies");
     for (size_t a = 0; rc == TP_OK && a < c->n; a++) {
         int32_t k = call_of_act[a];
         if (k < 0 || c->name[a] >= nstr)
@@ -263,8 +291,7 @@ int gt_kernel_shares(tp_stage *st, const tp_trace *t, gt_kernel_sum **out, size_
     for (size_t i = 0; rc == TP_OK && i < nstr; i++)
         if (by_name[i].count > 0)
             by_name[m++] = by_name[i];
-    tp_free(g.call_of);
-    tp_free(g.calls);
+    gt_end(&g);
     tp_free(call_of_act);
     tp_free(dur_of_call);
     if (rc != TP_OK) {
@@ -287,7 +314,11 @@ static int by_op_and_dims(const void *a, const void *b, void *ctx)
     if (r)
         return r;
     r = strcmp(tp_str_text(g->st, x->dims), tp_str_text(g->st, y->dims));
-    return r ? r : (x->row > y->row) - (x->row < y->row);
+    if (r)
+        return r;
+    if (x->role != y->role) /* products first */
+        return x->role < y->role ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
 }
 
 /* The peak for the call's element type: half precision's for 2-byte
@@ -297,6 +328,43 @@ static double peak_of(const gt *g, const gt_preset *p, double bpe)
     if (bpe == 2 && p->fp16 > 0)
         return p->fp16;
     return bpe == 4 && g->cfg->tf32 && p->tf32 > 0 ? p->tf32 : p->fp32;
+}
+
+/* The roofline of one call at peak (GFLOP/s) and the preset's bandwidth;
+ * *compute_bound says which term is larger. */
+static double roofline_of(const gt_call *k, double peak, const gt_preset *p, int *compute_bound)
+{
+    double compute = k->flops / peak / 1000, memory = k->bytes / p->dram_gbps / 1000;
+    *compute_bound = compute >= memory;
+    return *compute_bound ? compute : memory;
+}
+
+/* roofline_us, bound and roofline_percent of a group of n calls.  Never
+ * clamped (CONVENTIONS): fp32 calls faster than the FP32 peak ran on TF32
+ * tensor cores, so TF32's peak is the right one; a row still above 100 %
+ * has a null roofline_percent, the reason logged. */
+static int roofline_cells(gt *g, tp_result *r, size_t row, const gt_call *k, double n,
+                          double busy_us, const gt_preset *p)
+{
+    int compute;
+    double peak = peak_of(g, p, k->bpe), roof = roofline_of(k, peak, p, &compute);
+    const char *what = tp_str_text(g->st, g->c->name[k->row]), *dims = tp_str_text(g->st, k->dims);
+    if (busy_us > 0 && n * roof > busy_us && k->bpe == 4 && peak == p->fp32 && p->tf32 > 0) {
+        tp_log(g->st, TP_LOG_INFO, "%s %s: fp32 faster than the FP32 peak, so on TF32 tensor "
+               "cores: roofline at TF32's peak", what, dims);
+        roof = roofline_of(k, p->tf32, p, &compute);
+    }
+    int rc = tp_result_set_f64(g->st, r, row, gt_main_roofline_us, roof);
+    rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_bound, compute ? "compute" : "memory");
+    if (rc != TP_OK || busy_us <= 0)
+        return rc;
+    if (n * roof > busy_us) {
+        tp_log(g->st, TP_LOG_WARN, "%s %s: faster than the preset's roofline (%.1f %%): "
+               "roofline_percent left null; is the preset this device's?", what, dims,
+               n * roof / busy_us * 100);
+        return TP_OK;
+    }
+    return tp_result_set_f64(g->st, r, row, gt_main_roofline_percent, n * roof / busy_us * 100);
 }
 
 static int group_row(gt *g, tp_result *r, size_t from, size_t to, const gt_preset *p)
@@ -313,6 +381,8 @@ static int group_row(gt *g, tp_result *r, size_t from, size_t to, const gt_prese
                                      tp_str_text(g->st, g->c->name[k->row]));
     rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_input_dims,
                                      tp_str_text(g->st, k->dims));
+    rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_role,
+                                     k->role == TP_GEMM_WRAPPER ? "wrapper" : "product");
     rc = rc ? rc : tp_result_set_i64(g->st, r, row, gt_main_count, (int64_t)(to - from));
     rc = rc ? rc : tp_result_set_f64(g->st, r, row, gt_main_flop, flops);
     rc = rc ? rc : tp_result_set_f64(g->st, r, row, gt_main_bytes, bytes);
@@ -324,16 +394,8 @@ static int group_row(gt *g, tp_result *r, size_t from, size_t to, const gt_prese
         rc = rc ? rc : tp_result_set_f64(g->st, r, row, gt_main_achieved_gbps,
                                          n * bytes / 1e9 / (busy_us / 1e6));
     }
-    if (rc == TP_OK && p) {
-        double compute = flops / peak_of(g, p, k->bpe) / 1000, memory = bytes / p->dram_gbps / 1000;
-        double roof = compute >= memory ? compute : memory;
-        rc = tp_result_set_f64(g->st, r, row, gt_main_roofline_us, roof);
-        rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_bound,
-                                         compute >= memory ? "compute" : "memory");
-        if (rc == TP_OK && busy > 0)
-            rc = tp_result_set_f64(g->st, r, row, gt_main_roofline_percent,
-                                   n * roof / busy_us * 100);
-    }
+    if (rc == TP_OK && p)
+        rc = roofline_cells(g, r, row, k, n, busy_us, p);
     return rc;
 }
 
@@ -347,7 +409,7 @@ static int write_result(gt *g, const gt_preset *p)
     for (size_t i = 0; i < g->ncalls && rc == TP_OK;) {
         size_t j = i + 1;
         while (j < g->ncalls && g->c->name[g->calls[j].row] == g->c->name[g->calls[i].row] &&
-               g->calls[j].dims == g->calls[i].dims)
+               g->calls[j].dims == g->calls[i].dims && g->calls[j].role == g->calls[i].role)
             j++;
         rc = group_row(g, r, i, j, p);
         i = j;
@@ -363,23 +425,14 @@ static int gt_run(tp_stage *st, const void *config, void *state)
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     gt g = {.st = st, .cfg = cfg, .t = t, .c = tp_trace_cols(t)};
-    tp_hier_view v;
-    if (tp_hier_view_require(st, t, &v) != TP_OK)
-        return TP_ENOTFOUND;
-    g.parent = v.parent;
-    g.launcher = v.launcher;
-    size_t n = g.c->n ? g.c->n : 1;
-    g.call_of = tp_malloc(n * sizeof *g.call_of);
-    g.calls = tp_malloc(n * sizeof *g.calls);
-    g.iv = tp_malloc(n * sizeof *g.iv);
-    int rc = g.call_of && g.calls && g.iv ? find_calls(&g) : TP_ENOMEM;
+    int rc = gt_begin(&g);
     if (rc == TP_OK)
         rc = busy_times(&g); /* before the calls are sorted: call_of indexes them */
     if (rc == TP_OK)
         rc = write_result(&g, cfg->preset ? find_preset(cfg->preset) : preset_from_trace(st, t));
-    tp_free(g.call_of);
-    tp_free(g.calls);
-    tp_free(g.iv);
+    gt_end(&g);
+    if (rc == TP_ENOTFOUND)
+        return rc; /* (said) */
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 

@@ -50,10 +50,12 @@ static const char *registered_model(const tp_trace *t, size_t row, double *us)
 /* The op's model and prediction (per call), or NULL: a model another
  * plugin registered for it, else fbgemm's embedding lookups by 5.2-5.4
  * (predict_embedding.h), GEMMs by the roofline of their FLOPs and bytes
- * (section 4), element-wise ops by 5.6's table. An embedding op the models
- * cannot take fills e->why. */
+ * (section 4) when they are products (tp_gemm_roles: a wrapper's FLOPs are
+ * its inner product's, not those of the bias or copy it launched beside
+ * it), element-wise ops by 5.6's table. An embedding op the models cannot
+ * take fills e->why. */
 static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const pr_models *m,
-                              double *us, tp_str *dims_id, pr_emb_row *e)
+                              uint8_t role, double *us, tp_str *dims_id, pr_emb_row *e)
 {
     const tp_preset *p = m->p;
     const tp_cols *c = tp_trace_cols(t);
@@ -72,6 +74,8 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     if (emb || e->why[0])
         return emb;
     double flops, elems;
+    if (role == TP_GEMM_WRAPPER)
+        return NULL;
     if (have && tp_gemm_is_name(name) && tp_gemm_counts(name, &sh, &flops, &elems)) {
         if (m->fc && pf_predict_op(st, m->fc, (int32_t)row, c->name[row], *dims_id, &sh, p, us) == 1)
             return PF_MODEL; /* the benchmark table (5.5); else (logged) the roofline */
@@ -123,8 +127,11 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
     int64_t *owned = owned_work(t, &v, all_us);
-    if (owned == NULL || pe_index_build(st, t, &v, &m->emb_opt, &m->emb) != TP_OK) {
+    uint8_t *role = tp_malloc(c->n ? c->n : 1);
+    if (owned == NULL || role == NULL || tp_gemm_roles(st, t, &v, role) != TP_OK ||
+        pe_index_build(st, t, &v, &m->emb_opt, &m->emb) != TP_OK) {
         tp_free(owned);
+        tp_free(role);
         return TP_ENOMEM;
     }
     size_t n = 0, ne = 0;
@@ -136,6 +143,7 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     pr_emb_row *er = tp_calloc(ne ? ne : 1, sizeof *er);
     if (o == NULL || er == NULL) {
         tp_free(owned);
+        tp_free(role);
         tp_free(o);
         tp_free(er);
         return TP_ENOMEM;
@@ -150,13 +158,14 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         x->name = c->name[r];
         x->measured_us = (double)owned[r] / 1000.0;
         x->predicted_us = 0;
-        x->model = predict_op(st, t, r, m, &x->predicted_us, &x->dims, &e);
+        x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, &x->dims, &e);
         if (m->emb.slot[r] >= 0) {
             e.occ = *x;
             er[ke++] = e;
         }
     }
     tp_free(owned);
+    tp_free(role);
     *out = o;
     *nout = k;
     *emb = er;
