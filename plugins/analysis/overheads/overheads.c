@@ -34,6 +34,7 @@
 #include <tracepipe/tp_sdk.h>
 
 #include "overheads_api.h"
+#include "overheads_samples.h"
 #include "overheads_shapes.h"
 
 typedef struct oh_config {
@@ -176,78 +177,8 @@ static int find_api(const char *const *list, const char *api)
 
 /* ------------------------------------------------------------- samples */
 
-/* Samples per key: keys are interned strings, values growable arrays. */
-typedef struct oh_list {
-    tp_str key;
-    tp_str name, shapes; /* ml2022's (op name, shapes) keys; shapes 0 otherwise */
-    double *v;
-    size_t n, cap;
-} oh_list;
-
-typedef struct oh_set {
-    oh_list *l;
-    size_t n, cap;
-    uint32_t *index; /* per string id: its list + 1, 0 = none yet */
-    size_t index_cap;
-} oh_set;
-
 enum { T1, T2, T3, T4, T5, N_T };
 static const char *const t_names[] = {"t1", "t2", "t3", "t4", "t5"};
-
-/* The list of key, found through a table indexed by string id (a trace has
- * thousands of op names: a scan per sample was quadratic). */
-static oh_list *list_of(oh_set *s, tp_str key)
-{
-    if (key >= s->index_cap) {
-        size_t cap = (size_t)key * 2 + 64;
-        uint32_t *ix = tp_realloc(s->index, cap * sizeof *ix);
-        if (ix == NULL)
-            return NULL;
-        memset(ix + s->index_cap, 0, (cap - s->index_cap) * sizeof *ix);
-        s->index = ix;
-        s->index_cap = cap;
-    }
-    if (s->index[key] != 0)
-        return &s->l[s->index[key] - 1];
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        oh_list *l = tp_realloc(s->l, cap * sizeof *l);
-        if (l == NULL)
-            return NULL;
-        s->l = l;
-        s->cap = cap;
-    }
-    s->l[s->n] = (oh_list){.key = key};
-    s->index[key] = (uint32_t)(s->n + 1);
-    return &s->l[s->n++];
-}
-
-static int push(oh_set *s, tp_str key, double x)
-{
-    oh_list *l = list_of(s, key);
-    if (l == NULL)
-        return TP_ENOMEM;
-    if (l->name == 0)
-        l->name = key;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        double *v = tp_realloc(l->v, cap * sizeof *v);
-        if (v == NULL)
-            return TP_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
-    l->v[l->n++] = x;
-    return TP_OK;
-}
-
-static void set_free(oh_set *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        tp_free(s->l[i].v);
-    tp_free(s->l);
-    tp_free(s->index);
-}
 
 /* --------------------------------------------------------------- walk */
 
@@ -424,12 +355,12 @@ static int push_op(oh *h, int t, int32_t op, double x)
     int rc = op_key(h, op, &key, &shapes);
     if (rc != TP_OK)
         return rc;
-    oh_list *l = list_of(&h->t[t], key);
+    oh_list *l = oh_list_of(&h->t[t], key);
     if (l == NULL)
         return TP_ENOMEM;
     l->name = h->c_->name[op];
     l->shapes = shapes;
-    return push(&h->t[t], key, x);
+    return oh_push(&h->t[t], key, x);
 }
 
 static int gives_t4(const oh *h, int api)
@@ -451,7 +382,7 @@ static int t4_every_call(oh *h)
     for (size_t i = 0; i < h->apis.ncalls && rc == TP_OK; i++) {
         int32_t r = (int32_t)h->apis.calls[i];
         oh_apis_counted(&h->apis, r);
-        rc = push(&h->t[T4], h->c_->name[r], us(h->c_->dur[r]));
+        rc = oh_push(&h->t[T4], h->c_->name[r], us(h->c_->dur[r]));
     }
     return rc;
 }
@@ -481,13 +412,13 @@ static int op_with_launches(oh *h, int32_t op, const oh_launch *l, size_t n, siz
         double x = h->mode == MODE_SEED ? us(c->dur[l[i].row]) : h->kl - h->c - h->g;
         if (h->api_raw[l[i].api] == 0)
             h->api_raw[l[i].api] = c->name[l[i].row];
-        rc = push(&h->t[T4], h->api_id[l[i].api], x);
+        rc = oh_push(&h->t[T4], h->api_id[l[i].api], x);
     }
     if (rc == TP_OK && name < h->nnames && !h->has_launches[name]) {
         h->has_launches[name] = 1; /* the first occurrence with launches names them */
         for (size_t i = 0; i < n && rc == TP_OK; i++)
             if (gives_t4(h, l[i].api))
-                rc = push(&h->launches, name, (double)launch_key(h, &l[i]));
+                rc = oh_push(&h->launches, name, (double)launch_key(h, &l[i]));
     }
     return rc;
 }
@@ -507,7 +438,7 @@ static int visit_op(oh *h, int32_t op, oh_launch *l)
         double gap = us(c->ts[op] - end_of(h, h->prev_op));
         int take = gap < h->cfg->t1_max_gap_us && (h->mode != MODE_ML2022 || gap > h->c);
         if (take)
-            rc = push(&h->t[T1], 0, gap - h->c);
+            rc = oh_push(&h->t[T1], 0, gap - h->c);
     }
     h->prev_op = op;
     h->prev_parent = parent;
@@ -814,8 +745,8 @@ static int oh_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK && cfg->notebook) /* after write_stats: ml2022's lists are cleaned */
         rc = write_notebook(&h);
     for (int i = 0; i < N_T; i++)
-        set_free(&h.t[i]);
-    set_free(&h.launches);
+        oh_set_free(&h.t[i]);
+    oh_set_free(&h.launches);
     tp_free(h.module);
     tp_free(h.has_launches);
     oh_apis_free(&h.apis);
