@@ -120,7 +120,7 @@ TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: check-install check-report report-screenshot all run check check-suite check-unit check-plugins check-pipelines check-headers \
-        check-exports check-san check-warnings deps deps-run install uninstall bench clean fuzz fuzz-build check-valgrind
+        check-exports check-layout check-san check-warnings deps deps-run install uninstall bench clean fuzz fuzz-build check-valgrind
 all: $(LIB) $(BIN) $(SDK_LIB) $(PLUGINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -184,7 +184,7 @@ check: deps
 	$(MAKE) check-valgrind
 	@echo "make check: all suites passed (release, sanitizer and valgrind)"
 
-CHECK_SUITE := all check-headers check-exports check-unit check-plugins check-pipelines
+CHECK_SUITE := all check-headers check-exports check-layout check-unit check-plugins check-pipelines
 ifeq ($(VARIANT),release)
 CHECK_SUITE += check-install check-warnings check-report
 endif
@@ -213,6 +213,14 @@ check-pipelines: all $(TESTPLUGINS)
 # the HTML report in headless Chromium (release only: under ASan it would test Chromium)
 check-report: all
 	sh tests/e2e/report_chromium.sh $(BUILD)
+
+# issue 23's layout: sources by concept, each under 800 lines; the core and the
+# SDK never include plugin code
+check-layout:
+	@big=$$(find core sdk plugins include -name '*.[ch]' -exec wc -l {} + | awk '$$2 != "total" && $$1 >= 800'); \
+	if [ -n "$$big" ]; then echo "check-layout: files of 800 lines or more:"; echo "$$big"; exit 1; fi; \
+	if grep -rln '#include.*plugins/' core sdk include; then echo "check-layout: core/sdk include plugin code"; exit 1; fi; \
+	echo "check-layout: every source under 800 lines; core and SDK include no plugin code"
 
 check-headers:
 	@mkdir -p $(BUILD)/tests
