@@ -225,7 +225,8 @@ static int write_ranks(tp_stage *st, const rk_rank *r, size_t nr, size_t s)
         rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_comm_us, us(r[i].comm_ns));
         rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_wait_us, us_of_hns(r[i].wait_hns));
         rc = rc ? rc : tp_result_set_i64(st, res, row, rk_main_last_arrivals, (int64_t)r[i].last);
-        rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_offset_us, us_of_hns(r[i].offset_hns));
+        rc = rc ? rc
+                : tp_result_set_f64(st, res, row, rk_main_offset_us, us_of_hns(r[i].offset_hns));
         rc = rc ? rc : tp_result_set_str(st, res, row, rk_main_straggler, i == s ? "yes" : "no");
     }
     return rc;
