@@ -36,20 +36,67 @@ static const char *opt_type_name(tp_opt_type t)
     return "?";
 }
 
-static void describe_option(const tp_option *o)
+/* The RANGE/CHOICES cell of an option. */
+static void opt_range(const tp_option *o, char *range, size_t size)
 {
-    char range[256] = "";
+    range[0] = '\0';
     if ((o->flags & TP_OPT_RANGE) && o->type != TP_OPT_BOOL && o->type != TP_OPT_STRING &&
         o->type != TP_OPT_CHOICE && o->type != TP_OPT_LIST && o->type != TP_OPT_ENUM)
-        snprintf(range, sizeof range, "[%.15g, %.15g]", o->min, o->max);
+        snprintf(range, size, "[%.15g, %.15g]", o->min, o->max);
     bool choices = o->type == TP_OPT_CHOICE || o->type == TP_OPT_ENUM;
     for (size_t i = 0; choices && o->choices[i]; i++) {
         size_t used = strlen(range);
-        snprintf(range + used, sizeof range - used, "%s%s", i ? "|" : "", o->choices[i]);
+        snprintf(range + used, size - used, "%s%s", i ? "|" : "", o->choices[i]);
     }
-    printf("  %-16s %-7s %-10s %-18s %s\n", o->name, opt_type_name(o->type),
-           (o->flags & TP_OPT_REQUIRED) ? "(required)" : o->def ? o->def : "-", range,
-           o->help ? o->help : "");
+}
+
+/* The DEFAULT cell: "" for an empty default, so no cell is blank. */
+static const char *opt_default(const tp_option *o)
+{
+    if (o->flags & TP_OPT_REQUIRED)
+        return "(required)";
+    return o->def == NULL ? "-" : *o->def ? o->def : "\"\"";
+}
+
+/* Widths of the option table's columns: the longest cell of each (at least
+ * the widths of old, so short tables print as before). */
+typedef struct opt_widths {
+    int name, type, def, range;
+} opt_widths;
+
+static int wider(int w, const char *s)
+{
+    size_t n = strlen(s);
+    return n > (size_t)w ? (int)n : w;
+}
+
+static opt_widths option_widths(const tp_option *opts)
+{
+    opt_widths w = {16, 7, 10, 18};
+    char range[256];
+    for (const tp_option *o = opts; o && o->name; o++) {
+        opt_range(o, range, sizeof range);
+        w.name = wider(w.name, o->name);
+        w.type = wider(w.type, opt_type_name(o->type));
+        w.def = wider(w.def, opt_default(o));
+        w.range = wider(w.range, range);
+    }
+    return w;
+}
+
+static void option_line(const opt_widths *w, const char *name, const char *type,
+                        const char *def, const char *range, const char *help)
+{
+    printf("  %-*s %-*s %-*s %-*s %s\n", w->name, name, w->type, type, w->def, def, w->range,
+           range, help);
+}
+
+static void describe_option(const opt_widths *w, const tp_option *o)
+{
+    char range[256];
+    opt_range(o, range, sizeof range);
+    option_line(w, o->name, opt_type_name(o->type), opt_default(o), range,
+                o->help ? o->help : "");
 }
 
 /* The known stage name closest to name, or NULL. */
@@ -91,10 +138,11 @@ static void describe_text(const tp_stage_desc *s, const char *path, const tp_res
             printf("%s %s", s->requires || r != s->requires_list ? "," : "", *r);
         printf(" (run first with defaults if the pipeline lacks it)\n");
     }
-    printf("\n  %-16s %-7s %-10s %-18s %s\n", "OPTION", "TYPE", "DEFAULT", "RANGE/CHOICES",
-           "HELP");
+    opt_widths w = option_widths(s->options);
+    printf("\n");
+    option_line(&w, "OPTION", "TYPE", "DEFAULT", "RANGE/CHOICES", "HELP");
     for (const tp_option *o = s->options; o && o->name; o++)
-        describe_option(o);
+        describe_option(&w, o);
     if (s->options == NULL || s->options[0].name == NULL)
         printf("  (no options)\n");
     if (decls && s->results_for)

@@ -119,10 +119,16 @@ void tp_schema_print_text(FILE *f, const tp_result_decl *decls, const char *stag
     for (const tp_result_decl *r = decls; r && r->name; r++) {
         fprintf(f, "\n  result %s%s%s (%s)%s%s\n", stage_id, *r->name ? "." : "", r->name,
                 r->kind ? r->kind : "table", r->doc ? ": " : "", r->doc ? r->doc : "");
-        fprintf(f, "    %-22s %-7s %-9s %s\n", "COLUMN", "TYPE", "UNIT", "MEANING");
+        int wn = 22, wu = 9; /* the longest name and unit, at least these */
+        for (size_t c = 0; c < r->n_cols; c++) {
+            size_t n = strlen(r->cols[c].name), u = strlen(unit_of(&r->cols[c]));
+            wn = n > (size_t)wn ? (int)n : wn;
+            wu = u > (size_t)wu ? (int)u : wu;
+        }
+        fprintf(f, "    %-*s %-7s %-*s %s\n", wn, "COLUMN", "TYPE", wu, "UNIT", "MEANING");
         for (size_t c = 0; c < r->n_cols; c++)
-            fprintf(f, "    %-22s %-7s %-9s %s\n", r->cols[c].name, type_name(r->cols[c].type),
-                    *unit_of(&r->cols[c]) ? unit_of(&r->cols[c]) : "-",
+            fprintf(f, "    %-*s %-7s %-*s %s\n", wn, r->cols[c].name, type_name(r->cols[c].type),
+                    wu, *unit_of(&r->cols[c]) ? unit_of(&r->cols[c]) : "-",
                     r->cols[c].doc ? r->cols[c].doc : "");
     }
 }

@@ -111,14 +111,19 @@ double tp_percentile_sorted(const double *v, size_t n, double p)
     return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
 }
 
-/* Population and sample variance about mean, summed in v's order. */
+/* Population and sample deviations about mean, summed in v's order; both
+ * NaN below two values (the convention: nothing varies in one sample). */
 static void deviations(const double *v, size_t n, double mean, double *pop, double *sample)
 {
     double ss = 0.0;
+    if (n < 2) {
+        *pop = *sample = NAN;
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         ss += (v[i] - mean) * (v[i] - mean);
     *pop = sqrt(ss / (double)n);
-    *sample = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+    *sample = sqrt(ss / (double)(n - 1));
 }
 
 int tp_stats_of(double *v, size_t n, tp_stats *s)
@@ -144,9 +149,21 @@ int tp_stats_of(double *v, size_t n, tp_stats *s)
     return TP_OK;
 }
 
+int tp_median_of(double *v, size_t n, double *median)
+{
+    *median = NAN;
+    if (n == 0)
+        return TP_OK;
+    if (sort_values(v, n) != TP_OK)
+        return TP_ENOMEM;
+    /* np.median: the middle value, or np.mean of the two middle ones */
+    *median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+    return TP_OK;
+}
+
 double tp_cv_percent(const double *v, size_t n)
 {
-    if (n == 0)
+    if (n < 2)
         return NAN;
     double sum = 0.0;
     for (size_t i = 0; i < n; i++)

@@ -197,9 +197,20 @@ check_cli "missing pipeline" 2 "nope.yaml: error: cannot open pipeline: No such 
     "$PIPELINE" run nope.yaml
 check_cli "pipeline is a directory" 2 "tests: error: cannot read pipeline" "$PIPELINE" validate tests
 check_cli "plugins lists kineto" 0 "reader    kineto" "$PIPELINE" plugins
-check_cli "describe probe" 0 "count            int     3          [1, 100]" \
+check_cli "describe probe" 0 "count            int        3          [1, 100]" \
     "$PIPELINE" describe probe $EXTRA
 check_cli "describe unknown" 2 "no stage named 'nosuch'" "$PIPELINE" describe nosuch
+# columns sized to the longest cell (issue 25): streams' 27-character option
+# name and svg's float-list range no longer push their rows out of line
+check_cli "describe aligns long names" 0 "  consecutive_kernel_delay_us float   30         [0, 1000000000000] a gap" \
+    "$PIPELINE" describe streams
+check_cli "describe aligns the header" 0 "  OPTION                      TYPE    DEFAULT    RANGE/CHOICES      HELP" \
+    "$PIPELINE" describe streams
+check_cli "describe aligns long columns" 0 "    others_waited_for_it_us double  us        the other ranks'" \
+    "$PIPELINE" describe ranks
+# every stage: each option and column line starts its TYPE, DEFAULT/UNIT and
+# RANGE cells where the header's do
+check_cli "describe aligns every stage" 0 "misaligned lines 0" python3 tests/tools/describe_align.py "$PIPELINE"
 check_cli "refused plugins are named" 0 "abi_major.so: plugin refused: ABI version 4.0, this core has 3.4" \
     "$PIPELINE" plugins --plugin-dir "$BUILD/testplugins/bad"
 

@@ -27,9 +27,49 @@ START_TEST(stats_vector_k1)
     ck_assert(tp_percentile_sorted(v, 4, 75) == 6.25);
     ck_assert_int_eq(tp_stats_of(v, 0, &s), TP_OK);
     ck_assert(s.count == 0 && isnan(s.mean) && isnan(s.p99));
+}
+END_TEST
+
+/* The convention: below two samples nothing varies (std, std_sample and CV
+ * null, never 0), while count, sum, mean, min, max and every percentile are
+ * numpy's (one value is its own p50 and p99). */
+START_TEST(stats_one_sample_null_spread)
+{
+    tp_host = tp_core_host_api();
     double one[] = {7};
+    tp_stats s;
     ck_assert_int_eq(tp_stats_of(one, 1, &s), TP_OK);
-    ck_assert(s.std == 0 && isnan(s.std_sample) && s.p99 == 7);
+    ck_assert(s.count == 1 && s.sum == 7 && s.mean == 7 && s.min == 7 && s.max == 7);
+    ck_assert(isnan(s.std) && isnan(s.std_sample));
+    ck_assert(s.p50 == 7 && s.p90 == 7 && s.p99 == 7);
+    ck_assert(isnan(tp_cv_percent(one, 1)));
+    double two[] = {4, 6}; /* mean 5, population std 1, sample std sqrt(2) */
+    ck_assert_int_eq(tp_stats_of(two, 2, &s), TP_OK);
+    ck_assert(s.std == 1 && s.std_sample == sqrt(2.0));
+    ck_assert(tp_cv_percent(two, 2) == 20);
+}
+END_TEST
+
+/* numpy's medians: an even count's is the mean of the two middles (never
+ * the upper one): [1,2,3,4] -> 2.5, [3,5,10,2] -> 4, [9] -> 9, [] -> NaN. */
+START_TEST(median_even_count_numpy)
+{
+    tp_host = tp_core_host_api();
+    double a[] = {4, 1, 3, 2}, b[] = {3, 5, 10, 2}, c[] = {9}, m;
+    ck_assert_int_eq(tp_median_of(a, 4, &m), TP_OK);
+    ck_assert(m == 2.5);
+    ck_assert(a[0] == 1 && a[3] == 4); /* sorted in place */
+    ck_assert(tp_percentile_sorted(a, 4, 50) == 2.5);
+    ck_assert_int_eq(tp_median_of(b, 4, &m), TP_OK);
+    ck_assert(m == 4);
+    ck_assert_int_eq(tp_median_of(c, 1, &m), TP_OK);
+    ck_assert(m == 9);
+    ck_assert_int_eq(tp_median_of(c, 0, &m), TP_OK);
+    ck_assert(isnan(m));
+    /* 0.1 and 0.2: np.median is (0.1 + 0.2) / 2 = 0.15000000000000002 */
+    double d[] = {0.2, 0.1};
+    ck_assert_int_eq(tp_median_of(d, 2, &m), TP_OK);
+    ck_assert(m == (0.1 + 0.2) / 2);
 }
 END_TEST
 
@@ -80,6 +120,7 @@ START_TEST(cv_vector_v1)
     ck_assert(tp_cv_percent(b, 3) == 70.71067811865476);
     ck_assert(tp_cv_percent(z, 2) == 0);
     ck_assert(isnan(tp_cv_percent(z, 0)));
+    ck_assert(isnan(tp_cv_percent(a, 1))); /* one sample: null, not 0 */
 }
 END_TEST
 
@@ -146,6 +187,8 @@ static Suite *sdk_stats_suite(void)
     Suite *s = suite_create("sdk_stats");
     TCase *tc = tcase_create("stats");
     tcase_add_test(tc, stats_vector_k1);
+    tcase_add_test(tc, stats_one_sample_null_spread);
+    tcase_add_test(tc, median_even_count_numpy);
     tcase_add_test(tc, stats_long_lists_radix);
     tcase_add_test(tc, cv_vector_v1);
     tcase_add_test(tc, kernel_legend_and_types);

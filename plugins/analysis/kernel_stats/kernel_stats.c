@@ -68,8 +68,8 @@ static const tp_option ks_options[] = {
     X(P, count, I64, "count", "activities of that name")                                       \
     X(P, sum_us, F64, "us", "their summed duration")                                           \
     X(P, mean_us, F64, "us", "mean duration (null in Others, as every statistic)")             \
-    X(P, std_us, F64, "us", "population standard deviation of the durations")                  \
-    X(P, std_sample_us, F64, "us", "sample standard deviation (null for a single activity)")   \
+    X(P, std_us, F64, "us", "population standard deviation (null below two activities)")      \
+    X(P, std_sample_us, F64, "us", "sample standard deviation (null below two activities)")   \
     X(P, min_us, F64, "us", "shortest duration")                                               \
     X(P, max_us, F64, "us", "longest duration")                                                \
     X(P, p50_us, F64, "us", "median duration (numpy's linear interpolation)")                  \
@@ -101,7 +101,8 @@ TP_COLUMNS(ks_class, KS_CLASS_COLS);
     X(P, n_iterations, I64, "count", "iterations counted (those skip_first/skip_last keep)")   \
     X(P, mean_us, F64, "us", "the name's time summed per iteration, mean over the iterations") \
     X(P, cv_percent, F64, "percent",                                                           \
-      "coefficient of variation of that time (population std / mean x 100; 0 if mean is 0)")
+      "coefficient of variation of that time (population std / mean x 100; 0 if mean is 0; "  \
+      "null below two iterations)")
 TP_COLUMNS(ks_iter, KS_ITER_COLS);
 
 static const tp_result_decl ks_results[] = {
@@ -558,8 +559,7 @@ static int iteration_rows(ks *k, tp_result *r, const ks_group *g, size_t ng, con
         rc = rc ? rc : tp_result_set_str(k->st, r, row, ks_iter_name, g[i].name);
         rc = rc ? rc : tp_result_set_i64(k->st, r, row, ks_iter_n_iterations, (int64_t)nit);
         rc = rc ? rc : tp_result_set_f64(k->st, r, row, ks_iter_mean_us, sum / (double)nit);
-        rc = rc ? rc
-                : tp_result_set_f64(k->st, r, row, ks_iter_cv_percent, tp_cv_percent(per, nit));
+        rc = rc ? rc : set_num(k, r, row, ks_iter_cv_percent, tp_cv_percent(per, nit));
     }
     tp_free(per);
     return rc;

@@ -46,7 +46,7 @@ static const tp_option ls_options[] = {
                              "launch_delay (activity start - call start)")                      \
     X(P, count, I64, "count", "launches measured")                                             \
     X(P, mean_us, F64, "us", "mean of the measure (null without launches, as each statistic)") \
-    X(P, std_us, F64, "us", "population standard deviation")                                   \
+    X(P, std_us, F64, "us", "population standard deviation (null below two launches)")        \
     X(P, min_us, F64, "us", "smallest value")                                                  \
     X(P, p50_us, F64, "us", "median (numpy's linear interpolation)")                           \
     X(P, p90_us, F64, "us", "90th percentile")                                                 \

@@ -81,7 +81,7 @@ static const tp_option oh_options[] = {
     X(P, count, I64, "count", "samples (ml2022: after its cleaning)")                              \
     X(P, sum_us, F64, "us", "the samples added")                                                   \
     X(P, mean_us, F64, "us", "their mean")                                                         \
-    X(P, std_us, F64, "us", "their population standard deviation")                                 \
+    X(P, std_us, F64, "us", "their population standard deviation (null below two)")              \
     X(P, min_us, F64, "us", "the smallest sample")                                                 \
     X(P, max_us, F64, "us", "the largest sample")                                                  \
     X(P, p50_us, F64, "us", "the median (numpy's linear percentile)")                              \

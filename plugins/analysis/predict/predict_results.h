@@ -45,7 +45,8 @@ TP_COLUMNS(pr_ops, PR_OPS_COLS);
     X(P, gmae_percent, F64, "percent", "geometric mean of their relative errors x 100 (eps "    \
                                        "4e-4 inside the log when an error is 0)")               \
     X(P, mean_error_percent, F64, "percent", "mean relative error x 100")                       \
-    X(P, std_error_percent, F64, "percent", "population std of the relative errors x 100")      \
+    X(P, std_error_percent, F64, "percent", "population std of the relative errors x 100 "      \
+                                            "(null below two)")                                 \
     X(P, coverage_percent, F64, "percent", "measured_us / all GPU activity time x 100 (null "   \
                                            "when the trace has none)")
 TP_COLUMNS(pr_summary, PR_SUMMARY_COLS);

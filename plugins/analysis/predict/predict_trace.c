@@ -22,7 +22,8 @@ static int by_name_dims(const void *a, const void *b, void *ctx)
 static double rel_error(const pr_occ *x) { return fabs(x->predicted_us - x->measured_us) / x->measured_us; }
 
 /* Error statistics of pr_occurrences [from, to): GMAE (eps 0 unless an error
- * is 0, then the later code's 4e-4), mean, population std. */
+ * is 0, then the later code's 4e-4), mean, population std (NaN below two
+ * occurrences: the SDK's statistics convention). */
 static void error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, double *mean,
                         double *sd)
 {
@@ -39,7 +40,7 @@ static void error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, d
     *mean = se / (double)n;
     for (size_t i = from; i < to; i++)
         ss += (rel_error(&o[i]) - *mean) * (rel_error(&o[i]) - *mean);
-    *sd = sqrt(ss / (double)n);
+    *sd = n > 1 ? sqrt(ss / (double)n) : NAN;
     *gmae = exp(sl / (double)n);
 }
 
@@ -66,7 +67,8 @@ static int summary_row(tp_stage *st, tp_result *sum, const char *op, const pr_oc
     rc = rc ? rc : tp_result_set_f64(st, sum, row, pr_summary_measured_us, meas);
     rc = rc ? rc : tp_result_set_f64(st, sum, row, pr_summary_gmae_percent, 100 * g);
     rc = rc ? rc : tp_result_set_f64(st, sum, row, pr_summary_mean_error_percent, 100 * mean);
-    rc = rc ? rc : tp_result_set_f64(st, sum, row, pr_summary_std_error_percent, 100 * sd);
+    if (rc == TP_OK && !isnan(sd))
+        rc = tp_result_set_f64(st, sum, row, pr_summary_std_error_percent, 100 * sd);
     if (rc == TP_OK && all_us > 0)
         rc = tp_result_set_f64(st, sum, row, pr_summary_coverage_percent, 100 * meas / all_us);
     return rc;

@@ -8,7 +8,9 @@
  *                  smallest count; a collective ends on every rank at about
  *                  the same moment, since no rank can finish it alone;
  *   offset         per rank, the median over k of (its end of k - the first
- *                  rank's), removed from its times: ranks' clocks aligned;
+ *                  rank's; the SDK's median, numpy's: an even count's is the
+ *                  mean of the two middles, so times here are kept in half
+ *                  nanoseconds), removed from its times: clocks aligned;
  *   wait           rank r's wait in k: the latest aligned start of k over the
  *                  ranks minus r's own start (0 for the last to arrive);
  *   straggler      the rank that arrives last at the most collectives (ties:
@@ -51,28 +53,32 @@ static const tp_option rk_options[] = {
     X(P, straggler, STR, NULL, "yes for the straggler, else no")
 TP_COLUMNS(rk_main, RK_MAIN_COLS);
 
-/* <id>.straggler: the straggler's evidence as a long table (its measures
- * have different units). */
+/* <id>.straggler: the straggler's evidence, one row of typed columns (so
+ * its counts stay integers in every writer). */
 #define RK_STRAGGLER_COLS(X, P)                                                                    \
-    X(P, measure, STR, NULL, "in this order: rank, collectives, last_arrivals, wait_us, "          \
-                             "others_median_wait_us, others_waited_for_it_us, step_us (no "        \
-                             "step_us row without iteration markers)")                             \
-    X(P, value, F64, NULL, "the measure's value: us for the measures ending in _us, a count for "  \
-                           "collectives and last_arrivals, the rank's number for rank")
+    X(P, rank, I64, NULL, "the straggler's rank (as in <id>)")                                     \
+    X(P, collectives, I64, "count", "collectives compared (the smallest count over the ranks)")    \
+    X(P, last_arrivals, I64, "count", "collectives the straggler arrived last at")                  \
+    X(P, wait_us, F64, "us", "the straggler's own wait, added over the collectives")               \
+    X(P, others_median_wait_us, F64, "us", "the median of the other ranks' wait_us (numpy's)")     \
+    X(P, others_waited_for_it_us, F64, "us", "the other ranks' waits at the collectives the "      \
+                                             "straggler arrived last at, added")                   \
+    X(P, step_us, F64, "us", "the straggler's mean iteration (null without iteration markers)")
 TP_COLUMNS(rk_strag, RK_STRAGGLER_COLS);
 
 static const tp_result_decl rk_results[] = {
     TP_RESULT("", "table", rk_main, "one row per rank: step, compute, communication and wait"),
-    TP_RESULT("straggler", "table", rk_strag, "one row per measure of the straggler's evidence"),
+    TP_RESULT("straggler", "table", rk_strag, "one row: the straggler and its evidence"),
     TP_RESULTS_END};
 
 typedef struct rk_rank {
     int64_t rank;
-    int64_t step_ns, comm_ns, compute_ns, wait_ns, offset_ns;
-    int64_t *start, *end; /* the communication kernels, in start order */
+    int64_t step_ns, comm_ns, compute_ns;
+    int64_t wait_hns, offset_hns; /* half nanoseconds: an even count's median ends in .5 */
+    int64_t *start, *end;         /* the communication kernels, in start order */
     size_t ncoll;
-    size_t last;          /* collectives it arrived last at */
-    int64_t caused_ns;    /* others' wait at those collectives */
+    size_t last;                  /* collectives it arrived last at */
+    int64_t caused_hns;           /* others' wait at those collectives */
 } rk_rank;
 
 static int by_start(const void *a, const void *b, void *ctx)
@@ -147,34 +153,40 @@ static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_con
     return TP_OK;
 }
 
-static int cmp_i64(const void *a, const void *b, void *ctx)
+/* Each rank's clock offset in half nanoseconds: twice the median of its
+ * collectives' ends minus the first rank's (differences of a few seconds at
+ * most, exact as doubles, and so is their median). */
+static int offsets(rk_rank *r, size_t nr, size_t ncoll)
 {
-    (void)ctx;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Offsets, waits and last arrivals over the first ncoll collectives. */
-static int compare(rk_rank *r, size_t nr, size_t ncoll)
-{
-    int64_t *d = tp_malloc((ncoll ? ncoll : 1) * sizeof *d);
+    double *d = tp_malloc((ncoll ? ncoll : 1) * sizeof *d), median;
     if (d == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < nr; i++) {
         for (size_t k = 0; k < ncoll; k++)
-            d[k] = r[i].end[k] - r[0].end[k];
-        if (ncoll > 0 && tp_sort(d, ncoll, sizeof *d, cmp_i64, NULL) != TP_OK) {
+            d[k] = (double)(r[i].end[k] - r[0].end[k]);
+        if (tp_median_of(d, ncoll, &median) != TP_OK) {
             tp_free(d);
             return TP_ENOMEM;
         }
-        r[i].offset_ns = ncoll ? d[ncoll / 2] : 0;
+        r[i].offset_hns = ncoll ? (int64_t)llround(2 * median) : 0;
     }
     tp_free(d);
+    return TP_OK;
+}
+
+/* Rank r's aligned start of collective k, in half nanoseconds. */
+static int64_t arrival_hns(const rk_rank *r, size_t k) { return 2 * r->start[k] - r->offset_hns; }
+
+/* Offsets, waits and last arrivals over the first ncoll collectives. */
+static int compare(rk_rank *r, size_t nr, size_t ncoll)
+{
+    if (offsets(r, nr, ncoll) != TP_OK)
+        return TP_ENOMEM;
     for (size_t k = 0; k < ncoll; k++) {
         size_t last = 0;
         int64_t latest = INT64_MIN;
         for (size_t i = 0; i < nr; i++) {
-            int64_t a = r[i].start[k] - r[i].offset_ns;
+            int64_t a = arrival_hns(&r[i], k);
             if (a > latest) {
                 latest = a;
                 last = i;
@@ -182,9 +194,9 @@ static int compare(rk_rank *r, size_t nr, size_t ncoll)
         }
         r[last].last++;
         for (size_t i = 0; i < nr; i++) {
-            int64_t w = latest - (r[i].start[k] - r[i].offset_ns);
-            r[i].wait_ns += w;
-            r[last].caused_ns += i == last ? 0 : w;
+            int64_t w = latest - arrival_hns(&r[i], k);
+            r[i].wait_hns += w;
+            r[last].caused_hns += i == last ? 0 : w;
         }
     }
     return TP_OK;
@@ -194,12 +206,14 @@ static size_t straggler_of(const rk_rank *r, size_t nr)
 {
     size_t s = 0;
     for (size_t i = 1; i < nr; i++)
-        if (r[i].last > r[s].last || (r[i].last == r[s].last && r[i].wait_ns < r[s].wait_ns))
+        if (r[i].last > r[s].last || (r[i].last == r[s].last && r[i].wait_hns < r[s].wait_hns))
             s = i;
     return s;
 }
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+static double us_of_hns(int64_t hns) { return (double)hns / 2000.0; }
 
 static int write_ranks(tp_stage *st, const rk_rank *r, size_t nr, size_t s)
 {
@@ -216,27 +230,13 @@ static int write_ranks(tp_stage *st, const rk_rank *r, size_t nr, size_t s)
             rc = tp_result_set_f64(st, res, row, rk_main_step_us, us(r[i].step_ns));
         rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_compute_us, us(r[i].compute_ns));
         rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_comm_us, us(r[i].comm_ns));
-        rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_wait_us, us(r[i].wait_ns));
+        rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_wait_us, us_of_hns(r[i].wait_hns));
         rc = rc ? rc : tp_result_set_i64(st, res, row, rk_main_last_arrivals, (int64_t)r[i].last);
-        rc = rc ? rc : tp_result_set_f64(st, res, row, rk_main_offset_us, us(r[i].offset_ns));
+        rc = rc ? rc
+                : tp_result_set_f64(st, res, row, rk_main_offset_us, us_of_hns(r[i].offset_hns));
         rc = rc ? rc : tp_result_set_str(st, res, row, rk_main_straggler, i == s ? "yes" : "no");
     }
     return rc;
-}
-
-static int kv(tp_stage *st, tp_result *res, const char *key, double v)
-{
-    size_t row;
-    int rc = tp_result_add_row(st, res, &row);
-    rc = rc ? rc : tp_result_set_str(st, res, row, rk_strag_measure, key);
-    return rc ? rc : tp_result_set_f64(st, res, row, rk_strag_value, v);
-}
-
-static int cmp_double(const void *a, const void *b, void *ctx)
-{
-    (void)ctx;
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static int write_straggler(tp_stage *st, const rk_rank *r, size_t nr, size_t s, size_t ncoll)
@@ -248,22 +248,25 @@ static int write_straggler(tp_stage *st, const rk_rank *r, size_t nr, size_t s, 
     double *others = tp_malloc((nr ? nr : 1) * sizeof *others);
     if (others == NULL)
         return TP_ENOMEM;
-    size_t n = 0;
+    size_t n = 0, row;
     for (size_t i = 0; i < nr; i++)
         if (i != s)
-            others[n++] = us(r[i].wait_ns);
-    int rc = tp_sort(others, n, sizeof *others, cmp_double, NULL);
-    double median = n ? tp_percentile_sorted(others, n, 50) : NAN;
+            others[n++] = us_of_hns(r[i].wait_hns);
+    double median;
+    int rc = tp_median_of(others, n, &median);
     tp_free(others);
-    rc = rc ? rc : kv(st, res, "rank", (double)r[s].rank);
-    rc = rc ? rc : kv(st, res, "collectives", (double)ncoll);
-    rc = rc ? rc : kv(st, res, "last_arrivals", (double)r[s].last);
-    rc = rc ? rc : kv(st, res, "wait_us", us(r[s].wait_ns));
+    rc = rc ? rc : tp_result_add_row(st, res, &row);
+    rc = rc ? rc : tp_result_set_i64(st, res, row, rk_strag_rank, r[s].rank);
+    rc = rc ? rc : tp_result_set_i64(st, res, row, rk_strag_collectives, (int64_t)ncoll);
+    rc = rc ? rc : tp_result_set_i64(st, res, row, rk_strag_last_arrivals, (int64_t)r[s].last);
+    rc = rc ? rc : tp_result_set_f64(st, res, row, rk_strag_wait_us, us_of_hns(r[s].wait_hns));
     if (rc == TP_OK && !isnan(median))
-        rc = kv(st, res, "others_median_wait_us", median);
-    rc = rc ? rc : kv(st, res, "others_waited_for_it_us", us(r[s].caused_ns));
+        rc = tp_result_set_f64(st, res, row, rk_strag_others_median_wait_us, median);
+    rc = rc ? rc
+            : tp_result_set_f64(st, res, row, rk_strag_others_waited_for_it_us,
+                                us_of_hns(r[s].caused_hns));
     if (rc == TP_OK && r[s].step_ns >= 0)
-        rc = kv(st, res, "step_us", us(r[s].step_ns));
+        rc = tp_result_set_f64(st, res, row, rk_strag_step_us, us(r[s].step_ns));
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)r[s].rank);
     return rc ? rc : tp_result_set_meta(st, res, "straggler_rank", text);

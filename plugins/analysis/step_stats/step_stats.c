@@ -2,7 +2,7 @@
  * step_stats: how steady each name is from step to step (seed 003): per
  * name, a numeric extension column summed per iteration, its mean over the
  * iterations and its coefficient of variation (population std / mean x 100,
- * 0 when the mean is 0).  An iteration in which a name is missing counts as
+ * 0 when the mean is 0, null below two steps: the SDK's convention).  An iteration in which a name is missing counts as
  * 0 for it.  The iteration of a row is its `iteration` extension column
  * (the tfprof reader's step); the iterations are those holding at least one
  * value of the column.
@@ -29,7 +29,8 @@ static const tp_option ss_options[] = {
     X(P, n_steps, I64, "count", "steps holding a value of the column")                         \
     X(P, MEAN, F64, MEAN_UNIT, MEAN_DOC)                                                       \
     X(P, cv_percent, F64, "percent", "coefficient of variation over the steps (population "   \
-                                     "std / mean x 100; 0 when the mean is 0)")
+                                     "std / mean x 100; 0 when the mean is 0; "   \
+                                     "null below two steps)")
 #define SS_COLS_US(X, P) SS_COLS(X, P, mean_us, "us", "the column summed per step, mean over the steps")
 #define SS_COLS_RAW(X, P) SS_COLS(X, P, mean, NULL, "the column summed per step, mean over the steps")
 TP_COLUMNS(ss_us, SS_COLS_US);
@@ -147,7 +148,9 @@ static int write_rows(tp_stage *st, tp_result *r, const ss_entry *e, size_t n, s
         rc = rc ? rc : tp_result_set_str(st, r, row, ss_us_name, tp_str_text(st, e[i].name));
         rc = rc ? rc : tp_result_set_i64(st, r, row, ss_us_n_steps, (int64_t)nsteps);
         rc = rc ? rc : tp_result_set_f64(st, r, row, ss_us_mean_us, sum / (double)nsteps);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, ss_us_cv_percent, tp_cv_percent(per, nsteps));
+        double cv = tp_cv_percent(per, nsteps); /* null below two steps */
+        if (rc == TP_OK && !isnan(cv))
+            rc = tp_result_set_f64(st, r, row, ss_us_cv_percent, cv);
         i = j;
     }
     tp_free(per);

@@ -20,6 +20,13 @@
  * A flat table prints as the title, a header line, a dashed rule and one
  * line per row; numbers right-aligned, text left-aligned, null as "-".
  *
+ * Text cells wider than max_name are cut in the middle: their first two
+ * thirds and last third around an ellipsis (U+2026).  A cut never makes
+ * two different texts of a column read the same (C++ kernel names share
+ * long heads and tails and differ in a template argument): the column's cut
+ * width grows until every different text reads differently, up to keeping
+ * them whole.
+ *
  * Control characters and invalid UTF-8 bytes in text show as \n, \r, \t or
  * \xHH so that every row stays on one line.  Results in a file are
  * separated by an empty line; on stdout every result is followed by one, so
@@ -52,8 +59,9 @@ static const tp_option text_options[] = {
     TP_OPTION_INT("precision", text_config, precision, "2", 0, 17,
                   "digits after the decimal point of floats"),
     TP_OPTION_INT("max_name", text_config, max_name, "80", 0, 1e6,
-                  "text cells (names) longer than this many characters are shortened with "
-                  "a trailing ... (0 = never); CSV and JSON keep full names"),
+                  "text cells (names) longer than this many characters are cut in the "
+                  "middle (first two thirds ... last third), wider where two different "
+                  "names would read the same (0 = never); CSV and JSON keep full names"),
     TP_OPTION_END
 };
 
@@ -64,7 +72,8 @@ typedef struct tbuf {
     char *p;
     size_t len, cap;
     int oom;
-    size_t max_name; /* text cells wider than this are shortened; 0 = never */
+    size_t max_name;   /* text cells wider than this are shortened; 0 = never */
+    const size_t *cut; /* per column of the result being written: its cut width */
 } tbuf;
 
 static void tb_reserve(tbuf *b, size_t extra)
@@ -209,7 +218,7 @@ static void text_cell(tbuf *b, const tp_result *r, size_t row, int col, int prec
     switch (tp_result_col_type(r, col)) {
     case TP_COL_STR:
         text_escape(b, tp_result_get_str(r, row, col));
-        text_shorten(b, b->max_name);
+        text_shorten(b, b->cut ? b->cut[col] : b->max_name);
         break;
     case TP_COL_I32: /* trace columns only, never in a result */
     case TP_COL_SID:
@@ -220,6 +229,88 @@ static void text_cell(tbuf *b, const tp_result *r, size_t row, int col, int prec
         tb_printf(b, "%.*f", prec, tp_result_get_f64(r, row, col));
         break;
     }
+}
+
+/* ------------------------------------------------------------ cut widths */
+
+/* A column's cells as shown at one cut width, beside their full texts. */
+typedef struct text_shown {
+    char *full, *cut;
+} text_shown;
+
+static int shown_cmp(const void *a, const void *b)
+{
+    const text_shown *x = a, *y = b;
+    int c = strcmp(x->cut, y->cut);
+    return c ? c : strcmp(x->full, y->full);
+}
+
+static void shown_free(text_shown *s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++) {
+        free(s[i].full);
+        free(s[i].cut);
+    }
+    free(s);
+}
+
+/* Whether, cut to max columns, two different texts of s read the same
+ * (-1: out of memory). */
+static int text_collide(text_shown *s, size_t n, size_t max, tbuf *b)
+{
+    for (size_t i = 0; i < n; i++) {
+        tb_clear(b);
+        tb_add(b, s[i].full, strlen(s[i].full));
+        text_shorten(b, max);
+        free(s[i].cut);
+        s[i].cut = b->oom ? NULL : strdup(b->p);
+        if (s[i].cut == NULL)
+            return -1;
+    }
+    qsort(s, n, sizeof *s, shown_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(s[i - 1].cut, s[i].cut) == 0 && strcmp(s[i - 1].full, s[i].full) != 0)
+            return 1;
+    return 0;
+}
+
+/* The cut width of text column col: max_name, widened by a quarter at a
+ * time while two different texts would read the same; 0 (never cut) when
+ * only their whole texts tell them apart or memory runs out. */
+static size_t text_cut_width(const tp_result *r, int col, tbuf *b)
+{
+    size_t n = tp_result_rows(r), widest = 0, max = b->max_name;
+    if (max == 0 || tp_result_col_type(r, col) != TP_COL_STR)
+        return max;
+    text_shown *s = calloc(n ? n : 1, sizeof *s);
+    size_t m = 0;
+    int clash = s == NULL ? -1 : 1;
+    for (size_t row = 0; clash == 1 && row < n; row++) {
+        if (tp_result_is_null(r, row, col))
+            continue;
+        tb_clear(b);
+        text_escape(b, tp_result_get_str(r, row, col));
+        size_t w = text_width(b->p);
+        widest = w > widest ? w : widest;
+        if (b->oom || (s[m++].full = strdup(b->p)) == NULL)
+            clash = -1;
+    }
+    while (clash == 1 && max < widest && (clash = text_collide(s, m, max, b)) == 1)
+        max += max / 4 ? max / 4 : 1;
+    shown_free(s, m);
+    return clash == 0 ? max : 0;
+}
+
+/* Sets b->cut for result r: one cut width per column (NULL when memory runs
+ * out: then every text column is cut at max_name). */
+static size_t *text_cuts(const tp_result *r, tbuf *b)
+{
+    int ncols = (int)tp_result_cols(r);
+    size_t *cut = calloc((size_t)ncols + 1, sizeof *cut);
+    for (int c = 0; cut && c < ncols; c++)
+        cut[c] = text_cut_width(r, c, b);
+    b->cut = cut;
+    return cut;
 }
 
 /* ------------------------------------------------------------ flat tables */
@@ -457,7 +548,19 @@ static int text_tree_write(FILE *f, text_tree *t, int prec, tbuf *b)
 
 /* ------------------------------------------------------------ stage */
 
+static int text_result_cut(tp_stage *st, FILE *f, const tp_result *r, int prec, tbuf *b);
+
 static int text_result(tp_stage *st, FILE *f, const tp_result *r, int prec, tbuf *b)
+{
+    size_t *cut = text_cuts(r, b);
+    int rc = text_result_cut(st, f, r, prec, b);
+    b->cut = NULL;
+    free(cut);
+    return rc;
+}
+
+/* Writes r, its columns' cut widths set. */
+static int text_result_cut(tp_stage *st, FILE *f, const tp_result *r, int prec, tbuf *b)
 {
     text_tree t = { 0 };
     int rc = tp_result_tree_load(st, r, &t.shape);

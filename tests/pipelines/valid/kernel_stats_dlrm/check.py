@@ -27,15 +27,16 @@ close = lambda a, b: abs(a - b) <= 1e-9 * max(1.0, abs(b))
 for r in rows:
     v = sorted(by[r["name"]]); n = len(v); mean = sum(v) / n
     ss = sum((x - mean) ** 2 for x in v)
-    want = {"count": n, "sum_us": sum(v), "mean_us": mean, "std_us": math.sqrt(ss / n),
+    want = {"count": n, "sum_us": sum(v), "mean_us": mean,
             "min_us": v[0], "max_us": v[-1], "p50_us": pct(v, 50), "p90_us": pct(v, 90),
             "p99_us": pct(v, 99), "time_percent": 100 * sum(v) / total}
     for k, w in want.items():
         assert close(float(r[k]), w), (r["name"], k, r[k], w)
     if n > 1:
+        assert close(float(r["std_us"]), math.sqrt(ss / n)), r
         assert close(float(r["std_sample_us"]), math.sqrt(ss / (n - 1))), r
-    else:
-        assert r["std_sample_us"] == "", r
+    else:  # the convention: no spread from one sample (null, never 0)
+        assert r["std_us"] == "" and r["std_sample_us"] == "", r
 
 def hta(s):
     if re.match(r"nccl|hip|hccl", s) or "ncclKernel" in s:

@@ -99,7 +99,7 @@ if len(err) != 8:
 for r in top8:
     close(err[r["name"]], float(r["mean_us"]), 0.051 * max(1, float(r["mean_us"])), r["name"])
 whiskers = [p for p in svgs["kernels_error_bar.svg"].iter(cs.NS + "path")]
-if len([r for r in top8 if float(r["std_us"]) > 0]) != len(whiskers):
+if len([r for r in top8 if float(r["std_us"] or 0) > 0]) != len(whiskers):
     cs.fail("kernels_error_bar: one whisker per kernel with a std")
 
 # vertical bars: top 6 by sum and Others = the rest
