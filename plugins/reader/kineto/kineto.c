@@ -26,9 +26,11 @@ typedef struct kin_config {
     const char *path;
     int keep_args;
     const char *on_error;
+    const char *compat;
 } kin_config;
 
 static const char *const on_error_choices[] = {"fail", "skip", NULL};
+static const char *const compat_choices[] = {"none", "hta", NULL};
 
 static const tp_option kin_options[] = {
     TP_OPTION_REQUIRED_INPUT_FILE("path", kin_config, path, "Kineto trace file (.json, or gzip)"),
@@ -36,6 +38,9 @@ static const tp_option kin_options[] = {
                    "keep each event's args object as JSON text"),
     TP_OPTION_CHOICE("on_error", kin_config, on_error, "fail", on_error_choices,
                      "events with bad fields: fail the stage, or skip them with a warning"),
+    TP_OPTION_CHOICE("compat", kin_config, compat, "none", compat_choices,
+                     "hta: each event rounded inward to whole microseconds (start up, end "
+                     "down), as HTA's parser does"),
     TP_OPTION_END};
 
 /* ---- diagnostics */
@@ -518,6 +523,7 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     kp.path = cfg->path;
     kp.keep_args = cfg->keep_args;
     kp.skip_bad = cfg->on_error && strcmp(cfg->on_error, "skip") == 0;
+    kp.round_inward = cfg->compat && strcmp(cfg->compat, "hta") == 0;
     kp.line = 1;
     if (!(kp.trace = tp_stage_trace(st)))
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
