@@ -44,6 +44,20 @@ elif [ -e "$tmp/o2/broken" ] && [ -n "$(ls -A "$tmp/o2/broken")" ]; then ko "the
 elif [ "$(grep -c '^==> ' "$tmp/stdout")" != 3 ]; then ko "stdout: one section per good trace"
 else ok; fi
 
+# a gzip file that is not a Kineto trace (a Chakra execution trace named
+# .json.gz: JSON with "nodes", no traceEvents): the probe looks inside the
+# gzip, no reader knows it, so it is skipped and counted, not failed
+mkdir -p "$tmp/gz"
+cp tests/data/kineto/basic.json.gz "$tmp/gz/rank0.json.gz"
+printf '{"schema": "1.1.0-chakra.0.0.4", "pid": 1, "time": "2024", "nodes": [{"id": 1, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 0}]}' |
+    gzip -n > "$tmp/gz/et.json.gz"
+"$P" run top_kernels --input "$tmp/gz" --set out="$tmp/ogz" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ]; then ko "a gzip non-trace in a folder: exit $rc, expected 0"; cat "$tmp/err"
+elif ! grep -q "1 file(s) of $tmp/gz skipped: not known traces" "$tmp/err"; then ko "the gzip non-trace is counted"
+elif ! grep -q "batch: 1 trace(s), 1 ok" "$tmp/err"; then ko "the Kineto gzip trace runs"; cat "$tmp/err"
+else ok; fi
+
 # one at a time, by a glob, within a tiny memory budget: the same files
 "$P" run top_kernels --input "$tmp/in/*.sqlite" --set out="$tmp/o1" -j 1 --max-memory 1M \
     >/dev/null 2>"$tmp/err"

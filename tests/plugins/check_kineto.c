@@ -105,8 +105,8 @@ static const row_want basic_rows[] = {
     /* tid "stream 3" gives the stream */
     {1200000, 2000, "Memcpy HtoD", "gpu_memcpy", TP_KIND_MEMCPY, 'X', N, 44, N, 1, 3},
     /* numeric tid 7 gives the stream */
-    {1210000, 1000, "Memset (Device)", "gpu_memset", TP_KIND_MEMSET, 'X', N, N, N, -1, 7},
-    {1120000, 100000, "ProfilerStep#2", "gpu_user_annotation", TP_KIND_GPU_ANNOTATION, 'X', 3, N, N, -1, 7},
+    {1210000, 1000, "Memset (Device)", "gpu_memset", TP_KIND_MEMSET, 'X', N, N, N, 0, 7}, /* no device arg: pid 0 */
+    {1120000, 100000, "ProfilerStep#2", "gpu_user_annotation", TP_KIND_GPU_ANNOTATION, 'X', 3, N, N, 0, 7}, /* pid 0 */
     {1300000, -1, "fwdbwd", "fwdbwd", TP_KIND_FLOW, 'f', N, N, 5, -1, -1},
     {1400000, -1, "[memory]", "cpu_instant_event", TP_KIND_INSTANT, 'i', N, N, N, -1, -1},
     {900000, 1000000, "PyTorch Profiler (0)", "Trace", TP_KIND_TRACE, 'X', N, N, N, -1, -1},

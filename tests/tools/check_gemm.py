@@ -23,8 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tracecheck import union, ns
 
 OPS = {"cpu_op", "Operator"}
-CALLS = {"cuda_runtime", "Runtime", "cuda_driver"}
-ACTS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
+CALLS = {"cuda_runtime", "Runtime", "cuda_driver", "mtia_runtime"}
+ACTS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", "mtia_ccp_events"}
 CLAMP = 1000  # ns: hierarchy nests a child ending less than 1 us past its parent
 
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """An nsys SQLite export read independently (Python's sqlite3), against the
-nsys reader's results: per-name count and total of kernels (shortName) and
+nsys reader's results: per-name count and total of kernels (demangledName;
+shortName with --short, the reader's kernel_name: short) and
 copies ("Memcpy " + kind), the number of events (runtime rows without the
 backtrace copies, kernels, copies, sets, syncs, NVTX ranges and marks, OS
 runtime rows) and the devices' names.
 
-usage: check_nsys.py FILE.sqlite OUTDIR [--json]   (OUTDIR holds ks.csv, info.csv)
+usage: check_nsys.py FILE.sqlite OUTDIR [--json] [--short]   (OUTDIR holds ks.csv, info.csv)
 With --json the outputs came from the JSON-lines export of FILE.sqlite
 (tests/tools/make_nsys_json.py), which has no device table.
 """
@@ -22,7 +23,8 @@ def add(name, dur):
     w = want.setdefault(name, [0, 0]); w[0] += 1; w[1] += dur
 
 if "CUPTI_ACTIVITY_KIND_KERNEL" in tables:
-    for sid, s, e in db.execute("SELECT shortName, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+    col = "shortName" if "--short" in sys.argv else "demangledName"
+    for sid, s, e in db.execute("SELECT %s, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL" % col):
         add(strings[sid], e - s); events += 1
 if "CUPTI_ACTIVITY_KIND_MEMCPY" in tables:
     for k, s, e in db.execute("SELECT copyKind, start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY"):

@@ -25,7 +25,7 @@ PIPE = """stages:
     input: [oh, oh.by_api, ls.by_api]
     path: {out}/{{id}}.csv
 """
-GPU = ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset")
+GPU = ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", "mtia_ccp_events")
 
 
 def is_call(cat):

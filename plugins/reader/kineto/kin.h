@@ -72,6 +72,7 @@ typedef struct kin_parser {
     tp_trace *trace;
     const char *path;
     int keep_args, skip_bad;
+    int round_inward;     /* compat: hta: times rounded inward to whole us */
     int args_ref;         /* plain regular file: args stay in it (trace_append_ref) */
     kin_src *src;
 
@@ -242,5 +243,6 @@ int kin_fill_info(kin_parser *kp);
  * or device side by process and thread names (kin_producers.c). */
 int kin_refine_producers(kin_parser *kp);
 tp_kind kin_kind_of_cat(const char *cat, size_t len);
+int kin_cat_tid_is_queue(const char *cat, size_t len);
 
 #endif

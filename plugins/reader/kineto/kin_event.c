@@ -21,6 +21,7 @@ typedef struct ev_fields {
     int have_ph, have_ts, have_dur;
     int nkeys;            /* members seen, to tell an empty {} */
     int have_call;        /* a "call" member: dvdt-prof's OpenCL calls */
+    int tid_queue;        /* the category's tid is no stream (kin_cat_tid_is_queue) */
     int64_t id; /* "id", applied to flows only */
     int bad, reason;
     uint64_t line, col;   /* of the first problem */
@@ -61,7 +62,7 @@ tp_kind kin_kind_of_cat(const char *c, size_t n)
 #define ENDS(lit) (n >= sizeof(lit) - 1 && memcmp(c + n - (sizeof(lit) - 1), lit, sizeof(lit) - 1) == 0)
     if (IS("cpu_op") || IS("Operator"))
         return TP_KIND_CPU_OP;
-    if (IS("kernel") || IS("Kernel"))
+    if (IS("kernel") || IS("Kernel") || IS("mtia_ccp_events")) /* MTIA device events */
         return TP_KIND_KERNEL;
     if (IS("cuda_runtime") || IS("cuda_driver") || IS("Runtime") || ENDS("_runtime") ||
         ENDS("_driver"))
@@ -89,6 +90,15 @@ tp_kind kin_kind_of_cat(const char *c, size_t n)
 #undef ENDS
 }
 
+/* Device activity whose `tid` is a hardware queue, never a stream: MTIA's
+ * events name their stream in args only (HTA likewise leaves one without it
+ * off every stream), so the reader does not take the tid for it. */
+int kin_cat_tid_is_queue(const char *c, size_t n)
+{
+    static const char mtia[] = "mtia_ccp_events";
+    return n == sizeof mtia - 1 && memcmp(c, mtia, n) == 0;
+}
+
 /* Text of a string id: the run's pool, or a split worker's own table. */
 static const char *str_text(kin_parser *kp, tp_str id, size_t *len)
 {
@@ -98,8 +108,12 @@ static const char *str_text(kin_parser *kp, tp_str id, size_t *len)
     return tp_str_text(kp->st, id);
 }
 
-/* Kind of an interned category, cached per string id. */
-static int cat_kind(kin_parser *kp, tp_str cat, tp_kind *out)
+/* In the per-category cache, beside kind + 1: the tid is not a stream. */
+#define KIN_CAT_TID_QUEUE 0x80
+
+/* Kind of an interned category, cached per string id; *tid_queue as
+ * kin_cat_tid_is_queue. */
+static int cat_kind(kin_parser *kp, tp_str cat, tp_kind *out, int *tid_queue)
 {
     if (cat >= kp->cat_kind_n) {
         size_t n = cat + 64 > kp->cat_kind_n * 2 ? cat + 64 : kp->cat_kind_n * 2;
@@ -113,13 +127,15 @@ static int cat_kind(kin_parser *kp, tp_str cat, tp_kind *out)
     if (!kp->cat_kind[cat]) {
         size_t len;
         const char *text = str_text(kp, cat, &len);
-        kp->cat_kind[cat] = (uint8_t)(1 + kin_kind_of_cat(text, len));
+        kp->cat_kind[cat] = (uint8_t)((1 + kin_kind_of_cat(text, len)) |
+                                      (kin_cat_tid_is_queue(text, len) ? KIN_CAT_TID_QUEUE : 0));
     }
-    *out = (tp_kind)(kp->cat_kind[cat] - 1);
+    *out = (tp_kind)((kp->cat_kind[cat] & ~KIN_CAT_TID_QUEUE) - 1);
+    *tid_queue = (kp->cat_kind[cat] & KIN_CAT_TID_QUEUE) != 0;
     return TP_OK;
 }
 
-static tp_kind event_kind(kin_parser *kp, const ev_fields *f, int *err)
+static tp_kind event_kind(kin_parser *kp, ev_fields *f, int *err)
 {
     tp_kind k = TP_KIND__COUNT;
     char ph = (char)f->ev.phase;
@@ -128,7 +144,7 @@ static tp_kind event_kind(kin_parser *kp, const ev_fields *f, int *err)
         return TP_KIND_METADATA;
     if (ph == 'C')
         return TP_KIND_COUNTER;
-    if (f->ev.cat && (*err = cat_kind(kp, f->ev.cat, &k)) != TP_OK)
+    if (f->ev.cat && (*err = cat_kind(kp, f->ev.cat, &k, &f->tid_queue)) != TP_OK)
         return TP_KIND_OTHER;
     if (k != TP_KIND__COUNT)
         return k;
@@ -482,6 +498,31 @@ static void fields_init(ev_fields *f)
     f->id = TP_NONE;
 }
 
+/* x rounded up (down) to a whole microsecond; left as it is where that
+ * would not fit. */
+static int64_t us_ceil(int64_t x)
+{
+    int64_t r = x % 1000;
+    return r == 0 ? x : r > 0 ? (x > INT64_MAX - 1000 ? x : x - r + 1000) : x - r;
+}
+
+static int64_t us_floor(int64_t x)
+{
+    int64_t r = x % 1000;
+    return r == 0 ? x : r > 0 ? x - r : (x < INT64_MIN + 1000 ? x : x - r - 1000);
+}
+
+/* compat: hta: the start rounded up and the end down to whole us, as HTA's
+ * parser rounds a trace with fractional times; an event left shorter than
+ * nothing lasts 0 (HTA keeps its negative duration). */
+static void round_inward(ev_fields *f)
+{
+    int64_t end = f->have_dur ? us_floor(f->ev.ts + f->ev.dur) : 0;
+    f->ev.ts = us_ceil(f->ev.ts);
+    if (f->have_dur)
+        f->ev.dur = end > f->ev.ts ? end - f->ev.ts : 0;
+}
+
 /* Derived fields and the checks that need the whole event. */
 static int finish_fields(kin_parser *kp, ev_fields *f)
 {
@@ -498,13 +539,19 @@ static int finish_fields(kin_parser *kp, ev_fields *f)
         mark_bad(kp, f, NULL, KIN_DROP_NEGDUR, "negative \"dur\"");
     else if (f->have_dur && f->ev.ts > INT64_MAX - f->ev.dur) /* analyses add them */
         mark_bad(kp, f, NULL, KIN_DROP_RANGE, "\"ts\" + \"dur\" does not fit in int64 nanoseconds");
+    if (kp->round_inward && !f->bad && f->have_ts)
+        round_inward(f);
     f->ev.kind = (uint8_t)event_kind(kp, f, &err);
     if (err != TP_OK)
         return err;
     /* flows pair by id, and so do async slices (b/e/n): keep it for both */
     if (ph == 's' || ph == 't' || ph == 'f' || ph == 'b' || ph == 'e' || ph == 'n')
         f->ev.flow_id = f->id;
-    if (TP_KIND_IS_GPU(f->ev.kind) && f->ev.stream < 0) {
+    /* Kineto writes device activity under pid = device: MTIA's have no args.device */
+    if (TP_KIND_IS_GPU(f->ev.kind) && f->ev.device < 0 && !TP_ID_IS_STR(f->ev.pid) &&
+        f->ev.pid <= INT32_MAX)
+        f->ev.device = (int32_t)f->ev.pid;
+    if (TP_KIND_IS_GPU(f->ev.kind) && f->ev.stream < 0 && !f->tid_queue) {
         int64_t tid = f->ev.tid, v;
         if (!TP_ID_IS_STR(tid) && tid <= INT32_MAX) {
             f->ev.stream = (int32_t)tid;

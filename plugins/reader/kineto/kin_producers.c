@@ -9,7 +9,13 @@
  * events are refined (tp_trace_refine):
  *
  *   TF1   "/device:GPU:0/stream:7 Compute"    GPU activity on stream 7
- *         "/device:GPU:0/memcpy Compute"      GPU copies (stream = tid)
+ *         "/device:GPU:0/memcpy Compute"      GPU copies, each also on its
+ *                                             stream's lane: a copy with a
+ *                                             twin there (same device, name,
+ *                                             start, duration) is that
+ *                                             stream's, repeated:
+ *                                             gpu_user_annotation; one without
+ *                                             is GPU activity (stream = tid)
  *         "/device:GPU:0/stream:all Compute"  the streams again, merged:
  *                                             gpu_user_annotation, so the
  *                                             time is not counted twice
@@ -29,13 +35,14 @@
  * without unplaced events is not even looked at.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <jansson.h>
 #include <string.h>
 #include <tracepipe/tp_sdk.h>
 
 #include "kin.h"
 
-enum { SIDE_LEAVE, SIDE_HOST, SIDE_DEVICE, SIDE_DERIVED };
+enum { SIDE_LEAVE, SIDE_HOST, SIDE_DEVICE, SIDE_DERIVED, SIDE_COPY_LANE };
 
 typedef struct named {
     int64_t pid, tid; /* tid unused for processes */
@@ -167,7 +174,7 @@ static side judge(const names *nm, const tp_track *tr)
     if (stream >= 0)
         return (side){SIDE_DEVICE, dev, stream};
     if (strstr(proc, "/memcpy") != NULL)
-        return (side){SIDE_DEVICE, dev, tid32(tr->tid)};
+        return (side){SIDE_COPY_LANE, dev, tid32(tr->tid)};
     if (thread && strncmp(thread, "Stream #", 8) == 0)
         return (side){SIDE_DEVICE, dev, number_after(thread, "Stream #")};
     if (thread && strcmp(thread, "XLA Ops") == 0 && !has_stream_threads(nm, tr->pid))
@@ -208,28 +215,87 @@ static const char *producer_of(const names *nm)
     return !any ? NULL : tf1 ? "tensorflow-timeline" : "xprof";
 }
 
+/* An event on a device's stream lane, to find a copy lane's twin by. */
+typedef struct lane_key {
+    int32_t device;
+    tp_str name;
+    int64_t ts, dur;
+} lane_key;
+
+static int lane_key_cmp(const void *a, const void *b)
+{
+    const lane_key *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->dur < y->dur ? -1 : x->dur > y->dur;
+}
+
+static int unplaced(const tp_cols *c, size_t i)
+{
+    return c->kind[i] == TP_KIND_OTHER && (c->phase[i] == 'X' || c->phase[i] == 'B');
+}
+
+/* The unplaced events of stream lanes, sorted (NULL and *n 0 for none). */
+static int stream_lane_keys(const tp_cols *c, const side *sides, lane_key **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t count = 0;
+    for (size_t i = 0; i < c->n; i++)
+        count += unplaced(c, i) && sides[c->track[i]].side == SIDE_DEVICE;
+    if (count == 0)
+        return TP_OK;
+    lane_key *keys = tp_malloc(count * sizeof *keys);
+    if (keys == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++)
+        if (unplaced(c, i) && sides[c->track[i]].side == SIDE_DEVICE)
+            keys[(*n)++] = (lane_key){sides[c->track[i]].device, c->name[i], c->ts[i], c->dur[i]};
+    qsort(keys, *n, sizeof *keys, lane_key_cmp);
+    *out = keys;
+    return TP_OK;
+}
+
+/* A copy lane's event: the stream's own repeated (a twin on a stream lane of
+ * its device), or a copy only this lane shows. */
+static side copy_lane_side(const tp_cols *c, size_t i, side sd, const lane_key *keys, size_t n)
+{
+    lane_key k = {sd.device, c->name[i], c->ts[i], c->dur[i]};
+    if (n && bsearch(&k, keys, n, sizeof *keys, lane_key_cmp) != NULL)
+        return (side){SIDE_DERIVED, sd.device, -1};
+    return (side){SIDE_DEVICE, sd.device, sd.stream};
+}
+
 static int refine_rows(kin_parser *kp, const names *nm, size_t *refined)
 {
     const tp_cols *c = tp_trace_cols(kp->trace);
-    size_t ntracks = c->n_tracks;
+    size_t ntracks = c->n_tracks, nkeys = 0;
+    lane_key *keys = NULL;
     side *sides = tp_calloc(ntracks ? ntracks : 1, sizeof *sides);
     if (sides == NULL)
         return TP_ENOMEM;
     for (size_t k = 0; k < ntracks; k++)
         sides[k] = judge(nm, &c->tracks[k]);
-    int rc = TP_OK;
+    int rc = stream_lane_keys(c, sides, &keys, &nkeys);
     for (size_t i = 0; i < c->n && rc == TP_OK; i++) {
-        if (c->kind[i] != TP_KIND_OTHER || (c->phase[i] != 'X' && c->phase[i] != 'B'))
+        if (!unplaced(c, i))
             continue;
         side sd = sides[c->track[i]]; /* (refining may add tracks: copy first) */
         if (sd.side == SIDE_LEAVE)
             continue;
+        if (sd.side == SIDE_COPY_LANE)
+            sd = copy_lane_side(c, i, sd, keys, nkeys);
         int32_t dev = sd.side == SIDE_HOST ? -1 : sd.device;
         rc = tp_trace_refine(kp->st, kp->trace, i, kind_of(kp->st, &sd, c->name[i]), dev,
                              sd.stream);
         c = tp_trace_cols(kp->trace);
         (*refined)++;
     }
+    tp_free(keys);
     tp_free(sides);
     return rc;
 }
@@ -238,7 +304,7 @@ static int refine_rows(kin_parser *kp, const names *nm, size_t *refined)
 static int any_unplaced(const tp_cols *c)
 {
     for (size_t i = 0; i < c->n; i++)
-        if (c->kind[i] == TP_KIND_OTHER && (c->phase[i] == 'X' || c->phase[i] == 'B'))
+        if (unplaced(c, i))
             return 1;
     return 0;
 }

@@ -600,6 +600,7 @@ int kin_split_start(kin_parser *kp)
     atomic_init(&sp->published, 0);
     w->st = kp->st;
     w->keep_args = kp->keep_args;
+    w->round_inward = kp->round_inward;
     w->args_ref = kp->args_ref;
     w->line = 1;
     w->base = sp->cut;

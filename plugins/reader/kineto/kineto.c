@@ -26,9 +26,11 @@ typedef struct kin_config {
     const char *path;
     int keep_args;
     const char *on_error;
+    const char *compat;
 } kin_config;
 
 static const char *const on_error_choices[] = {"fail", "skip", NULL};
+static const char *const compat_choices[] = {"none", "hta", NULL};
 
 static const tp_option kin_options[] = {
     TP_OPTION_REQUIRED_INPUT_FILE("path", kin_config, path, "Kineto trace file (.json, or gzip)"),
@@ -36,6 +38,9 @@ static const tp_option kin_options[] = {
                    "keep each event's args object as JSON text"),
     TP_OPTION_CHOICE("on_error", kin_config, on_error, "fail", on_error_choices,
                      "events with bad fields: fail the stage, or skip them with a warning"),
+    TP_OPTION_CHOICE("compat", kin_config, compat, "none", compat_choices,
+                     "hta: each event rounded inward to whole microseconds (start up, end "
+                     "down), as HTA's parser does"),
     TP_OPTION_END};
 
 /* ---- diagnostics */
@@ -518,6 +523,7 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     kp.path = cfg->path;
     kp.keep_args = cfg->keep_args;
     kp.skip_bad = cfg->on_error && strcmp(cfg->on_error, "skip") == 0;
+    kp.round_inward = cfg->compat && strcmp(cfg->compat, "hta") == 0;
     kp.line = 1;
     if (!(kp.trace = tp_stage_trace(st)))
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
@@ -566,19 +572,91 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     return rc;
 }
 
-/* JSON starting with an object (or an array of events): a Chrome trace;
- * gzip: most likely one compressed (its content is checked when read). */
+static size_t probe_ws(const unsigned char *h, size_t i, size_t n)
+{
+    while (i < n && (h[i] == ' ' || h[i] == '\n' || h[i] == '\r' || h[i] == '\t'))
+        i++;
+    return i;
+}
+
+/* The closing quote of the string opening at h[i], or n. */
+static size_t probe_string_end(const unsigned char *h, size_t i, size_t n)
+{
+    for (i++; i < n; i++) {
+        if (h[i] == '\\')
+            i++;
+        else if (h[i] == '"')
+            return i;
+    }
+    return n;
+}
+
+/* Where the JSON value starting at h[i] ends (its ',' or '}' for a bare
+ * scalar), or n: nesting and strings followed, nothing validated. */
+static size_t probe_value_end(const unsigned char *h, size_t i, size_t n)
+{
+    int depth = 0;
+    for (; i < n; i++) {
+        unsigned char c = h[i];
+        if (c == '"') {
+            if ((i = probe_string_end(h, i, n)) >= n)
+                return n;
+            if (depth == 0)
+                return i + 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth <= 0)
+                return depth < 0 ? i : i + 1;
+        } else if (c == ',' && depth == 0) {
+            return i;
+        }
+    }
+    return n;
+}
+
+/* The top-level keys of the object opening at h[i]: 1 when one is
+ * "traceEvents", 0 when the object (or the JSON) ends without it, -1 when
+ * the head ends first. */
+static int probe_has_events(const unsigned char *h, size_t i, size_t n)
+{
+    static const char key[] = "\"traceEvents\"";
+    for (i = probe_ws(h, i + 1, n); i < n; i = probe_ws(h, i, n)) {
+        if (h[i] != '"')
+            return 0;
+        size_t end = probe_string_end(h, i, n);
+        if (end >= n)
+            return -1;
+        if (end + 1 - i == sizeof key - 1 && memcmp(h + i, key, sizeof key - 1) == 0)
+            return 1;
+        i = probe_ws(h, end + 1, n);
+        if (i >= n || h[i] != ':')
+            return i >= n ? -1 : 0;
+        if ((i = probe_value_end(h, probe_ws(h, i + 1, n), n)) >= n)
+            return -1;
+        i = probe_ws(h, i, n);
+        if (i < n && h[i] == ',')
+            i++;
+    }
+    return -1;
+}
+
+/* The head as the core hands it (gzip inflated). An object with a
+ * top-level "traceEvents" is a Chrome trace; one whose keys end without it
+ * (a Chakra execution trace's "nodes") is not; one the head cuts short may
+ * be. An array: the bare array form, unless a dvdt profile says more. Gzip
+ * again inside: the reader says "compressed twice". */
 static int kin_probe(const unsigned char *head, size_t n, const char *path)
 {
     (void)path;
     if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
         return 60;
-    size_t i = 0;
-    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
-        i++;
-    if (i < n && head[i] == '{')
-        return 80;
-    return i < n && head[i] == '[' ? 50 : 0; /* an array form, unless a dvdt profile says more */
+    size_t i = probe_ws(head, 0, n);
+    if (i < n && head[i] == '{') {
+        int events = probe_has_events(head, i, n);
+        return events > 0 ? 80 : events < 0 ? 40 : 0;
+    }
+    return i < n && head[i] == '[' ? 50 : 0;
 }
 
 static const tp_stage_desc kin_stages[] = {

@@ -33,11 +33,13 @@
 
 typedef struct nsys_config {
     const char *path;
+    const char *kernel_name;
 } nsys_config;
 
 static const tp_option nsys_options[] = {
     TP_OPTION_REQUIRED_INPUT_FILE("path", nsys_config, path,
                               "the .sqlite file (nsys export --type sqlite)"),
+    NSYS_KERNEL_NAME_OPTION(nsys_config),
     TP_OPTION_END};
 
 /* Extension columns this reader fills. */
@@ -55,6 +57,7 @@ typedef struct nsys {
     /* NVTX domain names: (pid, domainId) -> text */
     nsys_domains domains;
     int broken; /* an SQLite error while probing the schema */
+    int short_names; /* kernel_name: short */
 } nsys;
 
 static int db_error(nsys *n, const char *what)
@@ -221,7 +224,7 @@ static int kernel_row(nsys *n, sqlite3_stmt *q)
     device_fields(q, &e);
     e.kind = TP_KIND_KERNEL;
     e.cat = n->cat_kernel;
-    e.name = string_id(n, q, 7);
+    e.name = nsys_kernel_name(n->short_names, string_id(n, q, 17), string_id(n, q, 7));
     int rc = append(n, &e);
     static const int which[] = {X_GRID_X, X_GRID_Y, X_GRID_Z, X_BLOCK_X, X_BLOCK_Y, X_BLOCK_Z,
                                 X_REGS, X_SMEM_STATIC, X_SMEM_DYNAMIC};
@@ -364,6 +367,8 @@ static int prepare(nsys *n)
 static int read_all(nsys *n)
 {
     const char *ctx = has_column(n, "CUPTI_ACTIVITY_KIND_KERNEL", "contextId") ? "contextId" : "0";
+    const char *demangled =
+        has_column(n, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName" : "NULL";
     char sql[1024];
     int rc = each_row(n, "CUPTI_ACTIVITY_KIND_RUNTIME",
                       "SELECT start, end, eventClass, globalTid, correlationId, nameId, "
@@ -372,7 +377,8 @@ static int read_all(nsys *n)
     snprintf(sql, sizeof sql,
              "SELECT start, end, deviceId, streamId, correlationId, globalPid, %s, shortName, "
              "gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, "
-             "staticSharedMemory, dynamicSharedMemory FROM CUPTI_ACTIVITY_KIND_KERNEL", ctx);
+             "staticSharedMemory, dynamicSharedMemory, %s FROM CUPTI_ACTIVITY_KIND_KERNEL", ctx,
+             demangled);
     rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_KERNEL", sql, kernel_row);
     rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_MEMCPY",
                             "SELECT start, end, deviceId, streamId, correlationId, globalPid, "
@@ -405,7 +411,8 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
     const nsys_config *cfg = config;
-    nsys n = {.st = st, .t = tp_stage_trace(st), .path = cfg->path};
+    nsys n = {.st = st, .t = tp_stage_trace(st), .path = cfg->path,
+              .short_names = nsys_short_names(cfg->kernel_name)};
     if (n.t == NULL)
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
     FILE *f = fopen(cfg->path, "rb");

@@ -119,9 +119,32 @@ static inline int nsys_domain_add(tp_stage *st, nsys_domains *d, int64_t pid, in
     return TP_OK;
 }
 
+/* Option kernel_name of both readers: a kernel is named by its demangled
+ * signature, as Kineto (CUPTI) names it, so a run profiled both ways compares
+ * kernel by kernel, or by nsys's short name (`saxpy`), which merges every
+ * instantiation of a template into one row. */
+static const char *const nsys_kernel_name_choices[] = {"demangled", "short", NULL};
+#define NSYS_KERNEL_NAME_OPTION(config)                                                          \
+    TP_OPTION_CHOICE("kernel_name", config, kernel_name, "demangled", nsys_kernel_name_choices, \
+                     "name kernels by their demangled signature (as Kineto) or by nsys's "     \
+                     "short name")
+
+static inline int nsys_short_names(const char *kernel_name)
+{
+    return kernel_name != NULL && strcmp(kernel_name, "short") == 0;
+}
+
+/* The kernel's name by the option: the demangled one, else (absent or
+ * empty) the short one. */
+static inline tp_str nsys_kernel_name(int short_names, tp_str demangled, tp_str short_name)
+{
+    return short_names || demangled == 0 ? short_name : demangled;
+}
+
 /* The JSON-lines reader (nsys_json.c), registered beside the SQLite one. */
 typedef struct nj_config {
     const char *path;
+    const char *kernel_name;
 } nj_config;
 extern const tp_option nsys_json_options[];
 int nsys_json_run(tp_stage *st, const void *config, void *state);

@@ -25,6 +25,7 @@
 
 TP_HIDDEN const tp_option nsys_json_options[] = {
     TP_OPTION_REQUIRED_INPUT_FILE("path", nj_config, path, "the JSON-lines export"),
+    NSYS_KERNEL_NAME_OPTION(nj_config),
     TP_OPTION_END};
 
 typedef struct nj {
@@ -38,6 +39,7 @@ typedef struct nj {
     int ext[N_X];
     tp_str cat_runtime, cat_driver, cat_osrt, cat_kernel, cat_memcpy, cat_memset, cat_sync,
         cat_cudnn, cat_cublas;
+    int short_names; /* kernel_name: short */
 } nj;
 
 /* A number given bare or as a quoted string of digits; 0 when absent. */
@@ -165,7 +167,10 @@ static int cuda_event(nj *n, json_t *o)
     if (k) {
         e.kind = TP_KIND_KERNEL;
         e.cat = n->cat_kernel;
-        e.name = string_of(n, num(k, "shortName"));
+        tp_str demangled = json_object_get(k, "demangledName") != NULL
+                               ? string_of(n, num(k, "demangledName"))
+                               : 0;
+        e.name = nsys_kernel_name(n->short_names, demangled, string_of(n, num(k, "shortName")));
     } else if (cp) {
         e.kind = TP_KIND_MEMCPY;
         e.cat = n->cat_memcpy;
@@ -289,7 +294,8 @@ int nsys_json_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
     const nj_config *cfg = config;
-    nj n = {.st = st, .t = tp_stage_trace(st), .path = cfg->path};
+    nj n = {.st = st, .t = tp_stage_trace(st), .path = cfg->path,
+            .short_names = nsys_short_names(cfg->kernel_name)};
     FILE *in = fopen(cfg->path, "r");
     if (in == NULL)
         return tp_fail(st, TP_EIO, "%s: cannot open: %s", cfg->path, strerror(errno));

@@ -8,7 +8,7 @@ db = sqlite3.connect("file:tests/data/nsys/pipit_saxpy_mpi_cuda_perlmutter0.sqli
 S = dict(db.execute("SELECT id, value FROM StringIds"))
 KINDS = {1: "HtoD", 2: "DtoH", 8: "DtoD", 10: "PtoP"}
 gpu = {}
-for corr, sid in db.execute("SELECT correlationId, shortName FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+for corr, sid in db.execute("SELECT correlationId, demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL"):
     gpu[corr] = S[sid]
 for corr, k in db.execute("SELECT correlationId, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY"):
     gpu[corr] = "Memcpy " + KINDS.get(k, "Unknown")
