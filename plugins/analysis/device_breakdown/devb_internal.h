@@ -3,6 +3,8 @@
 #define TP_DEVB_INTERNAL_H
 
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_iter.h>
+#include <tracepipe/tp_sdk_vocab.h>
 
 typedef struct db_config {
     int64_t depth;
@@ -100,6 +102,8 @@ typedef struct db {
     int multi_device;
     tp_str *short_memo; /* per name id: shortened id + 1, 0 = not yet */
     uint8_t *module_memo; /* per name id: 0 unknown, 1 module-like, 2 not */
+    tp_vocab vocab;       /* module prefixes (the SDK's, with the pipeline's) */
+    tp_iter_view steps;   /* step markers are module-like too */
     size_t nnames;
     /* the stream being written */
     int all;

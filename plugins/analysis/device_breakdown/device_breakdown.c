@@ -331,6 +331,8 @@ static void db_free(db *d)
     tp_free(d->streams);
     tp_free(d->short_memo);
     tp_free(d->module_memo);
+    tp_vocab_free(&d->vocab);
+    tp_iter_view_release(&d->steps);
 }
 
 static int db_run(tp_stage *st, const void *config, void *state)
@@ -350,7 +352,9 @@ static int db_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_ENOTFOUND,
                        "device_breakdown: hierarchy attachments missing or stale "
                        "(run the hierarchy analysis on this trace first)");
-    int rc = db_prepare(&d);
+    int rc = tp_vocab_get(st, &d.vocab);
+    rc = rc ? rc : tp_iter_view_get(st, (tp_trace *)t, NULL, &d.steps);
+    rc = rc ? rc : db_prepare(&d);
     if (rc == TP_OK)
         rc = db_write_streams(&d);
     if (rc == TP_OK)

@@ -10,15 +10,11 @@
 
 #include "devb_internal.h"
 
-/* Names that structure a trace rather than compute: modules and steps. */
-static int module_like(const char *s)
+/* Names that structure a trace rather than compute: the vocabulary's
+ * modules and the iteration markers. */
+static int module_like(const db *d, tp_str name, const char *s)
 {
-    static const char *const prefixes[] = {"##", "__", "module::", "DLRM ",
-                                           "DistributedDataParallel", "ProfilerStep#", NULL};
-    for (size_t i = 0; prefixes[i]; i++)
-        if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
-            return 1;
-    return 0;
+    return tp_iter_is_marker(&d->steps, name) || tp_vocab_is_module(&d->vocab, s);
 }
 
 int db_is_merge_op(db *d, int64_t r)
@@ -30,7 +26,7 @@ int db_is_merge_op(db *d, int64_t r)
         return 1;
     if (d->module_memo[name] == 0) {
         const char *s = tp_str_text(d->st, name);
-        d->module_memo[name] = (s && module_like(s)) ? 1 : 2;
+        d->module_memo[name] = (s && module_like(d, name, s)) ? 1 : 2;
     }
     return d->module_memo[name] == 2;
 }
