@@ -37,9 +37,8 @@ typedef struct ks_config {
 enum { CLASSES_HTA, CLASSES_SEED };
 static const char *const ks_class_modes[] = {"hta", "seed", NULL};
 
-/* module_prefixes when the pipeline gives none: the vocabulary's modules
- * and the steps (documented in docs/plugins/kernel_stats.md) */
-#define KS_DEFAULT_STEP_PREFIX "ProfilerStep#"
+/* module_prefixes when the pipeline gives none: the vocabulary's modules,
+ * and the iteration markers are never ops either (docs/plugins/kernel_stats.md) */
 
 static const tp_option ks_options[] = {
     TP_OPTION_BOOL("short_names", ks_config, short_names, "false",
@@ -601,22 +600,33 @@ static int collect(ks *k)
     return TP_OK;
 }
 
+/* The iteration markers (the pipeline's, or step_prefix) are steps, never
+ * the op of a kernel: marked like modules in memo. */
+static int mark_steps(ks *k, uint8_t *memo, size_t nmemo)
+{
+    tp_iter_override ov = {.prefix = k->cfg->step_prefix, .option = "step_prefix"};
+    tp_iter_view v;
+    int rc = tp_iter_view_get(k->st, NULL, &ov, &v);
+    for (size_t name = 0; rc == TP_OK && name < nmemo; name++)
+        if (tp_iter_is_marker(&v, (tp_str)name))
+            memo[name] = 1;
+    tp_iter_view_release(&v);
+    return rc;
+}
+
 static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
 {
     const tp_strlist *mods = &k->cfg->module_prefixes;
-    const char **defaults = tp_malloc((k->vocab.n_modules + 1) * sizeof *defaults);
-    if (defaults == NULL)
-        return TP_ENOMEM;
-    memcpy(defaults, k->vocab.modules, k->vocab.n_modules * sizeof *defaults);
-    defaults[k->vocab.n_modules] = KS_DEFAULT_STEP_PREFIX;
-    const char *const *prefixes = mods->n ? mods->items : defaults;
-    size_t nprefixes = mods->n ? mods->n : k->vocab.n_modules + 1;
+    const char *const *prefixes = mods->n ? mods->items : k->vocab.modules;
+    size_t nprefixes = mods->n ? mods->n : k->vocab.n_modules;
     uint8_t *memo = NULL;
     size_t nmemo = 0;
     int32_t *scratch = tp_malloc((k->c->n ? k->c->n : 1) * sizeof *scratch);
     *top_op = tp_malloc((k->c->n ? k->c->n : 1) * sizeof **top_op);
     int rc = scratch && *top_op ? tp_names_with_prefixes(k->st, prefixes, nprefixes, &memo, &nmemo)
                                 : TP_ENOMEM;
+    if (rc == TP_OK && mods->n == 0)
+        rc = mark_steps(k, memo, nmemo);
     if (rc == TP_OK) { /* only the launches' chains are walked */
         for (size_t i = 0; i < k->c->n; i++)
             (*top_op)[i] = TP_OP_UNKNOWN;
@@ -628,7 +638,6 @@ static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
     }
     tp_free(memo);
     tp_free(scratch);
-    tp_free(defaults);
     return rc;
 }
 
