@@ -2,20 +2,18 @@
 """Chart defaults (issue 25, item 5) on the hand-made ranks of
 pipeline.yaml: the figures drawn are the hand-computed ones of its comment,
 recomputed here from the run's CSV files where they come from a result."""
-import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../../tools"))
 import check_svg as cs  # noqa: E402
 
+svgs = cs.check_dir(sys.argv[1])
 out = sys.argv[1]
-svgs = cs.check_dir(out)
 
 
 def rows(name):
-    with open(os.path.join(out, name), newline="") as f:
-        return list(csv.DictReader(f))
+    return cs.csv_rows(out, name)
 
 
 def tips(svg, tag):
