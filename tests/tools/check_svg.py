@@ -122,3 +122,10 @@ def number(text):
 if __name__ == "__main__":
     check_dir(sys.argv[1])
     print("check_svg: ok")
+
+
+def csv_rows(folder, name):
+    """The rows of a CSV file a run wrote, as dicts."""
+    import csv
+    with open(os.path.join(folder, name), newline="") as f:
+        return list(csv.DictReader(f))

@@ -221,6 +221,9 @@ static int write_ranks(tp_stage *st, const rk_rank *r, size_t nr, size_t s)
     if (res == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(st, res, "title", "Ranks of the job: step, compute, communication, wait");
+    /* the wait is time inside the communication kernels: a chart stacking
+     * both splits comm_us instead of adding the wait twice (svg.md) */
+    tp_result_set_meta(st, res, "part_of.wait_us", "comm_us");
     int rc = TP_OK;
     for (size_t i = 0; i < nr && rc == TP_OK; i++) {
         size_t row;

@@ -26,7 +26,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_output.h>
 
-#include "svg.h"
+#include "svg_chart.h"
 
 static const char *const chart_names[] = {"pie",       "bar",       "stacked_bar", "line",
                                           "histogram", "error_bar", "timeline",    NULL};
@@ -120,6 +120,12 @@ static int svg_init(tp_stage *st, const void *config, void **state)
 
 static int draw(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_result *r)
 {
+    if (r && tp_result_rows(r) == 0) { /* "no data", never empty axes */
+        char why[256];
+        snprintf(why, sizeof why, "result '%s' has no rows", tp_result_id(r));
+        svg_no_data(doc, why);
+        return TP_OK;
+    }
     switch (cfg->chart) {
     case CHART_PIE: return svg_draw_pie(st, doc, cfg, r);
     case CHART_BAR:

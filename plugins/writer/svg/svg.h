@@ -56,6 +56,8 @@ typedef struct svg_data {
 
 int svg_data_alloc(svg_data *d, size_t ncat, size_t nser);
 void svg_data_free(svg_data *d);
+/* Whether any value is finite and nonzero (something to draw). */
+int svg_data_has_values(const svg_data *d);
 /* Keeps the top categories by their sum over series (key < 0) or by the
  * value of series `key`, in descending order, and folds the others into
  * one category "Others" at the end (not when top is 0 or there are no more

@@ -105,7 +105,8 @@ void svg_draw_hbars(svg_doc *doc, const svg_data *d, const svg_bar_spec *b)
         label_w = fmax(label_w, svg_text_width(d->cat[i], SVG_FONT));
     label_w = fmin(label_w, 0.35 * doc->width);
     double x0 = SVG_MARGIN + label_w + 8, x1 = doc->width - SVG_MARGIN - 24;
-    svg_ticks t = svg_nice_ticks(lo, hi, svg_max_ticks_for(x1 - x0, svg_widest_tick(svg_nice_ticks(lo, hi, 6))));
+    svg_ticks t = svg_axis_ticks(lo, hi, svg_max_ticks_for(x1 - x0, svg_widest_tick(svg_nice_ticks(lo, hi, 6))),
+                                 b->integral && !b->percent);
     double a_lo = fmin(lo, t.first), a_hi = fmax(hi, t.first + (t.n - 1) * t.step);
     int grouped = !b->stacked && d->nser > 1;
     double row_h = grouped ? (double)d->nser * 12 + 10 : 22, thick = grouped ? 12 : 14;
@@ -164,7 +165,7 @@ void svg_draw_vbars(svg_doc *doc, const svg_data *d, const svg_bar_spec *b)
     double lo, hi;
     bar_range(d, b, &lo, &hi);
     double ph = b->plot_height > 0 ? b->plot_height : BAR_PLOT_HEIGHT;
-    svg_ticks t = svg_nice_ticks(lo, hi, svg_max_ticks_for(ph, 8));
+    svg_ticks t = svg_axis_ticks(lo, hi, svg_max_ticks_for(ph, 8), b->integral && !b->percent);
     double a_lo = fmin(lo, t.first), a_hi = fmax(hi, t.first + (t.n - 1) * t.step);
     double x0 = SVG_MARGIN + svg_widest_tick(t) + 8, x1 = doc->width - SVG_MARGIN;
     double ytop = doc->height + 24, ybot = ytop + ph;

@@ -11,6 +11,42 @@
 
 #define MAX_STACKS 24
 
+/* Stacked columns must add up: a column the result declares part of
+ * another (note part_of.PART = WHOLE: ranks' wait_us is inside comm_us)
+ * is drawn as a part of that whole, which keeps only its rest. */
+static int split_declared_parts(tp_stage *st, const tp_result *r, const int *cols, svg_data *d)
+{
+    for (size_t p = 0; p < d->nser; p++) {
+        char key[300];
+        snprintf(key, sizeof key, "part_of.%s", tp_result_col_name(r, cols[p]));
+        const char *whole = tp_result_meta(r, key);
+        for (size_t w = 0; whole && w < d->nser; w++) {
+            if (w == p || strcmp(tp_result_col_name(r, cols[w]), whole) != 0)
+                continue;
+            size_t over = 0;
+            for (size_t i = 0; i < d->ncat; i++) {
+                double *rest = &d->v[i * d->nser + w], part = d->v[i * d->nser + p];
+                if (!isfinite(*rest) || !isfinite(part))
+                    continue;
+                *rest -= part;
+                if (*rest < 0)
+                    *rest = 0, over++;
+            }
+            if (over)
+                tp_log(st, TP_LOG_WARN, "%s: %zu bar%s with %s above %s (drawn as 0 rest)",
+                       tp_result_id(r), over, over == 1 ? "" : "s", d->ser[p], whole);
+            size_t len = strlen(d->ser[w]) + strlen(d->ser[p]) + 16;
+            char *name = malloc(len);
+            if (name == NULL)
+                return TP_ENOMEM;
+            snprintf(name, len, "%s other than %s", d->ser[w], d->ser[p]);
+            free(d->ser[w]);
+            d->ser[w] = name;
+        }
+    }
+    return TP_OK;
+}
+
 /* Bars from a flat table: columns [LABEL, VALUE...]. */
 static int table_bars(tp_stage *st, const svg_config *cfg, const tp_result *r, svg_data *d,
                       int *label_col)
@@ -39,6 +75,8 @@ static int table_bars(tp_stage *st, const svg_config *cfg, const tp_result *r, s
         for (size_t s = 0; s < nval; s++)
             d->v[i * nval + s] = svg_cell(r, i, cols[s]);
     }
+    if (rc == TP_OK && cfg->chart == CHART_STACKED_BAR)
+        rc = split_declared_parts(st, r, cols, d);
     free(cols);
     return rc;
 }
@@ -222,7 +260,11 @@ int svg_draw_bars(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_re
     if (rc == TP_OK)
         rc = svg_data_fold_top(&d, stacked || pivoted ? MAX_STACKS : (size_t)cfg->top,
                                stacked && !from_tree && !pivoted ? 0 : -1);
-    if (rc == TP_OK) {
+    if (rc == TP_OK && !svg_data_has_values(&d)) {
+        char why[256];
+        snprintf(why, sizeof why, "result '%s' has no nonzero value to draw", tp_result_id(r));
+        svg_no_data(doc, why);
+    } else if (rc == TP_OK) {
         char vlabel[256];
         const char *vname = d.nser == 1 ? d.ser[0]
                             : from_tree || pivoted ? tp_result_col_name(r, pivot_value_col(r, cfg, from_tree))
@@ -233,7 +275,7 @@ int svg_draw_bars(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_re
                       cfg->orientation ? cfg->x_label ? cfg->x_label
                                          : label >= 0 ? tp_result_col_name(r, label) : NULL
                                        : NULL,
-                      (double)cfg->height};
+                      (double)cfg->height, svg_is_count_unit(d.unit)};
         svg_draw_bar_data(doc, &d, &b);
     }
     svg_data_free(&d);

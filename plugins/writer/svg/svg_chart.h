@@ -18,7 +18,12 @@ void svg_value_text(char *buf, size_t size, double v, const char *unit);
 int svg_max_ticks_for(double length, double label_w);
 /* The width of t's widest label. */
 double svg_widest_tick(svg_ticks t);
-/* The first text column and the first numeric column after it; 0 if none. */
+/* Whether a declared unit is a time (us, ns, ms, s). */
+int svg_is_time_unit(const char *unit);
+/* Whether a declared unit is a count (its axis is integral). */
+int svg_is_count_unit(const char *unit);
+/* The first text column, and the first numeric column other than it whose
+ * unit is a time, else the first numeric one; 0 if none. */
 int svg_default_columns(const tp_result *r, int *label, int *value);
 /* columns: [LABEL, VALUE], else the default ones, else a failure. */
 int svg_columns_of(tp_stage *st, const svg_config *cfg, const tp_result *r, int *label,
@@ -27,6 +32,15 @@ int svg_columns_of(tp_stage *st, const svg_config *cfg, const tp_result *r, int 
 char *svg_cell_text(const tp_result *r, size_t row, int col);
 /* The first numeric column named a... (or b...), or -1. */
 int svg_find_prefixed(const tp_result *r, const char *a, const char *b);
+
+/* Nice ticks over [lo, hi]; integral: never a tick between two integers. */
+svg_ticks svg_axis_ticks(double lo, double hi, int max_ticks, int integral);
+/* An integer column, or an `iteration` one: its axis is integral. */
+int svg_col_is_integral(const tp_result *r, int col);
+/* A framed "no data" and why, instead of an empty chart. */
+void svg_no_data(svg_doc *doc, const char *why);
+/* One line of explanation at the current height. */
+void svg_note(svg_doc *doc, const char *text);
 
 /* ---- a tree result as chart data (svg_tree.c) */
 typedef struct svg_tree {
@@ -50,6 +64,7 @@ typedef struct svg_bar_spec {
     const char *value_label;   /* values' axis title */
     const char *cat_label;     /* categories' axis title, or NULL */
     double plot_height;        /* vertical bars */
+    int integral;              /* values are counts: integral ticks */
 } svg_bar_spec;
 
 void svg_draw_hbars(svg_doc *doc, const svg_data *d, const svg_bar_spec *b);

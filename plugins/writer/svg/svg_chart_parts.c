@@ -72,19 +72,50 @@ double svg_widest_tick(svg_ticks t)
     return w;
 }
 
-/* The first text column and the first numeric column after it. */
+static int is_value_col(const tp_result *r, int c)
+{
+    return tp_result_col_type(r, c) != TP_COL_STR && strcmp(tp_result_col_name(r, c), "rank") != 0;
+}
+
+int svg_is_time_unit(const char *unit)
+{
+    return unit && (strcmp(unit, "us") == 0 || strcmp(unit, "ns") == 0 || strcmp(unit, "ms") == 0 ||
+                    strcmp(unit, "s") == 0);
+}
+
+int svg_is_count_unit(const char *unit)
+{
+    return unit && strcmp(unit, "count") == 0;
+}
+
+/* The first numeric column other than skip whose declared unit is a time,
+ * else the first numeric column other than skip (-1 if none). */
+static int first_value_col(const tp_result *r, int skip)
+{
+    int any = -1;
+    for (size_t c = 0; c < tp_result_cols(r); c++) {
+        if ((int)c == skip || !is_value_col(r, (int)c))
+            continue;
+        if (svg_is_time_unit(tp_result_col_unit(r, (int)c)))
+            return (int)c;
+        if (any < 0)
+            any = (int)c;
+    }
+    return any;
+}
+
+/* The first text column labels; the value is the first time column (the
+ * question a chart of a breakdown answers is where the time goes, not how
+ * often), else the first numeric one. */
 int svg_default_columns(const tp_result *r, int *label, int *value)
 {
-    *label = *value = -1;
-    for (size_t c = 0; c < tp_result_cols(r); c++) {
-        tp_coltype t = tp_result_col_type(r, (int)c);
-        if (*label < 0 && t == TP_COL_STR)
+    *label = -1;
+    for (size_t c = 0; c < tp_result_cols(r) && *label < 0; c++)
+        if (tp_result_col_type(r, (int)c) == TP_COL_STR)
             *label = (int)c;
-        else if (*value < 0 && t != TP_COL_STR && strcmp(tp_result_col_name(r, (int)c), "rank") != 0)
-            *value = (int)c;
-    }
-    if (*label < 0 && *value >= 0) /* no text: the first column labels, the next is the value */
-        *label = 0, *value = tp_result_cols(r) > 1 ? 1 : -1;
+    if (*label < 0 && tp_result_cols(r) > 0) /* no text: the first column labels */
+        *label = 0;
+    *value = *label < 0 ? -1 : first_value_col(r, *label);
     return *label >= 0 && *value >= 0;
 }
 
@@ -125,4 +156,49 @@ int svg_find_prefixed(const tp_result *r, const char *a, const char *b)
             return (int)c;
     }
     return -1;
+}
+
+svg_ticks svg_axis_ticks(double lo, double hi, int max_ticks, int integral)
+{
+    svg_ticks t = svg_nice_ticks(lo, hi, max_ticks);
+    if (!integral || t.step >= 1)
+        return t;
+    /* an integral axis (iterations, counts) has no tick between two integers */
+    t.step = 1;
+    t.first = floor(lo);
+    t.n = (int)(ceil(hi) - t.first) + 1;
+    return t;
+}
+
+int svg_col_is_integral(const tp_result *r, int col)
+{
+    if (col < 0)
+        return 0;
+    tp_coltype t = tp_result_col_type(r, col);
+    return t == TP_COL_I64 || t == TP_COL_I32 || strcmp(tp_result_col_name(r, col), "iteration") == 0;
+}
+
+void svg_no_data(svg_doc *doc, const char *why)
+{
+    double y = doc->height + 8;
+    svg_printf(doc, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"48\" fill=\"#F4F4F4\" "
+                    "stroke=\"#CCCCCC\"/>\n",
+               (double)SVG_MARGIN, y, doc->width - 2 * SVG_MARGIN);
+    char *shown = svg_shorten(why, doc->width - 2 * SVG_MARGIN - 24, SVG_FONT);
+    svg_text(doc, doc->width / 2, y + 20, SVG_FONT_TITLE, SVG_MIDDLE, "fill=\"#666666\"", "no data",
+             NULL);
+    if (shown)
+        svg_text(doc, doc->width / 2, y + 38, SVG_FONT, SVG_MIDDLE, "fill=\"#666666\"", shown, why);
+    free(shown);
+    doc->height = y + 48 + 16;
+}
+
+void svg_note(svg_doc *doc, const char *text)
+{
+    char *shown = svg_shorten(text, doc->width - 2 * SVG_MARGIN, SVG_FONT);
+    if (shown)
+        svg_text(doc, SVG_MARGIN, doc->height + 14, SVG_FONT, SVG_START, "fill=\"#555555\"", shown,
+                 text);
+    free(shown);
+    doc->height += 22;
 }

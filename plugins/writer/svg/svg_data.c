@@ -189,6 +189,14 @@ int svg_data_fold_top_series(svg_data *d, size_t top)
     return TP_OK;
 }
 
+int svg_data_has_values(const svg_data *d)
+{
+    for (size_t i = 0; i < d->ncat * d->nser; i++)
+        if (isfinite(d->v[i]) && d->v[i] != 0)
+            return 1;
+    return 0;
+}
+
 /* ----------------------------------------------------------- result cells */
 
 double svg_cell(const tp_result *r, size_t row, int col)

@@ -72,7 +72,7 @@ int svg_draw_error_bar(tp_stage *st, svg_doc *doc, const svg_config *cfg, const 
     if (rc == TP_OK) {
         char vlabel[256];
         svg_axis_label(vlabel, sizeof vlabel, cfg->x_label, "mean ± standard deviation", d.unit);
-        svg_bar_spec b = {0, 0, 0, err, vlabel, NULL, 0};
+        svg_bar_spec b = {0, 0, 0, err, vlabel, NULL, 0, 0};
         svg_draw_hbars(doc, &d, &b);
     }
     free(rank);

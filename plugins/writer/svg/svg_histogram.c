@@ -155,11 +155,16 @@ int svg_draw_histogram(tp_stage *st, svg_doc *doc, const svg_config *cfg, const 
         xname = xc >= 0 ? tp_result_col_name(r, xc) : NULL;
         xunit = xc >= 0 ? tp_result_col_unit(r, xc) : NULL;
     }
-    if (rc == TP_OK) {
+    if (rc == TP_OK && !svg_data_has_values(&d)) {
+        char why[256];
+        snprintf(why, sizeof why, "result '%s' has no value to count", tp_result_id(r));
+        svg_no_data(doc, why);
+    } else if (rc == TP_OK) {
         char vlabel[256], clabel[256];
         svg_axis_label(vlabel, sizeof vlabel, cfg->y_label, d.ser[0], d.unit);
         svg_axis_label(clabel, sizeof clabel, cfg->x_label, xname ? xname : "bucket", xunit);
-        svg_bar_spec b = {0, 0, 1, NULL, vlabel, clabel, (double)cfg->height};
+        svg_bar_spec b = {0, 0, 1, NULL, vlabel, clabel, (double)cfg->height,
+                          svg_is_count_unit(d.unit)};
         svg_draw_vbars(doc, &d, &b);
         if (outside) {
             char note[96];

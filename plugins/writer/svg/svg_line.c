@@ -104,7 +104,18 @@ int svg_draw_line(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_re
         ls[s].x = xy;
         ls[s].n = n;
     }
-    if (rc == TP_OK) {
+    size_t npoints = 0;
+    for (size_t s = 0; s < nser; s++)
+        npoints += ls[s].n;
+    if (rc == TP_OK && npoints == 0) {
+        char why[256];
+        snprintf(why, sizeof why, "result '%s' has no row with both %s and %s", tp_result_id(r),
+                 tp_result_col_name(r, xcol), tp_result_col_name(r, ycols[0]));
+        svg_no_data(doc, why);
+    } else if (rc == TP_OK) {
+        int xint = svg_col_is_integral(r, xcol), yint = 1;
+        for (size_t s = 0; s < ny; s++)
+            yint &= svg_col_is_integral(r, ycols[split >= 0 ? 0 : s]);
         if (!(xhi >= xlo))
             xlo = 0, xhi = 1;
         if (xhi == xlo)
@@ -112,9 +123,9 @@ int svg_draw_line(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_re
         if (!(yhi > ylo))
             yhi = ylo + 1;
         double ph = cfg->height > 0 ? (double)cfg->height : LINE_PLOT_HEIGHT;
-        svg_ticks ty = svg_nice_ticks(ylo, yhi, svg_max_ticks_for(ph, 8));
+        svg_ticks ty = svg_axis_ticks(ylo, yhi, svg_max_ticks_for(ph, 8), yint);
         double x0 = SVG_MARGIN + svg_widest_tick(ty) + 8, x1 = doc->width - SVG_MARGIN - 16;
-        svg_ticks tx = svg_nice_ticks(xlo, xhi, svg_max_ticks_for(x1 - x0, svg_widest_tick(svg_nice_ticks(xlo, xhi, 6))));
+        svg_ticks tx = svg_axis_ticks(xlo, xhi, svg_max_ticks_for(x1 - x0, svg_widest_tick(svg_nice_ticks(xlo, xhi, 6))), xint);
         double ax0 = fmin(xlo, tx.first), ax1 = fmax(xhi, tx.first + (tx.n - 1) * tx.step);
         double ay0 = fmin(ylo, ty.first), ay1 = fmax(yhi, ty.first + (ty.n - 1) * ty.step);
         double ytop = doc->height + 24, ybot = ytop + ph;
