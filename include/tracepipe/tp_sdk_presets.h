@@ -22,21 +22,50 @@ typedef struct tp_preset {
     double l2_bytes;
     double dram_gbps, l2_gbps;
     double fp32, tf32, fp16, bf16;
+    double launch_floor_us; /* no kernel of this part runs shorter (0: not known) */
 } tp_preset;
 
-/* The built-in preset of that name (v100_seed, a100_sxm4_80gb,
+/* The built-in preset of that name (v100_seed, v100_sxm2, a100_sxm4_80gb,
  * h100_sxm5_80gb, mi300x), or NULL (also for a NULL name). */
 const tp_preset *tp_preset_find(const char *name);
 
-/* The preset of a device by its name (trace info device.0.name): only the
- * parts whose figures the presets hold (an A100 40GB has other bandwidth);
- * NULL when none. */
+/* The built-in presets' names, ", "-separated, into buf (snprintf's
+ * contract: the length it needs). */
+size_t tp_preset_names(char *buf, size_t size);
+
+/* How a device's name met a preset. */
+typedef enum tp_preset_match {
+    TP_PRESET_NO_MATCH = 0,
+    TP_PRESET_EXACT,  /* the part whose figures the preset holds */
+    TP_PRESET_FAMILY  /* another part of its family: near figures, not equal */
+} tp_preset_match;
+
+/* The preset of a device by its name (trace info device.0.name): the part
+ * a preset holds (an A100 SXM4 80GB), else the nearest of its family (an
+ * A100 40GB or PCIe: a100_sxm4_80gb, *how TP_PRESET_FAMILY), else NULL
+ * (a device of no family a preset holds: B200, MI210 ...). */
+const tp_preset *tp_preset_match_device(const char *device, tp_preset_match *how);
+
+/* The name of the preset of exactly that part, else NULL. */
 const char *tp_preset_for_device(const char *name);
+
+/*
+ * The one resolver of every stage's preset: the option `name` (a built-in
+ * preset's exact name; else an error listing them), else the device's
+ * preset by tp_preset_match_device, with a warning naming the preset taken
+ * when it is only the nearest of the family.  With no preset for the
+ * device: when `required`, NULL after an error (tp_fail: TP_EINVAL) naming
+ * the device, listing the presets and saying how to give preset: or
+ * preset_file:; else NULL after an info line.  `device` may be NULL (the
+ * trace names none).
+ */
+const tp_preset *tp_preset_resolve(tp_stage *st, const char *name, const char *device,
+                                   int required);
 
 /*
  * A device preset from a user's file: JSON with tracepipe's keys (name, sms,
  * l2_bytes, dram_gbps, l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops,
- * bf16_gflops), TraceLens's arch JSON (name, mem_bw_gbps,
+ * bf16_gflops, launch_floor_us), TraceLens's arch JSON (name, mem_bw_gbps,
  * max_achievable_tflops), or tracepipe's keys as a flat YAML mapping.  A
  * figure not given is 0 (not known): a model that needs it says so.
  * name (namesz bytes) gets the file's name for the device, else the path;

@@ -27,7 +27,8 @@ START_TEST(built_in_table)
     ck_assert_ptr_null(tp_preset_for_device("NVIDIA A100-SXM4-40GB")); /* other bandwidth */
     ck_assert_str_eq(tp_preset_for_device("NVIDIA H100 80GB HBM3"), "h100_sxm5_80gb");
     ck_assert_str_eq(tp_preset_for_device("AMD Instinct MI300X"), "mi300x");
-    ck_assert_str_eq(tp_preset_for_device("Tesla V100-SXM2-16GB"), "v100_seed");
+    ck_assert_str_eq(tp_preset_for_device("Tesla V100-SXM2-16GB"), "v100_sxm2");
+    ck_assert_ptr_null(tp_preset_for_device("NVIDIA A100-PG509-200")); /* family, not exact */
     ck_assert_ptr_null(tp_preset_for_device(NULL));
 }
 END_TEST
@@ -93,12 +94,74 @@ START_TEST(preset_files)
 }
 END_TEST
 
+/* Issue 25 item 6: the launch floors, the family fallback, the error
+ * listing the presets. */
+START_TEST(families_and_floors)
+{
+    ck_assert(tp_preset_find("v100_seed")->launch_floor_us == 0); /* the seed's vectors exact */
+    ck_assert(tp_preset_find("v100_sxm2")->launch_floor_us == 1.248);
+    ck_assert(tp_preset_find("a100_sxm4_80gb")->launch_floor_us == 1.344);
+    ck_assert(tp_preset_find("h100_sxm5_80gb")->launch_floor_us == 1.6);
+    ck_assert(tp_preset_find("mi300x")->launch_floor_us == 0); /* not measured */
+    char names[128];
+    ck_assert_uint_eq(tp_preset_names(names, sizeof names), 60);
+    ck_assert_str_eq(names, "v100_seed, v100_sxm2, a100_sxm4_80gb, h100_sxm5_80gb, mi300x");
+
+    static const struct {
+        const char *device, *preset;
+        tp_preset_match how;
+    } cases[] = {
+        {"NVIDIA A100-SXM4-80GB", "a100_sxm4_80gb", TP_PRESET_EXACT},
+        {"NVIDIA A100-PG509-200", "a100_sxm4_80gb", TP_PRESET_FAMILY},
+        {"NVIDIA A100-SXM4-40GB", "a100_sxm4_80gb", TP_PRESET_FAMILY},
+        {"NVIDIA H100 PCIe", "h100_sxm5_80gb", TP_PRESET_FAMILY},
+        {"NVIDIA H200", "h100_sxm5_80gb", TP_PRESET_FAMILY},
+        {"Tesla V100-PCIE-16GB", "v100_sxm2", TP_PRESET_FAMILY},
+        {"AMD Instinct MI325X", "mi300x", TP_PRESET_FAMILY},
+        {"NVIDIA B200", NULL, TP_PRESET_NO_MATCH},
+        {"AMD Instinct MI210", NULL, TP_PRESET_NO_MATCH},
+        {NULL, NULL, TP_PRESET_NO_MATCH},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tp_preset_match how = TP_PRESET_EXACT;
+        const tp_preset *p = tp_preset_match_device(cases[i].device, &how);
+        ck_assert_int_eq(how, cases[i].how);
+        if (cases[i].preset)
+            ck_assert_str_eq(p->name, cases[i].preset);
+        else
+            ck_assert_ptr_null(p);
+    }
+
+    tp_stage st;
+    memset(&st, 0, sizeof st);
+    tp_host = tp_core_host_api();
+    ck_assert_ptr_null(tp_preset_resolve(&st, NULL, "AMD Instinct MI210", 1));
+    ck_assert_str_eq(st.error, "no preset for the trace's device 'AMD Instinct MI210' (presets: "
+                     "v100_seed, v100_sxm2, a100_sxm4_80gb, h100_sxm5_80gb, mi300x): give preset: "
+                     "NAME to use one of them, or preset_file: FILE with the device's figures (JSON "
+                     "or flat YAML: dram_gbps, fp32_gflops, fp16_gflops, bf16_gflops, tf32_gflops, "
+                     "l2_gbps, sms, l2_bytes, launch_floor_us; or a TraceLens arch JSON)");
+    memset(&st, 0, sizeof st);
+    ck_assert_ptr_null(tp_preset_resolve(&st, "a100", NULL, 0));
+    ck_assert_str_eq(st.error, "preset: unknown preset 'a100' (presets: v100_seed, v100_sxm2, "
+                     "a100_sxm4_80gb, h100_sxm5_80gb, mi300x)");
+    ck_assert_str_eq(tp_preset_resolve(&st, "mi300x", "NVIDIA B200", 1)->name, "mi300x");
+
+    tp_preset p;
+    char name[64];
+    ck_assert_int_eq(load("dram_gbps: 1600\nlaunch_floor_us: 1.9\n", &st, &p, name, sizeof name),
+                     TP_OK);
+    ck_assert(p.dram_gbps == 1600 && p.launch_floor_us == 1.9);
+}
+END_TEST
+
 static Suite *sdk_presets_suite(void)
 {
     Suite *s = suite_create("sdk_presets");
     TCase *tc = tcase_create("presets");
     tcase_add_test(tc, built_in_table);
     tcase_add_test(tc, preset_files);
+    tcase_add_test(tc, families_and_floors);
     suite_add_tcase(s, tc);
     return s;
 }

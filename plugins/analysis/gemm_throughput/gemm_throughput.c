@@ -33,8 +33,9 @@ typedef struct gt_config {
 
 static const tp_option gt_options[] = {
     TP_OPTION_STRING("preset", gt_config, preset, NULL,
-                     "device preset for the roofline: v100_seed, a100_sxm4_80gb, "
-                     "h100_sxm5_80gb, mi300x (default: from the trace's device name, else none)"),
+                     "device preset for the roofline: v100_seed, v100_sxm2, a100_sxm4_80gb, "
+                     "h100_sxm5_80gb, mi300x (default: from the trace's device name, the "
+                     "nearest of its family with a warning, else none)"),
     TP_OPTION_BOOL("tf32", gt_config, tf32, "false",
                    "fp32 products run on TF32 tensor cores (roofline peak)"),
     TP_OPTION_END};
@@ -73,26 +74,20 @@ static const tp_result_decl gt_results[] = {
 
 typedef tp_preset gt_preset;
 
-static const gt_preset *find_preset(const char *name) { return tp_preset_find(name); }
-
-/* The preset of the trace's first device, by its name. */
-static const gt_preset *preset_from_trace(tp_stage *st, const tp_trace *t)
+/* The preset: the option's, else the trace's first device's (the SDK's
+ * resolver: its part, else the nearest of its family with a warning); NULL
+ * (roofline columns null) for a device of no preset. */
+static const gt_preset *preset_of(tp_stage *st, const gt_config *cfg, const tp_trace *t)
 {
-    const char *name = tp_trace_info_str(t, "device.0.name");
-    const char *p = tp_preset_for_device(name);
-    if (p)
-        tp_log(st, TP_LOG_INFO, "preset %s from the trace's device '%s'", p, name);
-    return find_preset(p);
+    return tp_preset_resolve(st, cfg->preset, tp_trace_info_str(t, "device.0.name"), 0);
 }
 
 static int gt_init(tp_stage *st, const void *config, void **state)
 {
     const gt_config *cfg = config;
     (void)state;
-    if (cfg->preset && find_preset(cfg->preset) == NULL)
-        return tp_fail(st, TP_EINVAL,
-                       "preset: unknown device '%s' (v100_seed, a100_sxm4_80gb, h100_sxm5_80gb, "
-                       "mi300x)", cfg->preset);
+    if (cfg->preset && tp_preset_resolve(st, cfg->preset, NULL, 1) == NULL)
+        return TP_EINVAL;
     return TP_OK;
 }
 
@@ -429,7 +424,7 @@ static int gt_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = busy_times(&g); /* before the calls are sorted: call_of indexes them */
     if (rc == TP_OK)
-        rc = write_result(&g, cfg->preset ? find_preset(cfg->preset) : preset_from_trace(st, t));
+        rc = write_result(&g, preset_of(st, cfg, t));
     gt_end(&g);
     if (rc == TP_ENOTFOUND)
         return rc; /* (said) */

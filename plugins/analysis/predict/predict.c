@@ -37,12 +37,13 @@
 
 static const tp_option pr_options[] = {
     TP_OPTION_STRING("preset", pr_config, preset, NULL,
-                     "device preset: v100_seed, a100_sxm4_80gb, h100_sxm5_80gb, mi300x (default: "
-                     "from the trace's device name, else v100_seed)"),
+                     "device preset: v100_seed, v100_sxm2, a100_sxm4_80gb, h100_sxm5_80gb, mi300x "
+                     "(default: from the trace's device name, the nearest of its family with a "
+                     "warning; cases: v100_seed)"),
     TP_OPTION_INPUT_FILE("preset_file", pr_config, preset_file, NULL,
                      "your device's figures instead of a preset: JSON or flat YAML (dram_gbps, "
-                     "l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops, bf16_gflops, sms, l2_bytes) "
-                     "or a TraceLens arch JSON"),
+                     "l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops, bf16_gflops, sms, l2_bytes, "
+                     "launch_floor_us) or a TraceLens arch JSON"),
     TP_OPTION_FLOAT("l2_gbps", pr_config, l2_gbps, "0", 0, 1e9,
                     "L2 bandwidth for the forward embedding model when the preset has none "
                     "(GB/s; 0: the preset's)"),
@@ -144,9 +145,8 @@ static int pr_init(tp_stage *st, const void *config, void **state)
         return tp_fail(st, TP_EINVAL, "give preset or preset_file, not both");
     if (cfg->fc_table && cfg->fc_table_input)
         return tp_fail(st, TP_EINVAL, "give fc_table or fc_table_input, not both");
-    if (cfg->preset && tp_preset_find(cfg->preset) == NULL)
-        return tp_fail(st, TP_EINVAL, "preset: unknown device '%s' (v100_seed, a100_sxm4_80gb, "
-                       "h100_sxm5_80gb, mi300x)", cfg->preset);
+    if (cfg->preset && tp_preset_resolve(st, cfg->preset, NULL, 1) == NULL)
+        return TP_EINVAL;
     pr_state *s = tp_calloc(1, sizeof *s);
     if (s == NULL)
         return TP_ENOMEM;
@@ -167,29 +167,18 @@ static void pr_destroy(tp_stage *st, void *state)
 }
 
 
-/* The option's preset; else the trace's device's; else (no trace, cases)
- * the seed's v100_seed; NULL after saying why for a trace of another
- * device. */
+/* preset_file's figures; else the option's preset; in mode cases without
+ * one the seed's v100_seed; on a trace the SDK's resolver (the device's
+ * preset, the nearest of its family with a warning, else NULL after an
+ * error listing the presets). */
 static const tp_preset *preset_of(tp_stage *st, const pr_config *cfg, const pr_state *s)
 {
     if (s && s->have_file)
         return &s->file;
-    if (cfg->preset)
-        return tp_preset_find(cfg->preset);
     const tp_trace *t = tp_stage_trace(st);
-    const char *dev = t ? tp_trace_info_str(t, "device.0.name") : NULL;
-    const char *p = tp_preset_for_device(dev);
-    if (p) {
-        tp_log(st, TP_LOG_INFO, "preset %s from the trace's device '%s'", p, dev);
-        return tp_preset_find(p);
-    }
-    if (t != NULL && cfg->cases.n == 0) {
-        tp_fail(st, TP_EINVAL, "no preset for the trace's device%s%s%s: give preset: "
-                "(v100_seed, a100_sxm4_80gb, h100_sxm5_80gb, mi300x)", dev ? " '" : "",
-                dev ? dev : " (the trace names none)", dev ? "'" : "");
-        return NULL;
-    }
-    return tp_preset_find("v100_seed");
+    if (cfg->preset == NULL && (t == NULL || cfg->cases.n > 0))
+        return tp_preset_find("v100_seed");
+    return tp_preset_resolve(st, cfg->preset, t ? tp_trace_info_str(t, "device.0.name") : NULL, 1);
 }
 
 static int pr_run(tp_stage *st, const void *config, void *state)

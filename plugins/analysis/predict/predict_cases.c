@@ -182,8 +182,8 @@ int pr_cases_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
         rc = rc ? rc : tp_result_set_str(st, r, row, pr_cases_id, c.id[0] ? c.id : c.model);
         rc = rc ? rc : tp_result_set_str(st, r, row, pr_cases_model, c.model);
         rc = rc ? rc : tp_result_set_str(st, r, row, pr_cases_inputs, inputs);
-        if (rc == TP_OK && ok)
-            rc = tp_result_set_f64(st, r, row, pr_cases_predicted_us, us);
+        if (rc == TP_OK && ok) /* a case is one kernel */
+            rc = tp_result_set_f64(st, r, row, pr_cases_predicted_us, pm_floor(us, 1, p));
         if (rc == TP_OK && !ok)
             rc = tp_result_set_str(st, r, row, pr_cases_error, err);
     }

@@ -97,6 +97,15 @@ static inline double pm_roofline(double flops, double bytes, const tp_preset *p)
     return a > b ? a : b;
 }
 
+/* The preset's launch floor over a prediction of `kernels` kernels: no
+ * kernel of the device runs shorter than launch_floor_us (0 in v100_seed:
+ * the seed's models as written). */
+static inline double pm_floor(double us, int64_t kernels, const tp_preset *p)
+{
+    double floor = (double)kernels * p->launch_floor_us;
+    return us > floor ? us : floor;
+}
+
 /* 5.6: element-wise ops, (FLOPs, element accesses) per element of the
  * first input (s elements); 0 if the op has no entry. */
 typedef struct pm_elementwise {

@@ -97,21 +97,30 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
 }
 
 /* The rows of the ops' GPU work: per trace row, the time of the work it
- * launched as the innermost cpu_op above the launch (0 for most rows). */
-static int64_t *owned_work(const tp_trace *t, const tp_hier_view *v, double *all_us)
+ * launched as the innermost cpu_op above the launch (0 for most rows), and
+ * in kernels[row] how many of those activities are kernels (the launch
+ * floor's count). */
+static int64_t *owned_work(const tp_trace *t, const tp_hier_view *v, double *all_us,
+                           int32_t **kernels)
 {
     const tp_cols *c = tp_trace_cols(t);
     int64_t *owned = tp_calloc(c->n ? c->n : 1, sizeof *owned);
-    if (owned == NULL)
+    *kernels = tp_calloc(c->n ? c->n : 1, sizeof **kernels);
+    if (owned == NULL || *kernels == NULL) {
+        tp_free(owned);
+        tp_free(*kernels);
         return NULL;
+    }
     *all_us = 0;
     for (size_t a = 0; a < c->n; a++) {
         if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
             continue;
         *all_us += (double)c->dur[a] / 1000.0;
         int32_t op = tp_hier_launching_op(c, v, a);
-        if (op >= 0)
+        if (op >= 0) {
             owned[op] += c->dur[a];
+            (*kernels)[op] += c->kind[a] == TP_KIND_KERNEL;
+        }
     }
     return owned;
 }
@@ -126,11 +135,13 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     tp_hier_view v;
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
-    int64_t *owned = owned_work(t, &v, all_us);
+    int32_t *kernels = NULL;
+    int64_t *owned = owned_work(t, &v, all_us, &kernels);
     uint8_t *role = tp_malloc(c->n ? c->n : 1);
     if (owned == NULL || role == NULL || tp_gemm_roles(st, t, &v, role) != TP_OK ||
         pe_index_build(st, t, &v, &m->emb_opt, &m->emb) != TP_OK) {
         tp_free(owned);
+        tp_free(kernels);
         tp_free(role);
         return TP_ENOMEM;
     }
@@ -143,6 +154,7 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     pr_emb_row *er = tp_calloc(ne ? ne : 1, sizeof *er);
     if (o == NULL || er == NULL) {
         tp_free(owned);
+        tp_free(kernels);
         tp_free(role);
         tp_free(o);
         tp_free(er);
@@ -159,12 +171,15 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         x->measured_us = (double)owned[r] / 1000.0;
         x->predicted_us = 0;
         x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, &x->dims, &e);
+        if (x->model)
+            x->predicted_us = pm_floor(x->predicted_us, kernels[r], m->p);
         if (m->emb.slot[r] >= 0) {
             e.occ = *x;
             er[ke++] = e;
         }
     }
     tp_free(owned);
+    tp_free(kernels);
     tp_free(role);
     *out = o;
     *nout = k;

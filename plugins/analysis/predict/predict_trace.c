@@ -3,6 +3,7 @@
  * (<id>, <id>.summary, <id>.unsupported, <id>.embedding) and the mode
  * itself, which also runs the FC table model and end to end.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "predict_internal.h"
@@ -74,6 +75,29 @@ static int summary_row(tp_stage *st, tp_result *sum, const char *op, const pr_oc
     return rc;
 }
 
+/* Coverage on <id>.summary: notes coverage_percent (the modelled ops'
+ * measured time / all GPU activity time x 100, as the (all) row's column;
+ * absent when the trace has no GPU time), modelled_us, gpu_us, preset; and
+ * in the title, so that the printed table says it. */
+static void coverage_notes(tp_stage *st, tp_result *sum, double covered, double all_us,
+                           const tp_preset *p)
+{
+    char v[64], title[256];
+    snprintf(v, sizeof v, "%.17g", covered);
+    tp_result_set_meta(st, sum, "modelled_us", v);
+    snprintf(v, sizeof v, "%.17g", all_us);
+    tp_result_set_meta(st, sum, "gpu_us", v);
+    tp_result_set_meta(st, sum, "preset", p->name);
+    if (all_us <= 0)
+        return;
+    snprintf(v, sizeof v, "%.17g", 100 * covered / all_us);
+    tp_result_set_meta(st, sum, "coverage_percent", v);
+    snprintf(title, sizeof title, "Prediction error per op type (preset %s): the models cover "
+             "%.2f %% of the GPU time (%.2f of %.2f us)", p->name, 100 * covered / all_us,
+             covered, all_us);
+    tp_result_set_meta(st, sum, "title", title);
+}
+
 static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const tp_preset *p)
 {
     tp_result *ops = table(st, NULL, "Ops: measured vs predicted GPU time");
@@ -139,6 +163,8 @@ static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const
         rc = summary_row(st, sum, "(all)", sup, 0, k, covered, all_us);
         tp_free(sup);
     }
+    if (rc == TP_OK)
+        coverage_notes(st, sum, covered, all_us, p);
     return rc;
 }
 
