@@ -15,7 +15,9 @@
 #       independent computation of the case's figures from the trace).
 #   Every Kineto trace of tests/data/kineto/corpus and the bundled DLRM trace
 #       goes through tests/pipelines/cli/ranges_corpus.yaml and
-#       tests/tools/check_ranges.py (no range counted twice).
+#       tests/tools/check_ranges.py (no range counted twice), and
+#       tests/pipelines/cli/idle_corpus.yaml (+ _trimmed) and
+#       tests/tools/check_idle.py (no negative idle).
 # Prints "N passed, M failed" and exits non-zero on any failure.
 set -u
 BUILD=${1:-build}
@@ -126,6 +128,27 @@ for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.p
     if "$PIPELINE" run tests/pipelines/cli/gemm_check.yaml -q --set trace="$trace" --set out="$out" \
         >/dev/null 2>"$tmp/err" && python3 tests/tools/check_gemm.py "$trace" "$out" >"$tmp/chk" 2>&1
     then ok; else ko "gemm accounting: $trace"; cat "$tmp/err" "$tmp/chk"; fi
+done
+
+# no idle figure is negative, each is the one its name says (tests/tools/check_idle.py,
+# issue 25): on every Kineto corpus trace and the bundled DLRM step, recomputed from the
+# JSON; on those with ProfilerStep markers also after trim_iterations; on the nsys and
+# dvdt-prof traces, its invariants
+idle_check() { # pipeline (in tests/pipelines/cli), trace, check_idle.py flag
+    out="$tmp/$1-$(basename "$2")"
+    if "$PIPELINE" run "tests/pipelines/cli/$1.yaml" -q --set trace="$2" --set out="$out" \
+        >/dev/null 2>"$tmp/err" &&
+        python3 tests/tools/check_idle.py "$2" "$out" $3 >"$tmp/chk" 2>&1; then ok
+    else ko "idle figures ($1) on $2: check_idle.py"; cat "$tmp/err" "$tmp/chk"; fi
+}
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz; do
+    idle_check idle_corpus "$trace" ""
+    if gzip -dc "$trace" | grep -q 'ProfilerStep#'; then
+        idle_check idle_corpus_trimmed "$trace" --invariants-only
+    fi
+done
+for trace in tests/data/nsys/*.sqlite tests/data/dvdt_prof/armcl_mali_tmp-dvdt-prof.json; do
+    idle_check idle_corpus "$trace" --invariants-only
 done
 
 # every shipped pipeline validates and runs (into a scratch output folder)

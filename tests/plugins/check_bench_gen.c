@@ -140,7 +140,7 @@ static void check_against_expected(tp_run *run, const char *trace)
     for (size_t i = 0; i < json_array_size(es); i++) {
         json_t *s = json_array_get(es, i);
         ck_assert_int_eq(tp_test_i64(streams, i, "stream"), exp_int(s, "stream"));
-        ck_assert_double_eq_tol(tp_test_f64(streams, i, "span_us"), exp_us(e, "span_ns"), 1e-6);
+        ck_assert_double_eq_tol(tp_test_f64(streams, i, "window_us"), exp_us(e, "span_ns"), 1e-6);
         ck_assert_double_eq_tol(tp_test_f64(streams, i, "active_us"), exp_us(s, "active_ns"),
                                 1e-6);
     }

@@ -27,9 +27,9 @@ static void expect_stream(const tp_result *r, size_t row, int64_t stream, double
 {
     ck_assert_int_eq(tp_test_i64(r, row, "device"), 0);
     ck_assert_int_eq(tp_test_i64(r, row, "stream"), stream);
-    ck_assert_double_eq_tol(tp_test_f64(r, row, "span_us"), span, 1e-9);
+    ck_assert_double_eq_tol(tp_test_f64(r, row, "window_us"), span, 1e-9);
     ck_assert_double_eq_tol(tp_test_f64(r, row, "active_us"), active, 1e-9);
-    ck_assert_double_eq_tol(tp_test_f64(r, row, "idle_us"), span - active, 1e-9);
+    ck_assert_double_eq_tol(tp_test_f64(r, row, "window_idle_us"), span - active, 1e-9);
     ck_assert_double_eq_tol(tp_test_f64(r, row, "active_percent"), 100.0 * active / span, 1e-9);
 }
 

@@ -104,8 +104,8 @@ def device_invariants(trace, tree_path, streams_path):
               f"{tree_path}: all streams = {all_streams[0]['time_us'] if all_streams else None}, "
               f"GPU activity sums to {expect}")
     for r in csv.DictReader(open(streams_path)):
-        span, act, idle = float(r["span_us"]), float(r["active_us"]), float(r["idle_us"])
-        check(abs(act + idle - span) < 1e-6, f"{streams_path}: active + idle != span: {r}")
+        span, act, idle = float(r["window_us"]), float(r["active_us"]), float(r["window_idle_us"])
+        check(abs(act + idle - span) < 1e-6, f"{streams_path}: active + window idle != window: {r}")
         if span > 0:
             check(abs(float(r["active_percent"]) - 100 * act / span) < 1e-6,
                   f"{streams_path}: active_percent: {r}")
@@ -128,8 +128,8 @@ def device_invariants(trace, tree_path, streams_path):
                   f"{devices_path}: device {dev} busy {busy} != union {union(mine) / 1000}")
             check(abs(float(r["sum_stream_busy_us"]) - active.get(dev, 0)) < 1e-6,
                   f"{devices_path}: device {dev} sum of stream busy times")
-            check(abs(busy + float(r["idle_us"]) - float(r["window_us"])) < 1e-6,
-                  f"{devices_path}: busy + idle != window: {r}")
+            check(abs(busy + float(r["window_idle_us"]) - float(r["window_us"])) < 1e-6,
+                  f"{devices_path}: busy + window idle != window: {r}")
 
 
 def path_invariants(tree_path):

@@ -22,11 +22,11 @@ typedef struct db_config {
 #define DB_STREAMS_COLS(X, P)                                                                  \
     X(P, device, I64, NULL, "device")                                                          \
     X(P, stream, I64, NULL, "stream")                                                          \
-    X(P, span_us, F64, "us", "the trace's window (time_window clip, else the trace span)")     \
+    X(P, window_us, F64, "us", "the trace's window (time_window clip, else the trace span)")   \
     X(P, active_us, F64, "us", "time with at least one of the stream's activities running "    \
                                "(interval union)")                                             \
-    X(P, idle_us, F64, "us", "span_us - active_us")                                            \
-    X(P, active_percent, F64, "percent", "100 x active_us / span_us (0 for an empty span)")
+    X(P, window_idle_us, F64, "us", "window_us minus the stream's active time inside it")      \
+    X(P, active_percent, F64, "percent", "100 x active_us / window_us (0 for an empty window)")
 TP_COLUMNS(db_streams, DB_STREAMS_COLS);
 
 #define DB_DEVICES_COLS(X, P)                                                                  \
@@ -36,8 +36,8 @@ TP_COLUMNS(db_streams, DB_STREAMS_COLS);
                              "(interval union)")                                               \
     X(P, sum_stream_busy_us, F64, "us", "its streams' active_us added (exceeds busy_us by "     \
                                         "the time streams overlap)")                           \
-    X(P, window_us, F64, "us", "the trace's window, as the streams' span_us")                  \
-    X(P, idle_us, F64, "us", "window_us - busy_us")                                            \
+    X(P, window_us, F64, "us", "the trace's window, as in <id>.streams")                       \
+    X(P, window_idle_us, F64, "us", "window_us minus busy_us inside it")                       \
     X(P, busy_percent, F64, "percent", "100 x busy_us / window_us (0 for an empty window)")
 TP_COLUMNS(db_devices, DB_DEVICES_COLS);
 
@@ -61,6 +61,7 @@ typedef struct db_stream {
     int32_t device, stream;
     size_t first, count; /* its activities: by_stream[first .. first + count) */
     int64_t active;      /* ns covered by at least one of them */
+    int64_t in_window;   /* the part of active inside the trace's window */
 } db_stream;
 
 /* An activity, grouped by stream, with the host op it is shown under (-1:

@@ -1,9 +1,10 @@
 /*
  * device_breakdown: GPU stream activity and the device-time tree of seed 001.
  *
- * <id>.streams: per (device, stream), the span of the whole window (the
- * same for every stream), the union of the stream's kernels, memcpys and
- * memsets (active), idle = span - active.
+ * <id>.streams: per (device, stream), the trace's window (the same for
+ * every stream), the union of the stream's kernels, memcpys and memsets
+ * (active), window idle = the window minus the active time inside it
+ * (CONVENTIONS: idle over the trace window is window_idle_us).
  *
  * <id>.devices: per device, busy = the union over all its streams (time
  * with at least one stream busy), next to the sum of the streams' active
@@ -43,7 +44,7 @@ static const tp_option db_options[] = {
 
 static const tp_result_decl db_results[] = {
     TP_RESULT("streams", "table", db_streams,
-              "per (device, stream), in that order: active and idle time"),
+              "per (device, stream), in that order: active and window idle time"),
     TP_RESULT("devices", "table", db_devices, "per device: busy time over all its streams"),
     TP_RESULT("tree", "tree", db_tree,
               "per stream, then all streams (sum): device time by host op and kernel, pre-order"),

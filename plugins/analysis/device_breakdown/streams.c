@@ -115,7 +115,7 @@ static int stream_slots(db *d, uint32_t *slot)
     qsort(keys, nt, sizeof *keys, stream_key_cmp);
     for (size_t i = 0; i < nt; i++) {
         if (i == 0 || keys[i].device != keys[i - 1].device || keys[i].stream != keys[i - 1].stream)
-            d->streams[d->nstreams++] = (db_stream){keys[i].device, keys[i].stream, 0, 0, 0};
+            d->streams[d->nstreams++] = (db_stream){keys[i].device, keys[i].stream, 0, 0, 0, 0};
         slot[keys[i].track] = (uint32_t)d->nstreams - 1;
     }
     tp_free(keys);
@@ -173,8 +173,8 @@ static int group_by_stream(db *d)
 }
 
 /* Each stream's active time: the length of the union of its activities'
- * intervals (tp_intervals_union), from one scratch array sized for the
- * largest stream. */
+ * intervals (tp_intervals_union), and its part inside the trace's window,
+ * from one scratch array sized for the largest stream. */
 static int stream_actives(db *d)
 {
     size_t most = 0;
@@ -185,13 +185,17 @@ static int stream_actives(db *d)
     if (iv == NULL)
         return TP_ENOMEM;
     const tp_cols *c = d->c;
+    int64_t w0, w1;
+    tp_trace_window(d->t, &w0, &w1);
     for (size_t s = 0; s < d->nstreams; s++) {
         db_stream *st = &d->streams[s];
         for (size_t i = 0; i < st->count; i++) {
             int32_t a = d->by_stream[st->first + i].row;
             iv[i] = (tp_interval){c->ts[a], c->ts[a] + c->dur[a]};
         }
-        st->active = tp_intervals_length(iv, tp_intervals_union(iv, st->count));
+        size_t n = tp_intervals_union(iv, st->count);
+        st->active = tp_intervals_length(iv, n);
+        st->in_window = tp_intervals_within(iv, n, w0, w1);
     }
     tp_free(iv);
     return TP_OK;
@@ -244,19 +248,23 @@ int db_prepare(db *d)
     return alloc_pass_arrays(d);
 }
 
-static int stream_row(db *d, tp_result *r, const db_stream *s, int64_t span, int64_t active)
+/* A stream's row; window idle is the window minus the stream's union inside
+ * it, never negative. */
+static int stream_row(db *d, tp_result *r, const db_stream *s, int64_t window)
 {
+    int64_t active = s->active;
     size_t row;
     int rc = tp_result_add_row(d->st, r, &row);
     if (rc != TP_OK)
         return rc;
     rc |= tp_result_set_i64(d->st, r, row, db_streams_device, s->device);
     rc |= tp_result_set_i64(d->st, r, row, db_streams_stream, s->stream);
-    rc |= tp_result_set_f64(d->st, r, row, db_streams_span_us, (double)span / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_streams_window_us, (double)window / 1000.0);
     rc |= tp_result_set_f64(d->st, r, row, db_streams_active_us, (double)active / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, db_streams_idle_us, (double)(span - active) / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_streams_window_idle_us,
+                            (double)(window - s->in_window) / 1000.0);
     rc |= tp_result_set_f64(d->st, r, row, db_streams_active_percent,
-                            span > 0 ? 100.0 * (double)active / (double)span : 0.0);
+                            window > 0 ? 100.0 * (double)active / (double)window : 0.0);
     return rc == TP_OK ? TP_OK : TP_ENOMEM;
 }
 
@@ -270,13 +278,13 @@ int db_write_streams(db *d)
     tp_trace_window(d->t, &w0, &w1);
     int rc = TP_OK;
     for (size_t s = 0; s < d->nstreams && rc == TP_OK; s++)
-        rc = stream_row(d, r, &d->streams[s], w1 - w0, d->streams[s].active);
+        rc = stream_row(d, r, &d->streams[s], w1 - w0);
     return rc;
 }
 
 /* One device's row: its streams s[0, n), whose activities are contiguous in
  * by_stream (sorted by device first); busy = the union over all of them. */
-static int device_row(db *d, tp_result *r, const db_stream *s, size_t n, int64_t window,
+static int device_row(db *d, tp_result *r, const db_stream *s, size_t n, int64_t w0, int64_t w1,
                       tp_interval *iv)
 {
     const tp_cols *c = d->c;
@@ -288,7 +296,9 @@ static int device_row(db *d, tp_result *r, const db_stream *s, size_t n, int64_t
         int32_t a = d->by_stream[first + i].row;
         iv[i] = (tp_interval){c->ts[a], c->ts[a] + c->dur[a]};
     }
-    int64_t busy = tp_intervals_length(iv, tp_intervals_union(iv, count));
+    size_t nu = tp_intervals_union(iv, count);
+    int64_t busy = tp_intervals_length(iv, nu), window = w1 - w0;
+    int64_t idle = window - tp_intervals_within(iv, nu, w0, w1); /* never negative */
     size_t row;
     int rc = tp_result_add_row(d->st, r, &row);
     if (rc != TP_OK)
@@ -298,7 +308,7 @@ static int device_row(db *d, tp_result *r, const db_stream *s, size_t n, int64_t
     rc |= tp_result_set_f64(d->st, r, row, db_devices_busy_us, (double)busy / 1000.0);
     rc |= tp_result_set_f64(d->st, r, row, db_devices_sum_stream_busy_us, (double)sum / 1000.0);
     rc |= tp_result_set_f64(d->st, r, row, db_devices_window_us, (double)window / 1000.0);
-    rc |= tp_result_set_f64(d->st, r, row, db_devices_idle_us, (double)(window - busy) / 1000.0);
+    rc |= tp_result_set_f64(d->st, r, row, db_devices_window_idle_us, (double)idle / 1000.0);
     rc |= tp_result_set_f64(d->st, r, row, db_devices_busy_percent,
                             window > 0 ? 100.0 * (double)busy / (double)window : 0.0);
     return rc == TP_OK ? TP_OK : TP_ENOMEM;
@@ -319,7 +329,7 @@ int db_write_devices(db *d)
     for (size_t s = 0, e; s < d->nstreams && rc == TP_OK; s = e) {
         for (e = s + 1; e < d->nstreams && d->streams[e].device == d->streams[s].device; e++)
             ;
-        rc = device_row(d, r, &d->streams[s], e - s, w1 - w0, iv);
+        rc = device_row(d, r, &d->streams[s], e - s, w0, w1, iv);
     }
     tp_free(iv);
     return rc;

@@ -87,9 +87,9 @@ TP_COLUMNS(sa_stream, SA_STREAM_COLS);
     X(P, window_us, F64, "us", "the trace's window, the same in every row")                    \
     X(P, host_runtime_us, F64, "us",                                                           \
       "first start to last end of the host events (null without host events)")                \
-    X(P, host_idle_us, F64, "us", "host_runtime_us - busy_us (null without host events)")      \
-    X(P, host_idle_sum_us, F64, "us",                                                          \
-      "host_runtime_us - sum_dur_us, ml_perf_model's idle (null without host events)")
+    X(P, host_idle_us, F64, "us",                                                              \
+      "host_runtime_us minus the time within it with an activity running (interval union; "   \
+      "null without host events)")
 #define SA_DEV_SEED_COLS(X, P)                                                                 \
     SA_DEV_COLS(X, P)                                                                          \
     X(P, seed_idle_us, F64, "us", "seed 001's multistream idle: gaps past the running end, "   \
@@ -357,6 +357,15 @@ static int comm_comp(sa *s, sa_run r, int64_t *both, int64_t *comm, int64_t *com
     return TP_OK;
 }
 
+/* Idle against the host's runtime [h0, h1): the window minus the part of the
+ * run's union inside it, so never negative (activities running past the
+ * host's last event, after a trim say, are not in the window). */
+static int64_t host_idle(sa *s, sa_run d)
+{
+    size_t n = tp_intervals_union(s->iv, gather(s, d, -1));
+    return (s->h1 - s->h0) - tp_intervals_within(s->iv, n, s->h0, s->h1);
+}
+
 static int device_row(sa *s, tp_result *r, sa_run d)
 {
     sa_fig f = figures(s, d);
@@ -387,11 +396,9 @@ static int device_row(sa *s, tp_result *r, sa_run d)
         {sa_dev_non_compute_percent, pct(s, (double)non_compute, (double)span)},
         {sa_dev_window_us, us(s->w1 - s->w0)}};
     rc = rc ? rc : set_cells(s, r, row, v, sizeof v / sizeof v[0]);
-    if (rc == TP_OK && s->h1 >= s->h0) { /* ml_perf_model's idle against the host's runtime */
-        int64_t host = s->h1 - s->h0;
-        const sa_cell h[] = {{sa_dev_host_runtime_us, us(host)},
-                             {sa_dev_host_idle_us, us(host - f.busy)},
-                             {sa_dev_host_idle_sum_us, us(host - f.sum)}};
+    if (rc == TP_OK && s->h1 >= s->h0) {
+        const sa_cell h[] = {{sa_dev_host_runtime_us, us(s->h1 - s->h0)},
+                             {sa_dev_host_idle_us, us(host_idle(s, d))}};
         rc = set_cells(s, r, row, h, sizeof h / sizeof h[0]);
     }
     if (rc == TP_OK && s->cfg->compat == COMPAT_SEED) {

@@ -256,7 +256,7 @@ int svg_draw_bars(tp_stage *st, svg_doc *doc, const svg_config *cfg, const tp_re
     if (rc == TP_OK && ((stacked && from_tree) || pivoted))
         rc = svg_data_fold_top_series(&d, (size_t)cfg->top);
     /* bars: the `top` largest; stacks: at most MAX_STACKS bars, a table's
-     * by its first column (the busiest streams of active_us, idle_us) */
+     * by its first column (the busiest streams of active_us, window_idle_us) */
     if (rc == TP_OK)
         rc = svg_data_fold_top(&d, stacked || pivoted ? MAX_STACKS : (size_t)cfg->top,
                                stacked && !from_tree && !pivoted ? 0 : -1);

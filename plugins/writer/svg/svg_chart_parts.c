@@ -16,7 +16,8 @@ const char *svg_color_of(const char *name, size_t i)
 {
     if (strcmp(name, "Others") == 0)
         return SVG_OTHERS_COLOR;
-    if (strcmp(name, "Unaccounted") == 0 || strncmp(name, "idle", 4) == 0)
+    if (strcmp(name, "Unaccounted") == 0 || strncmp(name, "idle", 4) == 0 ||
+        strncmp(name, "window_idle", 11) == 0)
         return "#DDDDDD";
     return svg_color(i);
 }

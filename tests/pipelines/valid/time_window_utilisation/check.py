@@ -24,7 +24,7 @@ out = sys.argv[1]
 rows = list(csv.DictReader(open(os.path.join(out, "dev.streams.csv"))))
 assert {(int(r["device"]), int(r["stream"])) for r in rows} == set(gpu), (rows, list(gpu))
 for r in rows:
-    assert abs(float(r["span_us"]) - (we - ws)) < 1e-6, r
+    assert abs(float(r["window_us"]) - (we - ws)) < 1e-6, r
     busy = union(gpu[(int(r["device"]), int(r["stream"]))])
     assert abs(float(r["active_us"]) - busy) < 1e-6, (r, busy)
 dev = list(csv.DictReader(open(os.path.join(out, "dev.devices.csv"))))
