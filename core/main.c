@@ -11,7 +11,8 @@
  *   pipeline describe NAME
  *
  * Exit codes: 0 ok, 1 failure while running, 2 usage or configuration error,
- * 3 a diff found the test run slower than --fail-if-slower allows.
+ * 3 a diff found the test run slower than --fail-if-slower allows; a batch
+ * exits with its traces' worst, 1 > 2 > 3 > 0 (tp_exit_worst).
  */
 #include "tp_cli.h"
 #include "tp_schema.h"
@@ -77,7 +78,7 @@ static const char usage_text[] =
     "later ones winning. A plugin is code: files or directories writable by group or\n"
     "others, or owned by another user than you or root, are refused.\n"
     "Exit status: 0 success, 1 failure while running, 2 usage or configuration error,\n"
-    "3 slower than --fail-if-slower allows.\n";
+    "3 slower than --fail-if-slower allows; a batch's is its traces' worst (1 > 2 > 3).\n";
 
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary outputs being written,
  * then die of the signal (exit status 130, 143, 129 in a shell). */

@@ -112,6 +112,20 @@ char *tp_cli_resolve_pipeline(const char *arg)
     return strdup(arg);
 }
 
+/* "37.68 % slower", "2.40 % faster" or "as fast as" (the base), and what
+ * was timed ("median iteration", or the capture windows diff warned of). */
+static void say_change(char *out, size_t size, double pct, const tp_result *r)
+{
+    const char *basis = tp_result_meta_get(r, "run_time");
+    char words[48];
+    if (pct == 0)
+        snprintf(words, sizeof words, "as fast as");
+    else
+        snprintf(words, sizeof words, "%.2f %% %s than", fabs(pct), pct > 0 ? "slower" : "faster");
+    snprintf(out, size, "the test run is %s the base (result %s%s%s)", words, tp_result_get_id(r),
+             basis ? ", " : "", basis ? basis : "");
+}
+
 /* --fail-if-slower: every result noting "slower_percent" (diff's summary)
  * against the limit; TP_EXIT_SLOWER past it, after saying so. */
 int tp_cli_slower_gate(const cli *c, const tp_run *run, int rc)
@@ -126,14 +140,15 @@ int tp_cli_slower_gate(const cli *c, const tp_run *run, int rc)
             continue;
         seen = 1;
         double pct = strtod(v, NULL);
+        char said[512];
+        say_change(said, sizeof said, pct, r);
         if (pct > c->fail_if_slower) {
-            fprintf(stderr, "pipeline: the test run is %.2f %% slower than the base (result %s), "
-                    "more than --fail-if-slower %g\n", pct, tp_result_get_id(r), c->fail_if_slower);
+            fprintf(stderr, "pipeline: %s, more than --fail-if-slower %g\n", said,
+                    c->fail_if_slower);
             return TP_EXIT_SLOWER;
         }
         if (c->verbosity > 0)
-            fprintf(stderr, "pipeline: the test run is %.2f %% slower than the base (result %s): "
-                    "within --fail-if-slower %g\n", pct, tp_result_get_id(r), c->fail_if_slower);
+            fprintf(stderr, "pipeline: %s: within --fail-if-slower %g\n", said, c->fail_if_slower);
     }
     if (!seen) {
         fprintf(stderr, "pipeline: error: --fail-if-slower needs a diff analysis in the pipeline "

@@ -24,6 +24,18 @@ typedef struct tp_run tp_run;
 /* Exit codes of `pipeline`. */
 enum { TP_EXIT_OK = 0, TP_EXIT_FAIL = 1, TP_EXIT_USAGE = 2, TP_EXIT_SLOWER = 3 };
 
+/* The worse of two exit statuses (CONVENTIONS: a run's or batch's status is
+ * the worst of its traces', 1 > 2 > 3 > 0), so a CI script tells a failure,
+ * a misuse and a regression apart.  Any other nonzero status (a child's
+ * 128 + signal) is a failure, 1. */
+static inline int tp_exit_worst(int a, int b)
+{
+    a = a == TP_EXIT_OK || a == TP_EXIT_USAGE || a == TP_EXIT_SLOWER ? a : TP_EXIT_FAIL;
+    b = b == TP_EXIT_OK || b == TP_EXIT_USAGE || b == TP_EXIT_SLOWER ? b : TP_EXIT_FAIL;
+    static const int rank[4] = {0, 3, 2, 1}; /* by status 0..3 */
+    return rank[a] >= rank[b] ? a : b;
+}
+
 /* ---- diagnostics: every problem found, each as "file:line:col: message" */
 typedef struct tp_diags {
     char **lines;   /* new strings, "file:line:col: error: ..." */

@@ -299,8 +299,9 @@ static void finish_child(const tp_batch_opts *o, tp_batch_list *l, child *c, int
         first_error(c->log, why, sizeof why);
         if (!WIFEXITED(status))
             snprintf(why, sizeof why, "killed by signal %d", WTERMSIG(status));
-        tp_print_line(stderr, "pipeline: [%zu/%zu] %s: FAILED (exit %d): %s", done, l->n,
-                      t->label, t->exit_code, why[0] ? why : "no message");
+        tp_print_line(stderr, "pipeline: [%zu/%zu] %s: %s (exit %d): %s", done, l->n, t->label,
+                      t->exit_code == TP_EXIT_SLOWER ? "PAST A GATE" : "FAILED", t->exit_code,
+                      why[0] ? why : "no message");
         if (o->verbosity > 1)
             relay(c->log, stderr);
     }
@@ -384,21 +385,31 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
     free(running);
     print_outputs(l, tmpdir);
     rmdir(tmpdir);
-    size_t failed = 0, config = 0;
+    size_t failed = 0, slower = 0;
+    int rc = TP_EXIT_OK;
     for (size_t i = 0; i < l->n; i++) {
-        failed += l->v[i].exit_code != 0;
-        config += l->v[i].exit_code == TP_EXIT_USAGE;
+        slower += l->v[i].exit_code == TP_EXIT_SLOWER;
+        failed += l->v[i].exit_code != 0 && l->v[i].exit_code != TP_EXIT_SLOWER;
+        rc = tp_exit_worst(rc, l->v[i].exit_code);
     }
-    if (o->verbosity > 0 || failed > 0)
-        fprintf(stderr, "pipeline: batch: %zu trace(s), %zu ok, %zu failed (%.2f s, -j %zu, "
-                "peak %.0f MiB in one trace's process)\n", l->n, l->n - failed, failed,
-                seconds_since(&t0), jobs, (double)peak_kib / 1024.0);
-    for (size_t i = 0; failed > 0 && i < l->n; i++)
+    char gated[48] = ""; /* traces whose gate tripped, when there are */
+    if (slower > 0)
+        snprintf(gated, sizeof gated, ", %zu past a gate", slower);
+    if (o->verbosity > 0 || failed + slower > 0)
+        fprintf(stderr, "pipeline: batch: %zu trace(s), %zu ok, %zu failed%s (%.2f s, -j %zu, "
+                "peak %.0f MiB in one trace's process)\n", l->n, l->n - failed - slower, failed,
+                gated, seconds_since(&t0), jobs, (double)peak_kib / 1024.0);
+    for (size_t i = 0; i < l->n; i++)
         if (l->v[i].exit_code != 0)
-            tp_print_line(stderr, "pipeline: failed: %s (%s)", l->v[i].label, l->v[i].path);
-    if (failed == 0)
-        return TP_EXIT_OK;
-    return config == failed ? TP_EXIT_USAGE : TP_EXIT_FAIL;
+            tp_print_line(stderr, "pipeline: %s: %s (%s)",
+                          l->v[i].exit_code == TP_EXIT_SLOWER ? "past a gate" : "failed",
+                          l->v[i].label, l->v[i].path);
+    return rc;
+}
+
+int tp_batch_went_through(const tp_batch_trace *t)
+{
+    return t->exit_code == TP_EXIT_OK || t->exit_code == TP_EXIT_SLOWER;
 }
 
 int tp_batch_rank_of_label(const char *label, int64_t *rank)

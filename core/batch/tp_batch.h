@@ -38,9 +38,13 @@ uint64_t tp_batch_trace_bytes(const char *path);
 int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz);
 void tp_batch_list_free(tp_batch_list *l);
 /* Runs every trace (run_one in a child each); prints progress and a
- * summary; returns the exit status: 0, 1 (some failed) or 2 (every failure
- * a configuration error). */
+ * summary; returns the exit status, the worst of the traces'
+ * (tp_exit_worst): 1 if any failed, else 2 if any was misconfigured, else
+ * 3 if any tripped a gate, else 0. */
 int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l);
+/* Did the trace's stages all succeed (exit 0, or 3: a gate tripped after
+ * them)?  Its outputs are complete and batch stages read it. */
+int tp_batch_went_through(const tp_batch_trace *t);
 /* Batch tables (tp_merge.c): every ROOT/LABEL/NAME.csv of the roots' trace
  * folders concatenated into OUT/NAME.csv with a first column `trace`, in
  * label order (so shards merged equal one run).  *nmerged tables written;

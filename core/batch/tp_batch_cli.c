@@ -139,13 +139,13 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
         return TP_EXIT_FAIL;
     }
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].exit_code == 0) {
+        if (tp_batch_went_through(&l->v[i])) {
             labels[nok] = l->v[i].label;
             paths[nok++] = l->v[i].path;
         }
     tp_pipeline *p = nok > 0 ? load_batch_pipeline(ctx, c, paths[0]) : NULL;
-    if (nok > 0 && p == NULL && rc == TP_EXIT_OK)
-        rc = TP_EXIT_USAGE;
+    if (nok > 0 && p == NULL)
+        rc = tp_exit_worst(rc, TP_EXIT_USAGE);
     size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
     uint64_t need = TP_BATCH_PROCESS_BYTES; /* batch stages hold every trace at once */
     for (size_t i = 0; i < nok; i++)
@@ -156,14 +156,14 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
                       "%.1f MiB: not run", nb, nok, (double)need / (1u << 20),
                       (double)c->max_memory / (1u << 20));
         nb = 0;
-        rc = rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
+        rc = tp_exit_worst(rc, TP_EXIT_FAIL);
     }
     if (nb > 0) {
         char err[4200];
         tp_pipeline *b = tp_pipeline_for_batch(p, paths, labels, nok, err, sizeof err);
         if (b == NULL) {
             tp_print_line(stderr, "pipeline: error: %s", err);
-            rc = TP_EXIT_USAGE;
+            rc = tp_exit_worst(rc, TP_EXIT_USAGE);
         } else {
             if (c->verbosity > 0)
                 fprintf(stderr, "pipeline: batch: %zu batch stage(s) over %zu trace(s)\n", nb, nok);
@@ -173,8 +173,7 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
             brc = tp_cli_slower_gate(c, run, brc);
             tp_run_free(run);
             tp_pipeline_free(b);
-            if (rc == TP_EXIT_OK)
-                rc = brc;
+            rc = tp_exit_worst(rc, brc);
         }
     }
     tp_pipeline_free(p);
@@ -301,7 +300,7 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
             if (tp_shard_manifest_write(out, c->shard, c->nshards, &l, positions, err,
                                         sizeof err) != TP_OK) {
                 tp_print_line(stderr, "pipeline: error: shard manifest: %s", err);
-                rc = rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
+                rc = tp_exit_worst(rc, TP_EXIT_FAIL);
             } else if (c->verbosity > 0) {
                 fprintf(stderr, "pipeline: shard done; when every shard is: pipeline merge %s "
                         "[--pipeline %s]\n", out, c->arg);
@@ -325,7 +324,7 @@ static int merge_into(const cli *c, const char *const *roots, size_t n, const ch
     size_t merged = 0;
     if (tp_merge_tables(roots, n, out ? out : ".", &merged, err, sizeof err) != TP_OK) {
         tp_print_line(stderr, "pipeline: error: merging the batch tables: %s", err);
-        return rc == TP_EXIT_OK ? TP_EXIT_FAIL : rc;
+        return tp_exit_worst(rc, TP_EXIT_FAIL);
     }
     if (c->verbosity > 0)
         fprintf(stderr, "pipeline: batch: %zu table(s) merged into %s (a row per trace row, "
@@ -333,20 +332,25 @@ static int merge_into(const cli *c, const char *const *roots, size_t n, const ch
     return rc;
 }
 
-/* The traces the shards' manifests list that failed, one line each; 1 if any. */
+/* The traces the shards' manifests list that failed or tripped a gate, one
+ * line each; the worst of their exit statuses (0 if none). */
 static int report_shard_failures(const tp_batch_list *l)
 {
     size_t failed = 0;
+    int rc = TP_EXIT_OK;
     for (size_t i = 0; i < l->n; i++)
         if (l->v[i].exit_code != 0) {
-            tp_print_line(stderr, "pipeline: merge: %s failed in its shard (exit %d): %s",
-                          l->v[i].label, l->v[i].exit_code, l->v[i].path);
+            tp_print_line(stderr, "pipeline: merge: %s %s in its shard (exit %d): %s",
+                          l->v[i].label, l->v[i].exit_code == TP_EXIT_SLOWER ? "tripped a gate"
+                                                                            : "failed",
+                          l->v[i].exit_code, l->v[i].path);
             failed++;
+            rc = tp_exit_worst(rc, l->v[i].exit_code);
         }
     if (failed > 0)
-        fprintf(stderr, "pipeline: merge: %zu of %zu trace(s) failed in the shards\n", failed,
-                l->n);
-    return failed > 0;
+        fprintf(stderr, "pipeline: merge: %zu of %zu trace(s) failed or tripped a gate in the "
+                "shards\n", failed, l->n);
+    return rc;
 }
 
 /* merge --pipeline, before anything is written: the shards' manifests
@@ -374,7 +378,7 @@ static int check_merge_pipeline(tp_ctx *ctx, cli *c, const tp_batch_list *l, lon
     read_declared_vars(c);
     c->batch_out = out;
     size_t first = 0;
-    while (first < l->n && l->v[first].exit_code != 0)
+    while (first < l->n && !tp_batch_went_through(&l->v[first]))
         first++;
     if (first == l->n)
         return TP_EXIT_OK; /* no trace went through: nothing to run, failures reported */
@@ -406,8 +410,7 @@ int tp_cli_merge(tp_ctx *ctx, cli *c)
         rc = merge_into(c, c->args, c->n_args, out, TP_EXIT_OK);
     if (rc == TP_EXIT_OK && c->batch_pipeline)
         rc = run_batch_stages(ctx, c, &l, rc);
-    if (report_shard_failures(&l) && rc == TP_EXIT_OK)
-        rc = TP_EXIT_FAIL;
+    rc = tp_exit_worst(rc, report_shard_failures(&l));
     free(c->out_base);
     c->out_base = NULL;
     tp_spec_free(c->spec);

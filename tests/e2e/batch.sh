@@ -296,5 +296,33 @@ check "bad shard" 2 "--shard needs I/N" "$P" run top_kernels --input "$tmp/in" -
 check "merge the same trace twice" 1 "is in both" "$P" merge "$tmp/own0" "$tmp/own0/.." "$tmp/own0"
 check "merge nothing" 2 "merge needs" "$P" merge
 
+# exit statuses a CI script tells apart (CONVENTIONS: the worst of the
+# traces', 1 > 2 > 3 > 0), gated by diff against tests/data/hand/diff_base.json
+# (median iteration 104 us): same.json is the base itself (0 %), slower.json
+# the base with ProfilerStep#4 at 140 us instead of 104 (median 120 us:
+# +15.38 %), broken.json cut short (a failure)
+DB=tests/pipelines/cli/diff_batch.yaml
+mkdir -p "$tmp/gate_ok" "$tmp/gate_slow" "$tmp/gate_mixed"
+cp tests/data/hand/diff_base.json "$tmp/gate_ok/same.json"
+cp tests/data/hand/diff_base.json "$tmp/gate_slow/same.json"
+sed 's/"name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 5000, "dur": 104/"name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 5000, "dur": 140/' \
+    tests/data/hand/diff_base.json > "$tmp/gate_slow/slower.json"
+cp "$tmp/gate_slow/"*.json "$tmp/gate_mixed/"
+head -c 1000 tests/data/hand/diff_base.json > "$tmp/gate_mixed/broken.json"
+check "gate: every trace within" 0 "batch: 1 trace(s), 1 ok, 0 failed (" "$P" run "$DB" --input "$tmp/gate_ok" --set out="$tmp/g0" --fail-if-slower 5
+check "gate: a regression in a batch is 3" 3 "slower: PAST A GATE (exit 3): pipeline: the test run is 15.38 % slower than the base (result d.summary, median iteration), more than --fail-if-slower 5" \
+    "$P" run "$DB" --input "$tmp/gate_slow" --set out="$tmp/g3" --fail-if-slower 5
+if grep -qF "batch: 2 trace(s), 1 ok, 0 failed, 1 past a gate" "$tmp/err" &&
+    [ -s "$tmp/g3/slower/summary.csv" ] && grep -q "^slower,iteration_us,104,120," "$tmp/g3/summary.csv"
+then ok; else ko "gate: the summary counts the gated trace apart, its outputs written and merged"; fi
+check "gate: a regression and a failure is 1" 1 "broken: FAILED (exit 1)" \
+    "$P" run "$DB" --input "$tmp/gate_mixed" --set out="$tmp/g1" --fail-if-slower 5
+check "gate: a gate without a diff in a batch is 2" 2 "--fail-if-slower needs a diff analysis" \
+    "$P" run top_kernels --input "$tmp/gate_ok" --set out="$tmp/g2" --fail-if-slower 5
+check "gate: a gate trips in one run: 3" 3 "15.38 % slower" \
+    "$P" run "$DB" --set trace="$tmp/gate_slow/slower.json" --set out="$tmp/gs" --fail-if-slower 5
+check "gate: misuse in one run: 2" 2 "--fail-if-slower needs a percentage" \
+    "$P" run "$DB" --set trace="$tmp/gate_slow/slower.json" --fail-if-slower fast
+
 echo "batch: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -171,10 +171,21 @@ check_cli() { # description, expected exit, expected text in output, command...
 check_cli "--help" 0 "Usage: pipeline COMMAND" "$PIPELINE" --help
 # the CI gate on diff (rank 1 is 37.68 % slower than rank 0 per iteration)
 DIFFP=tests/pipelines/valid/diff_renamed/pipeline.yaml
-check_cli "--fail-if-slower within" 0 "37.68 % slower than the base (result ranks.summary): within --fail-if-slower 40" \
+check_cli "--fail-if-slower within" 0 "37.68 % slower than the base (result ranks.summary, median iteration): within --fail-if-slower 40" \
     "$PIPELINE" run "$DIFFP" --set out="$tmp/gate" --fail-if-slower 40
-check_cli "--fail-if-slower over" 3 "37.68 % slower than the base (result ranks.summary), more than --fail-if-slower 30" \
+check_cli "--fail-if-slower over" 3 "37.68 % slower than the base (result ranks.summary, median iteration), more than --fail-if-slower 30" \
     "$PIPELINE" run "$DIFFP" --set out="$tmp/gate" --fail-if-slower 30
+# the hand-made pair (tests/pipelines/valid/diff_hand): faster in words, the
+# capture-window fallback named by the gate and warned, the facts warned
+DIFFH=tests/pipelines/valid/diff_hand/pipeline.yaml
+check_cli "--fail-if-slower faster" 3 "the test run is 2.40 % faster than the base (result d.summary, median iteration): within --fail-if-slower 5" \
+    "$PIPELINE" run "$DIFFH" --set out="$tmp/gate" --fail-if-slower 5
+check_cli "--fail-if-slower on capture windows" 3 "23.61 % slower than the base (result w.summary, capture window), more than --fail-if-slower 5" \
+    "$PIPELINE" run "$DIFFH" --set out="$tmp/gate" --fail-if-slower 5
+check_cli "diff: no steps warned" 0 "warning: [w] no iterations in the test trace (marker '^ProfilerStep#\\d+\$'): comparing capture windows" \
+    "$PIPELINE" run "$DIFFH" --set out="$tmp/gate"
+check_cli "diff: facts differ warned" 0 "warning: [d] the traces differ in device (NVIDIA A100-SXM4-80GB vs Tesla V100-SXM2-16GB), world_size (8 vs 4)" \
+    "$PIPELINE" run "$DIFFH" --set out="$tmp/gate"
 check_cli "--fail-if-slower without a diff" 2 "--fail-if-slower needs a diff analysis" \
     "$PIPELINE" run tests/pipelines/valid/streams_s1/pipeline.yaml --set out="$tmp/gate" --fail-if-slower 5
 check_cli "--fail-if-slower not a number" 2 "--fail-if-slower needs a percentage" \

@@ -541,6 +541,22 @@ START_TEST(ranks_from_labels)
 }
 END_TEST
 
+/* CONVENTIONS: a run's or batch's status is the worst of its traces',
+ * 1 > 2 > 3 > 0; a signal's 128 + N is a failure. */
+START_TEST(exit_status_worst_first)
+{
+    ck_assert_int_eq(tp_exit_worst(TP_EXIT_OK, TP_EXIT_OK), TP_EXIT_OK);
+    ck_assert_int_eq(tp_exit_worst(TP_EXIT_OK, TP_EXIT_SLOWER), TP_EXIT_SLOWER);
+    ck_assert_int_eq(tp_exit_worst(TP_EXIT_SLOWER, TP_EXIT_OK), TP_EXIT_SLOWER);
+    ck_assert_int_eq(tp_exit_worst(TP_EXIT_SLOWER, TP_EXIT_USAGE), TP_EXIT_USAGE);
+    ck_assert_int_eq(tp_exit_worst(TP_EXIT_USAGE, TP_EXIT_SLOWER), TP_EXIT_USAGE);
+    ck_assert_int_eq(tp_exit_worst(TP_EXIT_USAGE, TP_EXIT_FAIL), TP_EXIT_FAIL);
+    ck_assert_int_eq(tp_exit_worst(TP_EXIT_FAIL, TP_EXIT_SLOWER), TP_EXIT_FAIL);
+    ck_assert_int_eq(tp_exit_worst(TP_EXIT_SLOWER, 128 + 9), TP_EXIT_FAIL);
+    ck_assert_int_eq(tp_exit_worst(130, TP_EXIT_OK), TP_EXIT_FAIL);
+}
+END_TEST
+
 static Suite *pipeline_suite(void)
 {
     Suite *s = suite_create("pipeline");
@@ -556,6 +572,7 @@ static Suite *pipeline_suite(void)
     tcase_add_test(tc, escape_text_for_terminals);
     tcase_add_test(tc, many_default_stage_ids);
     tcase_add_test(tc, ranks_from_labels);
+    tcase_add_test(tc, exit_status_worst_first);
     suite_add_tcase(s, tc);
     tc = tcase_create("loader");
     tcase_add_test(tc, loader_refuses_bad_plugins);

@@ -1,13 +1,15 @@
 /*
- * analysis diff (issue 17, item 4): two runs compared, `trace: [base, test]`.
+ * analysis diff (issue 17, item 4; issue 25, item 3): two runs compared,
+ * `trace: [base, test]`.
  *
- * Per host op name (cpu_op) and per GPU activity name (kernels, copies,
- * sets): count and total time in each trace, the deltas, and whether the
- * name is in both, one only, or matched to a renamed one.  A summary gives
- * the run time (mean iteration if both traces have iterations, else the
- * span), the kernel time and the counts, with `slower_percent` (the run
- * time's change) noted on it so `pipeline run --fail-if-slower PCT` can
- * gate a CI job on it (exit 3).
+ * Per host op name (cpu_op), per GPU activity name (kernels, copies, sets)
+ * and per host call name by kind (annotations, runtime calls, syncs,
+ * ranges: <id>.calls): count and total time in each trace, the deltas, and
+ * whether the name is in both, one only, or matched to a renamed op.  What
+ * the traces are (<id>.facts) and the run time (<id>.summary: the median
+ * iteration, else the capture windows, warned) are in diff_facts.c;
+ * `slower_percent` noted on the summary is what `pipeline run
+ * --fail-if-slower PCT` gates a CI job on (exit 3).
  *
  * Renamed ops (docs/plugins/diff.md): an op name present in one trace only
  * is matched to one present in the other only when both have the same
@@ -24,15 +26,12 @@
 #include <tracepipe/tp_sdk.h>
 #include <tracepipe/tp_sdk_iter.h>
 
-typedef struct df_config {
-    const char *step_prefix;
-    int match_renamed;
-} df_config;
+#include "diff.h"
 
 static const tp_option df_options[] = {
     TP_OPTION_STRING("step_prefix", df_config, step_prefix, NULL,
                      "override of the pipeline's iterations: marker for this stage: a name "
-                     "prefix of the iteration markers (the run time is their mean duration)"),
+                     "prefix of the iteration markers (the run time is their median duration)"),
     TP_OPTION_BOOL("match_renamed", df_config, match_renamed, "true",
                    "match ops present in one trace only by their signature (count, parent op, "
                    "kernels launched)"),
@@ -41,8 +40,8 @@ static const tp_option df_options[] = {
 /* <id> (ops) and <id>.kernels (GPU activities): one row per name, by
  * |delta_us| descending, then name; the two share their columns. */
 #define DF_ROW_COLS(X, P)                                                                          \
-    X(P, name, STR, NULL, "the op name (cpu_op events) or GPU activity name (kernels, copies, "    \
-                          "sets)")                                                                 \
+    X(P, name, STR, NULL, "the name of an op (cpu_op events), a GPU activity (kernels, copies, "   \
+                          "sets) or a host call (<id>.calls)")                                     \
     X(P, status, STR, NULL, "both, base_only, test_only or renamed")                               \
     X(P, matched, STR, NULL, "a renamed op's name in the test run (null unless renamed)")          \
     X(P, base_count, I64, "count", "events of the name in the base trace")                         \
@@ -55,43 +54,29 @@ static const tp_option df_options[] = {
                                         "is 0)")
 TP_COLUMNS(df_row, DF_ROW_COLS);
 
-/* <id>.summary: one row per measure (iteration_us or span_us, kernel_us,
- * op_names, kernel_names), a long table as their units differ. */
-#define DF_SUMMARY_COLS(X, P)                                                                      \
-    X(P, measure, STR, NULL, "iteration_us (mean iteration, when both traces have iterations) "    \
-                             "or span_us (the traces' spans), kernel_us (GPU activity time), "     \
-                             "op_names, kernel_names (distinct names)")                            \
-    X(P, base, F64, NULL, "the measure in the base trace (us for the measures ending in _us, "     \
-                          "else a count)")                                                         \
-    X(P, test, F64, NULL, "the measure in the test trace")                                         \
-    X(P, delta, F64, NULL, "test - base")                                                          \
-    X(P, delta_percent, F64, "percent", "delta as a percentage of base (null when base is 0)")
-TP_COLUMNS(df_sum, DF_SUMMARY_COLS);
+/* <id>.calls: the same per (kind, name) of the host calls compared. */
+#define DF_CALL_COLS(X, P)                                                                         \
+    X(P, kind, STR, NULL, "annotation, gpu_annotation, runtime, sync or range")                     \
+    DF_ROW_COLS(X, P)
+TP_COLUMNS(df_call, DF_CALL_COLS);
+
+const uint8_t df_call_kinds[DF_CALL_KINDS] = {TP_KIND_ANNOTATION, TP_KIND_GPU_ANNOTATION,
+                                              TP_KIND_RUNTIME, TP_KIND_SYNC, TP_KIND_RANGE};
 
 static const tp_result_decl df_results[] = {
     TP_RESULT("", "table", df_row, "one row per op name: count and time in each run"),
     TP_RESULT("kernels", "table", df_row, "one row per GPU activity name: count and time in each "
                                           "run"),
+    TP_RESULT("calls", "table", df_call, "one row per host call name and kind (annotations but "
+                                         "the iteration markers, GPU annotations, runtime "
+                                         "calls, syncs, ranges): count and time in each run"),
+    TP_RESULT("facts", "table", df_fact, "what the two traces are: one row per fact, base and "
+                                         "test side by side; the note warning says which "
+                                         "differ"),
     TP_RESULT("summary", "table", df_sum, "one row per measure of the runs; the note "
-                                          "slower_percent is the run time's delta_percent"),
+                                          "slower_percent is the run time's delta_percent, "
+                                          "run_time says which it is"),
     TP_RESULTS_END};
-
-/* Per name, in one trace. */
-typedef struct df_name {
-    tp_str name;
-    int64_t count, sum_ns;
-    uint64_t signature; /* ops: hash of parent name and launched kernel names */
-    int present;
-} df_name;
-
-/* One trace's aggregates, indexed by string id (one pool for the run). */
-typedef struct df_side {
-    const tp_trace *t;
-    const tp_cols *c;
-    df_name *ops, *acts; /* [nstr] */
-    int64_t time_ns, kernel_ns, span_ns;
-    int by_iterations;
-} df_side;
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -106,6 +91,30 @@ static int32_t parent_op(const tp_cols *c, const int32_t *parent, int32_t r)
         if (c->kind[p] == TP_KIND_CPU_OP)
             return p;
     return -1;
+}
+
+/* The host calls of the compared kinds, per kind and name; iteration
+ * markers left out (each step has its own name; the summary compares
+ * them). */
+static int fill_calls(df_side *s, size_t nstr, const tp_iter_view *iv)
+{
+    const tp_cols *c = s->c;
+    for (size_t i = 0; i < c->n; i++) {
+        size_t k = 0;
+        while (k < DF_CALL_KINDS && df_call_kinds[k] != c->kind[i])
+            k++;
+        if (k == DF_CALL_KINDS || c->dur[i] < 0 || c->name[i] >= nstr ||
+            tp_iter_is_marker(iv, c->name[i]))
+            continue;
+        if (s->calls[k] == NULL && (s->calls[k] = tp_calloc(nstr, sizeof *s->calls[k])) == NULL)
+            return TP_ENOMEM;
+        df_name *x = &s->calls[k][c->name[i]];
+        x->name = c->name[i];
+        x->count++;
+        x->sum_ns += c->dur[i];
+        x->present = 1;
+    }
+    return TP_OK;
 }
 
 /* Signature parts per op row: a commutative sum of the launched activity
@@ -133,6 +142,7 @@ static int side_fill(tp_stage *st, df_side *s, size_t nstr, const df_config *cfg
         a->sum_ns += c->dur[i];
         a->present = 1;
         s->kernel_ns += c->dur[i];
+        s->kernel_count++;
         int32_t l = v.launcher[i], op = l >= 0 ? parent_op(c, v.parent, l) : -1;
         if (op >= 0)
             launched[op] += mix(0, (uint64_t)c->name[i] + 1) | 1;
@@ -151,17 +161,13 @@ static int side_fill(tp_stage *st, df_side *s, size_t nstr, const df_config *cfg
         o->present = 1;
     }
     tp_free(launched);
-    int64_t lo, hi;
-    tp_trace_window(s->t, &lo, &hi);
-    s->span_ns = hi - lo;
     tp_iter_override ov = {.prefix = cfg->step_prefix, .option = "step_prefix"};
     tp_iter_view iv;
     int rc = tp_iter_view_get(st, (tp_trace *)s->t, &ov, &iv);
-    int64_t sum = 0;
-    for (size_t k = iv.first; rc == TP_OK && k < iv.last; k++) /* after skip_first/last */
-        sum += iv.it[k].end - iv.it[k].start;
-    s->by_iterations = rc == TP_OK && iv.last > iv.first;
-    s->time_ns = s->by_iterations ? sum / (int64_t)(iv.last - iv.first) : s->span_ns;
+    if (rc != TP_OK)
+        return rc;
+    rc = fill_calls(s, nstr, &iv);
+    rc = rc ? rc : df_side_iterations(s, &iv);
     tp_iter_view_release(&iv);
     return rc;
 }
@@ -170,6 +176,8 @@ static void side_free(df_side *s)
 {
     tp_free(s->ops);
     tp_free(s->acts);
+    for (size_t k = 0; k < DF_CALL_KINDS; k++)
+        tp_free(s->calls[k]);
 }
 
 /* ---- rows */
@@ -178,6 +186,7 @@ typedef struct df_row {
     tp_str name, matched;
     const df_name *base, *test;
     int64_t delta_ns;
+    uint8_t kind; /* <id>.calls: the kind compared; 0 in the others */
 } df_row;
 
 static int by_delta(const void *a, const void *b, void *ctx)
@@ -188,6 +197,8 @@ static int by_delta(const void *a, const void *b, void *ctx)
     int64_t ay = y->delta_ns < 0 ? -y->delta_ns : y->delta_ns;
     if (ax != ay)
         return ax > ay ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
     return strcmp(tp_str_text(st, x->name), tp_str_text(st, y->name));
 }
 
@@ -221,36 +232,80 @@ static void match_renamed(df_row *rows, size_t n)
     }
 }
 
-static int rows_of(const df_side *base, const df_side *test, int ops, size_t nstr, int rename,
-                   df_row **out, size_t *nout)
+/* One row per name present in base or test (arrays of nstr, or NULL:
+ * nothing), renamed ops matched when asked; appended to *rows (*n rows,
+ * *cap allocated). */
+static int rows_of(const df_name *base, const df_name *test, uint8_t kind, size_t nstr,
+                   int rename, df_row **rows, size_t *n, size_t *cap)
 {
-    df_row *rows = tp_malloc((nstr ? nstr : 1) * sizeof *rows);
-    if (rows == NULL)
-        return TP_ENOMEM;
-    size_t n = 0;
+    if (*n + nstr > *cap) {
+        size_t want = *n + (nstr ? nstr : 1);
+        df_row *grown = tp_realloc(*rows, want * sizeof *grown);
+        if (grown == NULL)
+            return TP_ENOMEM;
+        *rows = grown;
+        *cap = want;
+    }
+    df_row *v = *rows + *n;
+    size_t m = 0;
     for (size_t i = 0; i < nstr; i++) {
-        const df_name *b = ops ? &base->ops[i] : &base->acts[i];
-        const df_name *t = ops ? &test->ops[i] : &test->acts[i];
-        if (!b->present && !t->present)
-            continue;
-        rows[n++] = (df_row){(tp_str)i, 0, b->present ? b : NULL, t->present ? t : NULL, 0};
+        const df_name *b = base && base[i].present ? &base[i] : NULL;
+        const df_name *t = test && test[i].present ? &test[i] : NULL;
+        if (b || t)
+            v[m++] = (df_row){(tp_str)i, 0, b, t, 0, kind};
     }
     if (rename)
-        match_renamed(rows, n);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (rows[i].name == 0)
+        match_renamed(v, m);
+    for (size_t i = 0; i < m; i++) {
+        if (v[i].name == 0)
             continue; /* matched into another row */
-        rows[i].delta_ns = (rows[i].test ? rows[i].test->sum_ns : 0) -
-                           (rows[i].base ? rows[i].base->sum_ns : 0);
-        rows[k++] = rows[i];
+        v[i].delta_ns = (v[i].test ? v[i].test->sum_ns : 0) - (v[i].base ? v[i].base->sum_ns : 0);
+        (*rows)[(*n)++] = v[i];
     }
-    *out = rows;
-    *nout = k;
     return TP_OK;
 }
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+/* <id>.calls has the columns of the others after its `kind`. */
+_Static_assert(df_call_name == df_row_name + 1 && df_call_delta_percent == df_row_delta_percent + 1,
+               "<id>.calls: kind, then the row columns");
+
+static int write_row(tp_stage *st, tp_result *r, const df_row *x, int off)
+{
+    int64_t bc = x->base ? x->base->count : 0, tc = x->test ? x->test->count : 0;
+    int64_t bs = x->base ? x->base->sum_ns : 0, ts = x->test ? x->test->sum_ns : 0;
+    const char *status = x->matched ? "renamed" : x->base && x->test ? "both"
+                         : x->base                          ? "base_only"
+                                                            : "test_only";
+    size_t row;
+    int rc = tp_result_add_row(st, r, &row);
+    if (rc == TP_OK && off > 0)
+        rc = tp_result_set_str(st, r, row, df_call_kind, tp_kind_name(x->kind));
+    rc = rc ? rc : tp_result_set_str(st, r, row, off + df_row_name, tp_str_text(st, x->name));
+    rc = rc ? rc : tp_result_set_str(st, r, row, off + df_row_status, status);
+    if (rc == TP_OK && x->matched)
+        rc = tp_result_set_str(st, r, row, off + df_row_matched, tp_str_text(st, x->matched));
+    rc = rc ? rc : tp_result_set_i64(st, r, row, off + df_row_base_count, bc);
+    rc = rc ? rc : tp_result_set_i64(st, r, row, off + df_row_test_count, tc);
+    rc = rc ? rc : tp_result_set_i64(st, r, row, off + df_row_count_delta, tc - bc);
+    rc = rc ? rc : tp_result_set_f64(st, r, row, off + df_row_base_us, us(bs));
+    rc = rc ? rc : tp_result_set_f64(st, r, row, off + df_row_test_us, us(ts));
+    rc = rc ? rc : tp_result_set_f64(st, r, row, off + df_row_delta_us, us(ts - bs));
+    if (rc == TP_OK && bs > 0)
+        rc = tp_result_set_f64(st, r, row, off + df_row_delta_percent,
+                               100.0 * (double)(ts - bs) / (double)bs);
+    return rc;
+}
+
+/* Rows present in both traces (renamed ones too). */
+static size_t in_common(const df_row *rows, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += rows[i].base && rows[i].test ? 1u : 0u;
+    return k;
+}
 
 static int write_rows(tp_stage *st, const char *name, const char *title, df_row *rows, size_t n)
 {
@@ -258,73 +313,43 @@ static int write_rows(tp_stage *st, const char *name, const char *title, df_row 
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(st, r, "title", title);
+    int off = name && strcmp(name, "calls") == 0 ? 1 : 0;
     int rc = tp_sort(rows, n, sizeof *rows, by_delta, st);
-    for (size_t i = 0; i < n && rc == TP_OK; i++) {
-        const df_row *x = &rows[i];
-        int64_t bc = x->base ? x->base->count : 0, tc = x->test ? x->test->count : 0;
-        int64_t bs = x->base ? x->base->sum_ns : 0, ts = x->test ? x->test->sum_ns : 0;
-        const char *status = x->matched ? "renamed" : x->base && x->test ? "both"
-                             : x->base                          ? "base_only"
-                                                                : "test_only";
-        size_t row;
-        rc = tp_result_add_row(st, r, &row);
-        rc = rc ? rc : tp_result_set_str(st, r, row, df_row_name, tp_str_text(st, x->name));
-        rc = rc ? rc : tp_result_set_str(st, r, row, df_row_status, status);
-        if (rc == TP_OK && x->matched)
-            rc = tp_result_set_str(st, r, row, df_row_matched, tp_str_text(st, x->matched));
-        rc = rc ? rc : tp_result_set_i64(st, r, row, df_row_base_count, bc);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, df_row_test_count, tc);
-        rc = rc ? rc : tp_result_set_i64(st, r, row, df_row_count_delta, tc - bc);
-        rc = rc ? rc : tp_result_set_f64(st, r, row, df_row_base_us, us(bs));
-        rc = rc ? rc : tp_result_set_f64(st, r, row, df_row_test_us, us(ts));
-        rc = rc ? rc : tp_result_set_f64(st, r, row, df_row_delta_us, us(ts - bs));
-        if (rc == TP_OK && bs > 0)
-            rc = tp_result_set_f64(st, r, row, df_row_delta_percent,
-                                   100.0 * (double)(ts - bs) / (double)bs);
-    }
-    return rc;
-}
-
-static int summary_row(tp_stage *st, tp_result *r, const char *measure, double b, double t)
-{
-    size_t row;
-    int rc = tp_result_add_row(st, r, &row);
-    rc = rc ? rc : tp_result_set_str(st, r, row, df_sum_measure, measure);
-    rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_base, b);
-    rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_test, t);
-    rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_delta, t - b);
-    if (rc == TP_OK && b != 0)
-        rc = tp_result_set_f64(st, r, row, df_sum_delta_percent, 100.0 * (t - b) / b);
-    return rc;
-}
-
-static int write_summary(tp_stage *st, const df_side *b, const df_side *t, size_t nops[2],
-                         size_t nacts[2])
-{
-    tp_result *r = tp_result_declared(st, "summary");
-    if (r == NULL)
-        return TP_ENOMEM;
-    tp_result_set_meta(st, r, "title", "Base vs test");
-    int iters = b->by_iterations && t->by_iterations;
-    int64_t bt = iters ? b->time_ns : b->span_ns, tt = iters ? t->time_ns : t->span_ns;
-    int rc = summary_row(st, r, iters ? "iteration_us" : "span_us", us(bt), us(tt));
-    rc = rc ? rc : summary_row(st, r, "kernel_us", us(b->kernel_ns), us(t->kernel_ns));
-    rc = rc ? rc : summary_row(st, r, "op_names", (double)nops[0], (double)nops[1]);
-    rc = rc ? rc : summary_row(st, r, "kernel_names", (double)nacts[0], (double)nacts[1]);
-    if (rc == TP_OK && bt > 0) {
-        char text[64];
-        snprintf(text, sizeof text, "%.17g", 100.0 * (double)(tt - bt) / (double)bt);
-        rc = tp_result_set_meta(st, r, "slower_percent", text);
-    }
+    for (size_t i = 0; i < n && rc == TP_OK; i++)
+        rc = write_row(st, r, &rows[i], off);
     return rc;
 }
 
 static size_t count_present(const df_name *v, size_t n)
 {
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; v && i < n; i++)
         k += v[i].present ? 1u : 0u;
     return k;
+}
+
+/* The three row results: ops (renamed ones matched), GPU activities, host
+ * calls by kind; *common: the names found in both traces. */
+static int write_all_rows(tp_stage *st, const df_side side[2], size_t nstr, int rename,
+                          size_t *common)
+{
+    df_row *rows = NULL;
+    size_t n = 0, cap = 0;
+    int rc = rows_of(side[0].ops, side[1].ops, 0, nstr, rename, &rows, &n, &cap);
+    *common = rc == TP_OK ? in_common(rows, n) : 0;
+    rc = rc ? rc : write_rows(st, NULL, "Ops: base vs test", rows, n);
+    n = 0;
+    rc = rc ? rc : rows_of(side[0].acts, side[1].acts, 0, nstr, 0, &rows, &n, &cap);
+    *common += rc == TP_OK ? in_common(rows, n) : 0;
+    rc = rc ? rc : write_rows(st, "kernels", "GPU activities: base vs test", rows, n);
+    n = 0;
+    for (size_t k = 0; k < DF_CALL_KINDS && rc == TP_OK; k++)
+        rc = rows_of(side[0].calls[k], side[1].calls[k], df_call_kinds[k], nstr, 0, &rows, &n,
+                     &cap);
+    *common += rc == TP_OK ? in_common(rows, n) : 0;
+    rc = rc ? rc : write_rows(st, "calls", "Host calls by kind: base vs test", rows, n);
+    tp_free(rows);
+    return rc;
 }
 
 static int df_run(tp_stage *st, const void *config, void *state)
@@ -343,33 +368,25 @@ static int df_run(tp_stage *st, const void *config, void *state)
         side[i].c = tp_trace_cols(side[i].t);
         rc = side_fill(st, &side[i], nstr, cfg);
     }
-    df_row *ops = NULL, *acts = NULL;
-    size_t nops = 0, nacts = 0;
-    if (rc == TP_OK)
-        rc = rows_of(&side[0], &side[1], 1, nstr, cfg->match_renamed, &ops, &nops);
-    if (rc == TP_OK)
-        rc = rows_of(&side[0], &side[1], 0, nstr, 0, &acts, &nacts);
-    if (rc == TP_OK)
-        rc = write_rows(st, NULL, "Ops: base vs test", ops, nops);
-    if (rc == TP_OK)
-        rc = write_rows(st, "kernels", "GPU activities: base vs test", acts, nacts);
+    size_t common = 0;
+    rc = rc ? rc : write_all_rows(st, side, nstr, cfg->match_renamed, &common);
+    if (rc == TP_OK && common == 0) /* CONVENTIONS: a diff that cannot compare fails */
+        rc = tp_fail(st, TP_EINVAL, "the traces have no op, GPU activity or host call name in "
+                     "common: nothing to compare (runs of different programs?)");
+    rc = rc ? rc : df_write_facts(st, side);
     size_t on[2] = {count_present(side[0].ops, nstr), count_present(side[1].ops, nstr)};
     size_t an[2] = {count_present(side[0].acts, nstr), count_present(side[1].acts, nstr)};
-    if (rc == TP_OK)
-        rc = write_summary(st, &side[0], &side[1], on, an);
-    tp_free(ops);
-    tp_free(acts);
+    rc = rc ? rc : df_write_summary(st, side, on, an, cfg->step_prefix);
     side_free(&side[0]);
     side_free(&side[1]);
-    if (rc == TP_ENOTFOUND)
-        return rc;
-    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+    return rc == TP_ENOMEM ? tp_fail(st, rc, "out of memory") : rc; /* else failed already */
 }
 
 static const tp_stage_desc df_stages[] = {
     TP_STAGE_DECL(TP_STAGE_ANALYSIS, "diff",
-                  "two runs compared (trace: [base, test]): per op and kernel count and time "
-                  "deltas, renamed ops matched, run time change for a CI gate",
+                  "two runs compared (trace: [base, test]): per op, kernel and host call count "
+                  "and time deltas, renamed ops matched, the traces' facts, the run time's "
+                  "change (median iteration) for a CI gate",
                   df_options, df_config, "hierarchy", df_results, NULL, TP_STAGE_F_TRACES, NULL,
                   df_run, NULL),
     TP_STAGE_END};

@@ -360,6 +360,13 @@ static int result_table(tp_stage *st, FILE *f, const tp_result *r, const hr_conf
     }
     put_text(f, id);
     fputs(title ? ")</h3>\n" : "</h3>\n", f);
+    const char *warning = tp_result_meta(r, "warning"); /* e.g. diff: the traces differ */
+    if (warning) {
+        fputs("<p class=\"warn\" style=\"background:#fff4e5;border-left:4px solid #e8a33d;"
+              "padding:6px 10px\">warning: ", f);
+        put_text(f, warning);
+        fputs("</p>\n", f);
+    }
     /* a tree keeps its order: sorting would tear children from parents */
     fprintf(f, "<table class=\"%s\"><thead><tr>", is_tree ? "tree" : "sortable");
     for (size_t c = 0; c < tp_result_cols(r); c++) {
@@ -428,7 +435,8 @@ static const tp_stage_desc hr_stages[] = {
     TP_STAGE_FULL(TP_STAGE_WRITER, "html_report",
                   "one self-contained HTML page: the traces, every chart of the run, sortable "
                   "result tables",
-                  hr_options, hr_config, NULL, TP_PRODUCES_NONE, 0, NULL, hr_run, NULL),
+                  hr_options, hr_config, NULL, TP_PRODUCES_NONE, TP_STAGE_F_TRACES, NULL, hr_run,
+                  NULL),
     TP_STAGE_END};
 
 TP_PLUGIN_DEFINE("html_report", "0.1.0", hr_stages);
