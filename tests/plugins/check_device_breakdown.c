@@ -158,7 +158,8 @@ static void write_nested_ops(const char *path, int levels)
 
 /* merge_ops on 100 000 nested ops that each launch a kernel: every kernel
  * belongs to the outermost op.  Finding that walked each kernel's whole
- * chain of ancestors (16-20 s here); now one pass over the forest. */
+ * chain of ancestors (16-20 s here); now one pass over the forest (make
+ * bench: "device_breakdown, 100000 nested ops"). */
 START_TEST(test_merged_ops_deep_nesting_is_linear)
 {
     enum { LEVELS = 100000 };
@@ -167,13 +168,10 @@ START_TEST(test_merged_ops_deep_nesting_is_linear)
     ck_assert_int_ge(fd, 0);
     close(fd);
     write_nested_ops(path, LEVELS);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* the time is measured by `make bench` (its scaling row), not asserted here:
+     * a timed test fails on a loaded machine or under valgrind */
     tp_run *run = bu_run(path, "  - {analysis: device_breakdown, depth: 10, truncate: 0}\n");
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     unlink(path);
-    double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    ck_assert_msg(seconds < 10.0, "took %.1f s", seconds);
     expect_stream(tp_test_result(run, "device_breakdown.streams"), 0, 7, 20.0 * LEVELS + 100,
                   LEVELS);
     const tp_result *r = tp_test_result(run, "device_breakdown.tree");
