@@ -109,7 +109,7 @@ int tp_result_col_add(tp_result *r, const char *name, tp_coltype type)
         return TP_EINVAL;
     if (tp_result_colfind(r, name) >= 0)
         return TP_EINVAL;
-    if (r->ncols >= 4096)
+    if (r->ncols >= TP_RESULT_MAX_COLS)
         return TP_EINVAL;
     column *cols = realloc(r->cols, (r->ncols + 1) * sizeof *cols);
     if (cols == NULL)

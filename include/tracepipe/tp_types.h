@@ -207,6 +207,9 @@ typedef enum tp_coltype {
     TP_COL_SID = 5  /* extension columns: an interned string (tp_str) */
 } tp_coltype;
 
+/* The most columns a result table holds (tp_result_col_add refuses more). */
+#define TP_RESULT_MAX_COLS 4096
+
 /* The null value of an extension cell no one has set: INT32_MIN, INT64_MIN,
  * NaN (doubles) and 0, the empty string (interned strings). */
 #define TP_EXT_NULL_I32 INT32_MIN

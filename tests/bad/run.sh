@@ -13,6 +13,8 @@
 #   args           extra arguments
 #   setup          optional sh script, run as `sh setup WORK` first; exit 77
 #                  skips the case (its output says why)
+#   timeout        seconds instead of TP_TIMEOUT (without TP_WRAP): a scaling
+#                  guard, at least 10x the run's time, that quadratic code exceeds
 # A pipeline naming ${out} / ${work} gets --set out=WORK/out / work=WORK.
 # "@BUILD@" in args and error stands for the build directory, "@WORK@" in
 # error for WORK.
@@ -79,8 +81,10 @@ run_case() { # case dir
     grep -q '\${out}' "$dir/pipeline.yaml" && args="$args --set out=$work/out"
     grep -q '\${work}' "$dir/pipeline.yaml" && args="$args --set work=$work"
     before=$(sums "$dir")
+    limit=${TP_TIMEOUT:-20}
+    [ -f "$dir/timeout" ] && [ -z "$WRAP" ] && limit=$(cat "$dir/timeout")
     # shellcheck disable=SC2086
-    timeout "${TP_TIMEOUT:-20}" $WRAP "$PIPELINE" $cmd "$dir/pipeline.yaml" --no-progress $args \
+    timeout "$limit" $WRAP "$PIPELINE" $cmd "$dir/pipeline.yaml" --no-progress $args \
         >"$work/stdout" 2>"$work/stderr.all"
     got_exit=$?
     # "wrote PATH" lines say where outputs went (tests/e2e/run.sh checks
@@ -88,7 +92,7 @@ run_case() { # case dir
     grep -v '^pipeline: wrote ' "$work/stderr.all" >"$work/stderr"
     [ "$(sums "$dir")" = "$before" ] || { ko "$name: an input file changed"; return; }
     case $got_exit in
-        124) ko "$name: hang (killed after ${TP_TIMEOUT:-20} s)"; return ;;
+        124) ko "$name: hang (killed after $limit s)"; return ;;
         12[5-9]|1[3-9]?|2??) ko "$name: crashed (status $got_exit)"; cat "$work/stderr"; return ;;
     esac
     if [ "$got_exit" != "$want_exit" ]; then

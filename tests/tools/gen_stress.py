@@ -14,6 +14,25 @@ is LEVELS us, all of it under the outermost op.
 many-stages: a pipeline of one reader and STAGES analyses without ids, all
 of the same plugin (default ids hierarchy, hierarchy_2, ...), followed by a
 writer naming the last one as its input.  `${trace}` names the trace.
+renamed-ops (issue 32): a pair of Kineto traces, OUTPUT (base) and
+OUTPUT.test.json, each with NAMES cpu ops "parent%d" (the same in both) each
+holding one child op, "old%d" in base and "new%d" in test: every child is
+in one trace only and its signature (parent name, no launches) is unique,
+so diff matches all NAMES pairs as renamed.
+
+nested-ranges (issue 32): a Kineto trace of LEVELS user_annotation ranges
+"range" nested one inside the other on one thread, each with one cpu op
+"aten::op" of 1 us just inside its start: range i's outermost ops are the
+LEVELS - i ops at its depth and below (ranges are not ops), so ops_us adds
+up to LEVELS (LEVELS + 1) / 2 us; sum_us is the sum of 20 LEVELS + 100 - 20 i
+over i (the old code walked each range's subtree: quadratic).
+
+kernel-args (issue 32): a dvdt-prof profile of CALLS clSetKernelArg calls,
+each on its own kernel handle (index 0), then one clEnqueueNDRangeKernel of
+the last kernel: the worst case of a history scanned per call.
+
+wide-csv (issue 32): a CSV whose header has COLUMNS distinct names c0, c1,
+... and one row of zeros.
 Python standard library only; the output is deterministic.
 """
 import argparse
@@ -46,9 +65,61 @@ def many_stages(stages, out):
     out.write("  - writer: csv\n    input: %s\n    path: ${out}/many.csv\n" % last)
 
 
+def op(name, ts, dur, cat="cpu_op"):
+    return ('{"ph": "X", "cat": "%s", "name": "%s", "pid": 1, "tid": 1, "ts": %d, "dur": %d}'
+            % (cat, name, ts, dur))
+
+
+def renamed_ops(names, out, test):
+    for f, child in ((out, "old"), (test, "new")):
+        f.write('{"traceEvents": [\n')
+        rows = []
+        for i in range(names):
+            rows.append(op("parent%d" % i, 10 * i, 8))
+            rows.append(op("%s%d" % (child, i), 10 * i + 1, 5))
+        f.write(",\n".join(rows))
+        f.write("\n]}\n")
+
+
+def nested_ranges(levels, out):
+    out.write('{"traceEvents": [\n')
+    end = 20 * levels + 100
+    rows = []
+    for i in range(levels):
+        ts = 10 * i
+        rows.append(op("range", ts, end - 2 * ts, "user_annotation"))
+        rows.append(op("aten::op", ts + 1, 1))
+    out.write(",\n".join(rows))
+    out.write("\n]}\n")
+
+
+def kernel_args(calls, out):
+    rows = []
+    t = lambda us: "2018-02-09T10:%02d:%02d.%06d" % (us // 60000000, us // 1000000 % 60, us % 1000000)
+    for i in range(calls):
+        rows.append('{"call": "clSetKernelArg", "kernel": "0x%x", "arg_index": 0, '
+                    '"arg_value": "%x", "arg_size": 4, "timestamp": {"start": "%s", "end": "%s"}}'
+                    % (0x1000 + i, i, t(10 * i), t(10 * i + 1)))
+    us = 10 * calls
+    rows.append('{"call": "clEnqueueNDRangeKernel", "kernel": "0x%x", "name": "k", "queue": "0x1", '
+                '"gws": [1, 1, 1], "lws": [0, 0, 0], "gwo": [0, 0, 0], "profiling": {"queued": 1000, '
+                '"submit": 2000, "start": 3000, "end": 5000}, "timestamp": {"start": "%s", "end": "%s"}}'
+                % (0x1000 + calls - 1, t(us), t(us + 5)))
+    out.write("[\n" + ",\n".join(rows) + "\n]\n")
+
+
+def wide_csv(columns, out):
+    out.write(",".join("c%d" % i for i in range(columns)) + "\n")
+    out.write(",".join("0" for _ in range(columns)) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("kind", choices=["nested-ops", "many-stages"])
+    ap.add_argument("kind", choices=["nested-ops", "many-stages", "renamed-ops", "nested-ranges",
+                                     "kernel-args", "wide-csv"])
+    ap.add_argument("--names", type=int, default=100000)
+    ap.add_argument("--calls", type=int, default=40000)
+    ap.add_argument("--columns", type=int, default=80000)
     ap.add_argument("--levels", type=int, default=25000)
     ap.add_argument("--stages", type=int, default=4000)
     ap.add_argument("-o", "--output", required=True)
@@ -56,6 +127,15 @@ def main():
     with open(a.output, "w") as out:
         if a.kind == "nested-ops":
             nested_ops(a.levels, out)
+        elif a.kind == "renamed-ops":
+            with open(a.output + ".test.json", "w") as test:
+                renamed_ops(a.names, out, test)
+        elif a.kind == "nested-ranges":
+            nested_ranges(a.levels, out)
+        elif a.kind == "kernel-args":
+            kernel_args(a.calls, out)
+        elif a.kind == "wide-csv":
+            wide_csv(a.columns, out)
         else:
             many_stages(a.stages, out)
     return 0

@@ -202,34 +202,60 @@ static int by_delta(const void *a, const void *b, void *ctx)
     return strcmp(tp_str_text(st, x->name), tp_str_text(st, y->name));
 }
 
-/* The names only one side has, matched by unique signatures. */
-static void match_renamed(df_row *rows, size_t n)
+/* A row with a name on one side only, by its key there: (signature,
+ * count), then side (base first), then row. */
+typedef struct df_key {
+    uint64_t signature;
+    int64_t count;
+    uint32_t row;
+    uint8_t test; /* 1: the name is in test only */
+} df_key;
+
+static int by_key(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
+    const df_key *x = a, *y = b;
+    if (x->signature != y->signature)
+        return x->signature < y->signature ? -1 : 1;
+    if (x->count != y->count)
+        return x->count < y->count ? -1 : 1;
+    if (x->test != y->test)
+        return x->test < y->test ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The names only one side has, matched by unique signatures: a key
+ * (signature, count) held by exactly one base-only and one test-only name
+ * pairs them; any other key is ambiguous or unmatched.  Sorted by key, so
+ * n log n (issue 32: it compared every pair). */
+static int match_renamed(df_row *rows, size_t n)
+{
+    df_key *k = tp_malloc((n ? n : 1) * sizeof *k);
+    if (k == NULL)
+        return TP_ENOMEM;
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        df_row *b = &rows[i];
-        if (b->test != NULL || b->base == NULL)
-            continue;
-        size_t found = n, same_base = 0, same_test = 0;
-        for (size_t k = 0; k < n; k++) {
-            const df_row *r = &rows[k];
-            if (r->test == NULL && r->base && r->base->signature == b->base->signature &&
-                r->base->count == b->base->count)
-                same_base++;
-            if (r->base == NULL && r->test && r->matched == 0 &&
-                r->test->signature == b->base->signature && r->test->count == b->base->count) {
-                same_test++;
-                found = k;
-            }
-        }
-        if (same_base != 1 || same_test != 1)
-            continue; /* ambiguous or none */
-        df_row *t = &rows[found];
-        b->test = t->test;
-        b->matched = t->name;
-        t->matched = b->name;
-        t->test = NULL; /* folded into b */
-        t->name = 0;
+        const df_name *one = rows[i].test == NULL ? rows[i].base : rows[i].base ? NULL : rows[i].test;
+        if (one != NULL)
+            k[m++] = (df_key){one->signature, one->count, (uint32_t)i, rows[i].base == NULL};
     }
+    int rc = tp_sort(k, m, sizeof *k, by_key, NULL);
+    for (size_t i = 0; i < m && rc == TP_OK;) {
+        size_t j = i + 1;
+        while (j < m && k[j].signature == k[i].signature && k[j].count == k[i].count)
+            j++;
+        if (j - i == 2 && !k[i].test && k[i + 1].test) { /* one base-only, one test-only */
+            df_row *b = &rows[k[i].row], *t = &rows[k[i + 1].row];
+            b->test = t->test;
+            b->matched = t->name;
+            t->matched = b->name;
+            t->test = NULL; /* folded into b */
+            t->name = 0;
+        }
+        i = j;
+    }
+    tp_free(k);
+    return rc;
 }
 
 /* One row per name present in base or test (arrays of nstr, or NULL:
@@ -254,8 +280,8 @@ static int rows_of(const df_name *base, const df_name *test, uint8_t kind, size_
         if (b || t)
             v[m++] = (df_row){(tp_str)i, 0, b, t, 0, kind};
     }
-    if (rename)
-        match_renamed(v, m);
+    if (rename && match_renamed(v, m) != TP_OK)
+        return TP_ENOMEM;
     for (size_t i = 0; i < m; i++) {
         if (v[i].name == 0)
             continue; /* matched into another row */

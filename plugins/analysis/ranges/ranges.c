@@ -152,6 +152,7 @@ typedef struct rg {
     uint32_t *ranges, *gpu; /* range rows; the GPU ones */
     size_t nr, ng;
     int64_t *gwork;    /* per GPU range (index in gpu): its work's durations, added */
+    int64_t *ops_below; /* per row: its outermost CPU ops' durations, added */
 } rg;
 
 static tp_str key_of(const rg *r, size_t row) { return (tp_str)(r->key[r->c->name[row]] - 1); }
@@ -193,7 +194,8 @@ static int add_interval(rg_acc *a, int64_t s, int64_t e)
     return TP_OK;
 }
 
-/* The ranges' own time and, for host ranges, their outermost ops. */
+/* The ranges' own time and, for host ranges, their outermost ops
+ * (r->ops_below). */
 static int range_times(rg *r, size_t row)
 {
     rg_acc *a = acc_of(r, kind_of(r, row), key_of(r, row));
@@ -201,22 +203,41 @@ static int range_times(rg *r, size_t row)
         return TP_ENOMEM;
     a->count++;
     a->sum += r->c->dur[row];
-    if (a->kind == RG_GPU)
-        return TP_OK;
-    /* outermost ops: walk the subtree, not below an op (a subtree holds at
-     * most c->n rows, the stack's size) */
-    size_t sp = 0;
-    for (int32_t k = r->first_child[row]; k >= 0; k = r->next_sibling[k])
-        r->stack[sp++] = k;
-    while (sp > 0) {
-        int32_t x = r->stack[--sp];
-        if (r->c->kind[x] == TP_KIND_CPU_OP) {
-            a->ops += r->c->dur[x];
-            continue;
-        }
-        for (int32_t k = r->first_child[x]; k >= 0; k = r->next_sibling[k])
-            r->stack[sp++] = k;
+    if (a->kind == RG_HOST)
+        a->ops += r->ops_below[row];
+    return TP_OK;
+}
+
+/* r->ops_below[x]: the durations of the outermost CPU ops under row x (not
+ * below another op), bottom-up over one pre-order walk: linear, where a
+ * walk of each range's subtree was quadratic in nested ranges (issue 32). */
+static int outermost_ops(rg *r)
+{
+    const tp_cols *c = r->c;
+    int32_t *order = tp_malloc((c->n ? c->n : 1) * sizeof *order);
+    r->ops_below = tp_calloc(c->n ? c->n : 1, sizeof *r->ops_below);
+    if (order == NULL || r->ops_below == NULL) {
+        tp_free(order);
+        return TP_ENOMEM;
     }
+    size_t n = 0, sp = 0;
+    for (size_t root = 0; root < c->n; root++) {
+        if (r->parent[root] >= 0)
+            continue;
+        r->stack[sp++] = (int32_t)root;
+        while (sp > 0) {
+            int32_t x = r->stack[--sp];
+            order[n++] = x;
+            for (int32_t k = r->first_child[x]; k >= 0; k = r->next_sibling[k])
+                r->stack[sp++] = k;
+        }
+    }
+    for (size_t i = n; i-- > 0;) { /* children before their parent */
+        int32_t x = order[i], p = r->parent[x];
+        if (p >= 0)
+            r->ops_below[p] += c->kind[x] == TP_KIND_CPU_OP ? c->dur[x] : r->ops_below[x];
+    }
+    tp_free(order);
     return TP_OK;
 }
 
@@ -583,6 +604,7 @@ static int measure(rg *r, rg_state *s, const rg_config *cfg)
     r->gwork = rc ? NULL : tp_calloc(r->ng ? r->ng : 1, sizeof *r->gwork);
     if (rc == TP_OK && (r->slot == NULL || r->gwork == NULL))
         rc = TP_ENOMEM;
+    rc = rc ? rc : outermost_ops(r);
     for (size_t i = 0; i < r->nr && rc == TP_OK; i++)
         rc = range_times(r, r->ranges[i]);
     for (size_t a = 0; a < r->c->n && rc == TP_OK; a++)
@@ -615,6 +637,7 @@ static void rg_free(rg *r)
     tp_free(r->ranges);
     tp_free(r->gpu);
     tp_free(r->gwork);
+    tp_free(r->ops_below);
 }
 
 static int rg_run(tp_stage *st, const void *config, void *state)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
 
 typedef struct ct_config {
     const char *path;
@@ -194,6 +195,10 @@ static int parse(tp_stage *st, const char *path, const char *comment, ct_table *
                 out = p;
             }
             char delim = p < end ? *p : '\n';
+            if (t->nrec == 0 && nf == TP_RESULT_MAX_COLS) /* before storing them all */
+                return tp_fail(st, TP_EFORMAT, "%s:%zu: more than %d columns in the header (a "
+                               "table holds at most %d)", path, first, TP_RESULT_MAX_COLS,
+                               TP_RESULT_MAX_COLS);
             if (t->nrec == 0 || nf < t->ncols) { /* extra fields of a ragged row: counted */
                 if (reserve(t, base + nf + 1) != TP_OK)
                     return tp_fail(st, TP_ENOMEM, "%s: out of memory", path);
@@ -337,17 +342,42 @@ static int column_types(tp_stage *st, const ct_config *cfg, const ct_table *t, i
     return TP_OK;
 }
 
+static int by_name(const void *a, const void *b, void *ctx)
+{
+    const ct_table *t = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int d = strcmp(t->cell[x], t->cell[y]);
+    return d ? d : (x > y) - (x < y);
+}
+
+/* Empty and duplicate header names; of the duplicates, the pair whose
+ * second column comes first, as a left-to-right reading finds it (sorted:
+ * n log n, issue 32). */
 static int check_header(tp_stage *st, const char *path, const ct_table *t)
 {
-    for (size_t c = 0; c < t->ncols; c++) {
+    for (size_t c = 0; c < t->ncols; c++)
         if (t->cell[c][0] == '\0')
             return tp_fail(st, TP_EFORMAT, "%s:1: column %zu has no name (header row needed)",
                            path, c + 1);
-        for (size_t k = 0; k < c; k++)
-            if (strcmp(t->cell[k], t->cell[c]) == 0)
-                return tp_fail(st, TP_EFORMAT, "%s:1: duplicate header name '%s' (columns %zu "
-                               "and %zu)", path, t->cell[c], k + 1, c + 1);
-    }
+    size_t *order = tp_malloc((t->ncols ? t->ncols : 1) * sizeof *order);
+    if (order == NULL)
+        return tp_fail(st, TP_ENOMEM, "%s: out of memory", path);
+    for (size_t c = 0; c < t->ncols; c++)
+        order[c] = c;
+    size_t first = SIZE_MAX, second = SIZE_MAX;
+    int rc = tp_sort(order, t->ncols, sizeof *order, by_name, (void *)t);
+    for (size_t i = 1; i < t->ncols && rc == TP_OK; i++)
+        if (strcmp(t->cell[order[i - 1]], t->cell[order[i]]) == 0 && order[i] < second &&
+            (i < 2 || strcmp(t->cell[order[i - 2]], t->cell[order[i]]) != 0)) {
+            first = order[i - 1]; /* the group's first two columns */
+            second = order[i];
+        }
+    tp_free(order);
+    if (rc != TP_OK)
+        return tp_fail(st, TP_ENOMEM, "%s: out of memory", path);
+    if (second != SIZE_MAX)
+        return tp_fail(st, TP_EFORMAT, "%s:1: duplicate header name '%s' (columns %zu and %zu)",
+                       path, t->cell[second], first + 1, second + 1);
     return TP_OK;
 }
 

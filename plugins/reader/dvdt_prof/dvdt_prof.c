@@ -37,12 +37,28 @@ static const char *const ext_names[N_X] = {"opencl.queued_ns", "opencl.submit_ns
                                            "opencl.gws_0", "opencl.gws_1", "opencl.gws_2",
                                            "opencl.lws_0", "opencl.lws_1", "opencl.lws_2"};
 
-/* Sticky kernel arguments: the latest value per (kernel handle, index). */
+/* Sticky kernel arguments: the latest value per (kernel handle, index).
+ * Handles and (kernel, index) keys are found through the string pool's
+ * hash (issue 32: a list scanned per call was quadratic); a kernel's
+ * current args are a chain through dv_arg.next, forgotten in O(1) by
+ * starting a new generation. */
 typedef struct dv_arg {
-    const char *kernel; /* handle text, borrowed from the DOM */
     int64_t index;
-    const char *value;
+    const char *value; /* borrowed from the DOM */
+    uint32_t next;     /* the kernel's previously linked arg + 1; 0 ends */
+    uint32_t gen;      /* the kernel's generation it was set in */
 } dv_arg;
+
+typedef struct dv_kernel {
+    uint32_t head; /* its latest linked arg + 1 */
+    uint32_t gen;
+} dv_kernel;
+
+/* Per string id, an index + 1 (0: none). */
+typedef struct dv_slots {
+    uint32_t *at;
+    size_t n;
+} dv_slots;
 
 typedef struct dv {
     tp_stage *st;
@@ -53,6 +69,9 @@ typedef struct dv {
     tp_str cat_api, cat_kernel;
     dv_arg *args;
     size_t nargs, cap;
+    dv_kernel *kernels;
+    size_t nkernels, kcap;
+    dv_slots kslot, aslot; /* handle id -> kernel; key id -> arg */
     const char *queues[64], *devices[64]; /* queue handle -> its device handle */
     size_t nqueues;
     const char *device_ids[64];
@@ -119,32 +138,89 @@ static int index_of(const char **list, size_t *n, const char *key)
 
 /* ------------------------------------------------------- sticky args */
 
+/* Doubles *p (n elements of size bytes, *cap allocated) until need fit. */
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return TP_OK;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *g = tp_realloc(*p, c * size);
+    if (g == NULL)
+        return TP_ENOMEM;
+    *p = g;
+    *cap = c;
+    return TP_OK;
+}
+
+/* The slot of string id `id`, the table grown (zeroed) to hold it. */
+static uint32_t *slot_of(dv *d, dv_slots *t, tp_str id)
+{
+    if (id >= t->n) {
+        size_t n = t->n, want = (size_t)id + 1 > tp_str_count(d->st) ? (size_t)id + 1
+                                                                    : tp_str_count(d->st);
+        if (grow((void **)&t->at, &n, want, sizeof *t->at) != TP_OK)
+            return NULL;
+        memset(t->at + t->n, 0, (n - t->n) * sizeof *t->at);
+        t->n = n;
+    }
+    return &t->at[id];
+}
+
+/* Kernel handle -> its record; NULL when unknown (create 0) or out of memory. */
+static dv_kernel *kernel_of(dv *d, const char *handle, int create)
+{
+    tp_str id;
+    if (create)
+        id = tp_intern(d->st, handle, strlen(handle));
+    else if (!tp_str_lookup(d->st, handle, strlen(handle), &id))
+        return NULL;
+    uint32_t *slot = slot_of(d, &d->kslot, id);
+    if (slot == NULL || (*slot == 0 && !create))
+        return NULL;
+    if (*slot == 0) {
+        if (grow((void **)&d->kernels, &d->kcap, d->nkernels + 1, sizeof *d->kernels) != TP_OK)
+            return NULL;
+        d->kernels[d->nkernels++] = (dv_kernel){0, 0};
+        *slot = (uint32_t)d->nkernels;
+    }
+    return &d->kernels[*slot - 1];
+}
+
 static int set_arg(dv *d, const char *kernel, int64_t index, const char *value)
 {
-    for (size_t i = 0; i < d->nargs; i++)
-        if (d->args[i].index == index && strcmp(d->args[i].kernel, kernel) == 0) {
-            d->args[i].value = value;
-            return TP_OK;
-        }
-    if (d->nargs == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 256;
-        dv_arg *a = tp_realloc(d->args, cap * sizeof *a);
-        if (a == NULL)
+    dv_kernel *k = kernel_of(d, kernel, 1);
+    if (k == NULL)
+        return TP_ENOMEM;
+    char key[48]; /* "<kernel number>:<index>" */
+    int len = snprintf(key, sizeof key, "%zu:%lld", (size_t)(k - d->kernels), (long long)index);
+    uint32_t *slot = slot_of(d, &d->aslot, tp_intern(d->st, key, (size_t)len));
+    if (slot == NULL)
+        return TP_ENOMEM;
+    if (*slot == 0) {
+        if (grow((void **)&d->args, &d->cap, d->nargs + 1, sizeof *d->args) != TP_OK)
             return TP_ENOMEM;
-        d->args = a;
-        d->cap = cap;
+        d->args[d->nargs++] = (dv_arg){index, value, 0, k->gen + 1}; /* linked below */
+        *slot = (uint32_t)d->nargs;
     }
-    d->args[d->nargs++] = (dv_arg){kernel, index, value};
+    dv_arg *a = &d->args[*slot - 1];
+    if (a->gen != k->gen) { /* new, or set before the kernel was created again */
+        a->gen = k->gen;
+        a->next = k->head;
+        k->head = *slot;
+    }
+    a->value = value;
     return TP_OK;
 }
 
 static void forget_kernel(dv *d, const char *kernel)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < d->nargs; i++)
-        if (strcmp(d->args[i].kernel, kernel) != 0)
-            d->args[k++] = d->args[i];
-    d->nargs = k;
+    dv_kernel *k = kernel_of(d, kernel, 0);
+    if (k != NULL) {
+        k->gen++;
+        k->head = 0;
+    }
 }
 
 /* The args object of an enqueue: work sizes, counters, its kernel's args. */
@@ -166,12 +242,12 @@ static char *enqueue_args(dv *d, json_t *rec)
     }
     const char *kernel = str_of(rec, "kernel");
     json_t *args = json_object();
-    for (size_t i = 0; kernel && args && i < d->nargs; i++)
-        if (strcmp(d->args[i].kernel, kernel) == 0) {
-            char key[32];
-            snprintf(key, sizeof key, "%lld", (long long)d->args[i].index);
-            json_object_set_new(args, key, json_string(d->args[i].value));
-        }
+    const dv_kernel *k = kernel ? kernel_of(d, kernel, 0) : NULL;
+    for (uint32_t i = k ? k->head : 0; args && i != 0; i = d->args[i - 1].next) {
+        char key[32];
+        snprintf(key, sizeof key, "%lld", (long long)d->args[i - 1].index);
+        json_object_set_new(args, key, json_string(d->args[i - 1].value));
+    }
     if (args)
         json_object_set_new(o, "args", args);
     char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
@@ -386,6 +462,9 @@ static int dv_run(tp_stage *st, const void *config, void *state)
         rc = dv_read(&d);
     json_decref(d.doc);
     tp_free(d.args);
+    tp_free(d.kernels);
+    tp_free(d.kslot.at);
+    tp_free(d.aslot.at);
     return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
 }
 
