@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_output.h>
 
 typedef struct ct_config {
     const char *path;
@@ -393,7 +394,7 @@ static int make_result(tp_stage *st, const char *path, const ct_table *t, const 
             else if (types[c] == CT_DOUBLE && as_double(s, &d))
                 rc = tp_result_set_f64(st, res, row, (int)c, d);
             else
-                rc = tp_result_set_str(st, res, row, (int)c, s);
+                rc = tp_result_set_str(st, res, row, (int)c, tp_csv_unguard(s));
         }
     }
     if (rc == TP_OK)
