@@ -46,8 +46,11 @@ static void csv_free(csv_file *c)
     memset(c, 0, sizeof *c);
 }
 
+/* A field as read, without the CSV-injection guard a writer added. */
 static int push_field(csv_row *r, const char *s, size_t len)
 {
+    if (len >= 2 && s[0] == '\'' && tp_csv_is_trigger(s[1]))
+        s++, len--;
     char **f = realloc(r->f, (r->n + 1) * sizeof *f);
     if (f == NULL)
         return TP_ENOMEM;
@@ -251,7 +254,7 @@ static int merge_one(const source *src, size_t nsrc, const char *name, const cha
     for (size_t k = 0; f && k < ncols; k++) {
         if (k)
             fputc(',', f);
-        tp_csv_put_field(f, cols[k]);
+        tp_csv_put_text(f, cols[k]);
     }
     if (f)
         fputc('\n', f);
@@ -265,11 +268,11 @@ static int merge_one(const source *src, size_t nsrc, const char *name, const cha
                     at[k] = j;
         }
         for (size_t r = 1; at && r < c->n; r++) {
-            tp_csv_put_field(f, src[s].label);
+            tp_csv_put_text(f, src[s].label);
             for (size_t k = 1; k < ncols; k++) {
                 fputc(',', f);
                 if (at[k] != (size_t)-1 && at[k] < c->rows[r].n)
-                    tp_csv_put_field(f, c->rows[r].f[at[k]]);
+                    tp_csv_put_text(f, c->rows[r].f[at[k]]);
             }
             fputc('\n', f);
         }

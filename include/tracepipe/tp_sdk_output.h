@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "tp_plugin.h"
 
 #ifdef __cplusplus
@@ -47,24 +48,68 @@ size_t tp_fmt_f64(char *buf, size_t size, double v);
  * value keeps a ".0" so that it reads back as a floating-point number. */
 size_t tp_fmt_f64_json(char *buf, size_t size, double v);
 
-/* One CSV field as RFC 4180 writes it: as is, or in double quotes (inner
- * quotes doubled) when it holds a comma, a quote or a line break. */
-static inline void tp_csv_put_field(FILE *f, const char *s)
+/* One CSV field as RFC 4180 writes it, after prefix: as is, or in double
+ * quotes (inner quotes doubled) when it holds a comma, a quote or a line
+ * break. */
+static inline void tp_csv_put_prefixed(FILE *f, const char *prefix, const char *s)
 {
     const char *p = s;
     while (*p && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
         p++;
-    if (*p == '\0') {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
+    int quote = *p != '\0';
+    if (quote)
+        fputc('"', f);
+    fputs(prefix, f);
     for (; *s; s++) {
-        if (*s == '"')
+        if (quote && *s == '"')
             fputc('"', f);
         fputc(*s, f);
     }
-    fputc('"', f);
+    if (quote)
+        fputc('"', f);
+}
+
+static inline void tp_csv_put_field(FILE *f, const char *s)
+{
+    tp_csv_put_prefixed(f, "", s);
+}
+
+/* CSV injection (CONVENTIONS, docs/robustness.md): a spreadsheet runs a
+ * cell starting with = + - @ TAB or CR as a formula.  Such a text cell is
+ * written with a leading ' unless it is a plain number ("-5", "+1.5e3"); a
+ * reader of tracepipe's CSV (csv_table, the batch-table merge) strips
+ * exactly that prefix with tp_csv_unguard. */
+static inline int tp_csv_is_trigger(char c)
+{
+    return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
+}
+
+static inline int tp_csv_needs_guard(const char *s)
+{
+    if (!tp_csv_is_trigger(s[0]))
+        return 0;
+    int digits = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p >= '0' && *p <= '9')
+            digits++;
+        else if (*p != '.' && *p != 'e' && *p != 'E' && *p != '+' && *p != '-')
+            return 1; /* text */
+    }
+    char *end;
+    (void)strtod(s, &end);
+    return digits == 0 || *end != '\0';
+}
+
+/* A text cell: tp_csv_put_field with the injection guard. */
+static inline void tp_csv_put_text(FILE *f, const char *s)
+{
+    tp_csv_put_prefixed(f, tp_csv_needs_guard(s) ? "'" : "", s);
+}
+
+/* A text cell read back: without the guard tp_csv_put_text added. */
+static inline const char *tp_csv_unguard(const char *s)
+{
+    return s[0] == '\'' && tp_csv_is_trigger(s[1]) ? s + 1 : s;
 }
 
 /* A writer's path for one result: every "{id}" replaced by id, a '/' in

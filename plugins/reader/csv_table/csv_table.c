@@ -9,12 +9,14 @@
  * result is made, so a bad file leaves nothing behind.  docs/plugins/csv_table.md.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_output.h>
 
 typedef struct ct_config {
     const char *path;
@@ -395,6 +397,9 @@ static int make_result(tp_stage *st, const char *path, const ct_table *t, const 
                 return tp_fail(st, TP_EFORMAT, "%s:%zu: column '%s': '%s' is not %s", path,
                                t->line[r], t->cell[c], s,
                                types[c] == CT_INT ? "a whole number (int64)" : "a number");
+            if (s[0] && types[c] == CT_DOUBLE && !isfinite(d)) /* 1e999 */
+                return tp_fail(st, TP_EFORMAT, "%s:%zu: column '%s': '%s' is beyond the range "
+                               "of a double", path, t->line[r], t->cell[c], s);
         }
     tp_result *res = tp_result_new(st, NULL);
     if (res == NULL)
@@ -419,7 +424,7 @@ static int make_result(tp_stage *st, const char *path, const ct_table *t, const 
             else if (types[c] == CT_DOUBLE && as_double(s, &d))
                 rc = tp_result_set_f64(st, res, row, (int)c, d);
             else
-                rc = tp_result_set_str(st, res, row, (int)c, s);
+                rc = tp_result_set_str(st, res, row, (int)c, tp_csv_unguard(s));
         }
     }
     if (rc == TP_OK)

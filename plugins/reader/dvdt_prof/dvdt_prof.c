@@ -23,6 +23,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_rows.h>
 
 typedef struct dv_config {
     const char *path;
@@ -76,7 +77,10 @@ typedef struct dv {
     size_t nqueues;
     const char *device_ids[64];
     size_t ndevices;
+    size_t beyond; /* queues or devices past the 64th, sharing the last index */
     size_t rows;
+    int offset_ok;       /* the device clock's offset fits in int64 ns */
+    tp_rows_tally drop; /* damaged rows dropped (tp_sdk_rows.h) */
 } dv;
 
 /* "2018-02-09T10:36:48.553314" (UTC) -> ns since the epoch; 0 when not in
@@ -123,15 +127,28 @@ static int host_span(json_t *rec, int64_t *start, int64_t *end)
            parse_iso(str_of(ts, "end"), end);
 }
 
+/* A device-clock time of the profiling object (integer ns, or a real one
+ * when finite and in int64 range): TP_ROWS_N_REASONS and *ns, or why not;
+ * an absent one is 0 as before. */
+static tp_rows_reason prof_time(json_t *prof, const char *key, int64_t *ns)
+{
+    json_t *v = json_object_get(prof, key);
+    *ns = json_is_integer(v) ? json_integer_value(v) : 0;
+    return json_is_real(v) ? tp_rows_ns(json_real_value(v), 1, ns) : TP_ROWS_N_REASONS;
+}
+
 /* The index of handle `key` in list, added at the end when new (a NULL
- * handle is one more handle); at most 64, the last one shared beyond. */
-static int index_of(const char **list, size_t *n, const char *key)
+ * handle is one more handle); at most 64, the last one shared beyond (and
+ * counted in *beyond, which the reader warns about). */
+static int index_of(const char **list, size_t *n, const char *key, size_t *beyond)
 {
     for (size_t i = 0; i < *n; i++)
         if (key == list[i] || (key && list[i] && strcmp(list[i], key) == 0))
             return (int)i;
-    if (*n == 64)
+    if (*n == 64) {
+        ++*beyond;
         return 63;
+    }
     list[*n] = key;
     return (int)(*n)++;
 }
@@ -257,6 +274,9 @@ static char *enqueue_args(dv *d, json_t *rec)
 
 /* ------------------------------------------------------------ records */
 
+/* The median of (host start - profiling.queued) over the enqueues, in
+ * doubles (a damaged queued time may be anywhere in int64); d->offset_ok
+ * says whether it fits in int64 ns. */
 static int64_t clock_offset(dv *d)
 {
     size_t n = json_array_size(d->doc), m = 0;
@@ -266,14 +286,16 @@ static int64_t clock_offset(dv *d)
     for (size_t i = 0; i < n; i++) {
         json_t *rec = json_array_get(d->doc, i);
         json_t *prof = json_object_get(rec, "profiling");
-        int64_t s, e;
+        int64_t s, e, q;
         const char *call = str_of(rec, "call");
         if (call && strcmp(call, "clEnqueueNDRangeKernel") == 0 && json_is_object(prof) &&
-            host_span(rec, &s, &e))
-            v[m++] = (double)(s - int_of(prof, "queued"));
+            host_span(rec, &s, &e) && prof_time(prof, "queued", &q) == TP_ROWS_N_REASONS)
+            v[m++] = (double)s - (double)q;
     }
     tp_stats st;
-    int64_t off = m && tp_stats_of(v, m, &st) == TP_OK ? (int64_t)st.p50 : 0;
+    int64_t off = 0;
+    d->offset_ok = m == 0 || (tp_stats_of(v, m, &st) == TP_OK &&
+                              tp_rows_ns(st.p50, 1, &off) == TP_ROWS_N_REASONS);
     tp_free(v);
     return off;
 }
@@ -291,24 +313,49 @@ static int set_ext(dv *d, int which, int64_t v)
     return tp_trace_ext_set_i64(d->st, d->t, d->ext[which], d->rows - 1, v);
 }
 
-static int kernel_event(dv *d, json_t *rec, int64_t corr, int64_t offset)
+/* A device time moved onto the host clock: why not, or TP_ROWS_N_REASONS. */
+static tp_rows_reason host_time(const dv *d, json_t *prof, const char *key, int64_t offset,
+                                int64_t *ns)
+{
+    int64_t raw;
+    tp_rows_reason why = prof_time(prof, key, &raw);
+    if (why == TP_ROWS_N_REASONS && !(d->offset_ok && tp_rows_add(raw, offset, ns)))
+        why = TP_ROWS_RANGE;
+    return why;
+}
+
+/* A profiling counter as an extension column; left null when damaged. */
+static int set_prof_ext(dv *d, int which, json_t *prof, const char *key, int64_t offset)
+{
+    int64_t ns;
+    return host_time(d, prof, key, offset, &ns) == TP_ROWS_N_REASONS ? set_ext(d, which, ns)
+                                                                     : TP_OK;
+}
+
+static int kernel_event(dv *d, json_t *rec, size_t rec_no, int64_t corr, int64_t offset)
 {
     json_t *prof = json_object_get(rec, "profiling");
     if (!json_is_object(prof) || json_object_get(rec, "output profiling_error"))
         return TP_OK; /* no reliable device times: the host call stays */
     tp_event e;
     memset(&e, 0, sizeof e);
+    int64_t end;
+    tp_rows_reason why = host_time(d, prof, "start", offset, &e.ts);
+    why = why != TP_ROWS_N_REASONS ? why : host_time(d, prof, "end", offset, &end);
+    why = why != TP_ROWS_N_REASONS ? why : tp_rows_dur(e.ts, end, &e.dur);
+    if (why != TP_ROWS_N_REASONS) {
+        tp_rows_drop(&d->drop, why, "record %zu", rec_no);
+        return TP_OK; /* the host call stays */
+    }
     e.phase = 'X';
     e.kind = TP_KIND_KERNEL;
     e.cat = d->cat_kernel;
     const char *name = str_of(rec, "name");
     e.name = tp_intern(d->st, name ? name : "", name ? strlen(name) : 0);
-    e.ts = int_of(prof, "start") + offset;
-    e.dur = int_of(prof, "end") - int_of(prof, "start");
     const char *queue = str_of(rec, "queue");
-    int q = index_of(d->queues, &d->nqueues, queue);
+    int q = index_of(d->queues, &d->nqueues, queue, &d->beyond);
     e.stream = (int32_t)q;
-    e.device = (int32_t)index_of(d->device_ids, &d->ndevices, d->devices[q]);
+    e.device = (int32_t)index_of(d->device_ids, &d->ndevices, d->devices[q], &d->beyond);
     e.pid = e.device;
     e.tid = e.stream;
     e.corr = corr;
@@ -318,8 +365,8 @@ static int kernel_event(dv *d, json_t *rec, int64_t corr, int64_t offset)
     e.args_len = args ? strlen(args) : 0;
     int rc = append(d, &e);
     free(args);
-    rc = rc ? rc : set_ext(d, X_QUEUED, int_of(prof, "queued") + offset);
-    rc = rc ? rc : set_ext(d, X_SUBMIT, int_of(prof, "submit") + offset);
+    rc = rc ? rc : set_prof_ext(d, X_QUEUED, prof, "queued", offset);
+    rc = rc ? rc : set_prof_ext(d, X_SUBMIT, prof, "submit", offset);
     json_t *gws = json_object_get(rec, "gws"), *lws = json_object_get(rec, "lws");
     for (int i = 0; i < 3 && rc == TP_OK; i++) {
         rc = set_ext(d, X_GWS0 + i, json_integer_value(json_array_get(gws, (size_t)i)));
@@ -342,7 +389,7 @@ static int record(dv *d, json_t *rec, size_t i, int64_t *ordinal, int64_t offset
     } else if (strcmp(call, "clCreateKernel") == 0 && str_of(rec, "kernel")) {
         forget_kernel(d, str_of(rec, "kernel"));
     } else if (strcmp(call, "clCreateCommandQueue") == 0 && str_of(rec, "queue")) {
-        int q = index_of(d->queues, &d->nqueues, str_of(rec, "queue"));
+        int q = index_of(d->queues, &d->nqueues, str_of(rec, "queue"), &d->beyond);
         d->devices[q] = str_of(rec, "device");
     }
     int enqueue = strcmp(call, "clEnqueueNDRangeKernel") == 0;
@@ -353,13 +400,17 @@ static int record(dv *d, json_t *rec, size_t i, int64_t *ordinal, int64_t offset
     e.cat = d->cat_api;
     e.name = tp_intern(d->st, call, strlen(call));
     e.ts = s;
-    e.dur = end - s;
     e.device = e.stream = -1;
     e.pid = e.tid = 1; /* the one profiled host thread */
     e.ext_id = e.flow_id = TP_NONE;
     e.corr = enqueue ? ++*ordinal : TP_NONE;
-    int rc = append(d, &e);
-    return rc == TP_OK && enqueue ? kernel_event(d, rec, *ordinal, offset) : rc;
+    tp_rows_reason why = tp_rows_dur(s, end, &e.dur);
+    int rc = TP_OK;
+    if (why == TP_ROWS_N_REASONS)
+        rc = append(d, &e);
+    else
+        tp_rows_drop(&d->drop, why, "record %zu", i); /* its kernel, if sound, stays */
+    return rc == TP_OK && enqueue ? kernel_event(d, rec, i, *ordinal, offset) : rc;
 }
 
 static int dv_read(dv *d)
@@ -379,6 +430,12 @@ static int dv_read(dv *d)
                                  : tp_fail(d->st, TP_EFORMAT, "%s: record %zu is not an object",
                                            d->path, i);
     }
+    if (rc == TP_OK && d->beyond)
+        tp_log(d->st, TP_LOG_WARN, "%s: more than 64 command queues or devices: %zu uses of "
+               "the later ones share stream or device 63", d->path, d->beyond);
+    tp_rows_warn(d->st, d->path, "records dropped", &d->drop);
+    if (rc == TP_OK)
+        rc = tp_rows_span_check(d->st, d->t, d->path);
     if (rc == TP_OK)
         tp_log(d->st, TP_LOG_INFO, "%s: %zu records, %lld kernel enqueues, device clock moved "
                "by %lld ns", d->path, n, (long long)ordinal, (long long)offset);

@@ -8,6 +8,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tracepipe/tp_plugin.h>
@@ -141,6 +142,41 @@ static int read_result(tp_stage *st, const char *path, size_t ri, json_t *res)
     return rc;
 }
 
+typedef struct res_id {
+    const char *id;
+    size_t index;
+} res_id;
+
+static int by_id(const void *a, const void *b)
+{
+    const res_id *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Two results with one id would make one of them unreachable: refused,
+ * naming both places (sorted, so a large file stays O(n log n)). */
+static int check_unique_ids(tp_stage *st, const char *path, json_t *results)
+{
+    size_t n = json_array_size(results), m = 0;
+    res_id *ids = tp_malloc((n ? n : 1) * sizeof *ids);
+    if (ids == NULL)
+        return tp_fail(st, TP_ENOMEM, "%s: out of memory", path);
+    for (size_t i = 0; i < n; i++) {
+        const char *id = json_string_value(json_object_get(json_array_get(results, i), "id"));
+        if (id)
+            ids[m++] = (res_id){id, i};
+    }
+    qsort(ids, m, sizeof *ids, by_id);
+    int rc = TP_OK;
+    for (size_t i = 1; i < m && rc == TP_OK; i++)
+        if (strcmp(ids[i - 1].id, ids[i].id) == 0)
+            rc = tp_fail(st, TP_EFORMAT, "%s: results[%zu]: id '%s' is also results[%zu]'s "
+                         "(ids are unique)", path, ids[i].index, ids[i].id, ids[i - 1].index);
+    tp_free(ids);
+    return rc;
+}
+
 static int res_run(tp_stage *st, const void *config, void *state)
 {
     const res_config *cfg = config;
@@ -159,6 +195,8 @@ static int res_run(tp_stage *st, const void *config, void *state)
     else if (json_integer_value(version) != 1)
         rc = tp_fail(st, TP_EFORMAT, "%s: result file version %lld; this reader reads 1",
                      cfg->path, (long long)json_integer_value(version));
+    if (rc == TP_OK)
+        rc = check_unique_ids(st, cfg->path, results);
     size_t i;
     json_t *res;
     json_array_foreach(results, i, res)

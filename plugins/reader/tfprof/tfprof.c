@@ -18,6 +18,7 @@
  * the tree depth.  Units are decimal as tfprof prints them; memory_base:
  * 1024 reads KB/MB as the seed did.
  */
+#include <math.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_rows.h>
 
 typedef struct tf_config {
     const char *path;
@@ -72,13 +74,15 @@ typedef struct tf {
     int tree;              /* the report's grammar: -1 unknown, 0 op view, 1 tree */
     tp_str cat;
     int32_t iteration;
+    tp_rows_tally drop; /* damaged values left null (tp_sdk_rows.h) */
 } tf;
 
 /* --------------------------------------------------------------- values */
 
 /* "1.42ms" -> 1420000 (ns), "53.09MB" -> 53090000, "3.21m" -> 3210000;
- * 0 when the text is not a value of that unit. */
-static int parse_value(const tf *f, const char *s, size_t len, int unit, int64_t *out)
+ * 0 when the text is not a value of that unit ("--"), or is one but damaged
+ * (NaN, infinite, beyond int64, negative: counted in f->drop). */
+static int parse_value(tf *f, const char *s, size_t len, int unit, int64_t *out)
 {
     char buf[64];
     if (len == 0 || len >= sizeof buf)
@@ -88,8 +92,8 @@ static int parse_value(const tf *f, const char *s, size_t len, int unit, int64_t
     char *end;
     errno = 0;
     double v = strtod(buf, &end);
-    if (end == buf || errno)
-        return 0;
+    if (end == buf || (errno && !isinf(v)))
+        return 0; /* an underflow; an overflow is damaged, below */
     double mul = 1;
     if (unit == U_TIME) {
         if (strcmp(end, "us") == 0)
@@ -118,8 +122,12 @@ static int parse_value(const tf *f, const char *s, size_t len, int unit, int64_t
         if (mul == 0)
             return 0;
     }
-    *out = (int64_t)(v * mul + (v >= 0 ? 0.5 : -0.5));
-    return 1;
+    tp_rows_reason why = tp_rows_ns(v, mul, out);
+    if (why == TP_ROWS_N_REASONS && v < 0)
+        why = TP_ROWS_NEGATIVE;
+    if (why != TP_ROWS_N_REASONS)
+        tp_rows_drop(&f->drop, why, "line %zu", f->line_no);
+    return why == TP_ROWS_N_REASONS;
 }
 
 static int set_ext(tf *f, int col, int64_t v)
@@ -271,8 +279,14 @@ static int is_banner(const char *line) { return strncmp(line, "=====", 5) == 0; 
 
 static void option_line(tf *f, const char *line)
 {
-    if (strncmp(line, "-step", 5) == 0 && (line[5] == ' ' || line[5] == '\t'))
+    if (strncmp(line, "-step", 5) == 0 && (line[5] == ' ' || line[5] == '\t')) {
         f->step = strtoll(line + 5, NULL, 10);
+        if (f->step < -1 || f->step > INT32_MAX) {
+            tp_log(f->st, TP_LOG_WARN, "%s:%zu: -step %lld is not a step number: the report's "
+                   "ordinal is its iteration", f->path, f->line_no, (long long)f->step);
+            f->step = -1;
+        }
+    }
     else if (strncmp(line, "-view", 5) == 0 && (line[5] == ' ' || line[5] == '\t'))
         sscanf(line + 5, " %31s", f->view);
 }
@@ -343,6 +357,7 @@ static int tf_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK && f.reports == 0)
         rc = tp_fail(st, TP_EFORMAT, "%s: no tfprof report: no legend line 'node name | ...' "
                      "(%zu lines read)", cfg->path, f.line_no);
+    tp_rows_warn(st, cfg->path, "values left null", &f.drop);
     if (rc == TP_OK)
         tp_log(st, TP_LOG_INFO, "%s: %zu reports, %zu rows", cfg->path, f.reports, f.rows);
     return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;

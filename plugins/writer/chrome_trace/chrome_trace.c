@@ -17,12 +17,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_output.h>
+#include <tracepipe/tp_sdk_text.h>
 #include <zlib.h>
 
 typedef struct ct_config {
@@ -121,8 +123,24 @@ static void out_us(ct_out *o, int64_t ns)
     out_bytes(o, d, n);
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped;
- * UTF-8 passes through. */
+/* The length of the valid UTF-8 sequence at s[i] within n bytes, or 0. */
+static size_t utf8_at(const char *s, size_t i, size_t n)
+{
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x80)
+        return 1;
+    size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2, k = 1;
+    while (k < need && i + k < n && s[i + k] != '\0')
+        k++;
+    if (k < need)
+        return 0; /* cut by the end of the string (or a NUL) */
+    unsigned char seq[5] = {0};
+    memcpy(seq, s + i, need);
+    return tp_utf8_len(seq) == need ? need : 0;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; valid
+ * UTF-8 passes through, each byte of an invalid sequence becomes U+FFFD. */
 static void out_json_str(ct_out *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
@@ -130,10 +148,19 @@ static void out_json_str(ct_out *o, const char *s, size_t n)
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        size_t u = c >= 0x80 ? utf8_at(s, i, n) : 1;
+        if (u > 1) {
+            i += u - 1;
+            continue;
+        }
+        if (c >= 0x20 && c != '"' && c != '\\' && u == 1)
             continue;
         out_bytes(o, s + run, i - run);
         run = i + 1;
+        if (u == 0) {
+            out_str(o, "\\ufffd");
+            continue;
+        }
         char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
         if (c == '"' || c == '\\') {
             esc[1] = (char)c;
@@ -262,10 +289,39 @@ static void out_ext_cell(ct_out *o, tp_stage *st, const ct_ext *x, size_t k, siz
     out_str(o, num);
 }
 
+/* Args are JSON text a reader stored, possibly built from raw names
+ * (snprintf): written as they are only when they are a valid JSON object
+ * (jansson checks UTF-8 and control characters; big integers read as
+ * reals), else as {"text": "<the bytes, escaped>"}. */
+static int args_valid(const char *args, size_t alen)
+{
+    json_error_t err;
+    json_t *v = json_loadb(args, alen, JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, &err);
+    int ok = json_is_object(v);
+    json_decref(v);
+    return ok;
+}
+
+static void out_args_text(ct_out *o, const char *args, size_t alen)
+{
+    out_str(o, ", \"args\": {\"text\": ");
+    out_json_str(o, args, alen);
+}
+
 /* The args object of event i with its non-null extension cells appended. */
 static void out_args_ext(ct_out *o, tp_stage *st, const char *args, size_t alen, const ct_ext *x,
                          size_t i)
 {
+    if (alen > 0 && !args_valid(args, alen)) {
+        out_args_text(o, args, alen);
+        for (size_t k = 0; k < x->n; k++)
+            if (!ext_is_null(x, k, i)) {
+                out_str(o, ", ");
+                out_ext_cell(o, st, x, k, i);
+            }
+        out_str(o, "}");
+        return;
+    }
     size_t close = alen; /* the object's closing brace */
     while (close > 0 && args[close - 1] != '}')
         close--;
@@ -325,6 +381,9 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
         alen = 0;
     if (x->n > 0 && ext_row_has_cells(x, i)) {
         out_args_ext(o, st, args, alen, x, i);
+    } else if (alen > 0 && !args_valid(args, alen)) {
+        out_args_text(o, args, alen);
+        out_str(o, "}");
     } else if (alen > 0) {
         out_str(o, ", \"args\": ");
         out_bytes(o, args, alen);

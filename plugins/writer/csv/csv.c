@@ -52,7 +52,7 @@ static void csv_put_cell(FILE *f, const tp_result *r, size_t row, int col)
         return;
     switch (tp_result_col_type(r, col)) {
     case TP_COL_STR:
-        tp_csv_put_field(f, tp_result_get_str(r, row, col));
+        tp_csv_put_text(f, tp_result_get_str(r, row, col));
         break;
     case TP_COL_I32: /* trace columns only, never in a result */
     case TP_COL_SID:
@@ -162,7 +162,7 @@ static int csv_write_table(tp_stage *st, FILE *f, const tp_result *r, const csv_
         for (int c = 0; c < ncols; c++) {
             if (c > 0)
                 fputc(',', f);
-            tp_csv_put_field(f, tp_result_col_name(r, c));
+            tp_csv_put_text(f, tp_result_col_name(r, c));
         }
         fputs(with_path ? ",path" : "", f);
         fputs(rank ? ",rank" : "", f);
@@ -177,7 +177,7 @@ static int csv_write_table(tp_stage *st, FILE *f, const tp_result *r, const csv_
         }
         if (with_path && (rc = csv_path_of(&paths, r, row)) == TP_OK) {
             fputc(',', f);
-            tp_csv_put_field(f, paths.buf);
+            tp_csv_put_text(f, paths.buf);
         }
         if (rank) {
             fputc(',', f);

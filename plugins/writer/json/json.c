@@ -409,12 +409,27 @@ static int json_run(tp_stage *st, const void *config, void *state)
     jw w = { stdout, (int)cfg->indent };
     (void)state;
 
-    if (tp_input_count(st) == 0)
+    size_t n = tp_input_count(st);
+    if (n == 0)
         return tp_fail(st, TP_EINVAL, "no input results to write");
-    if ((w.f = tp_out_open(st, cfg->path)) == NULL)
-        return TP_EIO;
-    int rc = cfg->lossless ? jw_lossless_document(st, &w) : jw_document(st, &w);
-    return tp_out_close(st, w.f, cfg->path, rc);
+    /* one document: {id} names its one result as csv does; with several
+     * it would name none of them */
+    int has_id = cfg->path && strstr(cfg->path, "{id}") != NULL;
+    if (has_id && n > 1)
+        return tp_fail(st, TP_EINVAL, "path '%s': {id} names one result, but json writes its %zu "
+                       "results into one document (name the file, or one writer per result)",
+                       cfg->path, n);
+    char *path = has_id ? tp_out_path_for(cfg->path, tp_result_id(tp_input(st, 0))) : NULL;
+    if (has_id && path == NULL)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    const char *out = has_id ? path : cfg->path;
+    int rc = TP_EIO;
+    if ((w.f = tp_out_open(st, out)) != NULL) {
+        rc = cfg->lossless ? jw_lossless_document(st, &w) : jw_document(st, &w);
+        rc = tp_out_close(st, w.f, out, rc);
+    }
+    free(path);
+    return rc;
 }
 
 static const tp_stage_desc json_stages[] = {
