@@ -47,6 +47,7 @@ typedef struct ct_out {
     int multi;        /* several traces (ranks) in one file */
     int64_t rank;     /* multi: the rank of the trace being written */
     int64_t pid_base; /* multi: added to numeric pids, one range per trace */
+    int args_parsed;  /* the trace's args were read by a JSON parser (kineto) */
     char buf[CT_BUF];
 } ct_out;
 
@@ -293,8 +294,25 @@ static void out_ext_cell(ct_out *o, tp_stage *st, const ct_ext *x, size_t k, siz
  * (snprintf): written as they are only when they are a valid JSON object
  * (jansson checks UTF-8 and control characters; big integers read as
  * reals), else as {"text": "<the bytes, escaped>"}. */
-static int args_valid(const char *args, size_t alen)
+static int args_utf8_only(const char *args, size_t alen)
 {
+    for (size_t i = 0; i < alen; i++) {
+        if ((unsigned char)args[i] < 0x80)
+            continue;
+        size_t u = utf8_at(args, i, alen);
+        if (u == 0)
+            return 0;
+        i += u - 1;
+    }
+    return 1;
+}
+
+/* Args a JSON reader parsed (Kineto) are JSON already: only their bytes are
+ * checked (one pass); others are parsed, once per event. */
+static int args_valid(const ct_out *o, const char *args, size_t alen)
+{
+    if (o->args_parsed && args_utf8_only(args, alen))
+        return 1;
     json_error_t err;
     json_t *v = json_loadb(args, alen, JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, &err);
     int ok = json_is_object(v);
@@ -312,7 +330,7 @@ static void out_args_text(ct_out *o, const char *args, size_t alen)
 static void out_args_ext(ct_out *o, tp_stage *st, const char *args, size_t alen, const ct_ext *x,
                          size_t i)
 {
-    if (alen > 0 && !args_valid(args, alen)) {
+    if (alen > 0 && !args_valid(o, args, alen)) {
         out_args_text(o, args, alen);
         for (size_t k = 0; k < x->n; k++)
             if (!ext_is_null(x, k, i)) {
@@ -381,7 +399,7 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
         alen = 0;
     if (x->n > 0 && ext_row_has_cells(x, i)) {
         out_args_ext(o, st, args, alen, x, i);
-    } else if (alen > 0 && !args_valid(args, alen)) {
+    } else if (alen > 0 && !args_valid(o, args, alen)) {
         out_args_text(o, args, alen);
         out_str(o, "}");
     } else if (alen > 0) {
@@ -418,6 +436,8 @@ static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ex
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t n_str = tp_str_count(st);
+    const char *format = tp_trace_info_str(t, "format");
+    o->args_parsed = format && strcmp(format, "kineto") == 0;
     for (size_t i = 0; i < c->n && !o->err; i++) {
         if (o->multi && is_process_name(st, c, i))
             continue; /* written again with the rank (process_names) */
