@@ -294,6 +294,8 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pipeline
 	install -m 644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines/
+	install -d $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines/data
+	install -m 644 pipelines/data/* $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines/data/
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtracepipe.so
 	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/tracepipe/plugins/

@@ -84,18 +84,21 @@ static char *scalar_copy(loader *L, const tp_ynode *n, const char *what)
     return strdup(n->text);
 }
 
-/* vars: defaults, then --set values appended after them (later wins). */
+/* vars: the built-in ${pipeline_dir} (the pipeline file's folder, so a
+ * bundled pipeline finds the data installed beside it), the defaults, then
+ * --set values appended after them (later wins). */
 static tp_var *collect_vars(loader *L, const tp_ynode *vars, const tp_var *sets, size_t n_sets,
                             size_t *n_out)
 {
     size_t nv = vars && vars->type == TP_YNODE_MAP ? vars->n : 0;
-    tp_var *v = calloc(nv + n_sets + 1, sizeof *v);
+    tp_var *v = calloc(nv + n_sets + 2, sizeof *v);
     if (v == NULL)
         return NULL;
     if (vars && vars->type != TP_YNODE_MAP)
         tp_diags_add(L->d, L->file, vars->line, vars->col,
                      "error: vars must be a mapping of names to values");
     size_t n = 0;
+    v[n++] = (tp_var){"pipeline_dir", L->base_dir ? L->base_dir : "."};
     for (size_t i = 0; i < nv; i++) {
         const tp_ynode *val = vars->items[i];
         if (val->type != TP_YNODE_SCALAR) {
