@@ -89,8 +89,12 @@ static void on_terminating_signal(int sig)
     raise(sig); /* blocked until the handler returns, then fatal */
 }
 
+/* A closed stdout (`pipeline run X | head`) ends the text output only:
+ * writes to it fail with EPIPE instead of killing the process, so the file
+ * writers after a text writer still run; finish_stdout says what happened. */
 static void handle_terminating_signals(void)
 {
+    signal(SIGPIPE, SIG_IGN);
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old;
@@ -140,8 +144,11 @@ static void track_stdout_errors(void)
 }
 
 /* What a command printed must have reached stdout (a full disk,
- * /dev/full, a closed pipe): otherwise the command failed.  A command that
- * failed already said why (a writer to stdout names the write error). */
+ * /dev/full): otherwise the command failed.  A command that failed already
+ * said why (a writer to stdout names the write error).  A reader that
+ * closed the pipe early (`| head`) cut the text output only: the stages
+ * and their files are done, and the status is 141 (128 + SIGPIPE), what a
+ * shell reports for a command the closed pipe ended. */
 static int finish_stdout(int rc)
 {
     errno = 0;
@@ -149,6 +156,11 @@ static int finish_stdout(int rc)
         return rc;
     if (rc != TP_EXIT_OK)
         return rc;
+    if (stdout_errno == EPIPE) {
+        fprintf(stderr, "pipeline: standard output was closed early: the text output stopped "
+                "there; every stage ran and its files were written (exit %d)\n", TP_EXIT_PIPE);
+        return TP_EXIT_PIPE;
+    }
     int why = stdout_errno ? stdout_errno : errno ? errno : EIO;
     fprintf(stderr, "pipeline: error: cannot write to standard output: %s\n", strerror(why));
     return TP_EXIT_FAIL;
