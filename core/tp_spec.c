@@ -185,6 +185,9 @@ size_t tp_spec_reader_vars(const tp_spec *s, const char **names, size_t max)
             continue;
         for (size_t v = 0; v < vars->n && n < max; v++) {
             const char *name = vars->keys[v]->text;
+            const tp_ynode *def = vars->items[v];
+            if (def->type == TP_YNODE_SCALAR && names_var(def->text, "pipeline_dir"))
+                continue; /* data installed beside the pipeline, found anywhere */
             int seen = 0;
             for (size_t j = 0; j < n; j++)
                 seen |= strcmp(names[j], name) == 0;
