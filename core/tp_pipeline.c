@@ -353,6 +353,7 @@ static void parse_stage(loader *L, const tp_ynode *m)
     s->kind = kind;
     s->auto_reader = is_auto;
     s->line = m->line;
+    s->node = m;
     s->col = m->col;
     s->plugin = strdup(plugin);
     s->id = s->plugin ? tp_pl_stage_id(L, m, s->plugin) : NULL;
@@ -455,13 +456,15 @@ static tp_pipeline *load(loader *L, const tp_ynode *spec, const tp_var *sets, si
     tp_strmap_free(&L->ids);
     tp_strmap_free(&L->next_suffix);
     free(vars);
-    tp_ynode_free(root);
     bool failed = false;
     for (size_t i = errors; i < L->d->n; i++)
         failed |= strstr(L->d->lines[i], "error:") != NULL;
     (void)before_stages;
     if (!failed) /* options the schema cannot judge: each stage's init does */
         failed = tp_pipeline_check_configs(L->p, L->d) != TP_OK;
+    for (size_t i = 0; i < L->p->n; i++)
+        L->p->stages[i].node = NULL; /* root goes now */
+    tp_ynode_free(root);
     if (failed) {
         tp_pipeline_free(L->p);
         return NULL;
