@@ -208,6 +208,7 @@ check-pipelines: all $(TESTPLUGINS)
 	sh tests/e2e/run.sh $(BUILD)
 	sh tests/e2e/outputs.sh $(BUILD)
 	sh tests/e2e/batch.sh $(BUILD)
+	sh tests/e2e/bundled.sh $(BUILD)
 	sh tests/bad/run.sh $(BUILD)
 
 # the HTML report in headless Chromium (release only: under ASan it would test Chromium)
@@ -294,6 +295,8 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pipeline
 	install -m 644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines/
+	install -d $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines/data
+	install -m 644 pipelines/data/* $(DESTDIR)$(PREFIX)/share/tracepipe/pipelines/data/
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtracepipe.so
 	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/tracepipe/plugins/

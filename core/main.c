@@ -89,8 +89,12 @@ static void on_terminating_signal(int sig)
     raise(sig); /* blocked until the handler returns, then fatal */
 }
 
+/* A closed stdout (`pipeline run X | head`) ends the text output only:
+ * writes to it fail with EPIPE instead of killing the process, so the file
+ * writers after a text writer still run; finish_stdout says what happened. */
 static void handle_terminating_signals(void)
 {
+    signal(SIGPIPE, SIG_IGN);
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old;
@@ -140,8 +144,11 @@ static void track_stdout_errors(void)
 }
 
 /* What a command printed must have reached stdout (a full disk,
- * /dev/full, a closed pipe): otherwise the command failed.  A command that
- * failed already said why (a writer to stdout names the write error). */
+ * /dev/full): otherwise the command failed.  A command that failed already
+ * said why (a writer to stdout names the write error).  A reader that
+ * closed the pipe early (`| head`) cut the text output only: the stages
+ * and their files are done, and the status is 141 (128 + SIGPIPE), what a
+ * shell reports for a command the closed pipe ended. */
 static int finish_stdout(int rc)
 {
     errno = 0;
@@ -149,6 +156,11 @@ static int finish_stdout(int rc)
         return rc;
     if (rc != TP_EXIT_OK)
         return rc;
+    if (stdout_errno == EPIPE) {
+        fprintf(stderr, "pipeline: standard output was closed early: the text output stopped "
+                "there; every stage ran and its files were written (exit %d)\n", TP_EXIT_PIPE);
+        return TP_EXIT_PIPE;
+    }
     int why = stdout_errno ? stdout_errno : errno ? errno : EIO;
     fprintf(stderr, "pipeline: error: cannot write to standard output: %s\n", strerror(why));
     return TP_EXIT_FAIL;
@@ -332,16 +344,31 @@ static int cmd_plugins(tp_ctx *ctx)
 }
 
 /* A bundled pipeline run by name outside the source folder reads its
- * sample trace relative to that folder: say how to give one's own. */
-static void sample_hint(const cli *c, int bundled_elsewhere)
+ * sample traces relative to that folder: say how to give one's own, by the
+ * variables its readers name (trace; diff's base and test).  The text is
+ * made while the pipeline file is at hand, printed if the run fails. */
+static void sample_hint(const cli *c, const tp_spec *spec, int bundled_elsewhere, char *out,
+                        size_t size)
 {
+    const char *names[8];
+    size_t n = spec && bundled_elsewhere && c->input == NULL ? tp_spec_reader_vars(spec, names, 8)
+                                                             : 0;
+    out[0] = '\0';
     for (size_t i = 0; i < c->n_sets; i++)
-        if (tp_cli_is_var(&c->sets[i], "trace"))
-            return;
-    if (bundled_elsewhere && c->input == NULL && c->verbosity > 0)
-        fprintf(stderr, "pipeline: hint: the bundled pipeline '%s' reads a sample trace of the "
-                "tracepipe sources by default; give yours: pipeline %s %s --set trace=FILE (or "
-                "--input FILE|DIR)\n", c->arg, c->command, c->arg);
+        for (size_t j = 0; j < n; j++)
+            if (tp_cli_is_var(&c->sets[i], names[j]))
+                return;
+    size_t used = 0;
+    for (size_t j = 0; j < n && used < size; j++)
+        used += (size_t)snprintf(out + used, size - used, " --set %s=FILE", names[j]);
+}
+
+static void print_hint(const cli *c, const char *sets)
+{
+    if (sets[0] != '\0' && c->verbosity > 0)
+        fprintf(stderr, "pipeline: hint: the bundled pipeline '%s' reads sample traces of the "
+                "tracepipe sources by default; give yours: pipeline %s %s%s (or --input "
+                "FILE|DIR)\n", c->arg, c->command, c->arg, sets);
 }
 
 static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
@@ -354,11 +381,15 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
     int bundled_elsewhere = strcmp(file, c->arg) != 0 && strncmp(file, "pipelines/", 10) != 0;
     c->spec = tp_spec_read_file(file, d);
     free(file);
+    char hint[256];
+    sample_hint(c, c->spec, bundled_elsewhere, hint, sizeof hint);
     const char *batch = c->spec && strcmp(c->command, "run") == 0 ? tp_cli_batch_spec(c, ctx, c->spec)
                                                                   : NULL;
     if (batch != NULL) {
         tp_diags_print(d, stderr);
         int rc = tp_cli_batch(ctx, c, batch);
+        if (rc == TP_EXIT_USAGE || rc == TP_EXIT_FAIL)
+            print_hint(c, hint);
         free(c->out_base);
         tp_spec_free(c->spec);
         return rc;
@@ -369,7 +400,7 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
     c->spec = NULL;
     tp_diags_print(d, stderr);
     if (p == NULL) {
-        sample_hint(c, bundled_elsewhere);
+        print_hint(c, hint);
         return TP_EXIT_USAGE;
     }
     if (strcmp(c->command, "validate") == 0) {
@@ -385,7 +416,7 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
     int rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
     rc = tp_cli_slower_gate(c, run, rc);
     if (rc == TP_EXIT_FAIL)
-        sample_hint(c, bundled_elsewhere);
+        print_hint(c, hint);
     tp_run_free(run);
     tp_pipeline_free(p);
     return rc;

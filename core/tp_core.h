@@ -22,7 +22,7 @@ typedef struct tp_pipeline tp_pipeline;
 typedef struct tp_run tp_run;
 
 /* Exit codes of `pipeline`. */
-enum { TP_EXIT_OK = 0, TP_EXIT_FAIL = 1, TP_EXIT_USAGE = 2, TP_EXIT_SLOWER = 3 };
+enum { TP_EXIT_OK = 0, TP_EXIT_FAIL = 1, TP_EXIT_USAGE = 2, TP_EXIT_SLOWER = 3, TP_EXIT_PIPE = 141 };
 
 /* The worse of two exit statuses (CONVENTIONS: a run's or batch's status is
  * the worst of its traces', 1 > 2 > 3 > 0), so a CI script tells a failure,

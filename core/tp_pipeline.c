@@ -84,18 +84,21 @@ static char *scalar_copy(loader *L, const tp_ynode *n, const char *what)
     return strdup(n->text);
 }
 
-/* vars: defaults, then --set values appended after them (later wins). */
+/* vars: the built-in ${pipeline_dir} (the pipeline file's folder, so a
+ * bundled pipeline finds the data installed beside it), the defaults, then
+ * --set values appended after them (later wins). */
 static tp_var *collect_vars(loader *L, const tp_ynode *vars, const tp_var *sets, size_t n_sets,
                             size_t *n_out)
 {
     size_t nv = vars && vars->type == TP_YNODE_MAP ? vars->n : 0;
-    tp_var *v = calloc(nv + n_sets + 1, sizeof *v);
+    tp_var *v = calloc(nv + n_sets + 2, sizeof *v);
     if (v == NULL)
         return NULL;
     if (vars && vars->type != TP_YNODE_MAP)
         tp_diags_add(L->d, L->file, vars->line, vars->col,
                      "error: vars must be a mapping of names to values");
     size_t n = 0;
+    v[n++] = (tp_var){"pipeline_dir", L->base_dir ? L->base_dir : "."};
     for (size_t i = 0; i < nv; i++) {
         const tp_ynode *val = vars->items[i];
         if (val->type != TP_YNODE_SCALAR) {
@@ -350,6 +353,7 @@ static void parse_stage(loader *L, const tp_ynode *m)
     s->kind = kind;
     s->auto_reader = is_auto;
     s->line = m->line;
+    s->node = m;
     s->col = m->col;
     s->plugin = strdup(plugin);
     s->id = s->plugin ? tp_pl_stage_id(L, m, s->plugin) : NULL;
@@ -452,13 +456,15 @@ static tp_pipeline *load(loader *L, const tp_ynode *spec, const tp_var *sets, si
     tp_strmap_free(&L->ids);
     tp_strmap_free(&L->next_suffix);
     free(vars);
-    tp_ynode_free(root);
     bool failed = false;
     for (size_t i = errors; i < L->d->n; i++)
         failed |= strstr(L->d->lines[i], "error:") != NULL;
     (void)before_stages;
     if (!failed) /* options the schema cannot judge: each stage's init does */
         failed = tp_pipeline_check_configs(L->p, L->d) != TP_OK;
+    for (size_t i = 0; i < L->p->n; i++)
+        L->p->stages[i].node = NULL; /* root goes now */
+    tp_ynode_free(root);
     if (failed) {
         tp_pipeline_free(L->p);
         return NULL;

@@ -34,6 +34,7 @@ typedef struct pstage {
     size_t n_traces;
     void *config;
     int line, col;
+    const tp_ynode *node; /* the stage's mapping while the pipeline loads, else NULL */
     /* the analyses desc requires (`requires`, then `requires_list`), each
      * run first, as "<id>.<name>" with its defaults, where a trace lacks it */
     preq *reqs;

@@ -598,6 +598,34 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
     return rc;
 }
 
+/* Where an init error about one option goes: a message that starts with
+ * the option's name (`kinds[0]: unknown kind ...`, `start: ...`) or says
+ * "option 'NAME'" is placed at that value's line:col (the item's for
+ * NAME[i]), else it stays at the stage's line. */
+static void value_place(const tp_ynode *stage, const char *msg, int *line, int *col)
+{
+    const char *opt = strstr(msg, "option '");
+    const char *name = opt ? opt + 8 : msg;
+    size_t len = strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_");
+    char key[64];
+    if (stage == NULL || len == 0 || len >= sizeof key)
+        return;
+    if (!(opt ? name[len] == '\'' : name[len] == ':' || name[len] == '['))
+        return;
+    snprintf(key, sizeof key, "%.*s", (int)len, name);
+    const tp_ynode *v = tp_ymap_get(stage, key);
+    if (v == NULL)
+        return;
+    char *end = NULL;
+    long i = name[len] == '[' ? strtol(name + len + 1, &end, 10) : -1;
+    if (i >= 0 && end && *end == ']' && v->type == TP_YNODE_SEQ && (size_t)i < v->n)
+        v = v->items[i];
+    if (v->line > 0) {
+        *line = v->line;
+        *col = v->col;
+    }
+}
+
 /* Runs init and destroy of one stage on its configuration, with no trace:
  * what init refuses (a bad regex, an unknown kind, start after end) is
  * reported before any trace is read.  Adds a diagnostic and returns 1 when
@@ -621,8 +649,11 @@ static int check_one_config(tp_run *run, const tp_pipeline *p, const pstage *s,
     if (rc == TP_OK)
         return 0;
     const char *msg = st.error[0] ? st.error : rc == TP_ENOMEM ? "out of memory" : "failed";
-    tp_diags_add(d, p->file, s->line, s->col, "error: %s '%s': %s", tp_stage_kind_name(s->kind),
-                 id, msg);
+    int line = s->line, col = s->col;
+    if (desc == s->desc)
+        value_place(s->node, msg, &line, &col);
+    tp_diags_add(d, p->file, line, col, "error: %s '%s': %s", tp_stage_kind_name(s->kind), id,
+                 msg);
     return 1;
 }
 

@@ -152,3 +152,48 @@ const char *tp_spec_reader_input(const tp_spec *s, const tp_ctx *ctx)
     const tp_ynode *v = tp_ymap_get(reader_stage(s), key);
     return v && v->type == TP_YNODE_SCALAR ? v->text : NULL;
 }
+
+/* Whether the scalar text names ${name}. */
+static int names_var(const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = strstr(text, "${"); p; p = strstr(p + 2, "${"))
+        if (strncmp(p + 2, name, len) == 0 && p[2 + len] == '}')
+            return 1;
+    return 0;
+}
+
+static int reader_names_var(const tp_ynode *stage, const char *name)
+{
+    for (size_t k = 0; k < stage->n; k++)
+        if (stage->items[k]->type == TP_YNODE_SCALAR && names_var(stage->items[k]->text, name))
+            return 1;
+    return 0;
+}
+
+size_t tp_spec_reader_vars(const tp_spec *s, const char **names, size_t max)
+{
+    const tp_ynode *vars = tp_ymap_get(s->root, "vars");
+    const tp_ynode *stages = tp_ymap_get(s->root, "stages");
+    if (vars == NULL || vars->type != TP_YNODE_MAP || stages == NULL ||
+        stages->type != TP_YNODE_SEQ)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < stages->n; i++) {
+        const tp_ynode *m = stages->items[i];
+        if (m->type != TP_YNODE_MAP || tp_ymap_get(m, "reader") == NULL)
+            continue;
+        for (size_t v = 0; v < vars->n && n < max; v++) {
+            const char *name = vars->keys[v]->text;
+            const tp_ynode *def = vars->items[v];
+            if (def->type == TP_YNODE_SCALAR && names_var(def->text, "pipeline_dir"))
+                continue; /* data installed beside the pipeline, found anywhere */
+            int seen = 0;
+            for (size_t j = 0; j < n; j++)
+                seen |= strcmp(names[j], name) == 0;
+            if (!seen && reader_names_var(m, name))
+                names[n++] = name;
+        }
+    }
+    return n;
+}

@@ -32,6 +32,12 @@ const char *tp_spec_reader(const tp_spec *s);
  * NULL when absent, not a scalar, or the reader is not loaded in ctx. */
 const char *tp_spec_reader_input(const tp_spec *s, const tp_ctx *ctx);
 
+/* The variables under vars: that the readers' options name (`path:
+ * ${trace}`; diff's base and test) and whose default is not data beside
+ * the pipeline (`${pipeline_dir}/...`), in stage order, each once: up to max
+ * names into names[]; returns how many. */
+size_t tp_spec_reader_vars(const tp_spec *s, const char **names, size_t max);
+
 /* Validates the spec with `sets` overriding its vars: and, when input is
  * not NULL, input as the first reader's input file (`--input`, a batch's
  * trace); as tp_pipeline_load_file otherwise. */

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,15 @@ FILE *tp_out_open(tp_stage *st, const char *path)
     return f;
 }
 
+/* Whoever read our standard output closed it (`| head`): the pipe's write
+ * end then polls as an error.  The command says so when it ends; the
+ * stage's text output simply stops, and the stages after it still run. */
+static int stdout_closed(void)
+{
+    struct pollfd p = {.fd = STDOUT_FILENO, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
 int tp_out_close(tp_stage *st, FILE *f, const char *path, int rc)
 {
     int failed = ferror(f) || fflush(f) != 0;
@@ -28,7 +39,7 @@ int tp_out_close(tp_stage *st, FILE *f, const char *path, int rc)
         failed = 1;
         err = errno;
     }
-    if (rc != TP_OK || !failed)
+    if (rc != TP_OK || !failed || (f == stdout && stdout_closed()))
         return rc;
     return tp_fail(st, TP_EIO, "%s: write failed: %s", path ? path : "<stdout>",
                    strerror(err ? err : EIO));

@@ -206,8 +206,9 @@ check_cli "bundled pipelines from anywhere" 0 "top_kernels: ok" \
 if [ -f "$(dirname "$PIPELINE")/../pipelines/top_kernels.yaml" ]; then # build/, not build/san/
     check_cli "bundled pipelines beside the program" 0 "top_kernels: ok" \
         env -u TRACEPIPE_PIPELINE_PATH sh -c "cd / && '$PWD/$PIPELINE' validate top_kernels --set trace='$PWD/tests/data/dlrm_worker0_step12.pt.trace.json.gz'"
-    check_cli "a bundled pipeline elsewhere says how to give a trace" 1 \
-        "hint: the bundled pipeline 'dlrm_breakdown' reads a sample trace of the tracepipe sources by default; give yours: pipeline run dlrm_breakdown --set trace=FILE" \
+    # reader: auto probes the file while validating: a missing one is exit 2
+    check_cli "a bundled pipeline elsewhere says how to give a trace" 2 \
+        "hint: the bundled pipeline 'dlrm_breakdown' reads sample traces of the tracepipe sources by default; give yours: pipeline run dlrm_breakdown --set trace=FILE" \
         env -u TRACEPIPE_PIPELINE_PATH sh -c "cd / && '$PWD/$PIPELINE' run dlrm_breakdown --set out=/tmp"
 fi
 check_cli "no such bundled pipeline" 2 "no pipeline file 'nosuch' and no bundled pipeline named 'nosuch'" \

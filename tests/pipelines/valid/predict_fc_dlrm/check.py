@@ -1,6 +1,6 @@
 """predict_fc_dlrm, independently: every GEMM op's (batch, M, N, K) from its
 Input Dims (seed 004's mapping), ANALYSES.md 5.5's interpolation written
-again from the spec over tests/data/hand/fc1_table.csv (volta rows, v100_seed:
+again from the spec over pipelines/data/fc1_table.csv (volta rows, v100_seed:
 12200 GFLOP/s, 809 GB/s), compared with predict's fc_table predictions; ops
 the table cannot answer must be the roofline's (ANALYSES.md 4) and counted in
 the notes of pred.fc_table; no other op took fc_table."""
@@ -9,7 +9,7 @@ P_F, P_BW = 12200.0, 809.0
 out = sys.argv[1]
 
 table = []
-for r in csv.DictReader(open("tests/data/hand/fc1_table.csv")):
+for r in csv.DictReader(open("pipelines/data/fc1_table.csv")):
     if all(r[k] for k in ("batch_size", "M", "N", "K", "kernel_name", "kernel_runtime")) and \
             r["kernel_name"].startswith("volta"):
         table.append((int(r["batch_size"]), int(r["M"]), int(r["N"]), int(r["K"]),

@@ -1,0 +1,108 @@
+#!/bin/sh
+# Every bundled pipeline by name from a scratch folder outside the tree
+# (issue 35): installed into a scratch prefix (the release build) or, for
+# another build (build/san), found through $TRACEPIPE_PIPELINE_PATH.
+#  - without --set: it runs (seed004_predictors: its table is installed
+#    beside it, ${pipeline_dir}/data) or fails with a hint whose every
+#    `--set NAME=` names a variable the pipeline declares;
+#  - with the hint's variables set to the sample traces (a Kineto trace):
+#    exit 0 and every literal ${out}/FILE of the pipeline written;
+#  - on an nsys export where its first reader is `auto` or `nsys` (ranks
+#    and diff: not on one nsys trace, ranks needs two ranks);
+#  - a closed standard output: the files are still written, exit 141.
+#   sh tests/e2e/bundled.sh [BUILD]    (from the repository root)
+set -u
+BUILD=${1:-build}
+SRC=$PWD
+pass=0
+fail=0
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: bundled: $1"; [ -f "$tmp/err" ] && head -5 "$tmp/err"; }
+if [ "$BUILD" = build ]; then
+    make -s install PREFIX="$tmp/prefix" BUILD="$BUILD" >/dev/null || { echo "FAIL: bundled: install"; exit 1; }
+    P="$tmp/prefix/bin/pipeline"
+    unset TRACEPIPE_PIPELINE_PATH
+else
+    P="$SRC/$BUILD/pipeline"
+    export TRACEPIPE_PIPELINE_PATH="$SRC/pipelines"
+fi
+NSYS="$SRC/tests/data/nsys/pipit_saxpy_mpi_cuda_perlmutter0.sqlite"
+mkdir -p "$tmp/work"
+cd "$tmp/work" || exit 1
+
+declared() { grep -q "^  $2:" "$SRC/pipelines/$1.yaml"; }    # vars: are the first mapping indented by 2
+default_of() { sed -n "s/^  $2: *\([^ #]*\).*/\1/p" "$SRC/pipelines/$1.yaml" | head -1; }
+outputs_written() { # pipeline, out folder
+    for f in $(sed -n 's/.*path: *\${out}\/\([^{}]*\)$/\1/p' "$SRC/pipelines/$1.yaml"); do
+        [ -s "$2/$f" ] || { echo "$2/$f"; return 1; }
+    done
+    [ -n "$(ls -A "$2" 2>/dev/null)" ]
+}
+
+for yaml in "$SRC"/pipelines/*.yaml; do
+    p=$(basename "$yaml" .yaml)
+    "$P" run "$p" --set out="$tmp/o/$p/plain" >/dev/null 2>"$tmp/err"
+    rc=$?
+    sets=$(sed -n 's/.*hint:.*give yours: pipeline run [^ ]*\(.*\) (or --input.*/\1/p' "$tmp/err")
+    if [ $rc = 0 ]; then
+        if outputs_written "$p" "$tmp/o/$p/plain" >/dev/null; then ok; else ko "$p: outputs"; fi
+        continue
+    fi
+    [ -n "$sets" ] || { ko "$p: failed without a hint (exit $rc)"; continue; }
+    args=""
+    bad=""
+    for s in $sets; do
+        case $s in --set) continue ;; esac
+        name=${s%%=*}
+        if declared "$p" "$name"; then args="$args --set $name=$SRC/$(default_of "$p" "$name")"
+        else bad="$bad $name"; fi
+    done
+    [ -z "$bad" ] && ok || ko "$p: the hint names undeclared variable(s):$bad"
+    # the hint followed: the sample traces given by their absolute paths
+    # shellcheck disable=SC2086
+    "$P" run "$p" $args --set out="$tmp/o/$p/kineto" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc != 0 ]; then ko "$p: with$args: exit $rc"
+    elif ! outputs_written "$p" "$tmp/o/$p/kineto" >"$tmp/missing"; then ko "$p: missing $(cat "$tmp/missing")"
+    else ok; fi
+    reader=$(sed -n 's/^  - reader: *\([a-z_]*\).*/\1/p' "$yaml" | head -1)
+    case "$p:$reader" in ranks:* | diff:*) continue ;; *:auto | *:nsys) ;; *) continue ;; esac
+    "$P" run "$p" --set trace="$NSYS" --set out="$tmp/o/$p/nsys" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc != 0 ]; then ko "$p on an nsys export: exit $rc"
+    elif ! outputs_written "$p" "$tmp/o/$p/nsys" >"$tmp/missing"; then ko "$p on nsys: missing $(cat "$tmp/missing")"
+    else ok; fi
+done
+
+# dlrm_breakdown's batch_size: 2048 samples x 1 iteration / 14504 us = 141202.43 samples/s
+"$P" run dlrm_breakdown --set trace="$SRC/tests/data/dlrm_worker0_step12.pt.trace.json.gz" \
+    --set batch_size=2048 --set out="$tmp/o/bs" -q >/dev/null 2>"$tmp/err"
+if grep -q '^14504,1,2048,141202.4269' "$tmp/o/bs/host.summary.csv"; then ok
+else ko "batch_size: $(tail -1 "$tmp/o/bs/host.summary.csv")"; fi
+
+# diff's gate: the sample test run is 2.40 % faster, the swapped pair 2.46 % slower
+"$P" run diff --set base="$SRC/tests/data/hand/diff_test.json" --set test="$SRC/tests/data/hand/diff_base.json" \
+    --set out="$tmp/o/gate" --fail-if-slower 1 >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc = 3 ] && grep -q "2.46 % slower than the base" "$tmp/err"; then ok; else ko "diff gate: exit $rc"; fi
+
+# a closed standard output: the text writer stops, the file writers run
+python3 - "$P" "$SRC" "$tmp/o/pipe" >"$tmp/err" 2>&1 <<'PY'
+import os, subprocess, sys
+P, SRC, out = sys.argv[1:]
+r, w = os.pipe()
+os.close(r)  # the reader is gone before the first write
+p = subprocess.run([P, "run", "dlrm_breakdown", "--set", "trace=%s/tests/data/dlrm_worker0_step12.pt.trace.json.gz" % SRC,
+                    "--set", "out=" + out, "-q"], stdout=w, stderr=subprocess.PIPE)
+assert p.returncode == 141, (p.returncode, p.stderr)
+assert b"standard output was closed early" in p.stderr, p.stderr
+for f in ("host.csv", "breakdown.json", "report.html", "iterations.svg"):
+    assert os.path.getsize(os.path.join(out, f)) > 0, f
+PY
+if [ $? = 0 ]; then ok; else ko "closed stdout"; fi
+
+echo "bundled: $pass passed, $fail failed"
+[ $fail = 0 ]
