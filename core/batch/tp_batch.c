@@ -71,6 +71,15 @@ static int list_add(tp_batch_list *l, const char *path, const char *label)
     return TP_OK;
 }
 
+int tp_batch_walk_stat(const char *path, struct stat *sb)
+{
+    if (lstat(path, sb) != 0)
+        return -1;
+    if (S_ISLNK(sb->st_mode) && (stat(path, sb) != 0 || S_ISDIR(sb->st_mode)))
+        return -1;
+    return 0;
+}
+
 /* A folder, recursively, in name order (so every run lists the same). */
 static int walk_dir(tp_batch_list *l, const char *dir, size_t root_len, int depth, char *err,
                     size_t errsz)
@@ -88,8 +97,8 @@ static int walk_dir(tp_batch_list *l, const char *dir, size_t root_len, int dept
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", dir, name);
             struct stat sb;
-            if (stat(path, &sb) != 0)
-                ; /* vanished or a broken link: not a trace */
+            if (tp_batch_walk_stat(path, &sb) != 0)
+                ; /* vanished, a broken link or a link to a folder: not followed */
             else if (S_ISDIR(sb.st_mode) && depth < 32)
                 rc = walk_dir(l, path, root_len, depth + 1, err, errsz);
             else if (S_ISREG(sb.st_mode) && is_trace_name(name))
@@ -293,7 +302,8 @@ static void finish_child(const tp_batch_opts *o, tp_batch_list *l, child *c, int
         if (o->verbosity > 1)
             relay(c->log, stderr);
         if (o->verbosity > 0)
-            fprintf(stderr, "pipeline: [%zu/%zu] %s: ok (%.2f s)\n", done, l->n, t->label, secs);
+            tp_print_line(stderr, "pipeline: [%zu/%zu] %s: ok (%.2f s)", done, l->n, t->label,
+                          secs);
     } else {
         char why[1024];
         first_error(c->log, why, sizeof why);
@@ -318,8 +328,10 @@ static void print_outputs(const tp_batch_list *l, const char *tmpdir)
         out_path(tmpdir, i, out, sizeof out);
         struct stat sb;
         if (stat(out, &sb) == 0 && sb.st_size > 0) {
+            if (l->n > 1 && !first)
+                putchar('\n');
             if (l->n > 1)
-                printf("%s==> %s <==\n", first ? "" : "\n", l->v[i].label);
+                tp_print_line(stdout, "==> %s <==", l->v[i].label);
             first = 0;
             fflush(stdout);
             relay(out, stdout);
@@ -338,9 +350,14 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
         return TP_EXIT_FAIL;
     }
     size_t jobs = o->jobs > 0 ? (size_t)o->jobs : 1;
+    if (jobs > l->n)
+        jobs = l->n ? l->n : 1; /* no more slots than traces */
     child *running = calloc(jobs, sizeof *running);
-    if (running == NULL)
+    if (running == NULL) {
+        fprintf(stderr, "pipeline: error: out of memory for %zu traces at once\n", jobs);
+        rmdir(tmpdir);
         return TP_EXIT_FAIL;
+    }
     size_t next = 0, nrun = 0, done = 0;
     uint64_t in_use = 0, peak_kib = 0;
     struct timespec t0;

@@ -9,6 +9,11 @@
 #include "tp_core.h"
 
 #include <stdint.h>
+#include <sys/stat.h>
+
+/* The most traces at once (-j) and shards (--shard I/N) a batch takes. */
+#define TP_BATCH_MAX_JOBS 4096
+#define TP_BATCH_MAX_SHARDS 65536
 
 typedef struct tp_batch_trace {
     char *path;  /* the trace */
@@ -33,6 +38,11 @@ typedef struct tp_batch_opts {
  * a process adds TP_BATCH_PROCESS_BYTES. */
 uint64_t tp_batch_trace_bytes(const char *path);
 #define TP_BATCH_PROCESS_BYTES ((uint64_t)32 << 20)
+/* stat(2) for a folder walk's entry, except that a symbolic link to a
+ * folder is not followed (a `self -> .` link would run its traces again
+ * and again): -1 for it, as for an entry that vanished.  Links to files are
+ * followed. */
+int tp_batch_walk_stat(const char *path, struct stat *sb);
 /* A file, a folder (recursively: files with trace suffixes) or a glob, in a
  * stable order, labelled.  TP_OK, or an error with a message in err. */
 int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz);

@@ -238,7 +238,7 @@ static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, cons
             continue;
         }
         if (c->verbosity > 1)
-            fprintf(stderr, "pipeline: batch: skipped %s: no %s trace\n", l->v[i].path,
+            tp_print_line(stderr, "pipeline: batch: skipped %s: no %s trace", l->v[i].path,
                     strcmp(reader, "auto") == 0 ? "known" : reader);
         free(l->v[i].path);
         free(l->v[i].label);
@@ -246,8 +246,8 @@ static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, cons
     }
     l->n = k;
     if (skipped > 0 && c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu file(s) of %s skipped: not %s traces (-v names "
-                "them)\n", skipped, spec,
+        tp_print_line(stderr, "pipeline: batch: %zu file(s) of %s skipped: not %s traces (-v "
+                      "names them)", skipped, spec,
                 strcmp(reader, "auto") == 0 ? "known" : reader);
 }
 
@@ -289,7 +289,7 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
                        .ctx = &b,
                        .run_one = run_one_trace};
     if (c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu trace(s) from %s, %d at once%s\n", l.n, spec,
+        tp_print_line(stderr, "pipeline: batch: %zu trace(s) from %s, %d at once%s", l.n, spec,
                 o.jobs, c->declares_out ? ", each writing to OUT/LABEL" : "");
     int rc = l.n > 0 ? tp_batch_run(&o, &l) : TP_EXIT_OK;
     if (c->nshards > 0) {
@@ -302,8 +302,8 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
                 tp_print_line(stderr, "pipeline: error: shard manifest: %s", err);
                 rc = tp_exit_worst(rc, TP_EXIT_FAIL);
             } else if (c->verbosity > 0) {
-                fprintf(stderr, "pipeline: shard done; when every shard is: pipeline merge %s "
-                        "[--pipeline %s]\n", out, c->arg);
+                tp_print_line(stderr, "pipeline: shard done; when every shard is: pipeline merge "
+                              "%s [--pipeline %s]", out, c->arg);
             }
         }
     } else {
@@ -327,8 +327,8 @@ static int merge_into(const cli *c, const char *const *roots, size_t n, const ch
         return tp_exit_worst(rc, TP_EXIT_FAIL);
     }
     if (c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu table(s) merged into %s (a row per trace row, "
-                "first column trace)\n", merged, out ? out : ".");
+        tp_print_line(stderr, "pipeline: batch: %zu table(s) merged into %s (a row per trace "
+                      "row, first column trace)", merged, out ? out : ".");
     return rc;
 }
 

@@ -198,8 +198,8 @@ static int find_traces(const char *root, const char *rel, int depth, char ***lab
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
             snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
                 (int)sizeof sub ||
-            stat(path, &sb) != 0)
-            continue; /* (a path too long to be a batch's) */
+            tp_batch_walk_stat(path, &sb) != 0)
+            continue; /* (a path too long to be a batch's, a link to a folder) */
         size_t len = strlen(e->d_name);
         if (S_ISDIR(sb.st_mode) && depth < 16)
             rc = find_traces(root, sub, depth + 1, labels, nlabels, names, nnames);

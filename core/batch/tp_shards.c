@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define MANIFEST_PREFIX ".tracepipe-shard-"
-#define MAX_SHARDS 65536 /* a file name asking for more is not a manifest of ours */
+#define MAX_SHARDS TP_BATCH_MAX_SHARDS /* a file name asking for more is not ours */
 
 static void put_escaped(FILE *f, const char *s)
 {

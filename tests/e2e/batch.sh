@@ -324,5 +324,34 @@ check "gate: a gate trips in one run: 3" 3 "15.38 % slower" \
 check "gate: misuse in one run: 2" 2 "--fail-if-slower needs a percentage" \
     "$P" run "$DB" --set trace="$tmp/gate_slow/slower.json" --fail-if-slower fast
 
+# issue 32: strict -j, --max-memory and --shard (atoi made 4294967297 one
+# trace at once and 4x four; 100000000 failed without a word; 0.5, 1e-300
+# and nan bytes meant no limit; merge ignored manifests over 65536 shards)
+for j in 100000000 4294967297 4x -1 ""; do
+    check "-j '$j'" 2 "-j needs a number of traces at once, 1 to 4096, got $j" \
+        "$P" run top_kernels --input "$tmp/in" -j "$j"
+done
+for m in 0.5 1e-300 nan inf -8G 0x10M 8Q; do
+    check "--max-memory $m" 2 "--max-memory needs a size of at least 1M" \
+        "$P" run top_kernels --input "$tmp/in" --max-memory "$m"
+done
+check "--shard over the limit" 2 "0 <= I < N <= 65536" "$P" run top_kernels --input "$tmp/in" --shard 0/100000
+check "--shard I out of range" 2 "--shard needs I/N" "$P" run top_kernels --input "$tmp/in" --shard 4294967296/3
+
+# issue 32: a link to a folder is not followed (`self -> .` ran one trace 33
+# times, and merge made 33 traces' rows of it); a link to a file is a trace
+mkdir -p "$tmp/loop"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/loop/a.json"
+ln -s . "$tmp/loop/self"
+ln -s "$PWD/tests/data/nsys/saxpy_from_sqlite.json" "$tmp/loop/b.json"
+check "a folder with a link to itself" 0 "batch: 2 trace(s) from $tmp/loop" \
+    "$P" run top_kernels --input "$tmp/loop" --set out="$tmp/oloop" -j 2
+ln -s .. "$tmp/oloop/a/up"
+"$P" merge "$tmp/oloop" --out "$tmp/mloop" -q 2>"$tmp/err"
+# saxpy's kernels.csv: a header and 3 kernels; two traces: 1 + 2 x 3 lines
+if [ "$(wc -l < "$tmp/oloop/kernels.csv")" != 7 ]; then ko "batch table over a linked folder"
+elif [ "$(wc -l < "$tmp/mloop/kernels.csv")" != 7 ]; then ko "merge over a linked folder"
+else ok; fi
+
 echo "batch: $pass passed, $fail failed"
 [ $fail = 0 ]
