@@ -51,7 +51,7 @@ static int is_trace_name(const char *name)
     return 0;
 }
 
-static int list_add(tp_batch_list *l, const char *path, const char *label)
+int tp_batch_list_add(tp_batch_list *l, const char *path, const char *label)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
@@ -67,8 +67,24 @@ static int list_add(tp_batch_list *l, const char *path, const char *label)
         free(lab);
         return TP_ENOMEM;
     }
-    l->v[l->n++] = (tp_batch_trace){p, lab, 0};
+    l->v[l->n++] = (tp_batch_trace){p, lab, 0, NULL};
     return TP_OK;
+}
+
+/* mkdir -p: a shard with no traces may be the first to reach a nested OUT,
+ * a batch of batch writers only has no trace folder under it. */
+int tp_batch_make_dirs(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 int tp_batch_walk_stat(const char *path, struct stat *sb)
@@ -102,7 +118,7 @@ static int walk_dir(tp_batch_list *l, const char *dir, size_t root_len, int dept
             else if (S_ISDIR(sb.st_mode) && depth < 32)
                 rc = walk_dir(l, path, root_len, depth + 1, err, errsz);
             else if (S_ISREG(sb.st_mode) && is_trace_name(name))
-                rc = list_add(l, path, path + root_len);
+                rc = tp_batch_list_add(l, path, path + root_len);
         }
         free(ents[i]);
     }
@@ -112,33 +128,101 @@ static int walk_dir(tp_batch_list *l, const char *dir, size_t root_len, int dept
 
 static int has_glob_chars(const char *s) { return strpbrk(s, "*?[") != NULL; }
 
-/* The label of a trace: its path (below the folder searched) without
- * trace suffixes; then made unique by a "-2", "-3"... */
-static void make_labels(tp_batch_list *l)
+/* The length of the inputs' deepest common folder in their paths (0:
+ * none), each path's folder compared a whole name at a time. */
+static size_t common_folder(const tp_batch_list *l)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        char *lab = l->v[i].label;
-        for (size_t k = 0; k < sizeof label_suffixes / sizeof *label_suffixes; k++)
-            if (ends_with(lab, label_suffixes[k]) && strlen(lab) > strlen(label_suffixes[k])) {
-                lab[strlen(lab) - strlen(label_suffixes[k])] = '\0';
-                break;
-            }
+    const char *first = l->v[0].path, *slash = strrchr(first, '/');
+    size_t len = slash ? (size_t)(slash - first) : 0;
+    for (size_t i = 1; i < l->n && len > 0; i++) {
+        const char *p = l->v[i].path, *ps = strrchr(p, '/');
+        size_t plen = ps ? (size_t)(ps - p) : 0;
+        while (len > 0 && !(plen >= len && strncmp(p, first, len) == 0 &&
+                            (p[len] == '/' || len == plen)))
+            while (len > 0 && first[--len] != '/')
+                ;
     }
-    for (size_t i = 0; i < l->n; i++) {
-        int dup = 1;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(l->v[j].label, l->v[i].label) == 0)
-                dup++;
-        if (dup > 1) {
-            size_t len = strlen(l->v[i].label) + 16;
-            char *lab = malloc(len);
-            if (lab) {
-                snprintf(lab, len, "%s-%d", l->v[i].label, dup);
-                free(l->v[i].label);
-                l->v[i].label = lab;
+    return len;
+}
+
+static void strip_trace_suffix(char *lab)
+{
+    for (size_t k = 0; k < sizeof label_suffixes / sizeof *label_suffixes; k++)
+        if (ends_with(lab, label_suffixes[k]) && strlen(lab) > strlen(label_suffixes[k])) {
+            lab[strlen(lab) - strlen(label_suffixes[k])] = '\0';
+            return;
+        }
+}
+
+static int by_label(const void *a, const void *b)
+{
+    return strcmp((*(tp_batch_trace *const *)a)->label, (*(tp_batch_trace *const *)b)->label);
+}
+
+/* A trace's path below the common folder (its first common bytes). */
+static char *below(const char *path, size_t common)
+{
+    const char *p = path + common;
+    while (*p == '/')
+        p++;
+    return strdup(p);
+}
+
+/* Runs of equal labels in the sorted index: each member's full name (if
+ * full) or an error naming the first pair (if !full).  1: some were equal. */
+static int same_labels(tp_batch_trace **ix, size_t n, size_t common, int full, char *err,
+                       size_t errsz)
+{
+    int found = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && strcmp(ix[i]->label, ix[j]->label) == 0)
+            j++;
+        if (j - i > 1 && !full && !found)
+            snprintf(err, errsz, "%s and %s would both be labelled '%s' (the output folder "
+                     "OUT/LABEL): rename one", ix[i]->path, ix[i + 1]->path, ix[i]->label);
+        for (size_t k = i; j - i > 1 && full && k < j; k++) {
+            char *name = below(ix[k]->path, common);
+            if (name) {
+                free(ix[k]->label);
+                ix[k]->label = name;
             }
         }
+        found |= j - i > 1;
+        i = j;
     }
+    return found;
+}
+
+/* Labels (CONVENTIONS "Batch labels"): each trace's path below the inputs'
+ * deepest common folder, trace suffixes removed; where two would share
+ * one, both keep their full file names; never two alike (an error). */
+static int make_labels(tp_batch_list *l, char *err, size_t errsz)
+{
+    size_t common = common_folder(l);
+    tp_batch_trace **ix = malloc(l->n * sizeof *ix);
+    if (ix == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < l->n; i++) {
+        char *lab = below(l->v[i].path, common);
+        if (lab == NULL) {
+            free(ix);
+            return TP_ENOMEM;
+        }
+        free(l->v[i].label);
+        l->v[i].label = lab;
+        strip_trace_suffix(lab);
+        ix[i] = &l->v[i];
+    }
+    qsort(ix, l->n, sizeof *ix, by_label);
+    int rc = TP_OK;
+    if (same_labels(ix, l->n, common, 1, err, errsz)) {
+        qsort(ix, l->n, sizeof *ix, by_label);
+        if (same_labels(ix, l->n, common, 0, err, errsz))
+            rc = TP_EINVAL;
+    }
+    free(ix);
+    return rc;
 }
 
 int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
@@ -156,7 +240,7 @@ int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
         l->from_folder = 1;
     } else if (stat(spec, &sb) == 0) {
         const char *base = strrchr(spec, '/');
-        rc = list_add(l, spec, base ? base + 1 : spec);
+        rc = tp_batch_list_add(l, spec, base ? base + 1 : spec);
     } else if (has_glob_chars(spec)) {
         glob_t g;
         int gr = glob(spec, GLOB_ERR, NULL, &g);
@@ -164,7 +248,7 @@ int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
             if (stat(g.gl_pathv[i], &sb) != 0 || !S_ISREG(sb.st_mode))
                 continue;
             const char *base = strrchr(g.gl_pathv[i], '/');
-            rc = list_add(l, g.gl_pathv[i], base ? base + 1 : g.gl_pathv[i]);
+            rc = tp_batch_list_add(l, g.gl_pathv[i], base ? base + 1 : g.gl_pathv[i]);
         }
         if (gr == 0)
             globfree(&g);
@@ -180,7 +264,7 @@ int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
         rc = TP_ENOTFOUND;
     }
     if (rc == TP_OK)
-        make_labels(l);
+        rc = make_labels(l, err, errsz);
     return rc;
 }
 

@@ -19,6 +19,7 @@ typedef struct tp_batch_trace {
     char *path;  /* the trace */
     char *label; /* unique: path below the folder searched, without trace suffixes */
     int exit_code;
+    const char *root; /* not owned: the folder holding OUT/LABEL (NULL: the run's OUT) */
 } tp_batch_trace;
 typedef struct tp_batch_list {
     tp_batch_trace *v;
@@ -55,12 +56,21 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l);
 /* Did the trace's stages all succeed (exit 0, or 3: a gate tripped after
  * them)?  Its outputs are complete and batch stages read it. */
 int tp_batch_went_through(const tp_batch_trace *t);
-/* Batch tables (tp_merge.c): every ROOT/LABEL/NAME.csv of the roots' trace
- * folders concatenated into OUT/NAME.csv with a first column `trace`, in
- * label order (so shards merged equal one run).  *nmerged tables written;
- * TP_OK, or an error with a message in err. */
-int tp_merge_tables(const char *const *roots, size_t nroots, const char *out, size_t *nmerged,
-                    char *err, size_t errsz);
+/* Batch tables (tp_merge.c): ROOT/LABEL/NAME.csv of the list's traces
+ * that went through (this run's, not whatever else is under OUT)
+ * concatenated into OUT/NAME.csv with a first column `trace`, in label
+ * order (so shards merged equal one run); OUT made if need be.  *nmerged
+ * tables written; TP_OK, or an error with a message in err. */
+int tp_merge_tables(const tp_batch_list *l, const char *out, size_t *nmerged, char *err,
+                    size_t errsz);
+/* `merge` of folders without manifests: every folder under the roots
+ * holding a .csv is a trace (links to folders and the folder OUT left
+ * out), exit status 0. */
+int tp_merge_scan(const char *const *roots, size_t nroots, const char *out, tp_batch_list *l,
+                  char *err, size_t errsz);
+/* Adds a trace (path and label copied, root NULL); mkdir -p. */
+int tp_batch_list_add(tp_batch_list *l, const char *path, const char *label);
+int tp_batch_make_dirs(const char *dir);
 /* Shard manifests (tp_shards.c): OUT/.tracepipe-shard-I-of-N lists the
  * traces shard I ran (positions[i]: trace i's place in the whole batch)
  * and their exit codes.  _read gathers every manifest of the roots into l,

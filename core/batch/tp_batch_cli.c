@@ -97,7 +97,7 @@ const char *tp_cli_batch_spec(const cli *c, const tp_ctx *ctx, const tp_spec *sp
     return NULL;
 }
 
-static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc);
+static int merge_into(const cli *c, const tp_batch_list *l, const char *out, int rc);
 
 /* The pipeline c->spec loaded for its batch stages: its first reader (and
  * `trace`, when declared) on `first`, `out` the batch's (merge: c->batch_out),
@@ -308,8 +308,10 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
         }
     } else {
         /* the tables first, so batch stages can read them (OUT/NAME.csv) */
+        for (size_t i = 0; i < l.n; i++)
+            l.v[i].root = c->out_base ? c->out_base : ".";
         if (c->declares_out)
-            rc = merge_into(c, (const char *const *)&c->out_base, 1, c->out_base, rc);
+            rc = merge_into(c, &l, c->out_base, rc);
         rc = run_batch_stages(ctx, c, &l, rc);
     }
     free(positions);
@@ -317,12 +319,12 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
     return rc;
 }
 
-/* The batch tables of roots into out; rc is the status so far. */
-static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc)
+/* The batch tables of l's traces into out; rc is the status so far. */
+static int merge_into(const cli *c, const tp_batch_list *l, const char *out, int rc)
 {
     char err[4200] = "";
     size_t merged = 0;
-    if (tp_merge_tables(roots, n, out ? out : ".", &merged, err, sizeof err) != TP_OK) {
+    if (tp_merge_tables(l, out ? out : ".", &merged, err, sizeof err) != TP_OK) {
         tp_print_line(stderr, "pipeline: error: merging the batch tables: %s", err);
         return tp_exit_worst(rc, TP_EXIT_FAIL);
     }
@@ -406,8 +408,15 @@ int tp_cli_merge(tp_ctx *ctx, cli *c)
         return TP_EXIT_FAIL;
     }
     int rc = c->batch_pipeline ? check_merge_pipeline(ctx, c, &l, nshards, out) : TP_EXIT_OK;
+    tp_batch_list found = {0}; /* folders without manifests: what is there */
+    if (rc == TP_EXIT_OK && nshards == 0 &&
+        tp_merge_scan(c->args, c->n_args, out, &found, err, sizeof err) != TP_OK) {
+        tp_print_line(stderr, "pipeline: error: merging the batch tables: %s", err);
+        rc = TP_EXIT_FAIL;
+    }
     if (rc == TP_EXIT_OK)
-        rc = merge_into(c, c->args, c->n_args, out, TP_EXIT_OK);
+        rc = merge_into(c, nshards > 0 ? &l : &found, out, TP_EXIT_OK);
+    tp_batch_list_free(&found);
     if (rc == TP_EXIT_OK && c->batch_pipeline)
         rc = run_batch_stages(ctx, c, &l, rc);
     rc = tp_exit_worst(rc, report_shard_failures(&l));

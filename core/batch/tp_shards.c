@@ -39,28 +39,13 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
-/* mkdir -p: a shard with no traces may be the first to reach a nested OUT. */
-static int make_dirs(const char *dir)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_batch_list *l,
                             const size_t *positions, char *err, size_t errsz)
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/" MANIFEST_PREFIX "%ld-of-%ld", out, shard, nshards);
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    if (make_dirs(out) != 0) {
+    if (tp_batch_make_dirs(out) != 0) {
         snprintf(err, errsz, "%s: %s", out, strerror(errno));
         return TP_EIO;
     }
@@ -115,7 +100,8 @@ typedef struct manifests {
     unsigned char *seen; /* per shard */
 } manifests;
 
-static int add_entry(manifests *m, size_t pos, int exit_code, const char *label, const char *path)
+static int add_entry(manifests *m, size_t pos, int exit_code, const char *label, const char *path,
+                     const char *root)
 {
     if (m->n == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 16;
@@ -130,13 +116,14 @@ static int add_entry(manifests *m, size_t pos, int exit_code, const char *label,
     x->t.exit_code = exit_code;
     x->t.label = strdup(label);
     x->t.path = strdup(path);
+    x->t.root = root;
     m->n++;
     return x->t.label && x->t.path ? TP_OK : TP_ENOMEM;
 }
 
 /* One manifest file; TP_OK or an error naming file:line. */
-static int read_manifest(manifests *m, const char *file, long shard, long nshards, char *err,
-                         size_t errsz)
+static int read_manifest(manifests *m, const char *root, const char *file, long shard,
+                         long nshards, char *err, size_t errsz)
 {
     if (m->nshards == 0) {
         m->nshards = nshards;
@@ -191,7 +178,7 @@ static int read_manifest(manifests *m, const char *file, long shard, long nshard
         }
         unescape(label);
         unescape(path);
-        if ((rc = add_entry(m, (size_t)p, (int)x, label, path)) != TP_OK)
+        if ((rc = add_entry(m, (size_t)p, (int)x, label, path, root)) != TP_OK)
             snprintf(err, errsz, "out of memory");
     }
     free(line);
@@ -240,7 +227,7 @@ int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_li
             if (manifest_name(de->d_name, &i, &n)) {
                 char file[4096];
                 snprintf(file, sizeof file, "%s/%s", roots[r], de->d_name);
-                rc = read_manifest(&m, file, i, n, err, errsz);
+                rc = read_manifest(&m, roots[r], file, i, n, err, errsz);
             }
         closedir(d);
     }

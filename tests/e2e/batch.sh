@@ -353,5 +353,63 @@ if [ "$(wc -l < "$tmp/oloop/kernels.csv")" != 7 ]; then ko "batch table over a l
 elif [ "$(wc -l < "$tmp/mloop/kernels.csv")" != 7 ]; then ko "merge over a linked folder"
 else ok; fi
 
+# issue 32: labels are paths below the inputs' deepest common folder
+# (runs/*/rank0.json over three runs gave rank0, rank0-2, rank0-2: the third
+# overwrote the second, "3 ok"); two that would share one keep their full
+# file names; a collision left is an error
+for r in a b c; do
+    mkdir -p "$tmp/runs/$r" && cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/runs/$r/rank0.json"
+done
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/runs/c/rank0.jsonl"
+check "a glob over runs" 0 "batch: 3 trace(s), 3 ok" \
+    "$P" run top_kernels --input "$tmp/runs/*/rank0.json" --set out="$tmp/oruns" -v
+if [ "$(cut -d, -f1 "$tmp/oruns/kernels.csv" | uniq | tr '\n' ' ')" != "trace a/rank0 b/rank0 c/rank0 " ]
+then ko "labels of a glob over runs: $(ls "$tmp/oruns")"; else ok; fi
+check "two files that would share a label" 0 "rank0.jsonl: ok" \
+    "$P" run top_kernels --input "$tmp/runs/c/*" --set out="$tmp/oc" -v
+[ -s "$tmp/oc/rank0.json/kernels.csv" ] && [ -s "$tmp/oc/rank0.jsonl/kernels.csv" ] && ok ||
+    ko "full file names as labels"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/runs/c/rank0.json.json"
+check "labels that still collide" 2 "would both be labelled 'rank0.json'" \
+    "$P" run top_kernels --input "$tmp/runs/c" --set out="$tmp/oc2"
+
+# issue 32: batch tables hold this run's traces that went through only
+# (they held an earlier run's traces, a failed trace's partial rows, and
+# merge --out inside OUT run twice doubled every row)
+"$P" run top_kernels --input "$tmp/runs/a" --set out="$tmp/own" -q >/dev/null 2>&1
+"$P" run top_kernels --input "$tmp/runs/b" --set out="$tmp/own" -q >/dev/null 2>&1
+if [ "$(cut -d, -f1 "$tmp/own/kernels.csv" | uniq | tr '\n' ' ')" != "trace rank0 " ] ||
+    [ "$(wc -l < "$tmp/own/kernels.csv")" != 4 ]; then ko "an earlier run's traces in the tables"
+else ok; fi
+"$P" merge "$tmp/oruns" --out "$tmp/oruns/m" -q 2>"$tmp/err"
+"$P" merge "$tmp/oruns" --out "$tmp/oruns/m" -q 2>"$tmp/err"
+# three traces of three kernels and a header
+if [ "$(wc -l < "$tmp/oruns/m/kernels.csv")" != 10 ]; then ko "merge --out inside OUT twice"; else ok; fi
+mkdir -p "$tmp/dirfile/kernels.ops.csv" # a writer of every trace fails after the first wrote
+sed -e 's|input: \[kernels, kernels.ops, kernels.classes, kernels.iterations\]|input: [kernels]|' \
+    -e '/^  - writer: text/,$d' pipelines/top_kernels.yaml > "$tmp/half.yaml"
+printf '  - writer: csv\n    input: [kernels.ops]\n    path: %s/{id}.csv\n' "$tmp/dirfile" >> "$tmp/half.yaml"
+check "a trace failing after a writer" 1 "is a directory, not a file" \
+    "$P" run "$tmp/half.yaml" --input "$tmp/runs/a" --set out="$tmp/ohalf"
+if [ -s "$tmp/ohalf/rank0/kernels.csv" ] && [ ! -e "$tmp/ohalf/kernels.csv" ]; then ok
+else ko "a failed trace's partial rows in the batch tables"; fi
+# only batch writers: OUT has no trace folder, the merge makes it
+mkdir -p "$tmp/two_ranks"
+cp tests/data/dlrm_worker0_step12.pt.trace.json.gz tests/data/kineto/corpus/dlrm_worker1_step12.pt.trace.json.gz "$tmp/two_ranks/"
+sed '/^  - writer: csv$/{N;/input: host/{N;d}}' tests/pipelines/batch/ranks_job.yaml > "$tmp/batch_only.yaml"
+check "only batch writers" 0 "" "$P" run "$tmp/batch_only.yaml" --input "$tmp/two_ranks" --set out="$tmp/obo/new"
+[ -s "$tmp/obo/new/job.csv" ] && [ ! -e "$tmp/obo/new/host.csv" ] && ok || ko "only batch writers: job.csv"
+
+# issue 32: file names reach the terminal escaped (a name could retitle or
+# clear it): progress lines, ==> headers, messages
+mkdir -p "$tmp/esc"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/esc/$(printf 'a\033]0;owned\007')x.json"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/esc/$(printf 'b\033[2J')y.json"
+"$P" run top_kernels --input "$tmp/esc" --set out="$tmp/oesc" -v -v >"$tmp/stdout" 2>"$tmp/err"
+if grep -q "$(printf '\033')" "$tmp/err" "$tmp/stdout"; then ko "a raw ESC on the terminal"
+elif ! grep -qF '] a\x1b]0;owned\x07x: ok' "$tmp/err"; then ko "the progress line escapes"
+elif ! grep -qF '==> b\x1b[2Jy <==' "$tmp/stdout"; then ko "the header escapes"
+else ok; fi
+
 echo "batch: $pass passed, $fail failed"
 [ $fail = 0 ]
