@@ -76,8 +76,16 @@ int tp_batch_make_dirs(const char *dir);
  * and their exit codes.  _read gathers every manifest of the roots into l,
  * in the whole batch's order, with *nshards (0: no manifest); an error when
  * a shard is missing or two folders hold the same one. */
-int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_batch_list *l,
-                            const size_t *positions, char *err, size_t errsz);
+/* Manifests belong to (pipeline digest, trace-list digest, N) (CONVENTIONS
+ * "Cluster"): FNV-1a 64 of the pipeline file's bytes and of the whole
+ * batch's labels, in order; merge refuses manifests that differ. */
+typedef struct tp_shard_key {
+    uint64_t pipeline, traces;
+} tp_shard_key;
+tp_shard_key tp_shard_key_of(const char *pipeline_file, const tp_batch_list *whole);
+int tp_shard_manifest_write(const char *out, long shard, long nshards, tp_shard_key key,
+                            const tp_batch_list *l, const size_t *positions, char *err,
+                            size_t errsz);
 int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_list *l,
                             long *nshards, char *err, size_t errsz);
 

@@ -277,6 +277,7 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
         return TP_EXIT_USAGE;
     }
     size_t *positions = NULL;
+    tp_shard_key key = tp_shard_key_of(tp_spec_file(c->spec), &l); /* the whole list's */
     if (c->nshards > 0 && keep_shard(c, &l, &positions) != TP_OK) {
         tp_batch_list_free(&l);
         return TP_EXIT_FAIL;
@@ -297,7 +298,7 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
          * for `pipeline merge`, which the manifest tells every shard is done */
         if (c->declares_out) {
             const char *out = c->out_base ? c->out_base : ".";
-            if (tp_shard_manifest_write(out, c->shard, c->nshards, &l, positions, err,
+            if (tp_shard_manifest_write(out, c->shard, c->nshards, key, &l, positions, err,
                                         sizeof err) != TP_OK) {
                 tp_print_line(stderr, "pipeline: error: shard manifest: %s", err);
                 rc = tp_exit_worst(rc, TP_EXIT_FAIL);

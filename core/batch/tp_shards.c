@@ -39,8 +39,32 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
-int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_batch_list *l,
-                            const size_t *positions, char *err, size_t errsz)
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+tp_shard_key tp_shard_key_of(const char *pipeline_file, const tp_batch_list *whole)
+{
+    tp_shard_key k = {0xcbf29ce484222325ULL, 0xcbf29ce484222325ULL};
+    FILE *f = pipeline_file ? fopen(pipeline_file, "rb") : NULL;
+    char buf[4096];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        k.pipeline = fnv1a(k.pipeline, buf, n);
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i < whole->n; i++)
+        k.traces = fnv1a(k.traces, whole->v[i].label, strlen(whole->v[i].label) + 1);
+    return k;
+}
+
+int tp_shard_manifest_write(const char *out, long shard, long nshards, tp_shard_key key,
+                            const tp_batch_list *l, const size_t *positions, char *err,
+                            size_t errsz)
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/" MANIFEST_PREFIX "%ld-of-%ld", out, shard, nshards);
@@ -54,7 +78,8 @@ int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_
         snprintf(err, errsz, "%s: %s", tmp, strerror(errno));
         return TP_EIO;
     }
-    fprintf(f, "# tracepipe shard %ld/%ld\n", shard, nshards);
+    fprintf(f, "# tracepipe shard %ld/%ld pipeline %016llx traces %016llx\n", shard, nshards,
+            (unsigned long long)key.pipeline, (unsigned long long)key.traces);
     for (size_t i = 0; i < l->n; i++) {
         fprintf(f, "%zu\t%d\t", positions[i], l->v[i].exit_code);
         put_escaped(f, l->v[i].label);
@@ -98,7 +123,30 @@ typedef struct manifests {
     size_t n, cap;
     long nshards;
     unsigned char *seen; /* per shard */
+    char key[80];        /* the first manifest's "pipeline P traces T" */
+    char key_file[4096];
 } manifests;
+
+/* Every manifest of a merge belongs to one (pipeline, trace list, N). */
+static int check_key(manifests *m, const char *file, const char *header, char *err,
+                     size_t errsz)
+{
+    const char *k = strstr(header, " pipeline ");
+    char key[80];
+    snprintf(key, sizeof key, "%s", k && header[0] == '#' ? k + 1 : "(none)");
+    if (m->key[0] == '\0') {
+        snprintf(m->key, sizeof m->key, "%s", key);
+        snprintf(m->key_file, sizeof m->key_file, "%s", file);
+        return TP_OK;
+    }
+    if (strcmp(m->key, key) == 0)
+        return TP_OK;
+    snprintf(err, errsz, "%s and %s come from different runs (%s, %s: %s): the pipeline or "
+             "the list of traces changed between shards; run every shard again", m->key_file,
+             file, m->key, key, strncmp(m->key, key, 26) != 0 ? "another pipeline"
+                                                              : "another list of traces");
+    return TP_EINVAL;
+}
 
 static int add_entry(manifests *m, size_t pos, int exit_code, const char *label, const char *path,
                      const char *root)
@@ -155,6 +203,8 @@ static int read_manifest(manifests *m, const char *root, const char *file, long 
         lineno++;
         if (line[len - 1] == '\n')
             line[--len] = '\0';
+        if (lineno == 1 && (rc = check_key(m, file, line, err, errsz)) != TP_OK)
+            break;
         if (line[0] == '#' || line[0] == '\0')
             continue;
         char *pos = line, *code = strchr(pos, '\t');

@@ -397,8 +397,24 @@ else ko "a failed trace's partial rows in the batch tables"; fi
 mkdir -p "$tmp/two_ranks"
 cp tests/data/dlrm_worker0_step12.pt.trace.json.gz tests/data/kineto/corpus/dlrm_worker1_step12.pt.trace.json.gz "$tmp/two_ranks/"
 sed '/^  - writer: csv$/{N;/input: host/{N;d}}' tests/pipelines/batch/ranks_job.yaml > "$tmp/batch_only.yaml"
-check "only batch writers" 0 "" "$P" run "$tmp/batch_only.yaml" --input "$tmp/two_ranks" --set out="$tmp/obo/new"
+check "only batch writers" 0 "batch: 2 trace(s)" "$P" run "$tmp/batch_only.yaml" --input "$tmp/two_ranks" --set out="$tmp/obo/new"
 [ -s "$tmp/obo/new/job.csv" ] && [ ! -e "$tmp/obo/new/host.csv" ] && ok || ko "only batch writers: job.csv"
+
+# issue 32: manifests belong to (pipeline, trace list, N): a trace added
+# between shard runs made merge exit 0 with a trace run twice or never
+mkdir -p "$tmp/grow"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/grow/b.json"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/grow/c.json"
+"$P" run top_kernels --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 0/2 >/dev/null 2>&1
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/grow/a.json"
+"$P" run top_kernels --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 1/2 >/dev/null 2>&1
+check "shards over different trace lists" 1 "another list of traces" "$P" merge "$tmp/ogrow"
+"$P" run top_kernels --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 0/2 >/dev/null 2>&1
+check "a shard run again replaces its own manifest" 0 "table(s) merged" "$P" merge "$tmp/ogrow"
+# a, b, c: each once (3 kernels each) and a header
+[ "$(wc -l < "$tmp/ogrow/kernels.csv")" = 10 ] && ok || ko "shards merged after the re-run"
+"$P" run "$tmp/half.yaml" --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 1/2 >/dev/null 2>&1
+check "shards of different pipelines" 1 "another pipeline" "$P" merge "$tmp/ogrow"
 
 # issue 32: file names reach the terminal escaped (a name could retitle or
 # clear it): progress lines, ==> headers, messages
