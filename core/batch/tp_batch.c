@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -345,6 +346,63 @@ static void relay(const char *log, FILE *to)
         fclose(f);
 }
 
+/* ---- SIGINT, SIGTERM, SIGHUP during a batch: the children get the signal
+ * too (a SIGTERM sent to the parent alone left them running), the parent
+ * waits for them, removes the batch's log folder and dies of the signal. */
+static volatile sig_atomic_t batch_signal;
+static const int batch_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSIGNALS (sizeof batch_signals / sizeof *batch_signals)
+
+static struct sigaction batch_old[NSIGNALS]; /* the command's handlers */
+
+static void on_batch_signal(int sig) { batch_signal = sig; }
+
+static void catch_signals(void)
+{
+    struct sigaction *old = batch_old;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_batch_signal; /* no SA_RESTART: wait4 returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    batch_signal = 0;
+    for (size_t i = 0; i < NSIGNALS; i++)
+        if (sigaction(batch_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sigaction(batch_signals[i], &sa, NULL);
+}
+
+static void restore_signals(void)
+{
+    const struct sigaction *old = batch_old;
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaction(batch_signals[i], &old[i], NULL);
+}
+
+/* The signal passed on to the running children, which are waited for;
+ * then the batch's files removed, and the process dies of it. */
+static void die_of_signal(child *running, size_t nrun, const char *tmpdir, size_t ntraces)
+{
+    int sig = batch_signal;
+    for (size_t k = 0; k < nrun; k++)
+        kill(running[k].pid, sig);
+    for (size_t k = 0; k < nrun; k++)
+        while (waitpid(running[k].pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    for (size_t i = 0; i < ntraces; i++) {
+        char f[4200];
+        out_path(tmpdir, i, f, sizeof f);
+        unlink(f);
+        snprintf(f, sizeof f, "%s/%zu.log", tmpdir, i);
+        unlink(f);
+    }
+    rmdir(tmpdir);
+    free(running);
+    restore_signals();
+    fflush(NULL);
+    raise(sig); /* the command's own handler: its temporary files, then death */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static int start_child(const tp_batch_opts *o, tp_batch_list *l, size_t i, child *c,
                        const char *tmpdir)
 {
@@ -357,6 +415,7 @@ static int start_child(const tp_batch_opts *o, tp_batch_list *l, size_t i, child
     if (pid < 0)
         return TP_ERR;
     if (pid == 0) {
+        restore_signals(); /* the command's own, as in one run */
         int fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd >= 0) {
             dup2(fd, 2);
@@ -446,7 +505,10 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
     uint64_t in_use = 0, peak_kib = 0;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    catch_signals();
     while (done < l->n) {
+        if (batch_signal)
+            die_of_signal(running, nrun, tmpdir, l->n);
         /* start what fits: a free slot, and memory for it unless nothing runs */
         while (next < l->n && nrun < jobs &&
                (nrun == 0 || o->max_memory == 0 ||
@@ -464,6 +526,8 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
         }
         if (nrun == 0)
             break;
+        if (batch_signal)
+            continue; /* (a signal while starting one) */
         int status;
         struct rusage ru;
         pid_t pid = wait4(-1, &status, 0, &ru);
@@ -483,6 +547,9 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
             break;
         }
     }
+    if (batch_signal)
+        die_of_signal(running, 0, tmpdir, l->n);
+    restore_signals();
     free(running);
     print_outputs(l, tmpdir);
     rmdir(tmpdir);

@@ -416,6 +416,26 @@ check "a shard run again replaces its own manifest" 0 "table(s) merged" "$P" mer
 "$P" run "$tmp/half.yaml" --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 1/2 >/dev/null 2>&1
 check "shards of different pipelines" 1 "another pipeline" "$P" merge "$tmp/ogrow"
 
+# issue 32: SIGTERM to the parent alone reaches the children, which are
+# waited for (they wrote outputs after the parent's 143: 0 files, then 6)
+mkdir -p "$tmp/many"
+for i in 0 1 2 3 4 5; do
+    mkdir -p "$tmp/many/c$i"
+    cp tests/data/dlrm_worker0_step12.pt.trace.json.gz tests/data/kineto/corpus/dlrm_worker[1-7]_step12.pt.trace.json.gz "$tmp/many/c$i/"
+done
+"$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/many" --set out="$tmp/oterm" -j 2 >/dev/null 2>&1 &
+bg=$!
+sleep 0.3
+kill -TERM $bg
+wait $bg
+rc=$?
+n1=$(find "$tmp/oterm" -type f 2>/dev/null | wc -l)
+sleep 1
+n2=$(find "$tmp/oterm" -type f 2>/dev/null | wc -l)
+if [ $rc != 143 ]; then ko "SIGTERM to a batch: exit $rc, expected 143"
+elif [ "$n1" != "$n2" ]; then ko "children wrote after the batch died of SIGTERM ($n1, then $n2 files)"
+else ok; fi
+
 # issue 32: file names reach the terminal escaped (a name could retitle or
 # clear it): progress lines, ==> headers, messages
 mkdir -p "$tmp/esc"
