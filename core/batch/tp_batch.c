@@ -266,6 +266,8 @@ int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
     }
     if (rc == TP_OK)
         rc = make_labels(l, err, errsz);
+    if (rc != TP_OK)
+        tp_batch_list_free(l); /* the caller frees a list only on success */
     return rc;
 }
 
