@@ -14,11 +14,13 @@
  * 3 a diff found the test run slower than --fail-if-slower allows; a batch
  * exits with its traces' worst, 1 > 2 > 3 > 0 (tp_exit_worst).
  */
+#include "batch/tp_batch.h"
 #include "tp_cli.h"
 #include "tp_schema.h"
 #include "tp_loader.h"
 #include "tp_options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -185,12 +187,15 @@ static int add_set(cli *c, char *kv)
     return 0;
 }
 
-/* "8G", "512M", "100K", "123" (bytes); 0 or -1. */
+/* "8G", "512M", "100K", "123" (bytes): a finite size of at least 1 MiB
+ * (one trace's process alone takes 32); 0 or -1. */
 static int parse_size(const char *v, uint64_t *out)
 {
     char *end;
+    errno = 0;
     double x = strtod(v, &end);
-    if (end == v || x <= 0)
+    if (end == v || errno != 0 || !isfinite(x) || x <= 0 || !isdigit((unsigned char)v[0]) ||
+        strspn(v, "0123456789.eE+-") != (size_t)(end - v)) /* (no hexadecimal) */
         return -1;
     double unit = *end == 'K' || *end == 'k' ? 1024.0
                   : *end == 'M' || *end == 'm' ? 1048576.0
@@ -201,11 +206,40 @@ static int parse_size(const char *v, uint64_t *out)
         end++;
     if (*end == 'B' || *end == 'b')
         end++;
-    if (*end != '\0')
+    if (*end != '\0' || x * unit < 1048576.0 || x * unit > 9.0e18)
         return -1;
     *out = (uint64_t)(x * unit);
     return 0;
 }
+
+/* A whole number in [lo, hi], all of v (no sign, spaces or overflow); 0 or -1. */
+static int parse_count(const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : -1;
+    if (x < lo || x > hi || errno != 0 || *end != '\0')
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* "I/N" with 0 <= I < N <= TP_BATCH_MAX_SHARDS; 0 or -1. */
+static int parse_shard(cli *c, const char *v)
+{
+    char i[32];
+    const char *slash = strchr(v, '/');
+    if (slash == NULL || (size_t)(slash - v) >= sizeof i)
+        return -1;
+    snprintf(i, sizeof i, "%.*s", (int)(slash - v), v);
+    if (parse_count(slash + 1, 1, TP_BATCH_MAX_SHARDS, &c->nshards) != 0 ||
+        parse_count(i, 0, c->nshards - 1, &c->shard) != 0)
+        return -1;
+    return 0;
+}
+
+#define TP_STR_(x) #x
+#define TP_STR(x) TP_STR_(x)
 
 /* parse_args: --help and --version said all there is to say */
 enum { DONE = -1 };
@@ -254,12 +288,17 @@ static int parse_args(cli *c, int argc, char **argv)
             if (i + 1 >= argc)
                 return tp_cli_usage_error("this option needs a value:", a);
             const char *v = argv[++i];
+            long jobs = 0;
             if (a[2] == 'i')
                 c->input = v;
             else if (a[2] == 'm' && parse_size(v, &c->max_memory) != 0)
-                return tp_cli_usage_error("--max-memory needs a size such as 8G or 512M, got", v);
-            else if ((a[1] == 'j' || a[2] == 'j') && (c->jobs = atoi(v)) < 1)
-                return tp_cli_usage_error("-j needs a number of traces at once (1 or more), got", v);
+                return tp_cli_usage_error("--max-memory needs a size of at least 1M, such as 8G "
+                                          "or 512M, got", v);
+            else if ((a[1] == 'j' || a[2] == 'j') && parse_count(v, 1, TP_BATCH_MAX_JOBS, &jobs))
+                return tp_cli_usage_error("-j needs a number of traces at once, 1 to "
+                                          TP_STR(TP_BATCH_MAX_JOBS) ", got", v);
+            else if (a[1] == 'j' || a[2] == 'j')
+                c->jobs = (int)jobs;
         } else if (strcmp(a, "--fail-if-slower") == 0) {
             if (i + 1 >= argc)
                 return tp_cli_usage_error("this option needs a value:", a);
@@ -272,15 +311,13 @@ static int parse_args(cli *c, int argc, char **argv)
             if (i + 1 >= argc)
                 return tp_cli_usage_error("this option needs a value:", a);
             const char *v = argv[++i];
-            char *end;
             if (a[2] == 'o')
                 c->out = v;
             else if (a[2] == 'p')
                 c->batch_pipeline = v;
-            else if ((c->shard = strtol(v, &end, 10)) < 0 || *end != '/' ||
-                     (c->nshards = strtol(end + 1, &end, 10)) < 1 || *end != '\0' ||
-                     c->shard >= c->nshards)
-                return tp_cli_usage_error("--shard needs I/N with 0 <= I < N (e.g. 0/8), got", v);
+            else if (parse_shard(c, v) != 0)
+                return tp_cli_usage_error("--shard needs I/N with 0 <= I < N <= "
+                                          TP_STR(TP_BATCH_MAX_SHARDS) " (e.g. 0/8), got", v);
         } else if (strncmp(a, "--input=", 8) == 0) {
             c->input = a + 8;
         } else if (strncmp(a, "--set=", 6) == 0) {

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -51,7 +52,7 @@ static int is_trace_name(const char *name)
     return 0;
 }
 
-static int list_add(tp_batch_list *l, const char *path, const char *label)
+int tp_batch_list_add(tp_batch_list *l, const char *path, const char *label)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
@@ -67,8 +68,33 @@ static int list_add(tp_batch_list *l, const char *path, const char *label)
         free(lab);
         return TP_ENOMEM;
     }
-    l->v[l->n++] = (tp_batch_trace){p, lab, 0};
+    l->v[l->n++] = (tp_batch_trace){p, lab, 0, NULL};
     return TP_OK;
+}
+
+/* mkdir -p: a shard with no traces may be the first to reach a nested OUT,
+ * a batch of batch writers only has no trace folder under it. */
+int tp_batch_make_dirs(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int tp_batch_walk_stat(const char *path, struct stat *sb)
+{
+    if (lstat(path, sb) != 0)
+        return -1;
+    if (S_ISLNK(sb->st_mode) && (stat(path, sb) != 0 || S_ISDIR(sb->st_mode)))
+        return -1;
+    return 0;
 }
 
 /* A folder, recursively, in name order (so every run lists the same). */
@@ -88,12 +114,12 @@ static int walk_dir(tp_batch_list *l, const char *dir, size_t root_len, int dept
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", dir, name);
             struct stat sb;
-            if (stat(path, &sb) != 0)
-                ; /* vanished or a broken link: not a trace */
+            if (tp_batch_walk_stat(path, &sb) != 0)
+                ; /* vanished, a broken link or a link to a folder: not followed */
             else if (S_ISDIR(sb.st_mode) && depth < 32)
                 rc = walk_dir(l, path, root_len, depth + 1, err, errsz);
             else if (S_ISREG(sb.st_mode) && is_trace_name(name))
-                rc = list_add(l, path, path + root_len);
+                rc = tp_batch_list_add(l, path, path + root_len);
         }
         free(ents[i]);
     }
@@ -103,33 +129,101 @@ static int walk_dir(tp_batch_list *l, const char *dir, size_t root_len, int dept
 
 static int has_glob_chars(const char *s) { return strpbrk(s, "*?[") != NULL; }
 
-/* The label of a trace: its path (below the folder searched) without
- * trace suffixes; then made unique by a "-2", "-3"... */
-static void make_labels(tp_batch_list *l)
+/* The length of the inputs' deepest common folder in their paths (0:
+ * none), each path's folder compared a whole name at a time. */
+static size_t common_folder(const tp_batch_list *l)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        char *lab = l->v[i].label;
-        for (size_t k = 0; k < sizeof label_suffixes / sizeof *label_suffixes; k++)
-            if (ends_with(lab, label_suffixes[k]) && strlen(lab) > strlen(label_suffixes[k])) {
-                lab[strlen(lab) - strlen(label_suffixes[k])] = '\0';
-                break;
-            }
+    const char *first = l->v[0].path, *slash = strrchr(first, '/');
+    size_t len = slash ? (size_t)(slash - first) : 0;
+    for (size_t i = 1; i < l->n && len > 0; i++) {
+        const char *p = l->v[i].path, *ps = strrchr(p, '/');
+        size_t plen = ps ? (size_t)(ps - p) : 0;
+        while (len > 0 && !(plen >= len && strncmp(p, first, len) == 0 &&
+                            (p[len] == '/' || len == plen)))
+            while (len > 0 && first[--len] != '/')
+                ;
     }
-    for (size_t i = 0; i < l->n; i++) {
-        int dup = 1;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(l->v[j].label, l->v[i].label) == 0)
-                dup++;
-        if (dup > 1) {
-            size_t len = strlen(l->v[i].label) + 16;
-            char *lab = malloc(len);
-            if (lab) {
-                snprintf(lab, len, "%s-%d", l->v[i].label, dup);
-                free(l->v[i].label);
-                l->v[i].label = lab;
+    return len;
+}
+
+static void strip_trace_suffix(char *lab)
+{
+    for (size_t k = 0; k < sizeof label_suffixes / sizeof *label_suffixes; k++)
+        if (ends_with(lab, label_suffixes[k]) && strlen(lab) > strlen(label_suffixes[k])) {
+            lab[strlen(lab) - strlen(label_suffixes[k])] = '\0';
+            return;
+        }
+}
+
+static int by_label(const void *a, const void *b)
+{
+    return strcmp((*(tp_batch_trace *const *)a)->label, (*(tp_batch_trace *const *)b)->label);
+}
+
+/* A trace's path below the common folder (its first common bytes). */
+static char *below(const char *path, size_t common)
+{
+    const char *p = path + common;
+    while (*p == '/')
+        p++;
+    return strdup(p);
+}
+
+/* Runs of equal labels in the sorted index: each member's full name (if
+ * full) or an error naming the first pair (if !full).  1: some were equal. */
+static int same_labels(tp_batch_trace **ix, size_t n, size_t common, int full, char *err,
+                       size_t errsz)
+{
+    int found = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && strcmp(ix[i]->label, ix[j]->label) == 0)
+            j++;
+        if (j - i > 1 && !full && !found)
+            snprintf(err, errsz, "%s and %s would both be labelled '%s' (the output folder "
+                     "OUT/LABEL): rename one", ix[i]->path, ix[i + 1]->path, ix[i]->label);
+        for (size_t k = i; j - i > 1 && full && k < j; k++) {
+            char *name = below(ix[k]->path, common);
+            if (name) {
+                free(ix[k]->label);
+                ix[k]->label = name;
             }
         }
+        found |= j - i > 1;
+        i = j;
     }
+    return found;
+}
+
+/* Labels (CONVENTIONS "Batch labels"): each trace's path below the inputs'
+ * deepest common folder, trace suffixes removed; where two would share
+ * one, both keep their full file names; never two alike (an error). */
+static int make_labels(tp_batch_list *l, char *err, size_t errsz)
+{
+    size_t common = common_folder(l);
+    tp_batch_trace **ix = malloc(l->n * sizeof *ix);
+    if (ix == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < l->n; i++) {
+        char *lab = below(l->v[i].path, common);
+        if (lab == NULL) {
+            free(ix);
+            return TP_ENOMEM;
+        }
+        free(l->v[i].label);
+        l->v[i].label = lab;
+        strip_trace_suffix(lab);
+        ix[i] = &l->v[i];
+    }
+    qsort(ix, l->n, sizeof *ix, by_label);
+    int rc = TP_OK;
+    if (same_labels(ix, l->n, common, 1, err, errsz)) {
+        qsort(ix, l->n, sizeof *ix, by_label);
+        if (same_labels(ix, l->n, common, 0, err, errsz))
+            rc = TP_EINVAL;
+    }
+    free(ix);
+    return rc;
 }
 
 int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
@@ -147,7 +241,7 @@ int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
         l->from_folder = 1;
     } else if (stat(spec, &sb) == 0) {
         const char *base = strrchr(spec, '/');
-        rc = list_add(l, spec, base ? base + 1 : spec);
+        rc = tp_batch_list_add(l, spec, base ? base + 1 : spec);
     } else if (has_glob_chars(spec)) {
         glob_t g;
         int gr = glob(spec, GLOB_ERR, NULL, &g);
@@ -155,7 +249,7 @@ int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
             if (stat(g.gl_pathv[i], &sb) != 0 || !S_ISREG(sb.st_mode))
                 continue;
             const char *base = strrchr(g.gl_pathv[i], '/');
-            rc = list_add(l, g.gl_pathv[i], base ? base + 1 : g.gl_pathv[i]);
+            rc = tp_batch_list_add(l, g.gl_pathv[i], base ? base + 1 : g.gl_pathv[i]);
         }
         if (gr == 0)
             globfree(&g);
@@ -171,7 +265,9 @@ int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz)
         rc = TP_ENOTFOUND;
     }
     if (rc == TP_OK)
-        make_labels(l);
+        rc = make_labels(l, err, errsz);
+    if (rc != TP_OK)
+        tp_batch_list_free(l); /* the caller frees a list only on success */
     return rc;
 }
 
@@ -252,6 +348,63 @@ static void relay(const char *log, FILE *to)
         fclose(f);
 }
 
+/* ---- SIGINT, SIGTERM, SIGHUP during a batch: the children get the signal
+ * too (a SIGTERM sent to the parent alone left them running), the parent
+ * waits for them, removes the batch's log folder and dies of the signal. */
+static volatile sig_atomic_t batch_signal;
+static const int batch_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSIGNALS (sizeof batch_signals / sizeof *batch_signals)
+
+static struct sigaction batch_old[NSIGNALS]; /* the command's handlers */
+
+static void on_batch_signal(int sig) { batch_signal = sig; }
+
+static void catch_signals(void)
+{
+    struct sigaction *old = batch_old;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_batch_signal; /* no SA_RESTART: wait4 returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    batch_signal = 0;
+    for (size_t i = 0; i < NSIGNALS; i++)
+        if (sigaction(batch_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sigaction(batch_signals[i], &sa, NULL);
+}
+
+static void restore_signals(void)
+{
+    const struct sigaction *old = batch_old;
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaction(batch_signals[i], &old[i], NULL);
+}
+
+/* The signal passed on to the running children, which are waited for;
+ * then the batch's files removed, and the process dies of it. */
+static void die_of_signal(child *running, size_t nrun, const char *tmpdir, size_t ntraces)
+{
+    int sig = batch_signal;
+    for (size_t k = 0; k < nrun; k++)
+        kill(running[k].pid, sig);
+    for (size_t k = 0; k < nrun; k++)
+        while (waitpid(running[k].pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    for (size_t i = 0; i < ntraces; i++) {
+        char f[4200];
+        out_path(tmpdir, i, f, sizeof f);
+        unlink(f);
+        snprintf(f, sizeof f, "%s/%zu.log", tmpdir, i);
+        unlink(f);
+    }
+    rmdir(tmpdir);
+    free(running);
+    restore_signals();
+    fflush(NULL);
+    raise(sig); /* the command's own handler: its temporary files, then death */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static int start_child(const tp_batch_opts *o, tp_batch_list *l, size_t i, child *c,
                        const char *tmpdir)
 {
@@ -264,6 +417,7 @@ static int start_child(const tp_batch_opts *o, tp_batch_list *l, size_t i, child
     if (pid < 0)
         return TP_ERR;
     if (pid == 0) {
+        restore_signals(); /* the command's own, as in one run */
         int fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd >= 0) {
             dup2(fd, 2);
@@ -293,7 +447,8 @@ static void finish_child(const tp_batch_opts *o, tp_batch_list *l, child *c, int
         if (o->verbosity > 1)
             relay(c->log, stderr);
         if (o->verbosity > 0)
-            fprintf(stderr, "pipeline: [%zu/%zu] %s: ok (%.2f s)\n", done, l->n, t->label, secs);
+            tp_print_line(stderr, "pipeline: [%zu/%zu] %s: ok (%.2f s)", done, l->n, t->label,
+                          secs);
     } else {
         char why[1024];
         first_error(c->log, why, sizeof why);
@@ -318,8 +473,10 @@ static void print_outputs(const tp_batch_list *l, const char *tmpdir)
         out_path(tmpdir, i, out, sizeof out);
         struct stat sb;
         if (stat(out, &sb) == 0 && sb.st_size > 0) {
+            if (l->n > 1 && !first)
+                putchar('\n');
             if (l->n > 1)
-                printf("%s==> %s <==\n", first ? "" : "\n", l->v[i].label);
+                tp_print_line(stdout, "==> %s <==", l->v[i].label);
             first = 0;
             fflush(stdout);
             relay(out, stdout);
@@ -338,14 +495,22 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
         return TP_EXIT_FAIL;
     }
     size_t jobs = o->jobs > 0 ? (size_t)o->jobs : 1;
+    if (jobs > l->n)
+        jobs = l->n ? l->n : 1; /* no more slots than traces */
     child *running = calloc(jobs, sizeof *running);
-    if (running == NULL)
+    if (running == NULL) {
+        fprintf(stderr, "pipeline: error: out of memory for %zu traces at once\n", jobs);
+        rmdir(tmpdir);
         return TP_EXIT_FAIL;
+    }
     size_t next = 0, nrun = 0, done = 0;
     uint64_t in_use = 0, peak_kib = 0;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    catch_signals();
     while (done < l->n) {
+        if (batch_signal)
+            die_of_signal(running, nrun, tmpdir, l->n);
         /* start what fits: a free slot, and memory for it unless nothing runs */
         while (next < l->n && nrun < jobs &&
                (nrun == 0 || o->max_memory == 0 ||
@@ -363,6 +528,8 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
         }
         if (nrun == 0)
             break;
+        if (batch_signal)
+            continue; /* (a signal while starting one) */
         int status;
         struct rusage ru;
         pid_t pid = wait4(-1, &status, 0, &ru);
@@ -382,6 +549,9 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
             break;
         }
     }
+    if (batch_signal)
+        die_of_signal(running, 0, tmpdir, l->n);
+    restore_signals();
     free(running);
     print_outputs(l, tmpdir);
     rmdir(tmpdir);

@@ -9,11 +9,17 @@
 #include "tp_core.h"
 
 #include <stdint.h>
+#include <sys/stat.h>
+
+/* The most traces at once (-j) and shards (--shard I/N) a batch takes. */
+#define TP_BATCH_MAX_JOBS 4096
+#define TP_BATCH_MAX_SHARDS 65536
 
 typedef struct tp_batch_trace {
     char *path;  /* the trace */
     char *label; /* unique: path below the folder searched, without trace suffixes */
     int exit_code;
+    const char *root; /* not owned: the folder holding OUT/LABEL (NULL: the run's OUT) */
 } tp_batch_trace;
 typedef struct tp_batch_list {
     tp_batch_trace *v;
@@ -33,6 +39,11 @@ typedef struct tp_batch_opts {
  * a process adds TP_BATCH_PROCESS_BYTES. */
 uint64_t tp_batch_trace_bytes(const char *path);
 #define TP_BATCH_PROCESS_BYTES ((uint64_t)32 << 20)
+/* stat(2) for a folder walk's entry, except that a symbolic link to a
+ * folder is not followed (a `self -> .` link would run its traces again
+ * and again): -1 for it, as for an entry that vanished.  Links to files are
+ * followed. */
+int tp_batch_walk_stat(const char *path, struct stat *sb);
 /* A file, a folder (recursively: files with trace suffixes) or a glob, in a
  * stable order, labelled.  TP_OK, or an error with a message in err. */
 int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz);
@@ -45,19 +56,36 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l);
 /* Did the trace's stages all succeed (exit 0, or 3: a gate tripped after
  * them)?  Its outputs are complete and batch stages read it. */
 int tp_batch_went_through(const tp_batch_trace *t);
-/* Batch tables (tp_merge.c): every ROOT/LABEL/NAME.csv of the roots' trace
- * folders concatenated into OUT/NAME.csv with a first column `trace`, in
- * label order (so shards merged equal one run).  *nmerged tables written;
- * TP_OK, or an error with a message in err. */
-int tp_merge_tables(const char *const *roots, size_t nroots, const char *out, size_t *nmerged,
-                    char *err, size_t errsz);
+/* Batch tables (tp_merge.c): ROOT/LABEL/NAME.csv of the list's traces
+ * that went through (this run's, not whatever else is under OUT)
+ * concatenated into OUT/NAME.csv with a first column `trace`, in label
+ * order (so shards merged equal one run); OUT made if need be.  *nmerged
+ * tables written; TP_OK, or an error with a message in err. */
+int tp_merge_tables(const tp_batch_list *l, const char *out, size_t *nmerged, char *err,
+                    size_t errsz);
+/* `merge` of folders without manifests: every folder under the roots
+ * holding a .csv is a trace (links to folders and the folder OUT left
+ * out), exit status 0. */
+int tp_merge_scan(const char *const *roots, size_t nroots, const char *out, tp_batch_list *l,
+                  char *err, size_t errsz);
+/* Adds a trace (path and label copied, root NULL); mkdir -p. */
+int tp_batch_list_add(tp_batch_list *l, const char *path, const char *label);
+int tp_batch_make_dirs(const char *dir);
 /* Shard manifests (tp_shards.c): OUT/.tracepipe-shard-I-of-N lists the
  * traces shard I ran (positions[i]: trace i's place in the whole batch)
  * and their exit codes.  _read gathers every manifest of the roots into l,
  * in the whole batch's order, with *nshards (0: no manifest); an error when
  * a shard is missing or two folders hold the same one. */
-int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_batch_list *l,
-                            const size_t *positions, char *err, size_t errsz);
+/* Manifests belong to (pipeline digest, trace-list digest, N) (CONVENTIONS
+ * "Cluster"): FNV-1a 64 of the pipeline file's bytes and of the whole
+ * batch's labels, in order; merge refuses manifests that differ. */
+typedef struct tp_shard_key {
+    uint64_t pipeline, traces;
+} tp_shard_key;
+tp_shard_key tp_shard_key_of(const char *pipeline_file, const tp_batch_list *whole);
+int tp_shard_manifest_write(const char *out, long shard, long nshards, tp_shard_key key,
+                            const tp_batch_list *l, const size_t *positions, char *err,
+                            size_t errsz);
 int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_list *l,
                             long *nshards, char *err, size_t errsz);
 

@@ -97,7 +97,7 @@ const char *tp_cli_batch_spec(const cli *c, const tp_ctx *ctx, const tp_spec *sp
     return NULL;
 }
 
-static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc);
+static int merge_into(const cli *c, const tp_batch_list *l, const char *out, int rc);
 
 /* The pipeline c->spec loaded for its batch stages: its first reader (and
  * `trace`, when declared) on `first`, `out` the batch's (merge: c->batch_out),
@@ -238,7 +238,7 @@ static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, cons
             continue;
         }
         if (c->verbosity > 1)
-            fprintf(stderr, "pipeline: batch: skipped %s: no %s trace\n", l->v[i].path,
+            tp_print_line(stderr, "pipeline: batch: skipped %s: no %s trace", l->v[i].path,
                     strcmp(reader, "auto") == 0 ? "known" : reader);
         free(l->v[i].path);
         free(l->v[i].label);
@@ -246,8 +246,8 @@ static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, cons
     }
     l->n = k;
     if (skipped > 0 && c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu file(s) of %s skipped: not %s traces (-v names "
-                "them)\n", skipped, spec,
+        tp_print_line(stderr, "pipeline: batch: %zu file(s) of %s skipped: not %s traces (-v "
+                      "names them)", skipped, spec,
                 strcmp(reader, "auto") == 0 ? "known" : reader);
 }
 
@@ -277,6 +277,7 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
         return TP_EXIT_USAGE;
     }
     size_t *positions = NULL;
+    tp_shard_key key = tp_shard_key_of(tp_spec_file(c->spec), &l); /* the whole list's */
     if (c->nshards > 0 && keep_shard(c, &l, &positions) != TP_OK) {
         tp_batch_list_free(&l);
         return TP_EXIT_FAIL;
@@ -289,7 +290,7 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
                        .ctx = &b,
                        .run_one = run_one_trace};
     if (c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu trace(s) from %s, %d at once%s\n", l.n, spec,
+        tp_print_line(stderr, "pipeline: batch: %zu trace(s) from %s, %d at once%s", l.n, spec,
                 o.jobs, c->declares_out ? ", each writing to OUT/LABEL" : "");
     int rc = l.n > 0 ? tp_batch_run(&o, &l) : TP_EXIT_OK;
     if (c->nshards > 0) {
@@ -297,19 +298,21 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
          * for `pipeline merge`, which the manifest tells every shard is done */
         if (c->declares_out) {
             const char *out = c->out_base ? c->out_base : ".";
-            if (tp_shard_manifest_write(out, c->shard, c->nshards, &l, positions, err,
+            if (tp_shard_manifest_write(out, c->shard, c->nshards, key, &l, positions, err,
                                         sizeof err) != TP_OK) {
                 tp_print_line(stderr, "pipeline: error: shard manifest: %s", err);
                 rc = tp_exit_worst(rc, TP_EXIT_FAIL);
             } else if (c->verbosity > 0) {
-                fprintf(stderr, "pipeline: shard done; when every shard is: pipeline merge %s "
-                        "[--pipeline %s]\n", out, c->arg);
+                tp_print_line(stderr, "pipeline: shard done; when every shard is: pipeline merge "
+                              "%s [--pipeline %s]", out, c->arg);
             }
         }
     } else {
         /* the tables first, so batch stages can read them (OUT/NAME.csv) */
+        for (size_t i = 0; i < l.n; i++)
+            l.v[i].root = c->out_base ? c->out_base : ".";
         if (c->declares_out)
-            rc = merge_into(c, (const char *const *)&c->out_base, 1, c->out_base, rc);
+            rc = merge_into(c, &l, c->out_base, rc);
         rc = run_batch_stages(ctx, c, &l, rc);
     }
     free(positions);
@@ -317,18 +320,18 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
     return rc;
 }
 
-/* The batch tables of roots into out; rc is the status so far. */
-static int merge_into(const cli *c, const char *const *roots, size_t n, const char *out, int rc)
+/* The batch tables of l's traces into out; rc is the status so far. */
+static int merge_into(const cli *c, const tp_batch_list *l, const char *out, int rc)
 {
     char err[4200] = "";
     size_t merged = 0;
-    if (tp_merge_tables(roots, n, out ? out : ".", &merged, err, sizeof err) != TP_OK) {
+    if (tp_merge_tables(l, out ? out : ".", &merged, err, sizeof err) != TP_OK) {
         tp_print_line(stderr, "pipeline: error: merging the batch tables: %s", err);
         return tp_exit_worst(rc, TP_EXIT_FAIL);
     }
     if (c->verbosity > 0)
-        fprintf(stderr, "pipeline: batch: %zu table(s) merged into %s (a row per trace row, "
-                "first column trace)\n", merged, out ? out : ".");
+        tp_print_line(stderr, "pipeline: batch: %zu table(s) merged into %s (a row per trace "
+                      "row, first column trace)", merged, out ? out : ".");
     return rc;
 }
 
@@ -406,8 +409,15 @@ int tp_cli_merge(tp_ctx *ctx, cli *c)
         return TP_EXIT_FAIL;
     }
     int rc = c->batch_pipeline ? check_merge_pipeline(ctx, c, &l, nshards, out) : TP_EXIT_OK;
+    tp_batch_list found = {0}; /* folders without manifests: what is there */
+    if (rc == TP_EXIT_OK && nshards == 0 &&
+        tp_merge_scan(c->args, c->n_args, out, &found, err, sizeof err) != TP_OK) {
+        tp_print_line(stderr, "pipeline: error: merging the batch tables: %s", err);
+        rc = TP_EXIT_FAIL;
+    }
     if (rc == TP_EXIT_OK)
-        rc = merge_into(c, c->args, c->n_args, out, TP_EXIT_OK);
+        rc = merge_into(c, nshards > 0 ? &l : &found, out, TP_EXIT_OK);
+    tp_batch_list_free(&found);
     if (rc == TP_EXIT_OK && c->batch_pipeline)
         rc = run_batch_stages(ctx, c, &l, rc);
     rc = tp_exit_worst(rc, report_shard_failures(&l));

@@ -180,10 +180,34 @@ static void list_free(char **v, size_t n)
     free(v);
 }
 
-/* The trace folders under root (every folder below it holding a .csv),
- * as labels (paths below root), and the CSV names found in them. */
-static int find_traces(const char *root, const char *rel, int depth, char ***labels,
-                       size_t *nlabels, char ***names, size_t *nnames)
+/* The CSV files in a trace's folder ROOT/LABEL (not below it). */
+static int find_tables(const char *root, const char *label, char ***names, size_t *nnames)
+{
+    char dir[4096];
+    if (snprintf(dir, sizeof dir, "%s/%s", root, label) >= (int)sizeof dir)
+        return TP_OK;
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return TP_OK; /* a trace that wrote nothing there */
+    struct dirent *e;
+    int rc = TP_OK;
+    while (rc == TP_OK && (e = readdir(d)) != NULL) {
+        char path[4096];
+        struct stat sb;
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] != '.' && len > 4 && strcmp(e->d_name + len - 4, ".csv") == 0 &&
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+            stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+            rc = list_add(names, nnames, e->d_name);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* The trace folders under root (every folder below it holding a .csv,
+ * links to folders and the folder `skip` left out), as labels. */
+static int find_traces(const char *root, const char *rel, int depth, const struct stat *skip,
+                       tp_batch_list *l)
 {
     char dir[4096];
     if (snprintf(dir, sizeof dir, "%s%s%s", root, rel[0] ? "/" : "", rel) >= (int)sizeof dir)
@@ -201,21 +225,40 @@ static int find_traces(const char *root, const char *rel, int depth, char ***lab
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
             snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
                 (int)sizeof sub ||
-            stat(path, &sb) != 0)
-            continue; /* (a path too long to be a batch's) */
+            tp_batch_walk_stat(path, &sb) != 0)
+            continue; /* (a path too long to be a batch's, a link to a folder) */
         size_t len = strlen(e->d_name);
-        if (S_ISDIR(sb.st_mode) && depth < 16)
-            rc = find_traces(root, sub, depth + 1, labels, nlabels, names, nnames);
+        if (S_ISDIR(sb.st_mode) && depth < 16 &&
+            !(skip && sb.st_dev == skip->st_dev && sb.st_ino == skip->st_ino))
+            rc = find_traces(root, sub, depth + 1, skip, l);
         else if (depth > 0 && S_ISREG(sb.st_mode) && len > 4 &&
-                 strcmp(e->d_name + len - 4, ".csv") == 0) {
+                 strcmp(e->d_name + len - 4, ".csv") == 0)
             has_csv = 1;
-            rc = list_add(names, nnames, e->d_name);
-        }
     }
     closedir(d);
     if (rc == TP_OK && has_csv)
-        rc = list_add(labels, nlabels, rel);
+        rc = tp_batch_list_add(l, root, rel);
     return rc;
+}
+
+int tp_merge_scan(const char *const *roots, size_t nroots, const char *out, tp_batch_list *l,
+                  char *err, size_t errsz)
+{
+    struct stat skip;
+    int has_skip = stat(out, &skip) == 0;
+    memset(l, 0, sizeof *l);
+    for (size_t r = 0; r < nroots; r++) {
+        int rc = find_traces(roots[r], "", 0, has_skip ? &skip : NULL, l);
+        for (size_t i = 0; i < l->n; i++)
+            if (l->v[i].root == NULL)
+                l->v[i].root = roots[r];
+        if (rc != TP_OK) {
+            snprintf(err, errsz, "%s: cannot read folder: %s", roots[r], strerror(errno));
+            tp_batch_list_free(l);
+            return rc;
+        }
+    }
+    return TP_OK;
 }
 
 typedef struct source {
@@ -295,28 +338,19 @@ static int merge_one(const source *src, size_t nsrc, const char *name, const cha
     return rc;
 }
 
-int tp_merge_tables(const char *const *roots, size_t nroots, const char *out, size_t *nmerged,
-                    char *err, size_t errsz)
+int tp_merge_tables(const tp_batch_list *l, const char *out, size_t *nmerged, char *err,
+                    size_t errsz)
 {
     char **names = NULL;
     size_t nnames = 0, nsrc = 0;
-    source *src = NULL;
-    char ***labels = calloc(nroots ? nroots : 1, sizeof *labels);
-    size_t *nlabels = calloc(nroots ? nroots : 1, sizeof *nlabels);
-    int rc = labels && nlabels ? TP_OK : TP_ENOMEM;
+    source *src = calloc(l->n ? l->n : 1, sizeof *src);
+    int rc = src ? TP_OK : TP_ENOMEM;
     *nmerged = 0;
-    for (size_t r = 0; rc == TP_OK && r < nroots; r++) {
-        rc = find_traces(roots[r], "", 0, &labels[r], &nlabels[r], &names, &nnames);
-        if (rc == TP_EIO)
-            snprintf(err, errsz, "%s: cannot read folder: %s", roots[r], strerror(errno));
-        nsrc += nlabels[r];
-    }
-    if (rc == TP_OK && (src = calloc(nsrc ? nsrc : 1, sizeof *src)) == NULL)
-        rc = TP_ENOMEM;
-    size_t k = 0;
-    for (size_t r = 0; rc == TP_OK && r < nroots; r++)
-        for (size_t i = 0; i < nlabels[r]; i++)
-            src[k++] = (source){roots[r], labels[r][i]};
+    for (size_t i = 0; rc == TP_OK && i < l->n; i++)
+        if (tp_batch_went_through(&l->v[i])) { /* this run's traces, whole */
+            src[nsrc++] = (source){l->v[i].root ? l->v[i].root : ".", l->v[i].label};
+            rc = find_tables(src[nsrc - 1].root, l->v[i].label, &names, &nnames);
+        }
     /* label order, whatever the folder or shard a trace came from */
     for (size_t i = 1; rc == TP_OK && i < nsrc; i++)
         for (size_t j = i; j > 0 && strcmp(src[j - 1].label, src[j].label) > 0; j--) {
@@ -332,17 +366,13 @@ int tp_merge_tables(const char *const *roots, size_t nroots, const char *out, si
         }
     if (rc == TP_OK && names)
         qsort(names, nnames, sizeof *names, by_string);
-    if (rc == TP_OK && mkdir(out, 0777) != 0 && errno != EEXIST) {
+    if (rc == TP_OK && tp_batch_make_dirs(out) != 0) {
         snprintf(err, errsz, "%s: cannot create: %s", out, strerror(errno));
         rc = TP_EIO;
     }
     for (size_t i = 0; rc == TP_OK && i < nnames; i++)
         if ((rc = merge_one(src, nsrc, names[i], out, err, errsz)) == TP_OK)
             (*nmerged)++;
-    for (size_t r = 0; labels && r < nroots; r++)
-        list_free(labels[r], nlabels[r]);
-    free(labels);
-    free(nlabels);
     free(src);
     list_free(names, nnames);
     return rc;

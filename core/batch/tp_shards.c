@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define MANIFEST_PREFIX ".tracepipe-shard-"
-#define MAX_SHARDS 65536 /* a file name asking for more is not a manifest of ours */
+#define MAX_SHARDS TP_BATCH_MAX_SHARDS /* a file name asking for more is not ours */
 
 static void put_escaped(FILE *f, const char *s)
 {
@@ -39,28 +39,37 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
-/* mkdir -p: a shard with no traces may be the first to reach a nested OUT. */
-static int make_dirs(const char *dir)
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
 }
 
-int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_batch_list *l,
-                            const size_t *positions, char *err, size_t errsz)
+tp_shard_key tp_shard_key_of(const char *pipeline_file, const tp_batch_list *whole)
+{
+    tp_shard_key k = {0xcbf29ce484222325ULL, 0xcbf29ce484222325ULL};
+    FILE *f = pipeline_file ? fopen(pipeline_file, "rb") : NULL;
+    char buf[4096];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        k.pipeline = fnv1a(k.pipeline, buf, n);
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i < whole->n; i++)
+        k.traces = fnv1a(k.traces, whole->v[i].label, strlen(whole->v[i].label) + 1);
+    return k;
+}
+
+int tp_shard_manifest_write(const char *out, long shard, long nshards, tp_shard_key key,
+                            const tp_batch_list *l, const size_t *positions, char *err,
+                            size_t errsz)
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/" MANIFEST_PREFIX "%ld-of-%ld", out, shard, nshards);
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    if (make_dirs(out) != 0) {
+    if (tp_batch_make_dirs(out) != 0) {
         snprintf(err, errsz, "%s: %s", out, strerror(errno));
         return TP_EIO;
     }
@@ -69,7 +78,8 @@ int tp_shard_manifest_write(const char *out, long shard, long nshards, const tp_
         snprintf(err, errsz, "%s: %s", tmp, strerror(errno));
         return TP_EIO;
     }
-    fprintf(f, "# tracepipe shard %ld/%ld\n", shard, nshards);
+    fprintf(f, "# tracepipe shard %ld/%ld pipeline %016llx traces %016llx\n", shard, nshards,
+            (unsigned long long)key.pipeline, (unsigned long long)key.traces);
     for (size_t i = 0; i < l->n; i++) {
         fprintf(f, "%zu\t%d\t", positions[i], l->v[i].exit_code);
         put_escaped(f, l->v[i].label);
@@ -113,9 +123,33 @@ typedef struct manifests {
     size_t n, cap;
     long nshards;
     unsigned char *seen; /* per shard */
+    char key[80];        /* the first manifest's "pipeline P traces T" */
+    char key_file[4096];
 } manifests;
 
-static int add_entry(manifests *m, size_t pos, int exit_code, const char *label, const char *path)
+/* Every manifest of a merge belongs to one (pipeline, trace list, N). */
+static int check_key(manifests *m, const char *file, const char *header, char *err,
+                     size_t errsz)
+{
+    const char *k = strstr(header, " pipeline ");
+    char key[80];
+    snprintf(key, sizeof key, "%s", k && header[0] == '#' ? k + 1 : "(none)");
+    if (m->key[0] == '\0') {
+        snprintf(m->key, sizeof m->key, "%s", key);
+        snprintf(m->key_file, sizeof m->key_file, "%s", file);
+        return TP_OK;
+    }
+    if (strcmp(m->key, key) == 0)
+        return TP_OK;
+    snprintf(err, errsz, "%s and %s come from different runs (%s, %s: %s): the pipeline or "
+             "the list of traces changed between shards; run every shard again", m->key_file,
+             file, m->key, key, strncmp(m->key, key, 26) != 0 ? "another pipeline"
+                                                              : "another list of traces");
+    return TP_EINVAL;
+}
+
+static int add_entry(manifests *m, size_t pos, int exit_code, const char *label, const char *path,
+                     const char *root)
 {
     if (m->n == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 16;
@@ -130,13 +164,14 @@ static int add_entry(manifests *m, size_t pos, int exit_code, const char *label,
     x->t.exit_code = exit_code;
     x->t.label = strdup(label);
     x->t.path = strdup(path);
+    x->t.root = root;
     m->n++;
     return x->t.label && x->t.path ? TP_OK : TP_ENOMEM;
 }
 
 /* One manifest file; TP_OK or an error naming file:line. */
-static int read_manifest(manifests *m, const char *file, long shard, long nshards, char *err,
-                         size_t errsz)
+static int read_manifest(manifests *m, const char *root, const char *file, long shard,
+                         long nshards, char *err, size_t errsz)
 {
     if (m->nshards == 0) {
         m->nshards = nshards;
@@ -168,6 +203,8 @@ static int read_manifest(manifests *m, const char *file, long shard, long nshard
         lineno++;
         if (line[len - 1] == '\n')
             line[--len] = '\0';
+        if (lineno == 1 && (rc = check_key(m, file, line, err, errsz)) != TP_OK)
+            break;
         if (line[0] == '#' || line[0] == '\0')
             continue;
         char *pos = line, *code = strchr(pos, '\t');
@@ -191,7 +228,7 @@ static int read_manifest(manifests *m, const char *file, long shard, long nshard
         }
         unescape(label);
         unescape(path);
-        if ((rc = add_entry(m, (size_t)p, (int)x, label, path)) != TP_OK)
+        if ((rc = add_entry(m, (size_t)p, (int)x, label, path, root)) != TP_OK)
             snprintf(err, errsz, "out of memory");
     }
     free(line);
@@ -240,7 +277,7 @@ int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_li
             if (manifest_name(de->d_name, &i, &n)) {
                 char file[4096];
                 snprintf(file, sizeof file, "%s/%s", roots[r], de->d_name);
-                rc = read_manifest(&m, file, i, n, err, errsz);
+                rc = read_manifest(&m, roots[r], file, i, n, err, errsz);
             }
         closedir(d);
     }

@@ -324,5 +324,128 @@ check "gate: a gate trips in one run: 3" 3 "15.38 % slower" \
 check "gate: misuse in one run: 2" 2 "--fail-if-slower needs a percentage" \
     "$P" run "$DB" --set trace="$tmp/gate_slow/slower.json" --fail-if-slower fast
 
+# issue 32: strict -j, --max-memory and --shard (atoi made 4294967297 one
+# trace at once and 4x four; 100000000 failed without a word; 0.5, 1e-300
+# and nan bytes meant no limit; merge ignored manifests over 65536 shards)
+for j in 100000000 4294967297 4x -1 ""; do
+    check "-j '$j'" 2 "-j needs a number of traces at once, 1 to 4096, got $j" \
+        "$P" run top_kernels --input "$tmp/in" -j "$j"
+done
+for m in 0.5 1e-300 nan inf -8G 0x10M 8Q; do
+    check "--max-memory $m" 2 "--max-memory needs a size of at least 1M" \
+        "$P" run top_kernels --input "$tmp/in" --max-memory "$m"
+done
+check "--shard over the limit" 2 "0 <= I < N <= 65536" "$P" run top_kernels --input "$tmp/in" --shard 0/100000
+check "--shard I out of range" 2 "--shard needs I/N" "$P" run top_kernels --input "$tmp/in" --shard 4294967296/3
+
+# issue 32: a link to a folder is not followed (`self -> .` ran one trace 33
+# times, and merge made 33 traces' rows of it); a link to a file is a trace
+mkdir -p "$tmp/loop"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/loop/a.json"
+ln -s . "$tmp/loop/self"
+ln -s "$PWD/tests/data/nsys/saxpy_from_sqlite.json" "$tmp/loop/b.json"
+check "a folder with a link to itself" 0 "batch: 2 trace(s) from $tmp/loop" \
+    "$P" run top_kernels --input "$tmp/loop" --set out="$tmp/oloop" -j 2
+ln -s .. "$tmp/oloop/a/up"
+"$P" merge "$tmp/oloop" --out "$tmp/mloop" -q 2>"$tmp/err"
+# saxpy's kernels.csv: a header and 3 kernels; two traces: 1 + 2 x 3 lines
+if [ "$(wc -l < "$tmp/oloop/kernels.csv")" != 7 ]; then ko "batch table over a linked folder"
+elif [ "$(wc -l < "$tmp/mloop/kernels.csv")" != 7 ]; then ko "merge over a linked folder"
+else ok; fi
+
+# issue 32: labels are paths below the inputs' deepest common folder
+# (runs/*/rank0.json over three runs gave rank0, rank0-2, rank0-2: the third
+# overwrote the second, "3 ok"); two that would share one keep their full
+# file names; a collision left is an error
+for r in a b c; do
+    mkdir -p "$tmp/runs/$r" && cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/runs/$r/rank0.json"
+done
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/runs/c/rank0.jsonl"
+check "a glob over runs" 0 "batch: 3 trace(s), 3 ok" \
+    "$P" run top_kernels --input "$tmp/runs/*/rank0.json" --set out="$tmp/oruns" -v
+if [ "$(cut -d, -f1 "$tmp/oruns/kernels.csv" | uniq | tr '\n' ' ')" != "trace a/rank0 b/rank0 c/rank0 " ]
+then ko "labels of a glob over runs: $(ls "$tmp/oruns")"; else ok; fi
+check "two files that would share a label" 0 "rank0.jsonl: ok" \
+    "$P" run top_kernels --input "$tmp/runs/c/*" --set out="$tmp/oc" -v
+[ -s "$tmp/oc/rank0.json/kernels.csv" ] && [ -s "$tmp/oc/rank0.jsonl/kernels.csv" ] && ok ||
+    ko "full file names as labels"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/runs/c/rank0.json.json"
+check "labels that still collide" 2 "would both be labelled 'rank0.json'" \
+    "$P" run top_kernels --input "$tmp/runs/c" --set out="$tmp/oc2"
+
+# issue 32: batch tables hold this run's traces that went through only
+# (they held an earlier run's traces, a failed trace's partial rows, and
+# merge --out inside OUT run twice doubled every row)
+"$P" run top_kernels --input "$tmp/runs/a" --set out="$tmp/own" -q >/dev/null 2>&1
+"$P" run top_kernels --input "$tmp/runs/b" --set out="$tmp/own" -q >/dev/null 2>&1
+if [ "$(cut -d, -f1 "$tmp/own/kernels.csv" | uniq | tr '\n' ' ')" != "trace rank0 " ] ||
+    [ "$(wc -l < "$tmp/own/kernels.csv")" != 4 ]; then ko "an earlier run's traces in the tables"
+else ok; fi
+"$P" merge "$tmp/oruns" --out "$tmp/oruns/m" -q 2>"$tmp/err"
+"$P" merge "$tmp/oruns" --out "$tmp/oruns/m" -q 2>"$tmp/err"
+# three traces of three kernels and a header
+if [ "$(wc -l < "$tmp/oruns/m/kernels.csv")" != 10 ]; then ko "merge --out inside OUT twice"; else ok; fi
+mkdir -p "$tmp/dirfile/kernels.ops.csv" # a writer of every trace fails after the first wrote
+sed -e 's|input: \[kernels, kernels.ops, kernels.classes, kernels.iterations\]|input: [kernels]|' \
+    -e '/^  - writer: text/,$d' pipelines/top_kernels.yaml > "$tmp/half.yaml"
+printf '  - writer: csv\n    input: [kernels.ops]\n    path: %s/{id}.csv\n' "$tmp/dirfile" >> "$tmp/half.yaml"
+check "a trace failing after a writer" 1 "is a directory, not a file" \
+    "$P" run "$tmp/half.yaml" --input "$tmp/runs/a" --set out="$tmp/ohalf"
+if [ -s "$tmp/ohalf/rank0/kernels.csv" ] && [ ! -e "$tmp/ohalf/kernels.csv" ]; then ok
+else ko "a failed trace's partial rows in the batch tables"; fi
+# only batch writers: OUT has no trace folder, the merge makes it
+mkdir -p "$tmp/two_ranks"
+cp tests/data/dlrm_worker0_step12.pt.trace.json.gz tests/data/kineto/corpus/dlrm_worker1_step12.pt.trace.json.gz "$tmp/two_ranks/"
+sed '/^  - writer: csv$/{N;/input: host/{N;d}}' tests/pipelines/batch/ranks_job.yaml > "$tmp/batch_only.yaml"
+check "only batch writers" 0 "batch: 2 trace(s)" "$P" run "$tmp/batch_only.yaml" --input "$tmp/two_ranks" --set out="$tmp/obo/new"
+[ -s "$tmp/obo/new/job.csv" ] && [ ! -e "$tmp/obo/new/host.csv" ] && ok || ko "only batch writers: job.csv"
+
+# issue 32: manifests belong to (pipeline, trace list, N): a trace added
+# between shard runs made merge exit 0 with a trace run twice or never
+mkdir -p "$tmp/grow"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/grow/b.json"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/grow/c.json"
+"$P" run top_kernels --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 0/2 >/dev/null 2>&1
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/grow/a.json"
+"$P" run top_kernels --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 1/2 >/dev/null 2>&1
+check "shards over different trace lists" 1 "another list of traces" "$P" merge "$tmp/ogrow"
+"$P" run top_kernels --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 0/2 >/dev/null 2>&1
+check "a shard run again replaces its own manifest" 0 "table(s) merged" "$P" merge "$tmp/ogrow"
+# a, b, c: each once (3 kernels each) and a header
+[ "$(wc -l < "$tmp/ogrow/kernels.csv")" = 10 ] && ok || ko "shards merged after the re-run"
+"$P" run "$tmp/half.yaml" --input "$tmp/grow" --set out="$tmp/ogrow" -q --shard 1/2 >/dev/null 2>&1
+check "shards of different pipelines" 1 "another pipeline" "$P" merge "$tmp/ogrow"
+
+# issue 32: SIGTERM to the parent alone reaches the children, which are
+# waited for (they wrote outputs after the parent's 143: 0 files, then 6)
+mkdir -p "$tmp/many"
+for i in 0 1 2 3 4 5; do
+    mkdir -p "$tmp/many/c$i"
+    cp tests/data/dlrm_worker0_step12.pt.trace.json.gz tests/data/kineto/corpus/dlrm_worker[1-7]_step12.pt.trace.json.gz "$tmp/many/c$i/"
+done
+"$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/many" --set out="$tmp/oterm" -j 2 >/dev/null 2>&1 &
+bg=$!
+sleep 0.3
+kill -TERM $bg
+wait $bg
+rc=$?
+n1=$(find "$tmp/oterm" -type f 2>/dev/null | wc -l)
+sleep 1
+n2=$(find "$tmp/oterm" -type f 2>/dev/null | wc -l)
+if [ $rc != 143 ]; then ko "SIGTERM to a batch: exit $rc, expected 143"
+elif [ "$n1" != "$n2" ]; then ko "children wrote after the batch died of SIGTERM ($n1, then $n2 files)"
+else ok; fi
+
+# issue 32: file names reach the terminal escaped (a name could retitle or
+# clear it): progress lines, ==> headers, messages
+mkdir -p "$tmp/esc"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/esc/$(printf 'a\033]0;owned\007')x.json"
+cp tests/data/nsys/saxpy_from_sqlite.json "$tmp/esc/$(printf 'b\033[2J')y.json"
+"$P" run top_kernels --input "$tmp/esc" --set out="$tmp/oesc" -v -v >"$tmp/stdout" 2>"$tmp/err"
+if grep -q "$(printf '\033')" "$tmp/err" "$tmp/stdout"; then ko "a raw ESC on the terminal"
+elif ! grep -qF '] a\x1b]0;owned\x07x: ok' "$tmp/err"; then ko "the progress line escapes"
+elif ! grep -qF '==> b\x1b[2Jy <==' "$tmp/stdout"; then ko "the header escapes"
+else ok; fi
+
 echo "batch: $pass passed, $fail failed"
 [ $fail = 0 ]
