@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "kin.h"
+#include <tracepipe/tp_sdk_rows.h>
 #include <tracepipe/tp_sdk_trace.h>
 
 #ifndef KIN_WINDOW_SIZE /* the fuzz build uses a small one (plugin.mk) */
@@ -442,24 +443,7 @@ static void report(kin_parser *kp)
  * here, keeps every stage's arithmetic safe. */
 static int check_span(kin_parser *kp)
 {
-    const tp_cols *c = tp_trace_cols(kp->trace);
-    if (c == NULL || c->n == 0)
-        return TP_OK;
-    int64_t first = INT64_MAX, last = INT64_MIN;
-    for (size_t i = 0; i < c->n; i++) {
-        /* ts + dur fits: the reader refuses an event where it does not */
-        int64_t end = c->ts[i] + (c->dur[i] > 0 ? c->dur[i] : 0);
-        if (c->ts[i] < first)
-            first = c->ts[i];
-        if (end > last)
-            last = end;
-    }
-    if (first < 0 && last > INT64_MAX + first)
-        return tp_fail(kp->st, TP_EFORMAT,
-                       "%s: the trace spans more than int64 nanoseconds (earliest start %lld ns, "
-                       "latest end %lld ns), so its times cannot be subtracted",
-                       kp->path, (long long)first, (long long)last);
-    return TP_OK;
+    return tp_rows_span_check(kp->st, kp->trace, kp->path);
 }
 
 /* The most unrecognised categories named in the warning. */
