@@ -97,6 +97,28 @@ static int has_table(nsys *n, const char *name)
     return step == SQLITE_ROW;
 }
 
+/* A table the reader reads must hold its values: a virtual table or a
+ * generated column would run the input's code on every row read. */
+static int plain_table(nsys *n, const char *table)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(n->db, "SELECT (SELECT sql NOT LIKE 'CREATE TABLE%' FROM sqlite_master "
+                           "WHERE type='table' AND name=?1), (SELECT name FROM "
+                           "pragma_table_xinfo(?1) WHERE hidden IN (2, 3))", -1, &q, NULL) !=
+        SQLITE_OK)
+        return db_error(n, table);
+    sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q) == SQLITE_ROW ? TP_OK : db_error(n, table);
+    const char *generated = rc == TP_OK ? (const char *)sqlite3_column_text(q, 1) : NULL;
+    if (rc == TP_OK && (sqlite3_column_int(q, 0) || generated))
+        rc = tp_fail(n->st, TP_EFORMAT, "%s: table %s %s%s: an export's tables hold values, "
+                     "they never compute them (refused: the input's code would run)", n->path,
+                     table, generated ? "has a generated column " : "is a virtual table",
+                     generated ? generated : "");
+    sqlite3_finalize(q);
+    return rc;
+}
+
 static int has_column(nsys *n, const char *table, const char *col)
 {
     char sql[256];
@@ -135,9 +157,12 @@ static tp_str string_id(nsys *n, sqlite3_stmt *q, int col)
 static int load_strings(nsys *n)
 {
     sqlite3_stmt *q;
+    int rc = plain_table(n, "StringIds");
+    if (rc != TP_OK)
+        return rc;
     if (sqlite3_prepare_v2(n->db, "SELECT id, value FROM StringIds", -1, &q, NULL) != SQLITE_OK)
         return db_error(n, "StringIds");
-    int rc = TP_OK, step;
+    int step;
     while (rc == TP_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
         const char *v = (const char *)sqlite3_column_blob(q, 1); /* bytes: not all UTF-8 */
         size_t len = (size_t)sqlite3_column_bytes(q, 1);
@@ -176,6 +201,7 @@ static int append(nsys *n, tp_event *ev)
         n->bad.not_integer++;
         return TP_OK;
     }
+    nsys_bad_row_done(&n->bad);
     int rc = tp_trace_append(n->st, n->t, ev);
     if (rc == TP_OK)
         n->rows++;
@@ -187,12 +213,14 @@ static int each_row(nsys *n, const char *table, const char *sql, int (*row)(nsys
 {
     if (!has_table(n, table))
         return TP_OK;
+    int rc = plain_table(n, table), step;
+    if (rc != TP_OK)
+        return rc;
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(n->db, sql, -1, &q, NULL) != SQLITE_OK)
         return db_error(n, table);
-    int rc = TP_OK, step;
     while (rc == TP_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
-        n->row_bad = 0;
+        n->row_bad = n->bad.row_unknown = n->bad.row_nul = 0;
         rc = row(n, q);
     }
     if (rc == TP_OK && step != SQLITE_DONE)
@@ -475,7 +503,7 @@ static int refuse_side_files(tp_stage *st, const char *path, const char *abs)
         if (stat(side, &sb) == 0 && sb.st_size > 0)
             return tp_fail(st, TP_EFORMAT, "%s: a %s file beside it holds changes not yet in the "
                            "export (open it once with sqlite3 to fold them in, or remove it)",
-                           path, sides[i] + 1);
+                           path, sides[i]);
     }
     return TP_OK;
 }
@@ -526,7 +554,6 @@ static int open_export(nsys *n, const char *path, int64_t size)
     sqlite3_db_config(n->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
     sqlite3_db_config(n->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
     sqlite3_limit(n->db, SQLITE_LIMIT_LENGTH, size < (1 << 30) ? (int)size + 1024 : 1 << 30);
-    sqlite3_limit(n->db, SQLITE_LIMIT_EXPR_DEPTH, 64);
     n->budget = (NSYS_STEPS_BASE + size * NSYS_STEPS_PER_BYTE) / NSYS_STEPS_EVERY;
     sqlite3_progress_handler(n->db, NSYS_STEPS_EVERY, over_budget, &n->budget);
     return TP_OK;

@@ -137,6 +137,7 @@ static int append(nj *n, tp_event *e)
         n->bad.not_integer++;
         return TP_OK;
     }
+    nsys_bad_row_done(&n->bad);
     int rc = tp_trace_append(n->st, n->t, e);
     if (rc == TP_OK)
         n->rows++;
@@ -259,7 +260,7 @@ static int nvtx_event(nj *n, json_t *o)
 static int event_line(nj *n, json_t *o)
 {
     json_t *v;
-    n->row_bad = 0;
+    n->row_bad = n->bad.row_unknown = n->bad.row_nul = 0;
     if (has(o, "Type") || has(o, "type") || has(o, "data"))
         n->records++;
     if ((v = json_object_get(o, "TraceProcessEvent")))

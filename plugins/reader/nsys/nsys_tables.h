@@ -16,9 +16,18 @@ typedef struct nsys_bad {
     size_t backwards;   /* rows ending before they start (or spans beyond int64) */
     size_t not_integer; /* text, reals beyond int64 or NaN in an integer column */
     size_t bad_device;  /* device or stream ids outside int32 */
-    size_t unknown_ids; /* string ids not in the string table (named "") */
-    size_t nul_names;   /* names holding NUL bytes (written as \0) */
+    size_t unknown_ids; /* events naming string ids not in the string table */
+    size_t nul_names;   /* events whose names hold NUL bytes (written as \0) */
+    int row_unknown, row_nul; /* of the row being read */
 } nsys_bad;
+
+/* A row read: its name problems counted once, whatever it looked up. */
+static inline void nsys_bad_row_done(nsys_bad *b)
+{
+    b->unknown_ids += (size_t)b->row_unknown;
+    b->nul_names += (size_t)b->row_nul;
+    b->row_unknown = b->row_nul = 0;
+}
 
 /* One entry: key (id, or pid and domain), value, and order of arrival so
  * that a repeated key keeps its last value. */
@@ -121,7 +130,7 @@ static inline tp_str nsys_name(tp_stage *st, nsys_bad *bad, const char *s, size_
 {
     int nul;
     tp_str r = nsys_escaped(st, s, len, &nul);
-    bad->nul_names += (size_t)nul;
+    bad->row_nul |= nul;
     return r;
 }
 
@@ -140,9 +149,9 @@ static inline tp_str nsys_string(const nsys_table *t, nsys_bad *bad, int64_t id)
 {
     const nsys_entry *e = nsys_table_get(t, id, 0);
     if (e == NULL)
-        bad->unknown_ids++;
+        bad->row_unknown = 1;
     else
-        bad->nul_names += (size_t)e->nul;
+        bad->row_nul |= e->nul;
     return e ? e->value : 0;
 }
 
@@ -191,10 +200,10 @@ static inline void nsys_bad_warn(tp_stage *st, const char *path, const nsys_bad 
         tp_log(st, TP_LOG_WARN, "%s: skipped %zu row(s) with a device id outside 0..2^31-1",
                path, b->bad_device);
     if (b->unknown_ids)
-        tp_log(st, TP_LOG_WARN, "%s: %zu name(s) refer to string ids missing from the string "
-               "table (named \"\"; a damaged export?)", path, b->unknown_ids);
+        tp_log(st, TP_LOG_WARN, "%s: %zu event(s) refer to string ids missing from the "
+               "string table (named \"\"; a damaged export?)", path, b->unknown_ids);
     if (b->nul_names)
-        tp_log(st, TP_LOG_WARN, "%s: %zu name(s) hold NUL bytes, written as \\0", path,
+        tp_log(st, TP_LOG_WARN, "%s: %zu event name(s) hold NUL bytes, written as \\0", path,
                b->nul_names);
 }
 
