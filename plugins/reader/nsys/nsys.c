@@ -182,17 +182,8 @@ static int load_strings(nsys *n)
  * when the row is damaged. */
 static int row_times(nsys *n, sqlite3_stmt *q, int c, tp_event *e)
 {
-    e->ts = col_i64(n, q, c);
-    int64_t end = col_i64(n, q, c + 1);
-    if (n->row_bad) {
-        n->bad.not_integer++;
-        return 0;
-    }
-    if (!tp_rows_dur(e->ts, end, &e->dur)) {
-        n->bad.backwards++;
-        return 0;
-    }
-    return 1;
+    int64_t start = col_i64(n, q, c), end = col_i64(n, q, c + 1);
+    return nsys_times(&n->bad, n->row_bad, start, end, e);
 }
 
 static int append(nsys *n, tp_event *ev)

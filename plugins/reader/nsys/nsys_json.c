@@ -80,17 +80,8 @@ static tp_str string_of(nj *n, int64_t id) { return nsys_string(&n->strings, &n-
 /* The event's times into e: 1, or 0 (counted) when the event is damaged. */
 static int event_times(nj *n, json_t *o, const char *start, const char *end, tp_event *e)
 {
-    e->ts = num(n, o, start);
-    int64_t last = num(n, o, end);
-    if (n->row_bad) {
-        n->bad.not_integer++;
-        return 0;
-    }
-    if (!tp_rows_dur(e->ts, last, &e->dur)) {
-        n->bad.backwards++;
-        return 0;
-    }
-    return 1;
+    int64_t first = num(n, o, start), last = num(n, o, end);
+    return nsys_times(&n->bad, n->row_bad, first, last, e);
 }
 
 /* Pass 1: the string table, in either form, and the NVTX domains. */

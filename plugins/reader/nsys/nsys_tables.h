@@ -187,6 +187,20 @@ static inline int nsys_device_ok(nsys_bad *bad, int64_t device)
  * largest id is absent. */
 static inline int64_t nsys_context(int64_t id) { return id >= 0 && id < INT64_MAX ? id + 1 : 0; }
 
+/* A row's times into e: 1, or 0 (counted) when the row is damaged: a value
+ * that was not an integer (row_bad), or an end before its start. */
+static inline int nsys_times(nsys_bad *b, int row_bad, int64_t start, int64_t end, tp_event *e)
+{
+    e->ts = start;
+    if (row_bad)
+        b->not_integer++;
+    else if (!tp_rows_dur(start, end, &e->dur))
+        b->backwards++;
+    else
+        return 1;
+    return 0;
+}
+
 /* One warning per kind of damage the reader met. */
 static inline void nsys_bad_warn(tp_stage *st, const char *path, const nsys_bad *b)
 {
