@@ -17,6 +17,7 @@
 
 #include "tp_sdk_intervals.h"
 #include "tp_sdk_json.h"
+#include "tp_sdk_rows.h"
 #include "tp_sdk_sort.h"
 #include "tp_sdk_stats.h"
 #include "tp_sdk_output.h"

@@ -80,6 +80,16 @@ int tp_rows_span(const tp_cols *c, int64_t *first, int64_t *last);
  * "PATH: the trace spans more than int64 nanoseconds ...". */
 int tp_rows_span_check(tp_stage *st, const tp_trace *t, const char *path);
 
+/* A double already in ns to int64 ns, truncated toward zero: 1, or 0 when
+ * it is not finite or beyond int64 (the nsys JSON-lines reader's rule). */
+static inline int tp_rows_f64_ns(double v, int64_t *ns)
+{
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+        return 0;
+    *ns = (int64_t)v;
+    return 1;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,14 +22,24 @@
  * of different processes may collide, which the SDK's launch links resolve
  * by pid.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
 #include "nsys_common.h"
+
+/* The VM-step budget of one export: a base plus steps per byte of file (a
+ * real export takes a few per byte), checked every NSYS_STEPS_EVERY steps. */
+#define NSYS_STEPS_BASE 50000000LL
+#define NSYS_STEPS_PER_BYTE 200LL
+#define NSYS_STEPS_EVERY 1000
 
 typedef struct nsys_config {
     const char *path;
@@ -48,20 +58,27 @@ typedef struct nsys {
     tp_trace *t;
     sqlite3 *db;
     const char *path;
-    tp_str *strings; /* StringIds id -> interned */
-    size_t nstrings;
+    nsys_table strings; /* StringIds id -> interned */
     int ext[N_X];
     tp_str cat_runtime, cat_driver, cat_kernel, cat_memcpy, cat_memset, cat_sync, cat_osrt;
     size_t rows;     /* rows appended */
     size_t dropped_backtrace;
     /* NVTX domain names: (pid, domainId) -> text */
-    nsys_domains domains;
+    nsys_table domains;
+    nsys_bad bad;
+    int row_bad; /* the row being read holds a value that is not an integer */
+    int64_t budget; /* SQLite VM steps left (progress handler) */
     int broken; /* an SQLite error while probing the schema */
     int short_names; /* kernel_name: short */
 } nsys;
 
+/* An SQLite error: the work budget spent, or what SQLite says. */
 static int db_error(nsys *n, const char *what)
 {
+    if (n->budget < 0)
+        return tp_fail(n->st, TP_EFORMAT, "%s: reading %s took more work than the export's size "
+                       "allows (a schema computing values, such as a generated column?)",
+                       n->path, what);
     return tp_fail(n->st, TP_EFORMAT, "%s: %s: %s", n->path, what, sqlite3_errmsg(n->db));
 }
 
@@ -78,6 +95,28 @@ static int has_table(nsys *n, const char *name)
     n->broken |= step != SQLITE_ROW && step != SQLITE_DONE;
     sqlite3_finalize(q);
     return step == SQLITE_ROW;
+}
+
+/* A table the reader reads must hold its values: a virtual table or a
+ * generated column would run the input's code on every row read. */
+static int plain_table(nsys *n, const char *table)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(n->db, "SELECT (SELECT sql NOT LIKE 'CREATE TABLE%' FROM sqlite_master "
+                           "WHERE type='table' AND name=?1), (SELECT name FROM "
+                           "pragma_table_xinfo(?1) WHERE hidden IN (2, 3))", -1, &q, NULL) !=
+        SQLITE_OK)
+        return db_error(n, table);
+    sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q) == SQLITE_ROW ? TP_OK : db_error(n, table);
+    const char *generated = rc == TP_OK ? (const char *)sqlite3_column_text(q, 1) : NULL;
+    if (rc == TP_OK && (sqlite3_column_int(q, 0) || generated))
+        rc = tp_fail(n->st, TP_EFORMAT, "%s: table %s %s%s: an export's tables hold values, "
+                     "they never compute them (refused: the input's code would run)", n->path,
+                     table, generated ? "has a generated column " : "is a virtual table",
+                     generated ? generated : "");
+    sqlite3_finalize(q);
+    return rc;
 }
 
 static int has_column(nsys *n, const char *table, const char *col)
@@ -98,49 +137,62 @@ static tp_str intern(nsys *n, const char *s, size_t len)
     return tp_intern(n->st, s ? s : "", s ? len : 0);
 }
 
-static tp_str string_id(const nsys *n, sqlite3_stmt *q, int col)
+/* An integer column: NULL is 0; text, a real (1e400 is inf) or a blob
+ * marks the row damaged. */
+static int64_t col_i64(nsys *n, sqlite3_stmt *q, int col)
+{
+    int type = sqlite3_column_type(q, col);
+    if (type != SQLITE_INTEGER && type != SQLITE_NULL)
+        n->row_bad = 1;
+    return type == SQLITE_INTEGER ? sqlite3_column_int64(q, col) : 0;
+}
+
+static tp_str string_id(nsys *n, sqlite3_stmt *q, int col)
 {
     if (sqlite3_column_type(q, col) == SQLITE_NULL)
         return 0;
-    int64_t id = sqlite3_column_int64(q, col);
-    return id >= 0 && (size_t)id < n->nstrings ? n->strings[id] : 0;
+    return nsys_string(&n->strings, &n->bad, col_i64(n, q, col));
 }
 
 static int load_strings(nsys *n)
 {
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(n->db, "SELECT id, value FROM StringIds ORDER BY id", -1, &q, NULL) !=
-        SQLITE_OK)
+    int rc = plain_table(n, "StringIds");
+    if (rc != TP_OK)
+        return rc;
+    if (sqlite3_prepare_v2(n->db, "SELECT id, value FROM StringIds", -1, &q, NULL) != SQLITE_OK)
         return db_error(n, "StringIds");
-    size_t cap = 1024;
-    n->strings = tp_calloc(cap, sizeof *n->strings);
-    int rc = n->strings ? TP_OK : TP_ENOMEM;
-    while (rc == TP_OK && sqlite3_step(q) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(q, 0);
-        if (id < 0 || id > (1 << 28))
-            continue;
-        if ((size_t)id >= cap) {
-            size_t nc = (size_t)id * 2 + 1;
-            tp_str *s = tp_realloc(n->strings, nc * sizeof *s);
-            if (s == NULL) {
-                rc = TP_ENOMEM;
-                break;
-            }
-            memset(s + cap, 0, (nc - cap) * sizeof *s);
-            n->strings = s;
-            cap = nc;
-        }
+    int step;
+    while (rc == TP_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
         const char *v = (const char *)sqlite3_column_blob(q, 1); /* bytes: not all UTF-8 */
-        n->strings[id] = intern(n, v, (size_t)sqlite3_column_bytes(q, 1));
-        if ((size_t)id >= n->nstrings)
-            n->nstrings = (size_t)id + 1;
+        size_t len = (size_t)sqlite3_column_bytes(q, 1);
+        if (sqlite3_column_type(q, 0) != SQLITE_INTEGER)
+            n->bad.not_integer++;
+        else
+            rc = nsys_string_put(n->st, &n->strings, sqlite3_column_int64(q, 0), v, len);
     }
+    if (rc == TP_OK && step != SQLITE_DONE)
+        rc = db_error(n, "StringIds");
     sqlite3_finalize(q);
+    nsys_table_seal(&n->strings);
     return rc;
+}
+
+/* The row's times (start, end in columns c, c + 1) into e: 1, or 0 (counted)
+ * when the row is damaged. */
+static int row_times(nsys *n, sqlite3_stmt *q, int c, tp_event *e)
+{
+    int64_t start = col_i64(n, q, c), end = col_i64(n, q, c + 1);
+    return nsys_times(&n->bad, n->row_bad, start, end, e);
 }
 
 static int append(nsys *n, tp_event *ev)
 {
+    if (n->row_bad) {
+        n->bad.not_integer++;
+        return TP_OK;
+    }
+    nsys_bad_row_done(&n->bad);
     int rc = tp_trace_append(n->st, n->t, ev);
     if (rc == TP_OK)
         n->rows++;
@@ -152,12 +204,16 @@ static int each_row(nsys *n, const char *table, const char *sql, int (*row)(nsys
 {
     if (!has_table(n, table))
         return TP_OK;
+    int rc = plain_table(n, table), step;
+    if (rc != TP_OK)
+        return rc;
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(n->db, sql, -1, &q, NULL) != SQLITE_OK)
         return db_error(n, table);
-    int rc = TP_OK, step;
-    while (rc == TP_OK && (step = sqlite3_step(q)) == SQLITE_ROW)
+    while (rc == TP_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        n->row_bad = n->bad.row_unknown = n->bad.row_nul = 0;
         rc = row(n, q);
+    }
     if (rc == TP_OK && step != SQLITE_DONE)
         rc = db_error(n, table);
     sqlite3_finalize(q);
@@ -168,26 +224,27 @@ static int each_row(nsys *n, const char *table, const char *sql, int (*row)(nsys
 
 static int runtime_row(nsys *n, sqlite3_stmt *q)
 {
-    int64_t cls = sqlite3_column_int64(q, 2);
+    int64_t cls = col_i64(n, q, 2);
     if (cls == 67) { /* the backtrace copy of a call already listed */
         n->dropped_backtrace++;
         return TP_OK;
     }
     tp_event e = nsys_base_event();
-    e.ts = sqlite3_column_int64(q, 0);
-    e.dur = nsys_dur(e.ts, sqlite3_column_int64(q, 1));
+    if (!row_times(n, q, 0, &e))
+        return TP_OK;
     e.kind = TP_KIND_RUNTIME;
     e.cat = cls == 1 ? n->cat_driver : n->cat_runtime;
-    e.pid = pid_of(sqlite3_column_int64(q, 3));
-    e.tid = tid_of(sqlite3_column_int64(q, 3));
-    e.corr = sqlite3_column_int64(q, 4) > 0 ? sqlite3_column_int64(q, 4) : TP_NONE;
+    e.pid = pid_of(col_i64(n, q, 3));
+    e.tid = tid_of(col_i64(n, q, 3));
+    int64_t corr = col_i64(n, q, 4);
+    e.corr = corr > 0 ? corr : TP_NONE;
     tp_str raw = string_id(n, q, 5);
     const char *s = tp_str_text(n->st, raw);
     size_t len = s ? strlen(s) : 0, keep = s ? unversioned(s, len) : 0;
     e.name = keep < len ? intern(n, s, keep) : raw;
     char args[512];
     int alen = snprintf(args, sizeof args, "{\"name\": \"%s\", \"returnValue\": %lld}",
-                        keep < len ? s : "", (long long)sqlite3_column_int64(q, 6));
+                        keep < len ? s : "", (long long)col_i64(n, q, 6));
     if (keep < len && alen > 0 && (size_t)alen < sizeof args && !strpbrk(s, "\"\\")) {
         e.args = args;
         e.args_len = (size_t)alen;
@@ -201,27 +258,35 @@ static int set_ext(nsys *n, int which, sqlite3_stmt *q, int col)
 {
     if (col < 0 || sqlite3_column_type(q, col) == SQLITE_NULL)
         return TP_OK;
+    if (sqlite3_column_type(q, col) != SQLITE_INTEGER)
+        return TP_OK; /* a damaged extension value: left unset */
     return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, sqlite3_column_int64(q, col));
 }
 
-/* start, end, deviceId, streamId, correlationId, globalPid, contextId */
-static void device_fields(sqlite3_stmt *q, tp_event *e)
+/* start, end, deviceId, streamId, correlationId, globalPid, contextId: 1,
+ * or 0 when the row is damaged (counted). */
+static int device_fields(nsys *n, sqlite3_stmt *q, tp_event *e)
 {
-    e->ts = sqlite3_column_int64(q, 0);
-    e->dur = sqlite3_column_int64(q, 1) - e->ts;
-    e->device = (int32_t)sqlite3_column_int64(q, 2);
-    int64_t stream = sqlite3_column_int64(q, 3);
+    if (!row_times(n, q, 0, e))
+        return 0;
+    int64_t device = col_i64(n, q, 2), stream = col_i64(n, q, 3), corr = col_i64(n, q, 4);
+    if (!nsys_device_ok(&n->bad, device) ||
+        !nsys_device_ok(&n->bad, stream == 4294967295LL ? 0 : stream))
+        return 0;
+    e->device = (int32_t)device;
     e->stream = stream == 4294967295LL ? -1 : (int32_t)stream;
-    e->corr = sqlite3_column_int64(q, 4) > 0 ? sqlite3_column_int64(q, 4) : TP_NONE;
-    e->pid = pid_of(sqlite3_column_int64(q, 5));
+    e->corr = corr > 0 ? corr : TP_NONE;
+    e->pid = pid_of(col_i64(n, q, 5));
     e->tid = e->stream; /* one row of the timeline per stream, as Kineto draws it */
-    e->context = sqlite3_column_int64(q, 6) + 1; /* 0 means absent: ids from 0 shift */
+    e->context = nsys_context(col_i64(n, q, 6));
+    return 1;
 }
 
 static int kernel_row(nsys *n, sqlite3_stmt *q)
 {
     tp_event e = nsys_base_event();
-    device_fields(q, &e);
+    if (!device_fields(n, q, &e))
+        return TP_OK;
     e.kind = TP_KIND_KERNEL;
     e.cat = n->cat_kernel;
     e.name = nsys_kernel_name(n->short_names, string_id(n, q, 17), string_id(n, q, 7));
@@ -236,11 +301,12 @@ static int kernel_row(nsys *n, sqlite3_stmt *q)
 static int memcpy_row(nsys *n, sqlite3_stmt *q)
 {
     tp_event e = nsys_base_event();
-    device_fields(q, &e);
+    if (!device_fields(n, q, &e))
+        return TP_OK;
     e.kind = TP_KIND_MEMCPY;
     e.cat = n->cat_memcpy;
     char name[32];
-    int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(sqlite3_column_int64(q, 8)));
+    int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(col_i64(n, q, 8)));
     e.name = intern(n, name, (size_t)len);
     int rc = append(n, &e);
     rc = rc ? rc : set_ext(n, X_BYTES, q, 7);
@@ -250,7 +316,8 @@ static int memcpy_row(nsys *n, sqlite3_stmt *q)
 static int memset_row(nsys *n, sqlite3_stmt *q)
 {
     tp_event e = nsys_base_event();
-    device_fields(q, &e);
+    if (!device_fields(n, q, &e))
+        return TP_OK;
     e.kind = TP_KIND_MEMSET;
     e.cat = n->cat_memset;
     e.name = intern(n, "Memset", 6);
@@ -263,10 +330,11 @@ static int sync_row(nsys *n, sqlite3_stmt *q)
     static const char *const types[] = {"Unknown sync", "Event sync", "Stream wait event",
                                         "Stream sync", "Context sync"};
     tp_event e = nsys_base_event();
-    device_fields(q, &e);
+    if (!device_fields(n, q, &e))
+        return TP_OK;
     e.kind = TP_KIND_SYNC;
     e.cat = n->cat_sync;
-    int64_t t = sqlite3_column_int64(q, 7);
+    int64_t t = col_i64(n, q, 7);
     const char *name = t >= 0 && t < 5 ? types[t] : "Sync";
     e.name = intern(n, name, strlen(name));
     return append(n, &e);
@@ -276,42 +344,46 @@ static int sync_row(nsys *n, sqlite3_stmt *q)
 
 static int domain_row(nsys *n, sqlite3_stmt *q)
 {
-    return nsys_domain_add(n->st, &n->domains, pid_of(sqlite3_column_int64(q, 0)),
-                           sqlite3_column_int64(q, 1), (const char *)sqlite3_column_text(q, 2));
+    int64_t pid = pid_of(col_i64(n, q, 0)), domain = col_i64(n, q, 1);
+    if (n->row_bad) {
+        n->bad.not_integer++;
+        return TP_OK;
+    }
+    return nsys_domain_add(n->st, &n->domains, pid, domain, (const char *)sqlite3_column_text(q, 2));
 }
 
 /* start, end, eventType, globalTid, text, textId, domainId */
 static int nvtx_row(nsys *n, sqlite3_stmt *q)
 {
-    int64_t type = sqlite3_column_int64(q, 2);
+    int64_t type = col_i64(n, q, 2);
     if (type != 34 && type != 59 && type != 60)
         return TP_OK; /* names of domains, categories, threads: not events */
     tp_event e = nsys_base_event();
-    e.ts = sqlite3_column_int64(q, 0);
-    e.dur = type == 34 || sqlite3_column_type(q, 1) == SQLITE_NULL
-                ? 0
-                : nsys_dur(e.ts, sqlite3_column_int64(q, 1));
+    if (type == 34 || sqlite3_column_type(q, 1) == SQLITE_NULL)
+        e.ts = col_i64(n, q, 0); /* a mark, or a range never closed: zero length */
+    else if (!row_times(n, q, 0, &e))
+        return TP_OK;
     e.kind = TP_KIND_ANNOTATION;
-    int64_t g = sqlite3_column_int64(q, 3);
+    int64_t g = col_i64(n, q, 3);
     e.pid = pid_of(g);
     e.tid = tid_of(g);
     const char *text = (const char *)sqlite3_column_text(q, 4);
-    e.name = text ? intern(n, text, (size_t)sqlite3_column_bytes(q, 4)) : string_id(n, q, 5);
-    e.cat = sqlite3_column_type(q, 6) == SQLITE_NULL || sqlite3_column_int64(q, 6) == 0
-                ? intern(n, "nvtx", 4)
-                : nsys_domain_cat(n->st, &n->domains, e.pid, sqlite3_column_int64(q, 6));
+    e.name = text ? nsys_name(n->st, &n->bad, text, (size_t)sqlite3_column_bytes(q, 4))
+                  : string_id(n, q, 5);
+    int64_t domain = col_i64(n, q, 6);
+    e.cat = domain == 0 ? intern(n, "nvtx", 4) : nsys_domain_cat(n->st, &n->domains, e.pid, domain);
     return append(n, &e);
 }
 
 static int osrt_row(nsys *n, sqlite3_stmt *q)
 {
     tp_event e = nsys_base_event();
-    e.ts = sqlite3_column_int64(q, 0);
-    e.dur = nsys_dur(e.ts, sqlite3_column_int64(q, 1));
+    if (!row_times(n, q, 0, &e))
+        return TP_OK;
     e.kind = TP_KIND_OS_RUNTIME;
     e.cat = n->cat_osrt;
-    e.pid = pid_of(sqlite3_column_int64(q, 2));
-    e.tid = tid_of(sqlite3_column_int64(q, 2));
+    e.pid = pid_of(col_i64(n, q, 2));
+    e.tid = tid_of(col_i64(n, q, 2));
     e.name = string_id(n, q, 3);
     return append(n, &e);
 }
@@ -395,6 +467,8 @@ static int read_all(nsys *n)
     rc = rc ? rc : each_row(n, "NVTX_EVENTS",
                             "SELECT globalTid, domainId, text FROM NVTX_EVENTS WHERE eventType = 75",
                             domain_row);
+    if (rc == TP_OK)
+        nsys_table_seal(&n->domains);
     rc = rc ? rc : each_row(n, "NVTX_EVENTS",
                             "SELECT start, end, eventType, globalTid, text, textId, domainId "
                             "FROM NVTX_EVENTS",
@@ -407,6 +481,116 @@ static int read_all(nsys *n)
     return rc;
 }
 
+/* Refuses an export whose latest writes sit beside it (a -wal file or a hot
+ * journal): read immutable, those would be missed (CONVENTIONS "SQLite
+ * inputs"). */
+static int refuse_side_files(tp_stage *st, const char *path, const char *abs)
+{
+    static const char *const sides[] = {"-wal", "-journal"};
+    for (int i = 0; i < 2; i++) {
+        char side[PATH_MAX + 16];
+        struct stat sb;
+        snprintf(side, sizeof side, "%s%s", abs, sides[i]);
+        if (stat(side, &sb) == 0 && sb.st_size > 0)
+            return tp_fail(st, TP_EFORMAT, "%s: a %s file beside it holds changes not yet in the "
+                           "export (open it once with sqlite3 to fold them in, or remove it)",
+                           path, sides[i]);
+    }
+    return TP_OK;
+}
+
+/* "file:" + the percent-encoded absolute path + "?immutable=1": the user's
+ * text is never read as a URI (a path starting with file: is a file). */
+static int export_uri(tp_stage *st, const char *path, char *abs, char *uri, size_t size)
+{
+    if (realpath(path, abs) == NULL)
+        return tp_fail(st, TP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t k = (size_t)snprintf(uri, size, "file:");
+    for (const unsigned char *c = (const unsigned char *)abs; *c && k + 4 < size; c++) {
+        if (isalnum(*c) || strchr("/-._~", *c))
+            uri[k++] = (char)*c;
+        else
+            k += (size_t)snprintf(uri + k, size - k, "%%%02X", *c);
+    }
+    if (k + 16 >= size)
+        return tp_fail(st, TP_EIO, "%s: cannot open: the path is too long", path);
+    snprintf(uri + k, size - k, "?immutable=1");
+    return refuse_side_files(st, path, abs);
+}
+
+/* Work done by SQLite for one export is bounded: a schema from the input
+ * (a generated column, say) must not turn a small file into minutes. */
+static int over_budget(void *budget)
+{
+    return --*(int64_t *)budget < 0;
+}
+
+/* Opens read-only and immutable (no -shm/-wal created, fine in a read-only
+ * folder), schema untrusted, defensive, values no longer than the file,
+ * VM steps bounded by the file's size. */
+static int open_export(nsys *n, const char *path, int64_t size)
+{
+    char abs[PATH_MAX], uri[3 * PATH_MAX + 32];
+    int rc = export_uri(n->st, path, abs, uri, sizeof uri);
+    if (rc != TP_OK)
+        return rc;
+    if (sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+        rc = tp_fail(n->st, TP_EIO, "%s: cannot open: %s", path, sqlite3_errmsg(n->db));
+        sqlite3_close(n->db);
+        n->db = NULL;
+        return rc;
+    }
+    sqlite3_db_config(n->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+    sqlite3_db_config(n->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+    sqlite3_db_config(n->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
+    sqlite3_db_config(n->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+    sqlite3_limit(n->db, SQLITE_LIMIT_LENGTH, size < (1 << 30) ? (int)size + 1024 : 1 << 30);
+    n->budget = (NSYS_STEPS_BASE + size * NSYS_STEPS_PER_BYTE) / NSYS_STEPS_EVERY;
+    sqlite3_progress_handler(n->db, NSYS_STEPS_EVERY, over_budget, &n->budget);
+    return TP_OK;
+}
+
+/* Checks the head: an SQLite file, else what the file is instead. */
+static int check_head(tp_stage *st, const char *path, int64_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    char head[256] = {0};
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    struct stat sb;
+    *size = f && fstat(fileno(f), &sb) == 0 ? (int64_t)sb.st_size : 0;
+    if (f)
+        fclose(f);
+    if (f == NULL)
+        return tp_fail(st, TP_EIO, "%s: cannot open: %s", path, "No such file or unreadable");
+    int sqlite = got >= 16 && memcmp(head, "SQLite format 3", 16) == 0;
+    if (!sqlite && nsys_json_probe((const unsigned char *)head, got, path) > 0)
+        return tp_fail(st, TP_EFORMAT, "%s: an Nsight Systems JSON-lines export, not SQLite (read "
+                       "it with `reader: nsys_json`, or `reader: auto`)", path);
+    if (!sqlite)
+        return tp_fail(st, TP_EFORMAT, "%s: not an SQLite database (the nsys reader reads "
+                       "`nsys export --type sqlite` files; a Kineto JSON trace needs the kineto "
+                       "reader)", path);
+    return TP_OK;
+}
+
+static int read_export(nsys *n, const char *path)
+{
+    int export = is_nsys_export(n);
+    int rc = n->broken && n->budget < 0 ? db_error(n, "the schema")
+             : n->broken ? tp_fail(n->st, TP_EFORMAT, "%s: a damaged or truncated SQLite file: %s",
+                                   path, sqlite3_errmsg(n->db))
+             : export ? prepare(n)
+                      : tp_fail(n->st, TP_EFORMAT, "%s: an SQLite database but not an Nsight "
+                                "Systems export (no StringIds and export metadata tables)", path);
+    if (rc == TP_OK)
+        rc = nsys_set_label(n->st, n->t, path);
+    if (rc == TP_OK)
+        rc = read_all(n);
+    if (rc == TP_OK)
+        rc = tp_rows_span_check(n->st, n->t, path);
+    return rc;
+}
+
 static int nsys_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
@@ -415,41 +599,17 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
               .short_names = nsys_short_names(cfg->kernel_name)};
     if (n.t == NULL)
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
-    FILE *f = fopen(cfg->path, "rb");
-    char head[256] = {0};
-    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    if (f == NULL)
-        return tp_fail(st, TP_EIO, "%s: cannot open: %s", cfg->path, "No such file or unreadable");
-    if ((got < 16 || memcmp(head, "SQLite format 3", 16) != 0) &&
-        nsys_json_probe((const unsigned char *)head, got, cfg->path) > 0)
-        return tp_fail(st, TP_EFORMAT, "%s: an Nsight Systems JSON-lines export, not SQLite (read "
-                       "it with `reader: nsys_json`, or `reader: auto`)", cfg->path);
-    if (got < 16 || memcmp(head, "SQLite format 3", 16) != 0)
-        return tp_fail(st, TP_EFORMAT, "%s: not an SQLite database (the nsys reader reads "
-                       "`nsys export --type sqlite` files; a Kineto JSON trace needs the kineto "
-                       "reader)", cfg->path);
-    if (sqlite3_open_v2(cfg->path, &n.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        int rc = tp_fail(st, TP_EIO, "%s: cannot open: %s", cfg->path, sqlite3_errmsg(n.db));
-        sqlite3_close(n.db);
-        return rc;
-    }
-    int export = is_nsys_export(&n);
-    int rc = n.broken ? tp_fail(st, TP_EFORMAT, "%s: a damaged or truncated SQLite file: %s",
-                                cfg->path, sqlite3_errmsg(n.db))
-             : export ? prepare(&n)
-                      : tp_fail(st, TP_EFORMAT, "%s: an SQLite database but not an Nsight Systems "
-                                "export (no StringIds and export metadata tables)", cfg->path);
-    if (rc == TP_OK)
-        rc = nsys_set_label(st, n.t, cfg->path);
-    if (rc == TP_OK)
-        rc = read_all(&n);
-    if (rc == TP_OK)
+    int64_t size = 0;
+    int rc = check_head(st, cfg->path, &size);
+    rc = rc ? rc : open_export(&n, cfg->path, size);
+    rc = rc ? rc : read_export(&n, cfg->path);
+    if (rc == TP_OK) {
+        nsys_bad_warn(st, cfg->path, &n.bad);
         tp_log(st, TP_LOG_INFO, "%s: %zu events (%zu backtrace copies of API rows dropped)",
                cfg->path, n.rows, n.dropped_backtrace);
+    }
     sqlite3_close(n.db);
-    tp_free(n.strings);
+    tp_free(n.strings.at);
     tp_free(n.domains.at);
     return rc;
 }

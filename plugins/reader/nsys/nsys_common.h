@@ -18,14 +18,6 @@ static const char *const nsys_ext_names[N_X] = {
     "kernel.block_z", "kernel.registers", "kernel.static_shared_bytes",
     "kernel.dynamic_shared_bytes", "memory.bytes", "memcpy.kind"};
 
-/* end - start in ns; 0 when the row ends before it starts or the
- * difference does not fit (a damaged row must not overflow). */
-static inline int64_t nsys_dur(int64_t start, int64_t end)
-{
-    int64_t d;
-    return end < start || __builtin_sub_overflow(end, start, &d) ? 0 : d;
-}
-
 /* An event with every id and place "none": what each row starts from. */
 static inline tp_event nsys_base_event(void)
 {
@@ -85,39 +77,7 @@ static inline int nsys_set_label(tp_stage *st, tp_trace *t, const char *path)
     return tp_trace_info_set_str(st, t, "label", label);
 }
 
-/* NVTX domains: (pid, domainId) -> the category "nvtx:<name>", from the
- * domain-create records (eventType 75); the default domain is "nvtx". */
-typedef struct nsys_domains {
-    struct { int64_t pid, domain; tp_str cat; } *at;
-    size_t n;
-} nsys_domains;
-
-static inline tp_str nsys_domain_cat(tp_stage *st, const nsys_domains *d, int64_t pid,
-                                     int64_t domain)
-{
-    for (size_t i = 0; i < d->n; i++)
-        if (d->at[i].pid == pid && d->at[i].domain == domain)
-            return d->at[i].cat;
-    return tp_intern(st, "nvtx", 4);
-}
-
-static inline int nsys_domain_add(tp_stage *st, nsys_domains *d, int64_t pid, int64_t domain,
-                                  const char *name)
-{
-    void *grown = tp_realloc(d->at, (d->n + 1) * sizeof *d->at);
-    if (grown == NULL)
-        return TP_ENOMEM;
-    d->at = grown;
-    char cat[256];
-    int len = snprintf(cat, sizeof cat, "nvtx:%s", name ? name : "");
-    tp_str s = tp_intern(st, cat, len > 0 && (size_t)len < sizeof cat ? (size_t)len : 0);
-    if (s == TP_STR_ERROR)
-        return TP_ENOMEM;
-    d->at[d->n].pid = pid;
-    d->at[d->n].domain = domain;
-    d->at[d->n++].cat = s;
-    return TP_OK;
-}
+#include "nsys_tables.h"
 
 /* Option kernel_name of both readers: a kernel is named by its demangled
  * signature, as Kineto (CUPTI) names it, so a run profiled both ways compares

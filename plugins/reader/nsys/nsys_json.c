@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
@@ -33,64 +34,79 @@ typedef struct nj {
     tp_trace *t;
     const char *path;
     size_t line_no, rows, records;
-    tp_str *strings;
-    size_t nstrings, cap;
-    nsys_domains domains;
+    nsys_table strings, domains;
+    nsys_bad bad;
+    int row_bad; /* the event being read holds a number that is not an int64 */
+    struct stat at_open; /* the file as first seen: it must not change */
+    size_t lines;        /* lines of the first pass */
     int ext[N_X];
     tp_str cat_runtime, cat_driver, cat_osrt, cat_kernel, cat_memcpy, cat_memset, cat_sync,
         cat_cudnn, cat_cublas;
     int short_names; /* kernel_name: short */
 } nj;
 
-/* A number given bare or as a quoted string of digits; 0 when absent. */
-static int64_t num(json_t *o, const char *key)
+/* A number given bare or as a quoted string of digits; 0 when absent.
+ * Text that is not an integer, a real beyond int64 or NaN marks the event
+ * damaged (n->row_bad). */
+static int64_t num(nj *n, json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
-    if (json_is_integer(v))
-        return json_integer_value(v);
-    if (json_is_string(v))
-        return strtoll(json_string_value(v), NULL, 10);
-    return json_is_real(v) ? tp_f64_to_i64(json_real_value(v)) : 0;
+    int64_t out = 0;
+    if (v == NULL || json_is_integer(v))
+        return v ? json_integer_value(v) : 0;
+    if (json_is_string(v)) {
+        const char *text = json_string_value(v);
+        char *end;
+        errno = 0;
+        out = strtoll(text, &end, 10);
+        if (errno == 0 && end != text && *end == '\0')
+            return out;
+    } else if (json_is_real(v) && tp_rows_f64_ns(json_real_value(v), &out)) {
+        return out;
+    }
+    n->row_bad = 1;
+    return 0;
 }
 
 static int has(json_t *o, const char *key) { return json_object_get(o, key) != NULL; }
 
 static int put_string(nj *n, int64_t id, const char *v, size_t len)
 {
-    if (id < 0 || id > (1 << 28))
-        return TP_OK;
-    if ((size_t)id >= n->cap) {
-        size_t cap = (size_t)id * 2 + 64;
-        tp_str *s = tp_realloc(n->strings, cap * sizeof *s);
-        if (s == NULL)
-            return TP_ENOMEM;
-        memset(s + n->cap, 0, (cap - n->cap) * sizeof *s);
-        n->strings = s;
-        n->cap = cap;
-    }
-    n->strings[id] = tp_intern(n->st, v, len);
-    if ((size_t)id >= n->nstrings)
-        n->nstrings = (size_t)id + 1;
-    return n->strings[id] == TP_STR_ERROR ? TP_ENOMEM : TP_OK;
+    return nsys_string_put(n->st, &n->strings, id, v, len);
 }
 
-static tp_str string_of(const nj *n, int64_t id)
+static tp_str string_of(nj *n, int64_t id) { return nsys_string(&n->strings, &n->bad, id); }
+
+/* The event's times into e: 1, or 0 (counted) when the event is damaged. */
+static int event_times(nj *n, json_t *o, const char *start, const char *end, tp_event *e)
 {
-    return id >= 0 && (size_t)id < n->nstrings ? n->strings[id] : 0;
+    int64_t first = num(n, o, start), last = num(n, o, end);
+    return nsys_times(&n->bad, n->row_bad, first, last, e);
 }
 
 /* Pass 1: the string table, in either form, and the NVTX domains. */
 static int strings_line(nj *n, json_t *o)
 {
     json_t *nvtx = json_object_get(o, "NvtxEvent");
-    if (nvtx && num(nvtx, "Type") == 75)
-        return nsys_domain_add(n->st, &n->domains, pid_of(num(nvtx, "GlobalTid")),
-                               num(nvtx, "DomainId"),
+    n->row_bad = 0;
+    if (nvtx && num(n, nvtx, "Type") == 75) {
+        int64_t pid = pid_of(num(n, nvtx, "GlobalTid")), domain = num(n, nvtx, "DomainId");
+        if (n->row_bad) {
+            n->bad.not_integer++;
+            return TP_OK;
+        }
+        return nsys_domain_add(n->st, &n->domains, pid, domain,
                                json_string_value(json_object_get(nvtx, "Text")));
+    }
     const char *type = json_string_value(json_object_get(o, "type"));
     if (type && strcmp(type, "String") == 0) {
         json_t *v = json_object_get(o, "value");
-        return put_string(n, num(o, "id"), json_string_value(v) ? json_string_value(v) : "",
+        int64_t id = num(n, o, "id");
+        if (n->row_bad) {
+            n->bad.not_integer++;
+            return TP_OK;
+        }
+        return put_string(n, id, json_string_value(v) ? json_string_value(v) : "",
                           json_string_length(v));
     }
     json_t *data = json_object_get(o, "data");
@@ -108,6 +124,11 @@ static int strings_line(nj *n, json_t *o)
 
 static int append(nj *n, tp_event *e)
 {
+    if (n->row_bad) {
+        n->bad.not_integer++;
+        return TP_OK;
+    }
+    nsys_bad_row_done(&n->bad);
     int rc = tp_trace_append(n->st, n->t, e);
     if (rc == TP_OK)
         n->rows++;
@@ -118,30 +139,32 @@ static int set_ext(nj *n, int which, json_t *o, const char *key)
 {
     if (!has(o, key))
         return TP_OK;
-    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, num(o, key));
+    int was_bad = n->row_bad;
+    int64_t v = num(n, o, key);
+    int bad = n->row_bad;
+    n->row_bad = was_bad; /* a damaged extension value is left unset */
+    return bad ? TP_OK : tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, v);
 }
 
 static int api_event(nj *n, json_t *o)
 {
-    int64_t cls = num(o, "eventClass"), s = num(o, "startNs"), end = num(o, "endNs");
-    if (end <= s && !has(o, "name"))
-        return TP_OK; /* a zero-length start marker carrying no call */
-    if (cls == 3)
-        return TP_OK; /* the profiler's own overhead */
+    int64_t cls = num(n, o, "eventClass");
+    if (!has(o, "name") || cls == 3)
+        return TP_OK; /* a start marker carrying no call; the profiler's own overhead */
     tp_event e = nsys_base_event();
-    e.ts = s;
-    e.dur = nsys_dur(s, end);
+    if (!event_times(n, o, "startNs", "endNs", &e))
+        return TP_OK;
     e.kind = cls == 27 ? TP_KIND_OS_RUNTIME : TP_KIND_RUNTIME;
     e.cat = cls == 27   ? n->cat_osrt
             : cls == 1  ? n->cat_driver
             : cls == 28 ? n->cat_cudnn
             : cls == 29 ? n->cat_cublas
                         : n->cat_runtime;
-    e.pid = pid_of(num(o, "globalTid"));
-    e.tid = tid_of(num(o, "globalTid"));
-    int64_t corr = num(o, "correlationId");
+    e.pid = pid_of(num(n, o, "globalTid"));
+    e.tid = tid_of(num(n, o, "globalTid"));
+    int64_t corr = num(n, o, "correlationId");
     e.corr = corr > 0 && cls != 27 ? corr : TP_NONE;
-    tp_str raw = string_of(n, num(o, "name"));
+    tp_str raw = string_of(n, num(n, o, "name"));
     const char *text = tp_str_text(n->st, raw);
     size_t len = text ? strlen(text) : 0, keep = text ? unversioned(text, len) : 0;
     e.name = keep < len ? tp_intern(n->st, text, keep) : raw;
@@ -151,16 +174,19 @@ static int api_event(nj *n, json_t *o)
 static int cuda_event(nj *n, json_t *o)
 {
     tp_event e = nsys_base_event();
-    e.ts = num(o, "startNs");
-    e.dur = nsys_dur(e.ts, num(o, "endNs"));
-    e.device = (int32_t)num(o, "deviceId");
-    int64_t stream = num(o, "streamId");
+    if (!event_times(n, o, "startNs", "endNs", &e))
+        return TP_OK;
+    int64_t device = num(n, o, "deviceId"), stream = num(n, o, "streamId");
+    if (!nsys_device_ok(&n->bad, device) ||
+        !nsys_device_ok(&n->bad, stream == 4294967295LL ? 0 : stream))
+        return TP_OK;
+    e.device = (int32_t)device;
     e.stream = stream == 4294967295LL ? -1 : (int32_t)stream;
-    int64_t corr = num(o, "correlationId");
+    int64_t corr = num(n, o, "correlationId");
     e.corr = corr > 0 ? corr : TP_NONE;
-    e.pid = pid_of(num(o, "globalPid"));
+    e.pid = pid_of(num(n, o, "globalPid"));
     e.tid = e.stream;
-    e.context = num(o, "contextId") + 1;
+    e.context = nsys_context(num(n, o, "contextId"));
     json_t *k = json_object_get(o, "kernel"), *cp = json_object_get(o, "memcpy");
     json_t *ms = json_object_get(o, "memset"), *sy = json_object_get(o, "sync");
     char name[32];
@@ -168,13 +194,13 @@ static int cuda_event(nj *n, json_t *o)
         e.kind = TP_KIND_KERNEL;
         e.cat = n->cat_kernel;
         tp_str demangled = json_object_get(k, "demangledName") != NULL
-                               ? string_of(n, num(k, "demangledName"))
+                               ? string_of(n, num(n, k, "demangledName"))
                                : 0;
-        e.name = nsys_kernel_name(n->short_names, demangled, string_of(n, num(k, "shortName")));
+        e.name = nsys_kernel_name(n->short_names, demangled, string_of(n, num(n, k, "shortName")));
     } else if (cp) {
         e.kind = TP_KIND_MEMCPY;
         e.cat = n->cat_memcpy;
-        int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(num(cp, "copyKind")));
+        int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(num(n, cp, "copyKind")));
         e.name = tp_intern(n->st, name, (size_t)len);
     } else if (ms) {
         e.kind = TP_KIND_MEMSET;
@@ -202,19 +228,22 @@ static int cuda_event(nj *n, json_t *o)
 
 static int nvtx_event(nj *n, json_t *o)
 {
-    int64_t type = num(o, "Type");
+    int64_t type = num(n, o, "Type");
     if (type != 34 && type != 59 && type != 60)
         return TP_OK;
     tp_event e = nsys_base_event();
-    e.ts = num(o, "Timestamp");
-    e.dur = has(o, "EndTimestamp") && type != 34 ? nsys_dur(e.ts, num(o, "EndTimestamp")) : 0;
+    if (!has(o, "EndTimestamp") || type == 34)
+        e.ts = num(n, o, "Timestamp"); /* a mark, or a range never closed: zero length */
+    else if (!event_times(n, o, "Timestamp", "EndTimestamp", &e))
+        return TP_OK;
     e.kind = TP_KIND_ANNOTATION;
-    e.pid = pid_of(num(o, "GlobalTid"));
-    e.cat = nsys_domain_cat(n->st, &n->domains, e.pid, num(o, "DomainId"));
-    e.tid = tid_of(num(o, "GlobalTid"));
+    e.pid = pid_of(num(n, o, "GlobalTid"));
+    e.cat = nsys_domain_cat(n->st, &n->domains, e.pid, num(n, o, "DomainId"));
+    e.tid = tid_of(num(n, o, "GlobalTid"));
     json_t *text = json_object_get(o, "Text");
-    e.name = json_is_string(text) ? tp_intern(n->st, json_string_value(text), json_string_length(text))
-                                  : string_of(n, num(o, "TextId"));
+    e.name = json_is_string(text)
+                 ? nsys_name(n->st, &n->bad, json_string_value(text), json_string_length(text))
+                 : string_of(n, num(n, o, "TextId"));
     return append(n, &e);
 }
 
@@ -222,6 +251,7 @@ static int nvtx_event(nj *n, json_t *o)
 static int event_line(nj *n, json_t *o)
 {
     json_t *v;
+    n->row_bad = n->bad.row_unknown = n->bad.row_nul = 0;
     if (has(o, "Type") || has(o, "type") || has(o, "data"))
         n->records++;
     if ((v = json_object_get(o, "TraceProcessEvent")))
@@ -240,16 +270,51 @@ static int event_not_domain(const char *line)
     return strncmp(line, "{\"Type\":", 8) == 0 && strncmp(line + 8, "75,", 3) != 0;
 }
 
+/* The file changed since it was opened (cut, grown, rewritten): a message,
+ * or NULL. */
+static const char *changed(const nj *n, FILE *in)
+{
+    struct stat now;
+    if (fstat(fileno(in), &now) != 0)
+        return "it cannot be examined again";
+    if (now.st_size != n->at_open.st_size)
+        return now.st_size < n->at_open.st_size ? "it shrank" : "it grew";
+    if (now.st_mtim.tv_sec != n->at_open.st_mtim.tv_sec ||
+        now.st_mtim.tv_nsec != n->at_open.st_mtim.tv_nsec)
+        return "it was modified";
+    return NULL;
+}
+
+/* After a pass: the file read to its end, unchanged, the last line whole. */
+static int pass_done(nj *n, FILE *in, int last_newline)
+{
+    const char *why = changed(n, in);
+    if (ferror(in))
+        return tp_fail(n->st, TP_EIO, "%s: read error: %s", n->path, strerror(errno));
+    if (why != NULL)
+        return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (%s): its "
+                       "events cannot be read whole", n->path, why);
+    if (n->lines != 0 && n->line_no != n->lines)
+        return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (%zu lines "
+                       "read, then %zu)", n->path, n->lines, n->line_no);
+    if (!last_newline)
+        return tp_fail(n->st, TP_EFORMAT, "%s:%zu: the last line has no end (a file cut short; "
+                       "an export ends every line with a newline)", n->path, n->line_no);
+    n->lines = n->line_no;
+    return TP_OK;
+}
+
 static int each_line(nj *n, FILE *in, int (*fn)(nj *, json_t *))
 {
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
-    int rc = TP_OK;
+    int rc = TP_OK, last_newline = 1;
     n->line_no = 0;
     rewind(in);
     while (rc == TP_OK && (got = getline(&line, &cap, in)) >= 0) {
         n->line_no++;
+        last_newline = got > 0 && line[got - 1] == '\n';
         if (got == 0 || line[0] == '\n' || (fn == strings_line && event_not_domain(line)))
             continue;
         json_error_t err;
@@ -269,7 +334,7 @@ static int each_line(nj *n, FILE *in, int (*fn)(nj *, json_t *))
         json_decref(o);
     }
     free(line);
-    return rc;
+    return rc == TP_OK ? pass_done(n, in, last_newline) : rc;
 }
 
 static int prepare(nj *n)
@@ -299,20 +364,31 @@ int nsys_json_run(tp_stage *st, const void *config, void *state)
     FILE *in = fopen(cfg->path, "r");
     if (in == NULL)
         return tp_fail(st, TP_EIO, "%s: cannot open: %s", cfg->path, strerror(errno));
+    if (fstat(fileno(in), &n.at_open) != 0 || !S_ISREG(n.at_open.st_mode)) {
+        fclose(in);
+        return tp_fail(st, TP_EIO, "%s: not a regular file (the export is read twice, so a pipe "
+                       "or device cannot be)", cfg->path);
+    }
     int rc = prepare(&n);
     if (rc == TP_OK)
         rc = each_line(&n, in, strings_line);
+    nsys_table_seal(&n.strings);
+    nsys_table_seal(&n.domains);
     if (rc == TP_OK)
         rc = each_line(&n, in, event_line);
     fclose(in);
+    if (rc == TP_OK && n.records > 0)
+        rc = tp_rows_span_check(st, n.t, cfg->path);
     if (rc == TP_OK && n.records == 0)
         rc = tp_fail(st, TP_EFORMAT, "%s: no Nsight Systems JSON records (lines with \"Type\", "
                      "\"type\" or \"data\")%s", cfg->path,
                      n.line_no == 1 ? "; a Chrome or Kineto JSON trace needs the kineto reader"
                                     : "");
-    if (rc == TP_OK)
-        tp_log(st, TP_LOG_INFO, "%s: %zu events, %zu strings", cfg->path, n.rows, n.nstrings);
-    tp_free(n.strings);
+    if (rc == TP_OK) {
+        nsys_bad_warn(st, cfg->path, &n.bad);
+        tp_log(st, TP_LOG_INFO, "%s: %zu events, %zu strings", cfg->path, n.rows, n.strings.n);
+    }
+    tp_free(n.strings.at);
     tp_free(n.domains.at);
     return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
 }
