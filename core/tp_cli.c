@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int tp_cli_usage_error(const char *what, const char *arg)
@@ -44,7 +45,13 @@ static int looks_like_trace(const char *path)
            (n == 16 && memcmp(head, "SQLite format 3", 16) == 0);
 }
 
-static int is_file(const char *path) { return access(path, F_OK) == 0; }
+/* Something that can be read as a file: a folder named like a bundled
+ * pipeline (a `ranks/` folder of traces) is not one. */
+static int is_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode);
+}
 
 /* path if dir/name.yaml exists (new string), else NULL. */
 static char *pipeline_in(const char *dir, size_t dlen, const char *name)

@@ -89,6 +89,20 @@ else ko "batch_size: $(tail -1 "$tmp/o/bs/host.summary.csv")"; fi
 rc=$?
 if [ $rc = 3 ] && grep -q "2.46 % slower than the base" "$tmp/err"; then ok; else ko "diff gate: exit $rc"; fi
 
+# ranks by name from a folder that holds a `ranks/` folder of the job's traces
+# (a folder is never taken for the pipeline file)
+mkdir -p "$tmp/named/ranks"
+cp "$SRC/tests/data/kineto/corpus/dlrm_worker1_step12.pt.trace.json.gz" "$tmp/named/ranks/"
+cp "$SRC/tests/data/kineto/corpus/dlrm_worker3_step12.pt.trace.json.gz" "$tmp/named/ranks/"
+if (cd "$tmp/named" && "$P" run ranks --input ranks --set out="$tmp/o/named_ranks" -q >/dev/null 2>"$tmp/err") &&
+    [ -s "$tmp/o/named_ranks/job.csv" ] && [ "$(wc -l <"$tmp/o/named_ranks/job.csv")" = 3 ]
+then ok; else ko "ranks by name beside a ranks/ folder"; fi
+# nsys ranks without collectives: ranks says what it needs (exit 1, no crash)
+cp "$NSYS" "$tmp/named/rank0.sqlite" && cp "$NSYS" "$tmp/named/rank1.sqlite"
+(cd "$tmp/named" && "$P" run ranks --input 'rank*.sqlite' --set out="$tmp/o/nsys_ranks" -q >/dev/null 2>"$tmp/err")
+rc=$?
+if [ $rc = 1 ] && grep -q "no communication kernels" "$tmp/err"; then ok; else ko "ranks on nsys ranks: exit $rc"; fi
+
 # a closed standard output: the text writer stops, the file writers run
 python3 - "$P" "$SRC" "$tmp/o/pipe" >"$tmp/err" 2>&1 <<'PY'
 import os, subprocess, sys
