@@ -105,6 +105,8 @@ char *tp_cli_resolve_pipeline(const char *arg)
         char *found = find_named_pipeline(arg);
         if (found)
             return found;
+        if (access(arg, F_OK) == 0)
+            return strdup(arg); /* a folder: the loader says it cannot be read */
         tp_print_line(stderr, "pipeline: error: no pipeline file '%s' and no bundled pipeline "
                       "named '%s' (looked in pipelines/, $TRACEPIPE_PIPELINE_PATH, beside "
                       "the program and in %s)",
