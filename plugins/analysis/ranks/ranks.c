@@ -123,12 +123,24 @@ static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_con
         tp_vocab_free(&vocab);
         return TP_ENOMEM;
     }
-    size_t n = 0;
+    /* the class of each name once, not each event's name matched again */
+    size_t n = 0, nstr = tp_str_count(st);
+    uint8_t *klass = tp_calloc(nstr ? nstr : 1, 1);
+    if (klass == NULL) {
+        tp_free(comm);
+        tp_vocab_free(&vocab);
+        return TP_ENOMEM;
+    }
     for (size_t i = 0; i < c->n; i++) {
         if (!tp_ev_is_activity(c, i) || c->dur[i] < 0)
             continue;
+        tp_str name = c->name[i];
+        if (name < nstr && klass[name] == 0)
+            klass[name] = (uint8_t)(1 + tp_vocab_kernel_class(&vocab, (tp_kind)c->kind[i],
+                                                               tp_str_text(st, name)));
         tp_kernel_class k =
-            tp_vocab_kernel_class(&vocab, (tp_kind)c->kind[i], tp_str_text(st, c->name[i]));
+            name < nstr ? (tp_kernel_class)(klass[name] - 1)
+                        : tp_vocab_kernel_class(&vocab, (tp_kind)c->kind[i], tp_str_text(st, name));
         if (k == TP_KCLASS_COMMUNICATION) {
             comm[n++] = (uint32_t)i;
             r->comm_ns += c->dur[i];
@@ -136,6 +148,7 @@ static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_con
             r->compute_ns += c->dur[i];
         }
     }
+    tp_free(klass);
     tp_vocab_free(&vocab);
     rc = tp_sort(comm, n, sizeof *comm, by_start, (void *)c);
     r->start = tp_malloc((n ? n : 1) * sizeof *r->start);
