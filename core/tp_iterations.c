@@ -1,6 +1,7 @@
 /*
  * Iterations, set once per pipeline: the top-level `iterations:` mapping
- * (marker, source, skip_first, skip_last) is validated like a stage's
+ * (marker, source, skip_first, skip_last, preset: an engine's serving steps
+ * from the SDK's table, tp_sdk_serving.h) is validated like a stage's
  * options, its marker compiled once to report a bad regex at its line, and
  * the result handed to every stage (tp_host_api.iterations).  The SDK's
  * iteration view computes the iterations themselves, once per trace.
@@ -12,14 +13,18 @@
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tracepipe/tp_sdk_serving.h>
 
 typedef struct iter_opts {
     const char *marker;
     int source; /* index in source_names = tp_iter_source */
     int64_t skip_first, skip_last;
+    int preset; /* index in preset_names: 0 none, else an SDK serving preset */
 } iter_opts;
 
 static const char *const source_names[] = {"host", "gpu_annotation", "range", NULL};
+/* the SDK's serving presets (tp_sdk_serving.h), by name */
+static const char *const preset_names[] = {"none", "vllm", "sglang", "phases", NULL};
 
 static const tp_option iter_options[] = {
     TP_OPTION_STRING("marker", iter_opts, marker, TP_ITER_DEFAULT_MARKER,
@@ -30,7 +35,17 @@ static const tp_option iter_options[] = {
                   "iterations left out of per-iteration statistics at the start (warm-up)"),
     TP_OPTION_INT("skip_last", iter_opts, skip_last, "0", 0, 1e6,
                   "iterations left out of per-iteration statistics at the end"),
+    TP_OPTION_ENUM("preset", iter_opts, preset, "none", preset_names,
+                   "an engine's serving steps are the iterations (vllm, sglang, phases: the "
+                   "step annotations of docs/plugins/inference_steps.md); instead of marker"),
     TP_OPTION_END};
+
+/* The marker in force: the preset's step annotations, else marker. */
+static const char *marker_of(const iter_opts *o)
+{
+    const tp_serving_preset *p = o->preset ? tp_serving_preset_find(preset_names[o->preset]) : NULL;
+    return p ? p->marker : o->marker;
+}
 
 const tp_option *tp_iter_config_options(void) { return iter_options; }
 
@@ -72,13 +87,19 @@ int tp_iter_config_load(tp_iter_config *c, const tp_ynode *node, const char *fil
     if (o == NULL)
         return TP_EINVAL;
     c->opts = o;
+    if (o->preset && tp_ymap_get(node, "marker") != NULL) {
+        const tp_ynode *at = tp_ymap_get(node, "preset");
+        tp_diags_add(d, file, at->line, at->col,
+                     "error: iterations: preset: give a preset or a marker, not both");
+        return TP_EINVAL;
+    }
     c->pub.struct_size = (uint32_t)sizeof c->pub;
-    c->pub.marker = o->marker;
+    c->pub.marker = marker_of(o);
     c->pub.source = (tp_iter_source)o->source;
     c->pub.skip_first = (uint32_t)o->skip_first;
     c->pub.skip_last = (uint32_t)o->skip_last;
     c->pub.from_pipeline = node != NULL;
-    return check_marker(o->marker, node, file, d);
+    return check_marker(c->pub.marker, node, file, d);
 }
 
 void tp_iter_config_free(tp_iter_config *c)
@@ -99,7 +120,7 @@ int tp_iter_config_clone(tp_iter_config *dst, const tp_iter_config *src)
         return TP_ENOMEM;
     }
     dst->opts = o;
-    dst->pub.marker = o->marker;
+    dst->pub.marker = marker_of(o);
     return TP_OK;
 }
 

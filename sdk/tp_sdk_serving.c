@@ -10,7 +10,9 @@
  *   c_sq=.. g_sq=.. fields).
  * Phase annotations (ATOM and engines alike): prefill[bs=2 tok=14721 ...],
  *   decode[bs=117/128 tok=117 ...] (117 requests in a graph of 128), and the
- *   graph captures capture_<bs>_<phase> (capture_256_mixed_prefill: mixed).
+ *   graph captures capture_<bs>_<word> (capture_256_mixed_prefill: mixed;
+ *   vLLM's capture_32_FULL names a graph mode, no phase; SGLang's
+ *   capture_32_DECODE).
  */
 #include <tracepipe/tp_sdk_serving.h>
 
@@ -28,7 +30,7 @@ static const char *const sglang_patterns[] = {
 static const char *const phase_patterns[] = {
     "^(?P<phase>prefill|decode|mixed)\\[bs=(?P<bs>\\d+)(?:/(?P<padded>\\d+))?"
     "(?:\\s+tok=(?P<toks>\\d+))?",
-    "^capture_(?P<bs>(?P<padded>\\d+))_(?P<phase>prefill|decode|mixed)", NULL};
+    "^capture_(?P<bs>(?P<padded>\\d+))_(?P<phase>[A-Za-z]+)", NULL};
 
 static const tp_serving_preset presets[] = {
     {"vllm", "^execute_(?:\\d+_)?context_\\d+\\([^)]*\\)_generation_\\d+\\(", vllm_patterns,
@@ -36,10 +38,10 @@ static const tp_serving_preset presets[] = {
      "execute_T_context_N(sq..)_generation_M(sq..)"},
     {"sglang", "^step\\[(?:EXTEND|DECODE|MIXED)\\s+bs=\\d+", sglang_patterns,
      "SGLang: step[EXTEND bs=N toks=T], step[DECODE bs=N], step[MIXED bs=N]"},
-    {"phases", "^(?:prefill|decode|mixed)\\[bs=\\d+|^capture_\\d+_(?:prefill|decode|mixed)",
+    {"phases", "^(?:prefill|decode|mixed)\\[bs=\\d+|^capture_\\d+_[A-Za-z]",
      phase_patterns,
      "phase annotations: prefill[bs=N tok=T ...], decode[bs=N/PADDED tok=T ...], graph "
-     "captures capture_BS_PHASE"},
+     "captures capture_BS_PHASE (capture_32_FULL: a graph mode, no phase)"},
 };
 
 const tp_serving_preset *tp_serving_preset_at(size_t i)
