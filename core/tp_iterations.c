@@ -87,10 +87,13 @@ int tp_iter_config_load(tp_iter_config *c, const tp_ynode *node, const char *fil
     if (o == NULL)
         return TP_EINVAL;
     c->opts = o;
-    if (o->preset && tp_ymap_get(node, "marker") != NULL) {
+    if (o->preset && (tp_ymap_get(node, "marker") != NULL ||
+                      !tp_serving_preset_find(preset_names[o->preset]))) {
         const tp_ynode *at = tp_ymap_get(node, "preset");
         tp_diags_add(d, file, at->line, at->col,
-                     "error: iterations: preset: give a preset or a marker, not both");
+                     tp_ymap_get(node, "marker")
+                         ? "error: iterations: preset: give a preset or a marker, not both"
+                         : "error: iterations: preset: not a preset of the SDK");
         return TP_EINVAL;
     }
     c->pub.struct_size = (uint32_t)sizeof c->pub;

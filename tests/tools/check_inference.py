@@ -26,6 +26,8 @@ import math
 import re
 import sys
 
+from tracecheck import ns, union
+
 VLLM = re.compile(r"^execute_(?:\d+_)?context_(\d+)\((?:sq)?(\d+)[^)]*\)_generation_(\d+)\((?:sq)?(\d+)[^)]*\)")
 SGLANG = re.compile(r"^step\[(EXTEND|DECODE|MIXED)\s+bs=(\d+)(?:\s+toks=(\d+))?")
 PHASE = re.compile(r"^(prefill|decode|mixed)\[bs=(\d+)(?:/(\d+))?(?:\s+tok=(\d+))?")
@@ -67,10 +69,6 @@ def parse(name, preset, decode_tokens):
         toks = bs * decode_tokens if phase == "decode" and decode_tokens else None
         return phase, bs, toks, bs
     return None
-
-
-def ns(v):
-    return int(decimal.Decimal(v) * 1000)
 
 
 def load(path):
@@ -133,18 +131,6 @@ def gpu_work(events, steps):
     return work
 
 
-def busy(iv):
-    total, end = 0, None
-    for a, b in sorted(iv):
-        if end is None or a > end:
-            total += b - a
-            end = b
-        elif b > end:
-            total += b - end
-            end = b
-    return total
-
-
 def percentile(v, p):
     v = sorted(v)
     r = p / 100 * (len(v) - 1)
@@ -200,14 +186,14 @@ def main():
         want = {"step": k, "name": s[2], "start_us": (s[0] - t0) / 1e3, "phase": phase,
                 "batch_size": bs, "tokens": toks, "padded_size": padded, "host_us": host / 1e3,
                 "count": len(w), "gpu_us": (max(b for _, b in w) - min(x for x, _ in w)) / 1e3 if w else None,
-                "gpu_busy_us": busy(w) / 1e3 if w else None, "wall_us": wall / 1e3,
+                "gpu_busy_us": union(w) / 1e3 if w else None, "wall_us": wall / 1e3,
                 "tokens_per_s": toks * 1e9 / wall if toks is not None and wall > 0 else None,
                 "in_window": 1 if first <= k < last else 0}
         for col, v in want.items():
             expect("%s: step %d: %s" % (a.steps, k, col), row[col], v)
         for inner in s[4]:
             agree(s, inner)
-        recomputed.append((phase, bs, toks, wall, busy(w)))
+        recomputed.append((phase, bs, toks, wall, union(w)))
     window = recomputed[first:last]
     prow = {r["phase"]: r for r in csv.DictReader(open(a.phases))}
     names = [p for p in ("prefill", "decode", "mixed") if any(x[0] == p for x in window)]

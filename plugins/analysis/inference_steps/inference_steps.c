@@ -58,40 +58,40 @@ static const tp_option is_options[] = {
                   "step[DECODE bs=N]): this many per request; 0: unknown (null)"),
     TP_OPTION_END};
 
-#define IS_STEP_COLS(X, P)                                                                          \
+#define IS_STEP_COLS(X, P)                                                                         \
     X(P, step, I64, NULL, "the step's ordinal (0-based, in time order)")                           \
-    X(P, name, STR, NULL, "the step annotation's name")                                             \
-    X(P, start_us, F64, "us", "its start, from the start of the trace's window")                    \
-    X(P, phase, STR, NULL, "prefill, decode or mixed (null when the annotation says no phase)")   \
-    X(P, batch_size, I64, NULL, "requests in the step, as the annotation says")                     \
-    X(P, tokens, I64, NULL, "tokens processed in the step, as the annotation says")                 \
-    X(P, padded_size, I64, NULL, "the size the step ran at (a graph's batch: padded_size - "        \
-                                 "batch_size is padding), null when not said")                      \
-    X(P, host_us, F64, "us", "the annotation's duration: the step's host time")                     \
+    X(P, name, STR, NULL, "the step annotation's name")                                            \
+    X(P, start_us, F64, "us", "its start, from the start of the trace's window")                   \
+    X(P, phase, STR, NULL, "prefill, decode or mixed (null when the annotation says no phase)")    \
+    X(P, batch_size, I64, NULL, "requests in the step, as the annotation says")                    \
+    X(P, tokens, I64, NULL, "tokens processed in the step, as the annotation says")                \
+    X(P, padded_size, I64, NULL, "the size the step ran at (a graph's batch: padded_size - "       \
+                                 "batch_size is padding), null when not said")                     \
+    X(P, host_us, F64, "us", "the annotation's duration: the step's host time")                    \
     X(P, count, I64, "count", "GPU activities launched in the step (graph replays included)")      \
-    X(P, gpu_us, F64, "us", "their first start to last end (null without GPU work)")                \
-    X(P, gpu_busy_us, F64, "us", "union of their intervals (null without GPU work)")                \
-    X(P, wall_us, F64, "us", "the step time: its start to the later of its end and its GPU "        \
-                             "work's end")                                                          \
-    X(P, tokens_per_s, F64, "tokens/s", "tokens / the step time (wall_us)")                         \
-    X(P, in_window, I64, NULL, "1 when the step is in the steady-state window (skip_first, "        \
+    X(P, gpu_us, F64, "us", "their first start to last end (null without GPU work)")               \
+    X(P, gpu_busy_us, F64, "us", "union of their intervals (null without GPU work)")               \
+    X(P, wall_us, F64, "us", "the step time: its start to the later of its end and its GPU "       \
+                             "work's end")                                                         \
+    X(P, tokens_per_s, F64, "tokens/s", "tokens / the step time (wall_us)")                        \
+    X(P, in_window, I64, NULL, "1 when the step is in the steady-state window (skip_first, "       \
                                "skip_last), else 0")
 TP_COLUMNS(is_step, IS_STEP_COLS);
 
-#define IS_PHASE_COLS(X, P)                                                                         \
+#define IS_PHASE_COLS(X, P)                                                                        \
     X(P, phase, STR, NULL, "prefill, decode, mixed, or all (every step of the window)")            \
-    X(P, count, I64, "count", "steps of the phase in the steady-state window")                      \
-    X(P, requests, I64, "count", "their batch sizes summed")                                        \
-    X(P, tokens, I64, "count", "their tokens summed (null when no step says)")                                               \
-    X(P, sum_us, F64, "us", "their step times (wall_us) summed")                                    \
-    X(P, mean_us, F64, "us", "mean step time")                                                      \
-    X(P, std_us, F64, "us", "its population deviation (null below two steps)")                      \
-    X(P, p50_us, F64, "us", "median step time (numpy's percentiles)")                               \
-    X(P, p90_us, F64, "us", "90th percentile")                                                      \
-    X(P, p99_us, F64, "us", "99th percentile")                                                      \
+    X(P, count, I64, "count", "steps of the phase in the steady-state window")                     \
+    X(P, requests, I64, "count", "their batch sizes summed")                                       \
+    X(P, tokens, I64, "count", "their tokens summed (null when no step says)")                     \
+    X(P, sum_us, F64, "us", "their step times (wall_us) summed")                                   \
+    X(P, mean_us, F64, "us", "mean step time")                                                     \
+    X(P, std_us, F64, "us", "its population deviation (null below two steps)")                     \
+    X(P, p50_us, F64, "us", "median step time (numpy's percentiles)")                              \
+    X(P, p90_us, F64, "us", "90th percentile")                                                     \
+    X(P, p99_us, F64, "us", "99th percentile")                                                     \
     X(P, per_token_us, F64, "us", "step time per token: over the steps with tokens, their time / " \
-                                  "their tokens")                                                   \
-    X(P, tokens_per_s, F64, "tokens/s", "the inverse: their tokens / their time")                   \
+                                  "their tokens")                                                  \
+    X(P, tokens_per_s, F64, "tokens/s", "the inverse: their tokens / their time")                  \
     X(P, gpu_busy_us, F64, "us", "GPU busy time of the steps summed")
 TP_COLUMNS(is_phase, IS_PHASE_COLS);
 
@@ -112,7 +112,6 @@ static const char *const cap_names[CAP_N] = {"phase",      "bs",           "toks
 typedef struct is_pattern {
     pcre2_code *re;
     int group[CAP_N]; /* group number of each named capture, -1 when absent */
-    const char *text;
 } is_pattern;
 
 typedef struct is_state {
@@ -135,7 +134,6 @@ static int add_pattern(tp_stage *st, is_state *s, const char *text, const char *
     tp_pyre_jit(re);
     is_pattern *p = &s->pat[s->n++];
     p->re = re;
-    p->text = text;
     for (int k = 0; k < CAP_N; k++) {
         int g = pcre2_substring_number_from_name(re, (PCRE2_SPTR)cap_names[k]);
         p->group[k] = g > 0 ? g : -1;
@@ -147,19 +145,21 @@ static int add_pattern(tp_stage *st, is_state *s, const char *text, const char *
     return TP_OK;
 }
 
-static size_t preset_patterns(const is_config *cfg, size_t i, const char *const **out)
+/* The SDK presets the stage's `preset` selects: all of them, one, or none
+ * (*n of them into out; NULL when the name is not the SDK's). */
+static int chosen_presets(const is_config *cfg, const tp_serving_preset **out, size_t *n)
 {
-    size_t n = 0;
-    for (size_t p = 0; tp_serving_preset_at(p); p++) {
-        const tp_serving_preset *pr = tp_serving_preset_at(p);
-        if (cfg->preset == PRESET_NONE ||
-            (cfg->preset != PRESET_ALL && strcmp(pr->name, is_presets[cfg->preset]) != 0))
-            continue;
-        for (const char *const *q = pr->patterns; *q; q++, n++)
-            if (out && n == i)
-                *out = q;
+    *n = 0;
+    if (cfg->preset == PRESET_ALL) {
+        for (; *n < 8 && tp_serving_preset_at(*n); (*n)++)
+            out[*n] = tp_serving_preset_at(*n);
+        return TP_OK;
     }
-    return n;
+    if (cfg->preset == PRESET_NONE)
+        return TP_OK;
+    out[0] = tp_serving_preset_find(is_presets[cfg->preset]);
+    *n = 1;
+    return out[0] ? TP_OK : TP_EINVAL;
 }
 
 /* Compiles the stage's patterns, then the presets'; a bad regex of
@@ -167,9 +167,18 @@ static size_t preset_patterns(const is_config *cfg, size_t i, const char *const 
 static int is_init(tp_stage *st, const void *config, void **state)
 {
     const is_config *cfg = config;
-    size_t npre = preset_patterns(cfg, 0, NULL), total = cfg->patterns.n + npre;
+    const tp_serving_preset *pre[8];
+    size_t npre, total = cfg->patterns.n;
+    if (chosen_presets(cfg, pre, &npre) != TP_OK)
+        return tp_fail(st, TP_EINVAL, "preset: '%s' is not a preset of the SDK",
+                       is_presets[cfg->preset]);
+    for (size_t i = 0; i < npre; i++)
+        for (const char *const *q = pre[i]->patterns; *q; q++)
+            total++;
+    if (total == 0)
+        return tp_fail(st, TP_EINVAL, "preset: none and no patterns: nothing names a step");
     is_state *s = tp_calloc(1, sizeof *s);
-    if (s == NULL || (s->pat = tp_calloc(total ? total : 1, sizeof *s->pat)) == NULL) {
+    if (s == NULL || (s->pat = tp_calloc(total, sizeof *s->pat)) == NULL) {
         tp_free(s);
         return tp_fail(st, TP_ENOMEM, "out of memory");
     }
@@ -181,14 +190,10 @@ static int is_init(tp_stage *st, const void *config, void **state)
         if (add_pattern(st, s, cfg->patterns.items[i], where) != TP_OK)
             return TP_EINVAL;
     }
-    for (size_t i = 0; i < npre; i++) {
-        const char *const *q = NULL;
-        preset_patterns(cfg, i, &q);
-        if (add_pattern(st, s, *q, "preset") != TP_OK)
-            return TP_EINVAL;
-    }
-    if (total == 0)
-        return tp_fail(st, TP_EINVAL, "preset: none and no patterns: nothing names a step");
+    for (size_t i = 0; i < npre; i++)
+        for (const char *const *q = pre[i]->patterns; *q; q++)
+            if (add_pattern(st, s, *q, pre[i]->name) != TP_OK)
+                return TP_EINVAL;
     return TP_OK;
 }
 
@@ -336,6 +341,21 @@ static int32_t step_of(const is_run *r, const int32_t *launcher, size_t i)
     return tp_iteration_of(&r->it, r->c->ts[l >= 0 ? (size_t)l : i]);
 }
 
+/* First start, last end and busy time (union) of step k's activities,
+ * iv[off[k], off[k + 1]) (sorted and merged in place). */
+static void measure(is_run *r, size_t k)
+{
+    tp_interval *v = r->iv + r->off[k];
+    size_t m = r->off[k + 1] - r->off[k];
+    r->lo[k] = INT64_MAX;
+    r->hi[k] = INT64_MIN;
+    for (size_t j = 0; j < m; j++) {
+        r->lo[k] = v[j].start < r->lo[k] ? v[j].start : r->lo[k];
+        r->hi[k] = v[j].end > r->hi[k] ? v[j].end : r->hi[k];
+    }
+    r->busy[k] = tp_intervals_length(v, tp_intervals_union(v, m));
+}
+
 /* Groups the GPU activities by step and measures each step's work. */
 static int gpu_work(is_run *r, const int32_t *launcher)
 {
@@ -364,17 +384,8 @@ static int gpu_work(is_run *r, const int32_t *launcher)
             if (k >= 0)
                 r->iv[r->off[k + 1]++] = (tp_interval){c->ts[i], c->ts[i] + c->dur[i]};
         }
-    for (size_t k = 0; k < n; k++) { /* off[k + 1] is now the end of step k */
-        tp_interval *v = r->iv + r->off[k];
-        size_t m = r->off[k + 1] - r->off[k];
-        r->lo[k] = INT64_MAX;
-        r->hi[k] = INT64_MIN;
-        for (size_t j = 0; j < m; j++) {
-            r->lo[k] = v[j].start < r->lo[k] ? v[j].start : r->lo[k];
-            r->hi[k] = v[j].end > r->hi[k] ? v[j].end : r->hi[k];
-        }
-        r->busy[k] = tp_intervals_length(v, tp_intervals_union(v, m));
-    }
+    for (size_t k = 0; k < n; k++) /* off[k + 1] is now the end of step k */
+        measure(r, k);
     return TP_OK;
 }
 
