@@ -22,6 +22,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
