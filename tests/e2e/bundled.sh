@@ -83,6 +83,12 @@ done
 if grep -q '^14504,1,2048,141202.4269' "$tmp/o/bs/host.summary.csv"; then ok
 else ko "batch_size: $(tail -1 "$tmp/o/bs/host.summary.csv")"; fi
 
+# inference's sample: one vLLM step of 9 prefill and 37 decode requests, 8155 + 37 = 8192 tokens
+"$P" run inference --set trace="$SRC/tests/data/kineto/corpus/tracelens_vllm_prefilldecode_piecewise.json.gz" \
+    --set out="$tmp/o/inf" -q >/dev/null 2>"$tmp/err"
+if grep -q '^mixed,1,46,8192,' "$tmp/o/inf/serving.phases.csv" && grep -q '^all,1,46,8192,' "$tmp/o/inf/serving.phases.csv"
+then ok; else ko "inference: $(sed -n 2p "$tmp/o/inf/serving.phases.csv" 2>/dev/null)"; fi
+
 # diff's gate: the sample test run is 2.40 % faster, the swapped pair 2.46 % slower
 "$P" run diff --set base="$SRC/tests/data/hand/diff_test.json" --set test="$SRC/tests/data/hand/diff_base.json" \
     --set out="$tmp/o/gate" --fail-if-slower 1 >/dev/null 2>"$tmp/err"
