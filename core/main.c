@@ -62,7 +62,7 @@ static const char usage_text[] =
     "                       stages, which hold every trace, only if all fit\n"
     "  --fail-if EXPR       exit 3 when EXPR holds for a row of the run's results, e.g.\n"
     "                       'advice.severity >= warn', 'kernels[name=~\"nccl\"].sum_us\n"
-    "                       > 5000', 'sum(k.sum_us) / st.summary.window_us > 0.5'\n"
+    "                       > 5000', 'st.devices.idle_us / window_us > 0.15'\n"
     "                       (repeatable; checked by validate; the language: docs/gates.md,\n"
     "                       also a pipeline's top-level fail_if: list)\n"
     "  --fail-if-slower PCT exit 3 when a diff analysis finds the test run more than\n"
