@@ -66,7 +66,7 @@ static const char usage_text[] =
     "                       (repeatable; checked by validate; the language: docs/gates.md,\n"
     "                       also a pipeline's top-level fail_if: list)\n"
     "  --fail-if-slower PCT exit 3 when a diff analysis finds the test run more than\n"
-    "                       PCT %% slower than the base (a CI regression gate): short for\n"
+    "                       PCT % slower than the base (a CI regression gate): short for\n"
     "                       --fail-if '<diff id>.summary.slower_percent > PCT'\n"
     "  --shard I/N          run only the I-th (from 0) of N deterministic shards of the\n"
     "                       traces (Slurm arrays, Kubernetes indexed jobs); then merge\n"
