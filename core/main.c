@@ -3,6 +3,7 @@
  *
  *   pipeline run PIPELINE [--set k=v]... [-q|-v] [--plugin-dir DIR]...
  *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N]]
+ *                [--fail-if EXPR]... [--fail-if-slower PCT]
  *   pipeline merge DIR... [--out OUT] [--pipeline PIPELINE [--set k=v]...]
  *   pipeline validate PIPELINE [--set k=v]... [--allow-plugin-path]
  *
@@ -11,7 +12,7 @@
  *   pipeline describe NAME
  *
  * Exit codes: 0 ok, 1 failure while running, 2 usage or configuration error,
- * 3 a diff found the test run slower than --fail-if-slower allows; a batch
+ * 3 a gate tripped (--fail-if, fail_if:, --fail-if-slower); a batch
  * exits with its traces' worst, 1 > 2 > 3 > 0 (tp_exit_worst).
  */
 #include "batch/tp_batch.h"
@@ -59,8 +60,14 @@ static const char usage_text[] =
     "  -j, --jobs N         traces at once in a batch (default: the number of cores)\n"
     "  --max-memory SIZE    start no more traces than fit (estimated; 8G, 512M); batch\n"
     "                       stages, which hold every trace, only if all fit\n"
+    "  --fail-if EXPR       exit 3 when EXPR holds for a row of the run's results, e.g.\n"
+    "                       'advice.severity >= warn', 'kernels[name=~\"nccl\"].sum_us\n"
+    "                       > 5000', 'st.devices.idle_us / window_us > 0.15'\n"
+    "                       (repeatable; checked by validate; the language: docs/gates.md,\n"
+    "                       also a pipeline's top-level fail_if: list)\n"
     "  --fail-if-slower PCT exit 3 when a diff analysis finds the test run more than\n"
-    "                       PCT %% slower than the base (a CI regression gate)\n"
+    "                       PCT % slower than the base (a CI regression gate): short for\n"
+    "                       --fail-if '<diff id>.summary.slower_percent > PCT'\n"
     "  --shard I/N          run only the I-th (from 0) of N deterministic shards of the\n"
     "                       traces (Slurm arrays, Kubernetes indexed jobs); then merge\n"
     "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
@@ -80,7 +87,8 @@ static const char usage_text[] =
     "later ones winning. A plugin is code: files or directories writable by group or\n"
     "others, or owned by another user than you or root, are refused.\n"
     "Exit status: 0 success, 1 failure while running, 2 usage or configuration error,\n"
-    "3 slower than --fail-if-slower allows; a batch's is its traces' worst (1 > 2 > 3).\n";
+    "3 a gate tripped (--fail-if, fail_if:, --fail-if-slower); a batch's is its traces'\n"
+    "worst (1 > 2 > 3).\n";
 
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary outputs being written,
  * then die of the signal (exit status 130, 143, 129 in a shell). */
@@ -251,7 +259,8 @@ static int parse_args(cli *c, int argc, char **argv)
     c->sets = calloc((size_t)argc, sizeof *c->sets);
     c->dirs = calloc((size_t)argc, sizeof *c->dirs);
     c->args = calloc((size_t)argc, sizeof *c->args);
-    if (c->sets == NULL || c->dirs == NULL || c->args == NULL)
+    c->fail_if = calloc((size_t)argc, sizeof *c->fail_if);
+    if (c->sets == NULL || c->dirs == NULL || c->args == NULL || c->fail_if == NULL)
         return TP_EXIT_FAIL;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
@@ -299,6 +308,12 @@ static int parse_args(cli *c, int argc, char **argv)
                                           TP_STR(TP_BATCH_MAX_JOBS) ", got", v);
             else if (a[1] == 'j' || a[2] == 'j')
                 c->jobs = (int)jobs;
+        } else if (strcmp(a, "--fail-if") == 0) {
+            if (i + 1 >= argc)
+                return tp_cli_usage_error("this option needs a value:", a);
+            c->fail_if[c->n_fail_if++] = argv[++i];
+        } else if (strncmp(a, "--fail-if=", 10) == 0) {
+            c->fail_if[c->n_fail_if++] = a + 10;
         } else if (strcmp(a, "--fail-if-slower") == 0) {
             if (i + 1 >= argc)
                 return tp_cli_usage_error("this option needs a value:", a);
@@ -431,8 +446,7 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
         tp_spec_free(c->spec);
         return rc;
     }
-    tp_pipeline *p = c->spec ? tp_pipeline_load_spec(ctx, c->spec, c->sets, c->n_sets, NULL, d)
-                             : NULL;
+    tp_pipeline *p = c->spec ? tp_cli_load(ctx, c, c->sets, c->n_sets, NULL, d) : NULL;
     tp_spec_free(c->spec);
     c->spec = NULL;
     tp_diags_print(d, stderr);
@@ -451,7 +465,7 @@ static int cmd_pipeline(tp_ctx *ctx, cli *c, tp_diags *d)
                         .report_outputs = c->verbosity > 0};
     tp_run *run = NULL;
     int rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
-    rc = tp_cli_slower_gate(c, run, rc);
+    rc = tp_cli_gates(c, p, run, rc);
     if (rc == TP_EXIT_FAIL)
         print_hint(c, hint);
     tp_run_free(run);
@@ -468,6 +482,7 @@ int main(int argc, char **argv)
         free(c.sets);
         free(c.dirs);
         free(c.args);
+        free(c.fail_if);
         return finish_stdout(rc == DONE ? TP_EXIT_OK : rc);
     }
     handle_terminating_signals();
@@ -496,6 +511,7 @@ int main(int argc, char **argv)
     free(c.sets);
     free(c.dirs);
     free(c.args);
+    free(c.fail_if);
     return finish_stdout(rc);
 }
 

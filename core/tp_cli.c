@@ -1,12 +1,11 @@
 /*
  * What the commands of `pipeline` share (tp_cli.h): usage errors, finding
- * a pipeline file by name, the --fail-if-slower gate.
+ * a pipeline file by name, loading it with the command line's gates and
+ * running them (the language: tp_gate.c).
  */
 #include "tp_cli.h"
-#include "tp_result.h"
-#include "tp_run.h"
+#include "tp_gate.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,48 +120,20 @@ char *tp_cli_resolve_pipeline(const char *arg)
     return strdup(arg);
 }
 
-/* "37.68 % slower", "2.40 % faster" or "as fast as" (the base), and what
- * was timed ("median iteration", or the capture windows diff warned of). */
-static void say_change(char *out, size_t size, double pct, const tp_result *r)
+tp_pipeline *tp_cli_load(tp_ctx *ctx, const cli *c, const tp_var *sets, size_t n_sets,
+                         const char *input, tp_diags *d)
 {
-    const char *basis = tp_result_meta_get(r, "run_time");
-    char words[48];
-    if (pct == 0)
-        snprintf(words, sizeof words, "as fast as");
-    else
-        snprintf(words, sizeof words, "%.2f %% %s than", fabs(pct), pct > 0 ? "slower" : "faster");
-    snprintf(out, size, "the test run is %s the base (result %s%s%s)", words, tp_result_get_id(r),
-             basis ? ", " : "", basis ? basis : "");
+    tp_pipeline *p = tp_pipeline_load_spec(ctx, c->spec, sets, n_sets, input, d);
+    if (p && tp_pipeline_add_gates(p, c->fail_if, c->n_fail_if, c->fail_if_slower, d) != TP_OK) {
+        tp_pipeline_free(p);
+        return NULL;
+    }
+    return p;
 }
 
-/* --fail-if-slower: every result noting "slower_percent" (diff's summary)
- * against the limit; TP_EXIT_SLOWER past it, after saying so. */
-int tp_cli_slower_gate(const cli *c, const tp_run *run, int rc)
+int tp_cli_gates(const cli *c, const tp_pipeline *p, const tp_run *run, int rc)
 {
-    if (rc != TP_EXIT_OK || isnan(c->fail_if_slower) || run == NULL)
+    if (rc != TP_EXIT_OK)
         return rc;
-    int seen = 0;
-    for (size_t i = 0; i < tp_run_result_count(run); i++) {
-        const tp_result *r = tp_run_result_at(run, i);
-        const char *v = tp_result_meta_get(r, "slower_percent");
-        if (v == NULL)
-            continue;
-        seen = 1;
-        double pct = strtod(v, NULL);
-        char said[512];
-        say_change(said, sizeof said, pct, r);
-        if (pct > c->fail_if_slower) {
-            fprintf(stderr, "pipeline: %s, more than --fail-if-slower %g\n", said,
-                    c->fail_if_slower);
-            return TP_EXIT_SLOWER;
-        }
-        if (c->verbosity > 0)
-            fprintf(stderr, "pipeline: %s: within --fail-if-slower %g\n", said, c->fail_if_slower);
-    }
-    if (!seen) {
-        fprintf(stderr, "pipeline: error: --fail-if-slower needs a diff analysis in the pipeline "
-                "(trace: [base, test]); none made a comparison\n");
-        return TP_EXIT_USAGE;
-    }
-    return rc;
+    return tp_exit_worst(rc, tp_pipeline_check_gates(p, run, c->verbosity, stderr));
 }

@@ -23,6 +23,8 @@ typedef struct cli {
     const char *input; /* --input */
     long shard, nshards; /* --shard I/N; nshards 0: none */
     double fail_if_slower; /* percent; NaN: no gate */
+    const char **fail_if;  /* --fail-if EXPR, in order (docs/gates.md) */
+    size_t n_fail_if;
     const char **args; /* merge: its folders */
     size_t n_args;
     const char *out;   /* merge --out */
@@ -41,10 +43,15 @@ int tp_cli_usage_error(const char *what, const char *arg);
 /* The pipeline file to load for a command's argument (a file, or the name
  * of a bundled pipeline; new string), or NULL after saying why. */
 char *tp_cli_resolve_pipeline(const char *arg);
-/* --fail-if-slower: every result noting "slower_percent" (diff's summary)
- * against the limit; TP_EXIT_SLOWER past it, after saying so.  rc: the
- * status so far. */
-int tp_cli_slower_gate(const cli *c, const tp_run *run, int rc);
+/* c->spec validated with these variables and input (tp_pipeline_load_spec),
+ * then the command line's gates (--fail-if, --fail-if-slower) checked
+ * against its results and added; NULL with every problem in d. */
+tp_pipeline *tp_cli_load(tp_ctx *ctx, const cli *c, const tp_var *sets, size_t n_sets,
+                         const char *input, tp_diags *d);
+/* The gates of p (fail_if:, --fail-if, --fail-if-slower) on a run whose
+ * stages all succeeded (rc TP_EXIT_OK; any other rc is returned as is):
+ * TP_EXIT_SLOWER when one trips, after saying which, one line each. */
+int tp_cli_gates(const cli *c, const tp_pipeline *p, const tp_run *run, int rc);
 /* Is v the variable `name`? */
 int tp_cli_is_var(const tp_var *v, const char *name);
 

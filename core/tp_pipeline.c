@@ -13,8 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const top_keys[] = {"name",        "description", "vars", "stages",
-                                        "plugin_path", "iterations",  "vocabulary", NULL};
+static const char *const top_keys[] = {"name",        "description", "vars",    "stages",
+                                        "plugin_path", "iterations",  "vocabulary", "fail_if",
+                                        NULL};
 static const char *const kind_keys[] = {"reader", "filter", "analysis", "writer", NULL};
 static const char *const reserved_keys[] = {"reader", "filter", "analysis", "writer",
                                             "id",     "input",  "trace",    "batch", NULL};
@@ -51,6 +52,7 @@ void tp_pipeline_free(tp_pipeline *p)
     free(p->description);
     tp_iter_config_free(&p->iter);
     tp_vocab_config_free(&p->vocab);
+    tp_gate_list_free(&p->gates);
     free(p);
 }
 
@@ -65,10 +67,10 @@ static void check_top_keys(loader *L, const tp_ynode *root)
         for (size_t j = 0; top_keys[j]; j++)
             known |= strcmp(k->text, top_keys[j]) == 0;
         if (!known) {
-            const char *near = tp_closest(k->text, top_keys, 7);
+            const char *near = tp_closest(k->text, top_keys, 8);
             tp_diags_add(L->d, L->file, k->line, k->col,
                          "error: unknown top-level key '%s'%s%s%s; valid keys: name, "
-                         "description, vars, stages, plugin_path, iterations, vocabulary",
+                         "description, vars, stages, plugin_path, iterations, vocabulary, fail_if",
                          k->text, near ? " (did you mean '" : "", near ? near : "",
                          near ? "'?)" : "");
         }
@@ -439,7 +441,9 @@ static tp_pipeline *load(loader *L, const tp_ynode *spec, const tp_var *sets, si
     tp_ynode *pp = (tp_ynode *)tp_ymap_get(root, "plugin_path");
     tp_ynode *iterations = (tp_ynode *)tp_ymap_get(root, "iterations");
     tp_ynode *vocabulary = (tp_ynode *)tp_ymap_get(root, "vocabulary");
+    tp_ynode *fail_if = (tp_ynode *)tp_ymap_get(root, "fail_if");
     if (vars) {
+        tp_yaml_substitute(fail_if, vars, nv, L->file, L->d);
         tp_yaml_substitute(stages, vars, nv, L->file, L->d);
         tp_yaml_substitute(pp, vars, nv, L->file, L->d);
         tp_yaml_substitute(iterations, vars, nv, L->file, L->d);
@@ -460,6 +464,11 @@ static tp_pipeline *load(loader *L, const tp_ynode *spec, const tp_var *sets, si
     for (size_t i = errors; i < L->d->n; i++)
         failed |= strstr(L->d->lines[i], "error:") != NULL;
     (void)before_stages;
+    if (!failed && fail_if) { /* against the stages' declared results */
+        size_t before = L->d->n;
+        tp_gate_load_yaml(L->p, fail_if, L->file, L->d);
+        failed = L->d->n > before;
+    }
     if (!failed) /* options the schema cannot judge: each stage's init does */
         failed = tp_pipeline_check_configs(L->p, L->d) != TP_OK;
     for (size_t i = 0; i < L->p->n; i++)

@@ -4,6 +4,7 @@
 #define TRACEPIPE_TP_PIPELINE_H
 
 #include "tp_core.h"
+#include "tp_gate.h"
 #include "tp_iterations.h"
 #include "tp_vocabulary.h"
 #include "tp_options.h"
@@ -60,6 +61,7 @@ struct tp_pipeline {
     size_t n;
     tp_iter_config iter; /* top-level `iterations:` (defaults when absent) */
     tp_vocab_config vocab; /* top-level `vocabulary:` (no additions when absent) */
+    tp_gate_list gates;    /* top-level `fail_if:`, then --fail-if (tp_gate_pipeline.c) */
 };
 
 /* ---- loading (tp_pipeline.c; references between stages: tp_pipeline_refs.c) */

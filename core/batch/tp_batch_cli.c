@@ -10,6 +10,7 @@
 #include "tp_result.h"
 #include "tp_run.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,7 +51,7 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
     }
     tp_diags d = {0};
     /* the trace is the first reader's input file, whatever the stage says */
-    tp_pipeline *p = tp_pipeline_load_spec(b->ctx, c->spec, sets, n, t->path, &d);
+    tp_pipeline *p = tp_cli_load(b->ctx, c, sets, n, t->path, &d);
     tp_diags_print(&d, stderr);
     tp_diags_free(&d);
     int rc = TP_EXIT_USAGE;
@@ -60,7 +61,7 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
         opts.has_rank_hint = tp_batch_rank_of_label(t->label, &opts.rank_hint);
         tp_run *run = NULL;
         rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
-        rc = tp_cli_slower_gate(c, run, rc);
+        rc = tp_cli_gates(c, p, run, rc);
         tp_run_free(run);
         tp_pipeline_free(p);
     }
@@ -117,7 +118,7 @@ static tp_pipeline *load_batch_pipeline(tp_ctx *ctx, const cli *c, const char *f
     if (c->batch_out && c->declares_out)
         sets[n++] = (tp_var){"out", c->batch_out};
     tp_diags d = {0};
-    tp_pipeline *p = tp_pipeline_load_spec(ctx, c->spec, sets, n, first, &d);
+    tp_pipeline *p = tp_cli_load(ctx, c, sets, n, first, &d);
     tp_diags_print(&d, stderr);
     tp_diags_free(&d);
     free(sets);
@@ -170,7 +171,7 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
             tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0};
             tp_run *run = NULL;
             int brc = tp_pipeline_run(b, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
-            brc = tp_cli_slower_gate(c, run, brc);
+            brc = tp_cli_gates(c, p, run, brc);
             tp_run_free(run);
             tp_pipeline_free(b);
             rc = tp_exit_worst(rc, brc);
@@ -251,6 +252,20 @@ static void keep_known_formats(tp_ctx *ctx, const cli *c, tp_batch_list *l, cons
                 strcmp(reader, "auto") == 0 ? "known" : reader);
 }
 
+/* Gates (--fail-if, --fail-if-slower, fail_if:) are checked once, with the
+ * pipeline as the first trace gets it, before any trace runs: a gate that
+ * does not compile is a misuse of the whole batch, not of each trace. */
+static int gates_refused(tp_ctx *ctx, const cli *c, const char *first)
+{
+    const tp_ynode *root = tp_spec_root(c->spec);
+    if (c->n_fail_if == 0 && isnan(c->fail_if_slower) &&
+        (root == NULL || root->type != TP_YNODE_MAP || tp_ymap_get(root, "fail_if") == NULL))
+        return 0;
+    tp_pipeline *p = load_batch_pipeline(ctx, c, first);
+    tp_pipeline_free(p);
+    return p == NULL;
+}
+
 int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
 {
     read_declared_vars(c);
@@ -273,6 +288,10 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
         tp_print_line(stderr, "pipeline: error: %s: %zu traces would write the same outputs: "
                       "declare `out:` (each trace gets OUT/LABEL) or `trace_name:` under vars: "
                       "and use ${trace_name} in the output paths", tp_spec_file(c->spec), l.n);
+        tp_batch_list_free(&l);
+        return TP_EXIT_USAGE;
+    }
+    if (l.n > 0 && gates_refused(ctx, c, l.v[0].path)) {
         tp_batch_list_free(&l);
         return TP_EXIT_USAGE;
     }

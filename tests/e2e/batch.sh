@@ -324,6 +324,18 @@ check "gate: a gate trips in one run: 3" 3 "15.38 % slower" \
 check "gate: misuse in one run: 2" 2 "--fail-if-slower needs a percentage" \
     "$P" run "$DB" --set trace="$tmp/gate_slow/slower.json" --fail-if-slower fast
 
+# the same with --fail-if (docs/gates.md): a gate that trips is 3, a
+# failure beside it 1, a gate that does not compile 2 before any trace runs
+check "fail-if: a regression in a batch is 3" 3 "slower: PAST A GATE (exit 3): pipeline: gate tripped (--fail-if 1): d.summary.slower_percent > 5: d.summary.slower_percent = 15.38461538 in d.summary row 1 (measure \"iteration_us\"); 1 of 5 row(s) trip" \
+    "$P" run "$DB" --input "$tmp/gate_slow" --set out="$tmp/f3" --fail-if 'd.summary.slower_percent > 5'
+check "fail-if: every trace within is 0" 0 "batch: 2 trace(s), 2 ok, 0 failed (" \
+    "$P" run "$DB" --input "$tmp/gate_slow" --set out="$tmp/f0" --fail-if 'd.summary.slower_percent > 16'
+check "fail-if: a regression and a failure is 1" 1 "broken: FAILED (exit 1)" \
+    "$P" run "$DB" --input "$tmp/gate_mixed" --set out="$tmp/f1" --fail-if 'd.summary.slower_percent > 5'
+check "fail-if: an unknown column is 2, before any trace" 2 "--fail-if 1:1: error: result 'd.summary' has no column 'slower_pct'" \
+    "$P" run "$DB" --input "$tmp/gate_mixed" --set out="$tmp/f2" --fail-if 'd.summary.slower_pct > 5'
+if [ -e "$tmp/f2" ]; then ko "fail-if: a refused gate ran traces"; else ok; fi
+
 # issue 32: strict -j, --max-memory and --shard (atoi made 4294967297 one
 # trace at once and 4x four; 100000000 failed without a word; 0.5, 1e-300
 # and nan bytes meant no limit; merge ignored manifests over 65536 shards)

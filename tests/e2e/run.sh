@@ -190,6 +190,22 @@ check_cli "--fail-if-slower without a diff" 2 "--fail-if-slower needs a diff ana
     "$PIPELINE" run tests/pipelines/valid/streams_s1/pipeline.yaml --set out="$tmp/gate" --fail-if-slower 5
 check_cli "--fail-if-slower not a number" 2 "--fail-if-slower needs a percentage" \
     "$PIPELINE" run "$DIFFP" --fail-if-slower lots
+# --fail-if (docs/gates.md) on real traces: rank 1 of the DLRM job is
+# 37.67554479 % slower than rank 0 (check.py of diff_renamed); the same
+# gate --fail-if-slower makes, written out, and over a whole table
+check_cli "--fail-if trips" 3 "pipeline: gate tripped (--fail-if 1): ranks.summary.slower_percent > 30: ranks.summary.slower_percent = 37.67554479 in ranks.summary row 1 (measure \"iteration_us\"); 1 of 5 row(s) trip" \
+    "$PIPELINE" run "$DIFFP" --set out="$tmp/gate" --fail-if 'ranks.summary.slower_percent > 30'
+check_cli "--fail-if holds" 0 "gate held (--fail-if 1): ranks.summary.slower_percent > 40 or same.summary.slower_percent != 0 (25 row(s))" \
+    "$PIPELINE" run "$DIFFP" --set out="$tmp/gate" -v -v --fail-if 'ranks.summary.slower_percent > 40 or same.summary.slower_percent != 0'
+# NCCL kernels of the DLRM rank-0 step, by hand: 3999 + 1799 = 5798 us
+check_cli "--fail-if on an aggregate" 3 "gate tripped (--fail-if 2): sum(same.kernels[name=~\"nccl\"].base_us) > 5797: sum(same.kernels[name=~\"nccl\"].base_us) = 5798; 1 of 1 row(s) trip" \
+    "$PIPELINE" run "$DIFFP" --set out="$tmp/gate" --fail-if 'sum(same.kernels[name=~"nccl"].base_us) > 5798' \
+    --fail-if 'sum(same.kernels[name=~"nccl"].base_us) > 5797'
+check_cli "--fail-if refused before reading" 2 "--fail-if 1:28: error: result 'ranks.summary' has no column 'slower_pct'" \
+    "$PIPELINE" run "$DIFFP" --set out="$tmp/gate" --fail-if 'ranks.summary.delta > 0 or ranks.summary.slower_pct > 1'
+check_cli "--fail-if in validate" 2 "--fail-if 1:13: error: expected a value at the end (in 'same.delta >')" \
+    "$PIPELINE" validate "$DIFFP" --fail-if 'same.delta >'
+check_cli "--help names --fail-if" 0 "docs/gates.md" "$PIPELINE" --help
 check_cli "--version" 0 "plugin ABI 3." "$PIPELINE" --version
 check_cli "no command" 2 "Usage: pipeline COMMAND" "$PIPELINE"
 check_cli "unknown command" 2 "pipeline: unknown command 'frobnicate'" "$PIPELINE" frobnicate

@@ -172,7 +172,7 @@ START_TEST(structure_errors)
     ck_assert_ptr_null(load(ctx, "name: x\nstage:\n  - analysis: probe\n", &d));
     ck_assert_str_eq(d.lines[0], "p.yaml:2:1: error: unknown top-level key 'stage' (did you mean "
                                  "'stages'?); valid keys: name, description, vars, stages, "
-                                 "plugin_path, iterations, vocabulary");
+                                 "plugin_path, iterations, vocabulary, fail_if");
     ck_assert_str_eq(d.lines[1], "p.yaml:1:1: error: the pipeline has no 'stages:' list");
     tp_diags_free(&d);
     ck_assert_ptr_null(load(ctx, "stages:\n  - analysis: probe\n    writer: probe\n", &d));

@@ -67,7 +67,10 @@ TP_COLUMNS(df_fact, DF_FACT_COLS);
     X(P, delta_percent, F64, "percent", "delta as a percentage of base (null when base is 0)")     \
     X(P, change, STR, NULL, "the change in words: the run time's \"2.40 % faster\" or \"1.10 % "   \
                             "slower\", other times' \"more\" or \"less\", counts' \"more\" or "      \
-                            "\"fewer\", \"unchanged\"; null when base is 0")
+                            "\"fewer\", \"unchanged\"; null when base is 0")                   \
+    X(P, slower_percent, F64, "percent", "the run time's delta_percent (positive: the test run " \
+                                         "is slower), on its row only (null on the others): "   \
+                                         "what --fail-if-slower gates")
 TP_COLUMNS(df_sum, DF_SUMMARY_COLS);
 
 /* The traces' facts (<id>.facts), with a warning when they differ. */

@@ -176,6 +176,8 @@ static int summary_row(tp_stage *st, tp_result *r, const char *measure, double b
     rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_delta, t - b);
     if (rc == TP_OK && b != 0)
         rc = tp_result_set_f64(st, r, row, df_sum_delta_percent, pct_of(b, t));
+    if (rc == TP_OK && b != 0 && run_time)
+        rc = tp_result_set_f64(st, r, row, df_sum_slower_percent, pct_of(b, t));
     if (rc == TP_OK && change)
         rc = tp_result_set_str(st, r, row, df_sum_change, change);
     return rc;
