@@ -17,5 +17,14 @@ l423 = [r for r in csv.DictReader(open(f"{out}/hta.launches.csv")) if r["correla
 assert len(l423) == 1, l423
 for col, want in (("cpu_duration_us", 435.2), ("gpu_duration_us", 124.768), ("launch_delay_us", 0)):
     assert abs(float(l423[0][col]) - want) <= 2.0, (col, l423[0][col], want)
+q = {r["stream"]: r for r in csv.DictReader(open(f"{out}/hta.queue.csv"))}
+assert sorted(q) == ["1", "102"], q
+want = {"samples": 6, "mean_queue": 0.5, "std_queue": 0.547723, "min_queue": 0, "p25_queue": 0,
+        "p50_queue": 0.5, "p75_queue": 1, "max_queue": 1}
+for col, v in want.items():
+    assert abs(float(q["102"][col]) - v) < 5e-7, (col, q["102"][col], v)
+q1 = {r["stream"]: r for r in csv.DictReader(open(f"{out}/hta1.queue.csv"))}
+assert float(q1["102"]["full_us"]) == 1060.0, q1["102"]
+assert round(float(q1["102"]["full_ratio"]), 5) == round(0.000079, 5), q1["102"]
 subprocess.run([sys.executable, "tests/tools/check_hta_launch.py",
                 "tests/data/kineto/corpus/hta_mtia_rank0.json.gz", out], check=True)
