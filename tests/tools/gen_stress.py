@@ -89,25 +89,17 @@ def renamed_ops(names, out, test):
         f.write("\n]}\n")
 
 
-def nested_ranges(levels, out):
+def nested_ranges(levels, out, launches=False):
+    """nested-ranges, or with launches nested-launch-ranges."""
     out.write('{"traceEvents": [\n')
     end = 20 * levels + 100
     rows = []
     for i in range(levels):
         ts = 10 * i
         rows.append(op("range", ts, end - 2 * ts, "user_annotation"))
-        rows.append(op("aten::op", ts + 1, 1))
-    out.write(",\n".join(rows))
-    out.write("\n]}\n")
-
-
-def nested_launch_ranges(levels, out):
-    out.write('{"traceEvents": [\n')
-    end = 20 * levels + 100
-    rows = []
-    for i in range(levels):
-        ts = 10 * i
-        rows.append(op("range", ts, end - 2 * ts, "user_annotation"))
+        if not launches:
+            rows.append(op("aten::op", ts + 1, 1))
+            continue
         rows.append('{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, '
                     '"tid": 1, "ts": %d, "dur": 2, "args": {"correlation": %d}}' % (ts + 1, i + 1))
         rows.append('{"ph": "X", "cat": "kernel", "name": "kernel", "pid": 0, "tid": 7, '
@@ -157,7 +149,7 @@ def main():
         elif a.kind == "nested-ranges":
             nested_ranges(a.levels, out)
         elif a.kind == "nested-launch-ranges":
-            nested_launch_ranges(a.levels, out)
+            nested_ranges(a.levels, out, launches=True)
         elif a.kind == "kernel-args":
             kernel_args(a.calls, out)
         elif a.kind == "wide-csv":

@@ -158,49 +158,45 @@ int df_write_facts(tp_stage *st, const df_side side[2])
 
 static double pct_of(double b, double t) { return b != 0 ? 100.0 * (t - b) / b : NAN; }
 
-static const char *change_words(char *buf, size_t size, double b, double t, int run_time,
-                                int is_time)
+/* A row's delta_percent (null when base is 0) and change in words: the run
+ * time's slower or faster, other times' more or less, counts' more or
+ * fewer. */
+static int change_cells(tp_stage *st, tp_result *r, size_t row, const int cols[2], double b,
+                        double t, int run_time, int is_time)
 {
-    return df_change_words(buf, size, pct_of(b, t), run_time ? "slower" : "more",
-                           run_time ? "faster" : is_time ? "less" : "fewer");
+    char words[64];
+    const char *change = df_change_words(words, sizeof words, pct_of(b, t),
+                                         run_time ? "slower" : "more",
+                                         run_time ? "faster" : is_time ? "less" : "fewer");
+    int rc = b != 0 ? tp_result_set_f64(st, r, row, cols[0], pct_of(b, t)) : TP_OK;
+    return rc == TP_OK && change ? tp_result_set_str(st, r, row, cols[1], change) : rc;
 }
 
-/* A time row; the run time's change is slower or faster, other times' more
- * or less. */
+/* A time row of <id>.summary. */
 static int summary_row(tp_stage *st, tp_result *r, const char *measure, double b, double t,
                        int run_time)
 {
+    static const int cols[2] = {df_sum_delta_percent, df_sum_change};
     size_t row;
-    char words[64];
-    const char *change = change_words(words, sizeof words, b, t, run_time, 1);
     int rc = tp_result_add_row(st, r, &row);
     rc = rc ? rc : tp_result_set_str(st, r, row, df_sum_measure, measure);
     rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_base, b);
     rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_test, t);
     rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_delta, t - b);
-    if (rc == TP_OK && b != 0)
-        rc = tp_result_set_f64(st, r, row, df_sum_delta_percent, pct_of(b, t));
-    if (rc == TP_OK && change)
-        rc = tp_result_set_str(st, r, row, df_sum_change, change);
-    return rc;
+    return rc ? rc : change_cells(st, r, row, cols, b, t, run_time, 1);
 }
 
-/* A row of <id>.counts: more or fewer. */
+/* A row of <id>.counts. */
 static int count_row(tp_stage *st, tp_result *r, const char *measure, int64_t b, int64_t t)
 {
+    static const int cols[2] = {df_count_delta_percent, df_count_change};
     size_t row;
-    char words[64];
-    const char *change = change_words(words, sizeof words, (double)b, (double)t, 0, 0);
     int rc = tp_result_add_row(st, r, &row);
     rc = rc ? rc : tp_result_set_str(st, r, row, df_count_measure, measure);
     rc = rc ? rc : tp_result_set_i64(st, r, row, df_count_base, b);
     rc = rc ? rc : tp_result_set_i64(st, r, row, df_count_test, t);
     rc = rc ? rc : tp_result_set_i64(st, r, row, df_count_delta, t - b);
-    if (rc == TP_OK && b != 0)
-        rc = tp_result_set_f64(st, r, row, df_count_delta_percent, pct_of((double)b, (double)t));
-    if (rc == TP_OK && change)
-        rc = tp_result_set_str(st, r, row, df_count_change, change);
-    return rc;
+    return rc ? rc : change_cells(st, r, row, cols, (double)b, (double)t, 0, 0);
 }
 
 static int write_counts(tp_stage *st, const df_side side[2], const size_t nops[2],
