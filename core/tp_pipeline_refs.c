@@ -268,6 +268,29 @@ void tp_pl_check_path_per_result(loader *L, const pstage *s, const tp_ynode *m)
                      tp_stage_kind_name(s->kind), s->id, out->name, path->text);
 }
 
+/* An existing device or FIFO (symlinks followed: /dev/stdout) is written in
+ * place (tp_host_output.c): it must be writable itself, its folder need not
+ * be.  1 when path names one (*why set when it cannot be written), else 0. */
+static int in_place_target(const char *path, const char **why)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))
+        return 0;
+    *why = access(path, W_OK) != 0 ? "cannot be written" : NULL;
+    return 1;
+}
+
+/* A symlink to an existing file (/dev/stdout on a file) has its target
+ * replaced, beside itself: that target (malloc'd), else NULL. */
+static char *link_target(const char *path)
+{
+    struct stat sb;
+    if (strstr(path, "{id}") || strstr(path, "{rank}") || lstat(path, &sb) != 0 ||
+        !S_ISLNK(sb.st_mode))
+        return NULL;
+    return realpath(path, NULL);
+}
+
 /* The nearest existing folder above a writer's output file (its option of
  * role TP_OPT_OUTPUT_FILE) must be one we
  * can write in (the writer creates the folders below it): said now, not
@@ -280,8 +303,17 @@ void tp_pl_check_output_folder(loader *L, const pstage *s, const tp_ynode *m)
     if (s->kind != TP_STAGE_WRITER || path == NULL || path->type != TP_YNODE_SCALAR ||
         path->text[0] == '\0')
         return;
-    char *dir = strdup(path->text);
-    if (dir == NULL)
+    const char *why = NULL;
+    if (!strstr(path->text, "{id}") && !strstr(path->text, "{rank}") &&
+        in_place_target(path->text, &why)) {
+        if (why)
+            tp_diags_add(L->d, L->file, path->line, path->col,
+                         "error: %s '%s': output path '%s' %s", tp_stage_kind_name(s->kind),
+                         s->id, path->text, why);
+        return;
+    }
+    char *dir = link_target(path->text);
+    if (dir == NULL && (dir = strdup(path->text)) == NULL)
         return;
     char *id = strstr(dir, "{id}"), *rank = strstr(dir, "{rank}");
     if (id)
@@ -307,7 +339,6 @@ void tp_pl_check_output_folder(loader *L, const pstage *s, const tp_ynode *m)
             *slash = '\0';
         }
     }
-    const char *why = NULL;
     if (!found || !S_ISDIR(sb.st_mode))
         why = "is not a folder";
     else if (access(dir, W_OK | X_OK) != 0)

@@ -15,6 +15,12 @@
 #                  skips the case (its output says why)
 #   timeout        seconds instead of TP_TIMEOUT (without TP_WRAP): a scaling
 #                  guard, at least 10x the run's time, that quadratic code exceeds
+#   as_user        a user name: run `pipeline` as that user (setpriv, when
+#                  this suite runs as root; skipped without setpriv), WORK and
+#                  WORK/out writable by it (permissions that root bypasses)
+#   in_work        run `pipeline` from WORK (relative paths in the pipeline
+#                  are WORK's; the pipeline file and the build are absolute)
+#   env            VAR=VALUE lines for the run ("@WORK@" stands for WORK)
 # A pipeline naming ${out} / ${work} gets --set out=WORK/out / work=WORK.
 # "@BUILD@" in args and error stands for the build directory, "@WORK@" in
 # error for WORK.
@@ -59,6 +65,17 @@ sums() {
         2>/dev/null | sort
 }
 
+# The command prefix that runs `pipeline` as the case's as_user (nothing
+# without one, or when this suite is not root), else fails with why not.
+run_as() { # case dir, work
+    [ -f "$1/as_user" ] || return 0
+    user=$(cat "$1/as_user")
+    [ "$(id -u)" = 0 ] || return 0
+    command -v setpriv >/dev/null 2>&1 || { echo "no setpriv to run as $user"; return 1; }
+    chmod a+rx "$tmp" && chmod a+rwx "$2" "$2/out" || { echo "cannot open WORK to $user"; return 1; }
+    echo "setpriv --reuid=$(id -u "$user") --regid=$(id -g "$user") --clear-groups"
+}
+
 run_case() { # case dir
     dir=$1
     name=$(basename "$dir")
@@ -83,9 +100,17 @@ run_case() { # case dir
     before=$(sums "$dir")
     limit=${TP_TIMEOUT:-20}
     [ -f "$dir/timeout" ] && [ -z "$WRAP" ] && limit=$(cat "$dir/timeout")
+    as=$(run_as "$dir" "$work") || { skip=$((skip + 1)); echo "SKIP: bad/$name: $as"; return; }
+    envs=""
+    [ -f "$dir/env" ] && envs=$(sed "s|@WORK@|$work|g" "$dir/env")
+    rundir=. prog=$PIPELINE spec=$dir/pipeline.yaml
+    if [ -f "$dir/in_work" ]; then
+        rundir=$work spec=$PWD/$spec
+        case $prog in /*) ;; *) prog=$PWD/$prog ;; esac
+    fi
     # shellcheck disable=SC2086
-    timeout "$limit" $WRAP "$PIPELINE" $cmd "$dir/pipeline.yaml" --no-progress $args \
-        >"$work/stdout" 2>"$work/stderr.all"
+    (cd "$rundir" && env $envs timeout "$limit" $as $WRAP "$prog" $cmd "$spec" --no-progress \
+        $args) >"$work/stdout" 2>"$work/stderr.all"
     got_exit=$?
     # "wrote PATH" lines say where outputs went (tests/e2e/run.sh checks
     # them); the corpus compares errors and warnings

@@ -27,6 +27,14 @@ LEVELS - i ops at its depth and below (ranges are not ops), so ops_us adds
 up to LEVELS (LEVELS + 1) / 2 us; sum_us is the sum of 20 LEVELS + 100 - 20 i
 over i (the old code walked each range's subtree: quadratic).
 
+nested-launch-ranges (issue 32): LEVELS user_annotation ranges "range"
+nested one inside the other on one thread, each launching one kernel just
+inside its start (cudaLaunchKernel, 1 us kernel on stream 7): range i holds
+the launches of the LEVELS - i levels from its own down, so gpu_count and
+gpu_sum_us add up to LEVELS (LEVELS + 1) / 2 (us) and gpu_busy_us is LEVELS
+us (the old code credited each kernel to every range above it: depth x
+activities).
+
 kernel-args (issue 32): a dvdt-prof profile of CALLS clSetKernelArg calls,
 each on its own kernel handle (index 0), then one clEnqueueNDRangeKernel of
 the last kernel: the worst case of a history scanned per call.
@@ -81,14 +89,22 @@ def renamed_ops(names, out, test):
         f.write("\n]}\n")
 
 
-def nested_ranges(levels, out):
+def nested_ranges(levels, out, launches=False):
+    """nested-ranges, or with launches nested-launch-ranges."""
     out.write('{"traceEvents": [\n')
     end = 20 * levels + 100
     rows = []
     for i in range(levels):
         ts = 10 * i
         rows.append(op("range", ts, end - 2 * ts, "user_annotation"))
-        rows.append(op("aten::op", ts + 1, 1))
+        if not launches:
+            rows.append(op("aten::op", ts + 1, 1))
+            continue
+        rows.append('{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, '
+                    '"tid": 1, "ts": %d, "dur": 2, "args": {"correlation": %d}}' % (ts + 1, i + 1))
+        rows.append('{"ph": "X", "cat": "kernel", "name": "kernel", "pid": 0, "tid": 7, '
+                    '"ts": %d, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": %d}}'
+                    % (ts + 3, i + 1))
     out.write(",\n".join(rows))
     out.write("\n]}\n")
 
@@ -116,7 +132,7 @@ def wide_csv(columns, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kind", choices=["nested-ops", "many-stages", "renamed-ops", "nested-ranges",
-                                     "kernel-args", "wide-csv"])
+                                     "nested-launch-ranges", "kernel-args", "wide-csv"])
     ap.add_argument("--names", type=int, default=100000)
     ap.add_argument("--calls", type=int, default=40000)
     ap.add_argument("--columns", type=int, default=80000)
@@ -132,6 +148,8 @@ def main():
                 renamed_ops(a.names, out, test)
         elif a.kind == "nested-ranges":
             nested_ranges(a.levels, out)
+        elif a.kind == "nested-launch-ranges":
+            nested_ranges(a.levels, out, launches=True)
         elif a.kind == "kernel-args":
             kernel_args(a.calls, out)
         elif a.kind == "wide-csv":

@@ -76,6 +76,8 @@ static const tp_result_decl df_results[] = {
     TP_RESULT("summary", "table", df_sum, "one row per measure of the runs; the note "
                                           "slower_percent is the run time's delta_percent, "
                                           "run_time says which it is"),
+    TP_RESULT("counts", "table", df_count, "one row per count of the runs (GPU activities, "
+                                           "distinct op and kernel names), as integers"),
     TP_RESULTS_END};
 
 static uint64_t mix(uint64_t h, uint64_t x)

@@ -58,12 +58,10 @@ TP_COLUMNS(df_fact, DF_FACT_COLS);
 #define DF_SUMMARY_COLS(X, P)                                                                      \
     X(P, measure, STR, NULL, "iteration_us (median iteration after skip_first/skip_last, when "    \
                              "both traces have iterations) or window_us (the capture windows, "    \
-                             "warned), kernel_us (GPU activity time), kernel_count (GPU "          \
-                             "activities), op_names, kernel_names (distinct names)")               \
-    X(P, base, F64, NULL, "the measure in the base trace (us for the measures ending in _us, "     \
-                          "else a count)")                                                         \
-    X(P, test, F64, NULL, "the measure in the test trace")                                         \
-    X(P, delta, F64, NULL, "test - base")                                                          \
+                             "warned), kernel_us (GPU activity time)")                             \
+    X(P, base, F64, "us", "the measure in the base trace")                                         \
+    X(P, test, F64, "us", "the measure in the test trace")                                         \
+    X(P, delta, F64, "us", "test - base")                                                          \
     X(P, delta_percent, F64, "percent", "delta as a percentage of base (null when base is 0)")     \
     X(P, change, STR, NULL, "the change in words: the run time's \"2.40 % faster\" or \"1.10 % "   \
                             "slower\", other times' \"more\" or \"less\", counts' \"more\" or "      \
@@ -73,6 +71,18 @@ TP_COLUMNS(df_fact, DF_FACT_COLS);
                                          "what --fail-if-slower gates")
 TP_COLUMNS(df_sum, DF_SUMMARY_COLS);
 
+/* <id>.counts: the runs' counts, integers (issue 25: integer measures stay
+ * integers in every writer). */
+#define DF_COUNT_COLS(X, P)                                                                        \
+    X(P, measure, STR, NULL, "kernel_count (GPU activities), op_names, kernel_names (distinct "    \
+                             "names)")                                                             \
+    X(P, base, I64, "count", "the count in the base trace")                                        \
+    X(P, test, I64, "count", "the count in the test trace")                                        \
+    X(P, delta, I64, "count", "test - base")                                                       \
+    X(P, delta_percent, F64, "percent", "delta as a percentage of base (null when base is 0)")     \
+    X(P, change, STR, NULL, "\"N % more\", \"N % fewer\" or \"unchanged\"; null when base is 0")
+TP_COLUMNS(df_count, DF_COUNT_COLS);
+
 /* The traces' facts (<id>.facts), with a warning when they differ. */
 int df_write_facts(tp_stage *st, const df_side side[2]);
 
@@ -81,7 +91,7 @@ int df_write_facts(tp_stage *st, const df_side side[2]);
 int df_side_iterations(df_side *s, const tp_iter_view *iv);
 
 /* <id>.summary and its notes (slower_percent, run_time), with a warning
- * when the run time falls back to the capture windows. */
+ * when the run time falls back to the capture windows; <id>.counts. */
 int df_write_summary(tp_stage *st, const df_side side[2], const size_t nops[2],
                      const size_t nacts[2], const char *step_prefix);
 

@@ -158,29 +158,59 @@ int df_write_facts(tp_stage *st, const df_side side[2])
 
 static double pct_of(double b, double t) { return b != 0 ? 100.0 * (t - b) / b : NAN; }
 
-/* A row; the run time's change is slower or faster, other times' more or
- * less, counts' more or fewer. */
-static int summary_row(tp_stage *st, tp_result *r, const char *measure, double b, double t,
-                       int run_time)
+/* A row's delta_percent (null when base is 0) and change in words: the run
+ * time's slower or faster, other times' more or less, counts' more or
+ * fewer. */
+static int change_cells(tp_stage *st, tp_result *r, size_t row, const int cols[2], double b,
+                        double t, int run_time, int is_time)
 {
-    size_t row;
-    int is_time = strstr(measure, "_us") != NULL;
     char words[64];
     const char *change = df_change_words(words, sizeof words, pct_of(b, t),
                                          run_time ? "slower" : "more",
                                          run_time ? "faster" : is_time ? "less" : "fewer");
+    int rc = b != 0 ? tp_result_set_f64(st, r, row, cols[0], pct_of(b, t)) : TP_OK;
+    return rc == TP_OK && change ? tp_result_set_str(st, r, row, cols[1], change) : rc;
+}
+
+/* A time row of <id>.summary. */
+static int summary_row(tp_stage *st, tp_result *r, const char *measure, double b, double t,
+                       int run_time)
+{
+    static const int cols[2] = {df_sum_delta_percent, df_sum_change};
+    size_t row;
     int rc = tp_result_add_row(st, r, &row);
     rc = rc ? rc : tp_result_set_str(st, r, row, df_sum_measure, measure);
     rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_base, b);
     rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_test, t);
     rc = rc ? rc : tp_result_set_f64(st, r, row, df_sum_delta, t - b);
-    if (rc == TP_OK && b != 0)
-        rc = tp_result_set_f64(st, r, row, df_sum_delta_percent, pct_of(b, t));
     if (rc == TP_OK && b != 0 && run_time)
         rc = tp_result_set_f64(st, r, row, df_sum_slower_percent, pct_of(b, t));
-    if (rc == TP_OK && change)
-        rc = tp_result_set_str(st, r, row, df_sum_change, change);
-    return rc;
+    return rc ? rc : change_cells(st, r, row, cols, b, t, run_time, 1);
+}
+
+/* A row of <id>.counts. */
+static int count_row(tp_stage *st, tp_result *r, const char *measure, int64_t b, int64_t t)
+{
+    static const int cols[2] = {df_count_delta_percent, df_count_change};
+    size_t row;
+    int rc = tp_result_add_row(st, r, &row);
+    rc = rc ? rc : tp_result_set_str(st, r, row, df_count_measure, measure);
+    rc = rc ? rc : tp_result_set_i64(st, r, row, df_count_base, b);
+    rc = rc ? rc : tp_result_set_i64(st, r, row, df_count_test, t);
+    rc = rc ? rc : tp_result_set_i64(st, r, row, df_count_delta, t - b);
+    return rc ? rc : change_cells(st, r, row, cols, (double)b, (double)t, 0, 0);
+}
+
+static int write_counts(tp_stage *st, const df_side side[2], const size_t nops[2],
+                        const size_t nacts[2])
+{
+    tp_result *r = tp_result_declared(st, "counts");
+    if (r == NULL)
+        return TP_ENOMEM;
+    tp_result_set_meta(st, r, "title", "Base vs test: counts");
+    int rc = count_row(st, r, "kernel_count", side[0].kernel_count, side[1].kernel_count);
+    rc = rc ? rc : count_row(st, r, "op_names", (int64_t)nops[0], (int64_t)nops[1]);
+    return rc ? rc : count_row(st, r, "kernel_names", (int64_t)nacts[0], (int64_t)nacts[1]);
 }
 
 /* Without iterations on both sides the run time is the capture window:
@@ -224,10 +254,7 @@ int df_write_summary(tp_stage *st, const df_side side[2], const size_t nops[2],
     int rc = summary_row(st, r, iters ? "iteration_us" : "window_us", bt, tt, 1);
     rc = rc ? rc : summary_row(st, r, "kernel_us", (double)b->kernel_ns / 1000.0,
                                (double)t->kernel_ns / 1000.0, 0);
-    rc = rc ? rc : summary_row(st, r, "kernel_count", (double)b->kernel_count,
-                               (double)t->kernel_count, 0);
-    rc = rc ? rc : summary_row(st, r, "op_names", (double)nops[0], (double)nops[1], 0);
-    rc = rc ? rc : summary_row(st, r, "kernel_names", (double)nacts[0], (double)nacts[1], 0);
+    rc = rc ? rc : write_counts(st, side, nops, nacts);
     rc = rc ? rc : tp_result_set_meta(st, r, "run_time",
                                       iters ? "median iteration" : "capture window");
     if (rc == TP_OK && !iters)

@@ -136,6 +136,12 @@ typedef struct rg_acc {
 
 #define RG_NOT_RANGE UINT32_MAX
 
+/* Activity `a` is GPU work of `mult` enclosing host ranges named `name`. */
+typedef struct rg_credit {
+    uint32_t a, mult;
+    tp_str name;
+} rg_credit;
+
 typedef struct rg {
     tp_stage *st;
     const tp_cols *c;
@@ -153,6 +159,8 @@ typedef struct rg {
     size_t nr, ng;
     int64_t *gwork;    /* per GPU range (index in gpu): its work's durations, added */
     int64_t *ops_below; /* per row: its outermost CPU ops' durations, added */
+    rg_credit *credits; /* host ranges' GPU work: per activity, per (name, kind) above it */
+    size_t ncredits, credcap;
 } rg;
 
 static tp_str key_of(const rg *r, size_t row) { return (tp_str)(r->key[r->c->name[row]] - 1); }
@@ -252,14 +260,108 @@ static int credit(rg *r, size_t x, size_t a)
     return add_interval(acc, r->c->ts[a], r->c->ts[a] + r->c->dur[a]);
 }
 
-/* Host ranges' GPU work: activity a to every host range above its launch. */
-static int host_work(rg *r, size_t a)
+/* The acc index of range row x's (name, kind). */
+static uint32_t acc_index(rg *r, size_t x)
 {
-    int rc = TP_OK;
-    for (int32_t x = r->launcher[a] >= 0 ? r->parent[r->launcher[a]] : -1; x >= 0 && rc == TP_OK;
-         x = r->parent[x])
-        if (r->is_range[x])
-            rc = credit(r, (size_t)x, a);
+    return r->slot[(size_t)key_of(r, x) * RG_KINDS + kind_of(r, x)] - 1;
+}
+
+/* Activity a launched under the open ranges: one credit per (name, kind)
+ * open (`open`, each open mult[] times), whatever the depth. */
+static int credit_open(rg *r, size_t a, const uint32_t *open, size_t nopen, const uint32_t *mult)
+{
+    for (size_t i = 0; i < nopen; i++) {
+        rg_acc *acc = &r->acc[open[i]];
+        if (r->ncredits == r->credcap) {
+            size_t cap = r->credcap ? r->credcap * 2 : 64;
+            rg_credit *c = tp_realloc(r->credits, cap * sizeof *c);
+            if (c == NULL)
+                return TP_ENOMEM;
+            r->credits = c;
+            r->credcap = cap;
+        }
+        r->credits[r->ncredits++] = (rg_credit){(uint32_t)a, mult[open[i]], acc->name};
+        acc->gpu_count += mult[open[i]];
+        acc->gpu_sum += (int64_t)mult[open[i]] * r->c->dur[a];
+        int rc = add_interval(acc, r->c->ts[a], r->c->ts[a] + r->c->dur[a]);
+        if (rc != TP_OK)
+            return rc;
+    }
+    return TP_OK;
+}
+
+/* Host ranges' GPU work: each activity belongs to every host range above
+ * its launch, nested ranges each counting it.  One walk of the host tree
+ * keeps the open ranges per (name, kind) with their multiplicity, so an
+ * activity costs the distinct (name, kind)s above it, not the depth (200 000
+ * nested ranges of one name each launching a kernel were depth x
+ * activities; issue 32). */
+static int host_work(rg *r, const int32_t *first_act, const int32_t *next_act)
+{
+    const tp_cols *c = r->c;
+    int32_t *todo = tp_malloc((2 * c->n + 1) * sizeof *todo);
+    uint32_t *mult = tp_calloc(r->nacc + 1, sizeof *mult);
+    uint32_t *open = tp_malloc((r->nacc + 1) * sizeof *open);
+    int rc = todo && mult && open ? TP_OK : TP_ENOMEM;
+    size_t nopen = 0;
+    for (size_t root = 0; root < c->n && rc == TP_OK; root++) {
+        if (r->parent[root] >= 0)
+            continue;
+        size_t sp = 0;
+        todo[sp++] = (int32_t)root;
+        while (sp > 0 && rc == TP_OK) {
+            int32_t x = todo[--sp];
+            if (x < 0) { /* leaving range ~x */
+                uint32_t k = acc_index(r, (size_t)~x);
+                if (--mult[k] == 0)
+                    nopen--; /* nesting: the last opened is the first closed */
+                continue;
+            }
+            for (int32_t a = first_act[x]; a >= 0 && rc == TP_OK; a = next_act[a])
+                rc = credit_open(r, (size_t)a, open, nopen, mult);
+            if (r->is_range[x]) {
+                uint32_t k = acc_index(r, (size_t)x);
+                if (mult[k]++ == 0)
+                    open[nopen++] = k;
+                todo[sp++] = ~x;
+            }
+            for (int32_t k = r->first_child[x]; k >= 0; k = r->next_sibling[k])
+                todo[sp++] = k;
+        }
+    }
+    tp_free(todo);
+    tp_free(mult);
+    tp_free(open);
+    return rc;
+}
+
+/* Per launching row: the activities it launched, as lists. */
+static int launches_of(rg *r, int32_t **first, int32_t **next)
+{
+    size_t n = r->c->n ? r->c->n : 1;
+    *first = tp_malloc(n * sizeof **first);
+    *next = tp_malloc(n * sizeof **next);
+    if (*first == NULL || *next == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < r->c->n; i++)
+        (*first)[i] = -1;
+    for (size_t a = r->c->n; a-- > 0;) {
+        int32_t l = r->launcher[a];
+        if (!tp_ev_is_activity(r->c, a) || l < 0)
+            continue;
+        (*next)[a] = (*first)[l];
+        (*first)[l] = (int32_t)a;
+    }
+    return TP_OK;
+}
+
+static int host_work_all(rg *r)
+{
+    int32_t *first = NULL, *next = NULL;
+    int rc = launches_of(r, &first, &next);
+    rc = rc ? rc : host_work(r, first, next);
+    tp_free(first);
+    tp_free(next);
     return rc;
 }
 
@@ -482,31 +584,49 @@ static int ranges_in_iterations(rg *r, const tp_iterations *it, rg_at *at, size_
 }
 
 /* Host ranges' GPU work per iteration: launched inside the range, in the
- * iteration of its launch (rows of r->it come iteration by iteration). */
+ * iteration of its launch, to the iteration's host entry of the range's
+ * name: the credits of host_work, by iteration (rows of r->it come
+ * iteration by iteration). */
 static int host_work_per_iteration(rg *r, const tp_iterations *it)
 {
-    /* where each iteration's entries begin; SIZE_MAX for one without ranges */
-    size_t *begin = tp_malloc((it->n + 1) * sizeof *begin);
-    if (begin == NULL)
-        return TP_ENOMEM;
-    for (size_t k = 0; k <= it->n; k++)
-        begin[k] = SIZE_MAX;
-    for (size_t i = r->nit; i-- > 0;)
-        begin[r->it[i].iteration] = i;
-    for (size_t a = 0; a < r->c->n; a++) {
-        if (!tp_ev_is_activity(r->c, a) || r->launcher[a] < 0)
-            continue;
-        int32_t k = tp_iteration_of(it, r->c->ts[r->launcher[a]]);
-        for (int32_t x = r->parent[r->launcher[a]]; k >= 0 && x >= 0; x = r->parent[x]) {
-            if (!r->is_range[x] || begin[k] == SIZE_MAX)
-                continue;
-            for (size_t i = begin[k]; i < r->nit && r->it[i].iteration == k; i++)
-                if (r->it[i].kind == RG_HOST && r->it[i].name == key_of(r, (size_t)x))
-                    r->it[i].gpu_sum += r->c->dur[a];
+    size_t *begin = tp_malloc((it->n + 2) * sizeof *begin);
+    size_t *at = tp_malloc((r->ncredits ? r->ncredits : 1) * sizeof *at);
+    size_t nnames = tp_str_count(r->st) + 1, *entry = tp_malloc(nnames * sizeof *entry);
+    int32_t *k_of = tp_malloc((r->ncredits ? r->ncredits : 1) * sizeof *k_of);
+    int rc = begin && at && entry && k_of ? TP_OK : TP_ENOMEM;
+    for (size_t k = 0; rc == TP_OK && k <= it->n + 1; k++)
+        begin[k] = 0;
+    for (size_t i = 0; rc == TP_OK && i < r->ncredits; i++) { /* credits by iteration */
+        k_of[i] = tp_iteration_of(it, r->c->ts[r->launcher[r->credits[i].a]]);
+        if (k_of[i] >= 0)
+            begin[k_of[i] + 1]++;
+    }
+    for (size_t k = 0; rc == TP_OK && k < it->n; k++)
+        begin[k + 1] += begin[k];
+    for (size_t i = 0; rc == TP_OK && i < r->ncredits; i++)
+        if (k_of[i] >= 0)
+            at[begin[k_of[i]]++] = i; /* begin[k] is now iteration k's end */
+    for (size_t a = 0; rc == TP_OK && a < nnames; a++)
+        entry[a] = SIZE_MAX; /* per name: its host entry of the iteration */
+    for (size_t i = 0; rc == TP_OK && i < r->nit;) {
+        int32_t k = r->it[i].iteration;
+        size_t j = i;
+        for (; j < r->nit && r->it[j].iteration == k; j++)
+            if (r->it[j].kind == RG_HOST)
+                entry[r->it[j].name] = j;
+        for (size_t q = k > 0 ? begin[k - 1] : 0; q < begin[k]; q++) {
+            const rg_credit *cr = &r->credits[at[q]];
+            if (entry[cr->name] != SIZE_MAX)
+                r->it[entry[cr->name]].gpu_sum += (int64_t)cr->mult * r->c->dur[cr->a];
         }
+        for (; i < j; i++)
+            entry[r->it[i].name] = SIZE_MAX;
     }
     tp_free(begin);
-    return TP_OK;
+    tp_free(at);
+    tp_free(entry);
+    tp_free(k_of);
+    return rc;
 }
 
 static int write_iterations(rg *r, const int64_t *steps)
@@ -607,9 +727,7 @@ static int measure(rg *r, rg_state *s, const rg_config *cfg)
     rc = rc ? rc : outermost_ops(r);
     for (size_t i = 0; i < r->nr && rc == TP_OK; i++)
         rc = range_times(r, r->ranges[i]);
-    for (size_t a = 0; a < r->c->n && rc == TP_OK; a++)
-        if (tp_ev_is_activity(r->c, a))
-            rc = host_work(r, a);
+    rc = rc ? rc : host_work_all(r);
     rc = rc ? rc : gpu_work(r);
     rc = rc ? rc : write_totals(r);
     if (rc != TP_OK)
@@ -638,6 +756,7 @@ static void rg_free(rg *r)
     tp_free(r->gpu);
     tp_free(r->gwork);
     tp_free(r->ops_below);
+    tp_free(r->credits);
 }
 
 static int rg_run(tp_stage *st, const void *config, void *state)

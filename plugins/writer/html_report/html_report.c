@@ -252,6 +252,61 @@ static void trace_section(tp_stage *st, FILE *f)
     fputs("</section>\n", f);
 }
 
+/* --------------------------------------------------------------- summary */
+
+/* The row of r with the largest non-null f64 in col (a summary's total row:
+ * its share is the sum of the others'), or -1. */
+static long largest_row(const tp_result *r, int col)
+{
+    long best = -1;
+    for (size_t row = 0; row < tp_result_rows(r); row++)
+        if (!tp_result_is_null(r, row, col) &&
+            (best < 0 || tp_result_get_f64(r, row, col) > tp_result_get_f64(r, (size_t)best, col)))
+            best = (long)row;
+    return best;
+}
+
+static int f64_col(const tp_result *r, const char *name)
+{
+    int c = tp_result_find_col(r, name);
+    return c >= 0 && tp_result_col_type(r, c) == TP_COL_F64 ? c : -1;
+}
+
+/* A prediction's coverage and GMAE (issue 25 item 6): an input result
+ * declaring `coverage_percent` and `gmae_percent` (predict's <id>.summary),
+ * from its row covering the most GPU time, as a fact row. */
+static void prediction_facts(FILE *f, const tp_result *r, size_t row, int cov, int gmae)
+{
+    fputs("<tr><th>prediction (", f);
+    put_text(f, tp_result_id(r));
+    fprintf(f, ")</th><td>the models cover <span class=\"coverage\">%.2f</span> %% of the GPU "
+               "time",
+            tp_result_get_f64(r, row, cov));
+    if (!tp_result_is_null(r, row, gmae))
+        fprintf(f, "; GMAE <span class=\"gmae\">%.2f</span> %%", tp_result_get_f64(r, row, gmae));
+    fputs("</td></tr>\n", f);
+}
+
+/* Figures read from the input results' declared columns (never stage ids);
+ * the section is left out when no input declares any. */
+static void summary_section(tp_stage *st, FILE *f)
+{
+    int open = 0;
+    for (size_t i = 0; i < tp_input_count(st); i++) {
+        const tp_result *r = tp_input(st, i);
+        int cov = f64_col(r, "coverage_percent"), gmae = f64_col(r, "gmae_percent");
+        long row = cov >= 0 && gmae >= 0 ? largest_row(r, cov) : -1;
+        if (row < 0)
+            continue;
+        if (!open)
+            fputs("<section id=\"summary\"><h2>Summary</h2>\n<table class=\"info\"><tbody>\n", f);
+        open = 1;
+        prediction_facts(f, r, (size_t)row, cov, gmae);
+    }
+    if (open)
+        fputs("</tbody></table>\n</section>\n", f);
+}
+
 /* ---------------------------------------------------------------- charts */
 
 /* One SVG file inline: from its <svg> on (the XML prolog and any DOCTYPE
@@ -409,6 +464,7 @@ static int write_report(tp_stage *st, FILE *f, const hr_config *cfg)
         fputs("<a href=\"#traces\">Traces</a>", f);
     fputs("<a href=\"#charts\">Charts</a><a href=\"#results\">Results</a></nav>\n", f);
     trace_section(st, f);
+    summary_section(st, f);
     chart_section(st, f, cfg);
     int rc = TP_OK;
     if (n > 0) {
