@@ -60,7 +60,6 @@ static const tp_result_decl db_results[] = {
 #define IS_ITEM_GRAPH_OP(item) ((item) <= -3)
 #define GRAPH_OP_ROW(item) (-3 - (item))
 #define KEY_KERNEL ((uint64_t)1 << 32)
-#define KEY_GRAPH_OP ((uint64_t)2 << 32)
 #define KEY_UNLINKED UINT64_MAX
 
 /* A launcher row the tree can show (in the host forest). */
@@ -159,8 +158,8 @@ static uint64_t db_key(void *ctx, int64_t item)
     db *d = ctx;
     if (item == ITEM_UNLINKED)
         return KEY_UNLINKED;
-    if (IS_ITEM_GRAPH_OP(item))
-        return KEY_GRAPH_OP | tp_graph_op_of(&d->graphs, (size_t)GRAPH_OP_ROW(item), 0);
+    if (IS_ITEM_GRAPH_OP(item)) /* one node with a host op of the same name */
+        return tp_graph_op_of(&d->graphs, (size_t)GRAPH_OP_ROW(item), 0);
     if (tp_kind_is_activity(d->c->kind[item]))
         return KEY_KERNEL | leaf_name(d, d->c->name[item]);
     return d->c->name[item];
