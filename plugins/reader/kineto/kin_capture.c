@@ -11,7 +11,7 @@
  * replay takes the first capture that aligns with it: the same count, kinds
  * and (where the capture call names its kernel, args.kernel) names; else
  * the first whose launches contain the replay's in order (extra capture
- * calls skipped).  Matched activities get the extension columns graph_op
+ * calls skipped; kernels only where the capture names them).  Matched activities get the extension columns graph_op
  * and graph_inner_op (tp_sdk_graphs.h).
  */
 #include <jansson.h>
@@ -236,8 +236,10 @@ static int sweep(capture *cp)
 
 /* ---------------------------------------------------------- the replays */
 
-/* Does capture launch l stand for run activity row a? */
-static int same_work(const capture *cp, const tp_cols *c, uint32_t l, uint32_t a)
+/* Does capture launch l stand for run activity row a?  Skipping capture
+ * calls (exact 0) needs the kernel's name: without it any capture holding
+ * enough kernels would do. */
+static int same_work(const capture *cp, const tp_cols *c, uint32_t l, uint32_t a, int exact)
 {
     const cap_ev *e = &cp->ev[l];
     tp_launch_what want = c->kind[a] == TP_KIND_MEMCPY   ? TP_LAUNCHES_MEMCPY
@@ -245,7 +247,9 @@ static int same_work(const capture *cp, const tp_cols *c, uint32_t l, uint32_t a
                                                          : TP_LAUNCHES_KERNEL;
     if (e->what != want)
         return 0;
-    return want != TP_LAUNCHES_KERNEL || e->kernel == 0 || e->kernel == c->name[a];
+    if (want != TP_LAUNCHES_KERNEL)
+        return 1;
+    return e->kernel == 0 ? exact : e->kernel == c->name[a];
 }
 
 /* Aligns replay rows[0, n) with region r: fills match[] (capture launch per
@@ -258,7 +262,7 @@ static int align(const capture *cp, const tp_cols *c, const uint32_t *rows, size
         return 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        while (k < r->n && !same_work(cp, c, l[k], rows[i])) {
+        while (k < r->n && !same_work(cp, c, l[k], rows[i], exact)) {
             if (exact)
                 return 0;
             k++;
