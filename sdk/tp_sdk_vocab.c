@@ -36,7 +36,7 @@ static const tp_vocab_rule launch_apis[] = {
     {"hipHccModuleLaunchKernel", K}, {"hipModuleLaunchKernelEx", K},
     {"hipLaunchCooperativeKernel", K}, {"hipLaunchCooperativeKernelMultiDevice", K},
     {"hipModuleLaunchCooperativeKernel", K}, {"hipModuleLaunchCooperativeKernelMultiDevice", K},
-    {"hipExtLaunchMultiKernelMultiDevice", K}, {"hipLaunchByPtr", K}, {"hipGraphLaunch", G},
+    {"hipExtLaunchMultiKernelMultiDevice", K}, {"hipLaunchByPtr", K}, {"hipGraphLaunch", G}, {"hipGraphLaunch_spt", G},
     {"hipLaunchHostFunc", H}, {"hipStreamAddCallback", H}, {"hipMemcpy*", C},
     {"hipMemset*", S}, {"hipDeviceSynchronize", Y}, {"hipStreamSynchronize", Y},
     {"hipEventSynchronize", Y}, {"hipStreamWaitEvent", Y},

@@ -5,6 +5,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_vocab.h>
+#include <tracepipe/tp_sdk_graphs.h>
 
 typedef struct db_config {
     int64_t depth;
@@ -47,7 +48,8 @@ TP_COLUMNS(db_devices, DB_DEVICES_COLS);
     X(P, parent_id, I64, NULL, "the parent node's id; null for a top-level node")              \
     X(P, depth, I64, NULL, "levels below the top-level node (0 for it)")                       \
     X(P, name, STR, NULL, "stream N (device D stream N with several devices), all streams "    \
-                          "(sum), a host op, a kernel name, Others or (unlinked)")             \
+                          "(sum), a host op, a graph's op (graph <id>), a kernel name, Others "  \
+                          "or (unlinked)")             \
     X(P, time_us, F64, "us", "summed duration of the node's GPU activities (on its stream)")   \
     X(P, percent_of_parent, F64, "percent",                                                    \
       "100 x time_us / the parent's time_us (100 for a top-level node)")                       \
@@ -105,6 +107,7 @@ typedef struct db {
     uint8_t *module_memo; /* per name id: 0 unknown, 1 module-like, 2 not */
     tp_vocab vocab;       /* module prefixes (the SDK's, with the pipeline's) */
     tp_iter_view steps;   /* step markers are module-like too */
+    tp_graphs graphs;     /* graph replays: their activities sit under their graph op */
     size_t nnames;
     /* the stream being written */
     int all;

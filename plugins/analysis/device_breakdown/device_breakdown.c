@@ -18,8 +18,10 @@
  * aggregated by name among siblings like the host tree.  Runtime calls
  * (cudaLaunchKernel ...) are transparent: the activities they launched are
  * the leaves, named by kernel, directly under the op that made the call.
- * Activities without a launcher sit under "(unlinked)".  So every activity
- * is counted exactly once per top-level node.
+ * Activities without a launcher sit under "(unlinked)".  The activities
+ * a graph launch replays sit under the op that captured them, else under a
+ * `graph <id>` node (tp_sdk_graphs.h), below the op of the launch call.
+ * So every activity is counted exactly once per top-level node.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,11 @@ static const tp_result_decl db_results[] = {
 
 #define ITEM_TOP (-1)
 #define ITEM_UNLINKED (-2)
+/* A replayed activity's place under its graph op: one item per activity,
+ * grouped by the op's name like any host op. */
+#define ITEM_GRAPH_OP(row) (-3 - (int64_t)(row))
+#define IS_ITEM_GRAPH_OP(item) ((item) <= -3)
+#define GRAPH_OP_ROW(item) (-3 - (item))
 #define KEY_KERNEL ((uint64_t)1 << 32)
 #define KEY_UNLINKED UINT64_MAX
 
@@ -89,7 +96,9 @@ static int push_owned(db *d, int64_t owner, tp_agg_buf *out)
 {
     int32_t a = owner >= 0 ? d->ofirst[d->pos[owner]] : d->top_first;
     for (; a >= 0; a = d->onext[a]) {
-        int rc = tp_agg_push(out, d->by_stream[a].row);
+        int32_t row = d->by_stream[a].row;
+        int rc = tp_agg_push(out, tp_graph_replayed(&d->graphs, (size_t)row) ? ITEM_GRAPH_OP(row)
+                                                                              : row);
         if (rc != TP_OK)
             return rc;
     }
@@ -100,6 +109,8 @@ static int db_children(void *ctx, int64_t item, tp_agg_buf *out)
 {
     db *d = ctx;
     int rc = TP_OK;
+    if (IS_ITEM_GRAPH_OP(item))
+        return tp_agg_push(out, GRAPH_OP_ROW(item));
     if (item == ITEM_UNLINKED) {
         for (size_t i = d->cur_first; i < d->cur_first + d->cur_count && rc == TP_OK; i++)
             if (!in_forest(d, d->launcher[d->by_stream[i].row]))
@@ -135,6 +146,8 @@ static int64_t db_time(void *ctx, int64_t item)
         return d->total_ns;
     if (item == ITEM_UNLINKED)
         return d->unlinked_ns;
+    if (IS_ITEM_GRAPH_OP(item))
+        return d->c->dur[GRAPH_OP_ROW(item)];
     if (tp_kind_is_activity(d->c->kind[item]))
         return d->c->dur[item];
     return d->dt[d->pos[item]];
@@ -145,6 +158,8 @@ static uint64_t db_key(void *ctx, int64_t item)
     db *d = ctx;
     if (item == ITEM_UNLINKED)
         return KEY_UNLINKED;
+    if (IS_ITEM_GRAPH_OP(item)) /* one node with a host op of the same name */
+        return tp_graph_op_of(&d->graphs, (size_t)GRAPH_OP_ROW(item), 0);
     if (tp_kind_is_activity(d->c->kind[item]))
         return KEY_KERNEL | leaf_name(d, d->c->name[item]);
     return d->c->name[item];
@@ -334,6 +349,7 @@ static void db_free(db *d)
     tp_free(d->module_memo);
     tp_vocab_free(&d->vocab);
     tp_iter_view_release(&d->steps);
+    tp_graphs_free(&d->graphs);
 }
 
 static int db_run(tp_stage *st, const void *config, void *state)
@@ -355,6 +371,7 @@ static int db_run(tp_stage *st, const void *config, void *state)
                        "(run the hierarchy analysis on this trace first)");
     int rc = tp_vocab_get(st, &d.vocab);
     rc = rc ? rc : tp_iter_view_get(st, (tp_trace *)t, NULL, &d.steps);
+    rc = rc ? rc : tp_graphs_find(st, t, &d.vocab, d.launcher, &d.graphs);
     rc = rc ? rc : db_prepare(&d);
     if (rc == TP_OK)
         rc = db_write_streams(&d);

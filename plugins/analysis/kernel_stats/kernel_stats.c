@@ -78,7 +78,8 @@ static const tp_option ks_options[] = {
 TP_COLUMNS(ks_main, KS_MAIN_COLS);
 
 #define KS_OPS_COLS(X, P)                                                                      \
-    X(P, op, STR, NULL, "outermost cpu op above the launch, below modules and steps; "         \
+    X(P, op, STR, NULL, "outermost cpu op above the launch, below modules and steps (a graph's "\
+                        "kernels: the op that captured them, else graph <id>); "               \
                         "(no op) without one; Others: the pairs past top")                     \
     X(P, name, STR, NULL, "activity name (short with short_names); null in Others")            \
     X(P, count, I64, "count", "activities of that name launched under that op")                \
@@ -104,6 +105,16 @@ TP_COLUMNS(ks_class, KS_CLASS_COLS);
       "null below two iterations)")
 TP_COLUMNS(ks_iter, KS_ITER_COLS);
 
+#define KS_GRAPH_COLS(X, P)                                                                    \
+    X(P, graph, I64, NULL, "the graph's id: the trace's graph id, else the ordinal of its "     \
+                           "first replay (its kernels' pseudo-op is graph <id>)")               \
+    X(P, replays, I64, "count", "graph launches of the graph")                                 \
+    X(P, kernels_per_replay, F64, "count", "its activities per replay (mean)")                 \
+    X(P, count, I64, "count", "its activities over all replays")                               \
+    X(P, sum_us, F64, "us", "their summed duration (GPU time)")                                \
+    X(P, time_percent, F64, "percent", "sum_us as a share of all GPU activity time")
+TP_COLUMNS(ks_graph, KS_GRAPH_COLS);
+
 static const tp_result_decl ks_results[] = {
     TP_RESULT("", "table", ks_main, "per activity name, by sum_us descending"),
     TP_RESULT("ops", "table", ks_ops, "per (op, activity name), by sum_us descending"),
@@ -111,6 +122,9 @@ static const tp_result_decl ks_results[] = {
     TP_RESULT("iterations", "table", ks_iter,
               "per activity name, in the main result's order: its time per iteration (no rows "
               "without iterations)"),
+    TP_RESULT("graphs", "table", ks_graph,
+              "per CUDA/HIP graph replayed by graph launches, in order of first replay (no rows "
+              "without graph launches)"),
     TP_RESULTS_END};
 
 /* The compiled class_map: a class name and its regex per entry. */
@@ -177,6 +191,7 @@ typedef struct ks {
     tp_vocab vocab; /* the SDK's vocabulary with the pipeline's additions */
     const tp_cols *c;
     const int32_t *launcher;
+    tp_graphs graphs; /* the graph replays (tp_sdk_graphs.h) */
     uint32_t *acts; /* activity rows */
     size_t nacts;
     int64_t *key;   /* per activity (aligned with acts): the current result's grouping key */
@@ -388,8 +403,11 @@ static int per_op(ks *k, const int32_t *top_op)
     for (size_t i = 0; i < k->nacts; i++) {
         uint32_t a = k->acts[i];
         int32_t l = k->launcher[a], op = l >= 0 ? top_op[l] : -1;
-        /* op name id + 1 in the high half: 0 is "no op" */
+        /* op name id + 1 in the high half: 0 is "no op"; a graph's kernels
+         * are under the op that captured them, else graph <id> */
         uint64_t opname = op >= 0 ? (uint64_t)k->c->name[op] + 1 : 0;
+        if (tp_graph_replayed(&k->graphs, a))
+            opname = (uint64_t)tp_graph_op_of(&k->graphs, a, 0) + 1;
         k->key[i] = (int64_t)(opname << 32 | (uint64_t)kernel_label(k, a));
     }
     size_t ng = 0;
@@ -600,6 +618,32 @@ static int collect(ks *k)
     return TP_OK;
 }
 
+/* ------------------------------------------------------- per graph */
+
+static int per_graph(ks *k)
+{
+    tp_result *r = tp_result_declared(k->st, "graphs");
+    if (r == NULL)
+        return TP_ENOMEM;
+    tp_result_set_meta(k->st, r, "title", "CUDA/HIP graphs: replays and their kernels");
+    int rc = TP_OK;
+    for (size_t i = 0; i < k->graphs.ngraphs && rc == TP_OK; i++) {
+        const tp_graph *g = &k->graphs.graphs[i];
+        double sum = (double)g->gpu_ns / 1000.0;
+        size_t row;
+        rc = tp_result_add_row(k->st, r, &row);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, ks_graph_graph, g->id);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, ks_graph_replays, g->replays);
+        rc = rc ? rc
+                : tp_result_set_f64(k->st, r, row, ks_graph_kernels_per_replay,
+                                    (double)g->activities / (double)g->replays);
+        rc = rc ? rc : tp_result_set_i64(k->st, r, row, ks_graph_count, g->activities);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, ks_graph_sum_us, sum);
+        rc = rc ? rc : tp_result_set_f64(k->st, r, row, ks_graph_time_percent, percent(k, sum));
+    }
+    return rc;
+}
+
 /* The iteration markers (the pipeline's, or step_prefix) are steps, never
  * the op of a kernel: marked like modules in memo. */
 static int mark_steps(ks *k, uint8_t *memo, size_t nmemo)
@@ -658,6 +702,8 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = collect(&k);
     if (rc == TP_OK)
+        rc = tp_graphs_find(st, t, &k.vocab, k.launcher, &k.graphs);
+    if (rc == TP_OK)
         rc = ops_of_launches(&k, v.parent, &top_op);
     if (rc == TP_OK)
         rc = act_iterations(&k);
@@ -669,6 +715,9 @@ static int ks_run(tp_stage *st, const void *config, void *state)
         rc = per_op(&k, top_op);
     if (rc == TP_OK)
         rc = per_class(&k);
+    if (rc == TP_OK)
+        rc = per_graph(&k);
+    tp_graphs_free(&k.graphs);
     tp_free(by_kernel);
     tp_free(top_op);
     tp_free(k.acts);

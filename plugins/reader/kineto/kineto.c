@@ -28,6 +28,7 @@ typedef struct kin_config {
     int keep_args;
     const char *on_error;
     const char *compat;
+    const char *capture;
 } kin_config;
 
 static const char *const on_error_choices[] = {"fail", "skip", NULL};
@@ -42,6 +43,9 @@ static const tp_option kin_options[] = {
     TP_OPTION_CHOICE("compat", kin_config, compat, "none", compat_choices,
                      "hta: each event rounded inward to whole microseconds (start up, end "
                      "down), as HTA's parser does"),
+    TP_OPTION_INPUT_FILE("capture", kin_config, capture, NULL,
+                         "a capture trace of the graphs this trace replays (e.g. vLLM's "
+                         "graph_capture_rank_N): each replayed kernel gets the op that captured it"),
     TP_OPTION_END};
 
 /* ---- diagnostics */
@@ -541,6 +545,8 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         rc = tp_fail(st, rc, "%s: out of memory", cfg->path);
     if (rc == TP_OK)
         rc = check_span(&kp);
+    if (rc == TP_OK && cfg->capture && cfg->capture[0])
+        rc = kin_capture_apply(st, kp.trace, cfg->capture);
     if (rc == TP_OK)
         rc = kin_fill_info(&kp);
     if (rc == TP_OK)

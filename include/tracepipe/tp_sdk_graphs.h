@@ -1,0 +1,98 @@
+/*
+ * tracepipe SDK: CUDA / HIP graph replays (docs/architecture.md, "The
+ * semantics layer", graph replays).  Part of the SDK (tp_sdk.h).
+ *
+ * A graph launch (the vocabulary's `graph` launch APIs: cudaGraphLaunch,
+ * cuGraphLaunch, hipGraphLaunch, ...) replays the kernels, copies and sets
+ * captured in a graph; they all carry the launch's correlation id, so the
+ * launch link (tp_link_launches) ties each to the launch call, not to the op
+ * that captured it.  Here:
+ *
+ *   replay   one graph launch call and the activities it launched;
+ *   graph    the replays of one graph: the `graph id` of the activities' or
+ *            the launch's args when the trace writes one, else replays with
+ *            the same sequence of activity names (one graph replayed many
+ *            times); numbered in order of first replay when no id is given;
+ *   op       what a replayed activity is shown under: the op that captured
+ *            it, when a reader knew it (the extension columns below, which
+ *            the kineto reader fills from a capture trace, option capture:),
+ *            else the pseudo-op `graph <id>`: never "(no op)".
+ */
+#ifndef TRACEPIPE_TP_SDK_GRAPHS_H
+#define TRACEPIPE_TP_SDK_GRAPHS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_plugin.h"
+#include "tp_sdk_vocab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Extension columns (TP_COL_SID) a reader sets on replayed activities whose
+ * capturing op it knows: the outermost and the innermost cpu op above the
+ * capture-time launch. */
+#define TP_GRAPH_OP_COLUMN "graph_op"
+#define TP_GRAPH_INNER_OP_COLUMN "graph_inner_op"
+
+/* One graph: its id, how often it was replayed, its activities. */
+typedef struct tp_graph {
+    int64_t id;         /* the trace's graph id, else the ordinal of first replay */
+    int64_t replays;    /* graph launch calls */
+    int64_t activities; /* replayed activities, all replays */
+    int64_t gpu_ns;     /* the sum of their durations */
+    tp_str pseudo_op;   /* interned "graph <id>" */
+} tp_graph;
+
+typedef struct tp_graphs {
+    int32_t *graph;        /* per row: the graph (index into graphs) of a replayed activity, else -1 */
+    tp_graph *graphs;      /* in order of first replay */
+    size_t ngraphs;
+    const tp_str *op;       /* TP_GRAPH_OP_COLUMN's cells, or NULL */
+    const tp_str *inner_op; /* TP_GRAPH_INNER_OP_COLUMN's cells, or NULL */
+    size_t nrows;
+} tp_graphs;
+
+/*
+ * Finds the graph replays of trace t: an activity is replayed when its
+ * launcher (launcher: hierarchy.launcher or tp_link_launches) is a call the
+ * vocabulary v names a graph launch.  Graph ids: an integer `graph id` in
+ * the activity's args, else in the launch call's args, else by the replay's
+ * sequence of activity names.  TP_OK or TP_ENOMEM; free with tp_graphs_free.
+ */
+int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
+                   tp_graphs *g);
+void tp_graphs_free(tp_graphs *g);
+
+/* The op name of row a when it is a replayed activity: the capturing op
+ * (outermost; inner = 1: innermost, else the outermost) when known, else
+ * `graph <id>`; 0 (the empty string) when a is not replayed. */
+static inline tp_str tp_graph_op_of(const tp_graphs *g, size_t a, int inner)
+{
+    if (a >= g->nrows || g->graph == NULL || g->graph[a] < 0)
+        return 0;
+    const tp_str *col = inner && g->inner_op ? g->inner_op : g->op;
+    if (col != NULL && col[a] != 0)
+        return col[a];
+    return g->graphs[g->graph[a]].pseudo_op;
+}
+
+/* Is row a replayed by a graph launch? */
+static inline int tp_graph_replayed(const tp_graphs *g, size_t a)
+{
+    return a < g->nrows && g->graph != NULL && g->graph[a] >= 0;
+}
+
+/* Stream capture calls, which open and close the capture of a graph:
+ * 1 for a begin (cudaStreamBeginCapture, cuStreamBeginCapture,
+ * hipStreamBeginCapture and their _ToGraph / per-thread forms), 2 for an
+ * end (...StreamEndCapture), 0 for any other name. */
+int tp_graph_capture_call(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

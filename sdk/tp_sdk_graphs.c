@@ -1,0 +1,232 @@
+/* SDK: CUDA / HIP graph replays (tp_sdk_graphs.h). */
+#include <stdio.h>
+#include <string.h>
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_graphs.h>
+#include <tracepipe/tp_sdk_json.h>
+#include <tracepipe/tp_sdk_sort.h>
+#include <tracepipe/tp_sdk_trace.h>
+
+/* A replayed activity: its launch and its own start. */
+typedef struct replay_row {
+    int64_t launch_ts, ts;
+    int32_t launch;
+    uint32_t row;
+} replay_row;
+
+static int replay_row_cmp(const void *a, const void *b, void *ctx)
+{
+    const replay_row *x = a, *y = b;
+    (void)ctx;
+    if (x->launch_ts != y->launch_ts)
+        return x->launch_ts < y->launch_ts ? -1 : 1;
+    if (x->launch != y->launch)
+        return x->launch < y->launch ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* memo[name]: 0 not yet asked, 1 a graph launch API, 2 not. */
+static int is_graph_launch(tp_stage *st, const tp_vocab *v, tp_str name, uint8_t *memo, size_t n)
+{
+    if (name >= n)
+        return tp_vocab_launch_api(v, tp_str_text(st, name)) == TP_LAUNCHES_GRAPH;
+    if (memo[name] == 0) {
+        const char *s = tp_str_text(st, name);
+        memo[name] = s && tp_vocab_launch_api(v, s) == TP_LAUNCHES_GRAPH ? 1 : 2;
+    }
+    return memo[name] == 1;
+}
+
+/* The integer `graph id` in row's args, or -1. */
+static int64_t args_graph_id(const tp_trace *t, size_t row)
+{
+    size_t len = 0, vlen = 0;
+    const char *args = tp_trace_args(t, row, &len);
+    const char *v = args ? tp_json_get(args, len, "graph id", &vlen) : NULL;
+    int64_t id = -1;
+    if (v == NULL || tp_json_i64(v, vlen, &id) != TP_OK || id < 0)
+        return -1;
+    return id;
+}
+
+/* The replayed activities, sorted by launch, then start: *n of them. */
+static int replayed_rows(tp_stage *st, const tp_cols *c, const tp_vocab *v,
+                         const int32_t *launcher, replay_row **out, size_t *n)
+{
+    size_t nnames = tp_str_count(st), k = 0;
+    uint8_t *memo = tp_calloc(nnames ? nnames : 1, 1);
+    replay_row *r = tp_malloc((c->n ? c->n : 1) * sizeof *r);
+    if (memo == NULL || r == NULL) {
+        tp_free(memo);
+        tp_free(r);
+        return TP_ENOMEM;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        int32_t l = launcher[i];
+        if (l >= 0 && tp_kind_is_activity(c->kind[i]) &&
+            is_graph_launch(st, v, c->name[l], memo, nnames))
+            r[k++] = (replay_row){c->ts[l], c->ts[i], l, (uint32_t)i};
+    }
+    tp_free(memo);
+    int rc = tp_sort(r, k, sizeof *r, replay_row_cmp, NULL);
+    if (rc != TP_OK) {
+        tp_free(r);
+        return rc;
+    }
+    *out = r;
+    *n = k;
+    return TP_OK;
+}
+
+/* A graph's identity while grouping: an explicit id, or a name sequence. */
+typedef struct graph_key {
+    int explicit_id;
+    int64_t id;
+    uint64_t hash; /* FNV-1a over the replay's count and activity names */
+    int64_t count;
+} graph_key;
+
+static graph_key replay_key(const tp_trace *t, const tp_cols *c, const replay_row *r, size_t n)
+{
+    graph_key k = {0, -1, 1469598103934665603ull, (int64_t)n};
+    int64_t id = args_graph_id(t, r[0].row);
+    if (id < 0)
+        id = args_graph_id(t, (size_t)r[0].launch);
+    if (id >= 0)
+        return (graph_key){1, id, 0, (int64_t)n};
+    for (size_t i = 0; i < n; i++) {
+        k.hash ^= (uint64_t)c->name[r[i].row] + 1;
+        k.hash *= 1099511628211ull;
+    }
+    return k;
+}
+
+static int key_equal(const graph_key *a, const graph_key *b)
+{
+    if (a->explicit_id != b->explicit_id)
+        return 0;
+    return a->explicit_id ? a->id == b->id : a->hash == b->hash && a->count == b->count;
+}
+
+/* The graph of key k (added when new); -1 when out of memory. */
+static int32_t graph_of(tp_graphs *g, graph_key **keys, size_t *cap, const graph_key *k)
+{
+    for (size_t i = 0; i < g->ngraphs; i++)
+        if (key_equal(&(*keys)[i], k))
+            return (int32_t)i;
+    if (g->ngraphs == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        graph_key *nk = tp_realloc(*keys, ncap * sizeof *nk);
+        tp_graph *ng = nk ? tp_realloc(g->graphs, ncap * sizeof *ng) : NULL;
+        if (nk)
+            *keys = nk;
+        if (ng == NULL)
+            return -1;
+        g->graphs = ng;
+        *cap = ncap;
+    }
+    (*keys)[g->ngraphs] = *k;
+    g->graphs[g->ngraphs] = (tp_graph){k->explicit_id ? k->id : (int64_t)g->ngraphs, 0, 0, 0, 0};
+    return (int32_t)g->ngraphs++;
+}
+
+static const tp_str *sid_column(const tp_trace *t, const char *name)
+{
+    int col = tp_trace_ext_find(t, name);
+    if (col < 0 || tp_trace_ext_type(t, col) != TP_COL_SID)
+        return NULL;
+    return (const tp_str *)tp_trace_ext_data(t, col);
+}
+
+static int name_graphs(tp_stage *st, tp_graphs *g)
+{
+    for (size_t i = 0; i < g->ngraphs; i++) {
+        char buf[40];
+        int len = snprintf(buf, sizeof buf, "graph %lld", (long long)g->graphs[i].id);
+        tp_str s = tp_intern(st, buf, (size_t)len);
+        if (s == TP_STR_ERROR)
+            return TP_ENOMEM;
+        g->graphs[i].pseudo_op = s;
+    }
+    return TP_OK;
+}
+
+/* Groups the sorted replayed rows by launch, each launch into its graph. */
+static int group_replays(const tp_trace *t, const tp_cols *c, const replay_row *r, size_t n,
+                         tp_graphs *g)
+{
+    graph_key *keys = NULL;
+    size_t cap = 0;
+    int rc = TP_OK;
+    for (size_t i = 0; i < n && rc == TP_OK;) {
+        size_t j = i;
+        while (j < n && r[j].launch == r[i].launch)
+            j++;
+        graph_key k = replay_key(t, c, r + i, j - i);
+        int32_t gi = graph_of(g, &keys, &cap, &k);
+        if (gi < 0) {
+            rc = TP_ENOMEM;
+            break;
+        }
+        tp_graph *gr = &g->graphs[gi];
+        gr->replays++;
+        for (size_t x = i; x < j; x++) {
+            g->graph[r[x].row] = gi;
+            gr->activities++;
+            gr->gpu_ns += c->dur[r[x].row] > 0 ? c->dur[r[x].row] : 0;
+        }
+        i = j;
+    }
+    tp_free(keys);
+    return rc;
+}
+
+int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
+                   tp_graphs *g)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    memset(g, 0, sizeof *g);
+    g->nrows = c->n;
+    g->graph = tp_malloc((c->n ? c->n : 1) * sizeof *g->graph);
+    if (g->graph == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < c->n; i++)
+        g->graph[i] = -1;
+    replay_row *r = NULL;
+    size_t n = 0;
+    int rc = replayed_rows(st, c, v, launcher, &r, &n);
+    if (rc == TP_OK)
+        rc = group_replays(t, c, r, n, g);
+    if (rc == TP_OK)
+        rc = name_graphs(st, g);
+    tp_free(r);
+    g->op = sid_column(t, TP_GRAPH_OP_COLUMN);
+    g->inner_op = sid_column(t, TP_GRAPH_INNER_OP_COLUMN);
+    if (rc != TP_OK)
+        tp_graphs_free(g);
+    return rc;
+}
+
+void tp_graphs_free(tp_graphs *g)
+{
+    tp_free(g->graph);
+    tp_free(g->graphs);
+    memset(g, 0, sizeof *g);
+}
+
+int tp_graph_capture_call(const char *name)
+{
+    static const char *const apis[] = {"cuda", "cu", "hip"};
+    for (size_t i = 0; name && i < sizeof apis / sizeof apis[0]; i++) {
+        size_t n = strlen(apis[i]);
+        if (strncmp(name, apis[i], n) != 0)
+            continue;
+        if (strncmp(name + n, "StreamBeginCapture", 18) == 0)
+            return 1;
+        if (strncmp(name + n, "StreamEndCapture", 16) == 0)
+            return 2;
+    }
+    return 0;
+}
