@@ -342,6 +342,49 @@ static void om_norm_bwd(double N, double C, int affine, int bias, int training, 
     c->bytes = b;
 }
 
+/* The backwards of batch, group and RMS norm (TraceLens's BatchNormBwd,
+ * GroupNormBwd, RMSNormBwd); 1 and c's counts, else 0. */
+static int om_norm_bwd_cost(const char *name, const om_args *a, tp_op_cost *c, int *bf16)
+{
+    int mask[3];
+    if (strcmp(name, "aten::cudnn_batch_norm_backward") == 0 ||
+        strcmp(name, "aten::miopen_batch_norm_backward") == 0 ||
+        strcmp(name, "aten::native_batch_norm_backward") == 0) {
+        int native = name[6] == 'n', x = native ? 1 : 0;
+        int training = native ? om_bool(a, 7) : 0; /* cuDNN's and MIOpen's: inference stats */
+        if (!om_tensor(a, x) || a->rank[x] < 2 || training < 0)
+            return 0;
+        c->bpe = om_bpe(a, x, bf16);
+        om_norm_bwd(om_numel(a, x), a->dim[x][1], 1, 1, training, 1, c->bpe, c);
+        return 1;
+    }
+    if (strcmp(name, "aten::native_group_norm_backward") == 0) {
+        char *end = NULL;
+        long groups = a->nconc > 8 ? strtol(a->conc[8], &end, 10) : 0;
+        if (!om_tensor(a, 1) || a->rank[1] < 2 || groups <= 0 || *end)
+            return 0;
+        om_mask(a, 9, mask);
+        c->bpe = om_bpe(a, 1, bf16);
+        om_norm_bwd(om_numel(a, 1), a->dim[1][1] / (double)groups, 1, 1, 1, mask[0], c->bpe, c);
+        return 1;
+    }
+    if (strcmp(name, "aten::_fused_rms_norm_backward") == 0 ||
+        strcmp(name, "aten::rms_norm_backward") == 0) {
+        /* (grad_out, input, normalized_shape, rstd, weight, output_mask) */
+        double N = om_numel(a, 1), C = om_normalized(a, 4, 2);
+        if (!om_tensor(a, 1) || C <= 0)
+            return 0;
+        int affine = om_tensor(a, 4);
+        om_mask(a, 5, mask);
+        c->bpe = om_bpe(a, 1, bf16);
+        c->flops = (affine ? N : 0) + N + (mask[0] ? 6 * N : 0) +
+                   (mask[1] && affine ? N + (N / C > 1 ? N : 0) : 0);
+        c->bytes = 3 * N * c->bpe + (affine ? 2 * C * c->bpe : 0);
+        return 1;
+    }
+    return 0;
+}
+
 static int om_norm_cost(const char *name, const om_args *a, tp_op_cost *c)
 {
     int bf16 = 0;
@@ -374,6 +417,14 @@ static int om_norm_cost(const char *name, const om_args *a, tp_op_cost *c)
         c->bpe = om_bpe(a, 0, &bf16);
         om_norm_fwd(N, C, om_tensor(a, 1), 1, training, c->bpe, c);
         c->model = "norm_fwd";
+    } else if (strcmp(name, "aten::native_group_norm") == 0) {
+        if (!om_tensor(a, 0) || a->rank[0] < 2)
+            return 0;
+        c->bpe = om_bpe(a, 0, &bf16); /* TraceLens's GroupNorm: C channels, as a batch norm's */
+        om_norm_fwd(om_numel(a, 0), a->dim[0][1], 1, 1, 1, c->bpe, c);
+        c->model = "norm_fwd";
+    } else if (om_norm_bwd_cost(name, a, c, &bf16)) {
+        c->model = "norm_bwd";
     } else if (strcmp(name, "aten::rms_norm") == 0 || strcmp(name, "aten::_fused_rms_norm") == 0) {
         N = om_numel(a, 0), C = om_normalized(a, 2, 1);
         if (!om_tensor(a, 0) || C <= 0)

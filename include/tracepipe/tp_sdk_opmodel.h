@@ -1,8 +1,8 @@
 /*
  * tracepipe SDK: FLOP and byte counts of the ops beyond matrix products
  * (issue 27): scaled-dot-product / flash attention forward and backward
- * (causal, GQA/MQA), convolution forward and backward, layer / RMS / batch
- * norm forward and layer norm backward, element-wise ops and reductions by
+ * (causal, GQA/MQA), convolution forward and backward, layer / group /
+ * batch / RMS norm forward and backward, element-wise ops and reductions by
  * the bytes of their tensors, embedding bags and index_select; and the
  * category of an op (GEMM, attention, MoE, norm, conv, element-wise,
  * communication, other).  The formulas are docs/plugins/predict.md's

@@ -221,6 +221,57 @@ def norm(name, dims, types, conc):
         flops = 6 * C + (3 * N if training else 0) + 2 * N
         tensors = 2 + (2 if affine else 0) + (2 if training else 0)
         return ("norm_fwd", flops, 2 * N * b + tensors * C * b, b, "bfloat16" in typ(0).lower(), False)
+    def stats_bwd(N, C, training, mask0, affine, b):
+        # TraceLens's Normalization backward with a bias: per channel 4 (+5 training) FLOPs an
+        # element (+3 for rstd at inference); grad_out, input (twice when training), grad_in
+        f = C * ((0 if training else 3) + 4 * N / C + ((5 * N / C if training else 0) if mask0 else 2 * N / C))
+        nb = N * b + N * b * (2 if mask0 and training else 1) + (C * b if training else 0)
+        nb += (C * b + (2 * C * b if training else 0)) if affine else 0
+        return f, nb
+    if name in ("aten::cudnn_batch_norm_backward", "aten::miopen_batch_norm_backward",
+                "aten::native_batch_norm_backward"):
+        x = 1 if name == "aten::native_batch_norm_backward" else 0
+        if x and (len(conc) <= 7 or conc[7] not in ("True", "False")):
+            return None
+        training = x == 1 and conc[7] == "True"
+        if not is_tensor(dims, x) or len(dims[x]) < 2:
+            return None
+        b = bytes_per(typ(x))
+        f, nb = stats_bwd(numel(dims[x]), dims[x][1], training, True, True, b)
+        return ("norm_bwd", f, nb, b, "bfloat16" in typ(x).lower(), False)
+    if name == "aten::native_group_norm":
+        if not is_tensor(dims, 0) or len(dims[0]) < 2:
+            return None
+        N, C, b = numel(dims[0]), dims[0][1], bytes_per(typ(0))
+        return ("norm_fwd", 5 * N + 6 * C, 2 * N * b + 6 * C * b, b, "bfloat16" in typ(0).lower(), False)
+    if name == "aten::native_group_norm_backward":
+        if not is_tensor(dims, 1) or len(dims[1]) < 2 or len(conc) <= 8:
+            return None
+        try:
+            groups = int(conc[8])
+        except ValueError:
+            return None
+        if groups <= 0:
+            return None
+        mask0 = not (len(conc) > 9 and conc[9].startswith("[") and conc[9].strip("[]").split(",")[0].strip() == "False")
+        b = bytes_per(typ(1))
+        f, nb = stats_bwd(numel(dims[1]), dims[1][1] / groups, True, mask0, True, b)
+        return ("norm_bwd", f, nb, b, "bfloat16" in typ(1).lower(), False)
+    if name in ("aten::_fused_rms_norm_backward", "aten::rms_norm_backward"):
+        if not is_tensor(dims, 1):
+            return None
+        N, C = numel(dims[1]), normalized(dims, conc, 4, 2)
+        if C <= 0:
+            return None
+        affine = is_tensor(dims, 4)
+        mask = [True, True]
+        if len(conc) > 5 and conc[5].startswith("["):
+            mask = [x.strip() == "True" for x in conc[5].strip("[]").split(",")][:2]
+        b = bytes_per(typ(1))
+        f = (N if affine else 0) + N + (6 * N if mask[0] else 0)
+        if mask[1] and affine:
+            f += N + (N if N / C > 1 else 0)
+        return ("norm_bwd", f, 3 * N * b + (2 * C * b if affine else 0), b, "bfloat16" in typ(1).lower(), False)
     if name in ("aten::rms_norm", "aten::_fused_rms_norm"):
         if not is_tensor(dims, 0):
             return None

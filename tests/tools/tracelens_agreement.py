@@ -20,16 +20,23 @@ import check_models as cm  # noqa: E402
 def tracelens(path):
     ns = {"prod": math.prod}
     for node in ast.parse(open(path).read()).body:
-        if isinstance(node, ast.ClassDef) and node.name in ("SDPA", "Normalization", "CONV"):
+        if isinstance(node, ast.ClassDef) and node.name in ("SDPA", "Normalization", "CONV", "RMSNormBwd"):
             node.bases, node.decorator_list = [], []
             node.body = [f for f in node.body if isinstance(f, ast.FunctionDef) and
-                         ("func" in f.name or f.name == "t")]
+                         ("func" in f.name or f.name in ("t", "flops_bwd", "bytes_bwd"))]
             exec(compile(ast.Module([node], []), path, "exec"), ns)
-    return ns["SDPA"], ns["Normalization"], ns["CONV"]
+    return ns["SDPA"], ns["Normalization"], ns["CONV"], ns["RMSNormBwd"]
+
+
+class Obj:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
 
 
 def main(path):
-    SDPA, Norm, CONV = tracelens(path)
+    SDPA, Norm, CONV, RMSBwd = tracelens(path)
+    N_g, N_bn, N_rms = 8 * 256 * 32 * 32, 32 * 256 * 14 * 14, 4 * 2048 * 4096
+    rms = Obj(num_elems=N_rms, num_channels=4096, is_affine=True, output_mask=[True, True], bpe_in=2, bpe_out=2)
     bf = ["c10::BFloat16"] * 4
     q, kv = [2, 1024, 32, 128], [2, 1024, 8, 128]
     x, w, o = [32, 64, 56, 56], [128, 64, 3, 3], [32, 128, 28, 28]
@@ -51,6 +58,17 @@ def main(path):
          Norm.bytes_func_bwd(True, True, True, 1024 * 4864, 4864, 4, 4, [True, True, True])),
         ("batch norm fwd, training", cm.norm("aten::cudnn_batch_norm", [[32, 64, 56, 56], [64], [64], [64], [64]], ["float"] * 5, [""] * 5 + ["True"]),
          Norm.flops_func(True, True, True, 32 * 64 * 56 * 56, 64), Norm.bytes_func(True, True, True, 32 * 64 * 56 * 56, 64, 4, 4)),
+        ("group norm fwd", cm.norm("aten::native_group_norm", [[8, 256, 32, 32], [256], [256]], ["float"] * 3, []),
+         Norm.flops_func(True, True, True, N_g, 256), Norm.bytes_func(True, True, True, N_g, 256, 4, 4)),
+        ("group norm bwd, 32 groups", cm.norm("aten::native_group_norm_backward", [[8, 256, 32, 32], [8, 256, 32, 32], [8, 32], [8, 32], [256]],
+                                               ["float"] * 5, ["", "", "", "", "", "8", "256", "1024", "32", "[True, True, True]"]),
+         Norm.flops_func_bwd(True, True, True, N_g, 8, [True, True, True]),
+         Norm.bytes_func_bwd(True, True, True, N_g, 8, 4, 4, [True, True, True])),
+        ("cudnn batch norm bwd", cm.norm("aten::cudnn_batch_norm_backward", [[32, 256, 14, 14], [32, 256, 14, 14], [256]], ["float"] * 3, []),
+         Norm.flops_func_bwd(True, True, False, N_bn, 256, [True]), Norm.bytes_func_bwd(True, True, False, N_bn, 256, 4, 4, [True])),
+        ("fused RMS norm bwd", cm.norm("aten::_fused_rms_norm_backward", [[4, 2048, 4096], [4, 2048, 4096], [], [4, 2048, 1], [4096]],
+                                       ["c10::BFloat16"] * 5, ["", "", "[4096]", "", "", "[True, True]"]),
+         RMSBwd.flops_bwd(rms), RMSBwd.bytes_bwd(rms)),
         ("conv fwd 3x3 stride 2", cm.conv("aten::cudnn_convolution", [x, w], bf, ["", "", "[1, 1]", "[2, 2]", "[1, 1]", "1"]),
          CONV.flops_func(tuple(x), tuple(w), tuple(o), False), CONV.bytes_func(tuple(x), tuple(w), tuple(o), False, 2)),
         ("conv bwd (input and weight)", cm.conv("aten::convolution_backward", [o, x, w], bf,

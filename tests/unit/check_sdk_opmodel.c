@@ -88,6 +88,16 @@ START_TEST(vectors)
          "{\"Input Dims\": [[1024, 4864], [1024, 4864], [], [1024, 1], [1024, 1], [4864], [4864], []], "
          "\"Input type\": [\"float\", \"float\"]}",
          "norm_bwd", 44826624, 59846656, 0);
+    cost("aten::native_group_norm_backward",
+         "{\"Input Dims\": [[8, 256, 32, 32], [8, 256, 32, 32], [8, 32], [8, 32], [256]], "
+         "\"Input type\": [\"float\", \"float\"], \"Concrete Inputs\": [\"\", \"\", \"\", \"\", "
+         "\"\", \"8\", \"256\", \"1024\", \"32\", \"[True, True, True]\"]}",
+         "norm_bwd", 18874368, 25165952, 0);
+    cost("aten::_fused_rms_norm_backward",
+         "{\"Input Dims\": [[4, 2048, 4096], [4, 2048, 4096], [], [4, 2048, 1], [4096]], "
+         "\"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\"], \"Concrete Inputs\": [\"\", "
+         "\"\", \"[4096]\", \"\", \"\", \"[True, True]\"]}",
+         "norm_bwd", 335544320, 201342976, 0);
     cost("aten::fill_", "{\"Input Dims\": [[45310188], []], \"Input type\": [\"float\", \"Scalar\"]}",
          "elementwise_bytes", 0, 181240752, 0);
     cost("aten::add_", "{\"Input Dims\": [[1024], [1024], []], \"Input type\": [\"float\", \"float\"]}",

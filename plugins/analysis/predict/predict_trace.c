@@ -242,11 +242,11 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
     for (size_t i = 0; rc == TP_OK && with_table && i < n; i++)
         pf_measured(&fc, o[i].row, o[i].measured_us, o[i].predicted_us, o[i].model);
     if (rc == TP_OK)
-        rc = pr_category_results(st, o, n, &gpu);
-    if (rc == TP_OK)
         rc = trace_results(st, o, n, gpu.all_us, p);
     if (rc == TP_OK)
         rc = embedding_results(st, emb, nemb);
+    if (rc == TP_OK) /* after the others: results come out in the order declared */
+        rc = pr_category_results(st, o, n, &gpu);
     if (rc == TP_OK && with_table)
         rc = pf_results(st, &fc);
     if (rc == TP_OK && cfg->e2e)
