@@ -20,6 +20,10 @@ static double *preset_field(tp_preset *p, const char *key, size_t len)
     TP_PRESET_KEY("fp16_gflops", fp16);
     TP_PRESET_KEY("bf16_gflops", bf16);
     TP_PRESET_KEY("launch_floor_us", launch_floor_us);
+    TP_PRESET_KEY("fp64_gflops", fp64);
+    TP_PRESET_KEY("fp8_gflops", fp8);
+    TP_PRESET_KEY("fp4_gflops", fp4);
+    TP_PRESET_KEY("link_gbps", link_gbps);
 #undef TP_PRESET_KEY
     return NULL;
 }
@@ -40,13 +44,14 @@ static int preset_tracelens(tp_stage *st, const char *path, const char *text, si
                             tp_preset *p)
 {
     static const char *const keys[][2] = {{"vector_fp32", NULL}, {"matrix_tf32", "matrix_fp32"},
-                                          {"matrix_fp16", NULL}, {"matrix_bf16", NULL}};
-    double *fields[] = {&p->fp32, &p->tf32, &p->fp16, &p->bf16};
+                                          {"matrix_fp16", NULL}, {"matrix_bf16", NULL},
+                                          {"matrix_fp8", NULL}, {"matrix_fp64", "vector_fp64"}};
+    double *fields[] = {&p->fp32, &p->tf32, &p->fp16, &p->bf16, &p->fp8, &p->fp64};
     size_t vlen, mlen;
     const char *v = tp_json_get(text, len, "mem_bw_gbps", &vlen);
     const char *maf = tp_json_get(text, len, "max_achievable_tflops", &mlen);
     int rc = v ? preset_number(st, path, "mem_bw_gbps", v, vlen, &p->dram_gbps) : TP_OK;
-    for (size_t i = 0; maf && rc == TP_OK && i < 4; i++) {
+    for (size_t i = 0; maf && rc == TP_OK && i < sizeof fields / sizeof *fields; i++) {
         for (size_t k = 0; k < 2 && keys[i][k]; k++) {
             const char *f = tp_json_get(maf, mlen, keys[i][k], &vlen);
             if (f == NULL)
@@ -108,7 +113,8 @@ static int preset_yaml(tp_stage *st, const char *path, char *text, tp_preset *p,
         if (f == NULL)
             return tp_fail(st, TP_EINVAL, "%s: line %d: unknown key '%s' (name, sms, l2_bytes, "
                            "dram_gbps, l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops, "
-                           "bf16_gflops, launch_floor_us)", path, lineno, key);
+                           "bf16_gflops, fp64_gflops, fp8_gflops, fp4_gflops, link_gbps, "
+                           "launch_floor_us)", path, lineno, key);
         if (preset_number(st, path, key, val, vlen, f) != TP_OK)
             return TP_EINVAL;
     }
@@ -148,7 +154,8 @@ int tp_preset_load(tp_stage *st, const char *path, tp_preset *p, char *name, siz
         } else {
             static const char *const keys[] = {"dram_gbps", "l2_gbps", "l2_bytes", "fp32_gflops",
                                                "tf32_gflops", "fp16_gflops", "bf16_gflops",
-                                               "launch_floor_us"};
+                                               "launch_floor_us", "fp64_gflops", "fp8_gflops",
+                                               "fp4_gflops", "link_gbps"};
             for (size_t k = 0; rc == TP_OK && k < sizeof keys / sizeof *keys; k++)
                 if ((v = tp_json_get(text, len, keys[k], &vlen)) != NULL)
                     rc = preset_number(st, path, keys[k], v, vlen,
@@ -163,7 +170,7 @@ int tp_preset_load(tp_stage *st, const char *path, tp_preset *p, char *name, siz
     }
     free(text);
     if (rc == TP_OK && p->dram_gbps == 0 && p->fp32 == 0 && p->tf32 == 0 && p->fp16 == 0 &&
-        p->bf16 == 0)
+        p->bf16 == 0 && p->fp64 == 0 && p->fp8 == 0 && p->fp4 == 0)
         rc = tp_fail(st, TP_EINVAL, "preset_file %s: no bandwidth or FLOP rate in it "
                      "(dram_gbps, fp32_gflops ...; or TraceLens's mem_bw_gbps, "
                      "max_achievable_tflops)", path);

@@ -10,12 +10,13 @@
 #define TP_PRESET_HOW                                                                             \
     "give preset: NAME to use one of them, or preset_file: FILE with the device's figures "      \
     "(JSON or flat YAML: dram_gbps, fp32_gflops, fp16_gflops, bf16_gflops, tf32_gflops, "        \
-    "l2_gbps, sms, l2_bytes, launch_floor_us; or a TraceLens arch JSON)"
+    "fp64_gflops, fp8_gflops, fp4_gflops, l2_gbps, link_gbps, sms, l2_bytes, launch_floor_us; "  \
+    "or a TraceLens arch JSON); the presets and their sources: docs/presets.md"
 
 const tp_preset *tp_preset_resolve(tp_stage *st, const char *name, const char *device,
                                    int required)
 {
-    char names[256];
+    char names[1024];
     tp_preset_names(names, sizeof names);
     if (name) {
         const tp_preset *p = tp_preset_find(name);

@@ -23,10 +23,20 @@ typedef struct tp_preset {
     double dram_gbps, l2_gbps;
     double fp32, tf32, fp16, bf16;
     double launch_floor_us; /* no kernel of this part runs shorter (0: not known) */
+    /* Since issue 27 (appended: code that fills the fields above is unchanged). */
+    double fp64, fp8, fp4; /* dense GFLOP/s; fp64 the highest published (matrix) rate */
+    double link_gbps;      /* the device's fastest link to a peer, GB/s per direction summed as
+                            * its vendor states it (NVLink / Infinity Fabric / PCIe) */
 } tp_preset;
 
-/* The built-in preset of that name (v100_seed, v100_sxm2, a100_sxm4_80gb,
- * h100_sxm5_80gb, mi300x), or NULL (also for a NULL name). */
+/* The peak (GFLOP/s) a product of elements of `bytes_per_element` bytes
+ * runs at on p: 8 fp64, 4 fp32 (tf32 when tf32 is set and known), 2
+ * fp16 (bf16 when bf16 is set), 1 fp8, 0.5 fp4; 0 when the preset does not
+ * publish it. */
+double tp_preset_peak(const tp_preset *p, double bytes_per_element, int tf32, int bf16);
+
+/* The built-in preset of that name (docs/presets.md lists them with the
+ * source of every figure), or NULL (also for a NULL name). */
 const tp_preset *tp_preset_find(const char *name);
 
 /* The built-in presets' names, ", "-separated, into buf (snprintf's
@@ -40,10 +50,12 @@ typedef enum tp_preset_match {
     TP_PRESET_FAMILY  /* another part of its family: near figures, not equal */
 } tp_preset_match;
 
-/* The preset of a device by its name (trace info device.0.name): the part
- * a preset holds (an A100 SXM4 80GB), else the nearest of its family (an
- * A100 40GB or PCIe: a100_sxm4_80gb, *how TP_PRESET_FAMILY), else NULL
- * (a device of no family a preset holds: B200, MI210 ...). */
+/* The preset of a device by its name (trace info device.0.name), matched
+ * on the name's words whatever the vendor's spelling ("NVIDIA
+ * A100-PG509-200", "AMD Instinct MI250X / MI250", "Quadro GP100"): the part
+ * a preset holds, else the nearest of its family (an H800: h100_sxm5_80gb,
+ * *how TP_PRESET_FAMILY), else NULL (a device of no family a preset
+ * holds). */
 const tp_preset *tp_preset_match_device(const char *device, tp_preset_match *how);
 
 /* The name of the preset of exactly that part, else NULL. */

@@ -24,11 +24,12 @@ START_TEST(built_in_table)
     ck_assert_ptr_null(tp_preset_find(NULL));
 
     ck_assert_str_eq(tp_preset_for_device("NVIDIA A100-SXM4-80GB"), "a100_sxm4_80gb");
-    ck_assert_ptr_null(tp_preset_for_device("NVIDIA A100-SXM4-40GB")); /* other bandwidth */
+    ck_assert_str_eq(tp_preset_for_device("NVIDIA A100-SXM4-40GB"), "a100_sxm4_40gb");
     ck_assert_str_eq(tp_preset_for_device("NVIDIA H100 80GB HBM3"), "h100_sxm5_80gb");
     ck_assert_str_eq(tp_preset_for_device("AMD Instinct MI300X"), "mi300x");
     ck_assert_str_eq(tp_preset_for_device("Tesla V100-SXM2-16GB"), "v100_sxm2");
-    ck_assert_ptr_null(tp_preset_for_device("NVIDIA A100-PG509-200")); /* family, not exact */
+    ck_assert_str_eq(tp_preset_for_device("NVIDIA A100-PG509-200"), "a100_sxm4_40gb");
+    ck_assert_ptr_null(tp_preset_for_device("NVIDIA H800")); /* family, not exact */
     ck_assert_ptr_null(tp_preset_for_device(NULL));
 }
 END_TEST
@@ -94,6 +95,11 @@ START_TEST(preset_files)
 }
 END_TEST
 
+#define TP_TEST_PRESETS                                                                          \
+    "v100_seed, v100_sxm2, v100_pcie, quadro_gp100, a100_sxm4_40gb, a100_sxm4_80gb, "           \
+    "a100_pcie_40gb, a100_pcie_80gb, h100_sxm5_80gb, h100_pcie, h100_nvl, h200_sxm, h200_nvl, "  \
+    "b200, gb200, l4, l40s, mi210, mi250, mi250x, mi300x, mi325x, mi355x"
+
 /* Issue 25 item 6: the launch floors, the family fallback, the error
  * listing the presets. */
 START_TEST(families_and_floors)
@@ -103,29 +109,85 @@ START_TEST(families_and_floors)
     ck_assert(tp_preset_find("a100_sxm4_80gb")->launch_floor_us == 1.344);
     ck_assert(tp_preset_find("h100_sxm5_80gb")->launch_floor_us == 1.6);
     ck_assert(tp_preset_find("mi300x")->launch_floor_us == 0); /* not measured */
-    char names[128];
-    ck_assert_uint_eq(tp_preset_names(names, sizeof names), 60);
-    ck_assert_str_eq(names, "v100_seed, v100_sxm2, a100_sxm4_80gb, h100_sxm5_80gb, mi300x");
+    ck_assert(tp_preset_find("mi210")->launch_floor_us == 1.919); /* TraceLens gpu_only */
+    ck_assert(tp_preset_find("a100_sxm4_40gb")->launch_floor_us == 1.344); /* HTA nccl_data */
 
+    /* Issue 27: dense per-dtype peaks (docs/presets.md's sources) and the
+     * dtype's peak. */
+    const tp_preset *b = tp_preset_find("b200"), *h = tp_preset_find("h100_sxm5_80gb");
+    ck_assert(b->dram_gbps == 8000 && b->bf16 == 2250000 && b->fp8 == 4500000 &&
+              b->fp4 == 9000000 && b->fp64 == 37000 && b->link_gbps == 1800 && b->sms == 0);
+    ck_assert(tp_preset_peak(h, 2, 0, 1) == 989400 && tp_preset_peak(h, 1, 0, 0) == 1978900);
+    ck_assert(tp_preset_peak(h, 4, 1, 0) == 494700 && tp_preset_peak(h, 4, 0, 0) == 66900);
+    ck_assert(tp_preset_peak(h, 8, 0, 0) == 66900 && tp_preset_peak(h, 0.5, 0, 0) == 0);
+    const tp_preset *m = tp_preset_find("mi250x"), *q = tp_preset_find("quadro_gp100");
+    ck_assert(m->sms == 110 && m->fp16 == 191500 && m->dram_gbps == 1638.4 && m->tf32 == 0);
+    ck_assert(tp_preset_peak(m, 4, 1, 0) == 47850); /* no TF32 on CDNA2: the FP32 rate */
+    ck_assert(q->fp16 == 20700 && q->bf16 == 0 && tp_preset_peak(q, 2, 0, 1) == 0);
+    ck_assert(tp_preset_find("mi355x")->fp4 == 10066300 && tp_preset_find("l4")->fp64 == 0);
+    char names[1024];
+    ck_assert_uint_eq(tp_preset_names(names, sizeof names), strlen(TP_TEST_PRESETS));
+    ck_assert_str_eq(names, TP_TEST_PRESETS);
+
+    /* Issue 27: device names as drivers and vendors spell them (the corpus's
+     * traces' deviceProperties, nvidia-smi, rocm-smi). */
     static const struct {
         const char *device, *preset;
         tp_preset_match how;
     } cases[] = {
+        {"Tesla V100-SXM2-32GB", "v100_sxm2", TP_PRESET_EXACT},  /* DLRM, HTA ns_resolution */
+        {"Tesla V100-SXM2-16GB", "v100_sxm2", TP_PRESET_EXACT},
+        {"Tesla V100-PCIE-16GB", "v100_pcie", TP_PRESET_EXACT},
+        {"Tesla V100S-PCIE-32GB", "v100_pcie", TP_PRESET_FAMILY},
+        {"Tesla V100-DGXS-32GB", "v100_sxm2", TP_PRESET_FAMILY},
+        {"Quadro GP100", "quadro_gp100", TP_PRESET_EXACT},       /* HTA step_based trace */
+        {"Tesla P100-PCIE-16GB", "quadro_gp100", TP_PRESET_FAMILY},
+        {"NVIDIA A100-PG509-200", "a100_sxm4_40gb", TP_PRESET_EXACT}, /* HTA nccl_data */
+        {"NVIDIA A100-SXM4-40GB", "a100_sxm4_40gb", TP_PRESET_EXACT},
         {"NVIDIA A100-SXM4-80GB", "a100_sxm4_80gb", TP_PRESET_EXACT},
-        {"NVIDIA A100-PG509-200", "a100_sxm4_80gb", TP_PRESET_FAMILY},
-        {"NVIDIA A100-SXM4-40GB", "a100_sxm4_80gb", TP_PRESET_FAMILY},
-        {"NVIDIA H100 PCIe", "h100_sxm5_80gb", TP_PRESET_FAMILY},
-        {"NVIDIA H200", "h100_sxm5_80gb", TP_PRESET_FAMILY},
-        {"Tesla V100-PCIE-16GB", "v100_sxm2", TP_PRESET_FAMILY},
-        {"AMD Instinct MI325X", "mi300x", TP_PRESET_FAMILY},
-        {"NVIDIA B200", NULL, TP_PRESET_NO_MATCH},
-        {"AMD Instinct MI210", NULL, TP_PRESET_NO_MATCH},
+        {"NVIDIA A100 80GB PCIe", "a100_pcie_80gb", TP_PRESET_EXACT},
+        {"NVIDIA A100-PCIE-40GB", "a100_pcie_40gb", TP_PRESET_EXACT},
+        {"NVIDIA A100-SXM-80GB", "a100_sxm4_80gb", TP_PRESET_EXACT},
+        {"NVIDIA A800-SXM4-80GB", "a100_sxm4_80gb", TP_PRESET_FAMILY},
+        {"NVIDIA H100 80GB HBM3", "h100_sxm5_80gb", TP_PRESET_EXACT}, /* TraceLens BERT */
+        {"NVIDIA H100 SXM5 80GB", "h100_sxm5_80gb", TP_PRESET_EXACT},
+        {"NVIDIA H100 PCIe", "h100_pcie", TP_PRESET_EXACT},
+        {"NVIDIA H100 NVL", "h100_nvl", TP_PRESET_EXACT},
+        {"NVIDIA H800", "h100_sxm5_80gb", TP_PRESET_FAMILY},
+        {"NVIDIA H200", "h200_sxm", TP_PRESET_EXACT},
+        {"NVIDIA H200 NVL", "h200_nvl", TP_PRESET_EXACT},
+        {"NVIDIA B200", "b200", TP_PRESET_EXACT},
+        {"NVIDIA GB200", "gb200", TP_PRESET_EXACT},
+        {"NVIDIA B300 SXM6 AC", "b200", TP_PRESET_FAMILY},
+        {"NVIDIA GB300", "gb200", TP_PRESET_FAMILY},
+        {"NVIDIA L4", "l4", TP_PRESET_EXACT},
+        {"NVIDIA L40S", "l40s", TP_PRESET_EXACT},
+        {"NVIDIA L40", "l40s", TP_PRESET_FAMILY},
+        {"AMD Instinct MI210", "mi210", TP_PRESET_EXACT},        /* TraceLens gpu_only */
+        {"AMD Instinct MI250X / MI250", "mi250x", TP_PRESET_FAMILY},
+        {"AMD Instinct MI250X", "mi250x", TP_PRESET_EXACT},
+        {"AMD Instinct MI250", "mi250", TP_PRESET_EXACT},
+        {"AMD Instinct MI300X", "mi300x", TP_PRESET_EXACT},
+        {"AMD Instinct MI300X VF", "mi300x", TP_PRESET_EXACT},
+        {"AMD Instinct MI300A", "mi300x", TP_PRESET_FAMILY},
+        {"AMD Instinct MI308X", "mi300x", TP_PRESET_FAMILY},
+        {"AMD Instinct MI325X", "mi325x", TP_PRESET_EXACT},
+        {"AMD Instinct MI355X", "mi355x", TP_PRESET_EXACT},
+        {"AMD Instinct MI350X", "mi355x", TP_PRESET_FAMILY},
+        {"gfx942", "mi300x", TP_PRESET_FAMILY},
+        {"nvidia h100 80gb hbm3", "h100_sxm5_80gb", TP_PRESET_EXACT}, /* any case */
+        {"NVIDIA A10", NULL, TP_PRESET_NO_MATCH},           /* not an A100 */
+        {"NVIDIA H20", NULL, TP_PRESET_NO_MATCH},           /* not an H200 */
+        {"NVIDIA GeForce RTX 4090", NULL, TP_PRESET_NO_MATCH},
+        {"NVIDIA A10G 24 GB", NULL, TP_PRESET_NO_MATCH},
+        {"Intel(R) Data Center GPU Max 1550", NULL, TP_PRESET_NO_MATCH},
+        {"", NULL, TP_PRESET_NO_MATCH},
         {NULL, NULL, TP_PRESET_NO_MATCH},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         tp_preset_match how = TP_PRESET_EXACT;
         const tp_preset *p = tp_preset_match_device(cases[i].device, &how);
-        ck_assert_int_eq(how, cases[i].how);
+        ck_assert_msg(how == cases[i].how, "%s: match %d", cases[i].device, (int)how);
         if (cases[i].preset)
             ck_assert_str_eq(p->name, cases[i].preset);
         else
@@ -135,16 +197,16 @@ START_TEST(families_and_floors)
     tp_stage st;
     memset(&st, 0, sizeof st);
     tp_host = tp_core_host_api();
-    ck_assert_ptr_null(tp_preset_resolve(&st, NULL, "AMD Instinct MI210", 1));
-    ck_assert_str_eq(st.error, "no preset for the trace's device 'AMD Instinct MI210' (presets: "
-                     "v100_seed, v100_sxm2, a100_sxm4_80gb, h100_sxm5_80gb, mi300x): give preset: "
-                     "NAME to use one of them, or preset_file: FILE with the device's figures (JSON "
-                     "or flat YAML: dram_gbps, fp32_gflops, fp16_gflops, bf16_gflops, tf32_gflops, "
-                     "l2_gbps, sms, l2_bytes, launch_floor_us; or a TraceLens arch JSON)");
+    ck_assert_ptr_null(tp_preset_resolve(&st, NULL, "NVIDIA GeForce RTX 4090", 1));
+    ck_assert_str_eq(st.error, "no preset for the trace's device 'NVIDIA GeForce RTX 4090' "
+                     "(presets: " TP_TEST_PRESETS "): give preset: NAME to use one of them, or "
+                     "preset_file: FILE with the device's figures (JSON or flat YAML: dram_gbps, "
+                     "fp32_gflops, fp16_gflops, bf16_gflops, tf32_gflops, fp64_gflops, fp8_gflops, "
+                     "fp4_gflops, l2_gbps, link_gbps, sms, l2_bytes, launch_floor_us; or a "
+                     "TraceLens arch JSON); the presets and their sources: docs/presets.md");
     memset(&st, 0, sizeof st);
     ck_assert_ptr_null(tp_preset_resolve(&st, "a100", NULL, 0));
-    ck_assert_str_eq(st.error, "preset: unknown preset 'a100' (presets: v100_seed, v100_sxm2, "
-                     "a100_sxm4_80gb, h100_sxm5_80gb, mi300x)");
+    ck_assert_str_eq(st.error, "preset: unknown preset 'a100' (presets: " TP_TEST_PRESETS ")");
     ck_assert_str_eq(tp_preset_resolve(&st, "mi300x", "NVIDIA B200", 1)->name, "mi300x");
 
     tp_preset p;

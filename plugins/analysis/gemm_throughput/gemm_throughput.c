@@ -33,9 +33,9 @@ typedef struct gt_config {
 
 static const tp_option gt_options[] = {
     TP_OPTION_STRING("preset", gt_config, preset, NULL,
-                     "device preset for the roofline: v100_seed, v100_sxm2, a100_sxm4_80gb, "
-                     "h100_sxm5_80gb, mi300x (default: from the trace's device name, the "
-                     "nearest of its family with a warning, else none)"),
+                     "device preset for the roofline, a name of docs/presets.md (v100_sxm2, "
+                     "a100_sxm4_80gb, h100_sxm5_80gb, b200, mi300x ...; default: from the "
+                     "trace's device name, the nearest of its family with a warning, else none)"),
     TP_OPTION_BOOL("tf32", gt_config, tf32, "false",
                    "fp32 products run on TF32 tensor cores (roofline peak)"),
     TP_OPTION_END};

@@ -37,7 +37,7 @@
 
 static const tp_option pr_options[] = {
     TP_OPTION_STRING("preset", pr_config, preset, NULL,
-                     "device preset: v100_seed, v100_sxm2, a100_sxm4_80gb, h100_sxm5_80gb, mi300x "
+                     "device preset, a name of docs/presets.md (v100_seed, a100_sxm4_80gb, b200, mi300x ...) "
                      "(default: from the trace's device name, the nearest of its family with a "
                      "warning; cases: v100_seed)"),
     TP_OPTION_INPUT_FILE("preset_file", pr_config, preset_file, NULL,
@@ -94,7 +94,10 @@ static const tp_option pr_options[] = {
     TP_RESULT("unsupported", "table", pr_unsupported,                                            \
               "mode trace: one row per op name with GPU work and no model, by name"),            \
     TP_RESULT("embedding", "table", pr_embedding,                                                \
-              "mode trace: one row per embedding lookup occurrence, largest measured first")
+              "mode trace: one row per embedding lookup occurrence, largest measured first"),    \
+    TP_RESULT("categories", "table", pr_category,                                                \
+              "mode trace: coverage and accuracy per category of op, largest GPU time first, "   \
+              "then (all) and (without communication)")
 #define PR_E2E_RESULTS                                                                           \
     TP_RESULT("e2e", "series", pr_e2e,                                                           \
               "e2e: true: each iteration predicted end to end (section 6) and measured; notes "  \

@@ -8,6 +8,7 @@
 
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_opmodel.h>
 
 #include "predict_embedding_index.h"
 #include "predict_fc.h"
@@ -50,7 +51,15 @@ typedef struct pr_occ {
     tp_str name, dims;
     const char *model; /* NULL: unsupported */
     double predicted_us, measured_us;
+    tp_op_category category; /* its name's, communication when it owns a collective kernel */
 } pr_occ;
+
+/* A trace's GPU activity time: all of it, and what no op owns by category
+ * (communication: collective kernels; other: the rest). */
+typedef struct pr_gpu_time {
+    double all_us;
+    double unowned_us[TP_OPCAT_N];
+} pr_gpu_time;
 
 /* An embedding op met on the trace: its inputs, or why no model took it. */
 typedef struct pr_emb_row {
@@ -72,9 +81,18 @@ typedef struct pr_models {
  * launch) with its measured time: the sum of that work's durations; the
  * embedding ops among them in *emb. */
 int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
-                   size_t *nout, double *all_us, pr_emb_row **emb, size_t *nemb);
+                   size_t *nout, pr_gpu_time *gpu, pr_emb_row **emb, size_t *nemb);
+
+/* ---- coverage and accuracy per category (predict_categories.c) */
+/* <id>.categories: per category the GPU time, the modelled share and GMAE;
+ * the summary's notes say the share without communication. */
+int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_time *gpu);
 
 /* ---- mode trace (predict_trace.c) */
+/* Error statistics of occurrences o[from, to): GMAE (eps 0 unless an error
+ * is 0, then 4e-4), mean, population std (NaN below two). */
+void pr_error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, double *mean,
+                    double *sd);
 int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg);
 
 /* ---- end to end (predict_e2e.c) */

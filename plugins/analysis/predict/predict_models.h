@@ -97,6 +97,17 @@ static inline double pm_roofline(double flops, double bytes, const tp_preset *p)
     return a > b ? a : b;
 }
 
+/* A roofline at a given peak (GFLOP/s) and bandwidth (GB/s): max(flops /
+ * peak, bytes / bw) in us; an op without FLOPs needs no peak.  -1 when a
+ * figure it needs is 0 (the preset does not publish it). */
+static inline double pm_roofline_at(double flops, double bytes, double peak, double bw)
+{
+    if ((flops > 0 && !(peak > 0)) || !(bw > 0))
+        return -1;
+    double a = flops > 0 ? flops / peak / 1000 : 0, b = bytes / bw / 1000;
+    return a > b ? a : b;
+}
+
 /* The preset's launch floor over a prediction of `kernels` kernels: no
  * kernel of the device runs shorter than launch_floor_us (0 in v100_seed:
  * the seed's models as written). */

@@ -47,6 +47,25 @@ static const char *registered_model(const tp_trace *t, size_t row, double *us)
     return NULL;
 }
 
+/* Issue 27's models (the SDK's tp_sdk_opmodel.h: attention, norms,
+ * element-wise ops by bytes): the roofline of the op's FLOPs at its type's
+ * peak (tensor-core rate for attention, the FP32 rate otherwise) and its
+ * bytes at the DRAM bandwidth; NULL when no model takes the op or the
+ * preset lacks a figure it needs. */
+static const char *today_model(const tp_preset *p, const char *name, const char *args,
+                               size_t alen, double *us)
+{
+    tp_op_cost oc;
+    if (args == NULL || !tp_op_cost_of(name, args, alen, &oc))
+        return NULL;
+    double peak = oc.matrix ? tp_preset_peak(p, oc.bpe, 0, oc.bf16) : p->fp32;
+    double t = pm_roofline_at(oc.flops, oc.bytes, peak, p->dram_gbps);
+    if (t < 0)
+        return NULL;
+    *us = t;
+    return oc.model;
+}
+
 /* The op's model and prediction (per call), or NULL: a model another
  * plugin registered for it, else fbgemm's embedding lookups by 5.2-5.4
  * (predict_embedding.h), GEMMs by the roofline of their FLOPs and bytes
@@ -93,33 +112,43 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
         *us = pm_elementwise_us(ew, (int64_t)tp_gemm_prod(sh.dim[0], sh.rank[0]), p);
         return "elementwise";
     }
-    return NULL;
+    return today_model(p, name, args, alen, us);
 }
 
 /* The rows of the ops' GPU work: per trace row, the time of the work it
- * launched as the innermost cpu_op above the launch (0 for most rows), and
- * in kernels[row] how many of those activities are kernels (the launch
- * floor's count). */
-static int64_t *owned_work(const tp_trace *t, const tp_hier_view *v, double *all_us,
-                           int32_t **kernels)
+ * launched as the innermost cpu_op above the launch (0 for most rows), in
+ * kernels[row] how many of those activities are kernels (the launch
+ * floor's count), in comm[row] whether one is a collective kernel (the
+ * vocabulary's); the time no op owns into gpu by category. */
+static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *v,
+                           const tp_vocab *voc, pr_gpu_time *gpu, int32_t **kernels,
+                           uint8_t **comm)
 {
     const tp_cols *c = tp_trace_cols(t);
     int64_t *owned = tp_calloc(c->n ? c->n : 1, sizeof *owned);
     *kernels = tp_calloc(c->n ? c->n : 1, sizeof **kernels);
-    if (owned == NULL || *kernels == NULL) {
+    *comm = tp_calloc(c->n ? c->n : 1, 1);
+    if (owned == NULL || *kernels == NULL || *comm == NULL) {
         tp_free(owned);
         tp_free(*kernels);
+        tp_free(*comm);
         return NULL;
     }
-    *all_us = 0;
+    memset(gpu, 0, sizeof *gpu);
     for (size_t a = 0; a < c->n; a++) {
         if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
             continue;
-        *all_us += (double)c->dur[a] / 1000.0;
+        double us = (double)c->dur[a] / 1000.0;
+        gpu->all_us += us;
+        int coll = c->kind[a] == TP_KIND_KERNEL &&
+                   tp_vocab_collective(voc, tp_str_text(st, c->name[a])) != TP_COLL_NONE;
         int32_t op = tp_hier_launching_op(c, v, a);
         if (op >= 0) {
             owned[op] += c->dur[a];
             (*kernels)[op] += c->kind[a] == TP_KIND_KERNEL;
+            (*comm)[op] |= (uint8_t)coll;
+        } else {
+            gpu->unowned_us[coll ? TP_OPCAT_COMMUNICATION : TP_OPCAT_OTHER] += us;
         }
     }
     return owned;
@@ -129,19 +158,25 @@ static int64_t *owned_work(const tp_trace *t, const tp_hier_view *v, double *all
  * launch) with its measured time: the sum of that work's durations; the
  * embedding ops among them in *emb. */
 int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
-                   size_t *nout, double *all_us, pr_emb_row **emb, size_t *nemb)
+                   size_t *nout, pr_gpu_time *gpu, pr_emb_row **emb, size_t *nemb)
 {
     const tp_cols *c = tp_trace_cols(t);
     tp_hier_view v;
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
+    tp_vocab voc;
+    if (tp_vocab_get(st, &voc) != TP_OK)
+        return TP_ENOMEM;
     int32_t *kernels = NULL;
-    int64_t *owned = owned_work(t, &v, all_us, &kernels);
+    uint8_t *comm = NULL;
+    int64_t *owned = owned_work(st, t, &v, &voc, gpu, &kernels, &comm);
+    tp_vocab_free(&voc);
     uint8_t *role = tp_malloc(c->n ? c->n : 1);
     if (owned == NULL || role == NULL || tp_gemm_roles(st, t, &v, role) != TP_OK ||
         pe_index_build(st, t, &v, &m->emb_opt, &m->emb) != TP_OK) {
         tp_free(owned);
         tp_free(kernels);
+        tp_free(comm);
         tp_free(role);
         return TP_ENOMEM;
     }
@@ -155,6 +190,7 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     if (o == NULL || er == NULL) {
         tp_free(owned);
         tp_free(kernels);
+        tp_free(comm);
         tp_free(role);
         tp_free(o);
         tp_free(er);
@@ -171,6 +207,7 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         x->measured_us = (double)owned[r] / 1000.0;
         x->predicted_us = 0;
         x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, &x->dims, &e);
+        x->category = comm[r] ? TP_OPCAT_COMMUNICATION : tp_op_category_of(tp_str_text(st, x->name));
         if (x->model)
             x->predicted_us = pm_floor(x->predicted_us, kernels[r], m->p);
         if (m->emb.slot[r] >= 0) {
@@ -180,6 +217,7 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     }
     tp_free(owned);
     tp_free(kernels);
+    tp_free(comm);
     tp_free(role);
     *out = o;
     *nout = k;

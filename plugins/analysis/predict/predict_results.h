@@ -58,6 +58,22 @@ TP_COLUMNS(pr_summary, PR_SUMMARY_COLS);
     X(P, measured_us, F64, "us", "their GPU time, total")
 TP_COLUMNS(pr_unsupported, PR_UNSUPPORTED_COLS);
 
+/* <id>.categories: one row per category of op (issue 27), then the totals. */
+#define PR_CATEGORY_COLS(X, P)                                                                  \
+    X(P, category, STR, NULL, "gemm, attention, moe, norm, conv, elementwise, communication, "  \
+                              "other; then (all) and (without communication)")                  \
+    X(P, count, I64, "count", "op occurrences of the category (calls that own GPU work)")       \
+    X(P, n_modelled, I64, "count", "of them, occurrences a model predicted")                    \
+    X(P, gpu_us, F64, "us", "GPU activity time of the category: its ops' work, and for "        \
+                            "communication and other the work no op owns")                      \
+    X(P, share_percent, F64, "percent", "gpu_us / all GPU activity time x 100")                 \
+    X(P, modelled_us, F64, "us", "the measured time of the occurrences a model predicted")      \
+    X(P, coverage_percent, F64, "percent", "modelled_us / gpu_us x 100 (null when gpu_us is 0)") \
+    X(P, gmae_percent, F64, "percent", "GMAE of the predicted occurrences x 100, as in "         \
+                                       "<id>.summary (null when none)")                         \
+    X(P, mean_error_percent, F64, "percent", "mean relative error x 100 (null when none)")
+TP_COLUMNS(pr_category, PR_CATEGORY_COLS);
+
 /* <id>.embedding: one row per embedding lookup occurrence. */
 #define PR_EMBEDDING_COLS(X, P)                                                                 \
     X(P, name, STR, NULL, "the forward lookup's or backward node's name")                       \

@@ -9,6 +9,9 @@
 #include "predict_internal.h"
 #include "predict_results.h"
 
+/* By name, the modelled occurrences of a name before the others (one name
+ * can have both: a causal attention of unequal lengths beside equal ones,
+ * a wrapper GEMM beside a product), then by dims, then by row. */
 static int by_name_dims(const void *a, const void *b, void *ctx)
 {
     tp_stage *st = ctx;
@@ -16,6 +19,8 @@ static int by_name_dims(const void *a, const void *b, void *ctx)
     int c = strcmp(tp_str_text(st, x->name), tp_str_text(st, y->name));
     if (c)
         return c;
+    if ((x->model == NULL) != (y->model == NULL))
+        return x->model == NULL ? 1 : -1;
     c = strcmp(x->dims ? tp_str_text(st, x->dims) : "", y->dims ? tp_str_text(st, y->dims) : "");
     return c ? c : (x->row > y->row) - (x->row < y->row);
 }
@@ -25,8 +30,8 @@ static double rel_error(const pr_occ *x) { return fabs(x->predicted_us - x->meas
 /* Error statistics of pr_occurrences [from, to): GMAE (eps 0 unless an error
  * is 0, then the later code's 4e-4), mean, population std (NaN below two
  * occurrences: the SDK's statistics convention). */
-static void error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, double *mean,
-                        double *sd)
+void pr_error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, double *mean,
+                    double *sd)
 {
     double sl = 0, se = 0, ss = 0;
     size_t n = to - from;
@@ -60,7 +65,7 @@ static int summary_row(tp_stage *st, tp_result *sum, const char *op, const pr_oc
                        size_t from, size_t to, double meas, double all_us)
 {
     double g, mean, sd;
-    error_stats(o, from, to, &g, &mean, &sd);
+    pr_error_stats(o, from, to, &g, &mean, &sd);
     size_t row;
     int rc = tp_result_add_row(st, sum, &row);
     rc = rc ? rc : tp_result_set_str(st, sum, row, pr_summary_op, op);
@@ -110,26 +115,26 @@ static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const
     double covered = 0;
     size_t nsup = 0;
     for (size_t i = 0; i < n && rc == TP_OK;) {
-        size_t j = i, k = i;
+        size_t j = i, k = i, u;
         while (j < n && o[j].name == o[i].name)
-            j++; /* one op name: [i, j) */
-        double meas = 0;
+            j++; /* one op name: [i, j), its modelled occurrences [i, u) */
+        for (u = i; u < j && o[u].model; u++)
+            ;
+        double meas = 0, unmodelled = 0;
         for (size_t x = i; x < j; x++)
-            meas += o[x].measured_us;
+            *(x < u ? &meas : &unmodelled) += o[x].measured_us;
         size_t row;
-        if (o[i].model == NULL) {
+        if (u < j) {
             rc = tp_result_add_row(st, uns, &row);
             rc = rc ? rc : tp_result_set_str(st, uns, row, pr_unsupported_name,
                                              tp_str_text(st, o[i].name));
-            rc = rc ? rc : tp_result_set_i64(st, uns, row, pr_unsupported_count, (int64_t)(j - i));
-            rc = rc ? rc : tp_result_set_f64(st, uns, row, pr_unsupported_measured_us, meas);
-            i = j;
-            continue;
+            rc = rc ? rc : tp_result_set_i64(st, uns, row, pr_unsupported_count, (int64_t)(j - u));
+            rc = rc ? rc : tp_result_set_f64(st, uns, row, pr_unsupported_measured_us, unmodelled);
         }
-        for (; k < j && rc == TP_OK;) { /* per input dims */
+        for (; k < u && rc == TP_OK;) { /* per input dims */
             size_t m = k;
             double km = 0, ke = 0;
-            while (m < j && o[m].dims == o[k].dims) {
+            while (m < u && o[m].dims == o[k].dims) {
                 km += o[m].measured_us;
                 ke += rel_error(&o[m]);
                 m++;
@@ -146,9 +151,11 @@ static int trace_results(tp_stage *st, pr_occ *o, size_t n, double all_us, const
                                              100 * ke / (double)(m - k));
             k = m;
         }
-        rc = rc ? rc : summary_row(st, sum, tp_str_text(st, o[i].name), o, i, j, meas, all_us);
-        covered += meas;
-        nsup += j - i;
+        if (u > i) {
+            rc = rc ? rc : summary_row(st, sum, tp_str_text(st, o[i].name), o, i, u, meas, all_us);
+            covered += meas;
+            nsup += u - i;
+        }
         i = j;
     }
     /* overall: every supported occurrence */
@@ -222,7 +229,7 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
     pr_occ *o = NULL;
     pr_emb_row *emb = NULL;
     size_t n = 0, nemb = 0;
-    double all_us = 0;
+    pr_gpu_time gpu = {0};
     pr_table table = {0};
     int rc = pr_load_table(st, cfg, &table), with_table = cfg->fc_table || cfg->fc_table_input;
     if (rc != TP_OK) {
@@ -231,13 +238,15 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
     }
     pf_ops fc = {.rows = table.rows, .n = table.n};
     m.fc = with_table ? &fc : NULL;
-    rc = pr_occurrences(st, t, &m, &o, &n, &all_us, &emb, &nemb);
+    rc = pr_occurrences(st, t, &m, &o, &n, &gpu, &emb, &nemb);
     for (size_t i = 0; rc == TP_OK && with_table && i < n; i++)
         pf_measured(&fc, o[i].row, o[i].measured_us, o[i].predicted_us, o[i].model);
     if (rc == TP_OK)
-        rc = trace_results(st, o, n, all_us, p);
+        rc = trace_results(st, o, n, gpu.all_us, p);
     if (rc == TP_OK)
         rc = embedding_results(st, emb, nemb);
+    if (rc == TP_OK) /* after the others: results come out in the order declared */
+        rc = pr_category_results(st, o, n, &gpu);
     if (rc == TP_OK && with_table)
         rc = pf_results(st, &fc);
     if (rc == TP_OK && cfg->e2e)

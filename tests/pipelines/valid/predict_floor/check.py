@@ -11,7 +11,7 @@ with tempfile.TemporaryDirectory() as tmp:
                           "--set", "out=" + tmp], capture_output=True, text=True)
 assert run.returncode == 0, run.stderr
 warning = ("pipeline: warning: [pred] preset a100_sxm4_80gb for the trace's device "
-           "'NVIDIA A100-PG509-200': not that part but the nearest preset of its family, whose "
+           "'NVIDIA A800-SXM4-80GB': not that part but the nearest preset of its family, whose "
            "figures (bandwidth, clocks, units) may differ; give preset_file: with the device's "
            "own figures to be exact")
 assert warning in run.stderr.splitlines(), run.stderr

@@ -1,0 +1,379 @@
+"""An independent Python version of predict's issue-27 models (docs/plugins/predict.md,
+"Models of today's ops"): attention forward and backward, layer/batch/RMS norm,
+element-wise ops and reductions by bytes; FLOPs and bytes from an op's args, then
+the roofline on a preset.  Written from the documented formulas (TraceLens's
+SDPA/Normalization classes), not from the C code.
+
+    python3 tests/tools/check_models.py PRED_CSV TRACE PRESET
+
+checks every row of predict's <id> table whose model is one of these against the
+trace's ops of that name and Input Dims (any occurrence; the launch floor may raise
+a prediction to k kernels x floor) and prints how many rows it checked.
+"""
+import csv
+import gzip
+import json
+import sys
+
+NEW = ("attention_fwd", "attention_bwd", "conv_fwd", "conv_bwd", "norm_fwd", "norm_bwd",
+       "elementwise_bytes", "embedding_bag", "gather_bytes")
+
+# docs/presets.md, the figures the models read (GFLOP/s, GB/s, us)
+PRESETS = {
+    "h100_sxm5_80gb": dict(fp32=66900, fp16=989400, bf16=989400, dram=3350, floor=1.6),
+    "a100_sxm4_40gb": dict(fp32=19500, fp16=312000, bf16=312000, dram=1555, floor=1.344),
+    "v100_sxm2": dict(fp32=12200, fp16=125000, bf16=0, dram=809, floor=1.248),
+}
+
+
+def bytes_per(t):
+    t = (t or "").lower()
+    if "float4" in t:
+        return 0.5
+    if "float8" in t or t in ("bool", "unsigned char", "signed char"):
+        return 1
+    if "half" in t or "bfloat16" in t:
+        return 2
+    if t in ("double", "long int", "long"):
+        return 8
+    return 4
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def is_tensor(dims, i):
+    return i < len(dims) and isinstance(dims[i], list) and len(dims[i]) > 0 and \
+        all(isinstance(d, int) for d in dims[i])
+
+
+# name: (index of q, layout of q, index of is_causal in Concrete Inputs, backward, flash)
+ATTENTION = {
+    "aten::_scaled_dot_product_flash_attention": (0, "BHND", 4, False, True),
+    "aten::_scaled_dot_product_efficient_attention": (0, "BHND", 6, False, False),
+    "aten::_scaled_dot_product_cudnn_attention": (0, "BHND", 6, False, False),
+    "aten::_flash_attention_forward": (0, "BNHD", 8, False, True),
+    "flash_attn::_flash_attn_forward": (0, "BNHD", 5, False, True),
+    "aten::_scaled_dot_product_flash_attention_backward": (1, "BHND", 11, True, True),
+    "aten::_scaled_dot_product_efficient_attention_backward": (1, "BHND", 11, True, False),
+    "aten::_scaled_dot_product_cudnn_attention_backward": (1, "BHND", 14, True, False),
+    "aten::_flash_attention_backward": (1, "BNHD", 11, True, True),
+}
+
+
+def attention(name, dims, types, conc):
+    qi, layout, ci, bwd, flash = ATTENTION[name]
+    q, k, v = (dims[i] if i < len(dims) else [] for i in (qi, qi + 1, qi + 2))
+    if not (len(q) == len(k) == len(v) == 4):
+        return None
+
+    def bhnd(s):
+        return (s[0], s[2], s[1], s[3]) if layout == "BNHD" else tuple(s)
+    (B, HQ, NQ, D), (Bk, HK, NK, Dk), (Bv, HV, NV, DV) = bhnd(q), bhnd(k), bhnd(v)
+    if B != Bk or B != Bv or HK != HV or NK != NV or D != Dk or HQ % HK:
+        return None
+    causal = ci < len(conc) and conc[ci].lower() == "true"
+    if causal and NQ != NK:
+        return None
+    pairs = B * HQ * NQ * NK  # query-key pairs; each costs 2*D (QK) + 2*DV (PV) FLOPs forward
+    if not bwd:
+        flops = pairs * 2 * (D + DV)
+        elems = B * (NQ * HQ * D + NK * HK * D + NK * HK * DV + NQ * HQ * DV)
+    else:
+        # dV = P^T dO, dP = dO V^T, dQ = dS K, dK = dS^T Q (+ QK^T again when flash);
+        # GQA: dK and dV summed over the HQ/HK query heads of each KV head
+        matmuls = 2 * DV + 2 * DV + 2 * D + 2 * D + (2 * D if flash else 0)
+        flops = pairs * matmuls + B * NK * (D + DV) * (HQ // HK - 1)
+        elems = 2 * B * (NQ * HQ * D + NK * HK * D + NK * HK * DV) + B * NQ * HQ * DV
+    if causal:
+        flops /= 2
+    bpe = bytes_per(types[qi] if qi < len(types) else "")
+    bf16 = "bfloat16" in (types[qi] if qi < len(types) else "").lower()
+    return ("attention_bwd" if bwd else "attention_fwd", flops, elems * bpe, bpe, bf16, True)
+
+
+def int_list(conc, i, n, default):
+    """A Concrete Inputs list ("[2, 2]", one value for every dim, "" the default) or None."""
+    if i >= len(conc):
+        return None
+    if conc[i] == "":
+        return [default] * n
+    vals = [int(x) for x in conc[i].strip("[]").split(",") if x.strip()]
+    if len(vals) == 1:
+        vals = vals * n
+    return vals if len(vals) == n and min(vals) >= 0 else None
+
+
+def conv(name, dims, types, conc):
+    bpe = bytes_per(types[0] if types else "")
+    if name in ("aten::cudnn_convolution", "aten::miopen_convolution", "aten::convolution",
+                "aten::_convolution"):
+        cudnn = "cudnn" in name or "miopen" in name
+        if not (is_tensor(dims, 0) and is_tensor(dims, 1)) or not 3 <= len(dims[0]) <= 5 or len(dims[1]) != len(dims[0]):
+            return None
+        x, w = dims[0], dims[1]
+        nd = len(x) - 2
+        pad = int_list(conc, 2 if cudnn else 4, nd, 0)
+        stride = int_list(conc, 3, nd, 1)
+        dil = int_list(conc, 4 if cudnn else 5, nd, 1)
+        if None in (pad, stride, dil) or (not cudnn and (len(conc) <= 6 or conc[6] != "False")):
+            return None
+        spatial = [(x[2 + k] + 2 * pad[k] - dil[k] * (w[2 + k] - 1) - 1) // stride[k] + 1 for k in range(nd)]
+        if min(spatial) < 1:
+            return None
+        out = x[0] * w[0] * numel(spatial)
+        bias = numel(dims[2]) if not cudnn and is_tensor(dims, 2) else 0
+        flops = 2 * out * numel(w[1:]) + (out if bias else 0)
+        return ("conv_fwd", flops, (numel(x) + numel(w) + bias + out) * bpe, bpe, "bfloat16" in types[0].lower(), True)
+    if name == "aten::convolution_backward":
+        if not all(is_tensor(dims, i) for i in range(3)) or len(dims[2]) != len(dims[1]):
+            return None
+        if len(conc) > 7 and conc[7] == "True":
+            return None
+        mask = [True, True, True]
+        if len(conc) > 10 and conc[10].startswith("["):
+            mask = [x.strip() == "True" for x in conc[10].strip("[]").split(",")]
+        go, x, w = numel(dims[0]), numel(dims[1]), numel(dims[2])
+        grads = mask[0] + mask[1]  # dgrad: grad_output * weight -> input; wgrad: grad_output * input -> weight
+        flops = grads * 2 * go * numel(dims[2][1:]) + (go if mask[2] else 0)
+        nbytes = grads * (go + w + x) + (go + dims[2][0] if mask[2] else 0)
+        b = bytes_per(types[1] if len(types) > 1 else "")
+        return ("conv_bwd", flops, nbytes * b, b, "bfloat16" in types[1].lower(), True)
+    return None
+
+
+def gather(name, dims, types, conc):
+    def typ(i):
+        return types[i] if i < len(types) else ""
+    if name in ("aten::_embedding_bag", "aten::embedding_bag", "aten::_embedding_bag_forward_only"):
+        if not (is_tensor(dims, 0) and len(dims[0]) == 2 and is_tensor(dims, 1) and is_tensor(dims, 2)):
+            return None
+        D, I, nb = dims[0][1], numel(dims[1]), numel(dims[2])
+        bags = nb - (1 if len(conc) > 7 and conc[7] == "True" else 0)
+        b = bytes_per(typ(0))
+        nbytes = (I * D + bags * D) * b + I * bytes_per(typ(1)) + nb * bytes_per(typ(2))
+        if is_tensor(dims, 6):
+            nbytes += numel(dims[6]) * bytes_per(typ(6))
+        return ("embedding_bag", I * D, nbytes, b, "bfloat16" in typ(0).lower(), False)
+    if name == "aten::index_select":
+        if not (is_tensor(dims, 0) and is_tensor(dims, 2)) or len(conc) < 2:
+            return None
+        try:
+            dim = int(conc[1])
+        except ValueError:
+            return None
+        dim = dim + len(dims[0]) if dim < 0 else dim
+        if not 0 <= dim < len(dims[0]) or dims[0][dim] <= 0:
+            return None
+        out = numel(dims[0]) // dims[0][dim] * numel(dims[2])
+        b = bytes_per(typ(0))
+        return ("gather_bytes", 0, 2 * out * b + numel(dims[2]) * bytes_per(typ(2)), b, "bfloat16" in typ(0).lower(), False)
+    return None
+
+
+def normalized(dims, conc, w, s):
+    if is_tensor(dims, w):
+        return numel(dims[w])
+    if s < len(conc) and conc[s].startswith("["):
+        vals = [int(x) for x in conc[s].strip("[]").split(",") if x.strip()]
+        return numel(vals) if vals else 0
+    return 0
+
+
+def norm(name, dims, types, conc):
+    def typ(i):
+        return types[i] if i < len(types) else ""
+    if name == "aten::native_layer_norm":
+        if not is_tensor(dims, 0):
+            return None
+        N, C = numel(dims[0]), normalized(dims, conc, 2, 1)
+        if C <= 0:
+            return None
+        b = bytes_per(typ(0))
+        # TraceLens's LayerNorm: training, affine, bias: stats 3N + 6C, apply 2N;
+        # input, output, weight, bias, mean, rstd (x2: saved)
+        return ("norm_fwd", 5 * N + 6 * C, 2 * N * b + 6 * C * b, b, "bfloat16" in typ(0).lower(), False)
+    if name == "aten::native_layer_norm_backward":
+        if not is_tensor(dims, 1):
+            return None
+        N, C = numel(dims[1]), normalized(dims, conc, 5, 2)
+        if C <= 0:
+            return None
+        mask = [True, True, True]
+        if len(conc) > 7 and conc[7].startswith("["):
+            mask = [x.strip() == "True" for x in conc[7].strip("[]").split(",")] + mask[3:]
+        b = bytes_per(typ(1))
+        epc = N / C
+        flops = C * (4 * epc + (5 * epc if mask[0] else 2 * epc))
+        nbytes = N * b + N * b * (2 if mask[0] else 1) + C * b
+        if mask[1]:
+            nbytes += C * b + C * b * (2 if mask[2] else 1)
+        return ("norm_bwd", flops, nbytes, b, "bfloat16" in typ(1).lower(), False)
+    if name in ("aten::native_batch_norm", "aten::cudnn_batch_norm", "aten::miopen_batch_norm"):
+        if not is_tensor(dims, 0) or len(dims[0]) < 2 or len(conc) <= 5 or conc[5] not in ("True", "False"):
+            return None
+        N, C, training, affine = numel(dims[0]), dims[0][1], conc[5] == "True", is_tensor(dims, 1)
+        b = bytes_per(typ(0))
+        flops = 6 * C + (3 * N if training else 0) + 2 * N
+        tensors = 2 + (2 if affine else 0) + (2 if training else 0)
+        return ("norm_fwd", flops, 2 * N * b + tensors * C * b, b, "bfloat16" in typ(0).lower(), False)
+    def stats_bwd(N, C, training, mask0, affine, b):
+        # TraceLens's Normalization backward with a bias: per channel 4 (+5 training) FLOPs an
+        # element (+3 for rstd at inference); grad_out, input (twice when training), grad_in
+        f = C * ((0 if training else 3) + 4 * N / C + ((5 * N / C if training else 0) if mask0 else 2 * N / C))
+        nb = N * b + N * b * (2 if mask0 and training else 1) + (C * b if training else 0)
+        nb += (C * b + (2 * C * b if training else 0)) if affine else 0
+        return f, nb
+    if name in ("aten::cudnn_batch_norm_backward", "aten::miopen_batch_norm_backward",
+                "aten::native_batch_norm_backward"):
+        x = 1 if name == "aten::native_batch_norm_backward" else 0
+        if x and (len(conc) <= 7 or conc[7] not in ("True", "False")):
+            return None
+        training = x == 1 and conc[7] == "True"
+        if not is_tensor(dims, x) or len(dims[x]) < 2:
+            return None
+        b = bytes_per(typ(x))
+        f, nb = stats_bwd(numel(dims[x]), dims[x][1], training, True, True, b)
+        return ("norm_bwd", f, nb, b, "bfloat16" in typ(x).lower(), False)
+    if name == "aten::native_group_norm":
+        if not is_tensor(dims, 0) or len(dims[0]) < 2:
+            return None
+        N, C, b = numel(dims[0]), dims[0][1], bytes_per(typ(0))
+        return ("norm_fwd", 5 * N + 6 * C, 2 * N * b + 6 * C * b, b, "bfloat16" in typ(0).lower(), False)
+    if name == "aten::native_group_norm_backward":
+        if not is_tensor(dims, 1) or len(dims[1]) < 2 or len(conc) <= 8:
+            return None
+        try:
+            groups = int(conc[8])
+        except ValueError:
+            return None
+        if groups <= 0:
+            return None
+        mask0 = not (len(conc) > 9 and conc[9].startswith("[") and conc[9].strip("[]").split(",")[0].strip() == "False")
+        b = bytes_per(typ(1))
+        f, nb = stats_bwd(numel(dims[1]), dims[1][1] / groups, True, mask0, True, b)
+        return ("norm_bwd", f, nb, b, "bfloat16" in typ(1).lower(), False)
+    if name in ("aten::_fused_rms_norm_backward", "aten::rms_norm_backward"):
+        if not is_tensor(dims, 1):
+            return None
+        N, C = numel(dims[1]), normalized(dims, conc, 4, 2)
+        if C <= 0:
+            return None
+        affine = is_tensor(dims, 4)
+        mask = [True, True]
+        if len(conc) > 5 and conc[5].startswith("["):
+            mask = [x.strip() == "True" for x in conc[5].strip("[]").split(",")][:2]
+        b = bytes_per(typ(1))
+        f = (N if affine else 0) + N + (6 * N if mask[0] else 0)
+        if mask[1] and affine:
+            f += N + (N if N / C > 1 else 0)
+        return ("norm_bwd", f, 3 * N * b + (2 * C * b if affine else 0), b, "bfloat16" in typ(1).lower(), False)
+    if name in ("aten::rms_norm", "aten::_fused_rms_norm"):
+        if not is_tensor(dims, 0):
+            return None
+        N, C = numel(dims[0]), normalized(dims, conc, 2, 1)
+        if C <= 0:
+            return None
+        affine = is_tensor(dims, 2)
+        b = bytes_per(typ(0))
+        flops = N / C * (2 * C + 2) + N * (2 if affine else 1)
+        return ("norm_fwd", flops, 2 * N * b + (C * b if affine else 0), b, "bfloat16" in typ(0).lower(), False)
+    return None
+
+
+FILL = {"fill_", "zero_"}
+COPY = {"copy_"}
+REDUCE = set("sum mean amax amin max min prod norm linalg_vector_norm argmax argmin any all var std".split())
+OUT = set("""abs neg exp log sqrt rsqrt reciprocal sin cos tanh sigmoid relu gelu silu mul div add sub
+rsub pow where clamp clamp_min clamp_max maximum minimum eq ne lt le gt ge logical_not logical_and
+bitwise_and bitwise_or masked_fill nan_to_num tanh_backward sigmoid_backward threshold_backward
+gelu_backward silu_backward hardtanh_backward leaky_relu_backward _softmax _softmax_backward_data
+_log_softmax _log_softmax_backward_data erf sign floor ceil round addcmul addcdiv lerp
+_foreach_add""".split())
+
+
+def elementwise(name, dims, types, conc):
+    if not name.startswith("aten::"):
+        return None
+    op = name[6:]
+    kind = ("fill" if op in FILL else "copy" if op in COPY else "reduce" if op in REDUCE
+            else "out" if op in OUT else "inplace" if op.endswith("_") and op[:-1] in OUT else None)
+    if kind is None or not is_tensor(dims, 0):
+        return None
+    if any(not (isinstance(d, list) and all(isinstance(x, int) for x in d)) for d in dims):
+        return None
+    tensors = [(numel(d), bytes_per(types[i] if i < len(types) else "")) for i, d in enumerate(dims) if d]
+    read = sum(n * b for n, b in tensors)
+    largest = max(n for n, _ in tensors)
+    b0 = bytes_per(types[0] if types else "")
+    first = numel(dims[0]) * b0
+    nbytes = {"fill": first, "copy": read, "reduce": read, "out": read + largest * b0,
+              "inplace": read + first}[kind]
+    flops = 0 if kind in ("fill", "copy") else largest
+    return ("elementwise_bytes", flops, nbytes, b0, "bfloat16" in (types[0] if types else "").lower(), False)
+
+
+def cost(name, args):
+    """(model, flops, bytes, bpe, bf16, matrix) of one call, or None."""
+    dims = args.get("Input Dims", args.get("Input dims"))
+    if not isinstance(dims, list) or not dims:
+        return None
+    types, conc = args.get("Input type", []), args.get("Concrete Inputs", [])
+    if name in ATTENTION:
+        got = attention(name, dims, types, conc)
+        if got:
+            return got
+    return (conv(name, dims, types, conc) or norm(name, dims, types, conc) or
+            elementwise(name, dims, types, conc) or gather(name, dims, types, conc))
+
+
+def predict_us(c, p):
+    model, flops, nbytes, bpe, bf16, matrix = c
+    peak = (p["bf16"] if bf16 else p["fp16"]) if matrix and bpe == 2 else p["fp32"]
+    return max(flops / peak / 1000 if flops else 0.0, nbytes / p["dram"] / 1000)
+
+
+def floored(got, want, floor):
+    if abs(got - want) <= 1e-9 * max(want, 1e-12):
+        return True
+    k = round(got / floor) if floor else 0
+    return k >= 1 and abs(got - k * floor) <= 1e-9 * got and want < got
+
+
+def load(trace):
+    opener = gzip.open if trace.endswith(".gz") else open
+    with opener(trace, "rt") as f:
+        d = json.load(f)
+    return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def check(pred_csv, trace, preset):
+    p = PRESETS[preset]
+    ops = {}
+    for e in load(trace):
+        if e.get("cat") in ("cpu_op", "Operator") and isinstance(e.get("args"), dict):
+            ops.setdefault(e["name"], []).append(e["args"])
+    n = 0
+    for r in csv.DictReader(open(pred_csv)):
+        if r["model"] not in NEW:
+            continue
+        dims = json.loads(r["input_dims"])
+        wants = []
+        for a in ops.get(r["name"], []):
+            if a.get("Input Dims", a.get("Input dims")) != dims:
+                continue
+            c = cost(r["name"], a)
+            if c and c[0] == r["model"]:
+                wants.append(predict_us(c, p))
+        got = float(r["predicted_us"])
+        assert wants and any(floored(got, w, p["floor"]) for w in wants), (r, wants)
+        n += 1
+    return n
+
+
+if __name__ == "__main__":
+    print("check_models: %d rows agree" % check(sys.argv[1], sys.argv[2], sys.argv[3]))
