@@ -326,7 +326,7 @@ check "gate: misuse in one run: 2" 2 "--fail-if-slower needs a percentage" \
 
 # the same with --fail-if (docs/gates.md): a gate that trips is 3, a
 # failure beside it 1, a gate that does not compile 2 before any trace runs
-check "fail-if: a regression in a batch is 3" 3 "slower: PAST A GATE (exit 3): pipeline: gate tripped (--fail-if 1): d.summary.slower_percent > 5: d.summary.slower_percent = 15.38461538 in d.summary row 1 (measure \"iteration_us\"); 1 of 5 row(s) trip" \
+check "fail-if: a regression in a batch is 3" 3 "slower: PAST A GATE (exit 3): pipeline: gate tripped (--fail-if 1): d.summary.slower_percent > 5: d.summary.slower_percent = 15.38461538 in d.summary row 1 (measure \"iteration_us\"); 1 of 2 row(s) trip" \
     "$P" run "$DB" --input "$tmp/gate_slow" --set out="$tmp/f3" --fail-if 'd.summary.slower_percent > 5'
 check "fail-if: every trace within is 0" 0 "batch: 2 trace(s), 2 ok, 0 failed (" \
     "$P" run "$DB" --input "$tmp/gate_slow" --set out="$tmp/f0" --fail-if 'd.summary.slower_percent > 16'
