@@ -29,6 +29,7 @@
 #include "tp_sdk_presets.h"
 #include "tp_sdk_gemm.h"
 #include "tp_sdk_vocab.h"
+#include "tp_sdk_alloc.h"
 #include "tp_sdk_rows.h"
 
 #endif
