@@ -42,6 +42,9 @@ static int mem_run(tp_stage *st, const void *config, void *state)
     int64_t t1;
     tp_trace_window(m.t, &m.t0, &t1);
     int rc = mem_collect(&m);
+    if (rc == TP_OK && m.nev == 0)
+        tp_log(st, TP_LOG_WARN, "the trace has no allocator events (PyTorch writes them when "
+               "profiling with profile_memory=True): every result is empty");
     rc = rc ? rc : mem_replay(&m);
     rc = rc ? rc : mem_write_results(&m);
     tp_iter_view_release(&m.iv);
