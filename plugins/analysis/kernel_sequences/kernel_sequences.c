@@ -33,7 +33,7 @@ static const tp_option kseq_options[] = {
     X(P, stream_percent, F64, "percent", "share of the stream's kernel time")                  \
     X(P, n_ops, I64, "count", "distinct ops launching the kernels of its occurrences")         \
     X(P, ops, STR, NULL, "those ops (outermost cpu op above each launch, below modules and "   \
-                         "steps), most kernels first, joined by ' | '; null when none")
+                         "steps), most kernels first, joined by '; '; null when none")
 TP_COLUMNS(kseq_r, KSEQ_COLS);
 
 static const tp_result_decl kseq_results[] = {
@@ -136,7 +136,7 @@ static int set_ops(kseq *q, tp_result *r, size_t row, const op_pair *p, size_t n
     if (rc == TP_OK) {
         text[0] = '\0';
         for (size_t i = 0, at = 0; i < k; i++)
-            at += (size_t)snprintf(text + at, bytes - at, "%s%s", i ? " | " : "",
+            at += (size_t)snprintf(text + at, bytes - at, "%s%s", i ? "; " : "",
                                    tp_str_text(q->st, oc[i].name));
         rc = tp_result_set_i64(q->st, r, row, kseq_r_n_ops, (int64_t)k);
         if (rc == TP_OK && k > 0)
