@@ -10,21 +10,6 @@
 
 #include "kseq.h"
 
-static int by_stream(const void *a, const void *b, void *ctx)
-{
-    const tp_cols *c = ctx;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int32_t dx = tp_ev_device(c, x), dy = tp_ev_device(c, y);
-    if (dx != dy)
-        return dx < dy ? -1 : 1;
-    int32_t sx = tp_ev_stream(c, x), sy = tp_ev_stream(c, y);
-    if (sx != sy)
-        return sx < sy ? -1 : 1;
-    if (c->ts[x] != c->ts[y])
-        return c->ts[x] < c->ts[y] ? -1 : 1;
-    return (x > y) - (x < y);
-}
-
 static int collect(kseq *q)
 {
     const tp_cols *c = q->c;
@@ -37,7 +22,7 @@ static int collect(kseq *q)
     for (size_t i = 0; i < c->n; i++)
         if (c->kind[i] == TP_KIND_KERNEL && tp_ev_is_complete(c, i))
             q->k[q->nk++] = (uint32_t)i;
-    int rc = tp_sort(q->k, q->nk, sizeof *q->k, by_stream, (void *)c);
+    int rc = tp_sort(q->k, q->nk, sizeof *q->k, tp_rows_cmp_stream_start, (void *)c);
     for (size_t i = 0; rc == TP_OK && i < q->nk; i++) {
         uint32_t r = q->k[i], p = i ? q->k[i - 1] : r;
         int same = i > 0 && tp_ev_device(c, r) == tp_ev_device(c, p) &&
