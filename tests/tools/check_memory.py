@@ -9,7 +9,7 @@ Recomputed here from the JSON alone:
 
   allocator events = instant events named "[memory]" (and "[OutOfMemory]"), in
   (ts, file) order; a device is (args "Device Type", "Device Id"), named
-  "cpu" for type 0 and "<type>:<id>" otherwise;
+  "cpu" for type 0, "<type>:<id>" otherwise ("<type>" without an id);
   level after an event = its "Total Allocated" (else the running sum of "Bytes");
   peak = the highest level, first reached; its time from t0 = the earliest start of
   the complete events (ph X, dur >= 0) other than cat Trace;
@@ -54,7 +54,9 @@ def device_name(a):
     t = int(a.get("Device Type", -1))
     if t == 0:
         return "cpu"
-    return f"{TYPES.get(t, f'device_type_{t}')}:{int(a.get('Device Id', -1))}"
+    i = int(a.get("Device Id", -1))
+    name = TYPES.get(t, f"device_type_{t}")
+    return name if i < 0 else f"{name}:{i}"
 
 
 def t0_of(events):
