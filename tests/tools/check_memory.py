@@ -23,6 +23,7 @@ Recomputed here from the JSON alone:
 
 Exits 1 with the differences, 0 when all agree.
 """
+import bisect
 import csv
 import gzip
 import json
@@ -66,11 +67,17 @@ def t0_of(events):
 
 
 def innermost_op(ops, e):
-    t, best = ns(e["ts"]), None
-    for s, d, name in ops.get((e.get("pid"), e.get("tid")), ()):
-        if s <= t < s + d and (best is None or s > best[0] or (s == best[0] and d < best[1])):
-            best = (s, d, name)
-    return best[2] if best else ""
+    """ops[(pid, tid)]: (start, -dur, name) sorted; the latest start holding the event
+    (the shortest of equal starts) is the first holding it scanning back from it."""
+    t = ns(e["ts"])
+    lst = ops.get((e.get("pid"), e.get("tid")), [])
+    k = bisect.bisect_right(lst, (t, float("inf"), "")) - 1
+    while k >= 0:
+        s, negd, name = lst[k]
+        if s <= t < s - negd:
+            return name
+        k -= 1
+    return ""
 
 
 def replay(events):
@@ -110,7 +117,9 @@ def main():
     ops = defaultdict(list)
     for e in events:
         if e.get("ph") == "X" and e.get("cat") in OPS and "dur" in e:
-            ops[(e.get("pid"), e.get("tid"))].append((ns(e["ts"]), ns(e["dur"]), e.get("name", "")))
+            ops[(e.get("pid"), e.get("tid"))].append((ns(e["ts"]), -ns(e["dur"]), e.get("name", "")))
+    for lst in ops.values():
+        lst.sort()
     mem, dev, freed_at = replay(events)
     by_op = defaultdict(int)
     for k, (ts, _, e) in enumerate(mem):
