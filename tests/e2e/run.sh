@@ -170,8 +170,9 @@ done
 
 # kernel_sequences' counts and times equal an independent count of each stream's kernel
 # windows (tests/tools/check_kernel_sequences.py, issue 30) on every Kineto corpus trace and
-# the bundled DLRM step
-for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz; do
+# the bundled DLRM step (and the df_index_resolver training step)
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz \
+    tests/data/kineto/hta_df_index_resolver.json.gz; do
     out="$tmp/kseq-$(basename "$trace")"
     if "$PIPELINE" run tests/pipelines/cli/kernel_sequences_check.yaml -q --set trace="$trace" \
         --set out="$out" >/dev/null 2>"$tmp/err" &&
