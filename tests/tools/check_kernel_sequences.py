@@ -16,24 +16,14 @@ every row of those streams such a sequence. Kernels without args.device and args
 other rules. Exits 1 with the differences.
 """
 import csv
-import gzip
-import json
+import os
 import sys
 from collections import defaultdict
-from decimal import Decimal
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tracecheck import load_events, ns  # noqa: E402
 
 KERNEL = {"kernel", "Kernel"}
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        data = json.load(f, parse_float=Decimal)
-    return data["traceEvents"] if isinstance(data, dict) else data
-
-
-def ns(v):
-    return int((Decimal(v) * 1000).to_integral_value())
 
 
 def expected(events, length):
@@ -63,7 +53,7 @@ def expected(events, length):
 def main():
     trace, path = sys.argv[1], sys.argv[2]
     length = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    want, streams = expected(load(trace), length)
+    want, streams = expected(load_events(trace), length)
     with open(path, newline="", encoding="utf-8") as f:
         got = {(int(r["device"]), int(r["stream"]), r["sequence"]): (int(r["count"]), float(r["sum_dur_us"]))
                for r in csv.DictReader(f)}

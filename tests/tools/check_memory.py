@@ -25,25 +25,15 @@ Exits 1 with the differences, 0 when all agree.
 """
 import bisect
 import csv
-import gzip
-import json
+import os
 import sys
 from collections import defaultdict
-from decimal import Decimal
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tracecheck import load_events, ns  # noqa: E402
 
 TYPES = {0: "cpu", 1: "cuda", 6: "hip", 12: "xpu", 13: "mps", 19: "mtia"}
 OPS = {"cpu_op", "Operator"}
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        data = json.load(f, parse_float=Decimal)
-    return data["traceEvents"] if isinstance(data, dict) else data
-
-
-def ns(v):
-    return int((Decimal(v) * 1000).to_integral_value())
 
 
 def rows(out, name):
@@ -112,7 +102,7 @@ def replay(events):
 
 def main():
     trace, out = sys.argv[1], sys.argv[2]
-    events = load(trace)
+    events = load_events(trace)
     t0 = t0_of(events)
     ops = defaultdict(list)
     for e in events:
