@@ -137,6 +137,12 @@ void tp_nest_thread(const tp_cols *c, const uint32_t *rows, size_t n, int64_t cl
 int tp_nest_rows(const tp_cols *c, const uint32_t *thread_of, uint32_t *rows, size_t n,
                  int64_t clamp_ns, int32_t *parent, tp_nest_report *report);
 
+/* ----------------------------------------------------------- streams */
+
+/* The order of GPU work by place and time: rows by (device, stream, start,
+ * row).  A tp_sort comparator over uint32_t rows; ctx is the tp_cols. */
+int tp_rows_cmp_stream_start(const void *a, const void *b, void *ctx);
+
 /* ----------------------------------------------------------- launch links */
 
 typedef struct tp_link_counts {

@@ -17,7 +17,11 @@
 #       goes through tests/pipelines/cli/ranges_corpus.yaml and
 #       tests/tools/check_ranges.py (no range counted twice), and
 #       tests/pipelines/cli/idle_corpus.yaml (+ _trimmed) and
-#       tests/tools/check_idle.py (no negative idle).
+#       tests/tools/check_idle.py (no negative idle); those with allocator events,
+#       tests/data/kineto/hta_df_index_resolver.json.gz and tests/data/hand/memory_*.json
+#       through tests/pipelines/cli/memory_check.yaml and tests/tools/check_memory.py (an
+#       independent replay); every one through tests/pipelines/cli/kernel_sequences_check.yaml
+#       and tests/tools/check_kernel_sequences.py (an independent count).
 # Prints "N passed, M failed" and exits non-zero on any failure.
 set -u
 BUILD=${1:-build}
@@ -149,6 +153,31 @@ for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.p
 done
 for trace in tests/data/nsys/*.sqlite tests/data/dvdt_prof/armcl_mali_tmp-dvdt-prof.json; do
     idle_check idle_corpus "$trace" --invariants-only
+done
+
+# memory's figures equal an independent replay of the allocator events
+# (tests/tools/check_memory.py, issue 30): on every Kineto corpus trace that has them,
+# HTA's df_index_resolver trace (28 010 of them) and the hand-made allocator traces
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/kineto/hta_df_index_resolver.json.gz \
+    tests/data/hand/memory_*.json; do
+    gzip -dcf "$trace" | grep -q '"\[memory\]"' || continue
+    out="$tmp/memory-$(basename "$trace")"
+    if "$PIPELINE" run tests/pipelines/cli/memory_check.yaml -q --set trace="$trace" \
+        --set out="$out" >/dev/null 2>"$tmp/err" &&
+        python3 tests/tools/check_memory.py "$trace" "$out" >"$tmp/chk" 2>&1; then ok
+    else ko "memory on $trace: check_memory.py"; cat "$tmp/err" "$tmp/chk"; fi
+done
+
+# kernel_sequences' counts and times equal an independent count of each stream's kernel
+# windows (tests/tools/check_kernel_sequences.py, issue 30) on every Kineto corpus trace and
+# the bundled DLRM step (and the df_index_resolver training step)
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz \
+    tests/data/kineto/hta_df_index_resolver.json.gz; do
+    out="$tmp/kseq-$(basename "$trace")"
+    if "$PIPELINE" run tests/pipelines/cli/kernel_sequences_check.yaml -q --set trace="$trace" \
+        --set out="$out" >/dev/null 2>"$tmp/err" &&
+        python3 tests/tools/check_kernel_sequences.py "$trace" "$out/ks.csv" >"$tmp/chk" 2>&1; then ok
+    else ko "kernel_sequences on $trace: check_kernel_sequences.py"; cat "$tmp/err" "$tmp/chk"; fi
 done
 
 # every shipped pipeline validates and runs (into a scratch output folder)

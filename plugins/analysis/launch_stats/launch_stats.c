@@ -174,21 +174,6 @@ static int has_sub_us_start(const tp_cols *c)
     return 0;
 }
 
-static int by_place_then_start(const void *a, const void *b, void *ctx)
-{
-    const tp_cols *c = ctx;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int32_t dx = tp_ev_device(c, x), dy = tp_ev_device(c, y);
-    if (dx != dy)
-        return dx < dy ? -1 : 1;
-    int32_t sx = tp_ev_stream(c, x), sy = tp_ev_stream(c, y);
-    if (sx != sy)
-        return sx < sy ? -1 : 1;
-    if (c->ts[x] != c->ts[y])
-        return c->ts[x] < c->ts[y] ? -1 : 1;
-    return (x > y) - (x < y);
-}
-
 /* The innermost annotation (user_annotation, NVTX range) holding the host
  * event, or -1: seed 002's "enclosing NVTX range" of a launch. */
 static int32_t enclosing_range(const ls *l, int32_t row)
@@ -522,7 +507,7 @@ static int select_acts(ls *l, const char *const *apis, int64_t before, uint32_t 
         (*out)[(*n)++] = (uint32_t)i;
     }
     tp_free(named);
-    return tp_sort(*out, *n, sizeof **out, by_place_then_start, (void *)c);
+    return tp_sort(*out, *n, sizeof **out, tp_rows_cmp_stream_start, (void *)c);
 }
 
 /* compat: hta: the start of the last iteration when there are two or more
