@@ -63,10 +63,21 @@ typedef struct cp_graph {
     int64_t n_cyclic;   /* points left at their measured times (a cycle of ties) */
 } cp_graph;
 
+/* A what-if's factors on the edges' weights (NULL: the measured weights):
+ * a node's own time (self), its own time between its children (piece), launch
+ * delays; sync edges into dropped calls are left out. */
+typedef struct cp_change {
+    double *self_scale, *piece_scale; /* per node */
+    uint8_t *drop;                    /* per node: its sync edges dropped */
+    double launch;
+} cp_change;
+
 /* Builds g from trace t (hierarchy must have run).  TP_OK or an error (reported). */
 int cp_build(cp_graph *g, tp_stage *st, const tp_trace *t);
-/* Replays g: rt and bind from the edges' weights. */
-int cp_replay(cp_graph *g);
+/* Replays g: rt and bind from the edges' weights (under ch when not NULL). */
+int cp_replay(cp_graph *g, const cp_change *ch);
+/* The factors of what-if m (the i-th) on g's nodes, into ch's arrays (nn cells each). */
+int cp_change_of(const cp_graph *g, const tp_optmap *m, size_t i, cp_change *ch);
 void cp_graph_free(cp_graph *g);
 
 static inline int32_t cp_node_of_point(int32_t p) { return p / 2; }

@@ -3,13 +3,38 @@
  * (Kahn's algorithm over the in-edges turned around once). */
 #include "cp.h"
 
+#include <math.h>
+
+/* Edge e's weight under ch; -1 for an edge left out. */
+static int64_t weight(const cp_edge *e, const cp_change *ch)
+{
+    if (ch == NULL)
+        return e->w;
+    switch (e->type) {
+    case CP_SELF:
+        return llround((double)e->w * ch->self_scale[e->owner]);
+    case CP_NESTING:
+    case CP_HOST_ORDER:
+        return llround((double)e->w * ch->piece_scale[e->owner]);
+    case CP_LAUNCH:
+        return llround((double)e->w * ch->launch);
+    case CP_SYNC:
+        return ch->drop[e->owner] ? -1 : e->w;
+    default:
+        return e->w;
+    }
+}
+
 /* rt[p] and bind[p] from p's in-edges (rt of their sources known). */
-static void settle_replayed(cp_graph *g, uint32_t p)
+static void settle_replayed(cp_graph *g, uint32_t p, const cp_change *ch)
 {
     int32_t best = -1;
     int64_t at = g->t[p]; /* a source keeps its measured time */
     for (uint32_t i = g->off[p]; i < g->off[p + 1]; i++) {
-        int64_t x = g->rt[g->e[i].src] + g->e[i].w;
+        int64_t w = weight(&g->e[i], ch);
+        if (w < 0)
+            continue;
+        int64_t x = g->rt[g->e[i].src] + w;
         if (best < 0 || x > at) {
             best = (int32_t)i;
             at = x;
@@ -19,7 +44,7 @@ static void settle_replayed(cp_graph *g, uint32_t p)
     g->bind[p] = best;
 }
 
-int cp_replay(cp_graph *g)
+int cp_replay(cp_graph *g, const cp_change *ch)
 {
     size_t np = g->np ? g->np : 1;
     uint32_t *outoff = tp_calloc(np + 1, sizeof *outoff);
@@ -50,7 +75,7 @@ int cp_replay(cp_graph *g)
         }
         while (head < tail) {
             uint32_t p = queue[head++];
-            settle_replayed(g, p);
+            settle_replayed(g, p, ch);
             for (uint32_t i = outoff[p]; i < outoff[p + 1]; i++)
                 if (--indeg[outdst[i]] == 0)
                     queue[tail++] = outdst[i];

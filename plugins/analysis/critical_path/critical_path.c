@@ -11,10 +11,19 @@
 #include <tracepipe/tp_sdk_vocab.h>
 
 typedef struct cp_config {
-    int reserved;
+    tp_maplist what_if;
 } cp_config;
 
-static const tp_option cp_options[] = {TP_OPTION_END};
+/* The keys of a what-if (tp_option.h, TP_OPT_MAP_LIST). */
+static const char *const cp_what_if_keys[] = {
+    "name!", "kernels", "scale:float", "launch_overhead:float", "communication:float|overlapped",
+    "host:float", "drop_sync", NULL};
+
+static const tp_option cp_options[] = {
+    TP_OPTION_MAP_LIST("what_if", cp_config, what_if, cp_what_if_keys, 0, 1e12,
+                       "changes replayed: {name, kernels: REGEX, scale: F, launch_overhead: F, "
+                       "communication: overlapped | N (times faster), host: F, drop_sync: REGEX}"),
+    TP_OPTION_END};
 
 #define CP_PATH_COLS(X, P)                                                                     \
     X(P, iteration, I64, NULL, "the iteration's step number (null: the whole trace)")          \
@@ -49,12 +58,38 @@ TP_COLUMNS(cp_ops, CP_OPS_COLS);
     X(P, error_percent, F64, "percent", "(replayed - measured) / measured x 100")
 TP_COLUMNS(cp_replay, CP_REPLAY_COLS);
 
-static const tp_result_decl cp_results[] = {
-    TP_RESULT("", "table", cp_path, "per iteration, the events of the critical path in order"),
-    TP_RESULT("bound_by", "table", cp_bound, "per iteration and in total, the path per category"),
-    TP_RESULT("ops", "table", cp_ops, "per op, the time it contributes to the paths"),
-    TP_RESULT("replay", "table", cp_replay, "per iteration, measured and replayed time"),
+#define CP_WHATIF_COLS(X, P)                                                                   \
+    X(P, name, STR, NULL, "the what-if's name")                                                \
+    X(P, iteration, I64, NULL, "the iteration's step number (null: all counted iterations, or the whole trace)") \
+    X(P, measured_us, F64, "us", "iteration start to the last end of its events, as measured") \
+    X(P, replayed_us, F64, "us", "the same in the graph replayed with the change")             \
+    X(P, speedup, F64, NULL, "measured_us / replayed_us")                                      \
+    X(P, gpu_compute_percent, F64, "percent", "the replayed path's share in gpu_compute")      \
+    X(P, communication_percent, F64, "percent", "... in communication")                        \
+    X(P, memcpy_percent, F64, "percent", "... in memcpy")                                      \
+    X(P, launch_overhead_percent, F64, "percent", "... in launch_overhead")                    \
+    X(P, host_cpu_percent, F64, "percent", "... in host_cpu")                                  \
+    X(P, sync_wait_percent, F64, "percent", "... in sync_wait")                                \
+    X(P, idle_percent, F64, "percent", "... in idle (the seven sum to 100)")
+TP_COLUMNS(cp_whatif, CP_WHATIF_COLS);
+
+#define CP_RESULTS_BASE                                                                        \
+    TP_RESULT("", "table", cp_path, "per iteration, the events of the critical path in order"), \
+    TP_RESULT("bound_by", "table", cp_bound, "per iteration and in total, the path per category"), \
+    TP_RESULT("ops", "table", cp_ops, "per op, the time it contributes to the paths"),          \
+    TP_RESULT("replay", "table", cp_replay, "per iteration, measured and replayed time")
+static const tp_result_decl cp_results_what_if[] = {
+    CP_RESULTS_BASE,
+    TP_RESULT("what_if", "table", cp_whatif, "per what-if and iteration: replayed time, speed-up, bound-by"),
     TP_RESULTS_END};
+static const tp_result_decl cp_results_plain[] = {CP_RESULTS_BASE, TP_RESULTS_END};
+
+static const tp_result_decl *cp_results_for(const void *config)
+{
+    const cp_config *cfg = config;
+    return cfg != NULL && cfg->what_if.n > 0 ? cp_results_what_if : cp_results_plain;
+}
+
 
 typedef struct cp_step {
     int32_t p, e; /* the point reached and its binding edge */
@@ -418,6 +453,91 @@ static int ops_table(cp_run *r)
     return rc;
 }
 
+/* ------------------------------------------------------------ what-if */
+
+/* The categories of the path walked (steps, from point first) down to lo. */
+static void categorise(const cp_run *r, int32_t first, int64_t lo, double *cats)
+{
+    const cp_graph *g = &r->g;
+    if (g->rt[first] > lo)
+        cats[CP_IDLE] += us(g->rt[first] - lo);
+    for (size_t i = 0; i < r->nsteps; i++)
+        cats[edge_category(g, &g->e[r->steps[i].e])] += us(r->steps[i].amount);
+}
+
+static int whatif_row(cp_run *r, tp_result *res, const char *name, int64_t it, double measured,
+                      double replayed, const double *cats)
+{
+    size_t x;
+    double total = 0;
+    for (int k = 0; k < CP_CAT__N; k++)
+        total += cats[k];
+    int rc = tp_result_add_row(r->st, res, &x);
+    rc = rc ? rc : tp_result_set_str(r->st, res, x, cp_whatif_name, name);
+    if (rc == TP_OK && it != INT64_MIN)
+        rc = tp_result_set_i64(r->st, res, x, cp_whatif_iteration, it);
+    rc = rc ? rc : tp_result_set_f64(r->st, res, x, cp_whatif_measured_us, measured);
+    rc = rc ? rc : tp_result_set_f64(r->st, res, x, cp_whatif_replayed_us, replayed);
+    if (rc == TP_OK && replayed > 0)
+        rc = tp_result_set_f64(r->st, res, x, cp_whatif_speedup, measured / replayed);
+    for (int k = 0; k < CP_CAT__N && rc == TP_OK && total > 0; k++)
+        rc = tp_result_set_f64(r->st, res, x, cp_whatif_gpu_compute_percent + k,
+                               100.0 * cats[k] / total);
+    return rc;
+}
+
+/* The rows of one what-if, replayed already: per window, then the total. */
+static int whatif_rows(cp_run *r, tp_result *res, const char *name)
+{
+    size_t nw = r->has_iv ? r->iv.n : (r->g.nn > 0);
+    int32_t *end_m = NULL, *end_r = NULL;
+    double total[CP_CAT__N] = {0}, measured = 0, replayed = 0;
+    int rc = ends(r, nw, &end_m, &end_r);
+    for (size_t w = 0; w < nw && rc == TP_OK; w++) {
+        int64_t lo_m, lo_r, it = r->has_iv ? r->iv.step[w] : INT64_MIN;
+        double cats[CP_CAT__N] = {0};
+        if (end_r[w] < 0)
+            continue;
+        window_start(r, w, &lo_m, &lo_r);
+        categorise(r, walk(r, end_r[w], lo_r), lo_r, cats);
+        double m = us(r->g.t[end_m[w]] - lo_m), x = us(r->g.rt[end_r[w]] - lo_r);
+        rc = whatif_row(r, res, name, it, m, x, cats);
+        if (r->has_iv && w >= r->iv.first && w < r->iv.last) {
+            for (int k = 0; k < CP_CAT__N; k++)
+                total[k] += cats[k];
+            measured += m;
+            replayed += x;
+        }
+    }
+    if (rc == TP_OK && r->has_iv)
+        rc = whatif_row(r, res, name, INT64_MIN, measured, replayed, total);
+    tp_free(end_m);
+    tp_free(end_r);
+    return rc;
+}
+
+static int what_ifs(cp_run *r, const tp_maplist *wi)
+{
+    if (wi->n == 0)
+        return TP_OK;
+    size_t nn = r->g.nn ? r->g.nn : 1;
+    tp_result *res = tp_result_declared(r->st, "what_if");
+    cp_change ch = {tp_malloc(nn * sizeof(double)), tp_malloc(nn * sizeof(double)),
+                    tp_malloc(nn), 1};
+    int rc = res && ch.self_scale && ch.piece_scale && ch.drop ? TP_OK : TP_ENOMEM;
+    if (rc == TP_OK)
+        tp_result_set_meta(r->st, res, "title", "Critical path: what-if");
+    for (size_t i = 0; i < wi->n && rc == TP_OK; i++) {
+        rc = cp_change_of(&r->g, &wi->items[i], i, &ch);
+        rc = rc ? rc : cp_replay(&r->g, &ch);
+        rc = rc ? rc : whatif_rows(r, res, tp_optmap_get(&wi->items[i], "name"));
+    }
+    tp_free(ch.self_scale);
+    tp_free(ch.piece_scale);
+    tp_free(ch.drop);
+    return rc;
+}
+
 /* --------------------------------------------------------------- stage */
 
 static int results(cp_run *r)
@@ -461,7 +581,6 @@ static void run_free(cp_run *r)
 
 static int cp_run_stage(tp_stage *st, const void *config, void *state)
 {
-    (void)config;
     (void)state;
     const tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
@@ -472,11 +591,12 @@ static int cp_run_stage(tp_stage *st, const void *config, void *state)
     int64_t hi;
     tp_trace_window(t, &r.t0, &hi);
     int rc = cp_build(&r.g, st, t);
+    const cp_config *cfg = config;
     if (rc != TP_OK) {
         cp_graph_free(&r.g);
         return rc; /* reported */
     }
-    rc = cp_replay(&r.g);
+    rc = cp_replay(&r.g, NULL);
     rc = rc ? rc : iterations(&r);
     if (rc != TP_OK && rc != TP_ENOMEM) {
         run_free(&r);
@@ -487,6 +607,11 @@ static int cp_run_stage(tp_stage *st, const void *config, void *state)
     rc = rc ? rc : results(&r);
     rc = rc ? rc : windows(&r);
     rc = rc ? rc : ops_table(&r);
+    rc = rc ? rc : what_ifs(&r, &cfg->what_if);
+    if (rc != TP_OK && rc != TP_ENOMEM) {
+        run_free(&r);
+        return rc; /* reported (a what-if's regex or factor) */
+    }
     if (rc == TP_OK && (r.g.n_dropped > 0 || r.g.n_cyclic > 0))
         tp_log(st, TP_LOG_INFO, "%s: %lld edges left out (their measured times contradict them), "
                "%lld points on cycles of ties kept at their measured times",
@@ -499,7 +624,7 @@ static const tp_stage_desc cp_stages[] = {
     TP_STAGE_DECL(TP_STAGE_ANALYSIS, "critical_path",
                   "the longest path through the trace's dependency graph per iteration, what "
                   "bounds it, and a replay of the graph",
-                  cp_options, cp_config, "hierarchy", cp_results, NULL, 0, NULL, cp_run_stage,
+                  cp_options, cp_config, "hierarchy", cp_results_what_if, cp_results_for, 0, NULL, cp_run_stage,
                   NULL),
     TP_STAGE_END};
 
