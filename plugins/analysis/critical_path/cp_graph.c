@@ -22,6 +22,14 @@ typedef struct cp_stream {
     int32_t device, stream;
 } cp_stream;
 
+/* What a name means, classified once per name (vocabulary globs are slow
+ * to match per event): per name id, for GPU activities and for runtime
+ * calls, the category + 1 (0: not yet), the sync scope + 1, blocking + 1. */
+typedef struct cp_names {
+    uint8_t *act, *rt, *scope, *blocks;
+    size_t n;
+} cp_names;
+
 typedef struct cp_build_ctx {
     cp_graph *g;
     const tp_cols *c;
@@ -38,6 +46,7 @@ typedef struct cp_build_ctx {
     size_t nstreams;
     uint32_t *by_corr; /* runtime and sync rows by (correlation, row) */
     size_t ncorr;
+    cp_names names;
 } cp_build_ctx;
 
 static int64_t ev_end(const tp_cols *c, size_t r) { return c->ts[r] + c->dur[r]; }
@@ -49,7 +58,7 @@ static int64_t launch_time(const cp_build_ctx *b, uint32_t a)
     return l >= 0 ? b->c->ts[l] : b->c->ts[a];
 }
 
-static uint8_t node_category(const cp_build_ctx *b, uint32_t r)
+static uint8_t name_category(const cp_build_ctx *b, uint32_t r)
 {
     const tp_cols *c = b->c;
     const char *name = tp_str_text(b->g->st, c->name[r]);
@@ -69,10 +78,50 @@ static uint8_t node_category(const cp_build_ctx *b, uint32_t r)
     return CP_HOST_CPU;
 }
 
+static uint8_t node_category(cp_build_ctx *b, uint32_t r)
+{
+    const tp_cols *c = b->c;
+    tp_str s = c->name[r];
+    uint8_t *memo = tp_kind_is_activity(c->kind[r]) ? b->names.act
+                    : c->kind[r] == TP_KIND_RUNTIME ? b->names.rt : NULL;
+    if (memo == NULL || s >= b->names.n)
+        return memo == NULL ? CP_HOST_CPU : name_category(b, r);
+    if (memo[s] == 0)
+        memo[s] = (uint8_t)(name_category(b, r) + 1);
+    return (uint8_t)(memo[s] - 1);
+}
+
+/* The sync scope of a runtime call's name (memoised; +1 stored). */
+static tp_sync_scope sync_scope_of(cp_build_ctx *b, tp_str s)
+{
+    if (s >= b->names.n)
+        return tp_vocab_sync_scope(&b->v, tp_str_text(b->g->st, s));
+    if (b->names.scope[s] == 0)
+        b->names.scope[s] = (uint8_t)(tp_vocab_sync_scope(&b->v, tp_str_text(b->g->st, s)) + 1);
+    return (tp_sync_scope)(b->names.scope[s] - 1);
+}
+
+static int blocks_of(cp_build_ctx *b, tp_str s)
+{
+    if (s >= b->names.n)
+        return tp_vocab_launch_blocks(&b->v, tp_str_text(b->g->st, s));
+    if (b->names.blocks[s] == 0)
+        b->names.blocks[s] = (uint8_t)(tp_vocab_launch_blocks(&b->v, tp_str_text(b->g->st, s)) + 1);
+    return b->names.blocks[s] - 1;
+}
+
 static int make_nodes(cp_build_ctx *b)
 {
     cp_graph *g = b->g;
     const tp_cols *c = b->c;
+    size_t ns = tp_str_count(g->st) ? tp_str_count(g->st) : 1;
+    b->names.n = tp_str_count(g->st);
+    b->names.act = tp_calloc(ns, 1);
+    b->names.rt = tp_calloc(ns, 1);
+    b->names.scope = tp_calloc(ns, 1);
+    b->names.blocks = tp_calloc(ns, 1);
+    if (!b->names.act || !b->names.rt || !b->names.scope || !b->names.blocks)
+        return TP_ENOMEM;
     g->node_of = tp_malloc((c->n ? c->n : 1) * sizeof *g->node_of);
     g->row = tp_malloc((c->n ? c->n : 1) * sizeof *g->row);
     if (!g->node_of || !g->row)
@@ -391,7 +440,7 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
         uint32_t r = g->row[k];
         if (c->kind[r] != TP_KIND_RUNTIME || b->h.first_child[r] >= 0)
             continue;
-        tp_sync_scope s = tp_vocab_sync_scope(&b->v, tp_str_text(g->st, c->name[r]));
+        tp_sync_scope s = sync_scope_of(b, c->name[r]);
         if (s != TP_SYNC_NONE)
             sync_call(b, t, r, s);
     }
@@ -399,7 +448,7 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
         uint32_t a = b->acts[i];
         int32_t l = b->h.launcher[a];
         if (l < 0 || g->node_of[l] < 0 || b->h.first_child[l] >= 0 ||
-            !tp_vocab_launch_blocks(&b->v, tp_str_text(g->st, c->name[l])))
+            !blocks_of(b, c->name[l]))
             continue;
         int32_t n = g->node_of[l], p = end_pt(g, (int32_t)a);
         if (b->end_src[n] < 0 || g->t[b->end_src[n]] < g->t[p]) {
@@ -529,6 +578,10 @@ static void ctx_free(cp_build_ctx *b, int vocab)
     tp_free(b->acts);
     tp_free(b->streams);
     tp_free(b->by_corr);
+    tp_free(b->names.act);
+    tp_free(b->names.rt);
+    tp_free(b->names.scope);
+    tp_free(b->names.blocks);
 }
 
 int cp_build(cp_graph *g, tp_stage *st, const tp_trace *t)
