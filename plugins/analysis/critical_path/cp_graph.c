@@ -127,7 +127,8 @@ static int make_nodes(cp_build_ctx *b)
     if (!g->node_of || !g->row)
         return TP_ENOMEM;
     for (size_t r = 0; r < c->n; r++) {
-        int keep = tp_ev_is_host(c, r) || tp_ev_is_activity(c, r);
+        /* host events of the hierarchy's forest (Python frames only when it nests them) */
+        int keep = (tp_ev_is_host(c, r) && b->h.depth[r] >= 0) || tp_ev_is_activity(c, r);
         g->node_of[r] = keep ? (int32_t)g->nn : -1;
         if (keep)
             g->row[g->nn++] = (uint32_t)r;
