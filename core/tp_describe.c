@@ -32,6 +32,8 @@ static const char *opt_type_name(tp_opt_type t)
         return "int list";
     case TP_OPT_FLOAT_LIST:
         return "float list";
+    case TP_OPT_MAP_LIST:
+        return "list of mappings";
     }
     return "?";
 }
@@ -43,10 +45,12 @@ static void opt_range(const tp_option *o, char *range, size_t size)
     if ((o->flags & TP_OPT_RANGE) && o->type != TP_OPT_BOOL && o->type != TP_OPT_STRING &&
         o->type != TP_OPT_CHOICE && o->type != TP_OPT_LIST && o->type != TP_OPT_ENUM)
         snprintf(range, size, "[%.15g, %.15g]", o->min, o->max);
-    bool choices = o->type == TP_OPT_CHOICE || o->type == TP_OPT_ENUM;
+    bool choices = o->type == TP_OPT_CHOICE || o->type == TP_OPT_ENUM ||
+                   (o->type == TP_OPT_MAP_LIST && o->choices); /* a mapping's keys */
     for (size_t i = 0; choices && o->choices[i]; i++) {
         size_t used = strlen(range);
-        snprintf(range + used, size - used, "%s%s", i ? "|" : "", o->choices[i]);
+        snprintf(range + used, size - used, "%s%s", i ? (o->type == TP_OPT_MAP_LIST ? ", " : "|")
+                                                    : (used ? " keys " : ""), o->choices[i]);
     }
 }
 

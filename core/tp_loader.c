@@ -208,6 +208,8 @@ static const char *stage_problem(const tp_stage_desc *s)
             return "an option lies outside the config struct";
         if ((o->type == TP_OPT_CHOICE || o->type == TP_OPT_ENUM) && o->choices == NULL)
             return "a choice option has no choices";
+        if (o->type == TP_OPT_MAP_LIST && o->choices == NULL)
+            return "a list-of-mappings option declares no keys";
     }
     for (const char *const *pr = s->produces; pr && *pr; pr++) {
         const char *star = strchr(*pr, '*');

@@ -119,6 +119,8 @@ size_t tp_option_field_size(tp_opt_type type)
         return sizeof(tp_floatlist);
     case TP_OPT_ENUM:
         return sizeof(int);
+    case TP_OPT_MAP_LIST:
+        return sizeof(tp_maplist);
     }
     return 0;
 }
@@ -144,6 +146,8 @@ static const char *type_name(tp_opt_type type)
         return "a list of numbers";
     case TP_OPT_ENUM:
         return "one of the choices";
+    case TP_OPT_MAP_LIST:
+        return "a list of mappings";
     }
     return "?";
 }
@@ -250,6 +254,7 @@ static int set_scalar(const tp_option *opt, void *field, const char *text, bool 
     case TP_OPT_LIST:
     case TP_OPT_INT_LIST:
     case TP_OPT_FLOAT_LIST:
+    case TP_OPT_MAP_LIST:
         break;
     }
     return -1;
@@ -331,8 +336,222 @@ static int set_numbers(const tp_option *opt, void *field, const tp_ynode *v, con
     return rc;
 }
 
+/* ------------------------------------------------- lists of mappings */
+
+/* One key a TP_OPT_MAP_LIST option allows, from its declaration in
+ * `choices`: "NAME[!][:TYPE[|WORD...]]" (tp_option.h). */
+typedef struct map_key {
+    char name[64];
+    bool required;
+    tp_opt_type type;  /* TP_OPT_STRING, _INT, _FLOAT or _BOOL */
+    const char *words; /* "w1|w2": words allowed besides the type, or NULL */
+} map_key;
+
+static void map_key_parse(const char *decl, map_key *k)
+{
+    const char *colon = strchr(decl, ':');
+    size_t n = colon ? (size_t)(colon - decl) : strlen(decl);
+    k->required = n > 0 && decl[n - 1] == '!';
+    n -= k->required;
+    n = n < sizeof k->name ? n : sizeof k->name - 1;
+    memcpy(k->name, decl, n);
+    k->name[n] = '\0';
+    k->type = TP_OPT_STRING;
+    k->words = NULL;
+    if (colon == NULL)
+        return;
+    const char *t = colon + 1, *bar = strchr(t, '|');
+    size_t tl = bar ? (size_t)(bar - t) : strlen(t);
+    if (tl == 3 && strncmp(t, "int", 3) == 0)
+        k->type = TP_OPT_INT;
+    else if (tl == 5 && strncmp(t, "float", 5) == 0)
+        k->type = TP_OPT_FLOAT;
+    else if (tl == 4 && strncmp(t, "bool", 4) == 0)
+        k->type = TP_OPT_BOOL;
+    k->words = bar ? bar + 1 : NULL;
+}
+
+static bool map_word(const char *words, const char *text)
+{
+    size_t n = strlen(text);
+    for (const char *w = words; w && *w;) {
+        const char *end = strchr(w, '|');
+        size_t l = end ? (size_t)(end - w) : strlen(w);
+        if (l == n && strncmp(w, text, n) == 0)
+            return true;
+        w = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+static void free_maps(tp_maplist *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const tp_optmap *m = &l->items[i];
+        for (size_t j = 0; j < m->n; j++) {
+            free((char *)m->keys[j]);
+            free((char *)m->values[j]);
+        }
+        free((void *)m->keys);
+        free((void *)m->values);
+    }
+    free((void *)l->items);
+    l->n = 0;
+    l->items = NULL;
+}
+
+/* The declared key named text, or NULL (reported, with a did-you-mean). */
+static const char *map_find_key(const tp_option *opt, const tp_ynode *key, map_key *k,
+                                const origin *o)
+{
+    const char *names[64];
+    size_t n = 0;
+    char all[512] = "";
+    for (size_t i = 0; opt->choices && opt->choices[i] && n < 64; i++) {
+        map_key_parse(opt->choices[i], k);
+        if (strcmp(k->name, key->text) == 0)
+            return opt->choices[i];
+        names[n++] = opt->choices[i];
+        size_t used = strlen(all);
+        snprintf(all + used, sizeof all - used, "%s%s", i ? ", " : "", k->name);
+    }
+    map_key near_key;
+    const char *near = tp_closest(key->text, names, n);
+    if (near)
+        map_key_parse(near, &near_key);
+    tp_diags_add(o->d, o->file, key->line, key->col,
+                 "error: %s: option '%s': unknown key '%s'%s%s%s; valid keys: %s", o->who,
+                 opt->name, key->text, near ? " (did you mean '" : "", near ? near_key.name : "",
+                 near ? "'?)" : "", all);
+    return NULL;
+}
+
+/* One value of a mapping, checked against its key's type. */
+static int map_value(const tp_option *opt, size_t idx, const map_key *k, const tp_ynode *v,
+                     const origin *o)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s[%zu].%s", opt->name, idx, k->name);
+    origin ov = *o;
+    ov.line = v->line;
+    ov.col = v->col;
+    if (v->type != TP_YNODE_SCALAR) {
+        REPORT(&ov, "error: %s: option '%s' must be %s, not a %s", o->who, name,
+               type_name(k->type), v->type == TP_YNODE_MAP ? "mapping" : "list");
+        return -1;
+    }
+    if (k->type == TP_OPT_STRING || (k->words && map_word(k->words, v->text)))
+        return 0;
+    tp_option one = {.name = name, .type = k->type, .flags = opt->flags & TP_OPT_RANGE,
+                     .min = opt->min, .max = opt->max};
+    union {
+        int b;
+        int64_t i;
+        double f;
+    } scratch;
+    if (k->words == NULL)
+        return set_scalar(&one, &scratch, v->text, v->quoted, &ov);
+    origin quiet = ov;
+    tp_diags none = {0};
+    quiet.d = &none;
+    int rc = set_scalar(&one, &scratch, v->text, v->quoted, &quiet);
+    tp_diags_free(&none);
+    if (rc != 0)
+        REPORT(&ov, "error: %s: option '%s' must be %s or one of: %s, not '%s'", o->who, name,
+               type_name(k->type), k->words, v->text);
+    return rc;
+}
+
+/* One mapping of the list: its keys declared, its values typed, its
+ * required keys given; copied into *m. */
+static int set_map(const tp_option *opt, size_t idx, tp_optmap *m, const tp_ynode *v,
+                   const origin *o)
+{
+    if (v->type != TP_YNODE_MAP) {
+        tp_diags_add(o->d, o->file, v->line, v->col, "error: %s: option '%s' must be %s",
+                     o->who, opt->name, type_name(opt->type));
+        return -1;
+    }
+    char **keys = calloc(v->n ? v->n : 1, sizeof *keys), **values = calloc(v->n ? v->n : 1, sizeof *values);
+    m->keys = (const char *const *)keys;
+    m->values = (const char *const *)values;
+    if (keys == NULL || values == NULL)
+        return -1;
+    int rc = 0;
+    for (size_t j = 0; j < v->n; j++) {
+        map_key k;
+        if (map_find_key(opt, v->keys[j], &k, o) == NULL || map_value(opt, idx, &k, v->items[j], o) != 0) {
+            rc = -1;
+            continue;
+        }
+        keys[m->n] = strdup(k.name);
+        values[m->n] = strdup(v->items[j]->text);
+        if (keys[m->n] == NULL || values[m->n] == NULL)
+            return -1;
+        m->n++;
+    }
+    for (size_t i = 0; opt->choices && opt->choices[i]; i++) {
+        map_key k;
+        map_key_parse(opt->choices[i], &k);
+        if (k.required && tp_ymap_get(v, k.name) == NULL) {
+            tp_diags_add(o->d, o->file, v->line, v->col,
+                         "error: %s: option '%s': item %zu lacks the required key '%s'", o->who,
+                         opt->name, idx, k.name);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+static int set_maps(const tp_option *opt, void *field, const tp_ynode *v, const origin *o)
+{
+    tp_maplist *l = field;
+    free_maps(l);
+    if (v->type != TP_YNODE_SEQ) {
+        REPORT(o, "error: %s: option '%s' must be %s", o->who, opt->name, type_name(opt->type));
+        return -1;
+    }
+    tp_optmap *items = calloc(v->n ? v->n : 1, sizeof *items);
+    if (items == NULL)
+        return -1;
+    l->items = items;
+    l->n = v->n;
+    int rc = 0;
+    for (size_t i = 0; i < v->n; i++)
+        rc |= set_map(opt, i, &items[i], v->items[i], o);
+    return rc;
+}
+
+static int clone_maps(tp_maplist *to, const tp_maplist *from)
+{
+    tp_optmap *items = calloc(from->n ? from->n : 1, sizeof *items);
+    to->items = items;
+    to->n = 0;
+    if (items == NULL)
+        return 0;
+    for (size_t i = 0; i < from->n; i++) {
+        const tp_optmap *f = &from->items[i];
+        char **keys = calloc(f->n ? f->n : 1, sizeof *keys), **values = calloc(f->n ? f->n : 1, sizeof *values);
+        items[i].keys = (const char *const *)keys;
+        items[i].values = (const char *const *)values;
+        to->n = i + 1;
+        if (keys == NULL || values == NULL)
+            return 0;
+        for (size_t j = 0; j < f->n; j++) {
+            keys[j] = strdup(f->keys[j]);
+            values[j] = strdup(f->values[j]);
+            items[i].n = j + 1;
+            if (keys[j] == NULL || values[j] == NULL)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 static int set_from_node(const tp_option *opt, void *field, const tp_ynode *v, const origin *o)
 {
+    if (opt->type == TP_OPT_MAP_LIST)
+        return set_maps(opt, field, v, o);
     if (opt->type == TP_OPT_LIST)
         return set_list(opt, field, v, o);
     if (opt->type == TP_OPT_INT_LIST || opt->type == TP_OPT_FLOAT_LIST)
@@ -347,7 +566,7 @@ static int set_from_node(const tp_option *opt, void *field, const tp_ynode *v, c
 
 static int apply_default(const tp_option *opt, void *field, const origin *o)
 {
-    if (opt->def == NULL)
+    if (opt->def == NULL || opt->type == TP_OPT_MAP_LIST) /* a list of mappings has no default */
         return 0;
     origin od = *o;
     od.line = od.col = 0;
@@ -465,6 +684,8 @@ void tp_options_free(const tp_option *schema, void *config)
             free_list(field);
         else if (opt->type == TP_OPT_INT_LIST || opt->type == TP_OPT_FLOAT_LIST)
             free_numbers(field);
+        else if (opt->type == TP_OPT_MAP_LIST)
+            free_maps(field);
     }
     free(config);
 }
@@ -482,7 +703,7 @@ void *tp_options_clone(const tp_option *schema, size_t config_size, const void *
         if (opt->type == TP_OPT_STRING)
             *(char **)field = NULL;
         else if (opt->type == TP_OPT_LIST || opt->type == TP_OPT_INT_LIST ||
-                 opt->type == TP_OPT_FLOAT_LIST)
+                 opt->type == TP_OPT_FLOAT_LIST || opt->type == TP_OPT_MAP_LIST)
             memset(field, 0, sizeof(tp_strlist));
     }
     for (const tp_option *opt = schema; ok && opt && opt->name; opt++) {
@@ -509,6 +730,8 @@ void *tp_options_clone(const tp_option *schema, size_t config_size, const void *
                 memcpy(items, l->items, l->n * sizeof(int64_t));
             ((tp_intlist *)field)->items = items;
             ((tp_intlist *)field)->n = ok ? l->n : 0;
+        } else if (opt->type == TP_OPT_MAP_LIST) {
+            ok = clone_maps(field, from);
         }
     }
     if (!ok) {

@@ -25,7 +25,8 @@ typedef enum tp_opt_type {
     /* --- since 3.0 --- */
     TP_OPT_INT_LIST = 7,   /* field: tp_intlist; integers, each checked against min/max */
     TP_OPT_FLOAT_LIST = 8, /* field: tp_floatlist; numbers, each checked against min/max */
-    TP_OPT_ENUM = 9        /* field: int, the index in `choices` of the value given */
+    TP_OPT_ENUM = 9,       /* field: int, the index in `choices` of the value given */
+    TP_OPT_MAP_LIST = 10   /* field: tp_maplist; a YAML sequence of mappings (below) */
 } tp_opt_type;
 
 /* A list of strings, as TP_OPT_LIST fields hold it. */
@@ -43,6 +44,37 @@ typedef struct tp_floatlist {
     size_t n;
     const double *items;
 } tp_floatlist;
+
+/* A list of mappings, as TP_OPT_MAP_LIST fields hold it (critical_path's
+ * `what_if`).  The option's `choices` declares the keys a mapping may hold,
+ * each "NAME[!][:TYPE[|WORD...]]": `!` marks a required key; TYPE is string
+ * (the default), int, float or bool, and a value is checked as the scalar
+ * option of that type would be (with TP_OPT_RANGE, min/max apply to every
+ * number); WORDs are texts allowed besides the type
+ * ("communication:float|overlapped").  Values are kept as written (strings);
+ * tp_optmap_get reads one. */
+typedef struct tp_optmap {
+    size_t n;
+    const char *const *keys;
+    const char *const *values;
+} tp_optmap;
+typedef struct tp_maplist {
+    size_t n;
+    const tp_optmap *items;
+} tp_maplist;
+
+/* The value of key in m, or NULL when the mapping does not give it. */
+static inline const char *tp_optmap_get(const tp_optmap *m, const char *key)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        const char *a = m->keys[i], *b = key;
+        while (*a && *a == *b)
+            a++, b++;
+        if (*a == *b)
+            return m->values[i];
+    }
+    return NULL;
+}
 
 enum {
     TP_OPT_REQUIRED = 1u << 0, /* the pipeline must give it */
@@ -110,6 +142,9 @@ typedef struct tp_option {
     { NAME, TP_OPT_FLOAT_LIST, TP_OPT_RANGE, offsetof(T, FIELD), NULL, MIN, MAX, NULL, HELP, {NULL, NULL} }
 #define TP_OPTION_ENUM(NAME, T, FIELD, DEF, CHOICES, HELP) \
     { NAME, TP_OPT_ENUM, 0, offsetof(T, FIELD), DEF, 0, 0, CHOICES, HELP, {NULL, NULL} }
+/* A list of mappings: KEYS declares the keys (tp_maplist above); numbers in [MIN, MAX]. */
+#define TP_OPTION_MAP_LIST(NAME, T, FIELD, KEYS, MIN, MAX, HELP) \
+    { NAME, TP_OPT_MAP_LIST, TP_OPT_RANGE, offsetof(T, FIELD), NULL, MIN, MAX, KEYS, HELP, {NULL, NULL} }
 #define TP_OPTION_END { NULL, (tp_opt_type)0, 0, 0, NULL, 0, 0, NULL, NULL, {NULL, NULL} }
 
 #ifdef __cplusplus

@@ -158,6 +158,25 @@ int tp_vocab_is_module(const tp_vocab *v, const char *name);
  * ...), else computation.  kind TP_KIND_OTHER when unknown. */
 tp_kernel_class tp_vocab_kernel_class(const tp_vocab *v, tp_kind kind, const char *name);
 
+/* What a synchronisation API (a launch API of kind sync) waits for, from
+ * its name: a stream wait (the GPU waits: cudaStreamWaitEvent), an event
+ * (cudaEventSynchronize), a stream (cudaStreamSynchronize), else the whole
+ * device (cudaDeviceSynchronize, cuCtxSynchronize); TP_SYNC_NONE when name
+ * is not a sync API of v.  (critical_path's sync edges.) */
+typedef enum tp_sync_scope {
+    TP_SYNC_NONE = 0,
+    TP_SYNC_DEVICE,
+    TP_SYNC_STREAM,
+    TP_SYNC_EVENT,
+    TP_SYNC_STREAM_WAIT
+} tp_sync_scope;
+tp_sync_scope tp_vocab_sync_scope(const tp_vocab *v, const char *name);
+
+/* 1 when the memcpy or memset launch API `name` blocks the calling thread
+ * until the copy is done (CUDA/HIP semantics: the API has no "Async" in its
+ * name), else 0. */
+int tp_vocab_launch_blocks(const tp_vocab *v, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -267,6 +267,46 @@ START_TEST(number_lists_and_enums_are_checked)
 }
 END_TEST
 
+/* A list of mappings (TP_OPT_MAP_LIST): keys and value types as the
+ * option's choices declare them, values kept as written, clones deep. */
+typedef struct maps_config {
+    tp_maplist m;
+} maps_config;
+
+START_TEST(lists_of_mappings_are_checked)
+{
+    static const char *const keys[] = {"name!", "scale:float", "mode:float|off", "on:bool", NULL};
+    static const tp_option schema[] = {
+        TP_OPTION_MAP_LIST("changes", maps_config, m, keys, 0, 10, "changes"), TP_OPTION_END};
+    const char *good = "changes:\n  - {name: a, scale: 0.5, mode: off}\n  - {name: b, on: true, mode: 2}\n";
+    const char *bad = "changes:\n  - {name: a, scal: 1}\n  - {scale: 11, mode: x}\n  - 3\n";
+    tp_diags d = {0};
+    tp_ynode *y = tp_yaml_parse(good, strlen(good), "p.yaml", &d);
+    maps_config *c = tp_options_build(schema, sizeof *c, y, NULL, "p.yaml", "test", &d);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(c->m.n, 2);
+    ck_assert_str_eq(tp_optmap_get(&c->m.items[0], "scale"), "0.5");
+    ck_assert_str_eq(tp_optmap_get(&c->m.items[0], "mode"), "off");
+    ck_assert_str_eq(tp_optmap_get(&c->m.items[1], "name"), "b");
+    ck_assert_ptr_null(tp_optmap_get(&c->m.items[1], "scale"));
+    maps_config *copy = tp_options_clone(schema, sizeof *c, c, NULL, NULL);
+    tp_options_free(schema, c);
+    ck_assert_str_eq(tp_optmap_get(&copy->m.items[1], "mode"), "2");
+    tp_options_free(schema, copy);
+    tp_ynode_free(y);
+    y = tp_yaml_parse(bad, strlen(bad), "p.yaml", &d);
+    ck_assert_ptr_null(tp_options_build(schema, sizeof *c, y, NULL, "p.yaml", "test", &d));
+    ck_assert_uint_eq(d.n, 5);
+    ck_assert_msg(strstr(d.lines[0], "p.yaml:2:15:") && strstr(d.lines[0], "unknown key 'scal' (did you mean 'scale'?)"), "%s", d.lines[0]);
+    ck_assert_msg(strstr(d.lines[1], "'changes[1].scale' = 11 is out of range"), "%s", d.lines[1]);
+    ck_assert_msg(strstr(d.lines[2], "'changes[1].mode' must be a number or one of: off, not 'x'"), "%s", d.lines[2]);
+    ck_assert_msg(strstr(d.lines[3], "item 1 lacks the required key 'name'"), "%s", d.lines[3]);
+    ck_assert_msg(strstr(d.lines[4], "p.yaml:4:5:") && strstr(d.lines[4], "must be a list of mappings"), "%s", d.lines[4]);
+    tp_ynode_free(y);
+    tp_diags_free(&d);
+}
+END_TEST
+
 /* A plugin built against the smaller 3.0 prefix of every descriptor loads:
  * its second stage is found (the stride is the plugin's), its options are
  * read with their own size, and the fields it predates read as zero. */
@@ -562,6 +602,7 @@ static Suite *pipeline_suite(void)
     Suite *s = suite_create("pipeline");
     TCase *tc = tcase_create("options");
     tcase_add_test(tc, typed_values_reach_the_plugin);
+    tcase_add_test(tc, lists_of_mappings_are_checked);
     tcase_add_test(tc, required_analyses_run_first);
     tcase_add_test(tc, defaults_apply);
     tcase_add_test(tc, every_problem_is_reported);
