@@ -83,6 +83,15 @@ static int has_shapes(adv *a)
     return 0;
 }
 
+/* Did hierarchy nest the Python frames (python_frames: true)? */
+static int python_in_tree(const adv *a)
+{
+    for (size_t i = 0; i < a->c->n; i++)
+        if (a->c->kind[i] == TP_KIND_PYTHON && a->hv.depth[i] >= 0)
+            return 1;
+    return 0;
+}
+
 static int has_kind(const adv *a, tp_kind kind)
 {
     for (size_t i = 0; i < a->c->n; i++)
@@ -123,7 +132,7 @@ static int report(adv *a, const matches *m, const char *finding, const char *wha
 }
 
 /* The usual preconditions: ops, recorded shapes, Python events. */
-enum { NEED_OPS = 1, NEED_SHAPES = 2, NEED_PYTHON = 4 };
+enum { NEED_OPS = 1, NEED_SHAPES = 2, NEED_PYTHON = 4, NEED_PYTHON_TREE = 8 };
 
 /* Sets *skipped (and says why, once) when the trace lacks what the rule
  * needs. */
@@ -132,8 +141,11 @@ static int check_needs(adv *a, unsigned need, int *skipped)
     const char *why = NULL;
     if ((need & NEED_OPS) && !has_kind(a, TP_KIND_CPU_OP))
         why = "no framework ops (cpu_op events) in the trace";
-    else if ((need & NEED_PYTHON) && !has_kind(a, TP_KIND_PYTHON))
+    else if ((need & (NEED_PYTHON | NEED_PYTHON_TREE)) && !has_kind(a, TP_KIND_PYTHON))
         why = "no Python function events (profile with with_stack=True)";
+    else if ((need & NEED_PYTHON_TREE) && !python_in_tree(a))
+        why = "hierarchy left the Python frames out of the host tree (set python_frames: true "
+              "on the hierarchy stage)";
     else if ((need & NEED_SHAPES) && !has_shapes(a))
         why = "no op records its input types and shapes (profile with record_shapes=True)";
     *skipped = why != NULL;
@@ -181,7 +193,7 @@ static int extra_copy_at(const adv *a, int32_t to)
 
 int adv_extra_cuda_copy(adv *a)
 {
-    PRECONDITIONS(a, NEED_OPS | NEED_SHAPES);
+    PRECONDITIONS(a, NEED_OPS | NEED_SHAPES | NEED_PYTHON_TREE);
     matches m = {0, 0, -1};
     for (size_t i = 0; i < a->c->n; i++)
         if (named(a, (int32_t)i, "aten::to") && extra_copy_at(a, (int32_t)i))
@@ -292,7 +304,7 @@ static int dataloader_fn(const adv *a, int32_t x, const char *fn)
 
 int adv_sync_dataloader(adv *a)
 {
-    PRECONDITIONS(a, NEED_PYTHON);
+    PRECONDITIONS(a, NEED_PYTHON_TREE);
     matches m = {0, 0, -1};
     for (size_t i = 0; i < a->c->n; i++) {
         if (!dataloader_fn(a, (int32_t)i, "__iter__"))
@@ -328,7 +340,7 @@ static int zeroes_below(const adv *a, int32_t x)
 
 int adv_grad_not_none(adv *a)
 {
-    PRECONDITIONS(a, NEED_PYTHON);
+    PRECONDITIONS(a, NEED_PYTHON_TREE);
     matches m = {0, 0, -1};
     for (size_t i = 0; i < a->c->n; i++)
         if (ends(adv_name(a, (uint32_t)i), ": zero_grad") && zeroes_below(a, (int32_t)i))
@@ -347,7 +359,7 @@ static int conv_with_bias(const adv *a, int32_t x)
 
 int adv_conv_bias_bn(adv *a)
 {
-    PRECONDITIONS(a, NEED_OPS | NEED_SHAPES);
+    PRECONDITIONS(a, NEED_OPS | NEED_SHAPES | NEED_PYTHON_TREE);
     matches m = {0, 0, -1};
     for (size_t i = 0; i < a->c->n; i++) {
         if (!conv_with_bias(a, (int32_t)i))
