@@ -18,6 +18,8 @@
 #       tests/tools/check_ranges.py (no range counted twice), and
 #       tests/pipelines/cli/idle_corpus.yaml (+ _trimmed) and
 #       tests/tools/check_idle.py (no negative idle).
+#   The bundled advice pipeline runs on every corpus trace (Kineto, nsys, dvdt-prof) and
+#       tests/tools/check_advice.py recomputes its rules' figures from the raw trace.
 # Prints "N passed, M failed" and exits non-zero on any failure.
 set -u
 BUILD=${1:-build}
@@ -149,6 +151,17 @@ for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.p
 done
 for trace in tests/data/nsys/*.sqlite tests/data/dvdt_prof/armcl_mali_tmp-dvdt-prof.json; do
     idle_check idle_corpus "$trace" --invariants-only
+done
+
+# advice's rules recomputed from the raw trace (tests/tools/check_advice.py, issue 29): the
+# bundled advice pipeline on every Kineto corpus trace, the bundled DLRM step, the nsys SQLite
+# exports and the dvdt-prof profile
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz \
+    tests/data/nsys/*.sqlite tests/data/dvdt_prof/armcl_mali_tmp-dvdt-prof.json; do
+    out="$tmp/advice-$(basename "$trace")"
+    if "$PIPELINE" run pipelines/advice.yaml -q --set trace="$trace" --set out="$out" \
+        >/dev/null 2>"$tmp/err" && python3 tests/tools/check_advice.py "$trace" "$out" >"$tmp/chk" 2>&1
+    then ok; else ko "advice on $trace: check_advice.py"; cat "$tmp/err" "$tmp/chk"; fi
 done
 
 # every shipped pipeline validates and runs (into a scratch output folder)
