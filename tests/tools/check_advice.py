@@ -39,6 +39,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tracecheck import ns  # noqa: E402
+from check_idle import device_of  # noqa: E402  (args.device, else the pid)
 
 TOL = 1e-6
 errors = []
@@ -67,14 +68,6 @@ ACT = {"kernel": "kernel", "Kernel": "kernel", "mtia_ccp_events": "kernel",
 def is_runtime(cat):
     return cat in ("cuda_runtime", "cuda_driver", "Runtime") or cat.endswith("_runtime") \
         or cat.endswith("_driver")
-
-
-def device_of(e):
-    a = e.get("args") or {}
-    if "device" in a:
-        return int(a["device"])
-    pid = e.get("pid", -1)
-    return pid if isinstance(pid, int) and 0 <= pid <= 2**31 - 1 else -1
 
 
 def read_kineto(path):

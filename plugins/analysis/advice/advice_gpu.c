@@ -66,33 +66,41 @@ static int no_gpu(adv *a)
                         : TP_OK;
 }
 
-/* ------------------------------------------------------------ gpu_idle */
-
-int adv_gpu_idle(adv *a)
+/* Runs a device rule on every device (after the info row of a trace
+ * without GPU activity). */
+static int each_device(adv *a, int (*rule)(adv *a, const adv_device *d))
 {
     int rc = no_gpu(a);
-    for (size_t k = 0; rc == TP_OK && k < a->ndev; k++) {
-        const adv_device *d = &a->dev[k];
-        tp_interval *u;
-        size_t n;
-        int64_t lo, hi;
-        if ((rc = dev_union(a, d, ANY_CLASS, &u, &n, NULL)) != TP_OK)
-            break;
-        dev_span(a, d, &lo, &hi);
-        int64_t busy = tp_intervals_length(u, n), idle = hi - lo - busy;
-        tp_free(u);
-        double p = pct(idle, hi - lo);
-        if (!(p > a->cfg->idle_percent))
-            continue;
-        char where[64];
-        dev_where(d, where, sizeof where);
-        rc = adv_emit(a, ADV_FIGS(-1, adv_us(idle), p, adv_rel_us(a, lo), adv_rel_us(a, hi)),
-                      where, "the GPU is idle much of the time",
-                      "idle %.1f us of a %.1f us span (%.2f %% > %g %%); busy %.1f us",
-                      adv_us(idle), adv_us(hi - lo), p, a->cfg->idle_percent, adv_us(busy));
-    }
+    for (size_t k = 0; rc == TP_OK && k < a->ndev; k++)
+        rc = rule(a, &a->dev[k]);
     return rc;
 }
+
+/* ------------------------------------------------------------ gpu_idle */
+
+static int idle_device(adv *a, const adv_device *d)
+{
+    tp_interval *u;
+    size_t n;
+    int64_t lo, hi;
+    int rc = dev_union(a, d, ANY_CLASS, &u, &n, NULL);
+    if (rc != TP_OK)
+        return rc;
+    dev_span(a, d, &lo, &hi);
+    int64_t busy = tp_intervals_length(u, n), idle = hi - lo - busy;
+    tp_free(u);
+    double p = pct(idle, hi - lo);
+    if (!(p > a->cfg->idle_percent))
+        return TP_OK;
+    char where[64];
+    dev_where(d, where, sizeof where);
+    return adv_emit(a, ADV_FIGS(-1, adv_us(idle), p, adv_rel_us(a, lo), adv_rel_us(a, hi)), where,
+                    "the GPU is idle much of the time",
+                    "idle %.1f us of a %.1f us span (%.2f %% > %g %%); busy %.1f us", adv_us(idle),
+                    adv_us(hi - lo), p, a->cfg->idle_percent, adv_us(busy));
+}
+
+int adv_gpu_idle(adv *a) { return each_device(a, idle_device); }
 
 /* -------------------------------------------------- communication rules */
 
@@ -245,13 +253,7 @@ static int memcpy_device(adv *a, const adv_device *d)
                     per, (long long)a->cfg->memcpy_count, count);
 }
 
-int adv_memcpy_share(adv *a)
-{
-    int rc = no_gpu(a);
-    for (size_t k = 0; rc == TP_OK && k < a->ndev; k++)
-        rc = memcpy_device(a, &a->dev[k]);
-    return rc;
-}
+int adv_memcpy_share(adv *a) { return each_device(a, memcpy_device); }
 
 /* ------------------------------------------------------------ gpu_gaps */
 
@@ -274,18 +276,11 @@ static int gaps_device(adv *a, const adv_device *d)
                       adv_us(gap), a->cfg->gap_us, adv_rel_us(a, u[i - 1].end),
                       adv_rel_us(a, u[i].start));
     }
-    if (u != NULL)
-        tp_free(u);
+    tp_free(u);
     return rc;
 }
 
-int adv_gpu_gaps(adv *a)
-{
-    int rc = no_gpu(a);
-    for (size_t k = 0; rc == TP_OK && k < a->ndev; k++)
-        rc = gaps_device(a, &a->dev[k]);
-    return rc;
-}
+int adv_gpu_gaps(adv *a) { return each_device(a, gaps_device); }
 
 /* ----------------------------------------------------- low_utilization */
 
@@ -326,10 +321,4 @@ static int util_device(adv *a, const adv_device *d)
                     adv_rel_us(a, worst_hi));
 }
 
-int adv_low_utilization(adv *a)
-{
-    int rc = no_gpu(a);
-    for (size_t k = 0; rc == TP_OK && k < a->ndev; k++)
-        rc = util_device(a, &a->dev[k]);
-    return rc;
-}
+int adv_low_utilization(adv *a) { return each_device(a, util_device); }
