@@ -99,6 +99,21 @@ int adv_is_memcpy(adv *a, uint32_t row)
            tp_vocab_memory(&a->vocab, adv_name(a, row)) == TP_MEM_MEMCPY;
 }
 
+void adv_add_iteration(const adv *a, int64_t ts, char *buf, size_t size)
+{
+    int32_t k = tp_iteration_of(&a->iters, ts);
+    size_t len = strlen(buf);
+    if (k >= 0 && len < size)
+        snprintf(buf + len, size - len, ", iteration %lld", (long long)a->iter.step[k]);
+}
+
+int32_t adv_op_above(const adv *a, int32_t x)
+{
+    while (x >= 0 && a->c->kind[x] != TP_KIND_CPU_OP)
+        x = a->hv.parent[x];
+    return x;
+}
+
 static char *dup_text(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -94,6 +94,11 @@ int adv_skip(adv *a, const char *why);
 double adv_us(int64_t ns);
 double adv_rel_us(const adv *a, int64_t ts); /* from the trace's t0 */
 tp_kernel_class adv_class(adv *a, uint32_t row);
+/* Appends ", iteration N" to buf (of size bytes) when ts is inside one of
+ * the pipeline's iterations. */
+void adv_add_iteration(const adv *a, int64_t ts, char *buf, size_t size);
+/* The innermost cpu op at or above host row x in hierarchy's forest, or -1. */
+int32_t adv_op_above(const adv *a, int32_t x);
 const char *adv_name(const adv *a, uint32_t row);
 int adv_is_memcpy(adv *a, uint32_t row); /* kind memcpy, or a memcpy of the vocabulary */
 

@@ -51,6 +51,7 @@ int adv_pageable_memcpy(adv *a)
 
 typedef struct per_name {
     int64_t count, sum, first, last;
+    uint32_t longest; /* the row of the longest call */
 } per_name;
 
 typedef int (*call_filter)(adv *a, const char *name);
@@ -73,11 +74,25 @@ static int calls_by_name(adv *a, call_filter take, per_name **out, int *runtime)
         per_name *n = &p[c->name[i]];
         if (n->count++ == 0)
             n->first = c->ts[i];
+        if (n->count == 1 || c->dur[i] > c->dur[n->longest])
+            n->longest = (uint32_t)i;
         n->sum += c->dur[i];
         n->last = c->ts[i] + c->dur[i] > n->last ? c->ts[i] + c->dur[i] : n->last;
     }
     *out = p;
     return TP_OK;
+}
+
+/* "NAME; the longest under OP at T us, iteration N": the API, and the op
+ * (innermost cpu op above it) and time of its longest call. */
+static void call_where(const adv *a, const char *name, uint32_t longest, char *buf, size_t size)
+{
+    int32_t op = adv_op_above(a, (int32_t)longest);
+    int n = snprintf(buf, size, "%.120s; the longest%s%.160s at %.1f us", name,
+                     op >= 0 ? " under " : "", op >= 0 ? adv_name(a, (uint32_t)op) : "",
+                     adv_rel_us(a, a->c->ts[longest]));
+    if (n > 0 && (size_t)n < size)
+        adv_add_iteration(a, a->c->ts[longest], buf, size);
 }
 
 static int calls_rule(adv *a, call_filter take, const char *finding, const char *what)
@@ -91,9 +106,11 @@ static int calls_rule(adv *a, call_filter take, const char *finding, const char 
         if (p[k].count == 0)
             continue;
         const char *name = tp_str_text(a->st, (tp_str)k);
+        char where[400];
+        call_where(a, name, p[k].longest, where, sizeof where);
         rc = adv_emit(a, ADV_FIGS(p[k].count, adv_us(p[k].sum), NAN, adv_rel_us(a, p[k].first),
                                   adv_rel_us(a, p[k].last)),
-                      name, finding, "%lld %s calls to %s, %.1f us in all (mean %.2f us)",
+                      where, finding, "%lld %s calls to %s, %.1f us in all (mean %.2f us)",
                       (long long)p[k].count, what, name, adv_us(p[k].sum),
                       adv_us(p[k].sum) / (double)p[k].count);
     }
@@ -150,10 +167,14 @@ static int outlier_row(adv *a, const outlier *o, int64_t launches, const char *f
         return TP_OK;
     const tp_cols *c = a->c;
     uint32_t w = o->worst;
-    char where[400];
-    snprintf(where, sizeof where, "device %lld stream %lld, kernel %.200s at %.1f us",
-             (long long)tp_ev_device(c, w), (long long)tp_ev_stream(c, w), adv_name(a, w),
-             adv_rel_us(a, c->ts[w]));
+    char where[480];
+    int32_t op = tp_hier_launching_op(c, &a->hv, w);
+    int n = snprintf(where, sizeof where, "device %lld stream %lld, kernel %.200s at %.1f us%s%.160s",
+                     (long long)tp_ev_device(c, w), (long long)tp_ev_stream(c, w), adv_name(a, w),
+                     adv_rel_us(a, c->ts[w]), op >= 0 ? ", launched under " : "",
+                     op >= 0 ? adv_name(a, (uint32_t)op) : "");
+    if (n > 0 && (size_t)n < sizeof where)
+        adv_add_iteration(a, c->ts[a->hv.launcher[w]], where, sizeof where);
     return adv_emit(a, ADV_FIGS(o->count, o->worst_us, 100.0 * (double)o->count / (double)launches,
                                 adv_rel_us(a, c->ts[w]), adv_rel_us(a, c->ts[w] + c->dur[w])),
                     where, finding, "%lld of %lld launches %s %g us; the worst %.1f us",

@@ -267,8 +267,9 @@ static int gaps_device(adv *a, const adv_device *d)
         int64_t gap = u[i].start - u[i - 1].end;
         if ((double)gap < min_ns)
             continue;
-        char where[64];
+        char where[96];
         dev_where(d, where, sizeof where);
+        adv_add_iteration(a, u[i - 1].end, where, sizeof where);
         rc = adv_emit(a, ADV_FIGS(1, adv_us(gap), NAN, adv_rel_us(a, u[i - 1].end),
                                   adv_rel_us(a, u[i].start)),
                       where, "the GPU does nothing for a long time",
@@ -310,8 +311,9 @@ static int util_device(adv *a, const adv_device *d)
     tp_free(u);
     if (low == 0)
         return TP_OK;
-    char where[64];
+    char where[96];
     dev_where(d, where, sizeof where);
+    adv_add_iteration(a, worst_lo, where, sizeof where);
     return adv_emit(a, ADV_FIGS(low, NAN, worst, adv_rel_us(a, worst_lo), adv_rel_us(a, worst_hi)),
                     where, "GPU utilisation is low in parts of the run",
                     "%lld of %lld chunks of %.1f us busy less than %g %%; the lowest %.2f %% "

@@ -119,12 +119,10 @@ static int report(adv *a, const matches *m, const char *finding, const char *wha
         return TP_OK;
     const tp_cols *c = a->c;
     int32_t f = m->first;
-    char where[400], it[48] = "";
-    int32_t k = tp_iteration_of(&a->iters, c->ts[f]);
-    if (k >= 0)
-        snprintf(it, sizeof it, ", iteration %lld", (long long)a->iter.step[k]);
-    snprintf(where, sizeof where, "%.240s at %.1f us%s", adv_name(a, (uint32_t)f),
-             adv_rel_us(a, c->ts[f]), it);
+    char where[400];
+    snprintf(where, sizeof where, "%.240s at %.1f us", adv_name(a, (uint32_t)f),
+             adv_rel_us(a, c->ts[f]));
+    adv_add_iteration(a, c->ts[f], where, sizeof where);
     return adv_emit(a, ADV_FIGS(m->count, adv_us(m->sum), NAN, adv_rel_us(a, c->ts[f]),
                                 adv_rel_us(a, c->ts[f] + c->dur[f])),
                     where, finding, "%lld %s, %.1f us in all; the first named in where",
