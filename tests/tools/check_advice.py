@@ -22,8 +22,9 @@ rules' figures are recomputed from it:
   pageable_memcpy    copies whose name says "Pageable" (Kineto names their kinds)
   sync_memcpy        runtime calls named *Memcpy* / *Memset* without "Async", by name
   sync_api           runtime calls whose name (without _v<N>) ends in Synchronize
-  launch_outliers    by correlation id: calls > 50 us (slow), GPU starts > 100 us
-                     after the call's end (late)  (Kineto and nsys)
+  launch_outliers    by correlation id: calls > 50 us (slow), else GPU work shorter
+                     than its call (short), GPU starts > 100 us after the call's end
+                     (late)  (Kineto and nsys)
   optimizer_single_tensor  names ending _single_tensor_{adam,sgd,adamw}
   matmul_fp16_dims   aten::mm/bmm/addmm in half/bfloat16 with a last-two dim % 8
 and which rules say "not checked" (no GPU work, no collectives, no runtime calls,
@@ -301,13 +302,14 @@ def check_launches(rows, t):
     for name, s, e, c in t.calls:
         if c is not None:
             by_corr.setdefault(c, (s, e))
-    slow = late = n = 0
+    slow = late = brief = n = 0
     for d, s, e, kind, name, c in t.acts:
         if c is None or c not in by_corr:
             continue
         cs, ce = by_corr[c]
         n += 1
         slow += (ce - cs) / 1000 > 50
+        brief += (ce - cs) / 1000 <= 50 and e - s < ce - cs
         late += (s - ce) / 1000 > 100
     got = {r["finding"]: int(r["count"]) for r in fired(rows, "launch_outliers")}
     want = {}
@@ -315,6 +317,8 @@ def check_launches(rows, t):
         want["slow launch calls"] = slow
     if late:
         want["GPU work starts late after its launch"] = late
+    if brief:
+        want["GPU work shorter than the call that launched it"] = brief
     check(got == want, "launch_outliers: %s, want %s (of %d launches)" % (got, want, n))
     check((n == 0) == skipped(rows, "launch_outliers"), "launch_outliers: skipped %s with %d launches" % (skipped(rows, "launch_outliers"), n))
 

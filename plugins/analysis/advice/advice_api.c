@@ -177,23 +177,27 @@ static int outlier_row(adv *a, const outlier *o, int64_t launches, const char *f
         adv_add_iteration(a, c->ts[a->hv.launcher[w]], where, sizeof where);
     return adv_emit(a, ADV_FIGS(o->count, o->worst_us, 100.0 * (double)o->count / (double)launches,
                                 adv_rel_us(a, c->ts[w]), adv_rel_us(a, c->ts[w] + c->dur[w])),
-                    where, finding, "%lld of %lld launches %s %g us; the worst %.1f us",
-                    (long long)o->count, (long long)launches, what, cutoff, o->worst_us);
+                    where, finding, "%lld of %lld launches %s %g us%s; the worst %.1f us",
+                    (long long)o->count, (long long)launches, what, cutoff,
+                    strchr(what, '(') ? ")" : "", o->worst_us);
 }
 
 int adv_launch_outliers(adv *a)
 {
     const tp_cols *c = a->c;
-    outlier slow = {0, 0, 0}, late = {0, 0, 0};
+    outlier slow = {0, 0, 0}, late = {0, 0, 0}, brief = {0, 0, 0};
     int64_t launches = 0;
     for (size_t i = 0; i < c->n; i++) {
         int32_t l = a->hv.launcher[i];
         if (l < 0 || !tp_ev_is_activity(c, i))
             continue;
         launches++;
-        double cpu = adv_us(c->dur[l]), delay = adv_us(c->ts[i] - (c->ts[l] + c->dur[l]));
+        double cpu = adv_us(c->dur[l]), gpu = adv_us(c->dur[i]);
+        double delay = adv_us(c->ts[i] - (c->ts[l] + c->dur[l]));
         if (cpu > a->cfg->runtime_cutoff_us)
             note(&slow, cpu, (uint32_t)i);
+        else if (gpu < cpu) /* HTA's short GPU kernels: the launch costs more than the work */
+            note(&brief, cpu - gpu, (uint32_t)i);
         if (delay > a->cfg->launch_delay_cutoff_us)
             note(&late, delay, (uint32_t)i);
     }
@@ -201,6 +205,10 @@ int adv_launch_outliers(adv *a)
         return adv_skip(a, "no GPU activity linked to the runtime call that launched it");
     int rc = outlier_row(a, &slow, launches, "slow launch calls", "have a call longer than",
                          a->cfg->runtime_cutoff_us);
+    rc = rc ? rc
+            : outlier_row(a, &brief, launches, "GPU work shorter than the call that launched it",
+                          "run shorter on the GPU than their call (calls of at most",
+                          a->cfg->runtime_cutoff_us);
     return rc ? rc
               : outlier_row(a, &late, launches, "GPU work starts late after its launch",
                             "start later after their call than", a->cfg->launch_delay_cutoff_us);

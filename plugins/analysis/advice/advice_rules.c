@@ -45,8 +45,9 @@ const adv_rule adv_rules[] = {
      adv_sync_api},
     {"launch_outliers", ADV_WARN, "HTA kernel launch statistics (facebookresearch/"
                                   "HolisticTraceAnalysis)",
-     "slow launch calls: fewer, larger kernels or CUDA graphs; late starts: the GPU queue is "
-     "behind, look for a synchronisation or a long kernel before them",
+     "slow launch calls or GPU work shorter than its call: fewer, larger kernels (fusion, "
+     "torch.compile) or CUDA graphs; late starts: the GPU queue is behind, look for a "
+     "synchronisation or a long kernel before them",
      adv_launch_outliers},
     {"extra_cuda_copy", ADV_WARN, TORCH " ExtraCUDACopyPattern",
      "create the tensor on the device (torch.zeros(..., device=\"cuda\")) instead of filling it "
