@@ -203,6 +203,8 @@ check_cli "--fail-if-slower without a diff" 2 "--fail-if-slower needs a diff ana
     "$PIPELINE" run tests/pipelines/valid/streams_s1/pipeline.yaml --set out="$tmp/gate" --fail-if-slower 5
 check_cli "--fail-if-slower not a number" 2 "--fail-if-slower needs a percentage" \
     "$PIPELINE" run "$DIFFP" --fail-if-slower lots
+check_cli "advice: unknown rule" 2 "rules: unknown rule 'gpu_idel' (docs/plugins/advice.md lists them)" \
+    "$PIPELINE" run tests/pipelines/cli/advice_unknown_rule.yaml -q
 check_cli "--version" 0 "plugin ABI 3." "$PIPELINE" --version
 check_cli "no command" 2 "Usage: pipeline COMMAND" "$PIPELINE"
 check_cli "unknown command" 2 "pipeline: unknown command 'frobnicate'" "$PIPELINE" frobnicate
