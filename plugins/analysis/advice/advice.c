@@ -331,7 +331,7 @@ static int adv_run(tp_stage *st, const void *config, void *state)
     tp_trace *t = tp_stage_trace(st);
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
-    adv a = {.st = st, .cfg = config, .t = t, .c = tp_trace_cols(t)};
+    adv a = {.st = st, .cfg = config, .t = t, .c = tp_trace_cols(t), .shapes = -1};
     if (tp_hier_view_require(st, t, &a.hv) != TP_OK)
         return TP_ENOTFOUND;
     tp_trace_window(t, &a.w0, &a.w1);

@@ -62,6 +62,7 @@ typedef struct adv {
     adv_finding *f;
     size_t nf, capf;
     size_t rule; /* the rule being checked */
+    int shapes;  /* does an op record its input types: -1 not yet known, 0, 1 */
 } adv;
 
 typedef struct adv_rule {

@@ -285,6 +285,14 @@ int adv_gpu_gaps(adv *a) { return each_device(a, gaps_device); }
 
 /* ----------------------------------------------------- low_utilization */
 
+/* lo + floor((hi - lo) * k / chunks) without overflowing int64: with
+ * hi - lo = q * chunks + r, it is q * k + floor(r * k / chunks). */
+static int64_t chunk_bound(int64_t lo, int64_t hi, int64_t k, int64_t chunks)
+{
+    int64_t q = (hi - lo) / chunks, r = (hi - lo) % chunks;
+    return lo + q * k + r * k / chunks;
+}
+
 static int util_device(adv *a, const adv_device *d)
 {
     tp_interval *u;
@@ -297,7 +305,7 @@ static int util_device(adv *a, const adv_device *d)
     int64_t chunks = a->cfg->util_chunks, low = 0, worst_lo = 0, worst_hi = 0;
     double worst = INFINITY;
     for (int64_t k = 0; hi > lo && k < chunks; k++) {
-        int64_t c0 = lo + (hi - lo) * k / chunks, c1 = lo + (hi - lo) * (k + 1) / chunks;
+        int64_t c0 = chunk_bound(lo, hi, k, chunks), c1 = chunk_bound(lo, hi, k + 1, chunks);
         double p = pct(tp_intervals_within(u, n, c0, c1), c1 - c0);
         if (!(p < a->cfg->util_percent))
             continue;

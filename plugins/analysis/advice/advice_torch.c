@@ -73,14 +73,16 @@ static int input_types(const adv *a, int32_t row, char types[][32])
     return n;
 }
 
-/* Does any cpu op record its inputs (record_shapes)? */
+/* Does any cpu op record its inputs (record_shapes)?  Asked once per run. */
 static int has_shapes(adv *a)
 {
     char types[MAX_TYPES][32];
-    for (size_t i = 0; i < a->c->n; i++)
+    for (size_t i = 0; a->shapes < 0 && i < a->c->n; i++)
         if (a->c->kind[i] == TP_KIND_CPU_OP && input_types(a, (int32_t)i, types) >= 0)
-            return 1;
-    return 0;
+            a->shapes = 1;
+    if (a->shapes < 0)
+        a->shapes = 0;
+    return a->shapes;
 }
 
 /* Did hierarchy nest the Python frames (python_frames: true)? */
