@@ -193,15 +193,16 @@ int adv_comm_overlap(adv *a) { return each_comm_device(a, overlap_rule); }
 /* --------------------------------------------------------- memcpy_share */
 
 /* The most copies device d runs in one iteration (a copy's iteration is
- * its launching call's, its own start's without one); the trace's count
- * without iterations. */
+ * its launching call's, its own start's without one; iterations the
+ * pipeline's skip_first / skip_last leave out do not count); the trace's
+ * count when no iteration counts. */
 static int most_per_iteration(adv *a, const adv_device *d, size_t total, int64_t *most,
                               int64_t *step)
 {
     tp_iter_view *v = &a->iter;
     *most = (int64_t)total;
     *step = -1;
-    if (v->n == 0)
+    if (v->first >= v->last) /* no iterations, or none counts */
         return TP_OK;
     int rc = tp_iter_view_rows(a->st, a->t, v);
     int64_t *per = rc == TP_OK ? tp_calloc(v->n, sizeof *per) : NULL;
@@ -213,8 +214,8 @@ static int most_per_iteration(adv *a, const adv_device *d, size_t total, int64_t
         if (adv_is_memcpy(a, r) && v->row[from] >= 0)
             per[v->row[from]]++;
     }
-    *most = 0;
-    for (size_t k = 0; k < v->n; k++)
+    *most = 0; /* over the iterations statistics count (skip_first, skip_last) */
+    for (size_t k = v->first; k < v->last; k++)
         if (per[k] > *most) {
             *most = per[k];
             *step = v->step[k];
