@@ -50,6 +50,20 @@ static void dev_span(const adv *a, const adv_device *d, int64_t *lo, int64_t *hi
     }
 }
 
+/* A device's timeline: the union of its activities (u new, n intervals)
+ * and its span [lo, hi). */
+typedef struct dev_tl {
+    tp_interval *u;
+    size_t n;
+    int64_t lo, hi;
+} dev_tl;
+
+static int dev_timeline(adv *a, const adv_device *d, dev_tl *tl)
+{
+    dev_span(a, d, &tl->lo, &tl->hi);
+    return dev_union(a, d, ANY_CLASS, &tl->u, &tl->n, NULL);
+}
+
 static void dev_where(const adv_device *d, char *buf, size_t size)
 {
     snprintf(buf, size, "device %lld", (long long)d->device);
@@ -80,13 +94,13 @@ static int each_device(adv *a, int (*rule)(adv *a, const adv_device *d))
 
 static int idle_device(adv *a, const adv_device *d)
 {
-    tp_interval *u;
-    size_t n;
-    int64_t lo, hi;
-    int rc = dev_union(a, d, ANY_CLASS, &u, &n, NULL);
+    dev_tl tl;
+    int rc = dev_timeline(a, d, &tl);
     if (rc != TP_OK)
         return rc;
-    dev_span(a, d, &lo, &hi);
+    tp_interval *u = tl.u;
+    size_t n = tl.n;
+    int64_t lo = tl.lo, hi = tl.hi;
     int64_t busy = tp_intervals_length(u, n), idle = hi - lo - busy;
     tp_free(u);
     double p = pct(idle, hi - lo);
@@ -296,13 +310,13 @@ static int64_t chunk_bound(int64_t lo, int64_t hi, int64_t k, int64_t chunks)
 
 static int util_device(adv *a, const adv_device *d)
 {
-    tp_interval *u;
-    size_t n;
-    int64_t lo, hi;
-    int rc = dev_union(a, d, ANY_CLASS, &u, &n, NULL);
+    dev_tl tl;
+    int rc = dev_timeline(a, d, &tl);
     if (rc != TP_OK)
         return rc;
-    dev_span(a, d, &lo, &hi);
+    tp_interval *u = tl.u;
+    size_t n = tl.n;
+    int64_t lo = tl.lo, hi = tl.hi;
     int64_t chunks = a->cfg->util_chunks, low = 0, worst_lo = 0, worst_hi = 0;
     double worst = INFINITY;
     for (int64_t k = 0; hi > lo && k < chunks; k++) {
