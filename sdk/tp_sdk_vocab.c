@@ -241,6 +241,18 @@ tp_launch_what tp_vocab_launch_api(const tp_vocab *v, const char *name)
     return r ? (tp_launch_what)r->what : TP_LAUNCHES_NOTHING;
 }
 
+int tp_launch_api_blocks(const char *name, tp_launch_what what)
+{
+    size_t n = name ? tp_launch_api_base(name) : 0;
+    if (what == TP_LAUNCHES_MEMCPY || what == TP_LAUNCHES_MEMSET) {
+        for (size_t i = 0; i + 5 <= n; i++)
+            if (memcmp(name + i, "Async", 5) == 0)
+                return 0;
+        return n > 0;
+    }
+    return what == TP_LAUNCHES_SYNC && ends_with(name, n, "Synchronize");
+}
+
 /* Does the lower-cased, '_'-less text hold the word? */
 static int has_word(const char *flat, const char *word) { return strstr(flat, word) != NULL; }
 

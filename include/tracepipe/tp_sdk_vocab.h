@@ -130,6 +130,15 @@ size_t tp_launch_api_base(const char *name);
  * it is not a launch API. */
 tp_launch_what tp_vocab_launch_api(const tp_vocab *v, const char *name);
 
+/* Does a launch API call that starts `what` (tp_vocab_launch_api) keep the
+ * host waiting until the GPU is done?  Memcpy and memset calls do unless
+ * their name (without _v<N>, _ptsz, _ptds) has "Async" (cudaMemcpy,
+ * cuMemcpyHtoD, hipMemset); sync calls do when it ends in "Synchronize"
+ * (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize,
+ * cuCtxSynchronize), never cudaStreamWaitEvent (the GPU waits, not the
+ * host).  Nothing else blocks. */
+int tp_launch_api_blocks(const char *name, tp_launch_what what);
+
 /* The collective type of a kernel, TP_COLL_NONE when it is not one.  A rule
  * without a type takes it from the name (the part before '(' or '<', case
  * and '_' ignored): allreduce, reducescatter, allgather, alltoall,

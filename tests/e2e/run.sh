@@ -22,6 +22,8 @@
 #       through tests/pipelines/cli/memory_check.yaml and tests/tools/check_memory.py (an
 #       independent replay); every one through tests/pipelines/cli/kernel_sequences_check.yaml
 #       and tests/tools/check_kernel_sequences.py (an independent count).
+#   The bundled advice pipeline runs on every corpus trace (Kineto, nsys, dvdt-prof) and
+#       tests/tools/check_advice.py recomputes its rules' figures from the raw trace.
 # Prints "N passed, M failed" and exits non-zero on any failure.
 set -u
 BUILD=${1:-build}
@@ -180,6 +182,17 @@ for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.p
     else ko "kernel_sequences on $trace: check_kernel_sequences.py"; cat "$tmp/err" "$tmp/chk"; fi
 done
 
+# advice's rules recomputed from the raw trace (tests/tools/check_advice.py, issue 29): the
+# bundled advice pipeline on every Kineto corpus trace, the bundled DLRM step, the nsys SQLite
+# exports and the dvdt-prof profile
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz \
+    tests/data/nsys/*.sqlite tests/data/dvdt_prof/armcl_mali_tmp-dvdt-prof.json; do
+    out="$tmp/advice-$(basename "$trace")"
+    if "$PIPELINE" run pipelines/advice.yaml -q --set trace="$trace" --set out="$out" \
+        >/dev/null 2>"$tmp/err" && python3 tests/tools/check_advice.py "$trace" "$out" >"$tmp/chk" 2>&1
+    then ok; else ko "advice on $trace: check_advice.py"; cat "$tmp/err" "$tmp/chk"; fi
+done
+
 # every shipped pipeline validates and runs (into a scratch output folder)
 for pipe in pipelines/*.yaml; do
     out="$tmp/shipped-$(basename "$pipe" .yaml)"
@@ -235,6 +248,8 @@ check_cli "--fail-if refused before reading" 2 "--fail-if 1:28: error: result 'r
 check_cli "--fail-if in validate" 2 "--fail-if 1:13: error: expected a value at the end (in 'same.delta >')" \
     "$PIPELINE" validate "$DIFFP" --fail-if 'same.delta >'
 check_cli "--help names --fail-if" 0 "docs/gates.md" "$PIPELINE" --help
+check_cli "advice: unknown rule" 2 "rules: unknown rule 'gpu_idel' (docs/plugins/advice.md lists them)" \
+    "$PIPELINE" run tests/pipelines/cli/advice_unknown_rule.yaml -q
 check_cli "--version" 0 "plugin ABI 3." "$PIPELINE" --version
 check_cli "no command" 2 "Usage: pipeline COMMAND" "$PIPELINE"
 check_cli "unknown command" 2 "pipeline: unknown command 'frobnicate'" "$PIPELINE" frobnicate

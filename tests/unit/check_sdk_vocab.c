@@ -34,6 +34,29 @@ START_TEST(launch_apis_and_what_they_launch)
 }
 END_TEST
 
+/* Which launch APIs keep the host waiting (advice's sync_memcpy and sync_api). */
+START_TEST(launch_apis_that_block)
+{
+    const tp_vocab *v = tp_vocab_builtin();
+    static const struct {
+        const char *name;
+        int blocks;
+    } cases[] = {
+        {"cudaMemcpy", 1}, {"cudaMemcpy_v3020", 1}, {"cuMemcpyHtoD_v2", 1}, {"hipMemset", 1},
+        {"cudaMemcpy2D", 1}, {"cudaMemcpyAsync", 0}, {"cuMemcpyHtoDAsync_v2", 0},
+        {"cudaMemsetAsync_ptsz", 0}, {"cudaDeviceSynchronize", 1},
+        {"cudaStreamSynchronize_v3020", 1}, {"cudaEventSynchronize", 1}, {"cuCtxSynchronize", 1},
+        {"hipDeviceSynchronize", 1}, {"cudaStreamWaitEvent", 0}, {"cudaLaunchKernel", 0},
+        {"cudaEventRecord", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(tp_launch_api_blocks(cases[i].name, tp_vocab_launch_api(v, cases[i].name)) ==
+                          cases[i].blocks,
+                      "%s", cases[i].name);
+    ck_assert_int_eq(tp_launch_api_blocks(NULL, TP_LAUNCHES_MEMCPY), 0);
+}
+END_TEST
+
 START_TEST(collectives_and_their_types)
 {
     const tp_vocab *v = tp_vocab_builtin();
@@ -112,6 +135,7 @@ static Suite *sdk_vocab_suite(void)
     Suite *s = suite_create("sdk_vocab");
     TCase *tc = tcase_create("vocab");
     tcase_add_test(tc, launch_apis_and_what_they_launch);
+    tcase_add_test(tc, launch_apis_that_block);
     tcase_add_test(tc, collectives_and_their_types);
     tcase_add_test(tc, memory_names_and_classes);
     tcase_add_test(tc, rule_syntax);

@@ -1,0 +1,415 @@
+/* advice: PyTorch's pattern matcher (TorchTidy,
+ * torch/profiler/_pattern_matcher.py), its match rules over the host
+ * forest hierarchy builds (children in start order) and the ops' recorded
+ * "Input Dims" / "Input type" args.  Differences from PyTorch's in-memory
+ * event tree: docs/plugins/advice.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tracepipe/tp_sdk_gemm.h>
+#include <tracepipe/tp_sdk_json.h>
+
+#include "advice.h"
+
+#define MAX_TYPES 8
+
+static int named(const adv *a, int32_t row, const char *name)
+{
+    return row >= 0 && strcmp(adv_name(a, (uint32_t)row), name) == 0;
+}
+
+static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+static int ends(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int32_t last_child(const adv *a, int32_t x)
+{
+    int32_t k = x >= 0 ? a->hv.first_child[x] : -1;
+    while (k >= 0 && a->hv.next_sibling[k] >= 0)
+        k = a->hv.next_sibling[k];
+    return k;
+}
+
+/* The sibling before x (roots: the root before it on its thread), or -1. */
+static int32_t prev_sibling(const adv *a, int32_t x)
+{
+    int32_t p = a->hv.parent[x], prev = -1;
+    if (p >= 0) {
+        for (int32_t k = a->hv.first_child[p]; k >= 0 && k != x; k = a->hv.next_sibling[k])
+            prev = k;
+        return prev;
+    }
+    const tp_cols *c = a->c;
+    for (size_t i = 0; i < a->hv.nroots && a->hv.roots[i] != x; i++) {
+        int32_t r = a->hv.roots[i];
+        if (tp_ev_pid(c, (size_t)r) == tp_ev_pid(c, (size_t)x) &&
+            tp_ev_tid(c, (size_t)r) == tp_ev_tid(c, (size_t)x))
+            prev = r;
+    }
+    return prev;
+}
+
+/* The "Input type" strings of row (non-tensors ""), at most MAX_TYPES;
+ * -1 when the row records none. */
+static int input_types(const adv *a, int32_t row, char types[][32])
+{
+    size_t len, vlen;
+    const char *args = tp_trace_args(a->t, (size_t)row, &len);
+    const char *v = args ? tp_json_get(args, len, "Input type", &vlen) : NULL;
+    tp_json_iter it;
+    if (v == NULL || tp_json_array(v, vlen, &it) != TP_OK)
+        return -1;
+    const char *e;
+    size_t elen;
+    int n = 0;
+    while (n < MAX_TYPES && tp_json_next(&it, &e, &elen) == 1)
+        if (tp_json_str(e, elen, types[n], 32) >= 0)
+            n++;
+    return n;
+}
+
+/* Does any cpu op record its inputs (record_shapes)?  Asked once per run. */
+static int has_shapes(adv *a)
+{
+    char types[MAX_TYPES][32];
+    for (size_t i = 0; a->shapes < 0 && i < a->c->n; i++)
+        if (a->c->kind[i] == TP_KIND_CPU_OP && input_types(a, (int32_t)i, types) >= 0)
+            a->shapes = 1;
+    if (a->shapes < 0)
+        a->shapes = 0;
+    return a->shapes;
+}
+
+/* Did hierarchy nest the Python frames (python_frames: true)? */
+static int python_in_tree(const adv *a)
+{
+    for (size_t i = 0; i < a->c->n; i++)
+        if (a->c->kind[i] == TP_KIND_PYTHON && a->hv.depth[i] >= 0)
+            return 1;
+    return 0;
+}
+
+static int has_kind(const adv *a, tp_kind kind)
+{
+    for (size_t i = 0; i < a->c->n; i++)
+        if (a->c->kind[i] == kind)
+            return 1;
+    return 0;
+}
+
+/* A rule's matches: how many, the first one's row, their total time. */
+typedef struct matches {
+    int64_t count, sum;
+    int32_t first;
+} matches;
+
+static void add_match(const adv *a, matches *m, int32_t row)
+{
+    if (m->count++ == 0 || a->c->ts[row] < a->c->ts[m->first])
+        m->first = row;
+    m->sum += a->c->dur[row];
+}
+
+static int report(adv *a, const matches *m, const char *finding, const char *what)
+{
+    if (m->count == 0)
+        return TP_OK;
+    const tp_cols *c = a->c;
+    int32_t f = m->first;
+    char where[400];
+    snprintf(where, sizeof where, "%.240s at %.1f us", adv_name(a, (uint32_t)f),
+             adv_rel_us(a, c->ts[f]));
+    adv_add_iteration(a, c->ts[f], where, sizeof where);
+    return adv_emit(a, ADV_FIGS(m->count, adv_us(m->sum), NAN, adv_rel_us(a, c->ts[f]),
+                                adv_rel_us(a, c->ts[f] + c->dur[f])),
+                    where, finding, "%lld %s, %.1f us in all; the first named in where",
+                    (long long)m->count, what, adv_us(m->sum));
+}
+
+/* The usual preconditions: ops, recorded shapes, Python events. */
+enum { NEED_OPS = 1, NEED_SHAPES = 2, NEED_PYTHON = 4, NEED_PYTHON_TREE = 8 };
+
+/* Sets *skipped (and says why, once) when the trace lacks what the rule
+ * needs. */
+static int check_needs(adv *a, unsigned need, int *skipped)
+{
+    const char *why = NULL;
+    if ((need & NEED_OPS) && !has_kind(a, TP_KIND_CPU_OP))
+        why = "no framework ops (cpu_op events) in the trace";
+    else if ((need & (NEED_PYTHON | NEED_PYTHON_TREE)) && !has_kind(a, TP_KIND_PYTHON))
+        why = "no Python function events (profile with with_stack=True)";
+    else if ((need & NEED_PYTHON_TREE) && !python_in_tree(a))
+        why = "hierarchy left the Python frames out of the host tree (set python_frames: true "
+              "on the hierarchy stage)";
+    else if ((need & NEED_SHAPES) && !has_shapes(a))
+        why = "no op records its input types and shapes (profile with record_shapes=True)";
+    *skipped = why != NULL;
+    return why ? adv_skip(a, why) : TP_OK;
+}
+
+#define PRECONDITIONS(a, need)                                                                 \
+    do {                                                                                       \
+        int skipped_ = 0, rc_ = check_needs(a, need, &skipped_);                               \
+        if (rc_ != TP_OK || skipped_)                                                          \
+            return rc_;                                                                        \
+    } while (0)
+
+/* ----------------------------------------------------- extra_cuda_copy */
+
+static int is_init_op(const adv *a, int32_t x)
+{
+    static const char *const init[] = {"aten::fill_", "aten::zero_", "aten::normal_",
+                                       "aten::uniform_"};
+    for (size_t i = 0; i < sizeof init / sizeof init[0]; i++)
+        if (named(a, x, init[i]))
+            return 1;
+    return 0;
+}
+
+static int extra_copy_at(const adv *a, int32_t to)
+{
+    char types[MAX_TYPES][32];
+    int32_t x = last_child(a, to);
+    if (!named(a, x, "aten::_to_copy") || !named(a, x = last_child(a, x), "aten::copy_"))
+        return 0;
+    if (input_types(a, x, types) < 2 || types[0][0] == '\0' || strcmp(types[0], types[1]) != 0)
+        return 0;
+    int32_t p = a->hv.parent[to];
+    x = p >= 0 ? prev_sibling(a, p) : -1;
+    if (x < 0)
+        return 0;
+    if (a->hv.first_child[x] < 0)
+        return is_init_op(a, x);
+    while ((x = last_child(a, x)) >= 0)
+        if (is_init_op(a, x))
+            return 1;
+    return 0;
+}
+
+int adv_extra_cuda_copy(adv *a)
+{
+    PRECONDITIONS(a, NEED_OPS | NEED_SHAPES | NEED_PYTHON_TREE);
+    matches m = {0, 0, -1};
+    for (size_t i = 0; i < a->c->n; i++)
+        if (named(a, (int32_t)i, "aten::to") && extra_copy_at(a, (int32_t)i))
+            add_match(a, &m, (int32_t)i);
+    return report(a, &m, "a tensor filled on the CPU is copied to the GPU right away",
+                  "aten::to copies of a tensor just filled (fill_, zero_, normal_, uniform_)");
+}
+
+/* --------------------------------------------------- for_loop_indexing */
+
+/* PyTorch's match over one sibling list kids[0, n): from each aten::select
+ * not yet visited, the ops up to the next aten::select form a sequence;
+ * it matches when that sequence repeats back to back loop_repeats times
+ * or more. */
+static void loops_in(adv *a, const int32_t *kids, size_t n, uint8_t *visited, matches *m)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (visited[i] || !named(a, kids[i], "aten::select") || n - i - 1 <= 1)
+            continue;
+        size_t next = i + 1;
+        while (next < n && !named(a, kids[next], "aten::select"))
+            next++;
+        if (next == n)
+            continue;
+        size_t len = next - i, repeats = 1;
+        for (size_t s = next; s + len <= n; s += len) {
+            size_t k = 0;
+            while (k < len && a->c->name[kids[s + k]] == a->c->name[kids[i + k]])
+                k++;
+            if (k < len)
+                break;
+            repeats++;
+            visited[s] = 1;
+        }
+        if (repeats >= (size_t)a->cfg->loop_repeats)
+            add_match(a, m, kids[i]);
+    }
+}
+
+int adv_for_loop_indexing(adv *a)
+{
+    PRECONDITIONS(a, NEED_OPS);
+    const tp_cols *c = a->c;
+    int32_t *kids = tp_malloc((c->n ? c->n : 1) * sizeof *kids);
+    uint8_t *visited = tp_malloc(c->n ? c->n : 1);
+    matches m = {0, 0, -1};
+    for (size_t p = 0; kids && visited && p < c->n; p++) {
+        size_t n = 0;
+        for (int32_t k = a->hv.first_child[p]; k >= 0; k = a->hv.next_sibling[k])
+            kids[n++] = k;
+        if (n < 3)
+            continue;
+        memset(visited, 0, n);
+        loops_in(a, kids, n, visited, &m);
+    }
+    int rc = kids && visited ? TP_OK : TP_ENOMEM;
+    tp_free(kids);
+    tp_free(visited);
+    return rc ? rc
+              : report(a, &m, "a Python loop indexes a tensor one element at a time",
+                       "loops of aten::select sequences repeated back to back");
+}
+
+/* -------------------------------------------------------- fp32_matmul */
+
+int adv_fp32_matmul(adv *a)
+{
+    return adv_skip(a, "traces do not record whether TF32 was allowed for the product "
+                       "(allow_tf32_cublas is in PyTorch's in-memory profile only)");
+}
+
+/* -------------------------------------------- optimizer_single_tensor */
+
+static int single_tensor_name(const adv *a, const char *name)
+{
+    static const char *const builtin[] = {"adam", "sgd", "adamw"};
+    const tp_strlist *opt = &a->cfg->optimizers;
+    size_t n = opt->n ? opt->n : sizeof builtin / sizeof builtin[0];
+    char suffix[128];
+    for (size_t k = 0; k < n; k++) {
+        snprintf(suffix, sizeof suffix, "_single_tensor_%s", opt->n ? opt->items[k] : builtin[k]);
+        if (ends(name, suffix))
+            return 1;
+    }
+    return 0;
+}
+
+int adv_optimizer_single_tensor(adv *a)
+{
+    PRECONDITIONS(a, NEED_PYTHON);
+    matches m = {0, 0, -1};
+    for (size_t i = 0; i < a->c->n; i++)
+        if (tp_ev_is_host(a->c, i) && single_tensor_name(a, adv_name(a, (uint32_t)i)))
+            add_match(a, &m, (int32_t)i);
+    return report(a, &m, "the optimizer runs its single-tensor implementation",
+                  "single-tensor optimizer steps");
+}
+
+/* ------------------------------------------------------ sync_dataloader */
+
+static int dataloader_fn(const adv *a, int32_t x, const char *fn)
+{
+    if (x < 0)
+        return 0;
+    const char *name = adv_name(a, (uint32_t)x);
+    return starts(name, "torch/utils/data/dataloader.py") && ends(name, fn);
+}
+
+int adv_sync_dataloader(adv *a)
+{
+    PRECONDITIONS(a, NEED_PYTHON_TREE);
+    matches m = {0, 0, -1};
+    for (size_t i = 0; i < a->c->n; i++) {
+        if (!dataloader_fn(a, (int32_t)i, "__iter__"))
+            continue;
+        int32_t x = a->hv.first_child[i];
+        if (!dataloader_fn(a, x, "_get_iterator") || (x = a->hv.first_child[x]) < 0)
+            continue;
+        if (!dataloader_fn(a, x, "check_worker_number_rationality"))
+            add_match(a, &m, (int32_t)i);
+    }
+    return report(a, &m, "the DataLoader loads data in the training process",
+                  "DataLoader iterators without worker processes");
+}
+
+/* ------------------------------------------------------- grad_not_none */
+
+/* Is there an aten::zero_ below x whose parent is not aten::zeros? */
+static int zeroes_below(const adv *a, int32_t x)
+{
+    for (int32_t k = a->hv.first_child[x]; k >= 0;) { /* pre-order, within x */
+        if (named(a, k, "aten::zero_") && !named(a, a->hv.parent[k], "aten::zeros"))
+            return 1;
+        if (a->hv.first_child[k] >= 0) {
+            k = a->hv.first_child[k];
+            continue;
+        }
+        while (k != x && a->hv.next_sibling[k] < 0)
+            k = a->hv.parent[k];
+        k = k == x ? -1 : a->hv.next_sibling[k];
+    }
+    return 0;
+}
+
+int adv_grad_not_none(adv *a)
+{
+    PRECONDITIONS(a, NEED_PYTHON_TREE);
+    matches m = {0, 0, -1};
+    for (size_t i = 0; i < a->c->n; i++)
+        if (ends(adv_name(a, (uint32_t)i), ": zero_grad") && zeroes_below(a, (int32_t)i))
+            add_match(a, &m, (int32_t)i);
+    return report(a, &m, "zero_grad fills gradients with zeros instead of dropping them",
+                  "zero_grad calls running aten::zero_");
+}
+
+/* -------------------------------------------------------- conv_bias_bn */
+
+static int conv_with_bias(const adv *a, int32_t x)
+{
+    char types[MAX_TYPES][32];
+    return named(a, x, "aten::conv2d") && input_types(a, x, types) >= 3 && types[2][0] != '\0';
+}
+
+int adv_conv_bias_bn(adv *a)
+{
+    PRECONDITIONS(a, NEED_OPS | NEED_SHAPES | NEED_PYTHON_TREE);
+    matches m = {0, 0, -1};
+    for (size_t i = 0; i < a->c->n; i++) {
+        if (!conv_with_bias(a, (int32_t)i))
+            continue;
+        int32_t x = (int32_t)i;
+        while (x >= 0 && !starts(adv_name(a, (uint32_t)x), "nn.Module: Conv2d"))
+            x = a->hv.parent[x];
+        x = x >= 0 ? a->hv.next_sibling[x] : -1;
+        if (x >= 0 && starts(adv_name(a, (uint32_t)x), "nn.Module: BatchNorm2d"))
+            add_match(a, &m, (int32_t)i);
+    }
+    return report(a, &m, "a Conv2d with a bias feeds a BatchNorm2d",
+                  "aten::conv2d calls with a bias right before a BatchNorm2d");
+}
+
+/* ---------------------------------------------------- matmul_fp16_dims */
+
+static int half_type(const char *t)
+{
+    return tp_contains_nocase(t, "half") || tp_contains_nocase(t, "bfloat16");
+}
+
+static int unaligned(const adv *a, int32_t x)
+{
+    size_t len, vlen;
+    const char *args = tp_trace_args(a->t, (size_t)x, &len);
+    const char *v = args ? tp_json_get(args, len, "Input Dims", &vlen) : NULL;
+    tp_gemm_shape s;
+    if (v == NULL || !tp_gemm_parse_dims(v, vlen, &s))
+        return 0;
+    for (int k = 0; k < s.n; k++)
+        for (int d = s.rank[k] >= 2 ? s.rank[k] - 2 : 0; d < s.rank[k]; d++)
+            if (fmod(s.dim[k][d], 8.0) != 0.0)
+                return 1;
+    return 0;
+}
+
+int adv_matmul_fp16_dims(adv *a)
+{
+    PRECONDITIONS(a, NEED_OPS | NEED_SHAPES);
+    matches m = {0, 0, -1};
+    char types[MAX_TYPES][32];
+    for (size_t i = 0; i < a->c->n; i++) {
+        int32_t x = (int32_t)i;
+        if (!named(a, x, "aten::mm") && !named(a, x, "aten::bmm") && !named(a, x, "aten::addmm"))
+            continue;
+        if (input_types(a, x, types) >= 1 && half_type(types[0]) && unaligned(a, x))
+            add_match(a, &m, x);
+    }
+    return report(a, &m, "half-precision products with dimensions not multiples of 8",
+                  "aten::mm / bmm / addmm calls in fp16 or bf16 with a last-two dimension not a "
+                  "multiple of 8");
+}
