@@ -18,6 +18,7 @@ tp_sync_scope tp_vocab_sync_scope(const tp_vocab *v, const char *name)
 
 int tp_vocab_launch_blocks(const tp_vocab *v, const char *name)
 {
+    /* one rule of what blocks: tp_launch_api_blocks */
     tp_launch_what w = tp_vocab_launch_api(v, name);
-    return (w == TP_LAUNCHES_MEMCPY || w == TP_LAUNCHES_MEMSET) && strstr(name, "Async") == NULL;
+    return (w == TP_LAUNCHES_MEMCPY || w == TP_LAUNCHES_MEMSET) && tp_launch_api_blocks(name, w);
 }

@@ -122,8 +122,7 @@ static int calls_rule(adv *a, call_filter take, const char *finding, const char 
 
 static int is_sync_copy(adv *a, const char *name)
 {
-    tp_launch_what w = tp_vocab_launch_api(&a->vocab, name);
-    return (w == TP_LAUNCHES_MEMCPY || w == TP_LAUNCHES_MEMSET) && tp_launch_api_blocks(name, w);
+    return tp_vocab_launch_blocks(&a->vocab, name);
 }
 
 static int is_sync_call(adv *a, const char *name)
