@@ -268,7 +268,7 @@ FUZZ_SEEDS_kineto := tests/data/hand tests/data/kineto tests/data/producers test
 FUZZ_SEEDS_yaml := tests/pipelines pipelines docs/examples
 FUZZ_SEEDS_validate := tests/fuzz/validate_seeds tests/pipelines pipelines
 # the other readers (tests/fuzz/fuzz_reader.h): 64 KiB inputs unless said
-FUZZ_SEEDS_nsys := tests/bad/nsys_truncated tests/bad/nsys_not_export
+FUZZ_SEEDS_nsys := tests/fuzz/seeds/nsys tests/bad/nsys_truncated tests/bad/nsys_not_export
 FUZZ_SEEDS_nsys_json := tests/fuzz/seeds/nsys_json tests/bad/nsys_json_truncated_line
 FUZZ_SEEDS_dvdt_prof := tests/fuzz/seeds/dvdt_prof tests/bad/dvdt_truncated tests/bad/dvdt_damaged_rows
 FUZZ_SEEDS_tfprof := tests/fuzz/seeds/tfprof tests/bad/tfprof_no_report tests/bad/tfprof_damaged_values
