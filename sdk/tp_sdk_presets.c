@@ -13,14 +13,18 @@
  * last figure is the launch floor (us), the shortest kernel measured on a
  * real trace of that part (docs/plugins/predict.md, "Presets", names each
  * source); 0 = not measured, and 0 in v100_seed so the seed's vectors stay
- * exact.  v100_sxm2 is v100_seed's V100 SXM2 with its floor: the preset of
+ * exact.  The very last is link_gbps, a GPU's peak GPU-to-GPU bandwidth in
+ * one direction (GB/s), which NCCL's bus bandwidth is compared with:
+ * NVLink 2, 3, 4 at 25 GB/s per link and direction times 6 (V100 SXM2), 12
+ * (A100 SXM4), 18 (H100 SXM5) links; MI300X 7 Infinity Fabric links of
+ * 64 GB/s per direction.  v100_sxm2 is v100_seed's V100 SXM2 with its floor: the preset of
  * V100 traces. */
 static const tp_preset tp_presets[] = {
-    {"v100_seed", 80, 25165824, 809, 2888, 12200, 0, 0, 0, 0},
-    {"v100_sxm2", 80, 25165824, 809, 2888, 12200, 0, 0, 0, 1.248},
-    {"a100_sxm4_80gb", 108, 41943040, 2039, 0, 19500, 156000, 312000, 312000, 1.344},
-    {"h100_sxm5_80gb", 132, 52428800, 3350, 0, 66900, 494700, 989400, 989400, 1.6},
-    {"mi300x", 304, 33554432, 5300, 0, 163400, 653700, 1307400, 1307400, 0},
+    {"v100_seed", 80, 25165824, 809, 2888, 12200, 0, 0, 0, 0, 150},
+    {"v100_sxm2", 80, 25165824, 809, 2888, 12200, 0, 0, 0, 1.248, 150},
+    {"a100_sxm4_80gb", 108, 41943040, 2039, 0, 19500, 156000, 312000, 312000, 1.344, 300},
+    {"h100_sxm5_80gb", 132, 52428800, 3350, 0, 66900, 494700, 989400, 989400, 1.6, 450},
+    {"mi300x", 304, 33554432, 5300, 0, 163400, 653700, 1307400, 1307400, 0, 448},
 };
 #define TP_N_PRESETS (sizeof tp_presets / sizeof *tp_presets)
 

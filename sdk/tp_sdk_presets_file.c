@@ -20,6 +20,7 @@ static double *preset_field(tp_preset *p, const char *key, size_t len)
     TP_PRESET_KEY("fp16_gflops", fp16);
     TP_PRESET_KEY("bf16_gflops", bf16);
     TP_PRESET_KEY("launch_floor_us", launch_floor_us);
+    TP_PRESET_KEY("link_gbps", link_gbps);
 #undef TP_PRESET_KEY
     return NULL;
 }
@@ -108,7 +109,7 @@ static int preset_yaml(tp_stage *st, const char *path, char *text, tp_preset *p,
         if (f == NULL)
             return tp_fail(st, TP_EINVAL, "%s: line %d: unknown key '%s' (name, sms, l2_bytes, "
                            "dram_gbps, l2_gbps, fp32_gflops, tf32_gflops, fp16_gflops, "
-                           "bf16_gflops, launch_floor_us)", path, lineno, key);
+                           "bf16_gflops, launch_floor_us, link_gbps)", path, lineno, key);
         if (preset_number(st, path, key, val, vlen, f) != TP_OK)
             return TP_EINVAL;
     }
@@ -148,7 +149,7 @@ int tp_preset_load(tp_stage *st, const char *path, tp_preset *p, char *name, siz
         } else {
             static const char *const keys[] = {"dram_gbps", "l2_gbps", "l2_bytes", "fp32_gflops",
                                                "tf32_gflops", "fp16_gflops", "bf16_gflops",
-                                               "launch_floor_us"};
+                                               "launch_floor_us", "link_gbps"};
             for (size_t k = 0; rc == TP_OK && k < sizeof keys / sizeof *keys; k++)
                 if ((v = tp_json_get(text, len, keys[k], &vlen)) != NULL)
                     rc = preset_number(st, path, keys[k], v, vlen,

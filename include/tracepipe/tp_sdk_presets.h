@@ -23,6 +23,7 @@ typedef struct tp_preset {
     double dram_gbps, l2_gbps;
     double fp32, tf32, fp16, bf16;
     double launch_floor_us; /* no kernel of this part runs shorter (0: not known) */
+    double link_gbps;       /* peak GPU-to-GPU bandwidth per direction, GB/s (0: not known) */
 } tp_preset;
 
 /* The built-in preset of that name (v100_seed, v100_sxm2, a100_sxm4_80gb,
