@@ -19,10 +19,11 @@
  * figures (ANALYSES.md 5.1), not the datasheet's.  AMD's MI250X and MI250
  * are two GCDs, each its own device to PyTorch: their presets hold one GCD
  * (half the package's figures).  fp32 is the highest FP32 rate (AMD's
- * matrix rate where it differs from the vector one). */
+ * matrix rate where it differs from the vector one).  `link` is the vendor's
+ * aggregate link figure (both directions); the preset keeps one direction, half of it. */
 #define TP_PRESET_ROW(name, sms, l2, dram, l2bw, fp64, fp32, tf32, fp16, bf16, fp8, fp4, link,  \
                       floor)                                                                      \
-    {name, sms, l2, dram, l2bw, fp32, tf32, fp16, bf16, floor, fp64, fp8, fp4, link}
+    {name, sms, l2, dram, l2bw, fp32, tf32, fp16, bf16, floor, fp64, fp8, fp4, (link) / 2.0}
 #define MB(x) ((x) * 1048576.0)
 static const tp_preset tp_presets[] = {
     /*           name              sms  L2       DRAM   L2BW  FP64    FP32    TF32     FP16     BF16     FP8      FP4      link  floor */

@@ -280,6 +280,11 @@ static tp_coll_type type_from_name(const char *name)
     return TP_COLL_OTHER;
 }
 
+tp_coll_type tp_coll_type_of_name(const char *name)
+{
+    return name && *name ? type_from_name(name) : TP_COLL_NONE;
+}
+
 tp_coll_type tp_vocab_collective(const tp_vocab *v, const char *kernel)
 {
     if (kernel == NULL)

@@ -25,8 +25,10 @@ typedef struct tp_preset {
     double launch_floor_us; /* no kernel of this part runs shorter (0: not known) */
     /* Since issue 27 (appended: code that fills the fields above is unchanged). */
     double fp64, fp8, fp4; /* dense GFLOP/s; fp64 the highest published (matrix) rate */
-    double link_gbps;      /* the device's fastest link to a peer, GB/s per direction summed as
-                            * its vendor states it (NVLink / Infinity Fabric / PCIe) */
+    double link_gbps;      /* peak GPU-to-GPU bandwidth in one direction, GB/s (0: not known):
+                            * half the aggregate (both directions) figure the vendor states
+                            * for NVLink / Infinity Fabric / PCIe; NCCL's bus bandwidth is
+                            * compared with it */
 } tp_preset;
 
 /* The peak (GFLOP/s) a product of elements of `bytes_per_element` bytes

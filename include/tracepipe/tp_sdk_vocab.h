@@ -145,6 +145,12 @@ int tp_launch_api_blocks(const char *name, tp_launch_what what);
  * broadcast, sendrecv / send / recv, reduce, else other. */
 tp_coll_type tp_vocab_collective(const tp_vocab *v, const char *kernel);
 
+/* The collective type a name says by the same words, with no table rule
+ * to match first (a call's "Collective name" arg: "allreduce",
+ * "reduce_scatter_tensor_coalesced"); TP_COLL_NONE for an empty name,
+ * else TP_COLL_OTHER when no word fits. */
+tp_coll_type tp_coll_type_of_name(const char *name);
+
 /* The memory activity an activity name is, TP_MEM_NONE when none (a rule
  * without a type: memset when the name has "set" in any case, else memcpy). */
 tp_mem_what tp_vocab_memory(const tp_vocab *v, const char *name);

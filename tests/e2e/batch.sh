@@ -180,6 +180,21 @@ elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rj/job.trace.json"; then ko "batch
 elif [ ! -s "$tmp/rj/dlrm_worker7_step12/host.csv" ] || [ -e "$tmp/rj/dlrm_worker7_step12/job.csv" ]
 then ko "batch stages: per-trace outputs, and no batch stage run per trace"
 else ok; fi
+# collectives once over the 8 ranks of the folder (issue 30): the same tables as one
+# pipeline with a reader per rank (valid/collectives_dlrm), every collective matched on
+# all 8 ranks (its check.py)
+COLL=tests/pipelines/valid/collectives_dlrm
+"$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cj" \
+    -j 2 -q >/dev/null 2>"$tmp/err"
+rc=$?
+same=1
+for f in coll.csv coll.summary.csv coll.matched.csv; do
+    cmp -s "$COLL/expected/$f" "$tmp/cj/$f" || same=0
+done
+if [ $rc != 0 ]; then ko "batch collectives: exit $rc"; cat "$tmp/err"
+elif [ $same != 1 ]; then ko "batch collectives: tables differ from valid/collectives_dlrm"
+elif ! python3 "$COLL/check.py" "$tmp/cj" >"$tmp/chk" 2>&1; then ko "batch collectives: check.py"; cat "$tmp/chk"
+else ok; fi
 # --max-memory bounds the batch stages too: they hold every trace at once
 # (8 x ~0.15 MiB estimated + 32 MiB > 33 MiB), so they are not run, exit 1;
 # each trace alone fits and runs

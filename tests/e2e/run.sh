@@ -136,6 +136,17 @@ for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.p
     then ok; else ko "gemm accounting: $trace"; cat "$tmp/err" "$tmp/chk"; fi
 done
 
+# collectives' sizes and bandwidths on every Kineto corpus trace, the bundled DLRM step and
+# the hand-made vectors, recomputed from the JSON (tests/tools/check_collectives.py, issue 30)
+for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.pt.trace.json.gz \
+    tests/data/hand/coll_rank*.json; do
+    out="$tmp/coll-$(basename "$trace")"
+    if "$PIPELINE" run tests/pipelines/cli/collectives_check.yaml -q --set trace="$trace" \
+        --set out="$out" >/dev/null 2>"$tmp/err" &&
+        python3 tests/tools/check_collectives.py "$trace" "$out/coll.csv" >"$tmp/chk" 2>&1
+    then ok; else ko "collectives: $trace: check_collectives.py"; cat "$tmp/err" "$tmp/chk"; fi
+done
+
 # no idle figure is negative, each is the one its name says (tests/tools/check_idle.py,
 # issue 25): on every Kineto corpus trace and the bundled DLRM step, recomputed from the
 # JSON; on those with ProfilerStep markers also after trim_iterations; on the nsys and

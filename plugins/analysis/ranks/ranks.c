@@ -25,6 +25,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_coll.h>
 #include <tracepipe/tp_sdk_iter.h>
 
 typedef struct rk_config {
@@ -166,52 +167,42 @@ static int rank_fill(tp_stage *st, const tp_trace *t, size_t index, const rk_con
     return TP_OK;
 }
 
-/* Each rank's clock offset in half nanoseconds: twice the median of its
- * collectives' ends minus the first rank's (differences of a few seconds at
- * most, exact as doubles, and so is their median). */
-static int offsets(rk_rank *r, size_t nr, size_t ncoll)
+/* Offsets, waits and last arrivals over the collectives every rank has
+ * (the SDK's matcher, tp_sdk_coll.h: one key, so collective k is every
+ * rank's k-th communication kernel); *ncoll gets their count. */
+static int compare(rk_rank *r, size_t nr, size_t *ncoll)
 {
-    double *d = tp_malloc((ncoll ? ncoll : 1) * sizeof *d), median;
-    if (d == NULL)
+    tp_coll_rank *cr = tp_calloc(nr, sizeof *cr);
+    tp_coll_match m;
+    if (cr == NULL)
         return TP_ENOMEM;
-    for (size_t i = 0; i < nr; i++) {
-        for (size_t k = 0; k < ncoll; k++)
-            d[k] = (double)(r[i].end[k] - r[0].end[k]);
-        if (tp_median_of(d, ncoll, &median) != TP_OK) {
-            tp_free(d);
-            return TP_ENOMEM;
-        }
-        r[i].offset_hns = ncoll ? (int64_t)llround(2 * median) : 0;
-    }
-    tp_free(d);
-    return TP_OK;
-}
-
-/* Rank r's aligned start of collective k, in half nanoseconds. */
-static int64_t arrival_hns(const rk_rank *r, size_t k) { return 2 * r->start[k] - r->offset_hns; }
-
-/* Offsets, waits and last arrivals over the first ncoll collectives. */
-static int compare(rk_rank *r, size_t nr, size_t ncoll)
-{
-    if (offsets(r, nr, ncoll) != TP_OK)
-        return TP_ENOMEM;
-    for (size_t k = 0; k < ncoll; k++) {
+    for (size_t i = 0; i < nr; i++)
+        cr[i] = (tp_coll_rank){r[i].start, r[i].end, NULL, r[i].ncoll};
+    int rc = tp_coll_match_ranks(cr, nr, &m);
+    tp_free(cr);
+    if (rc != TP_OK)
+        return rc;
+    *ncoll = 0;
+    for (size_t i = 0; i < nr; i++)
+        r[i].offset_hns = m.offset_hns[i];
+    for (size_t s = 0; s < m.nsets; s++) {
+        if (tp_coll_set_size(&m, s) != nr)
+            continue;
+        (*ncoll)++;
         size_t last = 0;
-        int64_t latest = INT64_MIN;
-        for (size_t i = 0; i < nr; i++) {
-            int64_t a = arrival_hns(&r[i], k);
-            if (a > latest) {
-                latest = a;
-                last = i;
+        for (size_t k = m.first[s]; k < m.first[s + 1]; k++)
+            if (m.arrival_hns[k] == m.latest_hns[s]) {
+                last = m.member[k].rank;
+                break;
             }
-        }
         r[last].last++;
-        for (size_t i = 0; i < nr; i++) {
-            int64_t w = latest - arrival_hns(&r[i], k);
-            r[i].wait_hns += w;
-            r[last].caused_hns += i == last ? 0 : w;
+        for (size_t k = m.first[s]; k < m.first[s + 1]; k++) {
+            int64_t w = m.latest_hns[s] - m.arrival_hns[k];
+            r[m.member[k].rank].wait_hns += w;
+            r[last].caused_hns += m.member[k].rank == last ? 0 : w;
         }
     }
+    tp_coll_match_free(&m);
     return TP_OK;
 }
 
@@ -314,7 +305,7 @@ static int rk_run(tp_stage *st, const void *config, void *state)
             tp_log(st, TP_LOG_WARN, "rank %lld has %zu communication kernels, another %zu: "
                    "the first %zu are compared", (long long)r[i].rank, r[i].ncoll, ncoll, ncoll);
     size_t s = 0;
-    if (rc == TP_OK && (rc = compare(r, nr, ncoll)) == TP_OK) {
+    if (rc == TP_OK && (rc = compare(r, nr, &ncoll)) == TP_OK) {
         s = straggler_of(r, nr);
         rc = write_ranks(st, r, nr, s);
     }

@@ -14,6 +14,8 @@
  * (1712195495505582988 ns -> 1712195495505582.988), so reading the output
  * back gives the same columns.  A path ending in .gz is gzip-compressed.
  * Output goes through one fixed buffer: nothing is allocated per event.
+ * Input results of the overlay kind `counter` (the `counters` analysis)
+ * are written after the events as counter events ("ph": "C").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +27,7 @@
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_output.h>
 #include <tracepipe/tp_sdk_text.h>
+#include <tracepipe/tp_sdk_trace.h>
 #include <zlib.h>
 
 typedef struct ct_config {
@@ -488,6 +491,78 @@ static void process_names(ct_out *o, tp_stage *st, const tp_trace *t, int *first
     }
 }
 
+/* ------------------------------------------------------------ overlays */
+
+/* Counter overlays (CONVENTIONS, "Chrome-trace overlays"): each input
+ * result of kind `counter` (series, pid, device, stream, start_us, value:
+ * docs/plugins/counters.md) as counter events of the trace it was made
+ * from, one track per (pid, series, stream): "<series> stream <s>". */
+static size_t trace_of(tp_stage *st, const tp_result *r, size_t ntraces)
+{
+    const char *id = tp_result_meta(r, "trace");
+    for (size_t k = 0; id && k < ntraces; k++) {
+        const char *tid = tp_trace_id(tp_stage_trace_at(st, k));
+        if (tid && strcmp(tid, id) == 0)
+            return k;
+    }
+    return 0;
+}
+
+static void write_counter(ct_out *o, const tp_result *r, size_t row, const int *col, int64_t t0,
+                          int64_t pid_base)
+{
+    const char *series = tp_result_get_str(r, row, col[0]);
+    int64_t pid = tp_result_is_null(r, row, col[1])
+                      ? (tp_result_is_null(r, row, col[2]) ? 0 : tp_result_get_i64(r, row, col[2]))
+                      : tp_result_get_i64(r, row, col[1]);
+    char name[300], value[40];
+    int n = tp_result_is_null(r, row, col[3])
+                ? snprintf(name, sizeof name, "%s", series)
+                : snprintf(name, sizeof name, "%s stream %lld", series,
+                           (long long)tp_result_get_i64(r, row, col[3]));
+    int vn = snprintf(value, sizeof value, "%.17g", tp_result_get_f64(r, row, col[5]));
+    out_str(o, "  {\"ph\": \"C\", \"name\": ");
+    out_json_str(o, name, n > 0 && (size_t)n < sizeof name ? (size_t)n : 0);
+    out_str(o, ", \"pid\": ");
+    out_i64(o, pid_base + pid);
+    out_str(o, ", \"ts\": ");
+    out_us(o, t0 + llround(tp_result_get_f64(r, row, col[4]) * 1000.0));
+    out_str(o, ", \"args\": {");
+    out_json_str(o, series, strlen(series));
+    out_str(o, ": ");
+    out_bytes(o, value, (size_t)(vn > 0 && (size_t)vn < sizeof value ? vn : 0));
+    out_str(o, "}}");
+}
+
+static size_t write_overlays(ct_out *o, tp_stage *st, size_t ntraces, int *first)
+{
+    static const char *const names[] = {"series", "pid", "device", "stream", "start_us", "value"};
+    size_t written = 0;
+    for (size_t i = 0; i < tp_input_count(st) && !o->err; i++) {
+        const tp_result *r = tp_input(st, i);
+        int col[6], ok = strcmp(tp_result_kind(r), "counter") == 0;
+        for (size_t k = 0; ok && k < 6; k++)
+            ok = (col[k] = tp_result_find_col(r, names[k])) >= 0;
+        if (!ok)
+            continue;
+        size_t k = trace_of(st, r, ntraces);
+        int64_t t0 = 0, hi;
+        tp_trace_window(tp_stage_trace_at(st, k), &t0, &hi);
+        int64_t pid_base = o->multi ? ((int64_t)k + 1) * CT_PID_STRIDE : 0;
+        for (size_t row = 0; row < tp_result_rows(r); row++) {
+            if (tp_result_is_null(r, row, col[0]) || tp_result_is_null(r, row, col[4]) ||
+                tp_result_is_null(r, row, col[5]))
+                continue;
+            if (!*first)
+                out_str(o, ",\n");
+            *first = 0;
+            write_counter(o, r, row, col, t0, pid_base);
+            written++;
+        }
+    }
+    return written;
+}
+
 static void write_footer(ct_out *o, int first)
 {
     out_str(o, first ? "  ]\n}\n" : "\n  ]\n}\n");
@@ -570,6 +645,7 @@ static int ct_run(tp_stage *st, const void *config, void *state)
         done += tp_trace_cols(t)->n;
         ext_free(&x);
     }
+    size_t overlays = rc == TP_OK ? write_overlays(o, st, ntraces, &first) : 0;
     write_footer(o, first);
     err = close_out(o);
     tp_free(o);
@@ -577,7 +653,8 @@ static int ct_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, rc, "out of memory");
     if (err != 0)
         return tp_fail(st, TP_EIO, "%s: cannot write: %s", cfg->path, strerror(err));
-    tp_log(st, TP_LOG_INFO, "wrote %zu events of %zu trace(s) to %s", total, ntraces, cfg->path);
+    tp_log(st, TP_LOG_INFO, "wrote %zu events of %zu trace(s)%s to %s", total, ntraces,
+           overlays ? " and counter overlays" : "", cfg->path);
     return TP_OK;
 }
 

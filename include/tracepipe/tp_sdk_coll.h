@@ -1,0 +1,81 @@
+/*
+ * tracepipe SDK: collective calls (issue 30).  The one matcher of
+ * collectives across the ranks of a job (CONVENTIONS, "Collectives across
+ * ranks"), NCCL's bandwidth definitions and the element sizes of the dtypes
+ * collectives name.  ranks and collectives use it.
+ *
+ * Matching.  Each rank hands its calls in its own start order, each with a
+ * key (the caller's: process group and type, or 0 for "every collective
+ * one sequence").  A call's sequence number is its position among the
+ * rank's calls of the same key; calls of equal (key, sequence) on several
+ * ranks are one matched collective.  A rank's clock offset is the median
+ * (numpy's) over the collectives it shares with rank 0 of (its end - rank
+ * 0's end): a collective cannot end on one rank before the last has joined,
+ * so ends agree across ranks.  Offsets are in half nanoseconds (an even
+ * count's median ends in .5 ns).  A member's arrival is its start minus its
+ * rank's offset; wait = the latest arrival of the collective - its own,
+ * skew = latest - earliest.
+ */
+#ifndef TRACEPIPE_TP_SDK_COLL_H
+#define TRACEPIPE_TP_SDK_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_sdk_vocab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One rank's calls, in its start order (ns; any common origin per rank). */
+typedef struct tp_coll_rank {
+    const int64_t *start, *end;
+    const uint64_t *key;
+    size_t n;
+} tp_coll_rank;
+
+/* One member of a matched collective: rank index and call index. */
+typedef struct tp_coll_member {
+    uint32_t rank, call;
+} tp_coll_member;
+
+typedef struct tp_coll_match {
+    size_t nsets;          /* matched collectives, by (key, sequence) */
+    size_t *first;         /* nsets + 1: set s is member[first[s] .. first[s+1]) */
+    tp_coll_member *member;/* ranks in increasing order within a set */
+    uint64_t *key;         /* nsets: the set's key */
+    uint32_t *seq;         /* nsets: its sequence number within the key */
+    int64_t *offset_hns;   /* per rank: clock offset, half nanoseconds */
+    int64_t *arrival_hns;  /* per member: 2 * start - offset */
+    int64_t *latest_hns, *earliest_hns; /* per set */
+    size_t nranks;
+} tp_coll_match;
+
+/* Matches the calls of nranks ranks.  TP_OK or TP_ENOMEM; free with
+ * tp_coll_match_free. */
+int tp_coll_match_ranks(const tp_coll_rank *ranks, size_t nranks, tp_coll_match *m);
+void tp_coll_match_free(tp_coll_match *m);
+
+/* Members of set s. */
+static inline size_t tp_coll_set_size(const tp_coll_match *m, size_t s)
+{
+    return m->first[s + 1] - m->first[s];
+}
+
+/* NCCL's bus bandwidth factor (nccl-tests doc/PERFORMANCE.md): busbw =
+ * algbw * factor for a collective of type t over n ranks: all_reduce
+ * 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast,
+ * reduce, send/recv 1; NaN for other types or n < 1. */
+double tp_coll_busbw_factor(tp_coll_type t, int64_t n);
+
+/* The bytes of one element of a dtype as PyTorch names it in traces
+ * ("Float", "float", "c10::BFloat16", "Half", "Long", "Char", "Byte",
+ * "float8_e4m3fn" ...), case ignored; 0 when unknown. */
+int tp_dtype_bytes(const char *dtype);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

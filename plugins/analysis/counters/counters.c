@@ -1,0 +1,188 @@
+/*
+ * analysis `counters` (issue 30, item 2, in part): per GPU stream, the
+ * launch queue's length (the SDK's series, tp_sdk_queue.h, as
+ * launch_stats.queue summarises it) and the memcpy bandwidth (bytes / duration
+ * of each copy while it runs, 0 between copies), as a result of the overlay
+ * kind `counter`, which chrome_trace writes back into the trace as counter
+ * events ("ph": "C").  Definitions: docs/plugins/counters.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_queue.h>
+
+typedef struct cn_config {
+    int unused;
+} cn_config;
+
+static const tp_option cn_options[] = {TP_OPTION_END};
+
+#define CN_COLS(X, P)                                                                              \
+    X(P, series, STR, NULL, "queue_length (launches queued on the stream) or memcpy_gbps")         \
+    X(P, pid, I64, NULL, "the process of the stream's activities in the trace (the track's)")      \
+    X(P, device, I64, NULL, "the device (null when not said)")                                     \
+    X(P, stream, I64, NULL, "the stream")                                                          \
+    X(P, start_us, F64, "us", "time of the value, from the trace's t0")                            \
+    X(P, value, F64, NULL, "the series' value from start_us on (a count, or 10^9 bytes/s)")
+TP_COLUMNS(cn_c, CN_COLS);
+
+static const tp_result_decl cn_results[] = {
+    TP_RESULT("", "counter", cn_c,
+              "per stream, queue length and memcpy bandwidth over time: a counter overlay "
+              "(chrome_trace writes it as \"ph\": \"C\" events)"),
+    TP_RESULTS_END};
+
+typedef struct cn_item {
+    uint32_t track;
+    int64_t in, out; /* queue: call start, activity end; memcpy: start, end */
+    double gbps;     /* memcpy only */
+} cn_item;
+
+static int by_track(const void *a, const void *b, void *ctx)
+{
+    const cn_item *x = a, *y = b;
+    (void)ctx;
+    if (x->track != y->track)
+        return x->track < y->track ? -1 : 1;
+    return (x->in > y->in) - (x->in < y->in);
+}
+
+typedef struct cn {
+    tp_stage *st;
+    const tp_trace *t;
+    const tp_cols *c;
+    tp_result *r;
+    int64_t t0;
+} cn;
+
+static int point(cn *k, const char *series, uint32_t track, int64_t t, double v)
+{
+    const tp_track *tr = &k->c->tracks[track];
+    size_t row;
+    int rc = tp_result_add_row(k->st, k->r, &row);
+    rc = rc ? rc : tp_result_set_str(k->st, k->r, row, cn_c_series, series);
+    rc = rc ? rc : tp_result_set_i64(k->st, k->r, row, cn_c_pid, tr->pid);
+    if (rc == TP_OK && tr->device >= 0)
+        rc = tp_result_set_i64(k->st, k->r, row, cn_c_device, tr->device);
+    rc = rc ? rc : tp_result_set_i64(k->st, k->r, row, cn_c_stream, tr->stream);
+    rc = rc ? rc : tp_result_set_f64(k->st, k->r, row, cn_c_start_us, (double)(t - k->t0) / 1000.0);
+    return rc ? rc : tp_result_set_f64(k->st, k->r, row, cn_c_value, v);
+}
+
+/* The queue series of items v[0, n) of one track. */
+static int queue_rows(cn *k, const cn_item *v, size_t n)
+{
+    int64_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+    tp_queue_point *p = NULL;
+    int rc = in && out ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < n; i++) {
+        in[i] = v[i].in;
+        out[i] = v[i].out;
+    }
+    rc = rc ? rc : tp_queue_series(in, out, n, TP_QUEUE_LEAVES_FIRST, &p);
+    for (size_t i = 0; rc == TP_OK && i < 2 * n; i++)
+        rc = point(k, "queue_length", v[0].track, p[i].t, (double)p[i].depth);
+    free(p);
+    free(in);
+    free(out);
+    return rc;
+}
+
+/* The copies v[0, n) of one track, in start order: each one's bandwidth
+ * from its start, 0 once none runs (times never go back: a copy starting
+ * before the previous ended takes over). */
+static int memcpy_rows(cn *k, const cn_item *v, size_t n)
+{
+    int rc = TP_OK;
+    int64_t until = v[0].in;
+    for (size_t i = 0; rc == TP_OK && i < n; i++) {
+        if (i > 0 && v[i].in >= until)
+            rc = point(k, "memcpy_gbps", v[i].track, until, 0.0);
+        rc = rc ? rc : point(k, "memcpy_gbps", v[i].track, v[i].in, v[i].gbps);
+        until = v[i].out > until ? v[i].out : until;
+    }
+    return rc ? rc : point(k, "memcpy_gbps", v[0].track, until, 0.0);
+}
+
+/* Runs of equal track in v (sorted by track), each through rows(). */
+static int per_track(cn *k, cn_item *v, size_t n, int (*rows)(cn *, const cn_item *, size_t))
+{
+    int rc = tp_sort(v, n, sizeof *v, by_track, NULL);
+    for (size_t i = 0, j; rc == TP_OK && i < n; i = j) {
+        for (j = i + 1; j < n && v[j].track == v[i].track; j++)
+            ;
+        rc = rows(k, v + i, j - i);
+    }
+    return rc;
+}
+
+/* A copy's bytes (Kineto's "bytes" arg), -1 without. */
+static int64_t copy_bytes(const tp_trace *t, size_t row)
+{
+    size_t len = 0, vlen;
+    const char *a = tp_trace_args(t, row, &len), *v;
+    int64_t b;
+    if (a == NULL || (v = tp_json_get(a, len, "bytes", &vlen)) == NULL ||
+        tp_json_i64(v, vlen, &b) != TP_OK)
+        return -1;
+    return b;
+}
+
+static int collect(cn *k, const tp_hier_view *h, const tp_vocab *vocab, cn_item *q, size_t *nq,
+                   cn_item *m, size_t *nm)
+{
+    const tp_cols *c = k->c;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!tp_ev_is_activity(c, i) || c->dur[i] < 0 || tp_ev_stream(c, i) < 0)
+            continue;
+        int32_t l = h->launcher[i];
+        if (l >= 0 && tp_vocab_launch_api(vocab, tp_str_text(k->st, c->name[l])) !=
+                          TP_LAUNCHES_NOTHING)
+            q[(*nq)++] = (cn_item){c->track[i], c->ts[l], c->ts[i] + c->dur[i], 0};
+        int64_t b = c->kind[i] == TP_KIND_MEMCPY && c->dur[i] > 0 ? copy_bytes(k->t, i) : -1;
+        if (b >= 0)
+            m[(*nm)++] = (cn_item){c->track[i], c->ts[i], c->ts[i] + c->dur[i],
+                                   (double)b / (double)c->dur[i]};
+    }
+    return TP_OK;
+}
+
+static int cn_run(tp_stage *st, const void *config, void *state)
+{
+    (void)config;
+    (void)state;
+    const tp_trace *t = tp_stage_trace(st);
+    tp_hier_view h;
+    if (tp_hier_view_require(st, t, &h) != TP_OK)
+        return TP_ENOTFOUND;
+    cn k = {st, t, tp_trace_cols(t), tp_result_declared(st, NULL), 0};
+    int64_t hi;
+    tp_trace_window(t, &k.t0, &hi);
+    size_t n = k.c->n ? k.c->n : 1, nq = 0, nm = 0;
+    cn_item *q = malloc(n * sizeof *q), *m = malloc(n * sizeof *m);
+    tp_vocab vocab;
+    int rc = q && m && k.r ? TP_OK : TP_ENOMEM;
+    if (rc == TP_OK && (rc = tp_vocab_get(st, &vocab)) == TP_OK) {
+        rc = collect(&k, &h, &vocab, q, &nq, m, &nm);
+        tp_vocab_free(&vocab);
+    }
+    if (rc == TP_OK) {
+        tp_result_set_meta(st, k.r, "title", "Counters per stream: launch queue, memcpy bandwidth");
+        rc = per_track(&k, q, nq, queue_rows);
+    }
+    rc = rc ? rc : per_track(&k, m, nm, memcpy_rows);
+    free(q);
+    free(m);
+    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
+
+static const tp_stage_desc cn_stages[] = {
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "counters",
+                  "per stream, launch queue length and memcpy bandwidth over time, a counter "
+                  "overlay that chrome_trace writes into the trace",
+                  cn_options, cn_config, "hierarchy", cn_results, NULL, 0, NULL, cn_run, NULL),
+    TP_STAGE_END};
+
+TP_PLUGIN_DEFINE("counters", "0.1.0", cn_stages);

@@ -1,0 +1,210 @@
+/* SDK: collective calls (tp_sdk_coll.h): the one matcher across ranks,
+ * NCCL's bus bandwidth factors, dtype sizes. */
+#include <tracepipe/tp_sdk_coll.h>
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracepipe/tp_sdk_sort.h>
+#include <tracepipe/tp_sdk_stats.h>
+
+typedef struct coll_tuple {
+    uint64_t key;
+    uint32_t seq, rank, call;
+} coll_tuple;
+
+static int by_key_then_call(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const coll_tuple *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->call > y->call) - (x->call < y->call);
+}
+
+/* Every call of every rank as (key, call), sorted by key then call, with
+ * its sequence number within (rank, key) set; then sorted by (key, seq,
+ * rank): a matched collective is a run of equal (key, seq). */
+static coll_tuple *coll_tuples(const tp_coll_rank *r, size_t nr, size_t *n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < nr; i++)
+        total += r[i].n;
+    coll_tuple *t = malloc((total ? total : 1) * sizeof *t);
+    if (t == NULL)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < nr; i++) {
+        size_t from = k;
+        for (size_t j = 0; j < r[i].n; j++)
+            t[k++] = (coll_tuple){r[i].key ? r[i].key[j] : 0, 0, (uint32_t)i, (uint32_t)j};
+        if (tp_sort(t + from, k - from, sizeof *t, by_key_then_call, NULL) != TP_OK) {
+            free(t);
+            return NULL;
+        }
+        for (size_t j = from + 1; j < k; j++)
+            t[j].seq = t[j].key == t[j - 1].key ? t[j - 1].seq + 1 : 0;
+    }
+    if (tp_sort(t, total, sizeof *t, by_key_then_call, NULL) != TP_OK) {
+        free(t);
+        return NULL;
+    }
+    *n = total;
+    return t;
+}
+
+static int coll_alloc(tp_coll_match *m, size_t nr, size_t total)
+{
+    m->nranks = nr;
+    m->first = malloc((total + 1) * sizeof *m->first);
+    m->member = malloc((total ? total : 1) * sizeof *m->member);
+    m->key = malloc((total ? total : 1) * sizeof *m->key);
+    m->seq = malloc((total ? total : 1) * sizeof *m->seq);
+    m->offset_hns = calloc(nr ? nr : 1, sizeof *m->offset_hns);
+    m->arrival_hns = malloc((total ? total : 1) * sizeof *m->arrival_hns);
+    m->latest_hns = malloc((total ? total : 1) * sizeof *m->latest_hns);
+    m->earliest_hns = malloc((total ? total : 1) * sizeof *m->earliest_hns);
+    return m->first && m->member && m->key && m->seq && m->offset_hns && m->arrival_hns &&
+                   m->latest_hns && m->earliest_hns
+               ? TP_OK
+               : TP_ENOMEM;
+}
+
+/* Each rank's offset: the median of its ends minus rank 0's over the sets
+ * both are in (rank 0 is a set's first member when it is in it). */
+static int coll_offsets(const tp_coll_rank *r, tp_coll_match *m)
+{
+    double *d = malloc((m->nsets ? m->nsets : 1) * sizeof *d), median;
+    if (d == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 1; i < m->nranks; i++) {
+        size_t n = 0;
+        for (size_t s = 0; s < m->nsets; s++) {
+            const tp_coll_member *a = &m->member[m->first[s]];
+            if (a[0].rank != 0)
+                continue;
+            for (size_t j = 1; j < tp_coll_set_size(m, s); j++)
+                if (a[j].rank == i)
+                    d[n++] = (double)(r[i].end[a[j].call] - r[0].end[a[0].call]);
+        }
+        if (tp_median_of(d, n, &median) != TP_OK) {
+            free(d);
+            return TP_ENOMEM;
+        }
+        m->offset_hns[i] = n ? (int64_t)llround(2 * median) : 0;
+    }
+    free(d);
+    return TP_OK;
+}
+
+static void coll_arrivals(const tp_coll_rank *r, tp_coll_match *m)
+{
+    for (size_t s = 0; s < m->nsets; s++) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t k = m->first[s]; k < m->first[s + 1]; k++) {
+            const tp_coll_member *a = &m->member[k];
+            int64_t t = 2 * r[a->rank].start[a->call] - m->offset_hns[a->rank];
+            m->arrival_hns[k] = t;
+            lo = t < lo ? t : lo;
+            hi = t > hi ? t : hi;
+        }
+        m->earliest_hns[s] = lo;
+        m->latest_hns[s] = hi;
+    }
+}
+
+int tp_coll_match_ranks(const tp_coll_rank *ranks, size_t nranks, tp_coll_match *m)
+{
+    memset(m, 0, sizeof *m);
+    size_t total = 0;
+    coll_tuple *t = coll_tuples(ranks, nranks, &total);
+    if (t == NULL || coll_alloc(m, nranks, total) != TP_OK) {
+        free(t);
+        tp_coll_match_free(m);
+        return TP_ENOMEM;
+    }
+    for (size_t k = 0; k < total; k++) {
+        if (k == 0 || t[k].key != t[k - 1].key || t[k].seq != t[k - 1].seq) {
+            m->first[m->nsets] = k;
+            m->key[m->nsets] = t[k].key;
+            m->seq[m->nsets++] = t[k].seq;
+        }
+        m->member[k] = (tp_coll_member){t[k].rank, t[k].call};
+    }
+    m->first[m->nsets] = total;
+    free(t);
+    if (coll_offsets(ranks, m) != TP_OK) {
+        tp_coll_match_free(m);
+        return TP_ENOMEM;
+    }
+    coll_arrivals(ranks, m);
+    return TP_OK;
+}
+
+void tp_coll_match_free(tp_coll_match *m)
+{
+    free(m->first);
+    free(m->member);
+    free(m->key);
+    free(m->seq);
+    free(m->offset_hns);
+    free(m->arrival_hns);
+    free(m->latest_hns);
+    free(m->earliest_hns);
+    memset(m, 0, sizeof *m);
+}
+
+double tp_coll_busbw_factor(tp_coll_type t, int64_t n)
+{
+    if (n < 1)
+        return NAN;
+    switch (t) {
+    case TP_COLL_ALL_REDUCE:
+        return 2.0 * (double)(n - 1) / (double)n;
+    case TP_COLL_ALL_GATHER:
+    case TP_COLL_REDUCE_SCATTER:
+    case TP_COLL_ALL_TO_ALL:
+        return (double)(n - 1) / (double)n;
+    case TP_COLL_BROADCAST:
+    case TP_COLL_REDUCE:
+    case TP_COLL_SEND_RECV:
+        return 1.0;
+    default:
+        return NAN;
+    }
+}
+
+int tp_dtype_bytes(const char *dtype)
+{
+    static const struct {
+        const char *name;
+        int bytes;
+    } sizes[] = {
+        {"float", 4},    {"float32", 4}, {"int", 4},      {"int32", 4},     {"uint32", 4},
+        {"half", 2},     {"float16", 2}, {"bfloat16", 2}, {"short", 2},     {"int16", 2},
+        {"uint16", 2},   {"double", 8},  {"float64", 8},  {"long", 8},      {"int64", 8},
+        {"long int", 8}, {"uint64", 8},  {"char", 1},     {"int8", 1},      {"byte", 1},
+        {"uint8", 1},    {"bool", 1},    {"complexfloat", 8}, {"complexdouble", 16},
+    };
+    char t[64];
+    size_t n = 0;
+    if (dtype == NULL)
+        return 0;
+    if (strncmp(dtype, "c10::", 5) == 0)
+        dtype += 5;
+    for (; dtype[n] && n + 1 < sizeof t; n++)
+        t[n] = (char)tolower((unsigned char)dtype[n]);
+    t[n] = '\0';
+    if (strncmp(t, "float8", 6) == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        if (strcmp(t, sizes[i].name) == 0)
+            return sizes[i].bytes;
+    return 0;
+}
