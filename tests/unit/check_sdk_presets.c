@@ -116,7 +116,7 @@ START_TEST(families_and_floors)
      * dtype's peak. */
     const tp_preset *b = tp_preset_find("b200"), *h = tp_preset_find("h100_sxm5_80gb");
     ck_assert(b->dram_gbps == 8000 && b->bf16 == 2250000 && b->fp8 == 4500000 &&
-              b->fp4 == 9000000 && b->fp64 == 37000 && b->link_gbps == 1800 && b->sms == 0);
+              b->fp4 == 9000000 && b->fp64 == 37000 && b->link_gbps == 900 && b->sms == 0);
     ck_assert(tp_preset_peak(h, 2, 0, 1) == 989400 && tp_preset_peak(h, 1, 0, 0) == 1978900);
     ck_assert(tp_preset_peak(h, 4, 1, 0) == 494700 && tp_preset_peak(h, 4, 0, 0) == 66900);
     ck_assert(tp_preset_peak(h, 8, 0, 0) == 66900 && tp_preset_peak(h, 0.5, 0, 0) == 0);
