@@ -188,7 +188,7 @@ COLL=tests/pipelines/valid/collectives_dlrm
     -j 2 -q >/dev/null 2>"$tmp/err"
 rc=$?
 same=1
-for f in coll.csv coll.summary.csv coll.matched.csv; do
+for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
     cmp -s "$COLL/expected/$f" "$tmp/cj/$f" || same=0
 done
 if [ $rc != 0 ]; then ko "batch collectives: exit $rc"; cat "$tmp/err"

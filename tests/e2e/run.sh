@@ -143,7 +143,7 @@ for trace in tests/data/kineto/corpus/*.json.gz tests/data/dlrm_worker0_step12.p
     out="$tmp/coll-$(basename "$trace")"
     if "$PIPELINE" run tests/pipelines/cli/collectives_check.yaml -q --set trace="$trace" \
         --set out="$out" >/dev/null 2>"$tmp/err" &&
-        python3 tests/tools/check_collectives.py "$trace" "$out/coll.csv" >"$tmp/chk" 2>&1
+        python3 tests/tools/check_collectives.py "$trace" "$out/coll.calls.csv" >"$tmp/chk" 2>&1
     then ok; else ko "collectives: $trace: check_collectives.py"; cat "$tmp/err" "$tmp/chk"; fi
 done
 

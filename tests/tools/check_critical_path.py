@@ -3,7 +3,7 @@
 
 Usage: check_critical_path.py TRACE HTA_OVERLAID OUTDIR [MIN_AGREE]
 
-OUTDIR holds the case's cp.csv (the path), cp.bound_by.csv and cp.replay.csv.
+OUTDIR holds the case's cp.path.csv (the path), cp.bound_by.csv and cp.replay.csv.
 Independently of tracepipe it checks, from the JSON files alone:
   - the events HTA marks critical (args.critical, ph X; HTA's graph has no
     user annotations or Python frames) are on tracepipe's path, at least
@@ -46,7 +46,7 @@ def main():
             for e in load(hta)
             if e.get("ph") == "X" and e.get("args", {}).get("critical")
             and e.get("cat") not in ("user_annotation", "python_function")}
-    path = list(csv.DictReader(open(f"{out}/cp.csv")))
+    path = list(csv.DictReader(open(f"{out}/cp.path.csv")))
     ours = {(r["name"], round(float(r["start_us"])), round(float(r["dur_us"]))) for r in path}
     fails = []
 

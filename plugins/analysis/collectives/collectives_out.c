@@ -67,8 +67,8 @@ TP_COLUMNS(co_sum_c, CO_SUM_COLS);
 TP_COLUMNS(co_match_c, CO_MATCH_COLS);
 
 const tp_result_decl co_results[] = {
-    TP_RESULT("", "table", co_call_c, "one row per collective call, by trace then start"),
-    TP_RESULT("summary", "table", co_sum_c,
+    TP_RESULT("calls", "table", co_call_c, "one row per collective call, by trace then start"),
+    TP_RESULT("by_type", "table", co_sum_c,
               "per (rank, type, size bucket, process group, group size): calls, time, bandwidths"),
     TP_RESULT("matched", "table", co_match_c,
               "per collective matched across the traces (empty with one trace)"),
@@ -141,7 +141,7 @@ static int call_row(tp_stage *st, tp_result *r, const co_calls *cs, const co_cal
 
 int co_write_calls(tp_stage *st, const co_calls *cs)
 {
-    tp_result *r = tp_result_declared(st, NULL);
+    tp_result *r = tp_result_declared(st, "calls");
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(st, r, "title", "Collective calls: size, bandwidth, wait");
@@ -208,7 +208,7 @@ static int agg_row(tp_stage *st, tp_result *r, const co_calls *cs, const co_agg 
 
 int co_write_summary(tp_stage *st, const co_calls *cs)
 {
-    tp_result *r = tp_result_declared(st, "summary");
+    tp_result *r = tp_result_declared(st, "by_type");
     co_agg *g = calloc(cs->n ? cs->n : 1, sizeof *g);
     size_t ng = 0;
     if (r == NULL || g == NULL) {

@@ -74,7 +74,7 @@ TP_COLUMNS(cp_replay, CP_REPLAY_COLS);
 TP_COLUMNS(cp_whatif, CP_WHATIF_COLS);
 
 #define CP_RESULTS_BASE                                                                        \
-    TP_RESULT("", "table", cp_path, "per iteration, the events of the critical path in order"), \
+    TP_RESULT("path", "table", cp_path, "per iteration, the events of the critical path in order"), \
     TP_RESULT("bound_by", "table", cp_bound, "per iteration and in total, the path per category"), \
     TP_RESULT("ops", "table", cp_ops, "per op, the time it contributes to the paths"),          \
     TP_RESULT("replay", "table", cp_replay, "per iteration, measured and replayed time")
@@ -542,7 +542,7 @@ static int what_ifs(cp_run *r, const tp_maplist *wi)
 
 static int results(cp_run *r)
 {
-    r->path = tp_result_declared(r->st, NULL);
+    r->path = tp_result_declared(r->st, "path");
     r->bound_by = tp_result_declared(r->st, "bound_by");
     r->ops = tp_result_declared(r->st, "ops");
     r->replay = tp_result_declared(r->st, "replay");

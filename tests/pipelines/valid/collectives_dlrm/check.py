@@ -7,7 +7,7 @@ from statistics import median
 out = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.abspath(os.path.join(here, "..", "..", "..", ".."))
-rows = list(csv.DictReader(open(os.path.join(out, "coll.csv"))))
+rows = list(csv.DictReader(open(os.path.join(out, "coll.calls.csv"))))
 matched = list(csv.DictReader(open(os.path.join(out, "coll.matched.csv"))))
 assert len(rows) == 64, len(rows)
 assert len(matched) == 8 and all(m["n_ranks"] == "8" for m in matched), matched
@@ -16,7 +16,7 @@ for r in range(8):
     trace = (f"{root}/tests/data/dlrm_worker0_step12.pt.trace.json.gz" if r == 0 else
              f"{root}/tests/data/kineto/corpus/dlrm_worker{r}_step12.pt.trace.json.gz")
     subprocess.run([sys.executable, f"{root}/tests/tools/check_collectives.py", trace,
-                    os.path.join(out, "coll.csv"), f"dlrm_worker{r}_step12"],
+                    os.path.join(out, "coll.calls.csv"), f"dlrm_worker{r}_step12"],
                    check=True, stdout=subprocess.DEVNULL)
 # arrivals: start_us are from each rank's own t0, so recompute from them the
 # clock offsets (median end difference against rank 0) and the waits

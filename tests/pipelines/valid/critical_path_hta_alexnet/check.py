@@ -6,7 +6,7 @@ ev = [e for e in json.load(gzip.open("tests/data/kineto/corpus/hta_cp_alexnet.js
       if e.get("ph") == "X" and "dur" in e and e.get("cat") in
       {"cpu_op", "user_annotation", "cuda_runtime", "python_function", "kernel", "gpu_memcpy", "gpu_memset"}]
 span = max(e["ts"] + e["dur"] for e in ev) - min(e["ts"] for e in ev)
-path = list(csv.DictReader(open(f"{out}/cp.csv")))
+path = list(csv.DictReader(open(f"{out}/cp.path.csv")))
 syncs = sum(1 for r in path if r["edge"] == "sync")
 assert syncs > 0, "no sync edge on the path"
 assert abs(sum(float(r["on_path_us"]) for r in path) - span) < 1e-6 * span, "on_path_us"
