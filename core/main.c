@@ -2,7 +2,7 @@
  * pipeline — the tracepipe command line.
  *
  *   pipeline run PIPELINE [--set k=v]... [-q|-v] [--plugin-dir DIR]...
- *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N]]
+ *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N|auto[/N]]]
  *                [--fail-if EXPR]... [--fail-if-slower PCT]
  *   pipeline merge DIR... [--out OUT] [--pipeline PIPELINE [--set k=v]...]
  *   pipeline validate PIPELINE [--set k=v]... [--allow-plugin-path]
@@ -69,7 +69,9 @@ static const char usage_text[] =
     "                       PCT % slower than the base (a CI regression gate): short for\n"
     "                       --fail-if '<diff id>.summary.slower_percent > PCT'\n"
     "  --shard I/N          run only the I-th (from 0) of N deterministic shards of the\n"
-    "                       traces (Slurm arrays, Kubernetes indexed jobs); then merge\n"
+    "                       traces, then merge; --shard auto[/N]: I and N from\n"
+    "                       TRACEPIPE_SHARD=I/N, a Slurm job array or a Kubernetes\n"
+    "                       Indexed Job (N from auto/N or TRACEPIPE_SHARD_COUNT)\n"
     "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
     "  --allow-plugin-path  let validate load the plugin_path: of the pipeline file\n"
     "  -q, --quiet          print errors only; no progress bar\n"
@@ -220,32 +222,6 @@ static int parse_size(const char *v, uint64_t *out)
     return 0;
 }
 
-/* A whole number in [lo, hi], all of v (no sign, spaces or overflow); 0 or -1. */
-static int parse_count(const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : -1;
-    if (x < lo || x > hi || errno != 0 || *end != '\0')
-        return -1;
-    *out = x;
-    return 0;
-}
-
-/* "I/N" with 0 <= I < N <= TP_BATCH_MAX_SHARDS; 0 or -1. */
-static int parse_shard(cli *c, const char *v)
-{
-    char i[32];
-    const char *slash = strchr(v, '/');
-    if (slash == NULL || (size_t)(slash - v) >= sizeof i)
-        return -1;
-    snprintf(i, sizeof i, "%.*s", (int)(slash - v), v);
-    if (parse_count(slash + 1, 1, TP_BATCH_MAX_SHARDS, &c->nshards) != 0 ||
-        parse_count(i, 0, c->nshards - 1, &c->shard) != 0)
-        return -1;
-    return 0;
-}
-
 #define TP_STR_(x) #x
 #define TP_STR(x) TP_STR_(x)
 
@@ -303,7 +279,7 @@ static int parse_args(cli *c, int argc, char **argv)
             else if (a[2] == 'm' && parse_size(v, &c->max_memory) != 0)
                 return tp_cli_usage_error("--max-memory needs a size of at least 1M, such as 8G "
                                           "or 512M, got", v);
-            else if ((a[1] == 'j' || a[2] == 'j') && parse_count(v, 1, TP_BATCH_MAX_JOBS, &jobs))
+            else if ((a[1] == 'j' || a[2] == 'j') && tp_cli_parse_count(v, 1, TP_BATCH_MAX_JOBS, &jobs))
                 return tp_cli_usage_error("-j needs a number of traces at once, 1 to "
                                           TP_STR(TP_BATCH_MAX_JOBS) ", got", v);
             else if (a[1] == 'j' || a[2] == 'j')
@@ -330,9 +306,8 @@ static int parse_args(cli *c, int argc, char **argv)
                 c->out = v;
             else if (a[2] == 'p')
                 c->batch_pipeline = v;
-            else if (parse_shard(c, v) != 0)
-                return tp_cli_usage_error("--shard needs I/N with 0 <= I < N <= "
-                                          TP_STR(TP_BATCH_MAX_SHARDS) " (e.g. 0/8), got", v);
+            else if (tp_cli_shard(c, v) != 0)
+                return TP_EXIT_USAGE;
         } else if (strncmp(a, "--input=", 8) == 0) {
             c->input = a + 8;
         } else if (strncmp(a, "--set=", 6) == 0) {
