@@ -5,6 +5,8 @@
  *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N|auto[/N]]]
  *                [--fail-if EXPR]... [--fail-if-slower PCT]
  *   pipeline merge DIR... [--out OUT] [--pipeline PIPELINE [--set k=v]...]
+ *   pipeline slurm PIPELINE --input DIR --shards N [--set k=v]... [--out OUT]
+ *                  [--submit] [-- SBATCH-OPTION...]
  *   pipeline validate PIPELINE [--set k=v]... [--allow-plugin-path]
  *
  * PIPELINE is a file, or the name of a bundled pipeline.
@@ -43,6 +45,10 @@ static const char usage_text[] =
     "                       into the batch tables (into the first DIR, or --out OUT), once\n"
     "                       every shard is done; --pipeline P also runs P's batch: true\n"
     "                       stages over the shards' traces\n"
+    "  slurm PIPELINE       print a script submitting a Slurm job array of --shards N\n"
+    "                       tasks over --input DIR (--shard auto), and a merge job after\n"
+    "                       it; --submit runs it (sbatch); --out OUT the shared outputs\n"
+    "                       folder; options after -- go to sbatch (docs/cluster.md)\n"
     "  plugins              list the available stages (kind, version, summary)\n"
     "  describe NAME        show a stage's options (type, default, range, help) and the\n"
     "                       results it makes, with their columns (type, unit, meaning);\n"
@@ -179,7 +185,7 @@ static int finish_stdout(int rc)
 }
 static int unknown_command(const char *cmd)
 {
-    static const char *const commands[] = {"run", "validate", "plugins", "describe", "merge"};
+    static const char *const commands[] = {"run", "validate", "plugins", "describe", "merge", "slurm"};
     const char *near = tp_closest(cmd, commands, 5);
     tp_print_line(stderr, "pipeline: unknown command '%s'%s%s%s", cmd,
                   near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
@@ -257,6 +263,18 @@ static int parse_args(cli *c, int argc, char **argv)
             c->describe_format = TP_DESCRIBE_MARKDOWN;
         } else if (strcmp(a, "--no-progress") == 0) {
             c->no_progress = 1;
+        } else if (strcmp(a, "--submit") == 0) {
+            c->submit = 1;
+        } else if (strcmp(a, "--") == 0 && c->command && strcmp(c->command, "slurm") == 0) {
+            c->sbatch = (const char *const *)argv + i + 1;
+            c->n_sbatch = (size_t)(argc - i - 1);
+            break;
+        } else if (strcmp(a, "--shards") == 0) {
+            if (i + 1 >= argc)
+                return tp_cli_usage_error("this option needs a value:", a);
+            if (tp_cli_parse_count(argv[++i], 1, TP_BATCH_MAX_SHARDS, &c->nshards) != 0)
+                return tp_cli_usage_error("--shards needs a number of array tasks, 1 to "
+                                          TP_STR(TP_BATCH_MAX_SHARDS) ", got", argv[i]);
         } else if (strcmp(a, "--allow-plugin-path") == 0) {
             c->allow_plugin_path = 1;
         } else if (strcmp(a, "--set") == 0 || strcmp(a, "--plugin-dir") == 0) {
@@ -473,6 +491,8 @@ int main(int argc, char **argv)
         tp_diags_print(&d, stderr);
         if (strcmp(c.command, "merge") == 0)
             rc = tp_cli_merge(ctx, &c);
+        else if (strcmp(c.command, "slurm") == 0)
+            rc = tp_cli_slurm(&c);
         else if (strcmp(c.command, "plugins") == 0)
             rc = cmd_plugins(ctx);
         else if (strcmp(c.command, "describe") == 0)

@@ -36,6 +36,9 @@ typedef struct cli {
     int declares_out, declares_trace_name, declares_trace;
     char *out_base;    /* out's value: --set, else the file's default */
     int describe_format; /* describe --json / --markdown (TP_DESCRIBE_*) */
+    int submit;                /* slurm --submit */
+    const char *const *sbatch; /* slurm: the options after `--`, for sbatch */
+    size_t n_sbatch;
 } cli;
 
 /* "pipeline: WHAT ARG" and the --help hint on stderr; TP_EXIT_USAGE. */
@@ -67,6 +70,10 @@ int tp_cli_shard_auto(const char *count, tp_cli_getenv_fn env, long *shard, long
                       char *err, size_t errlen);
 /* --shard's value v (I/N, auto, auto/N) into c: 0, or TP_EXIT_USAGE after saying why. */
 int tp_cli_shard(cli *c, const char *v);
+
+/* `slurm PIPELINE --input DIR --shards N ...` (core/tp_cli_slurm.c): the
+ * script submitting the array and merge jobs, printed or run; an exit status. */
+int tp_cli_slurm(cli *c);
 
 /* ---- batch and merge (core/batch/tp_batch_cli.c) */
 /* The batch spec of `run`: --input, or a folder or glob as the trace
