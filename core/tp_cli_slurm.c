@@ -68,7 +68,10 @@ static void put_script(FILE *f, const cli *c, const char *self, const char *cwd,
     char opts[96];
     snprintf(opts, sizeof opts, "--job-name=tracepipe --array=0-%ld", c->nshards - 1);
     put_sbatch(f, c, opts, "TRACEPIPE_ARRAY_JOB");
-    fputs("exec ", f);
+    /* the task id is the shard, so `sbatch --array=I` of this script alone
+     * re-runs shard I (its own array would make it shard 0 of 1) */
+    fprintf(f, "# task I is shard I of %ld: sbatch --array=I of this script re-runs it alone\n"
+            "export TRACEPIPE_SHARD=\"$SLURM_ARRAY_TASK_ID/%ld\"\nexec ", c->nshards, c->nshards);
     put_quoted(f, self);
     fputs(" run ", f);
     put_quoted(f, c->arg);

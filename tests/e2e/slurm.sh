@@ -84,14 +84,18 @@ elif [ "$(tr '\n' ' ' <"$tmp/jobs/args1")" != "--job-name=tracepipe-merge --depe
 else ok; fi
 
 # the recorded jobs run as Slurm would: tasks 0, 1, 3; the merge refuses
-# (shard 2 missing); task 2 re-run; the merge goes through, equal to one run
+# (shard 2 missing); task 2 re-run alone; the merge goes through, equal to one run
 task() {
     env SLURM_ARRAY_JOB_ID=123 SLURM_ARRAY_TASK_ID=$1 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=3 \
         SLURM_ARRAY_TASK_STEP=1 SLURM_ARRAY_TASK_COUNT=4 sh "$tmp/jobs/job0.sh" >/dev/null 2>>"$tmp/tasks.err"
 }
 for i in 0 1 3; do task $i || ko "array task $i: exit $?"; done
 check "merge job with a task missing" 1 "shard 2 of 4 has not finished" sh "$tmp/jobs/job1.sh"
-task 2 || ko "array task 2 re-run: exit $?"
+# re-run alone, as `sbatch --array=2` of the array's script: an array of one task
+env SLURM_ARRAY_JOB_ID=125 SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=2 SLURM_ARRAY_TASK_MAX=2 \
+    SLURM_ARRAY_TASK_STEP=1 SLURM_ARRAY_TASK_COUNT=1 sh "$tmp/jobs/job0.sh" >/dev/null 2>>"$tmp/tasks.err" ||
+    ko "array task 2 re-run alone: exit $?"
+[ -f "$tmp/out/.tracepipe-shard-2-of-4" ] || ko "the re-run task left no manifest of shard 2 of 4"
 sh "$tmp/jobs/job1.sh" >/dev/null 2>"$tmp/err" || ko "merge job: exit $?"
 "$P" run ranks --input "$tmp/in" --set out="$tmp/one" -q >/dev/null 2>"$tmp/err" || ko "one run: exit $?"
 (cd "$tmp/one" && find . -type f ! -name '.tracepipe-*' | sort) >"$tmp/one.files"

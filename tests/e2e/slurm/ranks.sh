@@ -8,6 +8,8 @@ cd '@CWD@'
 job_id() { sed -n 's/^Submitted batch job \([0-9][0-9]*\).*/\1/p'; }
 array=$(sbatch --job-name=tracepipe --array=0-3 <<'TRACEPIPE_ARRAY_JOB' | job_id
 #!/bin/sh
+# task I is shard I of 4: sbatch --array=I of this script re-runs it alone
+export TRACEPIPE_SHARD="$SLURM_ARRAY_TASK_ID/4"
 exec '@PIPELINE@' run 'ranks' --input 'tests/data/kineto/corpus' --shard auto/4 --no-progress --set 'out=results/ranks'
 TRACEPIPE_ARRAY_JOB
 )

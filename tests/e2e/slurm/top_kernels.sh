@@ -8,6 +8,8 @@ cd '@CWD@'
 job_id() { sed -n 's/^Submitted batch job \([0-9][0-9]*\).*/\1/p'; }
 array=$(sbatch --job-name=tracepipe --array=0-3 '--partition=gpu' '--comment=a b;`x`' <<'TRACEPIPE_ARRAY_JOB' | job_id
 #!/bin/sh
+# task I is shard I of 4: sbatch --array=I of this script re-runs it alone
+export TRACEPIPE_SHARD="$SLURM_ARRAY_TASK_ID/4"
 exec '@PIPELINE@' run 'top_kernels' --input 'runs/job 42/' --shard auto/4 --no-progress --set 'out=out dir/it'\''s $HOME' --set 'top=7'
 TRACEPIPE_ARRAY_JOB
 )
