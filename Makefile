@@ -209,6 +209,7 @@ check-pipelines: all $(TESTPLUGINS)
 	sh tests/e2e/run.sh $(BUILD)
 	sh tests/e2e/outputs.sh $(BUILD)
 	sh tests/e2e/batch.sh $(BUILD)
+	sh tests/e2e/slurm.sh $(BUILD)
 	sh tests/e2e/bundled.sh $(BUILD)
 	sh tests/bad/run.sh $(BUILD)
 

@@ -2,9 +2,11 @@
  * pipeline — the tracepipe command line.
  *
  *   pipeline run PIPELINE [--set k=v]... [-q|-v] [--plugin-dir DIR]...
- *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N]]
+ *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N|auto[/N]]]
  *                [--fail-if EXPR]... [--fail-if-slower PCT]
  *   pipeline merge DIR... [--out OUT] [--pipeline PIPELINE [--set k=v]...]
+ *   pipeline slurm PIPELINE --input DIR --shards N [--set k=v]... [--out OUT]
+ *                  [--submit] [-- SBATCH-OPTION...]
  *   pipeline validate PIPELINE [--set k=v]... [--allow-plugin-path]
  *
  * PIPELINE is a file, or the name of a bundled pipeline.
@@ -43,6 +45,10 @@ static const char usage_text[] =
     "                       into the batch tables (into the first DIR, or --out OUT), once\n"
     "                       every shard is done; --pipeline P also runs P's batch: true\n"
     "                       stages over the shards' traces\n"
+    "  slurm PIPELINE       print a script submitting a Slurm job array of --shards N\n"
+    "                       tasks over --input DIR (--shard auto), and a merge job after\n"
+    "                       it; --submit runs it (sbatch); --out OUT the shared outputs\n"
+    "                       folder; options after -- go to sbatch (docs/cluster.md)\n"
     "  plugins              list the available stages (kind, version, summary)\n"
     "  describe NAME        show a stage's options (type, default, range, help) and the\n"
     "                       results it makes, with their columns (type, unit, meaning);\n"
@@ -69,7 +75,9 @@ static const char usage_text[] =
     "                       PCT % slower than the base (a CI regression gate): short for\n"
     "                       --fail-if '<diff id>.summary.slower_percent > PCT'\n"
     "  --shard I/N          run only the I-th (from 0) of N deterministic shards of the\n"
-    "                       traces (Slurm arrays, Kubernetes indexed jobs); then merge\n"
+    "                       traces, then merge; --shard auto[/N]: I and N from\n"
+    "                       TRACEPIPE_SHARD=I/N, a Slurm job array or a Kubernetes\n"
+    "                       Indexed Job (N from auto/N or TRACEPIPE_SHARD_COUNT)\n"
     "  --plugin-dir DIR     also load plugins from DIR (repeatable; wins over others)\n"
     "  --allow-plugin-path  let validate load the plugin_path: of the pipeline file\n"
     "  -q, --quiet          print errors only; no progress bar\n"
@@ -177,7 +185,7 @@ static int finish_stdout(int rc)
 }
 static int unknown_command(const char *cmd)
 {
-    static const char *const commands[] = {"run", "validate", "plugins", "describe", "merge"};
+    static const char *const commands[] = {"run", "validate", "plugins", "describe", "merge", "slurm"};
     const char *near = tp_closest(cmd, commands, 5);
     tp_print_line(stderr, "pipeline: unknown command '%s'%s%s%s", cmd,
                   near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
@@ -220,32 +228,6 @@ static int parse_size(const char *v, uint64_t *out)
     return 0;
 }
 
-/* A whole number in [lo, hi], all of v (no sign, spaces or overflow); 0 or -1. */
-static int parse_count(const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : -1;
-    if (x < lo || x > hi || errno != 0 || *end != '\0')
-        return -1;
-    *out = x;
-    return 0;
-}
-
-/* "I/N" with 0 <= I < N <= TP_BATCH_MAX_SHARDS; 0 or -1. */
-static int parse_shard(cli *c, const char *v)
-{
-    char i[32];
-    const char *slash = strchr(v, '/');
-    if (slash == NULL || (size_t)(slash - v) >= sizeof i)
-        return -1;
-    snprintf(i, sizeof i, "%.*s", (int)(slash - v), v);
-    if (parse_count(slash + 1, 1, TP_BATCH_MAX_SHARDS, &c->nshards) != 0 ||
-        parse_count(i, 0, c->nshards - 1, &c->shard) != 0)
-        return -1;
-    return 0;
-}
-
 #define TP_STR_(x) #x
 #define TP_STR(x) TP_STR_(x)
 
@@ -281,6 +263,18 @@ static int parse_args(cli *c, int argc, char **argv)
             c->describe_format = TP_DESCRIBE_MARKDOWN;
         } else if (strcmp(a, "--no-progress") == 0) {
             c->no_progress = 1;
+        } else if (strcmp(a, "--submit") == 0) {
+            c->submit = 1;
+        } else if (strcmp(a, "--") == 0 && c->command && strcmp(c->command, "slurm") == 0) {
+            c->sbatch = (const char *const *)argv + i + 1;
+            c->n_sbatch = (size_t)(argc - i - 1);
+            break;
+        } else if (strcmp(a, "--shards") == 0) {
+            if (i + 1 >= argc)
+                return tp_cli_usage_error("this option needs a value:", a);
+            if (tp_cli_parse_count(argv[++i], 1, TP_BATCH_MAX_SHARDS, &c->nshards) != 0)
+                return tp_cli_usage_error("--shards needs a number of array tasks, 1 to "
+                                          TP_STR(TP_BATCH_MAX_SHARDS) ", got", argv[i]);
         } else if (strcmp(a, "--allow-plugin-path") == 0) {
             c->allow_plugin_path = 1;
         } else if (strcmp(a, "--set") == 0 || strcmp(a, "--plugin-dir") == 0) {
@@ -303,7 +297,7 @@ static int parse_args(cli *c, int argc, char **argv)
             else if (a[2] == 'm' && parse_size(v, &c->max_memory) != 0)
                 return tp_cli_usage_error("--max-memory needs a size of at least 1M, such as 8G "
                                           "or 512M, got", v);
-            else if ((a[1] == 'j' || a[2] == 'j') && parse_count(v, 1, TP_BATCH_MAX_JOBS, &jobs))
+            else if ((a[1] == 'j' || a[2] == 'j') && tp_cli_parse_count(v, 1, TP_BATCH_MAX_JOBS, &jobs))
                 return tp_cli_usage_error("-j needs a number of traces at once, 1 to "
                                           TP_STR(TP_BATCH_MAX_JOBS) ", got", v);
             else if (a[1] == 'j' || a[2] == 'j')
@@ -330,9 +324,8 @@ static int parse_args(cli *c, int argc, char **argv)
                 c->out = v;
             else if (a[2] == 'p')
                 c->batch_pipeline = v;
-            else if (parse_shard(c, v) != 0)
-                return tp_cli_usage_error("--shard needs I/N with 0 <= I < N <= "
-                                          TP_STR(TP_BATCH_MAX_SHARDS) " (e.g. 0/8), got", v);
+            else if (tp_cli_shard(c, v) != 0)
+                return TP_EXIT_USAGE;
         } else if (strncmp(a, "--input=", 8) == 0) {
             c->input = a + 8;
         } else if (strncmp(a, "--set=", 6) == 0) {
@@ -498,6 +491,8 @@ int main(int argc, char **argv)
         tp_diags_print(&d, stderr);
         if (strcmp(c.command, "merge") == 0)
             rc = tp_cli_merge(ctx, &c);
+        else if (strcmp(c.command, "slurm") == 0)
+            rc = tp_cli_slurm(&c);
         else if (strcmp(c.command, "plugins") == 0)
             rc = cmd_plugins(ctx);
         else if (strcmp(c.command, "describe") == 0)

@@ -36,6 +36,9 @@ typedef struct cli {
     int declares_out, declares_trace_name, declares_trace;
     char *out_base;    /* out's value: --set, else the file's default */
     int describe_format; /* describe --json / --markdown (TP_DESCRIBE_*) */
+    int submit;                /* slurm --submit */
+    const char *const *sbatch; /* slurm: the options after `--`, for sbatch */
+    size_t n_sbatch;
 } cli;
 
 /* "pipeline: WHAT ARG" and the --help hint on stderr; TP_EXIT_USAGE. */
@@ -54,6 +57,23 @@ tp_pipeline *tp_cli_load(tp_ctx *ctx, const cli *c, const tp_var *sets, size_t n
 int tp_cli_gates(const cli *c, const tp_pipeline *p, const tp_run *run, int rc);
 /* Is v the variable `name`? */
 int tp_cli_is_var(const tp_var *v, const char *name);
+
+/* ---- shards (core/tp_cli_shard.c) */
+/* A whole number in [lo, hi], all of v (no sign, spaces or overflow); 0 or -1. */
+int tp_cli_parse_count(const char *v, long lo, long hi, long *out);
+typedef char *(*tp_cli_getenv_fn)(const char *name);
+/* --shard auto[/count] (count NULL: not given): c's shard and shard count
+ * from env — TRACEPIPE_SHARD=I/N, else a Slurm job array, else a
+ * Kubernetes Indexed Job (count from TRACEPIPE_SHARD_COUNT or count) —
+ * 0; or -1 with the reason (one line) in err. */
+int tp_cli_shard_auto(const char *count, tp_cli_getenv_fn env, long *shard, long *nshards,
+                      char *err, size_t errlen);
+/* --shard's value v (I/N, auto, auto/N) into c: 0, or TP_EXIT_USAGE after saying why. */
+int tp_cli_shard(cli *c, const char *v);
+
+/* `slurm PIPELINE --input DIR --shards N ...` (core/tp_cli_slurm.c): the
+ * script submitting the array and merge jobs, printed or run; an exit status. */
+int tp_cli_slurm(cli *c);
 
 /* ---- batch and merge (core/batch/tp_batch_cli.c) */
 /* The batch spec of `run`: --input, or a folder or glob as the trace

@@ -100,6 +100,30 @@ JOB_COMPLETION_INDEX=2 sh -c '"$0" run top_kernels --input "$1" --set out="$2" -
 same=1
 for f in "$tmp/o2"/*.csv; do cmp -s "$f" "$tmp/sh/$(basename "$f")" || same=0; done
 if [ $same != 1 ]; then ko "3 shards merged differ from one run"; else ok; fi
+# --shard auto (issue 34): the same 3 shards, each from one scheduler's
+# environment (a Slurm array --array=1-5:2 without TASK_COUNT, a Kubernetes
+# Indexed Job with TRACEPIPE_SHARD_COUNT, the generic TRACEPIPE_SHARD), then
+# merged: the same tables as one run
+env SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=5 SLURM_ARRAY_TASK_STEP=2 \
+    "$P" run top_kernels --input "$tmp/in" --set out="$tmp/auto" -q --shard auto >/dev/null 2>"$tmp/err"
+env JOB_COMPLETION_INDEX=1 TRACEPIPE_SHARD_COUNT=3 \
+    "$P" run top_kernels --input "$tmp/in" --set out="$tmp/auto" -q --shard auto >/dev/null 2>>"$tmp/err"
+env TRACEPIPE_SHARD=2/3 "$P" run top_kernels --input "$tmp/in" --set out="$tmp/auto" -q \
+    --shard auto/3 >/dev/null 2>>"$tmp/err"
+"$P" merge "$tmp/auto" -q 2>>"$tmp/err"
+if [ "$(ls -a "$tmp/auto" | grep -c '^.tracepipe-shard-[012]-of-3$')" != 3 ]; then ko "--shard auto: manifests"
+elif ! cmp -s "$tmp/sh/kernels.csv" "$tmp/auto/kernels.csv"; then ko "--shard auto: merged tables differ"
+else ok; fi
+check "--shard auto with no scheduler" 2 "no shard in the environment" \
+    env -u SLURM_ARRAY_TASK_ID -u JOB_COMPLETION_INDEX -u TRACEPIPE_SHARD "$P" run top_kernels --input "$tmp/in" --shard auto
+check "--shard auto: a Kubernetes index without the count" 2 "give --shard auto/N or TRACEPIPE_SHARD_COUNT=N" \
+    env JOB_COMPLETION_INDEX=0 "$P" run top_kernels --input "$tmp/in" --shard auto
+check "--shard auto: a Slurm task past the count" 2 "the Slurm array gives shard 4 of 4" \
+    env SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=4 "$P" run top_kernels --input "$tmp/in" --shard auto
+check "--shard auto: not a number" 2 "TRACEPIPE_SHARD is '1/x'" \
+    env TRACEPIPE_SHARD=1/x "$P" run top_kernels --input "$tmp/in" --shard auto
+check "--shard auto/N disagreeing with Slurm" 2 "--shard auto/3, but the Slurm array makes 4 shards" \
+    env SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=4 "$P" run top_kernels --input "$tmp/in" --shard auto/3
 # shards in folders of their own, merged into a third
 for i in 0 1 2; do
     "$P" run top_kernels --input "$tmp/in" --set out="$tmp/own$i" -q --shard "$i/3" >/dev/null 2>&1
