@@ -35,6 +35,17 @@ gpu_sum_us add up to LEVELS (LEVELS + 1) / 2 (us) and gpu_busy_us is LEVELS
 us (the old code credited each kernel to every range above it: depth x
 activities).
 
+nested-gpu-ranges (issue 32): LEVELS gpu_user_annotation ranges "range"
+nested one inside the other on stream 7 (pid 0, tid 7), each with one 1 us
+kernel on that stream just inside its start: range i holds the kernels of
+levels i and below, so gpu_count and gpu_sum_us add up to LEVELS (LEVELS +
+1) / 2 (us), gpu_busy_us is LEVELS us and sum_us as in nested-ranges (the
+old code visited every kernel of every range: depth x activities).
+
+nested-named-ranges (issue 32): nested-launch-ranges with a name of its own
+per level, "range<i>": one row per level, range i with LEVELS - i launches
+(the old code kept every open name per activity: depth x activities).
+
 kernel-args (issue 32): a dvdt-prof profile of CALLS clSetKernelArg calls,
 each on its own kernel handle (index 0), then one clEnqueueNDRangeKernel of
 the last kernel: the worst case of a history scanned per call.
@@ -89,19 +100,36 @@ def renamed_ops(names, out, test):
         f.write("\n]}\n")
 
 
-def nested_ranges(levels, out, launches=False):
-    """nested-ranges, or with launches nested-launch-ranges."""
+def nested_ranges(levels, out, launches=False, named=False):
+    """nested-ranges, or with launches nested-launch-ranges (named:
+    nested-named-ranges)."""
     out.write('{"traceEvents": [\n')
     end = 20 * levels + 100
     rows = []
     for i in range(levels):
         ts = 10 * i
-        rows.append(op("range", ts, end - 2 * ts, "user_annotation"))
+        rows.append(op("range%d" % i if named else "range", ts, end - 2 * ts, "user_annotation"))
         if not launches:
             rows.append(op("aten::op", ts + 1, 1))
             continue
         rows.append('{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, '
                     '"tid": 1, "ts": %d, "dur": 2, "args": {"correlation": %d}}' % (ts + 1, i + 1))
+        rows.append('{"ph": "X", "cat": "kernel", "name": "kernel", "pid": 0, "tid": 7, '
+                    '"ts": %d, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": %d}}'
+                    % (ts + 3, i + 1))
+    out.write(",\n".join(rows))
+    out.write("\n]}\n")
+
+
+def nested_gpu_ranges(levels, out):
+    out.write('{"traceEvents": [\n')
+    end = 20 * levels + 100
+    rows = []
+    for i in range(levels):
+        ts = 10 * i
+        rows.append('{"ph": "X", "cat": "gpu_user_annotation", "name": "range", "pid": 0, '
+                    '"tid": 7, "ts": %d, "dur": %d, "args": {"device": 0, "stream": 7}}'
+                    % (ts, end - 2 * ts))
         rows.append('{"ph": "X", "cat": "kernel", "name": "kernel", "pid": 0, "tid": 7, '
                     '"ts": %d, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": %d}}'
                     % (ts + 3, i + 1))
@@ -132,7 +160,8 @@ def wide_csv(columns, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kind", choices=["nested-ops", "many-stages", "renamed-ops", "nested-ranges",
-                                     "nested-launch-ranges", "kernel-args", "wide-csv"])
+                                     "nested-launch-ranges", "nested-gpu-ranges",
+                                     "nested-named-ranges", "kernel-args", "wide-csv"])
     ap.add_argument("--names", type=int, default=100000)
     ap.add_argument("--calls", type=int, default=40000)
     ap.add_argument("--columns", type=int, default=80000)
@@ -150,6 +179,10 @@ def main():
             nested_ranges(a.levels, out)
         elif a.kind == "nested-launch-ranges":
             nested_ranges(a.levels, out, launches=True)
+        elif a.kind == "nested-gpu-ranges":
+            nested_gpu_ranges(a.levels, out)
+        elif a.kind == "nested-named-ranges":
+            nested_ranges(a.levels, out, launches=True, named=True)
         elif a.kind == "kernel-args":
             kernel_args(a.calls, out)
         elif a.kind == "wide-csv":

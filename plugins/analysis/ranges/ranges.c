@@ -34,6 +34,7 @@
 #include <tracepipe/tp_sdk_markers.h>
 
 #include "ranges_names.h"
+#include "ranges_stream.h"
 
 typedef struct rg_config {
     const char *include;
@@ -249,17 +250,6 @@ static int outermost_ops(rg *r)
     return TP_OK;
 }
 
-/* Adds activity a to the GPU work of range row x's (name, kind). */
-static int credit(rg *r, size_t x, size_t a)
-{
-    rg_acc *acc = acc_of(r, kind_of(r, x), key_of(r, x));
-    if (acc == NULL)
-        return TP_ENOMEM;
-    acc->gpu_count++;
-    acc->gpu_sum += r->c->dur[a];
-    return add_interval(acc, r->c->ts[a], r->c->ts[a] + r->c->dur[a]);
-}
-
 /* The acc index of range row x's (name, kind). */
 static uint32_t acc_index(rg *r, size_t x)
 {
@@ -365,66 +355,69 @@ static int host_work_all(rg *r)
     return rc;
 }
 
-/* The first of rows[0, n), sorted by cmp, that is not before key. */
-typedef int (*rg_cmp)(const tp_cols *c, size_t row, const void *key);
+/* A GPU range's work: act[lo, hi), the activities on its stream starting
+ * inside it, for the (name, kind) acc. */
+typedef struct rg_span {
+    uint32_t acc, lo, hi;
+} rg_span;
 
-static size_t lower_bound(const tp_cols *c, const uint32_t *rows, size_t n, rg_cmp cmp,
-                          const void *key)
+static int by_span(const void *x, const void *y, void *ctx)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cmp(c, rows[mid], key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+    (void)ctx;
+    const rg_span *a = x, *b = y;
+    if (a->acc != b->acc)
+        return a->acc < b->acc ? -1 : 1;
+    return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* The union of each acc's spans, each activity once per (name, kind)
+ * however many nested ranges of that name hold it. */
+static int span_intervals(rg *r, const uint32_t *act, rg_span *sp, size_t n)
+{
+    int rc = tp_sort(sp, n, sizeof *sp, by_span, NULL);
+    for (size_t i = 0; i < n && rc == TP_OK;) {
+        uint32_t lo = sp[i].lo, hi = sp[i].hi;
+        size_t j = i + 1;
+        for (; j < n && sp[j].acc == sp[i].acc && sp[j].lo <= hi; j++)
+            hi = sp[j].hi > hi ? sp[j].hi : hi;
+        for (uint32_t k = lo; k < hi && rc == TP_OK; k++)
+            rc = add_interval(&r->acc[sp[i].acc], r->c->ts[act[k]],
+                              r->c->ts[act[k]] + r->c->dur[act[k]]);
+        i = j;
     }
-    return lo;
+    return rc;
 }
 
-/* Row a against row *key by (pid, tid, start): a stream's rows in start order. */
-static int cmp_stream(const tp_cols *c, size_t a, const void *key)
-{
-    size_t b = *(const size_t *)key;
-    int64_t ka[3] = {tp_ev_pid(c, a), tp_ev_tid(c, a), c->ts[a]};
-    int64_t kb[3] = {tp_ev_pid(c, b), tp_ev_tid(c, b), c->ts[b]};
-    for (int k = 0; k < 3; k++)
-        if (ka[k] != kb[k])
-            return ka[k] < kb[k] ? -1 : 1;
-    return 0;
-}
-
-static int by_stream(const void *x, const void *y, void *ctx)
-{
-    size_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    int d = cmp_stream(ctx, a, &b);
-    return d ? d : (a > b) - (a < b);
-}
-
-/* GPU ranges' work: the activities on their stream starting inside them. */
+/* GPU ranges' work: the activities on their stream starting inside them,
+ * two binary searches and a prefix sum per range, each activity's interval
+ * once per (name, kind): nested GPU ranges were depth x activities (issue
+ * 32). */
 static int gpu_work(rg *r)
 {
     const tp_cols *c = r->c;
-    uint32_t *act = tp_malloc((c->n ? c->n : 1) * sizeof *act);
-    if (act == NULL)
-        return TP_ENOMEM;
-    size_t na = 0;
-    for (size_t a = 0; a < c->n; a++)
-        if (tp_ev_is_activity(c, a))
-            act[na++] = (uint32_t)a;
-    int rc = tp_sort(act, na, sizeof *act, by_stream, (void *)c);
+    rg_stream_acts sa;
+    rg_span *sp = tp_malloc((r->ng ? r->ng : 1) * sizeof *sp);
+    int rc = rg_stream_acts_open(c, &sa);
+    rc = rc ? rc : sp ? TP_OK : TP_ENOMEM;
+    size_t ns = 0;
     for (size_t g = 0; g < r->ng && rc == TP_OK; g++) {
-        size_t x = r->gpu[g];
-        for (size_t i = lower_bound(c, act, na, cmp_stream, &x); i < na && rc == TP_OK; i++) {
-            size_t a = act[i];
-            if (tp_ev_pid(c, a) != tp_ev_pid(c, x) || tp_ev_tid(c, a) != tp_ev_tid(c, x) ||
-                c->ts[a] >= c->ts[x] + c->dur[x])
-                break;
-            r->gwork[g] += c->dur[a];
-            rc = credit(r, x, a);
+        size_t x = r->gpu[g], lo, hi;
+        rg_stream_acts_inside(c, &sa, x, &lo, &hi);
+        if (hi <= lo)
+            continue;
+        r->gwork[g] = sa.pre[hi] - sa.pre[lo];
+        rg_acc *acc = acc_of(r, RG_GPU, key_of(r, x));
+        if (acc == NULL) {
+            rc = TP_ENOMEM;
+            break;
         }
+        acc->gpu_count += (int64_t)(hi - lo);
+        acc->gpu_sum += r->gwork[g];
+        sp[ns++] = (rg_span){acc_index(r, x), (uint32_t)lo, (uint32_t)hi};
     }
-    tp_free(act);
+    rc = rc ? rc : span_intervals(r, sa.act, sp, ns);
+    rg_stream_acts_close(&sa);
+    tp_free(sp);
     return rc;
 }
 
@@ -533,7 +526,7 @@ static size_t projected(const tp_cols *c, const uint32_t *host, size_t nh, size_
     rg_ext k = {tp_ev_ext_id(c, g), INT64_MIN, c->name[g]};
     if (k.ext == TP_NONE)
         return SIZE_MAX;
-    size_t lo = lower_bound(c, host, nh, cmp_ext, &k); /* the first of (ext, name) */
+    size_t lo = rg_lower_bound(c, host, nh, cmp_ext, &k); /* the first of (ext, name) */
     if (lo == nh || tp_ev_ext_id(c, host[lo]) != k.ext || c->name[host[lo]] != k.name)
         return SIZE_MAX;
     k.ts = c->ts[g];
