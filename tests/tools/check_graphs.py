@@ -275,14 +275,7 @@ def main():
     st = {(int(r["device"]), int(r["stream"])): r for r in read_csv(out + "/st.csv")}
     for key, iv in streams.items():
         iv.sort()
-        busy, end = 0, None
-        for s, e in iv:
-            if end is None or s > end:
-                busy += e - s
-                end = e
-            elif e > end:
-                busy += e - end
-                end = e
+        busy = union_ns(iv)
         span = max(e for _, e in iv) - iv[0][0]
         r = st.get(key)
         if r is None:
