@@ -128,14 +128,9 @@ int tp_gemm_is_name(const char *n)
     return 0;
 }
 
-int tp_gemm_call_read(tp_stage *st, const tp_trace *t, size_t row, tp_gemm_call *k)
+int tp_gemm_call_parse(const char *name, const char *args, size_t alen, tp_gemm_call *k)
 {
-    const tp_cols *c = tp_trace_cols(t);
-    if (c->kind[row] != TP_KIND_CPU_OP)
-        return 0;
-    const char *name = tp_str_text(st, c->name[row]);
-    size_t alen = 0, tlen = 0;
-    const char *args = tp_trace_args(t, row, &alen);
+    size_t tlen = 0;
     if (name == NULL || args == NULL || !tp_gemm_is_name(name))
         return 0;
     k->dims = tp_json_get(args, alen, "Input Dims", &k->dims_len);
@@ -147,6 +142,16 @@ int tp_gemm_call_read(tp_stage *st, const tp_trace *t, size_t row, tp_gemm_call 
     const char *types = tp_json_get(args, alen, "Input type", &tlen);
     k->bpe = tp_gemm_bpe_of(types, tlen);
     return 1;
+}
+
+int tp_gemm_call_read(tp_stage *st, const tp_trace *t, size_t row, tp_gemm_call *k)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    if (c->kind[row] != TP_KIND_CPU_OP)
+        return 0;
+    size_t alen = 0;
+    const char *args = tp_trace_args(t, row, &alen);
+    return tp_gemm_call_parse(tp_str_text(st, c->name[row]), args, alen, k);
 }
 
 /* Per name id: 1 a product op's name, 2 not (memo[0, n)). */

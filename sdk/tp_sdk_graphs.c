@@ -204,6 +204,10 @@ int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int
     tp_free(r);
     g->op = sid_column(t, TP_GRAPH_OP_COLUMN);
     g->inner_op = sid_column(t, TP_GRAPH_INNER_OP_COLUMN);
+    g->op_args = sid_column(t, TP_GRAPH_OP_ARGS_COLUMN);
+    int call = tp_trace_ext_find(t, TP_GRAPH_OP_CALL_COLUMN);
+    if (call >= 0 && tp_trace_ext_type(t, call) == TP_COL_I64)
+        g->op_call = (const int64_t *)tp_trace_ext_data(t, call);
     if (rc != TP_OK)
         tp_graphs_free(g);
     return rc;
@@ -229,4 +233,67 @@ int tp_graph_capture_call(const char *name)
             return 2;
     }
     return 0;
+}
+
+const char *tp_graph_op_args(tp_stage *st, const tp_graphs *g, size_t a, size_t *len,
+                             int64_t *call)
+{
+    if (!tp_graph_replayed(g, a) || g->op_args == NULL || g->op_args[a] == 0)
+        return NULL;
+    const char *s = tp_str_text(st, g->op_args[a]);
+    *len = s ? strlen(s) : 0;
+    *call = g->op_call ? g->op_call[a] : 0;
+    return s;
+}
+
+typedef struct op_call_key {
+    int64_t launch, call;
+    uint32_t row;
+} op_call_key;
+
+static int op_call_cmp(const void *a, const void *b, void *ctx)
+{
+    const op_call_key *x = a, *y = b;
+    (void)ctx;
+    if (x->launch != y->launch)
+        return x->launch < y->launch ? -1 : 1;
+    if (x->call != y->call)
+        return x->call < y->call ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+int tp_graph_op_calls(tp_stage *st, const tp_graphs *g, const int32_t *launcher, uint32_t **rows,
+                      size_t **start, size_t *ncalls)
+{
+    size_t n = 0, m = 0, cap = g->nrows ? g->nrows : 1;
+    op_call_key *k = tp_malloc(cap * sizeof *k);
+    *rows = tp_malloc(cap * sizeof **rows);
+    *start = tp_malloc((cap + 1) * sizeof **start);
+    *ncalls = 0;
+    int rc = k && *rows && *start ? TP_OK : TP_ENOMEM;
+    for (size_t a = 0; rc == TP_OK && a < g->nrows; a++) {
+        size_t len;
+        int64_t call = 0;
+        if (tp_graph_op_args(st, g, a, &len, &call) && call > 0)
+            k[n++] = (op_call_key){launcher[a], call, (uint32_t)a};
+    }
+    if (rc == TP_OK)
+        rc = tp_sort(k, n, sizeof *k, op_call_cmp, NULL);
+    for (size_t i = 0; rc == TP_OK && i < n; i++) {
+        if (i == 0 || k[i].launch != k[i - 1].launch || k[i].call != k[i - 1].call)
+            (*start)[m++] = i;
+        (*rows)[i] = k[i].row;
+    }
+    if (rc == TP_OK) {
+        (*start)[m] = n;
+        *ncalls = m;
+    }
+    tp_free(k);
+    if (rc != TP_OK) {
+        tp_free(*rows);
+        tp_free(*start);
+        *rows = NULL;
+        *start = NULL;
+    }
+    return rc;
 }

@@ -61,6 +61,11 @@ typedef struct tp_gemm_call {
  * knows, whose dims tp_gemm_counts understands (fills *k); else 0. */
 int tp_gemm_call_read(tp_stage *st, const tp_trace *t, size_t row, tp_gemm_call *k);
 
+/* The same from an op's name and args (JSON text of alen bytes), e.g. the
+ * capturing op of a graph replay (tp_graph_op_args): 1 and *k filled when
+ * name is a product op with understood dims, else 0. */
+int tp_gemm_call_parse(const char *name, const char *args, size_t alen, tp_gemm_call *k);
+
 /* The roles of product calls (CONVENTIONS, "a kernel's op": FLOPs and bytes
  * belong to the GEMM kernels of the innermost product op).  A PRODUCT is a
  * product call holding no other in its subtree (aten::addmm, aten::mm);

@@ -36,6 +36,12 @@ extern "C" {
  * capture-time launch. */
 #define TP_GRAPH_OP_COLUMN "graph_op"
 #define TP_GRAPH_INNER_OP_COLUMN "graph_inner_op"
+/* ... and of the innermost op: its args as compact JSON text (TP_COL_SID:
+ * "Input Dims", "Input type" ...), and which capture-time call it was
+ * (TP_COL_I64, 1-based, 0 unknown: the activities of one replay with the
+ * same value ran for one call of that op). */
+#define TP_GRAPH_OP_ARGS_COLUMN "graph_op_args"
+#define TP_GRAPH_OP_CALL_COLUMN "graph_op_call"
 
 /* One graph: its id, how often it was replayed, its activities. */
 typedef struct tp_graph {
@@ -53,6 +59,8 @@ typedef struct tp_graphs {
     const tp_str *op;       /* TP_GRAPH_OP_COLUMN's cells, or NULL */
     const tp_str *inner_op; /* TP_GRAPH_INNER_OP_COLUMN's cells, or NULL */
     size_t nrows;
+    const tp_str *op_args;   /* TP_GRAPH_OP_ARGS_COLUMN's cells, or NULL */
+    const int64_t *op_call;  /* TP_GRAPH_OP_CALL_COLUMN's cells, or NULL */
 } tp_graphs;
 
 /*
@@ -78,6 +86,19 @@ static inline tp_str tp_graph_op_of(const tp_graphs *g, size_t a, int inner)
         return col[a];
     return g->graphs[g->graph[a]].pseudo_op;
 }
+
+/* The args (JSON text, *len bytes) of the innermost op that captured
+ * replayed row a, and in *call which capture-time call of it (1-based);
+ * NULL when a reader did not give them. */
+const char *tp_graph_op_args(tp_stage *st, const tp_graphs *g, size_t a, size_t *len,
+                             int64_t *call);
+
+/* The replayed activities whose capturing op's args are known (above),
+ * one group per call of that op per replay (launch row by launcher, then
+ * capture-time call): group i is rows (*rows)[(*start)[i] .. (*start)[i+1])
+ * for i < *ncalls, in row order.  TP_OK or TP_ENOMEM; tp_free both. */
+int tp_graph_op_calls(tp_stage *st, const tp_graphs *g, const int32_t *launcher, uint32_t **rows,
+                      size_t **start, size_t *ncalls);
 
 /* Is row a replayed by a graph launch? */
 static inline int tp_graph_replayed(const tp_graphs *g, size_t a)

@@ -19,6 +19,12 @@ Recomputes from the raw Kineto JSON, without tracepipe:
   - that replayed time is busy, never idle: OUTDIR/st.csv's busy_us per
     (device, stream) equals the union of all that stream's activity intervals
     (replayed ones included), and idle_us = span - busy.
+  - with a capture trace and OUTDIR/gt.csv (gemm_throughput): each replay's
+    calls of the innermost captured product op (aten::mm: 2MNK flop;
+    aten::addmm: 2MNK + MN), one per replay and capture-time op, their count,
+    flop and busy time (the union of their kernels) per (op, Input Dims),
+    against gt.csv's product rows; with OUTDIR/pred.csv (predict) their count
+    and mean measured time.
 Exits 1 with a message on the first difference.
 """
 import csv
@@ -85,10 +91,30 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def capture_ops(path):
-    """Per capture, in order: (kind, kernel name or None, outermost op)."""
+def inner_op(ev_ops, e):
+    """The innermost cpu_op event around launch e (latest start), or None."""
+    s = ns(e["ts"])
+    t = s + ns(e.get("dur", 0))
+    best = None
+    for o in ev_ops.get((e["pid"], e["tid"]), []):
+        os_ = ns(o["ts"])
+        if os_ > s:
+            break
+        if t <= os_ + ns(o.get("dur", 0)):
+            best = o
+    return best
+
+
+def capture_ops(path, inner=None):
+    """Per capture, in order: (kind, kernel name or None, outermost op); the
+    innermost op's event of each launch appended to inner (a list), in the
+    same order, when given."""
     ev = complete(load(path))
     ops = ops_by_thread(ev)
+    ev_ops = {}
+    for e in sorted((e for e in ev if e.get("cat") == "cpu_op"),
+                    key=lambda e: (ns(e["ts"]), -ns(e.get("dur", 0)))):
+        ev_ops.setdefault((e["pid"], e["tid"]), []).append(e)
     calls = sorted((e for e in ev if e.get("cat") in ("cuda_runtime", "cuda_driver")),
                    key=lambda e: (e["pid"], e["tid"], ns(e["ts"])))
     caps, cur = [], None
@@ -102,8 +128,70 @@ def capture_ops(path):
             cur = None
         elif cur is not None and LAUNCH.match(n) and not GRAPH_LAUNCH.match(n):
             kind = "memcpy" if "Memcpy" in n else "memset" if "Memset" in n else "kernel"
-            cur.append((kind, e.get("args", {}).get("kernel"), outer_op(ops, e)))
+            cur.append((kind, e.get("args", {}).get("kernel"), outer_op(ops, e),
+                        inner_op(ev_ops, e)))
     return caps
+
+
+def gemm_flop(name, dims):
+    """FLOPs of one product call, None when not a 2-D mm/addmm."""
+    if name == "aten::mm" and len(dims) >= 2 and len(dims[0]) == 2 and len(dims[1]) == 2:
+        return 2.0 * dims[0][0] * dims[1][1] * dims[0][1]
+    if name == "aten::addmm" and len(dims) >= 3 and len(dims[1]) == 2 and len(dims[2]) == 2:
+        m, k, n = dims[1][0], dims[1][1], dims[2][1]
+        return 2.0 * m * n * k + m * n
+    return None
+
+
+def union_ns(iv):
+    busy, end = 0, None
+    for s, e in sorted(iv):
+        if end is None or s > end:
+            busy += e - s
+            end = e
+        elif e > end:
+            busy += e - end
+            end = e
+    return busy
+
+
+def check_replayed_gemms(out, calls):
+    """calls: (replay, capture op) -> (op event, replayed activities)."""
+    import os
+    if not os.path.exists(out + "/gt.csv"):
+        return
+    want = {}
+    for op, acts in calls.values():
+        dims = op.get("args", {}).get("Input Dims")
+        flop = gemm_flop(op["name"], dims) if dims is not None else None
+        if flop is None:
+            continue
+        key = (op["name"], str(dims))
+        w = want.setdefault(key, [0, flop, 0, 0])
+        w[0] += 1
+        w[2] += union_ns([(ns(a["ts"]), ns(a["ts"]) + ns(a["dur"])) for a in acts])
+        w[3] += sum(ns(a["dur"]) for a in acts)
+    if not want:
+        fail("no replayed product call recomputed")
+    rows = {(r["name"], r["input_dims"]): r for r in read_csv(out + "/gt.csv")
+            if r["role"] == "product"}
+    for key, (count, flop, busy, _) in sorted(want.items()):
+        r = rows.get(key)
+        if r is None:
+            fail("gt.csv lacks replayed product %r" % (key,))
+        if int(r["count"]) != count:
+            fail("gt.csv %r: count %s, recomputed %d" % (key, r["count"], count))
+        close(float(r["flop"]), flop, "flop of %r" % (key,))
+        close(float(r["busy_us"]), busy / 1000.0, "busy_us of %r" % (key,))
+    if os.path.exists(out + "/pred.csv"):
+        pred = {(r["name"], str(json.loads(r["input_dims"]))): r for r in read_csv(out + "/pred.csv")}
+        for key, (count, _, _, dur) in sorted(want.items()):
+            r = pred.get(key)
+            if r is None or int(r["count"]) != count or not r["model"]:
+                fail("pred.csv %r: %r, recomputed %d modelled calls" % (key, r, count))
+            close(float(r["measured_us"]), dur / 1000.0 / count, "measured_us of %r" % (key,))
+    print("check_graphs: %d replayed product calls of %d shapes"
+          % (sum(w[0] for w in want.values()), len(want)))
 
 
 def kind_of(a):
@@ -148,6 +236,7 @@ def main():
     if capture:
         caps = capture_ops(capture)
         want = {}
+        gemm = {}
         by_replay = {}
         for a in replayed:
             by_replay.setdefault(a["args"]["correlation"], []).append(a)
@@ -155,11 +244,13 @@ def main():
             rep.sort(key=lambda a: ns(a["ts"]))
             cap = next((c for c in caps if len(c) == len(rep) and all(
                 k == kind_of(a) and (n is None or kind_of(a) != "kernel" or n == a["name"])
-                for (k, n, _), a in zip(c, rep))), None)
+                for (k, n, _, _), a in zip(c, rep))), None)
             if cap is None:
                 fail("replay %s aligns with no capture one to one" % corr)
-            for (_, _, op), a in zip(cap, rep):
+            for (_, _, op, inner), a in zip(cap, rep):
                 want[op] = want.get(op, 0) + ns(a["dur"])
+                if inner is not None:
+                    gemm.setdefault((corr, id(inner)), (inner, []))[1].append(a)
         for a in others:
             l = launch_of.get(a.get("args", {}).get("correlation"))
             op = outer_op(ops, l) if l is not None else None
@@ -173,6 +264,7 @@ def main():
             close(got.get(op, 0.0), want.get(op, 0) / 1000.0, "op %r" % op)
         if any(re.match(r"^graph \d+$", op) for op in got):
             fail("a replayed activity stays under graph <id>")
+        check_replayed_gemms(out, gemm)
 
     # busy, never idle
     streams = {}
@@ -183,14 +275,7 @@ def main():
     st = {(int(r["device"]), int(r["stream"])): r for r in read_csv(out + "/st.csv")}
     for key, iv in streams.items():
         iv.sort()
-        busy, end = 0, None
-        for s, e in iv:
-            if end is None or s > end:
-                busy += e - s
-                end = e
-            elif e > end:
-                busy += e - end
-                end = e
+        busy = union_ns(iv)
         span = max(e for _, e in iv) - iv[0][0]
         r = st.get(key)
         if r is None:

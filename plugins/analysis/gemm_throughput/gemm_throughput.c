@@ -94,7 +94,8 @@ static int gt_init(tp_stage *st, const void *config, void **state)
 /* ------------------------------------------------------------- calls */
 
 typedef struct gt_call {
-    int32_t row;
+    int32_t row;   /* the op's row; a replayed call's: its first activity */
+    tp_str name;   /* the op's name (a replayed call's: its capturing op) */
     tp_str dims;   /* the "Input Dims" text, interned: the grouping key */
     double flops, bytes, bpe;
     int64_t busy;  /* union of the GPU work launched from its subtree */
@@ -131,6 +132,14 @@ static size_t dims_text(const tp_gemm_shape *s, char *buf, size_t size)
     return n < size ? n : size - 1;
 }
 
+/* dims_text interned: the grouping key, or TP_STR_ERROR. */
+static tp_str dims_key(tp_stage *st, const tp_gemm_shape *s)
+{
+    char text[512];
+    size_t tl = dims_text(s, text, sizeof text);
+    return tp_intern(st, text, tl);
+}
+
 /* The GEMM calls of the trace with understood dims, and their roles. */
 static int find_calls(gt *g)
 {
@@ -141,14 +150,12 @@ static int find_calls(gt *g)
         tp_gemm_call k;
         if (g->role[i] == TP_GEMM_NONE || !tp_gemm_call_read(g->st, g->t, i, &k))
             continue;
-        char text[512];
-        size_t tl = dims_text(&k.shape, text, sizeof text);
-        tp_str key = tp_intern(g->st, text, tl);
+        tp_str key = dims_key(g->st, &k.shape);
         if (key == TP_STR_ERROR)
             return TP_ENOMEM;
         g->call_of[i] = (int32_t)g->ncalls;
         g->calls[g->ncalls++] =
-            (gt_call){(int32_t)i, key, k.flops, k.elems * k.bpe, k.bpe, 0, g->role[i]};
+            (gt_call){(int32_t)i, c->name[i], key, k.flops, k.elems * k.bpe, k.bpe, 0, g->role[i]};
     }
     return rc;
 }
@@ -207,6 +214,61 @@ static int busy_times(gt *g)
     tp_free(start);
     tp_free(acts);
     tp_free(iv);
+    return rc;
+}
+
+/* ------------------------------------------------- graph replays */
+
+/* One call per (replay, capture-time call of a product op): the kernels
+ * a graph launch replayed for it (rows[0, n), tp_graph_op_calls); its busy
+ * time the union of theirs. */
+static int add_replay_call(gt *g, const tp_graphs *gr, const uint32_t *rows, size_t n)
+{
+    const tp_cols *c = g->c;
+    size_t alen = 0;
+    int64_t call = 0;
+    const char *args = tp_graph_op_args(g->st, gr, rows[0], &alen, &call);
+    tp_str name = tp_graph_op_of(gr, rows[0], 1);
+    tp_gemm_call k;
+    if (!tp_gemm_call_parse(tp_str_text(g->st, name), args, alen, &k))
+        return TP_OK;
+    tp_str key = dims_key(g->st, &k.shape);
+    tp_interval *iv = tp_malloc(n * sizeof *iv);
+    if (key == TP_STR_ERROR || iv == NULL) {
+        tp_free(iv);
+        return TP_ENOMEM;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c->dur[rows[i]] >= 0)
+            iv[m++] = (tp_interval){c->ts[rows[i]], c->ts[rows[i]] + c->dur[rows[i]]};
+    int64_t busy = tp_intervals_length(iv, tp_intervals_union(iv, m));
+    tp_free(iv);
+    g->calls[g->ncalls++] = (gt_call){(int32_t)rows[0], name, key, k.flops, k.elems * k.bpe,
+                                      k.bpe, busy, TP_GEMM_PRODUCT};
+    return TP_OK;
+}
+
+/* The product calls of graph replays whose capturing ops a reader gave
+ * (after busy_times: these have no call_of row). */
+static int replay_calls(gt *g)
+{
+    tp_vocab voc;
+    tp_graphs gr;
+    if (tp_vocab_get(g->st, &voc) != TP_OK)
+        return TP_ENOMEM;
+    int rc = tp_graphs_find(g->st, g->t, &voc, g->v.launcher, &gr);
+    tp_vocab_free(&voc);
+    if (rc != TP_OK)
+        return rc;
+    uint32_t *rows = NULL;
+    size_t *start = NULL, n = 0;
+    rc = tp_graph_op_calls(g->st, &gr, g->v.launcher, &rows, &start, &n);
+    for (size_t i = 0; rc == TP_OK && i < n; i++)
+        rc = add_replay_call(g, &gr, rows + start[i], start[i + 1] - start[i]);
+    tp_free(rows);
+    tp_free(start);
+    tp_graphs_free(&gr);
     return rc;
 }
 
@@ -304,7 +366,7 @@ static int by_op_and_dims(const void *a, const void *b, void *ctx)
 {
     gt *g = ctx;
     const gt_call *x = a, *y = b;
-    tp_str nx = g->c->name[x->row], ny = g->c->name[y->row];
+    tp_str nx = x->name, ny = y->name;
     int r = strcmp(tp_str_text(g->st, nx), tp_str_text(g->st, ny));
     if (r)
         return r;
@@ -343,7 +405,7 @@ static int roofline_cells(gt *g, tp_result *r, size_t row, const gt_call *k, dou
 {
     int compute;
     double peak = peak_of(g, p, k->bpe), roof = roofline_of(k, peak, p, &compute);
-    const char *what = tp_str_text(g->st, g->c->name[k->row]), *dims = tp_str_text(g->st, k->dims);
+    const char *what = tp_str_text(g->st, k->name), *dims = tp_str_text(g->st, k->dims);
     if (busy_us > 0 && n * roof > busy_us && k->bpe == 4 && peak == p->fp32 && p->tf32 > 0) {
         tp_log(g->st, TP_LOG_INFO, "%s %s: fp32 faster than the FP32 peak, so on TF32 tensor "
                "cores: roofline at TF32's peak", what, dims);
@@ -373,7 +435,7 @@ static int group_row(gt *g, tp_result *r, size_t from, size_t to, const gt_prese
     size_t row;
     int rc = tp_result_add_row(g->st, r, &row);
     rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_name,
-                                     tp_str_text(g->st, g->c->name[k->row]));
+                                     tp_str_text(g->st, k->name));
     rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_input_dims,
                                      tp_str_text(g->st, k->dims));
     rc = rc ? rc : tp_result_set_str(g->st, r, row, gt_main_role,
@@ -403,7 +465,7 @@ static int write_result(gt *g, const gt_preset *p)
     int rc = tp_sort(g->calls, g->ncalls, sizeof *g->calls, by_op_and_dims, g);
     for (size_t i = 0; i < g->ncalls && rc == TP_OK;) {
         size_t j = i + 1;
-        while (j < g->ncalls && g->c->name[g->calls[j].row] == g->c->name[g->calls[i].row] &&
+        while (j < g->ncalls && g->calls[j].name == g->calls[i].name &&
                g->calls[j].dims == g->calls[i].dims && g->calls[j].role == g->calls[i].role)
             j++;
         rc = group_row(g, r, i, j, p);
@@ -423,6 +485,8 @@ static int gt_run(tp_stage *st, const void *config, void *state)
     int rc = gt_begin(&g);
     if (rc == TP_OK)
         rc = busy_times(&g); /* before the calls are sorted: call_of indexes them */
+    if (rc == TP_OK)
+        rc = replay_calls(&g);
     if (rc == TP_OK)
         rc = write_result(&g, preset_of(st, cfg, t));
     gt_end(&g);

@@ -66,6 +66,9 @@ static const char *today_model(const tp_preset *p, const char *name, const char 
     return oc.model;
 }
 
+static const char *model_args(const tp_preset *p, const char *name, const char *args, size_t alen,
+                              double *us);
+
 /* The op's model and prediction (per call), or NULL: a model another
  * plugin registered for it, else fbgemm's embedding lookups by 5.2-5.4
  * (predict_embedding.h), GEMMs by the roofline of their FLOPs and bytes
@@ -79,10 +82,9 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     const tp_preset *p = m->p;
     const tp_cols *c = tp_trace_cols(t);
     const char *name = tp_str_text(st, c->name[row]);
-    size_t alen = 0, dlen = 0, tlen = 0;
+    size_t alen = 0, dlen = 0;
     const char *args = tp_trace_args(t, row, &alen);
     const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
-    const char *types = args ? tp_json_get(args, alen, "Input type", &tlen) : NULL;
     tp_gemm_shape sh;
     int have = dims && tp_gemm_parse_dims(dims, dlen, &sh);
     *dims_id = dims ? tp_intern(st, dims, dlen) : 0;
@@ -95,14 +97,28 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     double flops, elems;
     if (role == TP_GEMM_WRAPPER)
         return NULL;
-    if (have && tp_gemm_is_name(name) && tp_gemm_counts(name, &sh, &flops, &elems)) {
-        if (m->fc && pf_predict_op(st, m->fc, (int32_t)row, c->name[row], *dims_id, &sh, p, us) == 1)
-            return PF_MODEL; /* the benchmark table (5.5); else (logged) the roofline */
-        double bpe = tp_gemm_bpe_of(types, tlen);
+    if (m->fc && have && tp_gemm_is_name(name) && tp_gemm_counts(name, &sh, &flops, &elems) &&
+        pf_predict_op(st, m->fc, (int32_t)row, c->name[row], *dims_id, &sh, p, us) == 1)
+        return PF_MODEL; /* the benchmark table (5.5); else (logged) the roofline */
+    return model_args(p, name, args, alen, us);
+}
+
+/* The models that need only the op's name and args: GEMMs by the roofline
+ * of their FLOPs and bytes (section 4), element-wise ops by 5.6's table,
+ * issue 27's (today_model); NULL when none takes the op. */
+static const char *model_args(const tp_preset *p, const char *name, const char *args, size_t alen,
+                              double *us)
+{
+    size_t dlen = 0;
+    const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
+    tp_gemm_shape sh;
+    int have = dims && tp_gemm_parse_dims(dims, dlen, &sh);
+    tp_gemm_call k;
+    if (tp_gemm_call_parse(name, args, alen, &k)) {
         tp_preset q = *p;
-        if (bpe == 2 && p->fp16 > 0)
+        if (k.bpe == 2 && p->fp16 > 0)
             q.fp32 = p->fp16; /* half-precision products run at the FP16 peak */
-        *us = pm_roofline(flops, elems * bpe, &q);
+        *us = pm_roofline(k.flops, k.elems * k.bpe, &q);
         return "roofline";
     }
     char base[256];
@@ -115,14 +131,23 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     return today_model(p, name, args, alen, us);
 }
 
+/* The capture-time call (tp_graph_op_args) of replayed activity a whose
+ * capturing op's args a reader gave, else 0. */
+static int64_t replay_call(tp_stage *st, const tp_graphs *gr, size_t a)
+{
+    size_t alen;
+    int64_t call = 0;
+    return tp_graph_op_args(st, gr, a, &alen, &call) ? call : 0;
+}
+
 /* The rows of the ops' GPU work: per trace row, the time of the work it
  * launched as the innermost cpu_op above the launch (0 for most rows), in
  * kernels[row] how many of those activities are kernels (the launch
  * floor's count), in comm[row] whether one is a collective kernel (the
  * vocabulary's); the time no op owns into gpu by category. */
 static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *v,
-                           const tp_vocab *voc, pr_gpu_time *gpu, int32_t **kernels,
-                           uint8_t **comm)
+                           const tp_vocab *voc, const tp_graphs *gr, pr_gpu_time *gpu,
+                           int32_t **kernels, uint8_t **comm)
 {
     const tp_cols *c = tp_trace_cols(t);
     int64_t *owned = tp_calloc(c->n ? c->n : 1, sizeof *owned);
@@ -142,6 +167,8 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
         gpu->all_us += us;
         int coll = c->kind[a] == TP_KIND_KERNEL &&
                    tp_vocab_collective(voc, tp_str_text(st, c->name[a])) != TP_COLL_NONE;
+        if (replay_call(st, gr, a) > 0)
+            continue; /* its capturing op's occurrence (replay_occurrences) */
         int32_t op = tp_hier_launching_op(c, v, a);
         if (op >= 0) {
             owned[op] += c->dur[a];
@@ -157,6 +184,52 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
 /* Each op occurrence owning GPU work (the innermost cpu_op above the
  * launch) with its measured time: the sum of that work's durations; the
  * embedding ops among them in *emb. */
+/* The occurrence of one call of a capturing op in one graph replay
+ * (tp_graph_op_calls: rows[0, n)): shown on the graph launch call (its
+ * row, for the ops above it and time order) under the capturing op's
+ * name, modelled from that op's args (model_args). */
+static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *gr,
+                              const int32_t *launcher, const tp_vocab *voc, const pr_models *m,
+                              const uint32_t *rows, size_t n, pr_occ *x)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    size_t alen = 0, dlen = 0;
+    int64_t call = 0, dur = 0;
+    int32_t kernels = 0;
+    int comm = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t a = rows[i];
+        dur += c->dur[a] > 0 ? c->dur[a] : 0;
+        kernels += c->kind[a] == TP_KIND_KERNEL;
+        comm |= c->kind[a] == TP_KIND_KERNEL &&
+                tp_vocab_collective(voc, tp_str_text(st, c->name[a])) != TP_COLL_NONE;
+    }
+    const char *args = tp_graph_op_args(st, gr, rows[0], &alen, &call);
+    const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
+    x->row = launcher[rows[0]];
+    x->name = tp_graph_op_of(gr, rows[0], 1);
+    x->dims = dims ? tp_intern(st, dims, dlen) : 0;
+    x->measured_us = (double)dur / 1000.0;
+    x->predicted_us = 0;
+    x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us);
+    x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_of(tp_str_text(st, x->name));
+    if (x->model)
+        x->predicted_us = pm_floor(x->predicted_us, kernels, m->p);
+}
+
+/* The graph replays' calls of their capturing ops, appended to o[*k ..):
+ * o has room for ncalls more. */
+static void replay_occurrences(tp_stage *st, const tp_trace *t, const tp_graphs *gr,
+                               const int32_t *launcher, const tp_vocab *voc, const pr_models *m,
+                               const uint32_t *rows, const size_t *start, size_t ncalls,
+                               pr_occ *o, size_t *k)
+{
+    for (size_t i = 0; i < ncalls; i++)
+        if (launcher[rows[start[i]]] >= 0)
+            replay_occurrence(st, t, gr, launcher, voc, m, rows + start[i],
+                              start[i + 1] - start[i], &o[(*k)++]);
+}
+
 int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
                    size_t *nout, pr_gpu_time *gpu, pr_emb_row **emb, size_t *nemb)
 {
@@ -167,37 +240,37 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     tp_vocab voc;
     if (tp_vocab_get(st, &voc) != TP_OK)
         return TP_ENOMEM;
-    int32_t *kernels = NULL;
-    uint8_t *comm = NULL;
-    int64_t *owned = owned_work(st, t, &v, &voc, gpu, &kernels, &comm);
-    tp_vocab_free(&voc);
-    uint8_t *role = tp_malloc(c->n ? c->n : 1);
-    if (owned == NULL || role == NULL || tp_gemm_roles(st, t, &v, role) != TP_OK ||
-        pe_index_build(st, t, &v, &m->emb_opt, &m->emb) != TP_OK) {
-        tp_free(owned);
-        tp_free(kernels);
-        tp_free(comm);
-        tp_free(role);
+    tp_graphs gr;
+    if (tp_graphs_find(st, t, &voc, v.launcher, &gr) != TP_OK) {
+        tp_vocab_free(&voc);
         return TP_ENOMEM;
     }
-    size_t n = 0, ne = 0;
-    for (size_t r = 0; r < c->n; r++) {
+    uint32_t *rrows = NULL;
+    size_t *rstart = NULL, nrep = 0;
+    int32_t *kernels = NULL;
+    uint8_t *comm = NULL;
+    int64_t *owned = tp_graph_op_calls(st, &gr, v.launcher, &rrows, &rstart, &nrep) == TP_OK
+                         ? owned_work(st, t, &v, &voc, &gr, gpu, &kernels, &comm)
+                         : NULL;
+    uint8_t *role = tp_malloc(c->n ? c->n : 1);
+    size_t n = nrep, ne = 0;
+    pr_occ *o = NULL;
+    pr_emb_row *er = NULL;
+    int rc = owned && role && tp_gemm_roles(st, t, &v, role) == TP_OK &&
+                     pe_index_build(st, t, &v, &m->emb_opt, &m->emb) == TP_OK
+                 ? TP_OK
+                 : TP_ENOMEM;
+    for (size_t r = 0; rc == TP_OK && r < c->n; r++) {
         n += owned[r] > 0;
         ne += owned[r] > 0 && m->emb.slot[r] >= 0;
     }
-    pr_occ *o = tp_malloc((n ? n : 1) * sizeof *o);
-    pr_emb_row *er = tp_calloc(ne ? ne : 1, sizeof *er);
-    if (o == NULL || er == NULL) {
-        tp_free(owned);
-        tp_free(kernels);
-        tp_free(comm);
-        tp_free(role);
-        tp_free(o);
-        tp_free(er);
-        return TP_ENOMEM;
+    if (rc == TP_OK) {
+        o = tp_malloc((n ? n : 1) * sizeof *o);
+        er = tp_calloc(ne ? ne : 1, sizeof *er);
+        rc = o && er ? TP_OK : TP_ENOMEM;
     }
     size_t k = 0, ke = 0;
-    for (size_t r = 0; r < c->n; r++) {
+    for (size_t r = 0; rc == TP_OK && r < c->n; r++) {
         if (owned[r] <= 0)
             continue;
         pr_occ *x = &o[k++];
@@ -215,10 +288,21 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
             er[ke++] = e;
         }
     }
+    if (rc == TP_OK)
+        replay_occurrences(st, t, &gr, v.launcher, &voc, m, rrows, rstart, nrep, o, &k);
+    tp_vocab_free(&voc);
+    tp_graphs_free(&gr);
+    tp_free(rrows);
+    tp_free(rstart);
     tp_free(owned);
     tp_free(kernels);
     tp_free(comm);
     tp_free(role);
+    if (rc != TP_OK) {
+        tp_free(o);
+        tp_free(er);
+        return rc;
+    }
     *out = o;
     *nout = k;
     *emb = er;

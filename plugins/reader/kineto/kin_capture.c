@@ -12,10 +12,12 @@
  * and (where the capture call names its kernel, args.kernel) names; else
  * the first whose launches contain the replay's in order (extra capture
  * calls skipped; kernels only where the capture names them).  Matched activities get the extension columns graph_op
- * and graph_inner_op (tp_sdk_graphs.h).
+ * and graph_inner_op, and the innermost op's args and call, graph_op_args
+ * and graph_op_call (tp_sdk_graphs.h).
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kin.h"
@@ -34,6 +36,9 @@ typedef struct cap_ev {
     tp_str name, kernel; /* kernel: args.kernel, 0 if absent */
     tp_str outer, inner; /* a launch's ops */
     int module;          /* an op that is a module (never a launch's op) */
+    json_t *args;        /* an op's args (borrowed from the document) */
+    tp_str args_text;    /* ... as compact JSON, interned on first use */
+    uint32_t inner_ev;   /* a launch's innermost op: its event index + 1, 0 none */
 } cap_ev;
 
 /* One capture: launches evs[idx[first .. first + n)]. */
@@ -109,6 +114,7 @@ static int classify(capture *cp, const tp_vocab *v, json_t *e, cap_ev *out)
     if (strcmp(cat, "cpu_op") == 0) {
         out->type = CE_OP;
         out->module = tp_vocab_is_module(v, name);
+        out->args = json_object_get(e, "args");
     } else if (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) {
         int call = tp_graph_capture_call(name);
         out->what = tp_vocab_launch_api(v, name);
@@ -174,6 +180,7 @@ static void launch_ops(capture *cp, cap_ev *l, const uint32_t *stack, size_t dep
         if (l->outer == 0)
             l->outer = op->name;
         l->inner = op->name;
+        l->inner_ev = stack[k] + 1;
     }
 }
 
@@ -276,9 +283,28 @@ static int align(const capture *cp, const tp_cols *c, const uint32_t *rows, size
 
 typedef struct cap_out {
     tp_trace *t;
-    int col_op, col_inner;
+    int col_op, col_inner, col_args, col_call;
     size_t replays, matched;
 } cap_out;
+
+/* The capturing op's args and call (capture event index + 1) on row. */
+static int label_args(capture *cp, cap_out *o, uint32_t row, uint32_t inner_ev)
+{
+    cap_ev *op = &cp->ev[inner_ev - 1];
+    if (op->args_text == 0 && json_is_object(op->args)) {
+        char *text = json_dumps(op->args, 0); /* one line, ", " as PyTorch writes */
+        if (text == NULL)
+            return TP_ENOMEM;
+        op->args_text = tp_intern(cp->st, text, strlen(text));
+        free(text);
+        if (op->args_text == TP_STR_ERROR)
+            return TP_ENOMEM;
+    }
+    int rc = tp_trace_ext_set_i64(cp->st, o->t, o->col_call, row, (int64_t)inner_ev);
+    if (rc == TP_OK && op->args_text)
+        rc = tp_trace_ext_set_sid(cp->st, o->t, o->col_args, row, op->args_text);
+    return rc;
+}
 
 static int label_replay(capture *cp, const tp_cols *c, const uint32_t *rows, size_t n,
                         uint32_t *match, cap_out *o)
@@ -295,7 +321,9 @@ static int label_replay(capture *cp, const tp_cols *c, const uint32_t *rows, siz
     if (o->col_op < 0) {
         o->col_op = tp_trace_ext_add(cp->st, o->t, TP_GRAPH_OP_COLUMN, TP_COL_SID);
         o->col_inner = tp_trace_ext_add(cp->st, o->t, TP_GRAPH_INNER_OP_COLUMN, TP_COL_SID);
-        if (o->col_op < 0 || o->col_inner < 0)
+        o->col_args = tp_trace_ext_add(cp->st, o->t, TP_GRAPH_OP_ARGS_COLUMN, TP_COL_SID);
+        o->col_call = tp_trace_ext_add(cp->st, o->t, TP_GRAPH_OP_CALL_COLUMN, TP_COL_I64);
+        if (o->col_op < 0 || o->col_inner < 0 || o->col_args < 0 || o->col_call < 0)
             return TP_ENOMEM;
     }
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
@@ -304,6 +332,8 @@ static int label_replay(capture *cp, const tp_cols *c, const uint32_t *rows, siz
             rc = tp_trace_ext_set_sid(cp->st, o->t, o->col_op, rows[i], e->outer);
         if (rc == TP_OK && e->inner)
             rc = tp_trace_ext_set_sid(cp->st, o->t, o->col_inner, rows[i], e->inner);
+        if (rc == TP_OK && e->inner_ev)
+            rc = label_args(cp, o, rows[i], e->inner_ev);
     }
     return rc;
 }
@@ -412,13 +442,13 @@ int kin_capture_apply(tp_stage *st, tp_trace *t, const char *path)
                        jerr.line, jerr.column, doc ? "no traceEvents" : jerr.text);
     }
     capture cp = {.st = st};
-    cap_out o = {t, -1, -1, 0, 0};
+    cap_out o = {t, -1, -1, -1, -1, 0, 0};
     int rc = collect(&cp, events);
-    json_decref(doc);
     if (rc == TP_OK)
         rc = sweep(&cp);
     if (rc == TP_OK)
-        rc = label_replays(&cp, t, &o);
+        rc = label_replays(&cp, t, &o); /* the ops' args still in doc */
+    json_decref(doc);
     if (rc == TP_OK)
         tp_log(st, o.matched < o.replays ? TP_LOG_WARN : TP_LOG_INFO,
                "%s: %zu capture(s); %zu of %zu graph replay(s) matched to their capturing ops%s",
