@@ -58,9 +58,8 @@ static const char sq_meta_schema[] =
 static const char sq_indexes[] =
     "CREATE INDEX events_start ON events(start_ns);"
     "CREATE INDEX events_name ON events(name_id);"
-    "CREATE INDEX events_kind_start ON events(kind, start_ns);"
     "CREATE INDEX events_parent ON events(parent_id);"
-    "CREATE INDEX events_launch ON events(launch_id);";
+;
 
 static int sq_fail(tp_stage *st, sqlite3 *db, const char *path, const char *what)
 {
@@ -167,18 +166,19 @@ static int sq_links_load(tp_stage *st, const tp_trace *t, const tp_cols *c, sq_l
     return TP_OK;
 }
 
+/* Binds row i; phase: 2 bytes the statement reads until it steps. */
 static void sq_bind_event(tp_stage *st, sqlite3_stmt *s, const tp_cols *c, const sq_links *l,
-                          size_t i)
+                          size_t i, char *phase)
 {
     const tp_track *tr = &c->tracks[c->track[i]];
-    char phase[2] = {(char)c->phase[i], '\0'};
     int64_t corr = tp_ev_corr(c, i), ext = tp_ev_ext_id(c, i);
 
     sqlite3_bind_int64(s, 1, (int64_t)i);
     sqlite3_bind_text(s, 2, tp_kind_name(c->kind[i]), -1, SQLITE_STATIC);
     sq_bind_opt(s, 3, c->name[i], c->name[i] != TP_STR_ERROR);
     sq_bind_opt(s, 4, c->cat[i], c->cat[i] != TP_STR_ERROR);
-    sqlite3_bind_text(s, 5, phase, phase[0] ? 1 : 0, SQLITE_TRANSIENT);
+    phase[0] = (char)c->phase[i];
+    sqlite3_bind_text(s, 5, phase, phase[0] ? 1 : 0, SQLITE_STATIC);
     sqlite3_bind_int64(s, 6, c->ts[i]);
     sq_bind_opt(s, 7, c->dur[i], c->dur[i] >= 0);
     sq_bind_id(st, s, 8, tr->pid);
@@ -199,11 +199,12 @@ static int sq_write_events(tp_stage *st, sqlite3 *db, const char *path, const tp
     if (rc != TP_OK || (rc = sq_links_load(st, t, c, &l)) != TP_OK)
         return rc;
     sqlite3_stmt *s = NULL;
+    char phase[2] = {0, 0};
     if (sqlite3_prepare_v2(db, "INSERT INTO events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
                            &s, NULL) != SQLITE_OK)
         rc = sq_fail(st, db, path, "cannot prepare");
     for (size_t i = 0; i < c->n && rc == TP_OK; i++) {
-        sq_bind_event(st, s, c, &l, i);
+        sq_bind_event(st, s, c, &l, i, phase);
         if (sqlite3_step(s) != SQLITE_DONE)
             rc = sq_fail(st, db, path, "cannot write the database");
         sqlite3_reset(s);
