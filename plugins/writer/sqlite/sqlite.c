@@ -232,7 +232,7 @@ static const char *sq_type_name(tp_coltype type)
 static void sq_append_ident(char **buf, size_t *len, size_t *cap, const char *s, int *oom)
 {
     for (const char *p = s; *p || p == s; p++) {
-        size_t need = *len + 4;
+        size_t need = *len + 5; /* opening quote, a doubled quote, closing quote, NUL */
         if (need > *cap) {
             char *b = tp_realloc(*buf, need * 2);
             if (!b) {
