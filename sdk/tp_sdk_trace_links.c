@@ -358,3 +358,12 @@ int tp_flow_bind(const tp_cols *c, const uint32_t *thread_of, int32_t *bound)
     tp_free(ranks);
     return rc;
 }
+
+unsigned tp_launch_outliers(double cpu_us, double gpu_us, double delay_us,
+                            double runtime_cutoff_us, double delay_cutoff_us)
+{
+    unsigned k = cpu_us > runtime_cutoff_us ? TP_LAUNCH_SLOW
+                 : gpu_us < cpu_us          ? TP_LAUNCH_SHORT_GPU
+                                            : 0u;
+    return delay_us > delay_cutoff_us ? k | TP_LAUNCH_LATE : k;
+}

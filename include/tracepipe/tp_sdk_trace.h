@@ -173,6 +173,16 @@ typedef struct tp_link_counts {
 int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t *depth,
                      int32_t *launcher, tp_link_counts *counts);
 
+/* HTA's launch outliers of one launched activity (times in us), as bits:
+ * TP_LAUNCH_SLOW when the call takes longer than runtime_cutoff_us,
+ * TP_LAUNCH_SHORT_GPU when the GPU work runs shorter than a call of at most
+ * that cutoff (the launch costs more than the work), TP_LAUNCH_LATE when the
+ * work starts more than delay_cutoff_us after its call.  The one rule that
+ * launch_stats and advice count by. */
+enum { TP_LAUNCH_SLOW = 1, TP_LAUNCH_SHORT_GPU = 2, TP_LAUNCH_LATE = 4 };
+unsigned tp_launch_outliers(double cpu_us, double gpu_us, double delay_us,
+                            double runtime_cutoff_us, double delay_cutoff_us);
+
 /* Where launch flows bind: bound[row] for an 's' flow = the complete
  * runtime call on its thread (pid, tid) starting at its exact ts, for an 'f'
  * flow = the kernel / memcpy / memset on its thread starting at its exact

@@ -193,11 +193,13 @@ int adv_launch_outliers(adv *a)
         launches++;
         double cpu = adv_us(c->dur[l]), gpu = adv_us(c->dur[i]);
         double delay = adv_us(c->ts[i] - (c->ts[l] + c->dur[l]));
-        if (cpu > a->cfg->runtime_cutoff_us)
+        unsigned k = tp_launch_outliers(cpu, gpu, delay, a->cfg->runtime_cutoff_us,
+                                        a->cfg->launch_delay_cutoff_us);
+        if (k & TP_LAUNCH_SLOW)
             note(&slow, cpu, (uint32_t)i);
-        else if (gpu < cpu) /* HTA's short GPU kernels: the launch costs more than the work */
+        if (k & TP_LAUNCH_SHORT_GPU)
             note(&brief, cpu - gpu, (uint32_t)i);
-        if (delay > a->cfg->launch_delay_cutoff_us)
+        if (k & TP_LAUNCH_LATE)
             note(&late, delay, (uint32_t)i);
     }
     if (launches == 0)

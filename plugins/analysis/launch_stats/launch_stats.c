@@ -285,9 +285,11 @@ static int summary(ls *l)
     double cut = l->cfg->runtime_cutoff_us;
     size_t short_gpu = 0, slow = 0, late = 0;
     for (size_t i = 0; i < l->n; i++) {
-        short_gpu += l->cpu[i] <= cut && l->gpu[i] < l->cpu[i];
-        slow += l->cpu[i] > cut;
-        late += l->delay[i] > l->cfg->delay_cutoff_us;
+        unsigned k = tp_launch_outliers(l->cpu[i], l->gpu[i], l->delay[i], cut,
+                                        l->cfg->delay_cutoff_us);
+        short_gpu += (k & TP_LAUNCH_SHORT_GPU) != 0;
+        slow += (k & TP_LAUNCH_SLOW) != 0;
+        late += (k & TP_LAUNCH_LATE) != 0;
     }
     int rc = summary_row(l, r, "cpu_duration", l->cpu, "slow_launch", slow);
     if (rc == TP_OK)
