@@ -17,17 +17,17 @@
 
 static const tp_option adv_options[] = {
     TP_OPTION_FLOAT("idle_percent", adv_config, idle_percent, "15", 0, 100,
-                    "gpu_idle fires when a device is idle more than this percent of the window "
+                    "gpu_idle fires when a device is idle more than this percent of its span "
                     "(TraceLens)"),
     TP_OPTION_FLOAT("exposed_comm_percent", adv_config, exposed_comm_percent, "5", 0, 100,
                     "exposed_comm fires when communication no computation hides exceeds this "
-                    "percent of the window (TraceLens)"),
+                    "percent of the device's span (TraceLens)"),
     TP_OPTION_FLOAT("overlap_percent", adv_config, overlap_percent, "70", 0, 100,
                     "comm_overlap fires when less than this percent of communication overlaps "
                     "computation (TraceLens)"),
     TP_OPTION_FLOAT("memcpy_percent", adv_config, memcpy_percent, "5", 0, 100,
                     "memcpy_share fires when memory copies take more than this percent of the "
-                    "window (TraceLens)"),
+                    "device's span (TraceLens)"),
     TP_OPTION_INT("memcpy_count", adv_config, memcpy_count, "10", 0, 1000000000,
                   "... or when an iteration (the trace without iterations) holds more copies "
                   "than this (TraceLens)"),
@@ -35,7 +35,7 @@ static const tp_option adv_options[] = {
                     "gpu_gaps fires for each gap of at least this long without GPU activity on "
                     "a device (Nsight Systems: 500 ms)"),
     TP_OPTION_INT("util_chunks", adv_config, util_chunks, "30", 1, 100000,
-                  "low_utilization cuts the window into this many chunks (Nsight Systems)"),
+                  "low_utilization cuts each device's span into this many chunks (Nsight Systems)"),
     TP_OPTION_FLOAT("util_percent", adv_config, util_percent, "50", 0, 100,
                     "... and reports chunks a device is busy less than this percent of "
                     "(Nsight Systems)"),

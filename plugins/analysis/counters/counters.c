@@ -134,18 +134,28 @@ static int collect(cn *k, const tp_hier_view *h, const tp_vocab *vocab, cn_item 
                    cn_item *m, size_t *nm)
 {
     const tp_cols *c = k->c;
+    /* per launcher name id: 0 not asked yet, 1 not a launch API, 2 one (the
+     * vocabulary's patterns are matched once per name, not per activity) */
+    size_t nnames = tp_str_count(k->st);
+    uint8_t *is_api = tp_calloc(nnames ? nnames : 1, 1);
+    if (is_api == NULL)
+        return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
         if (!tp_ev_is_activity(c, i) || c->dur[i] < 0 || tp_ev_stream(c, i) < 0)
             continue;
         int32_t l = h->launcher[i];
-        if (l >= 0 && tp_vocab_launch_api(vocab, tp_str_text(k->st, c->name[l])) !=
-                          TP_LAUNCHES_NOTHING)
+        tp_str call = l >= 0 ? c->name[l] : 0;
+        if (l >= 0 && call < nnames && is_api[call] == 0)
+            is_api[call] = tp_vocab_launch_api(vocab, tp_str_text(k->st, call)) !=
+                                 TP_LAUNCHES_NOTHING ? 2 : 1;
+        if (l >= 0 && call < nnames && is_api[call] == 2)
             q[(*nq)++] = (cn_item){c->track[i], c->ts[l], c->ts[i] + c->dur[i], 0};
         int64_t b = c->kind[i] == TP_KIND_MEMCPY && c->dur[i] > 0 ? copy_bytes(k->t, i) : -1;
         if (b >= 0)
             m[(*nm)++] = (cn_item){c->track[i], c->ts[i], c->ts[i] + c->dur[i],
                                    (double)b / (double)c->dur[i]};
     }
+    tp_free(is_api);
     return TP_OK;
 }
 

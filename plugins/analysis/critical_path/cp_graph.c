@@ -206,21 +206,6 @@ static int host_roots(cp_build_ctx *b)
     return rc;
 }
 
-static int by_place(const void *x, const void *y, void *ctx)
-{
-    const tp_cols *c = ctx;
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    int32_t da = tp_ev_device(c, a), db = tp_ev_device(c, b);
-    if (da != db)
-        return da < db ? -1 : 1;
-    int32_t sa = tp_ev_stream(c, a), sb = tp_ev_stream(c, b);
-    if (sa != sb)
-        return sa < sb ? -1 : 1;
-    if (c->ts[a] != c->ts[b])
-        return c->ts[a] < c->ts[b] ? -1 : 1;
-    return (a > b) - (a < b);
-}
-
 /* Activities per stream, in start order; each after its predecessor. */
 static int streams(cp_build_ctx *b)
 {
@@ -233,7 +218,7 @@ static int streams(cp_build_ctx *b)
     for (size_t k = 0; k < g->nn; k++)
         if (tp_ev_is_activity(c, g->row[k]))
             b->acts[b->nacts++] = g->row[k];
-    int rc = tp_sort(b->acts, b->nacts, sizeof *b->acts, by_place, (void *)c);
+    int rc = tp_sort(b->acts, b->nacts, sizeof *b->acts, tp_rows_cmp_stream_start, (void *)c);
     for (size_t i = 0; i < b->nacts && rc == TP_OK; i++) {
         uint32_t a = b->acts[i];
         cp_stream *s = b->nstreams ? &b->streams[b->nstreams - 1] : NULL;

@@ -480,9 +480,17 @@ static int whatif_row(cp_run *r, tp_result *res, const char *name, int64_t it, d
     rc = rc ? rc : tp_result_set_f64(r->st, res, x, cp_whatif_replayed_us, replayed);
     if (rc == TP_OK && replayed > 0)
         rc = tp_result_set_f64(r->st, res, x, cp_whatif_speedup, measured / replayed);
+    /* each bound-by category's column, by its declared name */
+    static const int pct_col[CP_CAT__N] = {
+        [CP_GPU_COMPUTE] = cp_whatif_gpu_compute_percent,
+        [CP_COMMUNICATION] = cp_whatif_communication_percent,
+        [CP_MEMCPY_CAT] = cp_whatif_memcpy_percent,
+        [CP_LAUNCH_OVERHEAD] = cp_whatif_launch_overhead_percent,
+        [CP_HOST_CPU] = cp_whatif_host_cpu_percent,
+        [CP_SYNC_WAIT] = cp_whatif_sync_wait_percent,
+        [CP_IDLE] = cp_whatif_idle_percent};
     for (int k = 0; k < CP_CAT__N && rc == TP_OK && total > 0; k++)
-        rc = tp_result_set_f64(r->st, res, x, cp_whatif_gpu_compute_percent + k,
-                               100.0 * cats[k] / total);
+        rc = tp_result_set_f64(r->st, res, x, pct_col[k], 100.0 * cats[k] / total);
     return rc;
 }
 

@@ -72,10 +72,13 @@ static int op_pairs(kseq *q, const uint8_t *keep, op_pair **out, size_t *n)
             npairs += len;
     int32_t *top = tp_malloc(cells * sizeof *top), *chain = tp_malloc(cells * sizeof *chain);
     op_pair *p = tp_malloc(npairs * sizeof *p);
+    tp_graphs g = {0};
     rc = top && chain && p ? tp_vocab_get(q->st, &v) : TP_ENOMEM;
     if (rc == TP_OK) {
         const tp_strlist *mods = &q->cfg->module_prefixes;
         rc = tp_op_names_memo(q->st, &v, mods->items, mods->n, &memo, &nmemo);
+        /* a graph-replayed kernel's op is the op that captured it (the SDK's rule) */
+        rc = rc ? rc : tp_graphs_find(q->st, tp_stage_trace(q->st), &v, hv.launcher, &g);
         tp_vocab_free(&v);
     }
     for (size_t i = 0; rc == TP_OK && i < cells; i++)
@@ -84,13 +87,19 @@ static int op_pairs(kseq *q, const uint8_t *keep, op_pair **out, size_t *n)
         if (q->occ[i] < 0 || !keep[q->occ[i]])
             continue;
         for (size_t j = 0; j < len; j++) {
-            int32_t l = hv.launcher[q->k[i + j]];
+            uint32_t a = q->k[i + j];
+            int32_t l = hv.launcher[a];
+            if (tp_graph_replayed(&g, a)) {
+                p[m++] = (op_pair){(uint32_t)q->occ[i], tp_graph_op_of(&g, a, 0)};
+                continue;
+            }
             int32_t op = l >= 0 ? tp_outermost_op(q->c, hv.parent, memo, nmemo, top, chain, l) : -1;
             if (op >= 0)
                 p[m++] = (op_pair){(uint32_t)q->occ[i], q->c->name[op]};
         }
     }
     rc = rc ? rc : tp_sort(p, m, sizeof *p, by_pair, NULL);
+    tp_graphs_free(&g);
     tp_free(memo);
     tp_free(top);
     tp_free(chain);

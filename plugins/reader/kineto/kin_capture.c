@@ -102,7 +102,7 @@ static tp_str intern_json(tp_stage *st, json_t *s)
     return t ? tp_intern(st, t, json_string_length(s)) : 0;
 }
 
-/* Classifies one event; 0 when it does not matter. */
+/* Classifies one event; 0 when it does not matter, -1 when out of memory. */
 static int classify(capture *cp, const tp_vocab *v, json_t *e, cap_ev *out)
 {
     const char *ph = json_string_value(json_object_get(e, "ph"));
@@ -130,6 +130,8 @@ static int classify(capture *cp, const tp_vocab *v, json_t *e, cap_ev *out)
         return 0;
     }
     out->name = intern_json(cp->st, json_object_get(e, "name"));
+    if (out->name == TP_STR_ERROR || out->kernel == TP_STR_ERROR)
+        return -1; /* out of memory */
     out->pid = json_integer_value(json_object_get(e, "pid"));
     out->tid = json_integer_value(json_object_get(e, "tid"));
     out->ts = us_to_ns(json_object_get(e, "ts"));
@@ -145,11 +147,12 @@ static int collect(capture *cp, json_t *events)
         return TP_ENOMEM;
     size_t n = json_array_size(events);
     cp->ev = tp_malloc((n ? n : 1) * sizeof *cp->ev);
-    for (size_t i = 0; cp->ev && i < n; i++)
-        if (classify(cp, &v, json_array_get(events, i), &cp->ev[cp->nev]))
+    int k = 0;
+    for (size_t i = 0; cp->ev && k >= 0 && i < n; i++)
+        if ((k = classify(cp, &v, json_array_get(events, i), &cp->ev[cp->nev])) > 0)
             cp->nev++;
     tp_vocab_free(&v);
-    return cp->ev ? TP_OK : TP_ENOMEM;
+    return cp->ev && k >= 0 ? TP_OK : TP_ENOMEM;
 }
 
 /* Thread, start, longer first, ops before calls, then file order. */
