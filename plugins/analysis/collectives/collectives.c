@@ -209,10 +209,25 @@ static int calls_of(tp_stage *st, const tp_trace *t, uint32_t index, const tp_vo
         return TP_ENOTFOUND;
     int64_t rank = index;
     tp_trace_info_i64(t, "rank", &rank);
-    for (size_t i = 0; i < c->n; i++) {
+    /* per name id: the collective type + 1, 0 not asked yet (the vocabulary's
+     * patterns are matched once per name, not per activity) */
+    size_t nnames = tp_str_count(st);
+    uint8_t *type_of = tp_calloc(nnames ? nnames : 1, 1);
+    if (type_of == NULL)
+        return TP_ENOMEM;
+    int rc = TP_OK;
+    for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         if (!tp_ev_is_activity(c, i) || c->dur[i] < 0)
             continue;
-        tp_coll_type ty = tp_vocab_collective(vocab, tp_str_text(st, c->name[i]));
+        tp_str nm = c->name[i];
+        tp_coll_type ty;
+        if (nm < nnames && type_of[nm] != 0) {
+            ty = (tp_coll_type)(type_of[nm] - 1);
+        } else {
+            ty = tp_vocab_collective(vocab, tp_str_text(st, nm));
+            if (nm < nnames)
+                type_of[nm] = (uint8_t)(ty + 1);
+        }
         if (ty == TP_COLL_NONE)
             continue;
         co_call k = {.trace = index, .rank = rank, .row = (int32_t)i,
@@ -223,10 +238,10 @@ static int calls_of(tp_stage *st, const tp_trace *t, uint32_t index, const tp_vo
         int dims_only;
         int32_t s = source_row(t, &h, vocab, st, (int32_t)i, &dims_only);
         describe(st, t, vocab, s, dims_only, &k);
-        if (push(cs, &k) != TP_OK)
-            return TP_ENOMEM;
+        rc = push(cs, &k);
     }
-    return TP_OK;
+    tp_free(type_of);
+    return rc;
 }
 
 /* ------------------------------------------------------ across ranks */

@@ -246,9 +246,14 @@ static int write_results(kseq *q, tp_result *r)
         stream_ns[q->group[i]] += q->c->dur[q->k[i]];
     rc = rc ? rc : op_pairs(q, keep, &p, &np);
     for (size_t i = 0; rc == TP_OK && i < nsel; i++) {
-        size_t lo = 0, hi;
-        while (lo < np && p[lo].entry < sel[i])
-            lo++;
+        size_t lo = 0, hi = np; /* p is sorted by entry: the first pair of sel[i] */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p[mid].entry < sel[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
         for (hi = lo; hi < np && p[hi].entry == sel[i]; hi++)
             ;
         rc = write_entry(q, r, &q->e[sel[i]], stream_ns, p + lo, hi - lo);
