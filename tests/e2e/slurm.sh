@@ -6,7 +6,9 @@
 # batch job N"; the recorded scripts are then run here as Slurm would (the
 # array tasks with SLURM_ARRAY_TASK_* set, then the merge): the merged
 # outputs must be the same bytes as one unsharded run, and the merge before
-# every task has ended must fail naming the missing shard.
+# every task has ended must fail naming the missing shard. Then the
+# Kubernetes manifests of docs/cluster.md (tests/e2e/k8s_manifests.py). The
+# same on a real Slurm cluster: tests/e2e/cluster.sh (make check-cluster).
 #   sh tests/e2e/slurm.sh [BUILD]    (from the repository root)
 set -u
 BUILD=${1:-build}
@@ -106,6 +108,11 @@ if ! cmp -s "$tmp/one.files" "$tmp/out.files"; then ko "the array's files are no
 elif [ $same != 1 ]; then ko "the array's merged outputs differ from one run"
 elif [ "$(wc -l <"$tmp/one.files")" -lt 10 ]; then ko "one run wrote only $(wc -l <"$tmp/one.files") files"
 else ok; fi
+
+# the Kubernetes manifests of docs/cluster.md, each pod's command run as the
+# kubelet would (JOB_COMPLETION_INDEX 0..N-1, volumes mapped to scratch folders)
+if python3 tests/e2e/k8s_manifests.py "$BUILD" >"$tmp/k8s" 2>&1; then ok
+else ko "the Kubernetes manifests of docs/cluster.md: $(cat "$tmp/k8s" | tail -3)"; fi
 
 echo "slurm: $pass passed, $fail failed"
 [ "$fail" = 0 ]
