@@ -109,6 +109,32 @@ $(SDK_LIB): $(SDK_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# ---------------------------------------------------------------- Python module
+# `import tracepipe` (python/, docs/python.md): the package python/tracepipe/
+# and its C half _tracepipe (the core's objects and the SDK linked in, over
+# the embedding API core/tp_api.h), built into build/python/ against
+# Debian's python3-dev (/usr/bin/python3: its headers, its extension
+# suffix).  Not in sanitizer builds: an ASan module cannot load into python3.
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+PY_INCLUDES := $(if $(filter release,$(VARIANT)),$(shell $(PYTHON)-config --includes 2>/dev/null))
+PY_EXT := $(shell $(PYTHON)-config --extension-suffix 2>/dev/null)
+PY_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHON_SITE ?= $(PREFIX)/lib/python$(PY_VERSION)/dist-packages
+PYPKG_DIR := $(BUILD)/python/tracepipe
+ifneq ($(PY_INCLUDES),)
+PYMOD := $(PYPKG_DIR)/_tracepipe$(PY_EXT)
+PYPKG := $(patsubst python/tracepipe/%,$(PYPKG_DIR)/%,$(wildcard python/tracepipe/*.py)) $(PYMOD)
+endif
+$(PYMOD): $(BUILD)/obj/python/_tracepipe.o $(CORE_OBJ) $(SDK_LIB)
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@.tmp $^ $(CORE_LIBS) $(SDK_LIBS) && mv $@.tmp $@
+$(BUILD)/obj/python/_tracepipe.o: python/_tracepipe.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PY_INCLUDES:-I%=-isystem %) -c -o $@ $<
+$(PYPKG_DIR)/%.py: python/tracepipe/%.py
+	@mkdir -p $(@D)
+	cp $< $@
+
 # ---------------------------------------------------------------- tests
 UNIT_SRC := $(wildcard tests/unit/*.c) tests/tp_test.c
 UNIT_BIN := $(BUILD)/tests/unit_tests
@@ -120,9 +146,9 @@ TESTPLUGINS := $(TESTPLUGIN_SRC:tests/testplugins/%.c=$(BUILD)/testplugins/%.so)
                $(BADPLUGIN_SRC:tests/testplugins/bad/%.c=$(BUILD)/testplugins/bad/%.so)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-.PHONY: check-install check-cluster check-report report-screenshot all run check check-suite check-unit check-plugins check-pipelines check-headers \
+.PHONY: check-install check-cluster check-python check-report report-screenshot all run check check-suite check-unit check-plugins check-pipelines check-headers \
         check-exports check-layout check-san check-warnings deps deps-run install uninstall bench clean fuzz fuzz-build check-valgrind
-all: $(LIB) $(BIN) $(SDK_LIB) $(PLUGINS)
+all: $(LIB) $(BIN) $(SDK_LIB) $(PLUGINS) $(PYPKG)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -159,7 +185,7 @@ $(BUILD)/testplugins/bad/%.so: tests/testplugins/bad/%.c $(wildcard include/trac
 # the SVG/HTML checkers.
 RUN_PACKAGES := gcc make pkg-config libyaml-dev libjansson-dev zlib1g-dev libisal-dev libpcre2-dev \
                 libsqlite3-dev
-TEST_PACKAGES := check clang valgrind python3 python3-yaml libxml2-utils librsvg2-bin chromium
+TEST_PACKAGES := check clang valgrind python3 python3-yaml python3-dev python3-numpy python3-pandas libxml2-utils librsvg2-bin chromium
 # a one-node Slurm cluster for make check-cluster (started in a scratch folder, stopped after)
 CLUSTER_PACKAGES := slurm-wlm munge
 deps-run:
@@ -190,7 +216,7 @@ check: deps
 
 CHECK_SUITE := all check-headers check-exports check-layout check-unit check-plugins check-pipelines
 ifeq ($(VARIANT),release)
-CHECK_SUITE += check-install check-warnings check-report
+CHECK_SUITE += check-install check-warnings check-report check-python
 endif
 check-suite: $(CHECK_SUITE)
 
@@ -221,6 +247,10 @@ check-pipelines: all $(TESTPLUGINS)
 check-cluster: all
 	@sh tests/tools/install-deps.sh $(CLUSTER_PACKAGES) || echo "check-cluster: could not install $(CLUSTER_PACKAGES)"
 	sh tests/e2e/cluster.sh $(BUILD)
+
+# `import tracepipe` (issue 33): tests/python/test_tracepipe.py with Debian's python3
+check-python: all $(TESTPLUGINS)
+	sh tests/python/run.sh $(BUILD)
 
 # the HTML report in headless Chromium (release only: under ASan it would test Chromium)
 check-report: all
@@ -316,13 +346,19 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' docs/tracepipe.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tracepipe.pc
 	install -m 644 docs/pipeline.1 $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1
+ifneq ($(PYMOD),)
+	install -d $(DESTDIR)$(PYTHON_SITE)/tracepipe
+	install -m 644 $(filter %.py,$(PYPKG)) $(DESTDIR)$(PYTHON_SITE)/tracepipe/
+	install -m 755 $(PYMOD) $(DESTDIR)$(PYTHON_SITE)/tracepipe/
+endif
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/pipeline $(DESTDIR)$(PREFIX)/lib/$(SONAME) \
 	  $(DESTDIR)$(PREFIX)/lib/libtracepipe.so $(DESTDIR)$(PREFIX)/lib/libtracepipe-sdk.a \
 	  $(DESTDIR)$(PREFIX)/lib/tracepipe \
 	  $(DESTDIR)$(PREFIX)/include/tracepipe $(DESTDIR)$(PREFIX)/lib/pkgconfig/tracepipe.pc \
-	  $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1 $(DESTDIR)$(PREFIX)/share/tracepipe
+	  $(DESTDIR)$(PREFIX)/share/man/man1/pipeline.1 $(DESTDIR)$(PREFIX)/share/tracepipe \
+	  $(DESTDIR)$(PYTHON_SITE)/tracepipe
 
 clean:
 	rm -rf build

@@ -95,29 +95,43 @@ static char *find_named_pipeline(const char *name)
     return found;
 }
 
-/* The pipeline file to load for the command's argument (new string), or
- * NULL after saying why. */
-char *tp_cli_resolve_pipeline(const char *arg)
+char *tp_cli_find_pipeline(const char *arg, const char *const *dirs, size_t n_dirs, char *why,
+                           size_t why_size)
 {
+    why[0] = '\0';
     if (!is_file(arg) && strchr(arg, '/') == NULL && !ends_with(arg, ".yaml") &&
         !ends_with(arg, ".yml")) {
-        char *found = find_named_pipeline(arg);
+        char *found = NULL;
+        for (size_t i = 0; found == NULL && i < n_dirs; i++)
+            found = pipeline_in(dirs[i], strlen(dirs[i]), arg);
+        if (found == NULL)
+            found = find_named_pipeline(arg);
         if (found)
             return found;
         if (access(arg, F_OK) == 0)
             return strdup(arg); /* a folder: the loader says it cannot be read */
-        tp_print_line(stderr, "pipeline: error: no pipeline file '%s' and no bundled pipeline "
-                      "named '%s' (looked in pipelines/, $TRACEPIPE_PIPELINE_PATH, beside "
-                      "the program and in %s)",
-                      arg, arg, TP_DEFAULT_PIPELINE_DIR);
+        snprintf(why, why_size, "no pipeline file '%s' and no bundled pipeline named '%s' (looked "
+                 "in pipelines/, $TRACEPIPE_PIPELINE_PATH, beside the program and in %s)",
+                 arg, arg, TP_DEFAULT_PIPELINE_DIR);
         return NULL;
     }
     if (is_file(arg) && looks_like_trace(arg)) {
-        tp_print_line(stderr, "pipeline: error: %s is a trace, not a pipeline; run a pipeline "
-                      "on it, e.g.: pipeline run dlrm_breakdown --set trace=%s", arg, arg);
+        snprintf(why, why_size, "%s is a trace, not a pipeline; run a pipeline on it, e.g.: "
+                 "pipeline run dlrm_breakdown --set trace=%s", arg, arg);
         return NULL;
     }
     return strdup(arg);
+}
+
+/* The pipeline file to load for the command's argument (new string), or
+ * NULL after saying why. */
+char *tp_cli_resolve_pipeline(const char *arg)
+{
+    char why[8192];
+    char *file = tp_cli_find_pipeline(arg, NULL, 0, why, sizeof why);
+    if (file == NULL && why[0] != '\0')
+        tp_print_line(stderr, "pipeline: error: %s", why);
+    return file;
 }
 
 tp_pipeline *tp_cli_load(tp_ctx *ctx, const cli *c, const tp_var *sets, size_t n_sets,

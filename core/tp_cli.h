@@ -46,6 +46,11 @@ int tp_cli_usage_error(const char *what, const char *arg);
 /* The pipeline file to load for a command's argument (a file, or the name
  * of a bundled pipeline; new string), or NULL after saying why. */
 char *tp_cli_resolve_pipeline(const char *arg);
+/* The same without printing: a bundled name is looked for first in dirs
+ * (n_dirs of them), then where the command looks; NULL with the reason in
+ * why (empty when memory ran out). */
+char *tp_cli_find_pipeline(const char *arg, const char *const *dirs, size_t n_dirs, char *why,
+                           size_t why_size);
 /* c->spec validated with these variables and input (tp_pipeline_load_spec),
  * then the command line's gates (--fail-if, --fail-if-slower) checked
  * against its results and added; NULL with every problem in d. */

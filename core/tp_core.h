@@ -112,6 +112,7 @@ typedef struct tp_run_opts {
     int skip_batch;         /* leave out `batch: true` stages (a batch's per-trace runs) */
     int has_rank_hint;      /* a rank for traces that record none (from the file name) */
     int64_t rank_hint;
+    int skip_writers;       /* leave out writer stages (the embedding API's in-memory runs) */
 } tp_run_opts;
 
 /* Runs every stage in order.  Returns TP_OK or the first stage's error

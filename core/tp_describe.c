@@ -161,6 +161,32 @@ static void describe_text(const tp_stage_desc *s, const char *path, const tp_res
     }
 }
 
+int tp_describe_json_to(tp_ctx *ctx, const char *name, FILE *out, char *why, size_t why_size)
+{
+    const char *path = NULL;
+    const tp_stage_desc *s = tp_ctx_find_stage(ctx, 0, name, &path);
+    if (s == NULL) {
+        const char *near = closest_stage(ctx, name);
+        snprintf(why, why_size, "no stage named '%s'%s%s%s", name, near ? "; did you mean '" : "",
+                 near ? near : "", near ? "'?" : "");
+        return TP_EINVAL;
+    }
+    void *config = s->results_for ? default_config(s) : NULL;
+    const tp_result_decl *decls = tp_schema_of(s, config);
+    int rc = TP_OK;
+    if (decls == NULL) {
+        snprintf(why, why_size, "%s '%s' declares no result columns", tp_stage_kind_name(s->kind),
+                 s->name);
+        rc = TP_EINVAL;
+    } else if (tp_schema_print_json(out, s, decls) != TP_OK) {
+        snprintf(why, why_size, "out of memory");
+        rc = TP_ENOMEM;
+    }
+    if (config)
+        tp_options_free(s->options, config);
+    return rc;
+}
+
 int tp_cli_describe(tp_ctx *ctx, const char *name, int format)
 {
     const char *path = NULL;

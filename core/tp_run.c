@@ -577,6 +577,8 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
         const pstage *s = &p->stages[i];
         if (s->batch && run->opts.skip_batch)
             continue; /* the batch runs it once, over every trace */
+        if (s->kind == TP_STAGE_WRITER && run->opts.skip_writers)
+            continue;
         run->has_rank_hint = s->has_rank_hint || run->opts.has_rank_hint;
         run->rank_hint = s->has_rank_hint ? s->rank_hint : run->opts.rank_hint;
         if ((rc = run_requirement(run, s)) != TP_OK)

@@ -31,6 +31,9 @@ int tp_schema_print_json(FILE *f, const tp_stage_desc *d, const tp_result_decl *
 
 /* `pipeline describe NAME` in one of these forms; an exit code. */
 enum { TP_DESCRIBE_TEXT = 0, TP_DESCRIBE_JSON = 1, TP_DESCRIBE_MARKDOWN = 2 };
+/* `describe --json` of the stage `name` on out (tp_describe.c): TP_OK, or
+ * an error code with the reason in why (no such stage, no columns). */
+int tp_describe_json_to(tp_ctx *ctx, const char *name, FILE *out, char *why, size_t why_size);
 int tp_cli_describe(tp_ctx *ctx, const char *name, int format);
 
 #endif

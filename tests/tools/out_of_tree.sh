@@ -158,3 +158,18 @@ for r, (s, _), n, t in zip(rows, steps, count, total):
     assert abs(float(r["kernel_us"]) - t) < 1e-9, (r, t)
 print("out-of-tree: step_kernels: %d iterations of the pipeline's marker, kernels per iteration checked" % len(rows))
 PY
+# the Python module as installed (PREFIX/lib/pythonX.Y/dist-packages): it finds the
+# installed plugins and bundled pipelines beside itself, not the build tree's
+site=$(ls -d "$prefix"/lib/python3*/dist-packages 2>/dev/null | head -1)
+if [ -n "$site" ]; then
+    PYTHONPATH="$site" /usr/bin/python3 - "$prefix" <<'PY'
+import os, sys
+import tracepipe
+prefix = sys.argv[1]
+assert tracepipe.__file__.startswith(prefix), tracepipe.__file__
+res = tracepipe.run("top_kernels", trace="tests/data/dlrm_worker0_step12.pt.trace.json.gz")
+assert len(res["kernels"]) > 0, res
+print("out-of-tree: python: import tracepipe from %s, top_kernels: %d rows"
+      % (os.path.relpath(tracepipe.__file__, prefix), len(res["kernels"])))
+PY
+fi

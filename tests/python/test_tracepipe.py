@@ -1,0 +1,260 @@
+"""The Python module (issue 33): `import tracepipe` from the build tree.
+
+Run from the repository root by tests/python/run.sh (make check-python):
+    PYTHONPATH=build/python /usr/bin/python3 -m unittest tests/python/test_tracepipe.py
+"""
+import csv
+import glob
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+import tracepipe
+
+BUILD = os.environ.get("TP_BUILD", "build")
+VALID = "tests/pipelines/valid"
+INVALID = "tests/pipelines/invalid"
+DLRM = "tests/data/dlrm_worker0_step12.pt.trace.json.gz"
+
+
+def golden_csv_cases():
+    """Golden cases run by pipeline.yaml alone (no args, no `uses`) with a CSV writer."""
+    for case in sorted(os.listdir(VALID)):
+        d = os.path.join(VALID, case)
+        if any(os.path.exists(os.path.join(d, f)) for f in ("args", "uses")):
+            continue
+        p = os.path.join(d, "pipeline.yaml")
+        if os.path.exists(p) and "writer: csv" in open(p, encoding="utf-8").read():
+            yield case, p
+
+
+def same_cell(col, i, text):
+    """Does the CSV writer's cell text say the Table's cell col[i]?"""
+    v = col.cell(i)
+    if v is None:
+        return text == ""
+    if col.type == "int64":
+        return int(text) == v
+    if col.type == "double":
+        if text in ("nan", "NaN"):
+            return math.isnan(v)
+        return float(text) == v  # the writer prints the shortest text that reads back exactly
+    # the writer defuses spreadsheet formulas with a leading apostrophe
+    return text == v or (text == "'" + v and v[:1] in "=+-@\t\r")
+
+
+class ResultsEqualCsvWriter(unittest.TestCase):
+    """tracepipe.run's tables hold what the csv writer writes, cell for cell,
+    on every golden case with a CSV output (one run: write=True)."""
+
+    paths_checked = 0
+
+    def check_tree_paths(self, table, paths):
+        """path = the names from the root down, joined by ' / ' (rows by id)."""
+        by_id = {r["id"]: r for r in table}
+        for row, path in zip(table, paths):
+            names, r = [], row
+            while r is not None:
+                names.append(r["name"])
+                r = by_id.get(r["parent_id"]) if r["parent_id"] is not None else None
+            self.assertEqual(" / ".join(reversed(names)), path)
+            self.paths_checked += 1
+
+    def test_every_golden_csv(self):
+        checked_files = checked_cells = 0
+        for case, pipeline in golden_csv_cases():
+            with self.subTest(case=case), tempfile.TemporaryDirectory() as out:
+                res = tracepipe.run(pipeline, write=True, out=out)
+                for path in sorted(glob.glob(os.path.join(out, "**", "*.csv"), recursive=True)):
+                    rid = os.path.basename(path)[:-4]
+                    if rid not in res:
+                        continue
+                    table = res[rid]
+                    with open(path, newline="", encoding="utf-8") as f:
+                        rows = list(csv.reader(f))
+                    if rows and rows[0][:1] and rows[0][0].startswith("#"):
+                        rows = rows[1:]
+                    # the writer's own last columns: a tree's `path` (names from the
+                    # root), the trace's `rank` note; the Table has what makes them
+                    extra = rows[0][len(table.names):]
+                    self.assertEqual(rows[0][:len(table.names)], table.names, "%s: %s header" % (case, rid))
+                    self.assertTrue(set(extra) <= {"path", "rank"}, "%s: %s: %s" % (case, rid, extra))
+                    self.assertEqual(len(rows) - 1, len(table), "%s: %s rows" % (case, rid))
+                    if "rank" in extra:
+                        want = table.notes["rank"]
+                        self.assertTrue(all(r[rows[0].index("rank")] == want for r in rows[1:]))
+                    if "path" in extra:
+                        self.check_tree_paths(table, [r[rows[0].index("path")] for r in rows[1:]])
+                    for c, col in enumerate(table.columns):
+                        for i in range(len(table)):
+                            self.assertTrue(same_cell(col, i, rows[i + 1][c]),
+                                            "%s: %s row %d column %s: csv %r, table %r"
+                                            % (case, rid, i, col.name, rows[i + 1][c], col.cell(i)))
+                            checked_cells += 1
+                    checked_files += 1
+        self.assertGreater(checked_files, 100, "too few CSV outputs compared")
+        self.assertGreater(self.paths_checked, 100)
+        self.assertGreater(checked_cells, 10000)
+
+
+class TypesAndNulls(unittest.TestCase):
+    def setUp(self):
+        self.res = tracepipe.run("dlrm_breakdown", trace=DLRM)
+
+    def test_columns_types_units(self):
+        tree = self.res["device.tree"]
+        self.assertEqual(tree.column("id").type, "int64")
+        self.assertEqual(tree.column("percent_of_total").type, "double")
+        self.assertEqual(tree.column("percent_of_total").unit, "percent")
+        # the root has no parent: null, not 0
+        self.assertIsNone(tree.row(0)["parent_id"])
+        self.assertIsNotNone(tree.column("parent_id").nulls)
+
+    def test_to_pandas_keeps_types_and_nulls(self):
+        import numpy as np
+        df = self.res["device.tree"].to_pandas()
+        self.assertEqual(str(df["parent_id"].dtype), "Int64")  # nullable, no object per cell
+        self.assertTrue(df["parent_id"].isna().iloc[0])
+        self.assertEqual(df["percent_of_total"].dtype, np.float64)
+        self.assertEqual(df.attrs["units"]["percent_of_total"], "percent")
+        numeric = self.res["device.tree"].column("percent_of_total").to_numpy()
+        self.assertIsNotNone(numeric.base)  # a view over the C buffer, not a copy
+        self.assertEqual(len(df), len(self.res["device.tree"]))
+
+    def test_dicts_iteration_html(self):
+        host = self.res["host"]
+        rows = host.to_dicts()
+        self.assertEqual(len(rows), len(host))
+        self.assertEqual(list(rows[0]), host.names)
+        self.assertEqual(rows, list(iter(host)))
+        self.assertIn("<table>", host._repr_html_())
+        page = self.res._repr_html_()
+        self.assertEqual(page.count("<table>") + page.count(": no rows</p>"), len(self.res))
+
+    def test_writers_off_by_default(self):
+        with tempfile.TemporaryDirectory() as out:
+            tracepipe.run("dlrm_breakdown", trace=DLRM, out=out)
+            self.assertEqual(os.listdir(out), [])
+            tracepipe.run("dlrm_breakdown", trace=DLRM, out=out, write=True)
+            self.assertIn("report.html", os.listdir(out))
+
+
+class Errors(unittest.TestCase):
+    def test_invalid_cases_same_messages_as_validate(self):
+        """tracepipe.validate raises with exactly what `pipeline validate` prints."""
+        n = 0
+        for case in sorted(os.listdir(INVALID)):
+            d = os.path.join(INVALID, case)
+            if any(os.path.exists(os.path.join(d, f)) for f in ("args", "prefix", "exit")):
+                continue
+            want = open(os.path.join(d, "error"), encoding="utf-8").read().rstrip("\n")
+            with self.subTest(case=case):
+                with self.assertRaises(tracepipe.Error) as e:
+                    tracepipe.validate(os.path.join(d, "pipeline.yaml"))
+                self.assertEqual(str(e.exception), want)
+                n += 1
+        self.assertGreater(n, 20)
+
+    def test_yaml_text_error_position(self):
+        with self.assertRaises(tracepipe.Error) as e:
+            tracepipe.run("stages:\n  - reader: kineto\n    path: [1, 2]\n")
+        self.assertRegex(str(e.exception), r"^<string>:3:11: error: ")
+
+    def test_bad_trace_names_file(self):
+        with tempfile.NamedTemporaryFile(suffix=".json") as t:
+            t.write(b'{"traceEvents": [{"ph": "X", "ts": 1, ')
+            t.flush()
+            with self.assertRaises(tracepipe.Error) as e:
+                tracepipe.read(t.name)
+            self.assertIn(t.name, str(e.exception))
+
+    def test_unknown_pipeline_and_stage(self):
+        with self.assertRaises(tracepipe.Error) as e:
+            tracepipe.run("no_such_pipeline")
+        self.assertIn("no bundled pipeline named 'no_such_pipeline'", str(e.exception))
+        with self.assertRaises(tracepipe.Error) as e:
+            tracepipe.describe("kernel_stat")
+        self.assertIn("did you mean 'kernel_stats'", str(e.exception))
+
+
+class ReadEvents(unittest.TestCase):
+    def test_events_equal_the_json(self):
+        ev = tracepipe.read(DLRM)
+        with gzip.open(DLRM, "rt") as f:
+            raw = json.load(f)["traceEvents"]
+        kernels = sorted((e["name"], round(e["ts"] * 1000), round(e["dur"] * 1000))
+                         for e in raw if e.get("cat") == "kernel" and e.get("ph") == "X")
+        df = ev.to_pandas()
+        k = df[df["kind"] == "kernel"]
+        got = sorted(zip(k["name"].astype(str), k["ts_ns"].tolist(), k["dur_ns"].tolist()))
+        self.assertEqual(len(got), len(kernels))
+        self.assertEqual(got, kernels)
+        # every kernel is linked to the runtime call with its correlation id
+        launch = k["launch"].to_numpy()
+        self.assertTrue((launch >= 0).all())
+        self.assertTrue((df["correlation"].to_numpy()[launch] == k["correlation"].to_numpy()).all())
+        self.assertTrue((df["kind"].iloc[launch] == "runtime").all())
+        self.assertEqual(str(df["name"].dtype), "category")
+        dev = {(e["args"]["device"], e["args"]["stream"]) for e in raw if e.get("cat") == "kernel"}
+        self.assertEqual(set(zip(k["device"], k["stream"])), dev)
+
+    def test_columns_without_pandas(self):
+        cols = tracepipe.read(DLRM).columns()
+        self.assertEqual(cols["ts_ns"].dtype.name, "int64")
+        self.assertEqual(len(cols["ts_ns"]), len(cols["launch"]))
+
+
+class GilReleased(unittest.TestCase):
+    def test_a_thread_runs_while_a_pipeline_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = os.path.join(tmp, "t.json")
+            subprocess.run([sys.executable, "tests/tools/gen_trace.py", "--size", "60M", "-o", trace],
+                           check=True, stdout=subprocess.DEVNULL)
+            ticks = []
+            done = threading.Event()
+
+            def spin():
+                while not done.is_set():
+                    ticks.append(time.perf_counter())
+                    time.sleep(0.001)
+            t = threading.Thread(target=spin)
+            t.start()
+            start = time.perf_counter()
+            res = tracepipe.run("stages:\n  - reader: kineto\n    path: ${trace}\n  - analysis: kernel_stats\n"
+                                "vars:\n  trace: x\n", trace=trace)
+            end = time.perf_counter()
+            done.set()
+            t.join()
+            self.assertGreater(len(res["kernel_stats"]), 0)
+            during = [x for x in ticks if start < x < end]
+            # with the GIL held for the whole run the thread could not tick at all;
+            # released, it ticks about once a millisecond
+            self.assertGreater(end - start, 0.05)
+            self.assertGreater(len(during), 10, "the thread ran %d times in %.2f s" % (len(during), end - start))
+
+
+class Misc(unittest.TestCase):
+    def test_plugins_and_describe(self):
+        names = {(p["kind"], p["name"]) for p in tracepipe.plugins()}
+        self.assertIn(("analysis", "kernel_stats"), names)
+        self.assertIn(("writer", "csv"), names)
+        d = tracepipe.describe("kernel_stats")
+        self.assertEqual(d["<id>"]["$defs"]["row"]["properties"]["sum_us"]["x-unit"], "us")
+        self.assertIn("<id>.ops", d)
+
+    def test_report_for_a_notebook(self):
+        rep = tracepipe.report("dlrm_breakdown", trace=DLRM)
+        self.assertIn("<html", rep.html.lower())
+        self.assertIn("srcdoc=", rep._repr_html_())
+        self.assertIn("host", rep.results)
+
+
+if __name__ == "__main__":
+    unittest.main()
