@@ -415,7 +415,9 @@ static int sq_run(tp_stage *st, const void *config, void *state)
     if (!tmp)
         return TP_EIO; /* the core has said why */
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) ==
+    /* one thread uses the connection: no mutex around every call */
+    int rc = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                          SQLITE_OPEN_NOMUTEX, NULL) ==
                      SQLITE_OK
                  ? sq_write_all(st, db, cfg)
                  : sq_fail(st, db, cfg->path, "cannot open the database");
