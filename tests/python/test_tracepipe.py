@@ -240,6 +240,52 @@ class GilReleased(unittest.TestCase):
             self.assertGreater(len(during), 10, "the thread ran %d times in %.2f s" % (len(during), end - start))
 
 
+class SqliteWithPandas(unittest.TestCase):
+    """The sqlite writer's tables, read back by pandas.read_sql, equal the
+    same run's Tables: values, and dtypes by declared type (an INTEGER
+    column with NULLs comes back as float with NaN: pandas' rule)."""
+
+    def test_read_sql_equals_tables(self):
+        import sqlite3
+        import numpy as np
+        import pandas as pd
+        with tempfile.TemporaryDirectory() as out:
+            res = tracepipe.run("tests/pipelines/valid/sqlite_dlrm/pipeline.yaml", write=True, out=out)
+            db = sqlite3.connect(os.path.join(out, "trace.db"))
+            tables = dict(db.execute("SELECT id, table_name FROM results").fetchall())
+            self.assertTrue({"kernels", "kernels.ops", "device.streams", "device.tree"} <= set(tables), tables)
+            for rid, table_name in tables.items():
+                with self.subTest(result=rid):
+                    got = pd.read_sql('SELECT * FROM "%s"' % table_name.replace('"', '""'), db)
+                    want = res[rid]
+                    self.assertEqual(list(got.columns), want.names)
+                    self.assertEqual(len(got), len(want))
+                    for col in want.columns:
+                        g = got[col.name]
+                        if col.type == "text":
+                            self.assertEqual([None if v is None else v for v in g.tolist()],
+                                             [col.cell(i) for i in range(len(want))])
+                            continue
+                        if len(want) == 0:
+                            continue
+                        expect = np.array([np.nan if col.cell(i) is None else col.cell(i)
+                                           for i in range(len(want))], dtype=float)
+                        if all(col.cell(i) is None for i in range(len(want))):
+                            self.assertTrue(g.isna().all(), col.name)  # no value at all: no dtype to keep
+                            continue
+                        if col.type == "int64" and col.nulls is None:
+                            self.assertEqual(g.dtype, np.int64, col.name)
+                        else:
+                            self.assertEqual(g.dtype, np.float64, col.name)
+                        np.testing.assert_array_equal(g.to_numpy(dtype=float), expect)
+            # the events table: one row per event, kinds as read() sees them
+            ev = pd.read_sql("SELECT kind, count(*) AS n FROM events GROUP BY kind", db)
+            mine = tracepipe.read(DLRM).to_pandas()["kind"].value_counts()
+            self.assertEqual({k: int(n) for k, n in zip(ev["kind"], ev["n"])},
+                             {str(k): int(n) for k, n in mine.items() if n})
+            db.close()
+
+
 class Misc(unittest.TestCase):
     def test_plugins_and_describe(self):
         names = {(p["kind"], p["name"]) for p in tracepipe.plugins()}
