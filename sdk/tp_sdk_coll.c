@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include <tracepipe/tp_sdk_sort.h>
+#include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_stats.h>
+#include <tracepipe/tp_types.h>
 
 typedef struct coll_tuple {
     uint64_t key;
@@ -207,4 +209,42 @@ int tp_dtype_bytes(const char *dtype)
         if (strcmp(t, sizes[i].name) == 0)
             return sizes[i].bytes;
     return 0;
+}
+
+/* ------------------------------------------------------ NCCL's NVTX payloads */
+
+int64_t tp_coll_arg_count(const char *args, size_t len, const char *key)
+{
+    size_t vlen;
+    const char *v = tp_json_get(args, len, key, &vlen);
+    double d;
+    if (v == NULL || tp_json_f64(v, vlen, &d) != TP_OK || !(d >= 0))
+        return -1;
+    return tp_f64_to_i64(d);
+}
+
+/* A string or number value of key into buf ("" when absent). */
+static void payload_text(const char *args, size_t len, const char *key, char *buf, size_t size)
+{
+    size_t vlen;
+    const char *v = tp_json_get(args, len, key, &vlen);
+    buf[0] = '\0';
+    if (v == NULL || tp_json_is_null(v, vlen) || tp_json_str(v, vlen, buf, size) >= 0)
+        return;
+    if (vlen < size && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))) {
+        memcpy(buf, v, vlen);
+        buf[vlen] = '\0';
+    }
+}
+
+int tp_coll_payload_read(const char *args, size_t len, tp_coll_payload *p)
+{
+    p->msg_bytes = args ? tp_coll_arg_count(args, len, "Message size [bytes]") : -1;
+    p->nranks = args ? tp_coll_arg_count(args, len, "No. of ranks") : -1;
+    p->comm[0] = p->dtype[0] = '\0';
+    if (p->msg_bytes < 0 && p->nranks < 0)
+        return 0;
+    payload_text(args, len, "NCCL communicator ID", p->comm, sizeof p->comm);
+    payload_text(args, len, "Datatype", p->dtype, sizeof p->dtype);
+    return 1;
 }

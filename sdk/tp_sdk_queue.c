@@ -50,3 +50,12 @@ int tp_queue_series(const int64_t *in, const int64_t *out, size_t n, tp_queue_ti
     *pts = p;
     return TP_OK;
 }
+
+int64_t tp_queue_time_at_least(const tp_queue_point *p, size_t m, int64_t limit)
+{
+    int64_t t = 0;
+    for (size_t i = 0; i + 1 < m; i++)
+        if (p[i].depth >= limit)
+            t += p[i + 1].t - p[i].t;
+    return t;
+}

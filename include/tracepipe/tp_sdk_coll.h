@@ -74,6 +74,32 @@ double tp_coll_busbw_factor(tp_coll_type t, int64_t n);
  * "float8_e4m3fn" ...), case ignored; 0 when unknown. */
 int tp_dtype_bytes(const char *dtype);
 
+/*
+ * NCCL's NVTX payloads (NCCL 2.19+, its nvtx_payload_schemas.h): each API
+ * call is an NVTX range of domain "NCCL" whose payload's entries are named
+ * "NCCL communicator ID", "Message size [bytes]" (one rank's part: an
+ * all_gather's input, a reduce_scatter's output, else the whole message),
+ * "Reduction operation", newer ones "Datatype"; ncclCommInitRank's range has
+ * "No. of ranks" and "Rank".  A reader keeps a range's payload, as the
+ * export renders it (Nsight Systems' SQLite `jsonText`: a JSON object keyed
+ * by the entries' names), as the event's args; these read it.
+ */
+typedef struct tp_coll_payload {
+    int64_t msg_bytes;  /* -1 when absent */
+    int64_t nranks;     /* "No. of ranks" (a communicator's creation), -1 */
+    char comm[32];      /* the communicator id's text, "" when absent */
+    char dtype[32];     /* "" when absent */
+} tp_coll_payload;
+
+/* A count or size in args (len bytes of a JSON object) under key: a
+ * number >= 0 (reals truncated), else -1.  (Kineto's "In msg nelems",
+ * "Group size"; the payloads' entries.) */
+int64_t tp_coll_arg_count(const char *args, size_t len, const char *key);
+
+/* Reads args (len bytes of a JSON object) into *p; 1 when it has a message
+ * size or a rank count (an NCCL payload), else 0. */
+int tp_coll_payload_read(const char *args, size_t len, tp_coll_payload *p);
+
 #ifdef __cplusplus
 }
 #endif

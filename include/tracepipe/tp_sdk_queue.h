@@ -30,6 +30,11 @@ typedef enum tp_queue_ties { TP_QUEUE_LEAVES_FIRST = 0, TP_QUEUE_ENTRIES_FIRST =
 int tp_queue_series(const int64_t *in, const int64_t *out, size_t n, tp_queue_ties ties,
                     tp_queue_point **pts);
 
+/* The time (ns) the series p[0, m) spends with at least `limit` items
+ * queued: from each point at that depth to the next (a host blocked on a
+ * full launch queue, HTA's get_time_spent_blocked_on_full_queue). */
+int64_t tp_queue_time_at_least(const tp_queue_point *p, size_t m, int64_t limit);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,10 @@
 #include "tp_internal.h"
 #include "tp_test.h"
 
+#include <string.h>
+
 #include <tracepipe/tp_sdk_coll.h>
+#include <tracepipe/tp_sdk_cupti.h>
 #include <tracepipe/tp_sdk_presets.h>
 #include <tracepipe/tp_sdk_queue.h>
 
@@ -96,6 +99,58 @@ START_TEST(queue_series)
 }
 END_TEST
 
+START_TEST(queue_time_full)
+{
+    /* S1 stream 7's series: at >= 2 from 3 to 10 (7), >= 1 from -5 to 17 and
+     * 20 to 28 and 29 to 36 (37), never >= 3 */
+    int64_t in[] = {-5, 3, 20, 29}, out[] = {10, 17, 28, 36};
+    tp_queue_point *p;
+    tp_host = tp_core_host_api();
+    ck_assert_int_eq(tp_queue_series(in, out, 4, TP_QUEUE_LEAVES_FIRST, &p), TP_OK);
+    ck_assert_int_eq(tp_queue_time_at_least(p, 8, 2), 7);
+    ck_assert_int_eq(tp_queue_time_at_least(p, 8, 1), 22 + 8 + 7);
+    ck_assert_int_eq(tp_queue_time_at_least(p, 8, 3), 0);
+    ck_assert_int_eq(tp_queue_time_at_least(p, 0, 1), 0);
+    free(p);
+}
+END_TEST
+
+START_TEST(nccl_payloads)
+{
+    tp_coll_payload p;
+    const char *ar = "{\"NCCL communicator ID\": 7001, \"Message size [bytes]\": 1048576, "
+                     "\"Reduction operation\": \"Sum\", \"Datatype\": \"ncclFloat32\"}";
+    ck_assert_int_eq(tp_coll_payload_read(ar, strlen(ar), &p), 1);
+    ck_assert(p.msg_bytes == 1048576 && p.nranks == -1);
+    ck_assert_str_eq(p.comm, "7001");
+    ck_assert_str_eq(p.dtype, "ncclFloat32");
+    const char *init = "{\"NCCL communicator ID\": \"0x1b\", \"No. of ranks\": 8, \"Rank\": 3}";
+    ck_assert_int_eq(tp_coll_payload_read(init, strlen(init), &p), 1);
+    ck_assert(p.msg_bytes == -1 && p.nranks == 8);
+    ck_assert_str_eq(p.comm, "0x1b");
+    const char *other = "{\"In msg nelems\": 4, \"Message size [bytes]\": -1}";
+    ck_assert_int_eq(tp_coll_payload_read(other, strlen(other), &p), 0);
+    ck_assert_int_eq(tp_coll_payload_read(NULL, 0, &p), 0);
+    ck_assert(tp_coll_arg_count(other, strlen(other), "In msg nelems") == 4);
+    const char *real = "{\"Group size\": 8.0}";
+    ck_assert(tp_coll_arg_count(real, strlen(real), "Group size") == 8);
+}
+END_TEST
+
+START_TEST(cupti_vocabulary)
+{
+    size_t n;
+    const char *const *c = tp_cupti_flop_counters(&n);
+    ck_assert_uint_eq(n, 9);
+    ck_assert_str_eq(c[0], "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    ck_assert_str_eq(c[8], "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum");
+    ck_assert(tp_cupti_is_range_cat("cuda_profiler_range", 19));
+    ck_assert(!tp_cupti_is_range_cat("cuda_profiler_rang", 18));
+    ck_assert(!tp_cupti_is_range_cat("kernel", 6));
+    ck_assert_str_eq(tp_cupti_range_cat(), "cuda_profiler_range");
+}
+END_TEST
+
 START_TEST(link_peaks)
 {
     ck_assert(tp_preset_find("v100_sxm2")->link_gbps == 150);
@@ -114,6 +169,9 @@ static Suite *sdk_coll_suite(void)
     tcase_add_test(tc, matcher);
     tcase_add_test(tc, queue_series);
     tcase_add_test(tc, link_peaks);
+    tcase_add_test(tc, queue_time_full);
+    tcase_add_test(tc, nccl_payloads);
+    tcase_add_test(tc, cupti_vocabulary);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -50,12 +50,9 @@ static const char *arg(const tp_trace *t, int32_t row, const char *key, size_t *
 
 static int64_t arg_i64(const tp_trace *t, int32_t row, const char *key)
 {
-    size_t vlen;
-    const char *v = arg(t, row, key, &vlen);
-    double d;
-    if (v == NULL || tp_json_f64(v, vlen, &d) != TP_OK || d < 0)
-        return -1;
-    return tp_f64_to_i64(d);
+    size_t len = 0;
+    const char *a = tp_trace_args(t, (size_t)row, &len);
+    return a ? tp_coll_arg_count(a, len, key) : -1;
 }
 
 /* A string arg (a number's text too) into buf; 0 when absent. */
@@ -112,32 +109,38 @@ static void first_input_type(const tp_trace *t, int32_t row, char *buf, size_t s
 
 /* The row whose args describe kernel a: the kernel itself when it carries
  * message sizes, else the nearest op above its launch that does
- * (record_param_comms), else the nearest collective op above it with
- * "Input Dims" (the nccl:<type> annotation); *dims_only says which. */
+ * (record_param_comms) or the nearest NVTX range with NCCL's payload (an
+ * nsys export), else the nearest collective op above it with "Input Dims"
+ * (the nccl:<type> annotation); *how says which. */
 static int32_t source_row(const tp_trace *t, const tp_hier_view *h, const tp_vocab *vocab,
-                          tp_stage *st, int32_t a, int *dims_only)
+                          tp_stage *st, int32_t a, co_source *how)
 {
     const tp_cols *c = tp_trace_cols(t);
     int32_t dims = -1;
     size_t vlen;
-    *dims_only = 0;
+    *how = CO_SRC_ARGS;
     if (has_msg_sizes(t, a))
         return a;
     for (int32_t x = h->launcher[a]; x >= 0; x = h->parent[x]) {
         if (has_msg_sizes(t, x))
             return x;
+        if (co_has_payload(t, x)) {
+            *how = CO_SRC_PAYLOAD;
+            return x;
+        }
         if (dims < 0 && arg(t, x, "Input Dims", &vlen) &&
             tp_vocab_collective(vocab, tp_str_text(st, c->name[x])) != TP_COLL_NONE)
             dims = x;
     }
-    *dims_only = dims >= 0;
+    *how = CO_SRC_DIMS;
     return dims;
 }
 
 /* Type, sizes, dtype and group of call k from its source row s. */
 static void describe(tp_stage *st, const tp_trace *t, const tp_vocab *vocab, int32_t s,
-                     int dims_only, co_call *k)
+                     co_source how, co_comms *comms, co_call *k)
 {
+    int dims_only = how == CO_SRC_DIMS;
     const tp_cols *c = tp_trace_cols(t);
     char name[64];
     tp_coll_type ty = TP_COLL_NONE;
@@ -157,6 +160,10 @@ static void describe(tp_stage *st, const tp_trace *t, const tp_vocab *vocab, int
         arg_text(t, s, "Process Group Name", k->group, sizeof k->group);
     if (s < 0)
         return;
+    if (how == CO_SRC_PAYLOAD) {
+        co_describe_payload(t, s, comms, k);
+        return;
+    }
     if (dims_only) {
         first_input_type(t, s, k->dtype, sizeof k->dtype);
         int64_t in = first_input_elems(t, s);
@@ -216,6 +223,7 @@ static int calls_of(tp_stage *st, const tp_trace *t, uint32_t index, const tp_vo
     if (type_of == NULL)
         return TP_ENOMEM;
     int rc = TP_OK;
+    co_comms comms = {t, 0, NULL, 0};
     for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         if (!tp_ev_is_activity(c, i) || c->dur[i] < 0)
             continue;
@@ -235,12 +243,13 @@ static int calls_of(tp_stage *st, const tp_trace *t, uint32_t index, const tp_vo
                      .end = c->ts[i] + c->dur[i], .type = ty, .name = c->name[i],
                      .nelems = -1, .bytes = -1, .wait_hns = -1, .skew_hns = -1, .set = -1, .seq = -1,
                      .n_ranks = 1};
-        int dims_only;
-        int32_t s = source_row(t, &h, vocab, st, (int32_t)i, &dims_only);
-        describe(st, t, vocab, s, dims_only, &k);
+        co_source how;
+        int32_t s = source_row(t, &h, vocab, st, (int32_t)i, &how);
+        describe(st, t, vocab, s, how, &comms, &k);
         rc = push(cs, &k);
     }
     tp_free(type_of);
+    co_comms_free(&comms);
     return rc;
 }
 

@@ -30,6 +30,31 @@ typedef struct co_calls {
     double link_gbps;    /* the preset's, 0 without */
 } co_calls;
 
+/* Where a call's figures came from (collectives.c's source_row). */
+typedef enum co_source {
+    CO_SRC_ARGS = 0, /* In/Out msg nelems: the kernel's or an op's args */
+    CO_SRC_DIMS,     /* the nccl:<type> op's Input Dims */
+    CO_SRC_PAYLOAD   /* an NVTX range's NCCL payload (tp_sdk_coll.h) */
+} co_source;
+
+/* The communicators of a trace (NCCL payloads' comm id -> No. of ranks),
+ * read from its ncclCommInitRank ranges the first time a call asks. */
+typedef struct co_comm {
+    char comm[32];
+    int64_t nranks;
+} co_comm;
+typedef struct co_comms {
+    const tp_trace *t;
+    int scanned;
+    co_comm *v;
+    size_t n;
+} co_comms;
+
+/* collectives_nvtx.c: NCCL's NVTX payloads (nsys exports). */
+int co_has_payload(const tp_trace *t, int32_t row);
+void co_describe_payload(const tp_trace *t, int32_t s, co_comms *comms, co_call *k);
+void co_comms_free(co_comms *comms);
+
 /* collectives_out.c: the three results. */
 int co_write_calls(tp_stage *st, const co_calls *cs);
 int co_write_summary(tp_stage *st, const co_calls *cs);

@@ -28,18 +28,15 @@ static void edges_of(const ls *l, size_t from, size_t to, int64_t *in, int64_t *
 }
 
 /* Values after each change into v; the time-weighted mean and the time at
- * >= full into q. */
+ * >= full (the SDK's) into q. */
 static void walk(const tp_queue_point *p, size_t m, int64_t full, double *v, ls_queue_stats *q)
 {
     double area = 0;
-    q->full_ns = 0;
+    q->full_ns = tp_queue_time_at_least(p, m, full);
     for (size_t i = 0; i < m; i++) {
         v[i] = (double)p[i].depth;
-        if (i + 1 < m) {
+        if (i + 1 < m)
             area += (double)p[i].depth * (double)(p[i + 1].t - p[i].t);
-            if (p[i].depth >= full)
-                q->full_ns += p[i + 1].t - p[i].t;
-        }
     }
     int64_t span = m ? p[m - 1].t - p[0].t : 0;
     q->mean = span > 0 ? area / (double)span : NAN;

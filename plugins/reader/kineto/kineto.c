@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "kin.h"
+#include <tracepipe/tp_sdk_cupti.h>
 #include <tracepipe/tp_sdk_rows.h>
 #include <tracepipe/tp_sdk_trace.h>
 
@@ -455,14 +456,20 @@ static int check_span(kin_parser *kp)
 /* Complete events whose category the reader does not know (MTIA's
  * mtia_ccp_events, a TensorFlow timeline's "Op") are kept as kind `other`,
  * which no analysis reads: say so, naming the biggest categories, rather
- * than leave a user with empty tables.  One pass over the kind column. */
+ * than leave a user with empty tables.  One pass over the kind column.
+ * The CUPTI range profiler's events (tp_sdk_cupti.h) are kind `other` too,
+ * but known: `counters` reads them. */
 static int warn_unknown_categories(kin_parser *kp)
 {
     const tp_cols *c = tp_trace_cols(kp->trace);
     size_t nnames = tp_str_count(kp->st), unknown = 0, known = 0;
     uint32_t *count = NULL;
+    const char *rcat = tp_cupti_range_cat();
+    tp_str ranges = 0;
+    if (tp_str_lookup(kp->st, rcat, strlen(rcat), &ranges) != 1)
+        ranges = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (c->phase[i] != 'X')
+        if (c->phase[i] != 'X' || (ranges != 0 && c->cat[i] == ranges))
             continue;
         if (c->kind[i] != TP_KIND_OTHER) {
             known += tp_kind_is_host(c->kind[i]) || tp_kind_is_activity(c->kind[i]);

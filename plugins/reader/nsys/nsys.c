@@ -352,7 +352,36 @@ static int domain_row(nsys *n, sqlite3_stmt *q)
     return nsys_domain_add(n->st, &n->domains, pid, domain, (const char *)sqlite3_column_text(q, 2));
 }
 
-/* start, end, eventType, globalTid, text, textId, domainId */
+/* A JSON object's text (after leading blanks), else NULL. */
+static const char *json_object(const char *s, size_t *len)
+{
+    while (s && *len > 0 && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
+        s++;
+        (*len)--;
+    }
+    return s && *len >= 2 && s[0] == '{' ? s : NULL;
+}
+
+/* The range's payload as the export renders it, jsonText (column c) or
+ * StringIds[jsonTextId] (column c + 1), kept as the event's args when it is
+ * a JSON object (NCCL's payloads: tp_sdk_coll.h). */
+static void nvtx_payload(nsys *n, sqlite3_stmt *q, int c, tp_event *e)
+{
+    const char *s = (const char *)sqlite3_column_blob(q, c);
+    size_t len = (size_t)sqlite3_column_bytes(q, c);
+    if (s == NULL && sqlite3_column_type(q, c + 1) == SQLITE_INTEGER) {
+        tp_str id = string_id(n, q, c + 1);
+        s = id ? tp_str_text(n->st, id) : NULL;
+        len = s ? strlen(s) : 0;
+    }
+    if ((s = json_object(s, &len)) != NULL) {
+        e->args = s;
+        e->args_len = len;
+    }
+}
+
+/* start, end, eventType, globalTid, text, textId, domainId, jsonText,
+ * jsonTextId */
 static int nvtx_row(nsys *n, sqlite3_stmt *q)
 {
     int64_t type = col_i64(n, q, 2);
@@ -372,6 +401,7 @@ static int nvtx_row(nsys *n, sqlite3_stmt *q)
                   : string_id(n, q, 5);
     int64_t domain = col_i64(n, q, 6);
     e.cat = domain == 0 ? intern(n, "nvtx", 4) : nsys_domain_cat(n->st, &n->domains, e.pid, domain);
+    nvtx_payload(n, q, 7, &e);
     return append(n, &e);
 }
 
@@ -469,9 +499,12 @@ static int read_all(nsys *n)
                             domain_row);
     if (rc == TP_OK)
         nsys_table_seal(&n->domains);
+    int json = has_column(n, "NVTX_EVENTS", "jsonText") && has_column(n, "NVTX_EVENTS", "jsonTextId");
     rc = rc ? rc : each_row(n, "NVTX_EVENTS",
-                            "SELECT start, end, eventType, globalTid, text, textId, domainId "
-                            "FROM NVTX_EVENTS",
+                            json ? "SELECT start, end, eventType, globalTid, text, textId, domainId, "
+                                   "jsonText, jsonTextId FROM NVTX_EVENTS"
+                                 : "SELECT start, end, eventType, globalTid, text, textId, domainId, "
+                                   "NULL, NULL FROM NVTX_EVENTS",
                             nvtx_row);
     rc = rc ? rc : each_row(n, "OSRT_API",
                             "SELECT start, end, globalTid, nameId FROM OSRT_API", osrt_row);

@@ -26,3 +26,20 @@ assert tracks == want, tracks
 # the trace's own events are all still there
 assert len([e for e in events if e.get("ph") == "X"]) == 18
 print(f"counters_s1: {len(counters)} counter events on {len(tracks)} tracks, in order")
+
+# <id>.summary: the hand figures of pipeline.yaml (queue_full: 2)
+import csv
+summ = {r["stream"]: r for r in csv.DictReader(open(os.path.join(out, "cnt.summary.csv")))}
+want_sum = {"7": (4, 1, 1.3, 2, 7, 0, None), "9": (3, 1, 1.5, 2, 2, 3, (2, 8.4, 10, 74000 / 19000)),
+            "20": (2, 0.5, 1, 1, 0, 0, None)}
+for s, (n, p50, p90, mx, full, ncp, cp) in want_sum.items():
+    r = summ[s]
+    assert int(r["n_launches"]) == n and int(r["max_queue"]) == mx, r
+    assert abs(float(r["p50_queue"]) - p50) < 1e-9 and abs(float(r["p90_queue"]) - p90) < 1e-9, r
+    assert float(r["full_us"]) == full and int(r["n_copies"]) == ncp, r
+    if cp is None:
+        assert r["p50_memcpy_gbps"] == "" and r["memcpy_gbps"] == "", r
+    else:
+        got = [float(r[k]) for k in ("p50_memcpy_gbps", "p90_memcpy_gbps", "max_memcpy_gbps", "memcpy_gbps")]
+        assert all(abs(a - b) < 1e-9 for a, b in zip(got, cp)), got
+print("counters_s1: summary of 3 streams as computed by hand")
