@@ -3,8 +3,10 @@
  * "Models of today's ops". */
 #include <tracepipe/tp_sdk_opmodel.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_coll.h>
 #include <tracepipe/tp_sdk_gemm.h>
 #include <tracepipe/tp_sdk_json.h>
+#include <tracepipe/tp_sdk_vocab.h>
 
 #include <ctype.h>
 #include <math.h>
@@ -78,24 +80,15 @@ static int om_read(const char *args, size_t len, om_args *a)
     return a->n > 0;
 }
 
-/* Bytes per element of input i's type (tp_gemm_bpe_of's rule); bf16 set. */
+/* Bytes per element of input i's type (the SDK's one table, tp_dtype_bpe;
+ * float when unknown); bf16 set. */
 static double om_bpe(const om_args *a, int i, int *bf16)
 {
-    char t[32] = "";
-    if (i < a->ntypes)
-        for (size_t k = 0; k + 1 < sizeof t && a->type[i][k]; k++)
-            t[k] = (char)tolower((unsigned char)a->type[i][k]);
+    const char *t = i < a->ntypes ? a->type[i] : "";
+    double b = tp_dtype_bpe(t);
     if (bf16)
-        *bf16 = strstr(t, "bfloat16") != NULL;
-    if (strstr(t, "float8") || strstr(t, "float4"))
-        return strstr(t, "float4") ? 0.5 : 1;
-    if (strstr(t, "half") || strstr(t, "bfloat16"))
-        return 2;
-    if (strcmp(t, "double") == 0 || strcmp(t, "long int") == 0 || strcmp(t, "long") == 0)
-        return 8;
-    if (strcmp(t, "bool") == 0 || strcmp(t, "unsigned char") == 0 || strcmp(t, "signed char") == 0)
-        return 1;
-    return 4;
+        *bf16 = strstr(t, "BFloat16") != NULL || strstr(t, "bfloat16") != NULL;
+    return b > 0 ? b : 4;
 }
 
 static double om_numel(const om_args *a, int i)
@@ -136,32 +129,36 @@ typedef struct om_attention {
     int bnhd;   /* layout (B, N, H, d) (flash's); else (B, H, N, d) */
     int causal; /* index of is_causal among the Concrete Inputs */
     int bwd, flash;
+    int cu;     /* variable length: index of cu_seqlens_q (k follows, then the max_seqlen
+                 * q and k in Concrete Inputs); 0: none */
 } om_attention;
 
 static const om_attention om_attentions[] = {
-    {"aten::_scaled_dot_product_flash_attention", 0, 0, 4, 0, 1},
-    {"aten::_scaled_dot_product_efficient_attention", 0, 0, 6, 0, 0},
-    {"aten::_scaled_dot_product_cudnn_attention", 0, 0, 6, 0, 0},
-    {"aten::_flash_attention_forward", 0, 1, 8, 0, 1},
-    {"flash_attn::_flash_attn_forward", 0, 1, 5, 0, 1},
-    {"aten::_scaled_dot_product_flash_attention_backward", 1, 0, 11, 1, 1},
-    {"aten::_scaled_dot_product_efficient_attention_backward", 1, 0, 11, 1, 0},
-    {"aten::_scaled_dot_product_cudnn_attention_backward", 1, 0, 14, 1, 0},
-    {"aten::_flash_attention_backward", 1, 1, 11, 1, 1},
+    {"aten::_scaled_dot_product_flash_attention", 0, 0, 4, 0, 1, 0},
+    {"aten::_scaled_dot_product_efficient_attention", 0, 0, 6, 0, 0, 0},
+    {"aten::_scaled_dot_product_cudnn_attention", 0, 0, 6, 0, 0, 0},
+    {"aten::_flash_attention_forward", 0, 1, 8, 0, 1, 3},
+    {"flash_attn::_flash_attn_forward", 0, 1, 5, 0, 1, 0},
+    {"flash_attn::_flash_attn_varlen_forward", 0, 1, 9, 0, 1, 3},
+    {"aten::_scaled_dot_product_flash_attention_backward", 1, 0, 11, 1, 1, 0},
+    {"aten::_scaled_dot_product_efficient_attention_backward", 1, 0, 11, 1, 0, 0},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", 1, 0, 14, 1, 0, 0},
+    {"aten::_flash_attention_backward", 1, 1, 11, 1, 1, 6},
+    {"flash_attn::_flash_attn_varlen_backward", 1, 1, 15, 1, 1, 9},
 };
 
-static int om_attention_cost(const om_attention *m, const om_args *a, tp_op_cost *c)
+/* An attention's counts from its sizes (B sequences of N_Q queries and
+ * N_KV keys, H_Q and H_KV heads): TraceLens's SDPA flops_func and
+ * bytes_func (and their _bwd).  0 for a causal attention with N_Q != N_KV. */
+typedef struct om_attn_size {
+    double B, HQ, HKV, NQ, NKV, DQK, DV;
+} om_attn_size;
+
+static int om_attention_counts(const om_attention *m, const om_attn_size *z, int causal,
+                               const om_args *a, tp_op_cost *c)
 {
-    int q = m->q, k = q + 1, v = q + 2;
-    if (!(om_tensor(a, v) && a->rank[q] == 4 && a->rank[k] == 4 && a->rank[v] == 4))
-        return 0; /* variable-length (rank 3) or unknown shapes: not modelled */
-    int ih = m->bnhd ? 2 : 1, in = m->bnhd ? 1 : 2;
-    double B = a->dim[q][0], HQ = a->dim[q][ih], NQ = a->dim[q][in], DQK = a->dim[q][3];
-    double HKV = a->dim[k][ih], NKV = a->dim[k][in], DV = a->dim[v][3];
-    if (a->dim[k][0] != B || a->dim[v][0] != B || a->dim[v][ih] != HKV ||
-        a->dim[v][in] != NKV || a->dim[k][3] != DQK || HKV <= 0 || fmod(HQ, HKV) != 0)
-        return 0;
-    int causal = om_bool(a, m->causal) == 1;
+    double B = z->B, HQ = z->HQ, HKV = z->HKV, NQ = z->NQ, NKV = z->NKV, DQK = z->DQK,
+           DV = z->DV;
     if (causal && NQ != NKV)
         return 0; /* TraceLens refuses it too: the masked share is not half */
     double f;
@@ -179,12 +176,70 @@ static int om_attention_cost(const om_attention *m, const om_args *a, tp_op_cost
                    B * NQ * HQ * DV;
     }
     c->flops = causal ? f / 2 : f;
-    c->bpe = om_bpe(a, q, &c->bf16);
+    c->bpe = om_bpe(a, m->q, &c->bf16);
     c->bytes *= c->bpe;
     c->matrix = 1;
     c->model = m->bwd ? "attention_bwd" : "attention_fwd";
     c->category = TP_OPCAT_ATTENTION;
     return 1;
+}
+
+/* Concrete input i as a whole number >= 0, or -1. */
+static double om_count(const om_args *a, int i)
+{
+    char *end;
+    if (i >= a->nconc || a->conc[i][0] == '\0')
+        return -1;
+    double x = strtod(a->conc[i], &end);
+    return *end == '\0' && x >= 0 && x == floor(x) ? x : -1;
+}
+
+/* A variable-length attention: q (T_Q, H_Q, d), k and v (T_KV, H_KV, d)
+ * packed, cu_seqlens (n + 1) tensors whose values the trace does not
+ * record, max_seqlen ints.  Its sizes are exact only when one sequence is
+ * packed (B 1, N = T) or all are of the longest length (T = n * max);
+ * else 0 (TraceLens estimates the others' lengths: we do not). */
+static int om_varlen_size(const om_attention *m, const om_args *a, om_attn_size *z)
+{
+    int q = m->q, k = q + 1, v = q + 2;
+    if (!(om_tensor(a, m->cu) && a->rank[m->cu] == 1 && a->dim[m->cu][0] >= 2))
+        return 0;
+    double n = a->dim[m->cu][0] - 1, mq = om_count(a, m->cu + 2), mk = om_count(a, m->cu + 3);
+    double TQ = a->dim[q][0], TK = a->dim[k][0];
+    z->HQ = a->dim[q][1], z->HKV = a->dim[k][1], z->DQK = a->dim[q][2], z->DV = a->dim[v][2];
+    if (n == 1)
+        z->B = 1, z->NQ = TQ, z->NKV = TK;
+    else if (mq > 0 && mk > 0 && TQ == n * mq && TK == n * mk)
+        z->B = n, z->NQ = mq, z->NKV = mk;
+    else
+        return 0; /* the sequences' lengths differ and are not recorded */
+    return a->dim[v][0] == TK && a->dim[v][1] == z->HKV;
+}
+
+static int om_attention_cost(const om_attention *m, const om_args *a, tp_op_cost *c)
+{
+    int q = m->q, k = q + 1, v = q + 2;
+    om_attn_size z;
+    if (!om_tensor(a, v))
+        return 0;
+    if (m->cu > 0 && a->rank[q] == 3 && a->rank[k] == 3 && a->rank[v] == 3) {
+        if (!om_varlen_size(m, a, &z))
+            return 0;
+    } else if (a->rank[q] == 4 && a->rank[k] == 4 && a->rank[v] == 4) {
+        int ih = m->bnhd ? 2 : 1, in = m->bnhd ? 1 : 2;
+        z = (om_attn_size){a->dim[q][0], a->dim[q][ih], a->dim[k][ih], a->dim[q][in],
+                           a->dim[k][in], a->dim[q][3], a->dim[v][3]};
+        if (a->dim[k][0] != z.B || a->dim[v][0] != z.B || a->dim[v][ih] != z.HKV ||
+            a->dim[v][in] != z.NKV || a->dim[k][3] != z.DQK)
+            return 0;
+    } else {
+        return 0; /* unknown shapes */
+    }
+    if (z.HKV <= 0 || fmod(z.HQ, z.HKV) != 0)
+        return 0;
+    if (m->cu > 0 && a->rank[q] == 3 && z.DQK != a->dim[k][2])
+        return 0;
+    return om_attention_counts(m, &z, om_bool(a, m->causal) == 1, a, c);
 }
 
 /* ---- convolutions (TraceLens's CONV: flops_func, bytes_func and _bwd) */
@@ -576,6 +631,150 @@ static int om_gather_cost(const char *name, const om_args *a, tp_op_cost *c)
     return 1;
 }
 
+/* ---- grouped, scaled (FP8, MX / NVFP4) and fused-MoE GEMMs */
+
+/* Input i is a packed FP4 pair per element (Float4_e2m1fn_x2): 2 values. */
+static double om_pack(const om_args *a, int i)
+{
+    return i < a->ntypes && strstr(a->type[i], "Float4_e2m1fn_x2") ? 2 : 1;
+}
+
+/* The bytes of input i as stored (0 when it is not a tensor). */
+static double om_stored(const om_args *a, int i)
+{
+    return om_tensor(a, i) ? om_numel(a, i) * om_bpe(a, i, NULL) : 0;
+}
+
+/* The element size of a scaled product's output: its out_dtype (Concrete
+ * input i: a c10 ScalarType code as the profiler writes it) when given,
+ * else TraceLens's assumption (2 bytes after 1-byte inputs, else the
+ * input's size). */
+static double om_out_bpe(const om_args *a, int i, double in_bpe)
+{
+    static const double by_code[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2,
+                                     0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    double code = om_count(a, i);
+    if (code >= 0 && code < (double)(sizeof by_code / sizeof *by_code) && by_code[(int)code] > 0)
+        return by_code[(int)code];
+    return in_bpe <= 1 ? 2 : in_bpe;
+}
+
+/* The compute type of a product of inputs 0 and 1: the narrower's (a packed
+ * FP4 pair computes at 0.5 byte per value: the preset's FP4 peak). */
+static void om_product_type(const om_args *a, tp_op_cost *c)
+{
+    int bf16;
+    double x = om_bpe(a, 0, &bf16) / om_pack(a, 0), y = om_bpe(a, 1, NULL) / om_pack(a, 1);
+    c->bpe = x < y ? x : y;
+    c->bf16 = bf16 && c->bpe == 2;
+    c->matrix = 1;
+}
+
+/* aten::_scaled_mm (self (M, K), mat2 (K, N), scale_a, scale_b, bias,
+ * scale_result, out_dtype, use_fast_accum): 2·M·N·K FLOPs (K in values: a
+ * packed FP4 pair is two) + M·N with a bias; bytes the operands as
+ * stored, the scales (per tensor, row or block: MX's e8m0, NVFP4's e4m3),
+ * the bias and the output of out_dtype. */
+static int om_scaled_mm(const om_args *a, tp_op_cost *c)
+{
+    if (!om_tensor(a, 0) || !om_tensor(a, 1) || a->rank[0] != 2 || a->rank[1] != 2)
+        return 0;
+    double M = a->dim[0][0], K = a->dim[0][1] * om_pack(a, 0), N = a->dim[1][1];
+    if (a->dim[1][0] * om_pack(a, 1) != K)
+        return 0;
+    int bias = om_tensor(a, 4);
+    c->flops = 2 * M * N * K + (bias ? M * N : 0);
+    c->bytes = om_stored(a, 0) + om_stored(a, 1) + om_stored(a, 2) + om_stored(a, 3) +
+               om_stored(a, 4) + M * N * om_out_bpe(a, 6, om_bpe(a, 0, NULL));
+    c->model = "scaled_gemm";
+    return 1;
+}
+
+/* aten::_grouped_mm (mat_a, mat_b, offs, bias, out_dtype) and
+ * aten::_scaled_grouped_mm (mat_a, mat_b, scale_a, scale_b, offs, bias,
+ * scale_result, out_dtype, use_fast_accum): G products whose group sizes
+ * offs holds (its values are not needed: FLOPs and bytes depend on the
+ * totals).  2-D x 3-D: A (M, K), B (G, K, N) -> (M, N); 3-D x 3-D: A
+ * (G, M, K), B (G, K, N) -> (G, M, N); 2-D x 2-D (K jagged): A (M, K),
+ * B (K, N) -> (G, M, N); 3-D x 2-D (N jagged): A (G, M, K), B (K, N) ->
+ * (M, N).  FLOPs 2 · (output elements of one group's width) · K, i.e.
+ * 2·M·N·K over the totals; bytes A, B, offs, scales, bias as stored and
+ * the output (TraceLens's GroupedGemm: (M·K + G·K·N)·bpe_in + M·N·bpe_out,
+ * plus offs and scales). */
+static int om_grouped_mm(const om_args *a, int scaled, tp_op_cost *c)
+{
+    int ra = om_tensor(a, 0) ? a->rank[0] : 0, rb = om_tensor(a, 1) ? a->rank[1] : 0;
+    int offs = scaled ? 4 : 2, bias = scaled ? 5 : 3, outd = scaled ? 7 : 4;
+    if (ra < 2 || ra > 3 || rb < 2 || rb > 3)
+        return 0;
+    const double *A = a->dim[0], *B = a->dim[1];
+    double K = A[ra - 1] * om_pack(a, 0), M = A[ra - 2], N = B[rb - 1];
+    double G = ra == 3 ? A[0] : rb == 3 ? B[0] : om_tensor(a, offs) ? om_numel(a, offs) : 0;
+    if (B[rb - 2] * om_pack(a, 1) != K || G <= 0 || (ra == 3 && rb == 3 && B[0] != G))
+        return 0;
+    double out = ra == 2 && rb == 2 ? G * M * N : ra == 3 && rb == 3 ? G * M * N : M * N;
+    double flops_k = ra == 3 && rb == 3 ? G * M * N : M * N; /* K summed over the groups when jagged */
+    double in_bpe = om_bpe(a, 0, NULL);
+    c->flops = 2 * flops_k * K;
+    c->bytes = om_stored(a, 0) + om_stored(a, 1) + om_stored(a, offs) + om_stored(a, bias) +
+               (scaled ? om_stored(a, 2) + om_stored(a, 3) : 0) +
+               out * (scaled ? om_out_bpe(a, outd, in_bpe) : in_bpe);
+    c->model = scaled ? "scaled_grouped_gemm" : "grouped_gemm";
+    return 1;
+}
+
+/* vLLM's fused experts (vllm::outplace_fused_experts, inplace_fused_experts:
+ * hidden_states (T, H), w1 (E, 2·I or I, H), w2 (E, H, I), topk_weights and
+ * topk_ids (T, k)): TraceLens's FusedMoE, FLOPs 2·T·H·I·k·(2 if gated) +
+ * 2·T·H·I·k + T·H·(2k − 1) (the weighted sum); bytes the tokens read and
+ * written, the routing, and the weights of the experts used: E_active =
+ * E·(1 − ((E − k)/E)^T), the expected number under uniform routing (the
+ * trace does not record which experts the tokens went to). */
+static int om_fused_moe(const om_args *a, tp_op_cost *c)
+{
+    if (!om_tensor(a, 0) || !om_tensor(a, 1) || !om_tensor(a, 2) || !om_tensor(a, 4) ||
+        a->rank[0] != 2 || a->rank[1] != 3 || a->rank[2] != 3 || a->rank[4] != 2)
+        return 0;
+    double T = a->dim[0][0], H = a->dim[0][1], E = a->dim[1][0], I = a->dim[2][2];
+    double k = a->dim[4][1], up = a->dim[1][1];
+    int gated = up == 2 * I;
+    if (!(gated || up == I) || a->dim[1][2] != H || a->dim[2][0] != E || a->dim[2][1] != H ||
+        a->dim[4][0] != T || k < 1 || k > E)
+        return 0;
+    double active = E * (1 - pow((E - k) / E, T));
+    double in_bpe = om_bpe(a, 0, NULL), w_bpe = om_bpe(a, 1, NULL);
+    c->flops = 2 * T * H * I * k * (gated ? 2 : 1) + 2 * T * H * I * k + T * H * (2 * k - 1);
+    c->bytes = 2 * T * H * in_bpe + active * I * H * w_bpe * (gated ? 3 : 2) +
+               om_stored(a, 3) + om_stored(a, 4);
+    int bf16;
+    double x = om_bpe(a, 0, &bf16);
+    c->bpe = w_bpe == 1 && strstr(a->type[1], "Float8") ? 1 : x; /* W8A8: the FP8 rate */
+    c->bf16 = bf16 && c->bpe == 2;
+    c->matrix = 1;
+    c->model = "fused_moe";
+    c->category = TP_OPCAT_MOE;
+    return 1;
+}
+
+static int om_gemm_family_cost(const char *name, const om_args *a, tp_op_cost *c)
+{
+    int ok = 0;
+    if (strcmp(name, "aten::_scaled_mm") == 0)
+        ok = om_scaled_mm(a, c);
+    else if (strcmp(name, "aten::_grouped_mm") == 0)
+        ok = om_grouped_mm(a, 0, c);
+    else if (strcmp(name, "aten::_scaled_grouped_mm") == 0)
+        ok = om_grouped_mm(a, 1, c);
+    else if (strcmp(name, "vllm::outplace_fused_experts") == 0 ||
+             strcmp(name, "vllm::inplace_fused_experts") == 0)
+        return om_fused_moe(a, c);
+    if (ok) {
+        om_product_type(a, c);
+        c->category = strstr(name, "grouped") ? TP_OPCAT_MOE : TP_OPCAT_GEMM;
+    }
+    return ok;
+}
+
 int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
 {
     om_args *a = malloc(sizeof *a);
@@ -588,6 +787,8 @@ int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
     for (size_t i = 0; !ok && i < sizeof om_attentions / sizeof *om_attentions; i++)
         if (strcmp(om_attentions[i].name, name) == 0)
             ok = om_attention_cost(&om_attentions[i], a, c);
+    if (!ok)
+        ok = om_gemm_family_cost(name, a, c);
     if (!ok)
         ok = om_conv_cost(name, a, c);
     if (!ok)
@@ -620,9 +821,11 @@ static int om_has_any(const char *low, const char *const *words)
 
 tp_op_category tp_op_category_of(const char *name)
 {
-    static const char *const comm[] = {"nccl", "rccl", "c10d", "record_param_comms", "all_reduce",
-                                       "allreduce", "all_gather", "allgather", "reduce_scatter",
-                                       "all_to_all", "alltoall", NULL};
+    return tp_op_category_in(tp_vocab_builtin(), name);
+}
+
+tp_op_category tp_op_category_in(const tp_vocab *v, const char *name)
+{
     static const char *const moe[] = {"moe", "expert", "grouped_mm", "grouped_gemm", NULL};
     static const char *const attn[] = {"attention", "attn", "sdpa", "fmha", NULL};
     static const char *const norm[] = {"layer_norm", "layernorm", "rms_norm", "rmsnorm",
@@ -643,8 +846,8 @@ tp_op_category tp_op_category_of(const char *name)
     const char *base = strrchr(low, ':') ? strrchr(low, ':') + 1 : low; /* "aten::add_" -> "add_" */
     while (*base == ' ')
         base++;
-    if (om_has_any(low, comm))
-        return TP_OPCAT_COMMUNICATION;
+    if (name && tp_vocab_collective(v, name) != TP_COLL_NONE)
+        return TP_OPCAT_COMMUNICATION; /* the collectives' vocabulary (nccl:all_reduce) */
     if (om_has_any(low, moe))
         return TP_OPCAT_MOE;
     if (om_has_any(low, attn))

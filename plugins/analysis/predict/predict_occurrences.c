@@ -212,7 +212,7 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
     x->measured_us = (double)dur / 1000.0;
     x->predicted_us = 0;
     x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us);
-    x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_of(tp_str_text(st, x->name));
+    x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_in(voc, tp_str_text(st, x->name));
     if (x->model)
         x->predicted_us = pm_floor(x->predicted_us, kernels, m->p);
 }
@@ -280,7 +280,8 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         x->measured_us = (double)owned[r] / 1000.0;
         x->predicted_us = 0;
         x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, &x->dims, &e);
-        x->category = comm[r] ? TP_OPCAT_COMMUNICATION : tp_op_category_of(tp_str_text(st, x->name));
+        x->category =
+            comm[r] ? TP_OPCAT_COMMUNICATION : tp_op_category_in(&voc, tp_str_text(st, x->name));
         if (x->model)
             x->predicted_us = pm_floor(x->predicted_us, kernels[r], m->p);
         if (m->emb.slot[r] >= 0) {
