@@ -96,8 +96,13 @@ static double om_numel(const om_args *a, int i)
     return i < a->n && a->rank[i] >= 0 ? tp_gemm_prod(a->dim[i], a->rank[i]) : 0;
 }
 
-/* A tensor input: a known shape of rank >= 1. */
-static int om_tensor(const om_args *a, int i) { return i < a->n && a->rank[i] >= 1; }
+/* A tensor input: a known shape of rank >= 1, or a 0-dim tensor (shape []
+ * of a dtype: one element; a "Scalar", "" or "TensorList" is none). */
+static int om_tensor(const om_args *a, int i)
+{
+    return i < a->n && (a->rank[i] >= 1 || (a->rank[i] == 0 && i < a->ntypes &&
+                                             tp_dtype_bpe(a->type[i]) > 0));
+}
 
 /* Concrete input i is "True" (1), "False" (0), absent or other (-1). */
 static int om_bool(const om_args *a, int i)
@@ -622,6 +627,17 @@ static int om_gather_cost(const char *name, const om_args *a, tp_op_cost *c)
         c->bytes = 2 * out * c->bpe + om_numel(a, 2) * om_bpe(a, 2, NULL);
         c->flops = 0;
         c->model = "gather_bytes";
+    } else if (strcmp(name, "aten::_index_put_impl_") == 0 ||
+               strcmp(name, "aten::index_put_") == 0 || strcmp(name, "aten::index_put") == 0) {
+        /* (self, indices, values, accumulate): the values read and written
+         * into self; the indices are a tensor list whose shapes the trace
+         * does not write: a lower bound without them */
+        if (!om_tensor(a, 0) || !om_tensor(a, 2) || a->rank[0] < 1)
+            return 0;
+        c->bpe = om_bpe(a, 0, &bf16);
+        c->bytes = om_numel(a, 2) * (om_bpe(a, 2, NULL) + c->bpe);
+        c->flops = om_bool(a, 3) == 1 ? om_numel(a, 2) : 0;
+        c->model = "gather_bytes";
     } else {
         return 0;
     }
@@ -775,6 +791,78 @@ static int om_gemm_family_cost(const char *name, const om_args *a, tp_op_cost *c
     return ok;
 }
 
+/* ---- fbgemm's sparse-feature ops by their bytes (fbgemm_gpu's sparse_ops) */
+
+/* How an op moves its tensors: SP_CUMSUM reads x (N) and writes N + 1
+ * (complete) or N values; SP_READ reads its tensors (bounds_check_indices:
+ * it writes only what it clamps); SP_COPY reads its tensors and writes one
+ * as large as the first (permute_pooled_embs, recat_embedding_grad_output:
+ * the pooled embeddings permuted); SP_PERMUTE (permute, lengths (T, B),
+ * indices[, weights]) reads them and writes the permuted lengths (permute
+ * x B): a lower bound, since how many indices the permutation selects is
+ * not recorded. */
+enum { SP_CUMSUM_COMPLETE, SP_CUMSUM, SP_READ, SP_COPY, SP_PERMUTE };
+
+static const struct om_sparse {
+    const char *name; /* after the last "::", or a part of an autograd node's name */
+    int kind;
+} om_sparses[] = {
+    {"asynchronous_complete_cumsum", SP_CUMSUM_COMPLETE},
+    {"asynchronous_exclusive_cumsum", SP_CUMSUM},
+    {"asynchronous_inclusive_cumsum", SP_CUMSUM},
+    {"bounds_check_indices", SP_READ},
+    {"permute_pooled_embs_auto_grad", SP_COPY},
+    {"permute_pooled_embs", SP_COPY},
+    {"recat_embedding_grad_output_mixed_D_batch", SP_COPY},
+    {"recat_embedding_grad_output", SP_COPY},
+    {"permute_2D_sparse_data", SP_PERMUTE},
+    {"permute_sparse_features", SP_PERMUTE},
+};
+
+static int om_sparse_kind(const char *name)
+{
+    const char *base = strrchr(name, ':') ? strrchr(name, ':') + 1 : name;
+    for (size_t i = 0; i < sizeof om_sparses / sizeof *om_sparses; i++)
+        if (strcmp(base, om_sparses[i].name) == 0)
+            return om_sparses[i].kind;
+    if (strstr(name, "PermutePooledEmbsFunction")) /* its backward: the gradient permuted back */
+        return SP_COPY;
+    return -1;
+}
+
+static int om_sparse_cost(const char *name, const om_args *a, tp_op_cost *c)
+{
+    int kind = om_sparse_kind(name), bf16;
+    if (kind < 0 || !om_tensor(a, 0) || a->rank[0] < 1)
+        return 0;
+    double read = 0;
+    for (int i = 0; i < a->n; i++)
+        if (a->rank[i] < 0)
+            return 0;
+        else
+            read += om_stored(a, i);
+    double first = om_stored(a, 0), n0 = om_numel(a, 0);
+    c->bpe = om_bpe(a, 0, &bf16);
+    c->flops = kind == SP_CUMSUM_COMPLETE || kind == SP_CUMSUM ? n0 : 0;
+    if (kind == SP_CUMSUM_COMPLETE)
+        c->bytes = first + (n0 + 1) * c->bpe;
+    else if (kind == SP_CUMSUM)
+        c->bytes = 2 * first;
+    else if (kind == SP_READ)
+        c->bytes = read;
+    else if (kind == SP_COPY)
+        c->bytes = read + first;
+    else if (om_tensor(a, 1) && a->rank[1] == 2)
+        c->bytes = read + n0 * a->dim[1][1] * om_bpe(a, 1, NULL);
+    else
+        return 0;
+    c->bf16 = bf16;
+    c->matrix = 0;
+    c->model = "sparse_bytes";
+    c->category = TP_OPCAT_OTHER;
+    return 1;
+}
+
 int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
 {
     om_args *a = malloc(sizeof *a);
@@ -797,6 +885,8 @@ int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
         ok = om_elementwise_cost(name, a, c);
     if (!ok)
         ok = om_gather_cost(name, a, c);
+    if (!ok)
+        ok = om_sparse_cost(name, a, c);
     free(a);
     return ok;
 }

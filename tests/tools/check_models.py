@@ -17,7 +17,7 @@ import sys
 
 NEW = ("attention_fwd", "attention_bwd", "conv_fwd", "conv_bwd", "norm_fwd", "norm_bwd",
        "elementwise_bytes", "embedding_bag", "gather_bytes", "scaled_gemm", "grouped_gemm",
-       "scaled_grouped_gemm", "fused_moe")
+       "scaled_grouped_gemm", "fused_moe", "sparse_bytes")
 
 # docs/presets.md, the figures the models read (GFLOP/s, GB/s, us)
 PRESETS = {
@@ -52,9 +52,21 @@ def numel(shape):
     return n
 
 
-def is_tensor(dims, i):
-    return i < len(dims) and isinstance(dims[i], list) and len(dims[i]) > 0 and \
-        all(isinstance(d, int) for d in dims[i])
+DTYPES = {"float", "double", "half", "bfloat16", "int", "long int", "long", "short int", "bool",
+          "unsigned char", "signed char", "complex<float>", "complex<double>"}
+
+
+def is_dtype(t):
+    t = (t or "").lower()
+    t = t[5:] if t.startswith("c10::") else t
+    return t in DTYPES or t.startswith("float8") or t.startswith("float4")
+
+
+def is_tensor(dims, i, types=None):
+    """A shape of rank >= 1, or [] of a dtype (a 0-dim tensor: one element)."""
+    if not (i < len(dims) and isinstance(dims[i], list) and all(isinstance(d, int) for d in dims[i])):
+        return False
+    return len(dims[i]) > 0 or (types is not None and i < len(types) and is_dtype(types[i]))
 
 
 # name: (index of q, layout of q, index of is_causal in Concrete Inputs, backward, flash)
@@ -205,6 +217,14 @@ def gather(name, dims, types, conc):
         if is_tensor(dims, 6):
             nbytes += numel(dims[6]) * bytes_per(typ(6))
         return ("embedding_bag", I * D, nbytes, b, "bfloat16" in typ(0).lower(), False)
+    if name in ("aten::_index_put_impl_", "aten::index_put_", "aten::index_put"):
+        # values read and written into self; the index list's shapes are not written
+        if not (is_tensor(dims, 0, types) and len(dims[0]) >= 1 and is_tensor(dims, 2, types)):
+            return None
+        v = numel(dims[2])
+        acc = len(conc) > 3 and conc[3] == "True"
+        return ("gather_bytes", v if acc else 0, v * (bytes_per(typ(2)) + bytes_per(typ(0))),
+                bytes_per(typ(0)), "bfloat16" in typ(0).lower(), False)
     if name == "aten::index_select":
         if not (is_tensor(dims, 0) and is_tensor(dims, 2)) or len(conc) < 2:
             return None
@@ -348,11 +368,12 @@ def elementwise(name, dims, types, conc):
     op = name[6:]
     kind = ("fill" if op in FILL else "copy" if op in COPY else "reduce" if op in REDUCE
             else "out" if op in OUT else "inplace" if op.endswith("_") and op[:-1] in OUT else None)
-    if kind is None or not is_tensor(dims, 0):
+    if kind is None or not is_tensor(dims, 0, types):
         return None
     if any(not (isinstance(d, list) and all(isinstance(x, int) for x in d)) for d in dims):
         return None
-    tensors = [(numel(d), bytes_per(types[i] if i < len(types) else "")) for i, d in enumerate(dims) if d]
+    tensors = [(numel(d), bytes_per(types[i] if i < len(types) else "")) for i, d in enumerate(dims)
+               if is_tensor(dims, i, types)]
     read = sum(n * b for n, b in tensors)
     largest = max(n for n, _ in tensors)
     b0 = bytes_per(types[0] if types else "")
@@ -449,6 +470,46 @@ def fused_moe(name, dims, types, conc):
     return ("fused_moe", flops, nbytes, compute, "bfloat16" in types[0].lower() and compute == 2, True)
 
 
+SPARSE = {"asynchronous_complete_cumsum": "complete", "asynchronous_exclusive_cumsum": "cumsum",
+          "asynchronous_inclusive_cumsum": "cumsum", "bounds_check_indices": "read",
+          "permute_pooled_embs_auto_grad": "copy", "permute_pooled_embs": "copy",
+          "recat_embedding_grad_output_mixed_D_batch": "copy", "recat_embedding_grad_output": "copy",
+          "permute_2D_sparse_data": "permute", "permute_sparse_features": "permute"}
+
+
+def sparse(name, dims, types, conc):
+    """fbgemm's sparse-feature ops by bytes (fbgemm_gpu sparse_ops): cumsums read N and
+    write N (+1 complete), bounds checks read, pooled permutes read and write the pooled
+    tensor, permutes read and write the permuted lengths (a lower bound: the selected
+    indices' count is not recorded)."""
+    kind = SPARSE.get(name.split("::")[-1])
+    if kind is None and "PermutePooledEmbsFunction" in name:
+        kind = "copy"
+    if kind is None or not is_tensor(dims, 0, types) or not dims[0]:
+        return None
+    if any(not (isinstance(d, list) and all(isinstance(x, int) for x in d)) for d in dims):
+        return None
+
+    def stored(i):
+        return numel(dims[i]) * bytes_per(types[i] if i < len(types) else "") if is_tensor(dims, i, types) else 0
+    read = sum(stored(i) for i in range(len(dims)))
+    b0, n0 = bytes_per(types[0] if types else ""), numel(dims[0])
+    flops = n0 if kind in ("complete", "cumsum") else 0
+    if kind == "complete":
+        nbytes = n0 * b0 + (n0 + 1) * b0
+    elif kind == "cumsum":
+        nbytes = 2 * n0 * b0
+    elif kind == "read":
+        nbytes = read
+    elif kind == "copy":
+        nbytes = read + n0 * b0
+    elif is_tensor(dims, 1, types) and len(dims[1]) == 2:
+        nbytes = read + n0 * dims[1][1] * bytes_per(types[1])
+    else:
+        return None
+    return ("sparse_bytes", flops, nbytes, b0, "bfloat16" in (types[0] if types else "").lower(), False)
+
+
 def cost(name, args):
     """(model, flops, bytes, bpe, bf16, matrix) of one call, or None."""
     dims = args.get("Input Dims", args.get("Input dims"))
@@ -461,7 +522,8 @@ def cost(name, args):
             return got
     return (products(name, dims, types, conc) or fused_moe(name, dims, types, conc) or
             conv(name, dims, types, conc) or norm(name, dims, types, conc) or
-            elementwise(name, dims, types, conc) or gather(name, dims, types, conc))
+            elementwise(name, dims, types, conc) or gather(name, dims, types, conc) or
+            sparse(name, dims, types, conc))
 
 
 def predict_us(c, p):
