@@ -54,7 +54,8 @@ static const char *kn_words_type(const char *low)
         {"mxf4", "fp4"}, {"nvf4", "fp4"}, {"e2m1", "fp4"}, {"e4m3", "fp8"}, {"e5m2", "fp8"},
         {"fp8", "fp8"},  {"bf16", "bf16"}, {"bhalf", "bf16"}, {"tf32", "tf32"}, {"fp16", "fp16"},
         {"f16", "fp16"}, {"half", "fp16"}, {"hgemm", "fp16"}, {"h884", "fp16"}, {"h1688", "fp16"},
-        {"i8816", "int8"}, {"dgemm", "fp64"}, {"sgemm", "fp32"}, {"f32", "fp32"},
+        {"i8816", "int8"}, {"s1688gemm", "tf32"}, {"dgemm", "fp64"}, {"sgemm", "fp32"},
+        {"f32", "fp32"},
     };
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strstr(low, words[i].word))
@@ -73,6 +74,8 @@ int tp_gemm_kernel_decode(const char *name, tp_gemm_kname *k)
     for (; name[n] && n + 1 < sizeof low; n++)
         low[n] = (char)tolower((unsigned char)name[n]);
     low[n] = '\0';
+    for (char *fb = strstr(low, "fbgemm"); fb; fb = strstr(fb, "fbgemm"))
+        memcpy(fb, "fb_lib", 6); /* fbgemm_gpu's kernels (embeddings, permutes) */
     if (strncmp(name, "Cijk_", 5) == 0) {
         const char *t = name + 5;
         for (int skip = 0; skip < 2 && (t = strchr(t, '_')) != NULL; skip++)

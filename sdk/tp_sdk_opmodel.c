@@ -164,8 +164,10 @@ static int om_attention_counts(const om_attention *m, const om_attn_size *z, int
 {
     double B = z->B, HQ = z->HQ, HKV = z->HKV, NQ = z->NQ, NKV = z->NKV, DQK = z->DQK,
            DV = z->DV;
-    if (causal && NQ != NKV)
-        return 0; /* TraceLens refuses it too: the masked share is not half */
+    if (causal && NQ != NKV) {
+        c->why = "causal attention with N_q != N_kv (the masked share is not half)";
+        return 0; /* TraceLens refuses it too */
+    }
     double f;
     if (!m->bwd) {
         f = B * HQ * (2 * NQ * NKV * DQK) + B * HQ * (2 * NQ * DV * NKV);
@@ -221,6 +223,16 @@ static int om_varlen_size(const om_attention *m, const om_args *a, om_attn_size 
     return a->dim[v][0] == TK && a->dim[v][1] == z->HKV;
 }
 
+/* om_varlen_size for attention m, with the reason it gives up in c->why. */
+static int om_varlen(const om_attention *m, const om_args *a, om_attn_size *z, tp_op_cost *c)
+{
+    if (om_varlen_size(m, a, z))
+        return 1;
+    c->why = "variable-length attention whose sequences differ in length (cu_seqlens values "
+             "not recorded)";
+    return 0;
+}
+
 static int om_attention_cost(const om_attention *m, const om_args *a, tp_op_cost *c)
 {
     int q = m->q, k = q + 1, v = q + 2;
@@ -228,7 +240,7 @@ static int om_attention_cost(const om_attention *m, const om_args *a, tp_op_cost
     if (!om_tensor(a, v))
         return 0;
     if (m->cu > 0 && a->rank[q] == 3 && a->rank[k] == 3 && a->rank[v] == 3) {
-        if (!om_varlen_size(m, a, &z))
+        if (!om_varlen(m, a, &z, c))
             return 0;
     } else if (a->rank[q] == 4 && a->rank[k] == 4 && a->rank[v] == 4) {
         int ih = m->bnhd ? 2 : 1, in = m->bnhd ? 1 : 2;
@@ -566,8 +578,10 @@ static int om_elementwise_cost(const char *name, const om_args *a, tp_op_cost *c
         return 0;
     double sum = 0, big = 0;
     for (int i = 0; i < a->n; i++) {
-        if (a->rank[i] < 0)
-            return 0; /* a tensor list: its shapes are not written */
+        if (a->rank[i] < 0) {
+            c->why = "a tensor list (its shapes are not written)";
+            return 0;
+        }
         if (!om_tensor(a, i))
             continue;
         double e = om_numel(a, i);
@@ -887,6 +901,11 @@ int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
         ok = om_gather_cost(name, a, c);
     if (!ok)
         ok = om_sparse_cost(name, a, c);
+    for (int i = 0; !ok && !c->why && i < a->ntypes; i++)
+        if (strcmp(a->type[i], "TensorList") == 0)
+            c->why = "a tensor list (its shapes are not written)";
+    if (ok)
+        c->why = NULL;
     free(a);
     return ok;
 }

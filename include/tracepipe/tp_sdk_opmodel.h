@@ -55,6 +55,8 @@ typedef struct tp_op_cost {
     double bpe;         /* bytes per element of the op's compute type */
     int bf16;           /* its compute type is bfloat16 */
     int matrix;         /* runs at the tensor-core rate of its type (else the FP32 rate) */
+    const char *why;    /* when tp_op_cost_of returns 0 for an op a model knows: why its args
+                         * do not say enough (static text), else NULL */
 } tp_op_cost;
 
 /* The counts of a call of op `name` from its row's args (raw JSON object

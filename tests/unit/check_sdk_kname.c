@@ -34,7 +34,11 @@ START_TEST(gemm_kernel_names)
     decoded("nvjet_mxf4_tst_256x128_64x4", "cublas", "fp4", 256, 128, 0);
     decoded("igemm_fwd_gtcx2_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2", "miopen",
             "bf16", 128, 128, 32);
+    decoded("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>", "cutlass",
+            "tf32", 64, 64, 0);
     tp_gemm_kname k;
+    ck_assert_int_eq(tp_gemm_kernel_decode("void fbgemm_gpu::permute_2D_lengths_kernel<int>", &k),
+                     0);
     ck_assert_int_eq(tp_gemm_kernel_decode("void at::native::vectorized_elementwise_kernel<4>", &k),
                      0);
     ck_assert_int_eq(tp_gemm_kernel_decode(NULL, &k), 0);

@@ -160,6 +160,7 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
         return NULL;
     }
     memset(gpu, 0, sizeof *gpu);
+    gpu->unowned = tp_malloc((c->n ? c->n : 1) * sizeof *gpu->unowned); /* NULL: not listed */
     for (size_t a = 0; a < c->n; a++) {
         if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
             continue;
@@ -176,6 +177,8 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
             (*comm)[op] |= (uint8_t)coll;
         } else {
             gpu->unowned_us[coll ? TP_OPCAT_COMMUNICATION : TP_OPCAT_OTHER] += us;
+            if (gpu->unowned)
+                gpu->unowned[gpu->n_unowned++] = (uint32_t)a;
         }
     }
     return owned;
