@@ -182,17 +182,25 @@ double tp_coll_busbw_factor(tp_coll_type t, int64_t n)
     }
 }
 
-int tp_dtype_bytes(const char *dtype)
+/* The one table of element sizes: PyTorch's dtype names as traces write
+ * them ("Input type": "float", "c10::BFloat16", "long int", "unsigned
+ * char"; record_param_comms' "dtype": "Float", "Long", "Char", "Byte"),
+ * lower case, without "c10::".  A packed FP4 pair (Float4_e2m1fn_x2) is
+ * one byte per element of the tensor's shape. */
+double tp_dtype_bpe(const char *dtype)
 {
     static const struct {
         const char *name;
-        int bytes;
+        double bytes;
     } sizes[] = {
         {"float", 4},    {"float32", 4}, {"int", 4},      {"int32", 4},     {"uint32", 4},
-        {"half", 2},     {"float16", 2}, {"bfloat16", 2}, {"short", 2},     {"int16", 2},
-        {"uint16", 2},   {"double", 8},  {"float64", 8},  {"long", 8},      {"int64", 8},
-        {"long int", 8}, {"uint64", 8},  {"char", 1},     {"int8", 1},      {"byte", 1},
-        {"uint8", 1},    {"bool", 1},    {"complexfloat", 8}, {"complexdouble", 16},
+        {"unsigned int", 4}, {"half", 2}, {"float16", 2}, {"bfloat16", 2}, {"short", 2},
+        {"short int", 2}, {"int16", 2},  {"uint16", 2},   {"unsigned short", 2},
+        {"double", 8},   {"float64", 8}, {"long", 8},     {"int64", 8},     {"long int", 8},
+        {"uint64", 8},   {"char", 1},    {"int8", 1},     {"byte", 1},      {"uint8", 1},
+        {"signed char", 1}, {"unsigned char", 1}, {"bool", 1}, {"complexfloat", 8},
+        {"complexdouble", 16}, {"complexhalf", 4}, {"complex<float>", 8},
+        {"complex<double>", 16}, {"complex<c10::half>", 4},
     };
     char t[64];
     size_t n = 0;
@@ -203,7 +211,7 @@ int tp_dtype_bytes(const char *dtype)
     for (; dtype[n] && n + 1 < sizeof t; n++)
         t[n] = (char)tolower((unsigned char)dtype[n]);
     t[n] = '\0';
-    if (strncmp(t, "float8", 6) == 0)
+    if (strncmp(t, "float8", 6) == 0 || strncmp(t, "float4_e2m1fn_x2", 16) == 0)
         return 1;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         if (strcmp(t, sizes[i].name) == 0)
@@ -247,4 +255,9 @@ int tp_coll_payload_read(const char *args, size_t len, tp_coll_payload *p)
     payload_text(args, len, "NCCL communicator ID", p->comm, sizeof p->comm);
     payload_text(args, len, "Datatype", p->dtype, sizeof p->dtype);
     return 1;
+}
+
+int tp_dtype_bytes(const char *dtype)
+{
+    return (int)tp_dtype_bpe(dtype);
 }

@@ -2,6 +2,7 @@
 #include <tracepipe/tp_sdk_gemm.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_json.h>
+#include <tracepipe/tp_sdk_coll.h>
 
 #include <string.h>
 #include <tracepipe/tp_sdk_hier.h>
@@ -37,16 +38,8 @@ double tp_gemm_bpe_of(const char *v, size_t len)
     char t[64] = "";
     if (v && tp_json_array(v, len, &it) == TP_OK && tp_json_next(&it, &e, &elen) == 1)
         tp_json_str(e, elen, t, sizeof t);
-    for (char *p = t; *p; p++)
-        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-    if (strstr(t, "float8"))
-        return 1;
-    if (strcmp(t, "c10::half") == 0 || strcmp(t, "c10::bfloat16") == 0 || strcmp(t, "half") == 0 ||
-        strcmp(t, "bfloat16") == 0)
-        return 2;
-    if (strcmp(t, "double") == 0 || strcmp(t, "long int") == 0)
-        return 8;
-    return 4; /* float, int, scalar and what is not given */
+    double b = tp_dtype_bpe(t); /* the one table (tp_sdk_coll.h) */
+    return b > 0 ? b : 4;       /* a scalar or what is not given: float */
 }
 
 double tp_gemm_prod(const double *d, int n)

@@ -3,8 +3,10 @@
  * "Models of today's ops". */
 #include <tracepipe/tp_sdk_opmodel.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_coll.h>
 #include <tracepipe/tp_sdk_gemm.h>
 #include <tracepipe/tp_sdk_json.h>
+#include <tracepipe/tp_sdk_vocab.h>
 
 #include <ctype.h>
 #include <math.h>
@@ -13,110 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OM_MAX_IN 40
-#define OM_MAX_RANK 8
-
-/* A call's args: per input its shape (rank -1: not a list of whole
- * numbers), its type and its concrete value as the trace writes them. */
-typedef struct om_args {
-    int n, ntypes, nconc;
-    int rank[OM_MAX_IN];
-    double dim[OM_MAX_IN][OM_MAX_RANK];
-    char type[OM_MAX_IN][32];
-    char conc[OM_MAX_IN][48];
-} om_args;
-
-static void om_dims(const char *v, size_t len, om_args *a)
-{
-    tp_json_iter outer, inner;
-    const char *e, *d;
-    size_t elen, dlen;
-    if (v == NULL || tp_json_array(v, len, &outer) != TP_OK)
-        return;
-    while (a->n < OM_MAX_IN && tp_json_next(&outer, &e, &elen) == 1) {
-        int r = 0, ok = tp_json_array(e, elen, &inner) == TP_OK;
-        while (ok && tp_json_next(&inner, &d, &dlen) == 1) {
-            int64_t x;
-            ok = r < OM_MAX_RANK && tp_json_i64(d, dlen, &x) == TP_OK && x >= 0;
-            if (ok)
-                a->dim[a->n][r++] = (double)x;
-        }
-        a->rank[a->n++] = ok ? r : -1;
-    }
-}
-
-/* The strings of a JSON array into out[i] (size 32 or 48), their count. */
-static int om_strings(const char *v, size_t len, char *out, size_t size, int max)
-{
-    tp_json_iter it;
-    const char *e;
-    size_t elen;
-    int n = 0;
-    if (v == NULL || tp_json_array(v, len, &it) != TP_OK)
-        return 0;
-    while (n < max && tp_json_next(&it, &e, &elen) == 1) {
-        char *o = out + (size_t)n * size;
-        if (tp_json_str(e, elen, o, size) < 0)
-            o[0] = '\0';
-        n++;
-    }
-    return n;
-}
-
-static int om_read(const char *args, size_t len, om_args *a)
-{
-    size_t vlen;
-    memset(a, 0, sizeof *a);
-    const char *v = tp_json_get(args, len, "Input Dims", &vlen);
-    if (v == NULL)
-        v = tp_json_get(args, len, "Input dims", &vlen);
-    om_dims(v, vlen, a);
-    v = tp_json_get(args, len, "Input type", &vlen);
-    a->ntypes = om_strings(v, vlen, &a->type[0][0], sizeof a->type[0], OM_MAX_IN);
-    v = tp_json_get(args, len, "Concrete Inputs", &vlen);
-    a->nconc = om_strings(v, vlen, &a->conc[0][0], sizeof a->conc[0], OM_MAX_IN);
-    return a->n > 0;
-}
-
-/* Bytes per element of input i's type (tp_gemm_bpe_of's rule); bf16 set. */
-static double om_bpe(const om_args *a, int i, int *bf16)
-{
-    char t[32] = "";
-    if (i < a->ntypes)
-        for (size_t k = 0; k + 1 < sizeof t && a->type[i][k]; k++)
-            t[k] = (char)tolower((unsigned char)a->type[i][k]);
-    if (bf16)
-        *bf16 = strstr(t, "bfloat16") != NULL;
-    if (strstr(t, "float8") || strstr(t, "float4"))
-        return strstr(t, "float4") ? 0.5 : 1;
-    if (strstr(t, "half") || strstr(t, "bfloat16"))
-        return 2;
-    if (strcmp(t, "double") == 0 || strcmp(t, "long int") == 0 || strcmp(t, "long") == 0)
-        return 8;
-    if (strcmp(t, "bool") == 0 || strcmp(t, "unsigned char") == 0 || strcmp(t, "signed char") == 0)
-        return 1;
-    return 4;
-}
-
-static double om_numel(const om_args *a, int i)
-{
-    return i < a->n && a->rank[i] >= 0 ? tp_gemm_prod(a->dim[i], a->rank[i]) : 0;
-}
-
-/* A tensor input: a known shape of rank >= 1. */
-static int om_tensor(const om_args *a, int i) { return i < a->n && a->rank[i] >= 1; }
-
-/* Concrete input i is "True" (1), "False" (0), absent or other (-1). */
-static int om_bool(const om_args *a, int i)
-{
-    if (i >= a->nconc)
-        return -1;
-    if (strcmp(a->conc[i], "True") == 0 || strcmp(a->conc[i], "true") == 0)
-        return 1;
-    if (strcmp(a->conc[i], "False") == 0 || strcmp(a->conc[i], "false") == 0)
-        return 0;
-    return -1;
-}
+#include "tp_sdk_opmodel_args.h"
 
 /* An output_mask at Concrete Inputs[i] ("[True, True, False]") into
  * mask[0..2]; all true when the trace does not give it. */
@@ -136,34 +35,40 @@ typedef struct om_attention {
     int bnhd;   /* layout (B, N, H, d) (flash's); else (B, H, N, d) */
     int causal; /* index of is_causal among the Concrete Inputs */
     int bwd, flash;
+    int cu;     /* variable length: index of cu_seqlens_q (k follows, then the max_seqlen
+                 * q and k in Concrete Inputs); 0: none */
 } om_attention;
 
 static const om_attention om_attentions[] = {
-    {"aten::_scaled_dot_product_flash_attention", 0, 0, 4, 0, 1},
-    {"aten::_scaled_dot_product_efficient_attention", 0, 0, 6, 0, 0},
-    {"aten::_scaled_dot_product_cudnn_attention", 0, 0, 6, 0, 0},
-    {"aten::_flash_attention_forward", 0, 1, 8, 0, 1},
-    {"flash_attn::_flash_attn_forward", 0, 1, 5, 0, 1},
-    {"aten::_scaled_dot_product_flash_attention_backward", 1, 0, 11, 1, 1},
-    {"aten::_scaled_dot_product_efficient_attention_backward", 1, 0, 11, 1, 0},
-    {"aten::_scaled_dot_product_cudnn_attention_backward", 1, 0, 14, 1, 0},
-    {"aten::_flash_attention_backward", 1, 1, 11, 1, 1},
+    {"aten::_scaled_dot_product_flash_attention", 0, 0, 4, 0, 1, 0},
+    {"aten::_scaled_dot_product_efficient_attention", 0, 0, 6, 0, 0, 0},
+    {"aten::_scaled_dot_product_cudnn_attention", 0, 0, 6, 0, 0, 0},
+    {"aten::_flash_attention_forward", 0, 1, 8, 0, 1, 3},
+    {"flash_attn::_flash_attn_forward", 0, 1, 5, 0, 1, 0},
+    {"flash_attn::_flash_attn_varlen_forward", 0, 1, 9, 0, 1, 3},
+    {"aten::_scaled_dot_product_flash_attention_backward", 1, 0, 11, 1, 1, 0},
+    {"aten::_scaled_dot_product_efficient_attention_backward", 1, 0, 11, 1, 0, 0},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", 1, 0, 14, 1, 0, 0},
+    {"aten::_flash_attention_backward", 1, 1, 11, 1, 1, 6},
+    {"flash_attn::_flash_attn_varlen_backward", 1, 1, 15, 1, 1, 9},
 };
 
-static int om_attention_cost(const om_attention *m, const om_args *a, tp_op_cost *c)
+/* An attention's counts from its sizes (B sequences of N_Q queries and
+ * N_KV keys, H_Q and H_KV heads): TraceLens's SDPA flops_func and
+ * bytes_func (and their _bwd).  0 for a causal attention with N_Q != N_KV. */
+typedef struct om_attn_size {
+    double B, HQ, HKV, NQ, NKV, DQK, DV;
+} om_attn_size;
+
+static int om_attention_counts(const om_attention *m, const om_attn_size *z, int causal,
+                               const om_args *a, tp_op_cost *c)
 {
-    int q = m->q, k = q + 1, v = q + 2;
-    if (!(om_tensor(a, v) && a->rank[q] == 4 && a->rank[k] == 4 && a->rank[v] == 4))
-        return 0; /* variable-length (rank 3) or unknown shapes: not modelled */
-    int ih = m->bnhd ? 2 : 1, in = m->bnhd ? 1 : 2;
-    double B = a->dim[q][0], HQ = a->dim[q][ih], NQ = a->dim[q][in], DQK = a->dim[q][3];
-    double HKV = a->dim[k][ih], NKV = a->dim[k][in], DV = a->dim[v][3];
-    if (a->dim[k][0] != B || a->dim[v][0] != B || a->dim[v][ih] != HKV ||
-        a->dim[v][in] != NKV || a->dim[k][3] != DQK || HKV <= 0 || fmod(HQ, HKV) != 0)
-        return 0;
-    int causal = om_bool(a, m->causal) == 1;
-    if (causal && NQ != NKV)
-        return 0; /* TraceLens refuses it too: the masked share is not half */
+    double B = z->B, HQ = z->HQ, HKV = z->HKV, NQ = z->NQ, NKV = z->NKV, DQK = z->DQK,
+           DV = z->DV;
+    if (causal && NQ != NKV) {
+        c->why = "causal attention with N_q != N_kv (the masked share is not half)";
+        return 0; /* TraceLens refuses it too */
+    }
     double f;
     if (!m->bwd) {
         f = B * HQ * (2 * NQ * NKV * DQK) + B * HQ * (2 * NQ * DV * NKV);
@@ -179,12 +84,71 @@ static int om_attention_cost(const om_attention *m, const om_args *a, tp_op_cost
                    B * NQ * HQ * DV;
     }
     c->flops = causal ? f / 2 : f;
-    c->bpe = om_bpe(a, q, &c->bf16);
+    c->bpe = om_bpe(a, m->q, &c->bf16);
     c->bytes *= c->bpe;
     c->matrix = 1;
     c->model = m->bwd ? "attention_bwd" : "attention_fwd";
     c->category = TP_OPCAT_ATTENTION;
     return 1;
+}
+
+
+/* A variable-length attention: q (T_Q, H_Q, d), k and v (T_KV, H_KV, d)
+ * packed, cu_seqlens (n + 1) tensors whose values the trace does not
+ * record, max_seqlen ints.  Its sizes are exact only when one sequence is
+ * packed (B 1, N = T) or all are of the longest length (T = n * max);
+ * else 0 (TraceLens estimates the others' lengths: we do not). */
+static int om_varlen_size(const om_attention *m, const om_args *a, om_attn_size *z)
+{
+    int q = m->q, k = q + 1, v = q + 2;
+    if (!(om_tensor(a, m->cu) && a->rank[m->cu] == 1 && a->dim[m->cu][0] >= 2))
+        return 0;
+    double n = a->dim[m->cu][0] - 1, mq = om_count(a, m->cu + 2), mk = om_count(a, m->cu + 3);
+    double TQ = a->dim[q][0], TK = a->dim[k][0];
+    z->HQ = a->dim[q][1], z->HKV = a->dim[k][1], z->DQK = a->dim[q][2], z->DV = a->dim[v][2];
+    if (n == 1)
+        z->B = 1, z->NQ = TQ, z->NKV = TK;
+    else if (mq > 0 && mk > 0 && TQ == n * mq && TK == n * mk)
+        z->B = n, z->NQ = mq, z->NKV = mk;
+    else
+        return 0; /* the sequences' lengths differ and are not recorded */
+    return a->dim[v][0] == TK && a->dim[v][1] == z->HKV;
+}
+
+/* om_varlen_size for attention m, with the reason it gives up in c->why. */
+static int om_varlen(const om_attention *m, const om_args *a, om_attn_size *z, tp_op_cost *c)
+{
+    if (om_varlen_size(m, a, z))
+        return 1;
+    c->why = "variable-length attention whose sequences differ in length (cu_seqlens values "
+             "not recorded)";
+    return 0;
+}
+
+static int om_attention_cost(const om_attention *m, const om_args *a, tp_op_cost *c)
+{
+    int q = m->q, k = q + 1, v = q + 2;
+    om_attn_size z;
+    if (!om_tensor(a, v))
+        return 0;
+    if (m->cu > 0 && a->rank[q] == 3 && a->rank[k] == 3 && a->rank[v] == 3) {
+        if (!om_varlen(m, a, &z, c))
+            return 0;
+    } else if (a->rank[q] == 4 && a->rank[k] == 4 && a->rank[v] == 4) {
+        int ih = m->bnhd ? 2 : 1, in = m->bnhd ? 1 : 2;
+        z = (om_attn_size){a->dim[q][0], a->dim[q][ih], a->dim[k][ih], a->dim[q][in],
+                           a->dim[k][in], a->dim[q][3], a->dim[v][3]};
+        if (a->dim[k][0] != z.B || a->dim[v][0] != z.B || a->dim[v][ih] != z.HKV ||
+            a->dim[v][in] != z.NKV || a->dim[k][3] != z.DQK)
+            return 0;
+    } else {
+        return 0; /* unknown shapes */
+    }
+    if (z.HKV <= 0 || fmod(z.HQ, z.HKV) != 0)
+        return 0;
+    if (m->cu > 0 && a->rank[q] == 3 && z.DQK != a->dim[k][2])
+        return 0;
+    return om_attention_counts(m, &z, om_bool(a, m->causal) == 1, a, c);
 }
 
 /* ---- convolutions (TraceLens's CONV: flops_func, bytes_func and _bwd) */
@@ -506,8 +470,10 @@ static int om_elementwise_cost(const char *name, const om_args *a, tp_op_cost *c
         return 0;
     double sum = 0, big = 0;
     for (int i = 0; i < a->n; i++) {
-        if (a->rank[i] < 0)
-            return 0; /* a tensor list: its shapes are not written */
+        if (a->rank[i] < 0) {
+            c->why = "a tensor list (its shapes are not written)";
+            return 0;
+        }
         if (!om_tensor(a, i))
             continue;
         double e = om_numel(a, i);
@@ -567,6 +533,17 @@ static int om_gather_cost(const char *name, const om_args *a, tp_op_cost *c)
         c->bytes = 2 * out * c->bpe + om_numel(a, 2) * om_bpe(a, 2, NULL);
         c->flops = 0;
         c->model = "gather_bytes";
+    } else if (strcmp(name, "aten::_index_put_impl_") == 0 ||
+               strcmp(name, "aten::index_put_") == 0 || strcmp(name, "aten::index_put") == 0) {
+        /* (self, indices, values, accumulate): the values read and written
+         * into self; the indices are a tensor list whose shapes the trace
+         * does not write: a lower bound without them */
+        if (!om_tensor(a, 0) || !om_tensor(a, 2) || a->rank[0] < 1)
+            return 0;
+        c->bpe = om_bpe(a, 0, &bf16);
+        c->bytes = om_numel(a, 2) * (om_bpe(a, 2, NULL) + c->bpe);
+        c->flops = om_bool(a, 3) == 1 ? om_numel(a, 2) : 0;
+        c->model = "gather_bytes";
     } else {
         return 0;
     }
@@ -575,6 +552,7 @@ static int om_gather_cost(const char *name, const om_args *a, tp_op_cost *c)
     c->category = TP_OPCAT_OTHER;
     return 1;
 }
+
 
 int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
 {
@@ -589,6 +567,8 @@ int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
         if (strcmp(om_attentions[i].name, name) == 0)
             ok = om_attention_cost(&om_attentions[i], a, c);
     if (!ok)
+        ok = tp_om_gemm_family_cost(name, a, c);
+    if (!ok)
         ok = om_conv_cost(name, a, c);
     if (!ok)
         ok = om_norm_cost(name, a, c);
@@ -596,6 +576,13 @@ int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
         ok = om_elementwise_cost(name, a, c);
     if (!ok)
         ok = om_gather_cost(name, a, c);
+    if (!ok)
+        ok = tp_om_sparse_cost(name, a, c);
+    for (int i = 0; !ok && !c->why && i < a->ntypes; i++)
+        if (strcmp(a->type[i], "TensorList") == 0)
+            c->why = "a tensor list (its shapes are not written)";
+    if (ok)
+        c->why = NULL;
     free(a);
     return ok;
 }
@@ -620,9 +607,11 @@ static int om_has_any(const char *low, const char *const *words)
 
 tp_op_category tp_op_category_of(const char *name)
 {
-    static const char *const comm[] = {"nccl", "rccl", "c10d", "record_param_comms", "all_reduce",
-                                       "allreduce", "all_gather", "allgather", "reduce_scatter",
-                                       "all_to_all", "alltoall", NULL};
+    return tp_op_category_in(tp_vocab_builtin(), name);
+}
+
+tp_op_category tp_op_category_in(const tp_vocab *v, const char *name)
+{
     static const char *const moe[] = {"moe", "expert", "grouped_mm", "grouped_gemm", NULL};
     static const char *const attn[] = {"attention", "attn", "sdpa", "fmha", NULL};
     static const char *const norm[] = {"layer_norm", "layernorm", "rms_norm", "rmsnorm",
@@ -643,8 +632,8 @@ tp_op_category tp_op_category_of(const char *name)
     const char *base = strrchr(low, ':') ? strrchr(low, ':') + 1 : low; /* "aten::add_" -> "add_" */
     while (*base == ' ')
         base++;
-    if (om_has_any(low, comm))
-        return TP_OPCAT_COMMUNICATION;
+    if (name && tp_vocab_collective(v, name) != TP_COLL_NONE)
+        return TP_OPCAT_COMMUNICATION; /* the collectives' vocabulary (nccl:all_reduce) */
     if (om_has_any(low, moe))
         return TP_OPCAT_MOE;
     if (om_has_any(low, attn))

@@ -73,6 +73,12 @@ double tp_coll_busbw_factor(tp_coll_type t, int64_t n);
  * ("Float", "float", "c10::BFloat16", "Half", "Long", "Char", "Byte",
  * "float8_e4m3fn" ...), case ignored; 0 when unknown. */
 int tp_dtype_bytes(const char *dtype);
+/* The same as a double: the one table of element sizes (tp_gemm_bpe_of and
+ * the op models read it too): "bool", "unsigned char", "signed char" 1,
+ * "short int" 2, "c10::complex<float>" 8, a packed FP4 pair
+ * ("c10::Float4_e2m1fn_x2") 1 per element of its shape; 0 when unknown
+ * ("Scalar", "TensorList", ""). */
+double tp_dtype_bpe(const char *dtype);
 
 /*
  * NCCL's NVTX payloads (NCCL 2.19+, its nvtx_payload_schemas.h): each API

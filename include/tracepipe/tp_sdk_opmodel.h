@@ -36,10 +36,14 @@ typedef enum tp_op_category {
  * "communication", "other". */
 const char *tp_op_category_name(tp_op_category c);
 
-/* The category of an op by its name (aten::, autograd nodes, custom ops);
- * communication is decided by the caller from the op's kernels (the
- * vocabulary's collectives) and by names of collectives (nccl, c10d,
- * all_reduce ...). */
+/* The category of an op by its name (aten::, autograd nodes, custom ops):
+ * communication when the collectives' vocabulary v matches the name
+ * (nccl:all_reduce; a pipeline's `vocabulary: collectives` additions
+ * reach it through tp_vocab_get); the caller also makes an op
+ * communication when it owns a collective kernel (record_param_comms,
+ * c10d::allreduce_).  tp_op_category_of uses the built-in vocabulary. */
+struct tp_vocab;
+tp_op_category tp_op_category_in(const struct tp_vocab *v, const char *name);
 tp_op_category tp_op_category_of(const char *name);
 
 /* One call's counts. */
@@ -51,6 +55,8 @@ typedef struct tp_op_cost {
     double bpe;         /* bytes per element of the op's compute type */
     int bf16;           /* its compute type is bfloat16 */
     int matrix;         /* runs at the tensor-core rate of its type (else the FP32 rate) */
+    const char *why;    /* when tp_op_cost_of returns 0 for an op a model knows: why its args
+                         * do not say enough (static text), else NULL */
 } tp_op_cost;
 
 /* The counts of a call of op `name` from its row's args (raw JSON object

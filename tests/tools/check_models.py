@@ -16,25 +16,31 @@ import json
 import sys
 
 NEW = ("attention_fwd", "attention_bwd", "conv_fwd", "conv_bwd", "norm_fwd", "norm_bwd",
-       "elementwise_bytes", "embedding_bag", "gather_bytes")
+       "elementwise_bytes", "embedding_bag", "gather_bytes", "scaled_gemm", "grouped_gemm",
+       "scaled_grouped_gemm", "fused_moe", "sparse_bytes")
 
 # docs/presets.md, the figures the models read (GFLOP/s, GB/s, us)
 PRESETS = {
     "h100_sxm5_80gb": dict(fp32=66900, fp16=989400, bf16=989400, dram=3350, floor=1.6),
     "a100_sxm4_40gb": dict(fp32=19500, fp16=312000, bf16=312000, dram=1555, floor=1.344),
     "v100_sxm2": dict(fp32=12200, fp16=125000, bf16=0, dram=809, floor=1.248),
+    "b200": dict(fp32=75000, fp16=2250000, bf16=2250000, fp8=4500000, fp4=9000000, dram=8000, floor=0),
 }
 
 
 def bytes_per(t):
+    """Bytes of one element as stored: torch's element_size() of the type the trace names
+    (a packed FP4 pair, Float4_e2m1fn_x2, is one byte: its shape counts pairs)."""
     t = (t or "").lower()
-    if "float4" in t:
-        return 0.5
-    if "float8" in t or t in ("bool", "unsigned char", "signed char"):
+    if t.startswith("c10::"):
+        t = t[5:]
+    if t.startswith("float8") or t.startswith("float4_e2m1fn_x2"):
         return 1
-    if "half" in t or "bfloat16" in t:
+    if t in ("bool", "unsigned char", "signed char", "char", "byte", "int8", "uint8"):
+        return 1
+    if t in ("half", "bfloat16", "short int", "short", "int16", "unsigned short"):
         return 2
-    if t in ("double", "long int", "long"):
+    if t in ("double", "long int", "long", "int64", "complex<float>"):
         return 8
     return 4
 
@@ -46,9 +52,21 @@ def numel(shape):
     return n
 
 
-def is_tensor(dims, i):
-    return i < len(dims) and isinstance(dims[i], list) and len(dims[i]) > 0 and \
-        all(isinstance(d, int) for d in dims[i])
+DTYPES = {"float", "double", "half", "bfloat16", "int", "long int", "long", "short int", "bool",
+          "unsigned char", "signed char", "complex<float>", "complex<double>"}
+
+
+def is_dtype(t):
+    t = (t or "").lower()
+    t = t[5:] if t.startswith("c10::") else t
+    return t in DTYPES or t.startswith("float8") or t.startswith("float4")
+
+
+def is_tensor(dims, i, types=None):
+    """A shape of rank >= 1, or [] of a dtype (a 0-dim tensor: one element)."""
+    if not (i < len(dims) and isinstance(dims[i], list) and all(isinstance(d, int) for d in dims[i])):
+        return False
+    return len(dims[i]) > 0 or (types is not None and i < len(types) and is_dtype(types[i]))
 
 
 # name: (index of q, layout of q, index of is_causal in Concrete Inputs, backward, flash)
@@ -62,12 +80,52 @@ ATTENTION = {
     "aten::_scaled_dot_product_efficient_attention_backward": (1, "BHND", 11, True, False),
     "aten::_scaled_dot_product_cudnn_attention_backward": (1, "BHND", 14, True, False),
     "aten::_flash_attention_backward": (1, "BNHD", 11, True, True),
+    "flash_attn::_flash_attn_varlen_forward": (0, "BNHD", 9, False, True),
+    "flash_attn::_flash_attn_varlen_backward": (1, "BNHD", 15, True, True),
 }
 
 
+# variable-length attention: name -> (index of q, of cu_seqlens_q, of causal), packed (T, H, d)
+VARLEN = {
+    "flash_attn::_flash_attn_varlen_forward": (0, 3, 9, False),
+    "aten::_flash_attention_forward": (0, 3, 8, False),
+    "flash_attn::_flash_attn_varlen_backward": (1, 9, 15, True),
+    "aten::_flash_attention_backward": (1, 6, 11, True),
+}
+
+
+def varlen_shapes(name, dims, conc):
+    """(B, N, H, d) views of packed q, k, v when the lengths are exact: one sequence, or
+    every sequence as long as max_seqlen (T = n * max); else None."""
+    qi, cu, _, _ = VARLEN[name]
+    q, k, v = dims[qi], dims[qi + 1], dims[qi + 2]
+    if not (len(q) == len(k) == len(v) == 3) or not is_tensor(dims, cu) or len(dims[cu]) != 1:
+        return None
+    n = dims[cu][0] - 1
+    try:
+        mq, mk = int(conc[cu + 2]), int(conc[cu + 3])
+    except (ValueError, IndexError):
+        mq = mk = -1
+    if n == 1:
+        B, NQ, NK = 1, q[0], k[0]
+    elif n > 1 and q[0] == n * mq and k[0] == n * mk:
+        B, NQ, NK = n, mq, mk
+    else:
+        return None
+    return [B, NQ, q[1], q[2]], [B, NK, k[1], k[2]], [B, NK, v[1], v[2]]
+
+
 def attention(name, dims, types, conc):
-    qi, layout, ci, bwd, flash = ATTENTION[name]
-    q, k, v = (dims[i] if i < len(dims) else [] for i in (qi, qi + 1, qi + 2))
+    if name in VARLEN and len(dims) > VARLEN[name][0] + 2 and len(dims[VARLEN[name][0]]) == 3:
+        got = varlen_shapes(name, dims, conc)
+        if got is None:
+            return None
+        q, k, v = got
+        qi, _, ci, bwd = VARLEN[name]
+        layout, flash = "BNHD", True
+    else:
+        qi, layout, ci, bwd, flash = ATTENTION[name]
+        q, k, v = (dims[i] if i < len(dims) else [] for i in (qi, qi + 1, qi + 2))
     if not (len(q) == len(k) == len(v) == 4):
         return None
 
@@ -159,6 +217,14 @@ def gather(name, dims, types, conc):
         if is_tensor(dims, 6):
             nbytes += numel(dims[6]) * bytes_per(typ(6))
         return ("embedding_bag", I * D, nbytes, b, "bfloat16" in typ(0).lower(), False)
+    if name in ("aten::_index_put_impl_", "aten::index_put_", "aten::index_put"):
+        # values read and written into self; the index list's shapes are not written
+        if not (is_tensor(dims, 0, types) and len(dims[0]) >= 1 and is_tensor(dims, 2, types)):
+            return None
+        v = numel(dims[2])
+        acc = len(conc) > 3 and conc[3] == "True"
+        return ("gather_bytes", v if acc else 0, v * (bytes_per(typ(2)) + bytes_per(typ(0))),
+                bytes_per(typ(0)), "bfloat16" in typ(0).lower(), False)
     if name == "aten::index_select":
         if not (is_tensor(dims, 0) and is_tensor(dims, 2)) or len(conc) < 2:
             return None
@@ -302,11 +368,12 @@ def elementwise(name, dims, types, conc):
     op = name[6:]
     kind = ("fill" if op in FILL else "copy" if op in COPY else "reduce" if op in REDUCE
             else "out" if op in OUT else "inplace" if op.endswith("_") and op[:-1] in OUT else None)
-    if kind is None or not is_tensor(dims, 0):
+    if kind is None or not is_tensor(dims, 0, types):
         return None
     if any(not (isinstance(d, list) and all(isinstance(x, int) for x in d)) for d in dims):
         return None
-    tensors = [(numel(d), bytes_per(types[i] if i < len(types) else "")) for i, d in enumerate(dims) if d]
+    tensors = [(numel(d), bytes_per(types[i] if i < len(types) else "")) for i, d in enumerate(dims)
+               if is_tensor(dims, i, types)]
     read = sum(n * b for n, b in tensors)
     largest = max(n for n, _ in tensors)
     b0 = bytes_per(types[0] if types else "")
@@ -315,6 +382,132 @@ def elementwise(name, dims, types, conc):
               "inplace": read + first}[kind]
     flops = 0 if kind in ("fill", "copy") else largest
     return ("elementwise_bytes", flops, nbytes, b0, "bfloat16" in (types[0] if types else "").lower(), False)
+
+
+# c10::ScalarType codes (out_dtype in Concrete Inputs) -> element size
+SCALAR_TYPE = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1, 15: 2, 23: 1, 24: 1, 25: 1, 26: 1}
+
+
+def values_per(t):
+    """Values per stored element: a packed FP4 pair holds two."""
+    return 2 if "float4_e2m1fn_x2" in (t or "").lower() else 1
+
+
+def products(name, dims, types, conc):
+    """torch._scaled_mm, _grouped_mm, _scaled_grouped_mm: FLOPs 2*M*N*K over the products'
+    totals (K in values), bytes every operand, scale, offs and bias as stored + the output."""
+    def typ(i):
+        return types[i] if i < len(types) else ""
+
+    def stored(i):
+        return numel(dims[i]) * bytes_per(typ(i)) if is_tensor(dims, i) else 0
+
+    def out_bpe(i, inb):
+        try:
+            return SCALAR_TYPE[int(conc[i])]
+        except (ValueError, IndexError, KeyError):
+            return 2 if inb <= 1 else inb
+    if name not in ("aten::_scaled_mm", "aten::_grouped_mm", "aten::_scaled_grouped_mm"):
+        return None
+    if not (is_tensor(dims, 0) and is_tensor(dims, 1)):
+        return None
+    a, b = dims[0], dims[1]
+    K = a[-1] * values_per(typ(0))
+    if len(b) < 2 or b[-2] * values_per(typ(1)) != K:
+        return None
+    compute = min(bytes_per(typ(0)) / values_per(typ(0)), bytes_per(typ(1)) / values_per(typ(1)))
+    bf16 = "bfloat16" in typ(0).lower() and compute == 2
+    if name == "aten::_scaled_mm":
+        if len(a) != 2 or len(b) != 2:
+            return None
+        M, N = a[0], b[1]
+        bias = is_tensor(dims, 4)
+        flops = 2 * M * N * K + (M * N if bias else 0)
+        nbytes = sum(stored(i) for i in range(5)) + M * N * out_bpe(6, bytes_per(typ(0)))
+        return ("scaled_gemm", flops, nbytes, compute, bf16, True)
+    scaled = name == "aten::_scaled_grouped_mm"
+    offs, bias, outd = (4, 5, 7) if scaled else (2, 3, 4)
+    if not (2 <= len(a) <= 3 and 2 <= len(b) <= 3):
+        return None
+    M, N = a[-2], b[-1]
+    if len(a) == 3 and len(b) == 3:
+        if a[0] != b[0]:
+            return None
+        G, out, flops = a[0], a[0] * M * N, 2 * a[0] * M * N * K   # batched
+    elif len(a) == 2 and len(b) == 3:
+        G, out, flops = b[0], M * N, 2 * M * N * K                  # rows of A jagged
+    elif len(a) == 3:
+        G, out, flops = a[0], M * N, 2 * M * N * K                  # columns of B jagged
+    else:
+        G = numel(dims[offs]) if is_tensor(dims, offs) else 0       # K jagged: G outputs
+        out, flops = G * M * N, 2 * M * N * K
+    if G <= 0:
+        return None
+    inb = bytes_per(typ(0))
+    nbytes = stored(0) + stored(1) + stored(offs) + stored(bias) + \
+        (stored(2) + stored(3) if scaled else 0) + out * (out_bpe(outd, inb) if scaled else inb)
+    return ("scaled_grouped_gemm" if scaled else "grouped_gemm", flops, nbytes, compute, bf16, True)
+
+
+def fused_moe(name, dims, types, conc):
+    """vLLM's fused experts, TraceLens's FusedMoE: tokens T of width H, E experts of
+    intermediate I (w1 2I rows when gated), top-k; weights of the expected active experts."""
+    if name not in ("vllm::outplace_fused_experts", "vllm::inplace_fused_experts"):
+        return None
+    if not all(is_tensor(dims, i) for i in (0, 1, 2, 4)):
+        return None
+    (T, H), (E, up, H1), (E2, H2, I), (T2, k) = dims[0], dims[1], dims[2], dims[4]
+    gated = up == 2 * I
+    if not (gated or up == I) or H1 != H or E2 != E or H2 != H or T2 != T or not 1 <= k <= E:
+        return None
+    fc1 = 2 * T * H * I * k * (2 if gated else 1)
+    flops = fc1 + 2 * T * H * I * k + T * H * (2 * k - 1)
+    active = E * (1 - ((E - k) / E) ** T)
+    inb, wb = bytes_per(types[0]), bytes_per(types[1])
+    nbytes = T * H * inb * 2 + active * I * H * wb * (3 if gated else 2) + \
+        numel(dims[3]) * bytes_per(types[3]) + numel(dims[4]) * bytes_per(types[4])
+    compute = 1 if "float8" in types[1].lower() else inb
+    return ("fused_moe", flops, nbytes, compute, "bfloat16" in types[0].lower() and compute == 2, True)
+
+
+SPARSE = {"asynchronous_complete_cumsum": "complete", "asynchronous_exclusive_cumsum": "cumsum",
+          "asynchronous_inclusive_cumsum": "cumsum", "bounds_check_indices": "read",
+          "permute_pooled_embs_auto_grad": "copy", "permute_pooled_embs": "copy",
+          "recat_embedding_grad_output_mixed_D_batch": "copy", "recat_embedding_grad_output": "copy",
+          "permute_2D_sparse_data": "permute", "permute_sparse_features": "permute"}
+
+
+def sparse(name, dims, types, conc):
+    """fbgemm's sparse-feature ops by bytes (fbgemm_gpu sparse_ops): cumsums read N and
+    write N (+1 complete), bounds checks read, pooled permutes read and write the pooled
+    tensor, permutes read and write the permuted lengths (a lower bound: the selected
+    indices' count is not recorded)."""
+    kind = SPARSE.get(name.split("::")[-1])
+    if kind is None and "PermutePooledEmbsFunction" in name:
+        kind = "copy"
+    if kind is None or not is_tensor(dims, 0, types) or not dims[0]:
+        return None
+    if any(not (isinstance(d, list) and all(isinstance(x, int) for x in d)) for d in dims):
+        return None
+
+    def stored(i):
+        return numel(dims[i]) * bytes_per(types[i] if i < len(types) else "") if is_tensor(dims, i, types) else 0
+    read = sum(stored(i) for i in range(len(dims)))
+    b0, n0 = bytes_per(types[0] if types else ""), numel(dims[0])
+    flops = n0 if kind in ("complete", "cumsum") else 0
+    if kind == "complete":
+        nbytes = n0 * b0 + (n0 + 1) * b0
+    elif kind == "cumsum":
+        nbytes = 2 * n0 * b0
+    elif kind == "read":
+        nbytes = read
+    elif kind == "copy":
+        nbytes = read + n0 * b0
+    elif is_tensor(dims, 1, types) and len(dims[1]) == 2:
+        nbytes = read + n0 * dims[1][1] * bytes_per(types[1])
+    else:
+        return None
+    return ("sparse_bytes", flops, nbytes, b0, "bfloat16" in (types[0] if types else "").lower(), False)
 
 
 def cost(name, args):
@@ -327,13 +520,18 @@ def cost(name, args):
         got = attention(name, dims, types, conc)
         if got:
             return got
-    return (conv(name, dims, types, conc) or norm(name, dims, types, conc) or
-            elementwise(name, dims, types, conc) or gather(name, dims, types, conc))
+    return (products(name, dims, types, conc) or fused_moe(name, dims, types, conc) or
+            conv(name, dims, types, conc) or norm(name, dims, types, conc) or
+            elementwise(name, dims, types, conc) or gather(name, dims, types, conc) or
+            sparse(name, dims, types, conc))
 
 
 def predict_us(c, p):
     model, flops, nbytes, bpe, bf16, matrix = c
-    peak = (p["bf16"] if bf16 else p["fp16"]) if matrix and bpe == 2 else p["fp32"]
+    if matrix and bpe < 2:
+        peak = p["fp8"] if bpe == 1 else p["fp4"]
+    else:
+        peak = (p["bf16"] if bf16 else p["fp16"]) if matrix and bpe == 2 else p["fp32"]
     return max(flops / peak / 1000 if flops else 0.0, nbytes / p["dram"] / 1000)
 
 

@@ -128,7 +128,8 @@ for r in mine:
 others = {r["model"] for r in rows if not r["name"].startswith("aten::mul")}
 assert others <= {"roofline", "elementwise", "fwd", "sgd", "adagrad", "", "attention_fwd", "attention_bwd",
                   "conv_fwd", "conv_bwd", "norm_fwd", "norm_bwd", "elementwise_bytes", "embedding_bag",
-                  "gather_bytes"} and "linear" not in others, others
+                  "gather_bytes", "sparse_bytes", "scaled_gemm", "grouped_gemm", "scaled_grouped_gemm",
+                  "fused_moe"} and "linear" not in others, others
 print("out-of-tree: linear_model: %d op shapes predicted by the registered model" % len(mine))
 PY
 # the iteration view, declared columns and the SDK's regexes from a third-party plugin

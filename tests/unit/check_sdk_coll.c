@@ -40,6 +40,14 @@ START_TEST(dtype_sizes)
     ck_assert_int_eq(tp_dtype_bytes("Float8_e4m3fn"), 1);
     ck_assert_int_eq(tp_dtype_bytes("Scalar"), 0);
     ck_assert_int_eq(tp_dtype_bytes(NULL), 0);
+    /* the one table: PyTorch's element_size() */
+    ck_assert(tp_dtype_bpe("bool") == 1);
+    ck_assert(tp_dtype_bpe("unsigned char") == 1);
+    ck_assert(tp_dtype_bpe("short int") == 2);
+    ck_assert(tp_dtype_bpe("c10::complex<float>") == 8);
+    ck_assert(tp_dtype_bpe("c10::Float4_e2m1fn_x2") == 1); /* a packed pair per element */
+    ck_assert(tp_dtype_bpe("c10::Float8_e8m0fnu") == 1);
+    ck_assert(tp_dtype_bpe("TensorList") == 0);
     ck_assert_int_eq(tp_coll_type_of_name("allreduce"), TP_COLL_ALL_REDUCE);
     ck_assert_int_eq(tp_coll_type_of_name("reduce_scatter_tensor_coalesced"),
                      TP_COLL_REDUCE_SCATTER);

@@ -72,6 +72,7 @@ START_TEST(bytes_per_element_of_the_first_type)
     ck_assert(BPE("[\"BFloat16\"]") == 2);
     ck_assert(BPE("[\"c10::Float8_e4m3fn\"]") == 1);
     ck_assert(BPE("[\"double\"]") == 8);
+    ck_assert(BPE("[\"bool\"]") == 1); /* was 4: one table now (tp_dtype_bpe) */
     ck_assert(BPE("[\"float\", \"double\"]") == 4); /* the first input's */
     ck_assert(BPE("[]") == 4);
     ck_assert(tp_gemm_bpe_of(NULL, 0) == 4);

@@ -7,6 +7,7 @@
 #include "tp_test.h"
 
 #include <tracepipe/tp_sdk_opmodel.h>
+#include <tracepipe/tp_sdk_vocab.h>
 
 START_TEST(categories)
 {
@@ -35,9 +36,12 @@ START_TEST(categories)
         {"aten::cat", TP_OPCAT_ELEMENTWISE},
         {"autograd::engine::evaluate_function: ReluBackward0", TP_OPCAT_ELEMENTWISE},
         {"aten::threshold_backward", TP_OPCAT_ELEMENTWISE},
-        {"record_param_comms", TP_OPCAT_COMMUNICATION},
-        {"c10d::allreduce_", TP_OPCAT_COMMUNICATION},
+        /* by name only what the collectives' vocabulary matches; predict makes an op
+         * owning a collective kernel (record_param_comms, c10d::allreduce_) communication */
+        {"record_param_comms", TP_OPCAT_OTHER},
         {"nccl:all_reduce", TP_OPCAT_COMMUNICATION},
+        {"vllm::outplace_fused_experts", TP_OPCAT_MOE},
+        {"aten::_scaled_grouped_mm", TP_OPCAT_MOE},
         {"fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function", TP_OPCAT_OTHER},
         {"torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>", TP_OPCAT_OTHER},
         {"aten::upsample_bilinear2d", TP_OPCAT_OTHER},
@@ -47,6 +51,13 @@ START_TEST(categories)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         ck_assert_msg(tp_op_category_of(cases[i].name) == cases[i].cat, "%s: %s", cases[i].name,
                       tp_op_category_name(tp_op_category_of(cases[i].name)));
+    /* a pipeline's `vocabulary: collectives` addition reaches the categories */
+    static const tp_vocab_rule mine[] = {{"my_ar_*", TP_COLL_ALL_REDUCE}};
+    tp_vocab v = *tp_vocab_builtin();
+    v.collectives = mine;
+    v.n_collectives = 1;
+    ck_assert_int_eq(tp_op_category_in(&v, "my_ar_op"), TP_OPCAT_COMMUNICATION);
+    ck_assert_int_eq(tp_op_category_of("my_ar_op"), TP_OPCAT_OTHER);
     ck_assert_str_eq(tp_op_category_name(TP_OPCAT_ELEMENTWISE), "elementwise");
     ck_assert_str_eq(tp_op_category_name(TP_OPCAT_N), "other");
 }
@@ -106,7 +117,29 @@ START_TEST(vectors)
          "{\"Input Dims\": [[30522, 512], [], [141]], \"Input type\": [\"c10::BFloat16\", \"Scalar\", "
          "\"long int\"], \"Concrete Inputs\": [\"\", \"0\", \"\"]}",
          "gather_bytes", 0, 289896, 0);
+    /* issue 27 item 1 (golden predict_models_gemm's vectors) */
+    cost("aten::_scaled_mm",
+         "{\"Input Dims\": [[2048, 4096], [4096, 2048], [2048, 256], [2048, 256], [], [], [], []], "
+         "\"Input type\": [\"c10::Float4_e2m1fn_x2\", \"c10::Float4_e2m1fn_x2\", "
+         "\"c10::Float8_e8m0fnu\", \"c10::Float8_e8m0fnu\", \"\", \"\", \"Scalar\", \"Scalar\"], "
+         "\"Concrete Inputs\": [\"\", \"\", \"\", \"\", \"\", \"\", \"15\", \"False\"]}",
+         "scaled_gemm", 68719476736.0, 26214400, 1);
+    cost("aten::_grouped_mm",
+         "{\"Input Dims\": [[8192, 2048], [8, 2048, 1408], [8], [], []], \"Input type\": "
+         "[\"c10::BFloat16\", \"c10::BFloat16\", \"int\", \"\", \"\"]}",
+         "grouped_gemm", 47244640256.0, 102760480, 1);
+    cost("flash_attn::_flash_attn_varlen_forward",
+         "{\"Input Dims\": [[4096, 32, 128], [4096, 8, 128], [4096, 8, 128], [5], [5]], "
+         "\"Input type\": [\"c10::BFloat16\"], \"Concrete Inputs\": [\"\", \"\", \"\", \"\", "
+         "\"\", \"1024\", \"1024\", \"0.\", \"0.088\", \"True\"]}",
+         "attention_fwd", 34359738368.0, 83886080, 1);
     tp_op_cost c;
+    /* varlen of unequal lengths (3000 tokens, 3 sequences, max 1024): not recorded */
+    const char *varlen = "{\"Input Dims\": [[3000, 32, 128], [3000, 8, 128], [3000, 8, 128], [4], "
+                         "[4]], \"Concrete Inputs\": [\"\", \"\", \"\", \"\", \"\", \"1024\", "
+                         "\"1024\", \"0.\", \"0.088\", \"True\"]}";
+    ck_assert_int_eq(tp_op_cost_of("flash_attn::_flash_attn_varlen_forward", varlen,
+                                   strlen(varlen), &c), 0);
     /* causal with N_q != N_kv, a tensor list, a name of no model, no dims */
     const char *unequal = "{\"Input Dims\": [[1, 128, 8, 64], [1, 512, 8, 64], [1, 512, 8, 64]], "
                           "\"Concrete Inputs\": [\"\", \"\", \"\", \"\", \"\", \"128\", \"512\", "

@@ -97,7 +97,9 @@ static const tp_option pr_options[] = {
               "mode trace: one row per embedding lookup occurrence, largest measured first"),    \
     TP_RESULT("categories", "table", pr_category,                                                \
               "mode trace: coverage and accuracy per category of op, largest GPU time first, "   \
-              "then (all) and (without communication)")
+              "then (all) and (without communication)"),                                        \
+    TP_RESULT("unmodelled", "table", pr_unmodelled,                                              \
+              "mode trace: the GPU time no model predicted, one row per reason, largest first")
 #define PR_E2E_RESULTS                                                                           \
     TP_RESULT("e2e", "series", pr_e2e,                                                           \
               "e2e: true: each iteration predicted end to end (section 6) and measured; notes "  \

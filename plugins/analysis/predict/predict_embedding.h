@@ -49,7 +49,7 @@ typedef struct pe_shape {
 
 static inline int pe_is_int_type(const char *t)
 {
-    return strcmp(t, "long int") == 0 || strcmp(t, "int") == 0;
+    return strcmp(t, "long int") == 0 || strcmp(t, "long") == 0 || strcmp(t, "int") == 0;
 }
 
 static inline int pe_is_float_type(const char *t)

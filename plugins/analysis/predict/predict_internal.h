@@ -59,6 +59,8 @@ typedef struct pr_occ {
 typedef struct pr_gpu_time {
     double all_us;
     double unowned_us[TP_OPCAT_N];
+    uint32_t *unowned; /* the rows of those activities (n_unowned), for <id>.unmodelled */
+    size_t n_unowned;
 } pr_gpu_time;
 
 /* An embedding op met on the trace: its inputs, or why no model took it. */
@@ -87,6 +89,12 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
 /* <id>.categories: per category the GPU time, the modelled share and GMAE;
  * the summary's notes say the share without communication. */
 int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_time *gpu);
+
+/* ---- the GPU time no model predicted, by reason (predict_unmodelled.c) */
+/* <id>.unmodelled: per reason the occurrences or activities and their GPU
+ * time (emb: the embedding ops met, whose refusals have their own reason). */
+int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size_t n,
+                          const pr_gpu_time *gpu, const pr_emb_row *emb, size_t nemb);
 
 /* ---- mode trace (predict_trace.c) */
 /* Error statistics of occurrences o[from, to): GMAE (eps 0 unless an error

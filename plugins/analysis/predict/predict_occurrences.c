@@ -160,6 +160,7 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
         return NULL;
     }
     memset(gpu, 0, sizeof *gpu);
+    gpu->unowned = tp_malloc((c->n ? c->n : 1) * sizeof *gpu->unowned); /* NULL: not listed */
     for (size_t a = 0; a < c->n; a++) {
         if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
             continue;
@@ -176,6 +177,8 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
             (*comm)[op] |= (uint8_t)coll;
         } else {
             gpu->unowned_us[coll ? TP_OPCAT_COMMUNICATION : TP_OPCAT_OTHER] += us;
+            if (gpu->unowned)
+                gpu->unowned[gpu->n_unowned++] = (uint32_t)a;
         }
     }
     return owned;
@@ -212,7 +215,7 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
     x->measured_us = (double)dur / 1000.0;
     x->predicted_us = 0;
     x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us);
-    x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_of(tp_str_text(st, x->name));
+    x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_in(voc, tp_str_text(st, x->name));
     if (x->model)
         x->predicted_us = pm_floor(x->predicted_us, kernels, m->p);
 }
@@ -280,7 +283,8 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         x->measured_us = (double)owned[r] / 1000.0;
         x->predicted_us = 0;
         x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, &x->dims, &e);
-        x->category = comm[r] ? TP_OPCAT_COMMUNICATION : tp_op_category_of(tp_str_text(st, x->name));
+        x->category =
+            comm[r] ? TP_OPCAT_COMMUNICATION : tp_op_category_in(&voc, tp_str_text(st, x->name));
         if (x->model)
             x->predicted_us = pm_floor(x->predicted_us, kernels[r], m->p);
         if (m->emb.slot[r] >= 0) {

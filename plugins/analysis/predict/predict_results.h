@@ -74,6 +74,17 @@ TP_COLUMNS(pr_unsupported, PR_UNSUPPORTED_COLS);
     X(P, mean_error_percent, F64, "percent", "mean relative error x 100 (null when none)")
 TP_COLUMNS(pr_category, PR_CATEGORY_COLS);
 
+/* <id>.unmodelled: the GPU time no model predicted, one row per reason (issue 27). */
+#define PR_UNMODELLED_COLS(X, P)                                                                \
+    X(P, reason, STR, NULL, "why no model predicted it: the op's args do not say enough (a "    \
+                            "tensor list, no Input Dims, ...), no model for the op, or a "      \
+                            "kernel no op launched; a GEMM kernel's library, type and tile "    \
+                            "from its name")                                                    \
+    X(P, count, I64, "count", "op occurrences (GPU activities where no op launched them)")      \
+    X(P, gpu_us, F64, "us", "their GPU activity time")                                          \
+    X(P, share_percent, F64, "percent", "gpu_us / all GPU activity time x 100")
+TP_COLUMNS(pr_unmodelled, PR_UNMODELLED_COLS);
+
 /* <id>.embedding: one row per embedding lookup occurrence. */
 #define PR_EMBEDDING_COLS(X, P)                                                                 \
     X(P, name, STR, NULL, "the forward lookup's or backward node's name")                       \

@@ -247,12 +247,15 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
         rc = embedding_results(st, emb, nemb);
     if (rc == TP_OK) /* after the others: results come out in the order declared */
         rc = pr_category_results(st, o, n, &gpu);
+    if (rc == TP_OK)
+        rc = pr_unmodelled_results(st, t, o, n, &gpu, emb, nemb);
     if (rc == TP_OK && with_table)
         rc = pf_results(st, &fc);
     if (rc == TP_OK && cfg->e2e)
         rc = pr_e2e_results(st, cfg, t, o, n);
     tp_free(o);
     tp_free(emb);
+    tp_free(gpu.unowned);
     pe_index_free(&m.emb);
     pf_free(&fc);
     tp_free(table.rows);
