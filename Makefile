@@ -216,6 +216,7 @@ check-pipelines: all $(TESTPLUGINS)
 # the HTML report in headless Chromium (release only: under ASan it would test Chromium)
 check-report: all
 	sh tests/e2e/report_chromium.sh $(BUILD)
+	sh tests/e2e/report_layout.sh $(BUILD)
 
 # issue 23's layout: sources by concept, each under 800 lines; the core and the
 # SDK never include plugin code
