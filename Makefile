@@ -212,6 +212,7 @@ check-pipelines: all $(TESTPLUGINS)
 	sh tests/e2e/slurm.sh $(BUILD)
 	sh tests/e2e/bundled.sh $(BUILD)
 	sh tests/bad/run.sh $(BUILD)
+	sh tests/e2e/advice_memkinds.sh $(BUILD)
 
 # the HTML report in headless Chromium (release only: under ASan it would test Chromium)
 check-report: all

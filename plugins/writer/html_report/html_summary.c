@@ -94,16 +94,22 @@ static long max_row(const tp_result *r, int col, int need_col)
 
 /* ------------------------------------------------------------- step time */
 
+/* The median of an f64 column's non-null values: 1 and *med, *n set, or 0. */
+static int column_median(const tp_result *r, int col, size_t *n, double *med)
+{
+    double *v = r && col >= 0 ? column_values(r, col, n) : NULL;
+    int ok = v != NULL && tp_median_of(v, *n, med) == TP_OK;
+    free(v);
+    return ok;
+}
+
 static int step_from_column(FILE *f, const tp_result *r)
 {
     int col = hr_col(r, "step_us", TP_COL_F64), rank = hr_col(r, "rank", TP_COL_I64);
     size_t n;
-    double *v = column_values(r, col, &n), med;
-    if (v == NULL || tp_median_of(v, n, &med) != TP_OK) {
-        free(v);
+    double med;
+    if (!column_median(r, col, &n, &med))
         return 0;
-    }
-    free(v);
     fact_open(f, "step", "step time");
     hr_duration(f, med);
     if (n > 1) {
@@ -126,12 +132,9 @@ static int step_from_iterations(tp_stage *st, FILE *f)
 {
     const tp_result *r = input_with(st, iteration_cols, NULL);
     size_t n;
-    double *v = r ? column_values(r, hr_col(r, "dur_us", TP_COL_F64), &n) : NULL, med;
-    if (v == NULL || tp_median_of(v, n, &med) != TP_OK) {
-        free(v);
+    double med;
+    if (!column_median(r, r ? hr_col(r, "dur_us", TP_COL_F64) : -1, &n, &med))
         return 0;
-    }
-    free(v);
     fact_open(f, "step", "step time");
     hr_duration(f, med);
     fprintf(f, " (median of %zu iteration%s)", n, n == 1 ? "" : "s");

@@ -10,21 +10,12 @@ import re
 import sys
 from html import unescape
 
+sys.path.insert(0, "tests/tools")
+from tracecheck import union  # noqa: E402
+
 out = sys.argv[1]
 trace = json.load(open("tests/data/hand/report_long_name.json"))["traceEvents"]
 html = open(os.path.join(out, "report.html"), encoding="utf-8").read()
-
-
-def union(iv):
-    tot, end = 0, None
-    for s, e in sorted(iv):
-        if end is None or s > end:
-            tot += e - s
-            end = e
-        elif e > end:
-            tot += e - end
-            end = e
-    return tot
 
 
 def overlap(a, b):
