@@ -241,6 +241,7 @@ check-pipelines: all $(TESTPLUGINS)
 	sh tests/e2e/slurm.sh $(BUILD)
 	sh tests/e2e/bundled.sh $(BUILD)
 	sh tests/bad/run.sh $(BUILD)
+	sh tests/e2e/advice_memkinds.sh $(BUILD)
 
 # pipeline slurm --submit on a real one-node Slurm cluster (issue 34): skipped,
 # with the reason, where the daemons cannot run (not root, no packages)
@@ -255,6 +256,7 @@ check-python: all $(TESTPLUGINS)
 # the HTML report in headless Chromium (release only: under ASan it would test Chromium)
 check-report: all
 	sh tests/e2e/report_chromium.sh $(BUILD)
+	sh tests/e2e/report_layout.sh $(BUILD)
 
 # issue 23's layout: sources by concept, each under 800 lines; the core and the
 # SDK never include plugin code

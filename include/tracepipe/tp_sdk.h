@@ -18,6 +18,7 @@
 #include "tp_sdk_intervals.h"
 #include "tp_sdk_json.h"
 #include "tp_sdk_rows.h"
+#include "tp_sdk_memkind.h"
 #include "tp_sdk_sort.h"
 #include "tp_sdk_stats.h"
 #include "tp_sdk_output.h"
@@ -36,5 +37,6 @@
 #include "tp_sdk_alloc.h"
 #include "tp_sdk_cupti.h"
 #include "tp_sdk_rows.h"
+#include "tp_sdk_memkind.h"
 
 #endif

@@ -19,7 +19,8 @@ rules' figures are recomputed from it:
                      their share > 5 %, must not when share <= 5 % and N <= 10
     gpu_gaps         every gap >= 500 ms between the union's intervals
     low_utilization  the number of the 30 chunks busy < 50 %
-  pageable_memcpy    copies whose name says "Pageable" (Kineto names their kinds)
+  pageable_memcpy    copies from or to pageable memory: Kineto's name says "Pageable";
+                     an nsys export's srcKind/dstKind is its ENUM_CUDA_MEM_KIND's Pageable
   sync_memcpy        runtime calls named *Memcpy* / *Memset* without "Async", by name
   sync_api           runtime calls whose name (without _v<N>) ends in Synchronize
   launch_outliers    by correlation id: calls > 50 us (slow), else GPU work shorter
@@ -114,9 +115,21 @@ def read_nsys(path):
                                         "demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL"):
             t.acts.append((d, s, e, "kernel", strings.get(n, ""), c))
     if "CUPTI_ACTIVITY_KIND_MEMCPY" in tables:
-        for d, s, e, c, k in db.execute("SELECT deviceId, start, end, correlationId, copyKind "
-                                        "FROM CUPTI_ACTIVITY_KIND_MEMCPY"):
-            t.acts.append((d, s, e, "memcpy", "Memcpy " + KINDS.get(k, "Unknown"), c))
+        # the memory kinds as the export labels them (ENUM_CUDA_MEM_KIND), else its
+        # documented numbering (0 pageable, 1 pinned, 2 device, ...), named the way
+        # Kineto names them: "Memcpy HtoD (Pageable -> Device)"
+        mk = {0: "Pageable", 1: "Pinned", 2: "Device", 3: "Array", 4: "Managed"}
+        if "ENUM_CUDA_MEM_KIND" in tables:
+            mk = dict(db.execute("SELECT id, label FROM ENUM_CUDA_MEM_KIND"))
+        cols = [r[1] for r in db.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_MEMCPY)")]
+        kinds = "srcKind, dstKind" if "srcKind" in cols and "dstKind" in cols else "NULL, NULL"
+        for d, s, e, c, k, sk, dk in db.execute(
+                "SELECT deviceId, start, end, correlationId, copyKind, %s "
+                "FROM CUPTI_ACTIVITY_KIND_MEMCPY" % kinds):
+            name = "Memcpy " + KINDS.get(k, "Unknown")
+            if sk in mk or dk in mk:
+                name += " (%s -> %s)" % (mk.get(sk, "Unknown"), mk.get(dk, "Unknown"))
+            t.acts.append((d, s, e, "memcpy", name, c))
     if "CUPTI_ACTIVITY_KIND_MEMSET" in tables:
         for d, s, e, c in db.execute("SELECT deviceId, start, end, correlationId "
                                      "FROM CUPTI_ACTIVITY_KIND_MEMSET"):

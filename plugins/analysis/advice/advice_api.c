@@ -9,8 +9,9 @@
 
 /* ----------------------------------------------------- pageable_memcpy */
 
-static int names_memory_kinds(const char *name) { return strstr(name, "->") != NULL; }
-
+/* Copies whose source or destination is pageable host memory, by the
+ * SDK's memory kinds (the nsys readers' srcKind/dstKind, Kineto's
+ * "(Pageable -> Device)"). */
 int adv_pageable_memcpy(adv *a)
 {
     int known = 0, rc = TP_OK;
@@ -19,11 +20,11 @@ int adv_pageable_memcpy(adv *a)
         int64_t count = 0, sum = 0, lo = INT64_MAX, hi = INT64_MIN;
         for (size_t i = 0; i < d->n; i++) {
             uint32_t r = d->rows[i];
-            const char *name = adv_name(a, r);
-            if (!adv_is_memcpy(a, r) || !names_memory_kinds(name))
+            tp_memkind src, dst;
+            if (!adv_is_memcpy(a, r) || !tp_memcpy_kinds(a->t, r, adv_name(a, r), &src, &dst))
                 continue;
             known = 1;
-            if (!tp_contains_nocase(name, "pageable"))
+            if (src != TP_MEMKIND_PAGEABLE && dst != TP_MEMKIND_PAGEABLE)
                 continue;
             count++;
             sum += a->c->dur[r];
@@ -36,14 +37,14 @@ int adv_pageable_memcpy(adv *a)
         snprintf(where, sizeof where, "device %lld", (long long)d->device);
         rc = adv_emit(a, ADV_FIGS(count, adv_us(sum), NAN, adv_rel_us(a, lo), adv_rel_us(a, hi)),
                       where, "copies from or to pageable host memory",
-                      "%lld copies name pageable memory, %.1f us in all", (long long)count,
+                      "%lld copies from or to pageable memory, %.1f us in all", (long long)count,
                       adv_us(sum));
         if (rc != TP_OK)
             return rc;
     }
     if (!known)
-        return adv_skip(a, "no memcpy names the memory kinds it copies between "
-                           "(\"Pageable -> Device\")");
+        return adv_skip(a, "no memcpy records the memory kinds it copies between (a name's "
+                           "\"Pageable -> Device\", an Nsight Systems export's srcKind/dstKind)");
     return rc;
 }
 

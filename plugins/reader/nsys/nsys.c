@@ -70,6 +70,8 @@ typedef struct nsys {
     int64_t budget; /* SQLite VM steps left (progress handler) */
     int broken; /* an SQLite error while probing the schema */
     int short_names; /* kernel_name: short */
+    tp_memkind memkinds[16]; /* ENUM_CUDA_MEM_KIND id -> kind (when the export has it) */
+    int has_memkinds;
 } nsys;
 
 /* An SQLite error: the work budget spent, or what SQLite says. */
@@ -298,6 +300,31 @@ static int kernel_row(nsys *n, sqlite3_stmt *q)
     return rc;
 }
 
+/* A copy's memory kind (srcKind or dstKind in column col) as the SDK's
+ * tp_memkind, by the export's ENUM_CUDA_MEM_KIND labels, else by its
+ * documented numbering; left null when not recorded or unknown. */
+static int set_memkind(nsys *n, int which, sqlite3_stmt *q, int col)
+{
+    if (sqlite3_column_type(q, col) != SQLITE_INTEGER)
+        return TP_OK;
+    int64_t id = sqlite3_column_int64(q, col);
+    tp_memkind k = n->has_memkinds ? (id >= 0 && id < 16 ? n->memkinds[id] : TP_MEMKIND_UNKNOWN)
+                                   : tp_memkind_of_nsys(id);
+    if (k == TP_MEMKIND_UNKNOWN)
+        return TP_OK;
+    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, (int64_t)k);
+}
+
+static int memkind_row(nsys *n, sqlite3_stmt *q)
+{
+    int64_t id = col_i64(n, q, 0);
+    const char *label = (const char *)sqlite3_column_text(q, 1);
+    if (id >= 0 && id < 16 && label)
+        n->memkinds[id] = tp_memkind_of_word(label, strlen(label));
+    n->has_memkinds = 1;
+    return TP_OK;
+}
+
 static int memcpy_row(nsys *n, sqlite3_stmt *q)
 {
     tp_event e = nsys_base_event();
@@ -310,7 +337,9 @@ static int memcpy_row(nsys *n, sqlite3_stmt *q)
     e.name = intern(n, name, (size_t)len);
     int rc = append(n, &e);
     rc = rc ? rc : set_ext(n, X_BYTES, q, 7);
-    return rc ? rc : set_ext(n, X_COPY_KIND, q, 8);
+    rc = rc ? rc : set_ext(n, X_COPY_KIND, q, 8);
+    rc = rc || n->row_bad ? rc : set_memkind(n, X_SRC_KIND, q, 9);
+    return rc || n->row_bad ? rc : set_memkind(n, X_DST_KIND, q, 10);
 }
 
 static int memset_row(nsys *n, sqlite3_stmt *q)
@@ -482,10 +511,16 @@ static int read_all(nsys *n)
              "staticSharedMemory, dynamicSharedMemory, %s FROM CUPTI_ACTIVITY_KIND_KERNEL", ctx,
              demangled);
     rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_KERNEL", sql, kernel_row);
-    rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_MEMCPY",
-                            "SELECT start, end, deviceId, streamId, correlationId, globalPid, "
-                            "contextId, bytes, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY",
-                            memcpy_row);
+    const char *kinds = has_column(n, "CUPTI_ACTIVITY_KIND_MEMCPY", "srcKind") &&
+                                has_column(n, "CUPTI_ACTIVITY_KIND_MEMCPY", "dstKind")
+                            ? "srcKind, dstKind"
+                            : "NULL, NULL";
+    rc = rc ? rc : each_row(n, "ENUM_CUDA_MEM_KIND", "SELECT id, label FROM ENUM_CUDA_MEM_KIND",
+                            memkind_row);
+    snprintf(sql, sizeof sql,
+             "SELECT start, end, deviceId, streamId, correlationId, globalPid, contextId, bytes, "
+             "copyKind, %s FROM CUPTI_ACTIVITY_KIND_MEMCPY", kinds);
+    rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_MEMCPY", sql, memcpy_row);
     rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_MEMSET",
                             "SELECT start, end, deviceId, streamId, correlationId, globalPid, "
                             "contextId, bytes FROM CUPTI_ACTIVITY_KIND_MEMSET",

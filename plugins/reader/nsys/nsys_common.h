@@ -12,11 +12,12 @@
 
 /* Extension columns the readers fill. */
 enum { X_GRID_X, X_GRID_Y, X_GRID_Z, X_BLOCK_X, X_BLOCK_Y, X_BLOCK_Z, X_REGS, X_SMEM_STATIC,
-       X_SMEM_DYNAMIC, X_BYTES, X_COPY_KIND, N_X };
+       X_SMEM_DYNAMIC, X_BYTES, X_COPY_KIND, X_SRC_KIND, X_DST_KIND, N_X };
 static const char *const nsys_ext_names[N_X] = {
     "kernel.grid_x", "kernel.grid_y", "kernel.grid_z", "kernel.block_x", "kernel.block_y",
     "kernel.block_z", "kernel.registers", "kernel.static_shared_bytes",
-    "kernel.dynamic_shared_bytes", "memory.bytes", "memcpy.kind"};
+    "kernel.dynamic_shared_bytes", "memory.bytes", "memcpy.kind", TP_EXT_MEMCPY_SRC_KIND,
+    TP_EXT_MEMCPY_DST_KIND};
 
 /* An event with every id and place "none": what each row starts from. */
 static inline tp_event nsys_base_event(void)

@@ -146,6 +146,21 @@ static int set_ext(nj *n, int which, json_t *o, const char *key)
     return bad ? TP_OK : tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, v);
 }
 
+/* A copy's memory kind (srcKind, dstKind: ENUM_CUDA_MEM_KIND's numbering)
+ * as the SDK's tp_memkind; left null when absent, damaged or unknown. */
+static int set_memkind(nj *n, int which, json_t *o, const char *key)
+{
+    if (!has(o, key))
+        return TP_OK;
+    int was_bad = n->row_bad;
+    tp_memkind k = tp_memkind_of_nsys(num(n, o, key));
+    int bad = n->row_bad;
+    n->row_bad = was_bad;
+    if (bad || k == TP_MEMKIND_UNKNOWN)
+        return TP_OK;
+    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, (int64_t)k);
+}
+
 static int api_event(nj *n, json_t *o)
 {
     int64_t cls = num(n, o, "eventClass");
@@ -223,6 +238,10 @@ static int cuda_event(nj *n, json_t *o)
         rc = set_ext(n, X_BYTES, cp ? cp : ms, "sizebytes");
     if (rc == TP_OK && cp)
         rc = set_ext(n, X_COPY_KIND, cp, "copyKind");
+    if (rc == TP_OK && cp)
+        rc = set_memkind(n, X_SRC_KIND, cp, "srcKind");
+    if (rc == TP_OK && cp)
+        rc = set_memkind(n, X_DST_KIND, cp, "dstKind");
     return rc;
 }
 

@@ -79,7 +79,8 @@ assert facts["device"]["status"] == facts["world_size"]["status"] == "differs"
 assert facts["producer"]["status"] == "same"
 
 html = open(os.path.join(out, "report.html")).read()
-assert "<h3>base</h3>" in html and "<h3>test</h3>" in html, "both traces in the report"
+# both traces a row of the report's traces table (issue 29: a diff lists every trace)
+assert '<td class="t">base</td>' in html and '<td class="t">test</td>' in html, "both traces"
 assert html.count('<p class="warn"') == 2, "facts and window warnings in the report"
 assert "NVIDIA A100-SXM4-80GB vs Tesla V100-SXM2-16GB" in html
 print("diff_hand: median %g vs %g us (%s), windows %d vs %d us, %d call rows, device and "
