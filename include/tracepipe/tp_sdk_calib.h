@@ -11,10 +11,14 @@
  * achieved efficiency as a function of size is then the saturating curve
  * eff(bound) = bound / (t0_us * kernels + slope * bound): near 0 for
  * kernels far below t0, reaching 1/slope for large ones.  Two parameters,
- * a closed-form fit (weighted least squares on relative errors, weights
- * 1/measured^2: the fit minimises sum(((pred - m) / m)^2)), monotone,
- * bounded at both ends when extrapolated: robust on the tens of samples a
- * trace gives per category.  docs/prediction.md, "Calibrated predictions".
+ * monotone, bounded at both ends when extrapolated: robust on the tens of
+ * samples a trace gives per category.  The fit minimises the sum of the
+ * absolute relative errors |pred - m| / m (the errors GMAE summarises;
+ * robust to the outliers real traces have): weighted least squares of the
+ * relative errors (weights 1/m^2, closed form), then iteratively
+ * reweighted (weights 1/(m^2 max(|r|, 1e-3)), r the relative error of the
+ * previous curve) until neither parameter moves by 1e-12 relatively or
+ * TP_CALIB_IRLS_MAX rounds.  docs/prediction.md, "Calibrated predictions".
  */
 #ifndef TRACEPIPE_TP_SDK_CALIB_H
 #define TRACEPIPE_TP_SDK_CALIB_H
@@ -24,6 +28,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define TP_CALIB_IRLS_MAX 200
 
 typedef struct tp_calib_curve {
     double t0_us;  /* fixed cost per kernel, >= 0 */
@@ -39,9 +45,9 @@ typedef struct tp_calib_sample {
 } tp_calib_sample;
 
 /* Fits c on the samples s[i] with keep == NULL or keep[i] != 0 (samples
- * with a measured time <= 0 or a bound < 0 are left out).  Unconstrained
- * solution first; a negative t0 refits the slope alone (t0 = 0), a
- * negative slope the fixed cost alone (slope = 0).  Returns 1 when fitted,
+ * with a measured time <= 0 or a bound < 0 are left out).  Each weighted
+ * solve: unconstrained first; a negative t0 refits the slope alone
+ * (t0 = 0), a negative slope the fixed cost alone (slope = 0).  Returns 1 when fitted,
  * 0 when fewer than 2 samples (c->n says how many). */
 int tp_calib_fit(const tp_calib_sample *s, size_t n, const unsigned char *keep,
                  tp_calib_curve *c);

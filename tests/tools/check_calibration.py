@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Independent check of predict's calibration (issue 27 item 4) on a hand trace of
 aten::mm ops: the GEMM bound 2*M*N*K / peak (FP32, compute-bound shapes), one kernel per
-op, iterations from ProfilerStep#N annotations; the weighted least-squares fit of
-measured = t0 * kernels + slope * bound (weights 1 / measured^2), leave one iteration out,
-GMAE.  Usage: check_calibration.py TRACE FP32_GFLOPS OUTDIR [CALIBRATION_FILE]
+op, iterations from ProfilerStep#N annotations; the fit of
+measured = t0 * kernels + slope * bound minimising the absolute relative errors, leave one
+iteration out, GMAE.  Usage: check_calibration.py TRACE FP32_GFLOPS OUTDIR [CALIBRATION_FILE]
 (with a calibration file: its gemm curve applied instead of fitted)."""
 import csv
 import json
@@ -31,14 +31,34 @@ def samples(trace, gflops):
     return out
 
 
-def fit(s):
-    kk = sum(1 / m ** 2 for b, m, _ in s)
-    kb = sum(b / m ** 2 for b, m, _ in s)
-    bb = sum(b * b / m ** 2 for b, m, _ in s)
-    km = sum(1 / m for b, m, _ in s)
-    bm = sum(b / m for b, m, _ in s)
+def wls(s, w):
+    """Weighted least squares of m ~ t0 + slope * b (one kernel per op), t0, slope >= 0."""
+    kk = sum(wi for wi, (b, m, _) in zip(w, s))
+    kb = sum(wi * b for wi, (b, m, _) in zip(w, s))
+    bb = sum(wi * b * b for wi, (b, m, _) in zip(w, s))
+    km = sum(wi * m for wi, (b, m, _) in zip(w, s))
+    bm = sum(wi * b * m for wi, (b, m, _) in zip(w, s))
     det = kk * bb - kb * kb
-    return (km * bb - kb * bm) / det, (kk * bm - kb * km) / det
+    t0, sl = (km * bb - kb * bm) / det, (kk * bm - kb * km) / det
+    if t0 < 0:
+        t0, sl = 0.0, bm / bb
+    if sl <= 0:
+        t0, sl = km / kk, 0.0
+    return t0, sl
+
+
+def fit(s):
+    """Least absolute relative error: relative least squares, then reweighted by
+    1 / max(|r|, 1e-3) until the curve stops moving (1e-12) or 200 rounds."""
+    t0, sl = wls(s, [1 / m ** 2 for b, m, _ in s])
+    for _ in range(200):
+        w = [1 / (m * m * max(abs(t0 + sl * b - m) / m, 1e-3)) for b, m, _ in s]
+        n0, ns = wls(s, w)
+        still = abs(n0 - t0) <= 1e-12 * abs(n0) and abs(ns - sl) <= 1e-12 * abs(ns)
+        t0, sl = n0, ns
+        if still:
+            break
+    return t0, sl
 
 
 def gmae(errs):
@@ -47,7 +67,7 @@ def gmae(errs):
 
 
 def close(a, b, what):
-    if abs(a - b) > 1e-9 * max(1.0, abs(b)):
+    if abs(a - b) > 1e-8 * max(1.0, abs(b)):
         sys.exit(f"check_calibration: {what}: tracepipe {a}, Python {b}")
 
 

@@ -188,7 +188,7 @@ static void apply_cell(cal_run *r, const pr_calib *f, const size_t *ix, size_t m
 
 /* Error figures of the cell's calibrated predictions. */
 typedef struct cell_err {
-    double bound_gmae, gmae, mean;
+    double bound_gmae, gmae, mean, median;
     size_t npred;
 } cell_err;
 
@@ -212,8 +212,12 @@ static int cell_errors(const cal_run *r, const size_t *ix, size_t m, cell_err *e
         }
     e->gmae = tp_calib_gmae(p, q, e->npred);
     e->mean = e->npred ? e->mean / (double)e->npred : NAN;
+    for (size_t i = 0; i < e->npred; i++)
+        p[i] = rel_err(p[i], q[i]);
+    e->median = NAN;
+    int rc = e->npred ? tp_median_of(p, e->npred, &e->median) : TP_OK;
     tp_free(p);
-    return TP_OK;
+    return rc;
 }
 
 static int set_f64(tp_stage *st, tp_result *t, size_t row, int col, double v)
@@ -279,6 +283,7 @@ static int calibration_row(cal_run *r, tp_result *t, const pr_calib *f, const ch
     rc = rc ? rc : tp_result_set_i64(st, t, row, pr_calibration_n_predicted, (int64_t)e.npred);
     rc = rc ? rc : set_f64(st, t, row, pr_calibration_gmae_percent, 100 * e.gmae);
     rc = rc ? rc : set_f64(st, t, row, pr_calibration_mean_error_percent, 100 * e.mean);
+    rc = rc ? rc : set_f64(st, t, row, pr_calibration_median_error_percent, 100 * e.median);
     if (rc == TP_OK && why)
         rc = tp_result_set_str(st, t, row, pr_calibration_reason, why);
     return rc;

@@ -33,6 +33,8 @@
                                        "(null when none)")                                      \
     X(P, mean_error_percent, F64, "percent", "their mean relative error x 100 (null when "      \
                                              "none)")                                           \
+    X(P, median_error_percent, F64, "percent", "their median relative error x 100 (null when "  \
+                                               "none)")                                         \
     X(P, reason, STR, NULL, "why there is no out-of-sample figure (null when there is)")
 TP_COLUMNS(pr_calibration, PR_CALIBRATION_COLS);
 
