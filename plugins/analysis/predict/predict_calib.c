@@ -142,10 +142,9 @@ static int fit_cell(cal_run *r, const size_t *ix, size_t m)
     return rc;
 }
 
-/* The file's curve of (device, category), else (warned once by the
- * caller) one of the category on another device; NULL: none. */
-static const pr_curve *file_curve(const pr_calib *f, const char *device, tp_op_category cat,
-                                  int *other_device)
+/* The file's curve of (device, category), else (warned by file_holdout)
+ * one of the category on another device; NULL: none. */
+static const pr_curve *file_curve(const pr_calib *f, const char *device, tp_op_category cat)
 {
     const pr_curve *any = NULL;
     for (size_t i = 0; i < f->n; i++) {
@@ -155,7 +154,6 @@ static const pr_curve *file_curve(const pr_calib *f, const char *device, tp_op_c
             return &f->curves[i];
         any = any ? any : &f->curves[i];
     }
-    *other_device = any != NULL;
     return any;
 }
 
@@ -178,8 +176,7 @@ static int file_has_trace(const pr_calib *f, const char *label)
 /* calibration: PATH on the cell ix[0, m). */
 static void apply_cell(cal_run *r, const pr_calib *f, const size_t *ix, size_t m)
 {
-    int other = 0;
-    const pr_curve *c = file_curve(f, r->o[ix[0]].device, r->o[ix[0]].category, &other);
+    const pr_curve *c = file_curve(f, r->o[ix[0]].device, r->o[ix[0]].category);
     for (size_t i = 0; c && i < m; i++) {
         tp_calib_sample s = sample_of(&r->o[ix[i]]);
         r->cal[ix[i]] = tp_calib_predict(&c->c, s.bound_us, s.kernels);
@@ -228,9 +225,8 @@ static int set_f64(tp_stage *st, tp_result *t, size_t row, int col, double v)
 /* The curve of a cell: the fitted one (fit) or the file's. */
 static const pr_curve *cell_curve(const cal_run *r, const pr_calib *f, const pr_occ *x)
 {
-    int other = 0;
     if (f)
-        return file_curve(f, x->device, x->category, &other);
+        return file_curve(f, x->device, x->category);
     for (size_t i = 0; i < r->fit.n; i++)
         if (strcmp(r->fit.curves[i].device, x->device) == 0 &&
             r->fit.curves[i].category == x->category)
@@ -289,7 +285,7 @@ static int calibration_row(cal_run *r, tp_result *t, const pr_calib *f, const ch
     return rc;
 }
 
-/* Calls f(r, ix + i, m) for each cell (device, category) of r->ix. */
+/* The end of the cell (device, category) that starts at r->ix[i]. */
 static size_t cell_end(const cal_run *r, size_t i)
 {
     size_t j = i;
