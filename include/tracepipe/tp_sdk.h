@@ -31,6 +31,7 @@
 #include "tp_sdk_gemm.h"
 #include "tp_sdk_opmodel.h"
 #include "tp_sdk_kname.h"
+#include "tp_sdk_calib.h"
 #include "tp_sdk_vocab.h"
 #include "tp_sdk_serving.h"
 #include "tp_sdk_graphs.h"

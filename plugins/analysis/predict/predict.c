@@ -34,6 +34,9 @@
 
 #include "predict_internal.h"
 #include "predict_results.h"
+#include "predict_calib_results.h"
+
+static const char *const pr_calibrate_choices[] = {"none", "fit", NULL};
 
 static const tp_option pr_options[] = {
     TP_OPTION_STRING("preset", pr_config, preset, NULL,
@@ -79,6 +82,15 @@ static const tp_option pr_options[] = {
                   "[B, T*D])"),
     TP_OPTION_INT("rows_per_block", pr_config, rows_per_block, "0", 0, 1e9,
                   "R of the forward model (0: block.y of the lookup's longest kernel)"),
+    TP_OPTION_CHOICE("calibrate", pr_config, calibrate, "none", pr_calibrate_choices,
+                     "fit: fit per device and category the efficiency curve that turns the "
+                     "models' bounds into predictions, its error out of sample (leave one trace "
+                     "out over several traces, else one iteration out)"),
+    TP_OPTION_OUTPUT_FILE("calibration_out", pr_config, calibration_out, NULL,
+                          "calibrate: fit: write the fitted curves to this JSON file"),
+    TP_OPTION_INPUT_FILE("calibration", pr_config, calibration, NULL,
+                         "a calibration file (calibrate: fit's calibration_out) applied to the "
+                         "bounds: <id>.calibration and <id>.calibrated"),
     TP_OPTION_END};
 
 /* The results, by mode and options (columns: predict_results.h).  Mode
@@ -111,6 +123,14 @@ static const tp_option pr_options[] = {
               "with a benchmark table: one row per (GEMM op, input dims) it was asked about; "   \
               "notes with the counts and GMAEs")
 
+#define PR_CALIB_RESULTS                                                                         \
+    TP_RESULT("calibration", "table", pr_calibration,                                            \
+              "calibrate: fit or calibration: per device and category the efficiency curve and " \
+              "the calibrated error, out of sample"),                                            \
+    TP_RESULT("calibrated", "table", pr_calibrated,                                              \
+              "calibrate: fit or calibration: per (device, op name, input dims) the measured, "  \
+              "bound and calibrated time")
+
 static const tp_result_decl pr_results_cases[] = {
     TP_RESULT("", "table", pr_cases, "mode cases: one row per case, in the order given"),
     TP_RESULTS_END};
@@ -122,7 +142,16 @@ static const tp_result_decl pr_results_e2e[] = {PR_TRACE_RESULTS, PR_E2E_RESULTS
  * derives `produces` from these names); pr_results_for gives each
  * configuration its exact set. */
 static const tp_result_decl pr_results_all[] = {PR_TRACE_RESULTS, PR_E2E_RESULTS, PR_FC_RESULT,
-                                                TP_RESULTS_END};
+                                                PR_CALIB_RESULTS, TP_RESULTS_END};
+static const tp_result_decl pr_results_e2e_fc[] = {PR_TRACE_RESULTS, PR_E2E_RESULTS, PR_FC_RESULT,
+                                                   TP_RESULTS_END};
+/* with a calibration: the same sets and the calibration's two */
+static const tp_result_decl pr_results_trace_c[] = {PR_TRACE_RESULTS, PR_CALIB_RESULTS,
+                                                    TP_RESULTS_END};
+static const tp_result_decl pr_results_fc_c[] = {PR_TRACE_RESULTS, PR_FC_RESULT, PR_CALIB_RESULTS,
+                                                 TP_RESULTS_END};
+static const tp_result_decl pr_results_e2e_c[] = {PR_TRACE_RESULTS, PR_E2E_RESULTS,
+                                                  PR_CALIB_RESULTS, TP_RESULTS_END};
 
 static const tp_result_decl *pr_results_for(const void *config)
 {
@@ -130,8 +159,12 @@ static const tp_result_decl *pr_results_for(const void *config)
     int fc = cfg->fc_table || cfg->fc_table_input;
     if (cfg->cases.n > 0)
         return pr_results_cases;
+    if (pr_calibrating(cfg) && cfg->e2e)
+        return fc ? pr_results_all : pr_results_e2e_c;
+    if (pr_calibrating(cfg))
+        return fc ? pr_results_fc_c : pr_results_trace_c;
     if (cfg->e2e)
-        return fc ? pr_results_all : pr_results_e2e;
+        return fc ? pr_results_e2e_fc : pr_results_e2e;
     return fc ? pr_results_fc : pr_results_trace;
 }
 
@@ -141,7 +174,27 @@ typedef struct pr_state {
     tp_preset file;
     char name[256];
     int have_file;
+    pr_calib calib; /* calibration: the file's curves */
+    int have_calib;
 } pr_state;
+
+/* The calibration options checked, the calibration file read (so that a
+ * bad one fails before any trace is read). */
+static int pr_calib_init(tp_stage *st, const pr_config *cfg, pr_state *s)
+{
+    int fit = strcmp(cfg->calibrate, "fit") == 0;
+    if (fit && cfg->calibration)
+        return tp_fail(st, TP_EINVAL, "give calibrate: fit or calibration, not both");
+    if (cfg->calibration_out && !fit)
+        return tp_fail(st, TP_EINVAL, "calibration_out is written by calibrate: fit");
+    if ((fit || cfg->calibration) && cfg->cases.n > 0)
+        return tp_fail(st, TP_EINVAL, "calibration works on a trace's ops, not on cases");
+    if (cfg->calibration == NULL)
+        return TP_OK;
+    int rc = pr_calib_read(st, cfg->calibration, &s->calib);
+    s->have_calib = rc == TP_OK;
+    return rc;
+}
 
 static int pr_init(tp_stage *st, const void *config, void **state)
 {
@@ -162,12 +215,15 @@ static int pr_init(tp_stage *st, const void *config, void **state)
             return rc;
         s->have_file = 1;
     }
-    return TP_OK;
+    return pr_calib_init(st, cfg, s);
 }
 
 static void pr_destroy(tp_stage *st, void *state)
 {
     (void)st;
+    pr_state *s = state;
+    if (s)
+        pr_calib_free(&s->calib);
     tp_free(state);
 }
 
@@ -193,7 +249,9 @@ static int pr_run(tp_stage *st, const void *config, void *state)
     if (p == NULL)
         return TP_EINVAL;
     if (cfg->cases.n == 0)
-        return pr_trace_mode(st, p, cfg);
+        return pr_trace_mode(st, p, cfg, ((const pr_state *)state)->have_calib
+                                             ? &((const pr_state *)state)->calib
+                                             : NULL);
     return pr_cases_mode(st, p, cfg);
 }
 
@@ -201,7 +259,8 @@ static const tp_stage_desc pr_stages[] = {
     TP_STAGE_DECL(TP_STAGE_ANALYSIS, "predict",
                   "performance models (seed 004 embeddings, element-wise, roofline, the FC "
                   "benchmark-table model) on cases or a trace's ops, with device presets",
-                  pr_options, pr_config, NULL, pr_results_all, pr_results_for, 0, pr_init,
+                  pr_options, pr_config, "hierarchy", pr_results_all, pr_results_for,
+                  TP_STAGE_F_TRACES, pr_init,
                   pr_run, pr_destroy),
     TP_STAGE_END};
 

@@ -9,6 +9,9 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 #include <tracepipe/tp_sdk_opmodel.h>
+#include <tracepipe/tp_sdk_calib.h>
+
+#include <string.h>
 
 #include "predict_embedding_index.h"
 #include "predict_fc.h"
@@ -29,6 +32,9 @@ typedef struct pr_config {
     double kernel_overhead_us;
     const char *embedding_forward, *embedding_backward;
     int64_t embedding_dim, rows_per_block;
+    const char *calibrate;       /* "none" or "fit" (predict_calib.c) */
+    const char *calibration_out; /* fit: the calibration file written */
+    const char *calibration;     /* a calibration file read and applied */
 } pr_config;
 
 /* ---- mode cases (predict_cases.c) */
@@ -52,6 +58,10 @@ typedef struct pr_occ {
     const char *model; /* NULL: unsupported */
     double predicted_us, measured_us;
     tp_op_category category; /* its name's, communication when it owns a collective kernel */
+    double bound_us;         /* the model's value before the launch floor (calibration) */
+    int32_t kernels;         /* kernels it owns */
+    int32_t trace;           /* the stage's trace it is on (tp_stage_trace_at) */
+    const char *device;      /* its preset's name */
 } pr_occ;
 
 /* A trace's GPU activity time: all of it, and what no op owns by category
@@ -101,10 +111,46 @@ int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size
  * is 0, then 4e-4), mean, population std (NaN below two). */
 void pr_error_stats(const pr_occ *o, size_t from, size_t to, double *gmae, double *mean,
                     double *sd);
-int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg);
+typedef struct pr_calib pr_calib;
+int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg, const pr_calib *calib);
 
 /* ---- end to end (predict_e2e.c) */
 /* Section 6 for each iteration: <id>.e2e, and the ops it used as <id>.e2e_ops. */
 int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ *o, size_t n);
+
+/* ---- calibrated predictions (predict_calib.c, predict_calib_file.c) */
+/* One curve of a calibration file: per device and category. */
+typedef struct pr_curve {
+    char device[64];
+    tp_op_category category;
+    tp_calib_curve c;
+    int64_t n_groups;
+} pr_curve;
+
+/* A calibration: read from a file (calibration:) or fitted (calibrate: fit). */
+struct pr_calib {
+    pr_curve *curves;
+    size_t n;
+    char **traces; /* the labels of the traces it was fitted on */
+    size_t ntraces;
+    char holdout[16];
+};
+
+/* Is the stage calibrating (calibrate: fit, or a calibration file)? */
+static inline int pr_calibrating(const pr_config *cfg)
+{
+    return cfg->calibration != NULL || (cfg->calibrate && strcmp(cfg->calibrate, "fit") == 0);
+}
+/* Reads a calibration file; a malformed one fails the stage with the file
+ * and the place (line:column, or the curve's index and key). */
+int pr_calib_read(tp_stage *st, const char *path, pr_calib *c);
+/* Writes c as a calibration file at path. */
+int pr_calib_write(tp_stage *st, const char *path, const pr_calib *c);
+void pr_calib_free(pr_calib *c);
+/* <id>.calibration and <id>.calibrated: the fit (calibrate: fit, errors
+ * out of sample: leave one trace out over several traces, else one
+ * iteration out), or the file's curves applied (calib). */
+int pr_calib_results(tp_stage *st, const pr_config *cfg, const pr_calib *calib, const pr_occ *o,
+                     size_t n);
 
 #endif

@@ -216,6 +216,9 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
     x->predicted_us = 0;
     x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us);
     x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_in(voc, tp_str_text(st, x->name));
+    x->bound_us = x->predicted_us;
+    x->kernels = kernels;
+    x->device = m->p->name;
     if (x->model)
         x->predicted_us = pm_floor(x->predicted_us, kernels, m->p);
 }
@@ -285,6 +288,9 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, &x->dims, &e);
         x->category =
             comm[r] ? TP_OPCAT_COMMUNICATION : tp_op_category_in(&voc, tp_str_text(st, x->name));
+        x->bound_us = x->predicted_us;
+        x->kernels = kernels[r];
+        x->device = m->p->name;
         if (x->model)
             x->predicted_us = pm_floor(x->predicted_us, kernels[r], m->p);
         if (m->emb.slot[r] >= 0) {

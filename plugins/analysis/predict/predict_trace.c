@@ -217,11 +217,75 @@ static int embedding_results(tp_stage *st, pr_emb_row *e, size_t n)
     return rc;
 }
 
-int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
+/* Appends b[0, nb) to *a (*na of them); frees b. */
+static int append(void **a, size_t *na, void *b, size_t nb, size_t size)
+{
+    if (nb == 0) {
+        tp_free(b);
+        return TP_OK;
+    }
+    void *r = tp_realloc(*a, (*na + nb) * size);
+    if (r == NULL) {
+        tp_free(b);
+        return TP_ENOMEM;
+    }
+    memcpy((char *)r + *na * size, b, nb * size);
+    *a = r;
+    *na += nb;
+    tp_free(b);
+    return TP_OK;
+}
+
+/* The occurrences of trace k of the stage (its own preset unless the
+ * stage names one), appended to *o and *emb, its GPU time added to gpu;
+ * trace 0's own GPU time (and its unowned activities) kept in *first. */
+static int trace_occurrences(tp_stage *st, size_t k, const pr_config *cfg, pr_models *m,
+                             pr_occ **o, size_t *n, pr_gpu_time *gpu, pr_gpu_time *first,
+                             pr_emb_row **emb, size_t *nemb)
+{
+    const tp_trace *t = tp_stage_trace_at(st, k);
+    const tp_preset *p0 = m->p;
+    if (k > 0 && cfg->preset == NULL && cfg->preset_file == NULL)
+        m->p = tp_preset_resolve(st, NULL, tp_trace_info_str(t, "device.0.name"), 1);
+    if (m->p == NULL)
+        return TP_EINVAL;
+    pr_occ *to = NULL;
+    pr_emb_row *te = NULL;
+    size_t tn = 0, ten = 0;
+    pr_gpu_time tg = {0};
+    int rc = pr_occurrences(st, t, m, &to, &tn, &tg, &te, &ten);
+    pe_index_free(&m->emb);
+    m->p = p0;
+    for (size_t i = 0; rc == TP_OK && i < tn; i++)
+        to[i].trace = (int32_t)k;
+    for (size_t i = 0; rc == TP_OK && i < ten; i++)
+        te[i].occ.trace = (int32_t)k;
+    gpu->all_us += tg.all_us;
+    for (int c = 0; c < TP_OPCAT_N; c++)
+        gpu->unowned_us[c] += tg.unowned_us[c];
+    if (k == 0)
+        *first = tg; /* its unowned rows index trace 0 */
+    else
+        tp_free(tg.unowned);
+    if (rc != TP_OK) {
+        tp_free(to);
+        tp_free(te);
+        return rc;
+    }
+    rc = append((void **)o, n, to, tn, sizeof *to);
+    return rc ? rc : append((void **)emb, nemb, te, ten, sizeof *te);
+}
+
+int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg, const pr_calib *calib)
 {
     const tp_trace *t = tp_stage_trace(st);
+    size_t ntr = tp_stage_trace_count(st);
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace and no cases: put a reader first, or give cases");
+    int with_table = cfg->fc_table || cfg->fc_table_input;
+    if (ntr > 1 && (with_table || cfg->e2e))
+        return tp_fail(st, TP_EINVAL, "%s works on one trace: give one trace, or calibrate "
+                       "over several without it", with_table ? "a benchmark table" : "e2e");
     pr_models m = {.p = p,
                    .emb_opt = {cfg->embedding_forward ? cfg->embedding_forward : "",
                                cfg->embedding_backward ? cfg->embedding_backward : "",
@@ -231,14 +295,20 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
     size_t n = 0, nemb = 0;
     pr_gpu_time gpu = {0};
     pr_table table = {0};
-    int rc = pr_load_table(st, cfg, &table), with_table = cfg->fc_table || cfg->fc_table_input;
+    int rc = pr_load_table(st, cfg, &table);
     if (rc != TP_OK) {
         tp_free(table.rows);
         return rc;
     }
     pf_ops fc = {.rows = table.rows, .n = table.n};
     m.fc = with_table ? &fc : NULL;
-    rc = pr_occurrences(st, t, &m, &o, &n, &gpu, &emb, &nemb);
+    pr_gpu_time first = {0}; /* trace 0's: <id>.unmodelled describes the first trace */
+    size_t n0 = 0, nemb0 = 0;
+    for (size_t k = 0; rc == TP_OK && k < ntr; k++) {
+        rc = trace_occurrences(st, k, cfg, &m, &o, &n, &gpu, &first, &emb, &nemb);
+        if (k == 0)
+            n0 = n, nemb0 = nemb;
+    }
     for (size_t i = 0; rc == TP_OK && with_table && i < n; i++)
         pf_measured(&fc, o[i].row, o[i].measured_us, o[i].predicted_us, o[i].model);
     if (rc == TP_OK)
@@ -248,18 +318,19 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg)
     if (rc == TP_OK) /* after the others: results come out in the order declared */
         rc = pr_category_results(st, o, n, &gpu);
     if (rc == TP_OK)
-        rc = pr_unmodelled_results(st, t, o, n, &gpu, emb, nemb);
+        rc = pr_unmodelled_results(st, t, o, n0, &first, emb, nemb0);
     if (rc == TP_OK && with_table)
         rc = pf_results(st, &fc);
     if (rc == TP_OK && cfg->e2e)
         rc = pr_e2e_results(st, cfg, t, o, n);
+    if (rc == TP_OK && pr_calibrating(cfg))
+        rc = pr_calib_results(st, cfg, calib, o, n);
     tp_free(o);
     tp_free(emb);
-    tp_free(gpu.unowned);
-    pe_index_free(&m.emb);
+    tp_free(first.unowned);
     pf_free(&fc);
     tp_free(table.rows);
-    if (rc == TP_EINVAL || rc == TP_ENOTFOUND)
+    if (rc == TP_EINVAL || rc == TP_ENOTFOUND || rc == TP_EIO)
         return rc;
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
