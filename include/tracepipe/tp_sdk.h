@@ -33,6 +33,7 @@
 #include "tp_sdk_serving.h"
 #include "tp_sdk_graphs.h"
 #include "tp_sdk_alloc.h"
+#include "tp_sdk_digest.h"
 #include "tp_sdk_rows.h"
 
 #endif
