@@ -610,19 +610,6 @@ static int by_iter_open(const rg *r, const tp_iterations *it, rg_by_iter *b)
     return TP_OK;
 }
 
-/* The first of a[lo, hi) (ascending) not below key. */
-static size_t lower_u32(const uint32_t *a, size_t lo, size_t hi, uint32_t key)
-{
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* A host entry of r->it: (name, iteration) and its index. */
 typedef struct rg_entry {
     tp_str name;
@@ -670,8 +657,8 @@ static void credit_range(rg *r, const rg_by_iter *b, const rg_entry *e, size_t n
     }
     for (; lo < ne && e[lo].name == key.name && e[lo].k <= kmax; lo++) {
         size_t k = (size_t)e[lo].k;
-        size_t from = lower_u32(b->pos, b->begin[k], b->begin[k + 1], r->hlo[x]);
-        size_t to = lower_u32(b->pos, from, b->begin[k + 1], r->hhi[x]);
+        size_t from = rg_lower_u32(b->pos, b->begin[k], b->begin[k + 1], r->hlo[x]);
+        size_t to = rg_lower_u32(b->pos, from, b->begin[k + 1], r->hhi[x]);
         r->it[e[lo].idx].gpu_sum += b->pre[to] - b->pre[from];
     }
 }

@@ -4,6 +4,26 @@
 
 #include <tracepipe/tp_sdk.h>
 
+#define LOWER_BOUND(a, lo, hi, key)                                                                \
+    while (lo < hi) {                                                                              \
+        size_t mid = lo + (hi - lo) / 2;                                                           \
+        if (a[mid] < key)                                                                          \
+            lo = mid + 1;                                                                          \
+        else                                                                                       \
+            hi = mid;                                                                              \
+    }                                                                                              \
+    return lo
+
+size_t rg_lower_u32(const uint32_t *a, size_t lo, size_t hi, uint32_t key)
+{
+    LOWER_BOUND(a, lo, hi, key);
+}
+
+size_t rg_lower_i64(const int64_t *a, size_t lo, size_t hi, int64_t key)
+{
+    LOWER_BOUND(a, lo, hi, key);
+}
+
 static int by_end(const void *x, const void *y, void *ctx)
 {
     const rg_seg *q = ctx;
@@ -34,15 +54,8 @@ int rg_range_min(const int64_t *v, size_t n, const rg_seg *q, size_t nq, int64_t
         for (; i < s->hi; stk[sp++] = (uint32_t)i, i++)
             while (sp > 0 && v[stk[sp - 1]] >= v[i])
                 sp--;
-        size_t lo = 0, hi = sp; /* the first stacked index >= s->lo: the minimum */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (stk[mid] < s->lo)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        out[ord[k]] = v[stk[lo]];
+        /* the first stacked index >= s->lo holds the minimum */
+        out[ord[k]] = v[stk[rg_lower_u32(stk, 0, sp, s->lo)]];
     }
     tp_free(ord);
     tp_free(stk);
@@ -99,15 +112,7 @@ static void paint(rg_sweep *w, size_t node, size_t l, size_t r, size_t ql, size_
 
 static size_t x_index(const rg_sweep *w, int64_t x)
 {
-    size_t lo = 0, hi = w->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->xs[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return rg_lower_i64(w->xs, 0, w->m, x);
 }
 
 static int by_i64(const void *x, const void *y, void *ctx)
