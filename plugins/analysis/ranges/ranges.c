@@ -479,51 +479,6 @@ static rg_acc *it_acc(rg *r, int32_t k, uint8_t kind, tp_str name)
     return &r->it[r->nit++];
 }
 
-/* Host ranges by (External id, name id, start, row): where a GPU range
- * finds the one it projects. */
-typedef struct rg_ext {
-    int64_t ext, ts;
-    tp_str name;
-} rg_ext;
-
-static int cmp_ext(const tp_cols *c, size_t a, const void *key)
-{
-    const rg_ext *k = key;
-    int64_t ext = tp_ev_ext_id(c, a);
-    if (ext != k->ext)
-        return ext < k->ext ? -1 : 1;
-    if (c->name[a] != k->name)
-        return c->name[a] < k->name ? -1 : 1;
-    return c->ts[a] < k->ts ? -1 : c->ts[a] > k->ts;
-}
-
-static int by_ext(const void *x, const void *y, void *ctx)
-{
-    const tp_cols *c = ctx;
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    rg_ext kb = {tp_ev_ext_id(c, b), c->ts[b], c->name[b]};
-    int d = cmp_ext(c, a, &kb);
-    return d ? d : (a > b) - (a < b);
-}
-
-/* The host range GPU range g projects: of the host ranges with its
- * External id and name, the last starting at or before it, else the
- * first; SIZE_MAX when none. */
-static size_t projected(const tp_cols *c, const uint32_t *host, size_t nh, size_t g)
-{
-    rg_ext k = {tp_ev_ext_id(c, g), INT64_MIN, c->name[g]};
-    if (k.ext == TP_NONE)
-        return SIZE_MAX;
-    size_t lo = rg_lower_bound(c, host, nh, cmp_ext, &k); /* the first of (ext, name) */
-    if (lo == nh || tp_ev_ext_id(c, host[lo]) != k.ext || c->name[host[lo]] != k.name)
-        return SIZE_MAX;
-    k.ts = c->ts[g];
-    size_t best = host[lo];
-    for (size_t i = lo + 1; i < nh && cmp_ext(c, host[i], &k) <= 0; i++)
-        best = host[i];
-    return best;
-}
-
 static int by_iteration(const void *x, const void *y, void *ctx)
 {
     const tp_cols *c = ctx;
@@ -548,66 +503,20 @@ static int ranges_in_iterations(rg *r, const tp_iterations *it, rg_at *at, size_
     for (size_t i = 0; i < r->nr; i++)
         if (kind_of(r, r->ranges[i]) == RG_HOST)
             host[nh++] = r->ranges[i];
-    int rc = r->ng ? tp_sort(host, nh, sizeof *host, by_ext, (void *)c) : TP_OK;
+    int rc = r->ng ? rg_sort_by_ext(c, host, nh) : TP_OK;
     for (size_t i = 0; i < nh; i++) {
         int32_t k = tp_iteration_of(it, c->ts[host[i]]);
         if (k >= 0)
             at[(*n)++] = (rg_at){k, host[i], 0};
     }
     for (size_t g = 0; g < r->ng && rc == TP_OK; g++) {
-        size_t x = r->gpu[g], p = projected(c, host, nh, x);
+        size_t x = r->gpu[g], p = rg_projected(c, host, nh, x);
         int32_t k = tp_iteration_of(it, c->ts[p != SIZE_MAX ? p : x]);
         if (k >= 0)
             at[(*n)++] = (rg_at){k, (uint32_t)x, r->gwork[g]};
     }
     tp_free(host);
     return rc ? rc : tp_sort(at, *n, sizeof *at, by_iteration, (void *)c);
-}
-
-/* The host work's positions (in r->hact) by the iteration of their launch,
- * ascending in each, with their durations added. */
-typedef struct rg_by_iter {
-    size_t *begin;  /* iteration k's positions: pos[begin[k], begin[k + 1]) */
-    uint32_t *pos;
-    int64_t *pre;   /* durations of pos[0, j) added */
-    int64_t *k, *negk; /* per position: its iteration (none: INT64_MAX), minus it (none: 1) */
-} rg_by_iter;
-
-static void by_iter_close(rg_by_iter *b)
-{
-    tp_free(b->begin);
-    tp_free(b->pos);
-    tp_free(b->pre);
-    tp_free(b->k);
-    tp_free(b->negk);
-}
-
-static int by_iter_open(const rg *r, const tp_iterations *it, rg_by_iter *b)
-{
-    size_t n = r->nhact ? r->nhact : 1;
-    b->begin = tp_calloc(it->n + 2, sizeof *b->begin);
-    b->pos = tp_malloc(n * sizeof *b->pos);
-    b->pre = tp_malloc((n + 1) * sizeof *b->pre);
-    b->k = tp_malloc(n * sizeof *b->k);
-    b->negk = tp_malloc(n * sizeof *b->negk);
-    if (!b->begin || !b->pos || !b->pre || !b->k || !b->negk)
-        return TP_ENOMEM;
-    for (size_t p = 0; p < r->nhact; p++) {
-        int32_t k = tp_iteration_of(it, r->c->ts[r->launcher[r->hact[p]]]);
-        b->k[p] = k >= 0 ? k : INT64_MAX;
-        b->negk[p] = k >= 0 ? -(int64_t)k : 1;
-        if (k >= 0)
-            b->begin[k + 2]++;
-    }
-    for (size_t k = 0; k < it->n; k++)
-        b->begin[k + 2] += b->begin[k + 1];
-    for (size_t p = 0; p < r->nhact; p++)
-        if (b->k[p] != INT64_MAX)
-            b->pos[b->begin[b->k[p] + 1]++] = (uint32_t)p; /* begin[k + 1]: k's end */
-    b->pre[0] = 0;
-    for (size_t j = 0; j < b->begin[it->n]; j++)
-        b->pre[j + 1] = b->pre[j] + r->c->dur[r->hact[b->pos[j]]];
-    return TP_OK;
 }
 
 /* A host entry of r->it: (name, iteration) and its index. */
@@ -676,7 +585,8 @@ static int host_work_per_iteration(rg *r, const tp_iterations *it)
     rg_seg *q = tp_malloc((r->nr ? r->nr : 1) * sizeof *q);
     int64_t *kmin = tp_malloc((r->nr ? r->nr : 1) * sizeof *kmin);
     int64_t *kmax = tp_malloc((r->nr ? r->nr : 1) * sizeof *kmax);
-    int rc = e && q && kmin && kmax ? by_iter_open(r, it, &b) : TP_ENOMEM;
+    int rc = e && q && kmin && kmax ? TP_OK : TP_ENOMEM;
+    rc = rc ? rc : rg_by_iter_open(r->c, r->launcher, r->hact, r->nhact, it, &b);
     for (size_t i = 0; rc == TP_OK && i < r->nr; i++) {
         uint32_t x = r->ranges[i];
         if (is_host_range(r, x) && r->hlo[x] < r->hhi[x])
@@ -687,7 +597,7 @@ static int host_work_per_iteration(rg *r, const tp_iterations *it)
     for (size_t i = 0; rc == TP_OK && i < nq; i++)
         if (kmin[i] <= -kmax[i])
             credit_range(r, &b, e, ne, q[i].set, kmin[i], -kmax[i]);
-    by_iter_close(&b);
+    rg_by_iter_close(&b);
     tp_free(e);
     tp_free(q);
     tp_free(kmin);

@@ -266,3 +266,43 @@ int rg_union_lengths(const tp_cols *c, const uint32_t *act, size_t nact, rg_seg 
     tp_free(sp);
     return rc ? rc : single_unions(c, act, nact, seg, nsingle, busy);
 }
+
+/* ------------------------------------------- positions by iteration */
+
+void rg_by_iter_close(rg_by_iter *b)
+{
+    tp_free(b->begin);
+    tp_free(b->pos);
+    tp_free(b->pre);
+    tp_free(b->k);
+    tp_free(b->negk);
+}
+
+int rg_by_iter_open(const tp_cols *c, const int32_t *launcher, const uint32_t *act, size_t nact,
+                    const tp_iterations *it, rg_by_iter *b)
+{
+    size_t n = nact ? nact : 1;
+    b->begin = tp_calloc(it->n + 2, sizeof *b->begin);
+    b->pos = tp_malloc(n * sizeof *b->pos);
+    b->pre = tp_malloc((n + 1) * sizeof *b->pre);
+    b->k = tp_malloc(n * sizeof *b->k);
+    b->negk = tp_malloc(n * sizeof *b->negk);
+    if (!b->begin || !b->pos || !b->pre || !b->k || !b->negk)
+        return TP_ENOMEM;
+    for (size_t p = 0; p < nact; p++) {
+        int32_t k = tp_iteration_of(it, c->ts[launcher[act[p]]]);
+        b->k[p] = k >= 0 ? k : INT64_MAX;
+        b->negk[p] = k >= 0 ? -(int64_t)k : 1;
+        if (k >= 0)
+            b->begin[k + 2]++;
+    }
+    for (size_t k = 0; k < it->n; k++)
+        b->begin[k + 2] += b->begin[k + 1];
+    for (size_t p = 0; p < nact; p++)
+        if (b->k[p] != INT64_MAX)
+            b->pos[b->begin[b->k[p] + 1]++] = (uint32_t)p; /* begin[k + 1]: k's end */
+    b->pre[0] = 0;
+    for (size_t j = 0; j < b->begin[it->n]; j++)
+        b->pre[j + 1] = b->pre[j] + c->dur[act[b->pos[j]]];
+    return TP_OK;
+}

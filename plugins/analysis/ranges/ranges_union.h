@@ -1,12 +1,13 @@
 /* ranges: the busy time (union) of sets of GPU activities given as segments
- * of one order of the activities (issue 32: nested ranges of ever-new names
- * without depth x activities). */
+ * of one order of the activities, and that order's positions by iteration
+ * (issue 32: nested ranges of ever-new names without depth x activities). */
 #ifndef TP_RANGES_UNION_H
 #define TP_RANGES_UNION_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_trace.h>
 
 /* The activities act[lo, hi) belong to set `set`. */
 typedef struct rg_seg {
@@ -33,5 +34,20 @@ int rg_range_min(const int64_t *v, size_t n, const rg_seg *q, size_t nq, int64_t
  * TP_OK or TP_ENOMEM. */
 int rg_union_lengths(const tp_cols *c, const uint32_t *act, size_t nact, rg_seg *seg,
                      size_t nseg, int64_t *busy);
+
+/* The positions of act[] by the iteration of their launching row's start
+ * (launcher[act[p]]), ascending in each, with their durations added: the
+ * work of a segment in one iteration by two binary searches. */
+typedef struct rg_by_iter {
+    size_t *begin;  /* iteration k's positions: pos[begin[k], begin[k + 1]) */
+    uint32_t *pos;
+    int64_t *pre;   /* durations of pos[0, j) added */
+    int64_t *k, *negk; /* per position: its iteration (none: INT64_MAX), minus it (none: 1) */
+} rg_by_iter;
+
+/* TP_OK or TP_ENOMEM; close either way. */
+int rg_by_iter_open(const tp_cols *c, const int32_t *launcher, const uint32_t *act, size_t nact,
+                    const tp_iterations *it, rg_by_iter *b);
+void rg_by_iter_close(rg_by_iter *b);
 
 #endif
