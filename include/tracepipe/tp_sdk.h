@@ -37,6 +37,7 @@
 #include "tp_sdk_graphs.h"
 #include "tp_sdk_alloc.h"
 #include "tp_sdk_cupti.h"
+#include "tp_sdk_digest.h"
 #include "tp_sdk_rows.h"
 #include "tp_sdk_memkind.h"
 

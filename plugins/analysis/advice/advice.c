@@ -208,7 +208,7 @@ static int gather_devices(adv *a)
     rc = rc ? rc : tp_sort(rows, n, sizeof *rows, by_device, (void *)c); /* stable */
     for (size_t i = 0; rc == TP_OK && i < n; i++) {
         if (i == 0 || device_of(c, rows[i]) != device_of(c, rows[i - 1]))
-            a->dev[a->ndev++] = (adv_device){device_of(c, rows[i]), rows + i, 0};
+            a->dev[a->ndev++] = (adv_device){.device = device_of(c, rows[i]), .rows = rows + i};
         a->dev[a->ndev - 1].n++;
     }
     if (rc != TP_OK || a->ndev == 0)

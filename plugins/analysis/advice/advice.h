@@ -29,10 +29,20 @@ typedef struct adv_config {
 } adv_config;
 
 /* One GPU device's launched activities (kernels, memcpys, memsets). */
+/* A device's communication: its union's length, the part no computation
+ * hides, the kernels and the device's span; computed once per trace for
+ * the rules that read it (advice_gpu.c). */
+typedef struct adv_comm {
+    int64_t comm, exposed, lo, hi;
+    size_t count;
+} adv_comm;
+
 typedef struct adv_device {
     int64_t device;
     uint32_t *rows; /* by start */
     size_t n;
+    adv_comm comm;
+    int comm_done; /* comm computed */
 } adv_device;
 
 /* One finding, held until the rows are sorted. */
@@ -44,6 +54,9 @@ typedef struct adv_finding {
     int64_t count;                         /* -1: null */
     double value_us, percent, start_us, end_us; /* NaN: null */
 } adv_finding;
+
+/* Room for the op names the PyTorch patterns compare (advice_torch.c). */
+#define ADV_OP_IDS 16
 
 typedef struct adv {
     tp_stage *st;
@@ -63,6 +76,8 @@ typedef struct adv {
     size_t nf, capf;
     size_t rule; /* the rule being checked */
     int shapes;  /* does an op record its input types: -1 not yet known, 0, 1 */
+    tp_str op_ids[ADV_OP_IDS]; /* advice_torch.c's op names by id (TP_STR_ERROR: absent) */
+    int op_ids_ready;
 } adv;
 
 typedef struct adv_rule {

@@ -118,13 +118,12 @@ int adv_gpu_idle(adv *a) { return each_device(a, idle_device); }
 
 /* -------------------------------------------------- communication rules */
 
-typedef struct comm_figs {
-    int64_t comm, exposed, lo, hi;
-    size_t count;
-} comm_figs;
-
-static int comm_of(adv *a, const adv_device *d, comm_figs *f)
+/* Device d's communication figures, computed on the first rule asking. */
+static int comm_of(adv *a, adv_device *d, const adv_comm **out)
 {
+    *out = &d->comm;
+    if (d->comm_done)
+        return TP_OK;
     tp_interval *comm, *comp;
     size_t nm, nc, count;
     int rc = dev_union(a, d, TP_KCLASS_COMMUNICATION, &comm, &nm, &count);
@@ -134,10 +133,11 @@ static int comm_of(adv *a, const adv_device *d, comm_figs *f)
         tp_free(comm);
         return rc;
     }
-    f->comm = tp_intervals_length(comm, nm);
-    f->exposed = f->comm - tp_intervals_overlap(comm, nm, comp, nc);
-    f->count = count;
-    dev_span(a, d, &f->lo, &f->hi);
+    d->comm.comm = tp_intervals_length(comm, nm);
+    d->comm.exposed = d->comm.comm - tp_intervals_overlap(comm, nm, comp, nc);
+    d->comm.count = count;
+    dev_span(a, d, &d->comm.lo, &d->comm.hi);
+    d->comm_done = 1;
     tp_free(comm);
     tp_free(comp);
     return TP_OK;
@@ -152,7 +152,7 @@ static int any_comm(adv *a)
     return 0;
 }
 
-typedef int (*comm_rule)(adv *a, const adv_device *d, const comm_figs *f);
+typedef int (*comm_rule)(adv *a, const adv_device *d, const adv_comm *f);
 
 static int each_comm_device(adv *a, comm_rule rule)
 {
@@ -162,15 +162,15 @@ static int each_comm_device(adv *a, comm_rule rule)
         return adv_skip(a, "no communication kernels (collectives of the vocabulary) in the trace");
     int rc = TP_OK;
     for (size_t k = 0; rc == TP_OK && k < a->ndev; k++) {
-        comm_figs f;
+        const adv_comm *f;
         rc = comm_of(a, &a->dev[k], &f);
-        if (rc == TP_OK && f.count > 0)
-            rc = rule(a, &a->dev[k], &f);
+        if (rc == TP_OK && f->count > 0)
+            rc = rule(a, &a->dev[k], f);
     }
     return rc;
 }
 
-static int exposed_rule(adv *a, const adv_device *d, const comm_figs *f)
+static int exposed_rule(adv *a, const adv_device *d, const adv_comm *f)
 {
     double p = pct(f->exposed, f->hi - f->lo);
     if (!(p > a->cfg->exposed_comm_percent))
@@ -188,7 +188,7 @@ static int exposed_rule(adv *a, const adv_device *d, const comm_figs *f)
 
 int adv_exposed_comm(adv *a) { return each_comm_device(a, exposed_rule); }
 
-static int overlap_rule(adv *a, const adv_device *d, const comm_figs *f)
+static int overlap_rule(adv *a, const adv_device *d, const adv_comm *f)
 {
     double p = pct(f->comm - f->exposed, f->comm);
     if (!(p < a->cfg->overlap_percent))

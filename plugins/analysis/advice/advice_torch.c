@@ -14,9 +14,27 @@
 
 #define MAX_TYPES 8
 
-static int named(const adv *a, int32_t row, const char *name)
+/* The op names the patterns compare, looked up once per run: a row is
+ * compared by its name id, never its text. */
+enum { OP_TO, OP_TO_COPY, OP_COPY, OP_FILL, OP_ZERO, OP_NORMAL, OP_UNIFORM, OP_SELECT, OP_ZEROS,
+       OP_CONV2D, OP_MM, OP_BMM, OP_ADDMM, N_OPS };
+static const char *const op_names[N_OPS] = {
+    "aten::to",     "aten::_to_copy", "aten::copy_", "aten::fill_", "aten::zero_",
+    "aten::normal_", "aten::uniform_", "aten::select", "aten::zeros", "aten::conv2d",
+    "aten::mm",     "aten::bmm",      "aten::addmm"};
+_Static_assert(N_OPS <= ADV_OP_IDS, "adv.op_ids holds every op name");
+
+static void op_ids(adv *a)
 {
-    return row >= 0 && strcmp(adv_name(a, (uint32_t)row), name) == 0;
+    for (size_t k = 0; !a->op_ids_ready && k < N_OPS; k++)
+        if (!tp_str_lookup(a->st, op_names[k], strlen(op_names[k]), &a->op_ids[k]))
+            a->op_ids[k] = TP_STR_ERROR; /* no row has it */
+    a->op_ids_ready = 1;
+}
+
+static int named(const adv *a, int32_t row, int op)
+{
+    return row >= 0 && a->op_ids[op] != TP_STR_ERROR && a->c->name[row] == a->op_ids[op];
 }
 
 static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
@@ -155,6 +173,7 @@ static int check_needs(adv *a, unsigned need, int *skipped)
 #define PRECONDITIONS(a, need)                                                                 \
     do {                                                                                       \
         int skipped_ = 0, rc_ = check_needs(a, need, &skipped_);                               \
+        op_ids(a);                                                                             \
         if (rc_ != TP_OK || skipped_)                                                          \
             return rc_;                                                                        \
     } while (0)
@@ -163,8 +182,7 @@ static int check_needs(adv *a, unsigned need, int *skipped)
 
 static int is_init_op(const adv *a, int32_t x)
 {
-    static const char *const init[] = {"aten::fill_", "aten::zero_", "aten::normal_",
-                                       "aten::uniform_"};
+    static const int init[] = {OP_FILL, OP_ZERO, OP_NORMAL, OP_UNIFORM};
     for (size_t i = 0; i < sizeof init / sizeof init[0]; i++)
         if (named(a, x, init[i]))
             return 1;
@@ -175,7 +193,7 @@ static int extra_copy_at(const adv *a, int32_t to)
 {
     char types[MAX_TYPES][32];
     int32_t x = last_child(a, to);
-    if (!named(a, x, "aten::_to_copy") || !named(a, x = last_child(a, x), "aten::copy_"))
+    if (!named(a, x, OP_TO_COPY) || !named(a, x = last_child(a, x), OP_COPY))
         return 0;
     if (input_types(a, x, types) < 2 || types[0][0] == '\0' || strcmp(types[0], types[1]) != 0)
         return 0;
@@ -196,7 +214,7 @@ int adv_extra_cuda_copy(adv *a)
     PRECONDITIONS(a, NEED_OPS | NEED_SHAPES | NEED_PYTHON_TREE);
     matches m = {0, 0, -1};
     for (size_t i = 0; i < a->c->n; i++)
-        if (named(a, (int32_t)i, "aten::to") && extra_copy_at(a, (int32_t)i))
+        if (named(a, (int32_t)i, OP_TO) && extra_copy_at(a, (int32_t)i))
             add_match(a, &m, (int32_t)i);
     return report(a, &m, "a tensor filled on the CPU is copied to the GPU right away",
                   "aten::to copies of a tensor just filled (fill_, zero_, normal_, uniform_)");
@@ -211,10 +229,10 @@ int adv_extra_cuda_copy(adv *a)
 static void loops_in(adv *a, const int32_t *kids, size_t n, uint8_t *visited, matches *m)
 {
     for (size_t i = 0; i < n; i++) {
-        if (visited[i] || !named(a, kids[i], "aten::select") || n - i - 1 <= 1)
+        if (visited[i] || !named(a, kids[i], OP_SELECT) || n - i - 1 <= 1)
             continue;
         size_t next = i + 1;
-        while (next < n && !named(a, kids[next], "aten::select"))
+        while (next < n && !named(a, kids[next], OP_SELECT))
             next++;
         if (next == n)
             continue;
@@ -325,7 +343,7 @@ int adv_sync_dataloader(adv *a)
 static int zeroes_below(const adv *a, int32_t x)
 {
     for (int32_t k = a->hv.first_child[x]; k >= 0;) { /* pre-order, within x */
-        if (named(a, k, "aten::zero_") && !named(a, a->hv.parent[k], "aten::zeros"))
+        if (named(a, k, OP_ZERO) && !named(a, a->hv.parent[k], OP_ZEROS))
             return 1;
         if (a->hv.first_child[k] >= 0) {
             k = a->hv.first_child[k];
@@ -354,7 +372,7 @@ int adv_grad_not_none(adv *a)
 static int conv_with_bias(const adv *a, int32_t x)
 {
     char types[MAX_TYPES][32];
-    return named(a, x, "aten::conv2d") && input_types(a, x, types) >= 3 && types[2][0] != '\0';
+    return named(a, x, OP_CONV2D) && input_types(a, x, types) >= 3 && types[2][0] != '\0';
 }
 
 int adv_conv_bias_bn(adv *a)
@@ -404,7 +422,7 @@ int adv_matmul_fp16_dims(adv *a)
     char types[MAX_TYPES][32];
     for (size_t i = 0; i < a->c->n; i++) {
         int32_t x = (int32_t)i;
-        if (!named(a, x, "aten::mm") && !named(a, x, "aten::bmm") && !named(a, x, "aten::addmm"))
+        if (!named(a, x, OP_MM) && !named(a, x, OP_BMM) && !named(a, x, OP_ADDMM))
             continue;
         if (input_types(a, x, types) >= 1 && half_type(types[0]) && unaligned(a, x))
             add_match(a, &m, x);

@@ -16,22 +16,24 @@ static const tp_option kseq_options[] = {
     TP_OPTION_INT("min_count", kseq_config, min_count, "2", 1, 1000000000,
                   "minimum support: occurrences a sequence needs to be reported"),
     TP_OPTION_INT("top", kseq_config, top, "20", 0, 1000000000,
-                  "sequences kept, most frequent first (0 = all)"),
+                  "sequences kept, most frequent first, the rest folded into Others (0 = all)"),
     TP_OPTION_LIST("module_prefixes", kseq_config, module_prefixes,
                    "name prefixes of modules and steps, never an op (default: the "
                    "vocabulary's modules and the iteration markers)"),
     TP_OPTION_END};
 
 #define KSEQ_COLS(X, P)                                                                         \
-    X(P, device, I64, NULL, "device of the stream")                                            \
-    X(P, stream, I64, NULL, "the stream")                                                      \
-    X(P, sequence, STR, NULL, "the kernels' names in launch order, joined by ' -> '")          \
+    X(P, device, I64, NULL, "device of the stream (null in Others)")                           \
+    X(P, stream, I64, NULL, "the stream (null in Others)")                                     \
+    X(P, sequence, STR, NULL, "the kernels' names in launch order, joined by ' -> '; Others: " \
+                              "the sequences past top")                                        \
     X(P, length, I64, "count", "kernels in the sequence")                                      \
     X(P, count, I64, "count", "occurrences on the stream, none overlapping another")           \
     X(P, sum_dur_us, F64, "us", "the kernels' total time over those occurrences")              \
-    X(P, mean_us, F64, "us", "kernel time per occurrence")                                     \
-    X(P, stream_percent, F64, "percent", "share of the stream's kernel time")                  \
-    X(P, n_ops, I64, "count", "distinct ops launching the kernels of its occurrences")         \
+    X(P, mean_us, F64, "us", "kernel time per occurrence (null in Others)")                    \
+    X(P, stream_percent, F64, "percent", "share of the stream's kernel time (null in Others)") \
+    X(P, n_ops, I64, "count", "distinct ops launching the kernels of its occurrences (null "   \
+                              "in Others)")                                                    \
     X(P, ops, STR, NULL, "those ops (outermost cpu op above each launch, below modules and "   \
                          "steps), most kernels first, joined by '; '; null when none")
 TP_COLUMNS(kseq_r, KSEQ_COLS);
@@ -205,9 +207,16 @@ static int by_rank(const void *a, const void *b, void *ctx)
     return (x->first > y->first) - (x->first < y->first);
 }
 
+/* The sequences past top, folded into one row (CONVENTIONS: top-N). */
+typedef struct kseq_others {
+    size_t n;
+    int64_t count, sum_ns;
+} kseq_others;
+
 /* The entries reported: min_count or more, the top most frequent.  Marks
- * them in keep (by table slot) and lists their slots in *sel. */
-static int select_entries(kseq *q, uint8_t *keep, uint32_t **sel, size_t *n)
+ * them in keep (by table slot) and lists their slots in *sel; the rest
+ * with min_count or more go to *rest. */
+static int select_entries(kseq *q, uint8_t *keep, uint32_t **sel, size_t *n, kseq_others *rest)
 {
     kseq_entry *copy = tp_malloc(q->cap * sizeof *copy);
     *sel = tp_malloc(q->cap * sizeof **sel);
@@ -223,8 +232,14 @@ static int select_entries(kseq *q, uint8_t *keep, uint32_t **sel, size_t *n)
             m++;
         }
     int rc = tp_sort(copy, m, sizeof *copy, by_rank, NULL);
+    size_t all = m;
     if (q->cfg->top > 0 && m > (size_t)q->cfg->top)
         m = (size_t)q->cfg->top;
+    *rest = (kseq_others){all - m, 0, 0};
+    for (size_t i = m; i < all; i++) {
+        rest->count += copy[i].count;
+        rest->sum_ns += copy[i].sum_ns;
+    }
     for (size_t i = 0; i < m; i++) {
         (*sel)[i] = (uint32_t)copy[i].next_free;
         keep[copy[i].next_free] = 1;
@@ -234,6 +249,21 @@ static int select_entries(kseq *q, uint8_t *keep, uint32_t **sel, size_t *n)
     return rc;
 }
 
+/* The Others row: the folded sequences' occurrences and time; per-stream
+ * and per-occurrence figures null (they span streams and sequences). */
+static int write_others(kseq *q, tp_result *r, const kseq_others *rest)
+{
+    size_t row;
+    if (rest->n == 0)
+        return TP_OK;
+    int rc = tp_result_add_row(q->st, r, &row);
+    rc = rc ? rc : tp_result_set_str(q->st, r, row, kseq_r_sequence, "Others");
+    rc = rc ? rc : tp_result_set_i64(q->st, r, row, kseq_r_length, q->cfg->length);
+    rc = rc ? rc : tp_result_set_i64(q->st, r, row, kseq_r_count, rest->count);
+    return rc ? rc
+              : tp_result_set_f64(q->st, r, row, kseq_r_sum_dur_us, (double)rest->sum_ns / 1000.0);
+}
+
 static int write_results(kseq *q, tp_result *r)
 {
     size_t ngroups = q->nk ? q->group[q->nk - 1] + 1 : 1, nsel = 0, np = 0;
@@ -241,7 +271,8 @@ static int write_results(kseq *q, tp_result *r)
     uint8_t *keep = tp_calloc(q->cap, 1);
     uint32_t *sel = NULL;
     op_pair *p = NULL;
-    int rc = stream_ns && keep ? select_entries(q, keep, &sel, &nsel) : TP_ENOMEM;
+    kseq_others rest = {0};
+    int rc = stream_ns && keep ? select_entries(q, keep, &sel, &nsel, &rest) : TP_ENOMEM;
     for (size_t i = 0; rc == TP_OK && i < q->nk; i++)
         stream_ns[q->group[i]] += q->c->dur[q->k[i]];
     rc = rc ? rc : op_pairs(q, keep, &p, &np);
@@ -258,6 +289,7 @@ static int write_results(kseq *q, tp_result *r)
             ;
         rc = write_entry(q, r, &q->e[sel[i]], stream_ns, p + lo, hi - lo);
     }
+    rc = rc ? rc : write_others(q, r, &rest);
     tp_free(stream_ns);
     tp_free(keep);
     tp_free(sel);

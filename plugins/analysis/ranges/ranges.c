@@ -35,6 +35,7 @@
 
 #include "ranges_names.h"
 #include "ranges_stream.h"
+#include "ranges_union.h"
 
 typedef struct rg_config {
     const char *include;
@@ -130,18 +131,10 @@ typedef struct rg_acc {
     tp_str name;
     int32_t iteration;
     uint8_t kind;
-    int64_t count, sum, ops, gpu_count, gpu_sum;
-    tp_interval *iv;
-    size_t niv, cap;
+    int64_t count, sum, ops, gpu_count, gpu_sum, busy;
 } rg_acc;
 
 #define RG_NOT_RANGE UINT32_MAX
-
-/* Activity `a` is GPU work of `mult` enclosing host ranges named `name`. */
-typedef struct rg_credit {
-    uint32_t a, mult;
-    tp_str name;
-} rg_credit;
 
 typedef struct rg {
     tp_stage *st;
@@ -160,8 +153,10 @@ typedef struct rg {
     size_t nr, ng;
     int64_t *gwork;    /* per GPU range (index in gpu): its work's durations, added */
     int64_t *ops_below; /* per row: its outermost CPU ops' durations, added */
-    rg_credit *credits; /* host ranges' GPU work: per activity, per (name, kind) above it */
-    size_t ncredits, credcap;
+    uint32_t *hact;    /* host ranges' GPU work: the activities in pre-order of their launch */
+    size_t nhact;
+    int64_t *hpre;     /* nhact + 1: their durations added */
+    uint32_t *hlo, *hhi; /* per row, a host range: its work hact[lo, hi) */
 } rg;
 
 static tp_str key_of(const rg *r, size_t row) { return (tp_str)(r->key[r->c->name[row]] - 1); }
@@ -187,20 +182,6 @@ static rg_acc *acc_of(rg *r, uint8_t kind, tp_str name)
     r->acc[r->nacc] = (rg_acc){.name = name, .iteration = -1, .kind = kind};
     *slot = (uint32_t)(r->nacc + 1);
     return &r->acc[r->nacc++];
-}
-
-static int add_interval(rg_acc *a, int64_t s, int64_t e)
-{
-    if (a->niv == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 16;
-        tp_interval *iv = tp_realloc(a->iv, cap * sizeof *iv);
-        if (iv == NULL)
-            return TP_ENOMEM;
-        a->iv = iv;
-        a->cap = cap;
-    }
-    a->iv[a->niv++] = (tp_interval){s, e};
-    return TP_OK;
 }
 
 /* The ranges' own time and, for host ranges, their outermost ops
@@ -256,75 +237,6 @@ static uint32_t acc_index(rg *r, size_t x)
     return r->slot[(size_t)key_of(r, x) * RG_KINDS + kind_of(r, x)] - 1;
 }
 
-/* Activity a launched under the open ranges: one credit per (name, kind)
- * open (`open`, each open mult[] times), whatever the depth. */
-static int credit_open(rg *r, size_t a, const uint32_t *open, size_t nopen, const uint32_t *mult)
-{
-    for (size_t i = 0; i < nopen; i++) {
-        rg_acc *acc = &r->acc[open[i]];
-        if (r->ncredits == r->credcap) {
-            size_t cap = r->credcap ? r->credcap * 2 : 64;
-            rg_credit *c = tp_realloc(r->credits, cap * sizeof *c);
-            if (c == NULL)
-                return TP_ENOMEM;
-            r->credits = c;
-            r->credcap = cap;
-        }
-        r->credits[r->ncredits++] = (rg_credit){(uint32_t)a, mult[open[i]], acc->name};
-        acc->gpu_count += mult[open[i]];
-        acc->gpu_sum += (int64_t)mult[open[i]] * r->c->dur[a];
-        int rc = add_interval(acc, r->c->ts[a], r->c->ts[a] + r->c->dur[a]);
-        if (rc != TP_OK)
-            return rc;
-    }
-    return TP_OK;
-}
-
-/* Host ranges' GPU work: each activity belongs to every host range above
- * its launch, nested ranges each counting it.  One walk of the host tree
- * keeps the open ranges per (name, kind) with their multiplicity, so an
- * activity costs the distinct (name, kind)s above it, not the depth (200 000
- * nested ranges of one name each launching a kernel were depth x
- * activities; issue 32). */
-static int host_work(rg *r, const int32_t *first_act, const int32_t *next_act)
-{
-    const tp_cols *c = r->c;
-    int32_t *todo = tp_malloc((2 * c->n + 1) * sizeof *todo);
-    uint32_t *mult = tp_calloc(r->nacc + 1, sizeof *mult);
-    uint32_t *open = tp_malloc((r->nacc + 1) * sizeof *open);
-    int rc = todo && mult && open ? TP_OK : TP_ENOMEM;
-    size_t nopen = 0;
-    for (size_t root = 0; root < c->n && rc == TP_OK; root++) {
-        if (r->parent[root] >= 0)
-            continue;
-        size_t sp = 0;
-        todo[sp++] = (int32_t)root;
-        while (sp > 0 && rc == TP_OK) {
-            int32_t x = todo[--sp];
-            if (x < 0) { /* leaving range ~x */
-                uint32_t k = acc_index(r, (size_t)~x);
-                if (--mult[k] == 0)
-                    nopen--; /* nesting: the last opened is the first closed */
-                continue;
-            }
-            for (int32_t a = first_act[x]; a >= 0 && rc == TP_OK; a = next_act[a])
-                rc = credit_open(r, (size_t)a, open, nopen, mult);
-            if (r->is_range[x]) {
-                uint32_t k = acc_index(r, (size_t)x);
-                if (mult[k]++ == 0)
-                    open[nopen++] = k;
-                todo[sp++] = ~x;
-            }
-            for (int32_t k = r->first_child[x]; k >= 0; k = r->next_sibling[k])
-                todo[sp++] = k;
-        }
-    }
-    tp_free(todo);
-    tp_free(mult);
-    tp_free(open);
-    return rc;
-}
-
 /* Per launching row: the activities it launched, as lists. */
 static int launches_of(rg *r, int32_t **first, int32_t **next)
 {
@@ -345,58 +257,135 @@ static int launches_of(rg *r, int32_t **first, int32_t **next)
     return TP_OK;
 }
 
-static int host_work_all(rg *r)
+static int is_host_range(const rg *r, size_t x)
 {
-    int32_t *first = NULL, *next = NULL;
-    int rc = launches_of(r, &first, &next);
-    rc = rc ? rc : host_work(r, first, next);
-    tp_free(first);
-    tp_free(next);
+    return r->is_range[x] && kind_of(r, x) == RG_HOST;
+}
+
+/* One walk of the host tree: the launched activities in pre-order of their
+ * launching row (r->hact), so the work launched inside host range x is one
+ * segment hact[hlo[x], hhi[x]); outer[]: the ranges with no range of their
+ * name above them (a name's work is the union of their segments). */
+static int host_order(rg *r, const int32_t *first_act, const int32_t *next_act, rg_seg *outer,
+                      size_t *nouter)
+{
+    const tp_cols *c = r->c;
+    int32_t *todo = tp_malloc((2 * c->n + 1) * sizeof *todo);
+    uint32_t *open = tp_calloc(r->nacc + 1, sizeof *open); /* per acc: ranges open */
+    int rc = todo && open ? TP_OK : TP_ENOMEM;
+    for (size_t root = 0; root < c->n && rc == TP_OK; root++) {
+        if (r->parent[root] >= 0)
+            continue;
+        size_t sp = 0;
+        todo[sp++] = (int32_t)root;
+        while (sp > 0) {
+            int32_t x = todo[--sp];
+            if (x < 0) { /* leaving range ~x */
+                r->hhi[~x] = (uint32_t)r->nhact;
+                open[acc_index(r, (size_t)~x)]--;
+                continue;
+            }
+            for (int32_t a = first_act[x]; a >= 0; a = next_act[a])
+                r->hact[r->nhact++] = (uint32_t)a;
+            if (is_host_range(r, (size_t)x)) {
+                uint32_t k = acc_index(r, (size_t)x);
+                r->hlo[x] = (uint32_t)r->nhact;
+                if (open[k]++ == 0)
+                    outer[(*nouter)++] = (rg_seg){k, (uint32_t)x, 0};
+                todo[sp++] = ~x;
+            }
+            for (int32_t k = r->first_child[x]; k >= 0; k = r->next_sibling[k])
+                todo[sp++] = k;
+        }
+    }
+    tp_free(todo);
+    tp_free(open);
+    for (size_t i = 0; i < *nouter; i++) /* rows to segments */
+        outer[i] = (rg_seg){outer[i].set, r->hlo[outer[i].lo], r->hhi[outer[i].lo]};
     return rc;
 }
 
-/* A GPU range's work: act[lo, hi), the activities on its stream starting
- * inside it, for the (name, kind) acc. */
-typedef struct rg_span {
-    uint32_t acc, lo, hi;
-} rg_span;
+/* busy[k], per acc, to the accs. */
+static int add_busy(rg *r, const tp_cols *c, const uint32_t *act, size_t nact, rg_seg *seg,
+                    size_t nseg)
+{
+    int64_t *busy = tp_calloc(r->nacc + 1, sizeof *busy);
+    int rc = busy ? rg_union_lengths(c, act, nact, seg, nseg, busy) : TP_ENOMEM;
+    for (size_t k = 0; rc == TP_OK && k < r->nacc; k++)
+        r->acc[k].busy += busy[k];
+    tp_free(busy);
+    return rc;
+}
 
-static int by_span(const void *x, const void *y, void *ctx)
+/* Host ranges' GPU work: what was launched inside each, nested ranges each
+ * counting it, from prefix sums over one segment per range; a name's busy
+ * time the union over its outermost ranges' segments (rg_union_lengths).
+ * No list per activity and name open above it: deep nesting of ever-new
+ * names was depth x activities in time and memory (issue 32). */
+static int host_work(rg *r)
+{
+    size_t n = r->c->n ? r->c->n : 1, nouter = 0;
+    int32_t *first = NULL, *next = NULL;
+    rg_seg *outer = tp_malloc((r->nr ? r->nr : 1) * sizeof *outer);
+    r->hact = tp_malloc(n * sizeof *r->hact);
+    r->hpre = tp_malloc((n + 1) * sizeof *r->hpre);
+    r->hlo = tp_malloc(n * sizeof *r->hlo);
+    r->hhi = tp_malloc(n * sizeof *r->hhi);
+    int rc = outer && r->hact && r->hpre && r->hlo && r->hhi ? launches_of(r, &first, &next)
+                                                              : TP_ENOMEM;
+    rc = rc ? rc : host_order(r, first, next, outer, &nouter);
+    for (size_t p = 0; rc == TP_OK && p <= r->nhact; p++)
+        r->hpre[p] = p == 0 ? 0 : r->hpre[p - 1] + r->c->dur[r->hact[p - 1]];
+    for (size_t i = 0; rc == TP_OK && i < r->nr; i++) {
+        size_t x = r->ranges[i];
+        if (!is_host_range(r, x))
+            continue;
+        rg_acc *acc = &r->acc[acc_index(r, x)];
+        acc->gpu_count += r->hhi[x] - r->hlo[x];
+        acc->gpu_sum += r->hpre[r->hhi[x]] - r->hpre[r->hlo[x]];
+    }
+    rc = rc ? rc : add_busy(r, r->c, r->hact, r->nhact, outer, nouter);
+    tp_free(first);
+    tp_free(next);
+    tp_free(outer);
+    return rc;
+}
+
+static int by_seg(const void *x, const void *y, void *ctx)
 {
     (void)ctx;
-    const rg_span *a = x, *b = y;
-    if (a->acc != b->acc)
-        return a->acc < b->acc ? -1 : 1;
+    const rg_seg *a = x, *b = y;
+    if (a->set != b->set)
+        return a->set < b->set ? -1 : 1;
     return (a->lo > b->lo) - (a->lo < b->lo);
 }
 
-/* The union of each acc's spans, each activity once per (name, kind)
- * however many nested ranges of that name hold it. */
-static int span_intervals(rg *r, const uint32_t *act, rg_span *sp, size_t n)
+/* Each acc's spans merged where they overlap (nested ranges of one name),
+ * so its segments are disjoint: each activity once per (name, kind); then
+ * their unions. */
+static int span_busy(rg *r, const rg_stream_acts *sa, rg_seg *sp, size_t n)
 {
-    int rc = tp_sort(sp, n, sizeof *sp, by_span, NULL);
+    int rc = tp_sort(sp, n, sizeof *sp, by_seg, NULL);
+    size_t m = 0;
     for (size_t i = 0; i < n && rc == TP_OK;) {
-        uint32_t lo = sp[i].lo, hi = sp[i].hi;
+        rg_seg s = sp[i];
         size_t j = i + 1;
-        for (; j < n && sp[j].acc == sp[i].acc && sp[j].lo <= hi; j++)
-            hi = sp[j].hi > hi ? sp[j].hi : hi;
-        for (uint32_t k = lo; k < hi && rc == TP_OK; k++)
-            rc = add_interval(&r->acc[sp[i].acc], r->c->ts[act[k]],
-                              r->c->ts[act[k]] + r->c->dur[act[k]]);
+        for (; j < n && sp[j].set == s.set && sp[j].lo <= s.hi; j++)
+            s.hi = sp[j].hi > s.hi ? sp[j].hi : s.hi;
+        sp[m++] = s;
         i = j;
     }
-    return rc;
+    return rc ? rc : add_busy(r, r->c, sa->act, sa->n, sp, m);
 }
 
 /* GPU ranges' work: the activities on their stream starting inside them,
- * two binary searches and a prefix sum per range, each activity's interval
- * once per (name, kind): nested GPU ranges were depth x activities (issue
- * 32). */
+ * two binary searches and a prefix sum per range, a name's busy time by
+ * rg_union_lengths: nested GPU ranges were depth x activities (issue 32). */
 static int gpu_work(rg *r)
 {
     const tp_cols *c = r->c;
     rg_stream_acts sa;
-    rg_span *sp = tp_malloc((r->ng ? r->ng : 1) * sizeof *sp);
+    rg_seg *sp = tp_malloc((r->ng ? r->ng : 1) * sizeof *sp);
     int rc = rg_stream_acts_open(c, &sa);
     rc = rc ? rc : sp ? TP_OK : TP_ENOMEM;
     size_t ns = 0;
@@ -413,9 +402,9 @@ static int gpu_work(rg *r)
         }
         acc->gpu_count += (int64_t)(hi - lo);
         acc->gpu_sum += r->gwork[g];
-        sp[ns++] = (rg_span){acc_index(r, x), (uint32_t)lo, (uint32_t)hi};
+        sp[ns++] = (rg_seg){acc_index(r, x), (uint32_t)lo, (uint32_t)hi};
     }
-    rc = rc ? rc : span_intervals(r, sa.act, sp, ns);
+    rc = rc ? rc : span_busy(r, &sa, sp, ns);
     rg_stream_acts_close(&sa);
     tp_free(sp);
     return rc;
@@ -445,7 +434,6 @@ static int write_totals(rg *r)
     int rc = tp_sort(r->acc, r->nacc, sizeof *r->acc, by_name, r);
     for (size_t i = 0; i < r->nacc && rc == TP_OK; i++) {
         rg_acc *a = &r->acc[i];
-        int64_t busy = tp_intervals_length(a->iv, tp_intervals_union(a->iv, a->niv));
         size_t row;
         rc = tp_result_add_row(r->st, res, &row);
         rc = rc ? rc
@@ -457,7 +445,7 @@ static int write_totals(rg *r)
             rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_ops_us, us(a->ops));
         rc = rc ? rc : tp_result_set_i64(r->st, res, row, rg_main_gpu_count, a->gpu_count);
         rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_gpu_sum_us, us(a->gpu_sum));
-        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_gpu_busy_us, us(busy));
+        rc = rc ? rc : tp_result_set_f64(r->st, res, row, rg_main_gpu_busy_us, us(a->busy));
     }
     return rc;
 }
@@ -491,51 +479,6 @@ static rg_acc *it_acc(rg *r, int32_t k, uint8_t kind, tp_str name)
     return &r->it[r->nit++];
 }
 
-/* Host ranges by (External id, name id, start, row): where a GPU range
- * finds the one it projects. */
-typedef struct rg_ext {
-    int64_t ext, ts;
-    tp_str name;
-} rg_ext;
-
-static int cmp_ext(const tp_cols *c, size_t a, const void *key)
-{
-    const rg_ext *k = key;
-    int64_t ext = tp_ev_ext_id(c, a);
-    if (ext != k->ext)
-        return ext < k->ext ? -1 : 1;
-    if (c->name[a] != k->name)
-        return c->name[a] < k->name ? -1 : 1;
-    return c->ts[a] < k->ts ? -1 : c->ts[a] > k->ts;
-}
-
-static int by_ext(const void *x, const void *y, void *ctx)
-{
-    const tp_cols *c = ctx;
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    rg_ext kb = {tp_ev_ext_id(c, b), c->ts[b], c->name[b]};
-    int d = cmp_ext(c, a, &kb);
-    return d ? d : (a > b) - (a < b);
-}
-
-/* The host range GPU range g projects: of the host ranges with its
- * External id and name, the last starting at or before it, else the
- * first; SIZE_MAX when none. */
-static size_t projected(const tp_cols *c, const uint32_t *host, size_t nh, size_t g)
-{
-    rg_ext k = {tp_ev_ext_id(c, g), INT64_MIN, c->name[g]};
-    if (k.ext == TP_NONE)
-        return SIZE_MAX;
-    size_t lo = rg_lower_bound(c, host, nh, cmp_ext, &k); /* the first of (ext, name) */
-    if (lo == nh || tp_ev_ext_id(c, host[lo]) != k.ext || c->name[host[lo]] != k.name)
-        return SIZE_MAX;
-    k.ts = c->ts[g];
-    size_t best = host[lo];
-    for (size_t i = lo + 1; i < nh && cmp_ext(c, host[i], &k) <= 0; i++)
-        best = host[i];
-    return best;
-}
-
 static int by_iteration(const void *x, const void *y, void *ctx)
 {
     const tp_cols *c = ctx;
@@ -560,14 +503,14 @@ static int ranges_in_iterations(rg *r, const tp_iterations *it, rg_at *at, size_
     for (size_t i = 0; i < r->nr; i++)
         if (kind_of(r, r->ranges[i]) == RG_HOST)
             host[nh++] = r->ranges[i];
-    int rc = r->ng ? tp_sort(host, nh, sizeof *host, by_ext, (void *)c) : TP_OK;
+    int rc = r->ng ? rg_sort_by_ext(c, host, nh) : TP_OK;
     for (size_t i = 0; i < nh; i++) {
         int32_t k = tp_iteration_of(it, c->ts[host[i]]);
         if (k >= 0)
             at[(*n)++] = (rg_at){k, host[i], 0};
     }
     for (size_t g = 0; g < r->ng && rc == TP_OK; g++) {
-        size_t x = r->gpu[g], p = projected(c, host, nh, x);
+        size_t x = r->gpu[g], p = rg_projected(c, host, nh, x);
         int32_t k = tp_iteration_of(it, c->ts[p != SIZE_MAX ? p : x]);
         if (k >= 0)
             at[(*n)++] = (rg_at){k, (uint32_t)x, r->gwork[g]};
@@ -576,49 +519,89 @@ static int ranges_in_iterations(rg *r, const tp_iterations *it, rg_at *at, size_
     return rc ? rc : tp_sort(at, *n, sizeof *at, by_iteration, (void *)c);
 }
 
+/* A host entry of r->it: (name, iteration) and its index. */
+typedef struct rg_entry {
+    tp_str name;
+    int32_t k;
+    uint32_t idx;
+} rg_entry;
+
+static int by_entry(const void *x, const void *y, void *ctx)
+{
+    (void)ctx;
+    const rg_entry *a = x, *b = y;
+    if (a->name != b->name)
+        return a->name < b->name ? -1 : 1;
+    return (a->k > b->k) - (a->k < b->k);
+}
+
+/* The host entries of r->it by (name, iteration); *n of them. */
+static rg_entry *host_entries(const rg *r, size_t *n)
+{
+    rg_entry *e = tp_malloc((r->nit ? r->nit : 1) * sizeof *e);
+    *n = 0;
+    for (size_t i = 0; e != NULL && i < r->nit; i++)
+        if (r->it[i].kind == RG_HOST)
+            e[(*n)++] = (rg_entry){r->it[i].name, r->it[i].iteration, (uint32_t)i};
+    if (e != NULL && tp_sort(e, *n, sizeof *e, by_entry, NULL) != TP_OK) {
+        tp_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+/* Range x's work in iterations [kmin, kmax] to the host entries of its
+ * name in them. */
+static void credit_range(rg *r, const rg_by_iter *b, const rg_entry *e, size_t ne, size_t x,
+                         int64_t kmin, int64_t kmax)
+{
+    rg_entry key = {key_of(r, x), (int32_t)kmin, 0};
+    size_t lo = 0, hi = ne;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_entry(&e[mid], &key, NULL) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < ne && e[lo].name == key.name && e[lo].k <= kmax; lo++) {
+        size_t k = (size_t)e[lo].k;
+        size_t from = rg_lower_u32(b->pos, b->begin[k], b->begin[k + 1], r->hlo[x]);
+        size_t to = rg_lower_u32(b->pos, from, b->begin[k + 1], r->hhi[x]);
+        r->it[e[lo].idx].gpu_sum += b->pre[to] - b->pre[from];
+    }
+}
+
 /* Host ranges' GPU work per iteration: launched inside the range, in the
  * iteration of its launch, to the iteration's host entry of the range's
- * name: the credits of host_work, by iteration (rows of r->it come
- * iteration by iteration). */
+ * name.  Per range, the iterations its work spans (range minima over its
+ * segment) that have an entry of its name, two binary searches each: no
+ * list per activity and name above it (issue 32). */
 static int host_work_per_iteration(rg *r, const tp_iterations *it)
 {
-    size_t *begin = tp_malloc((it->n + 2) * sizeof *begin);
-    size_t *at = tp_malloc((r->ncredits ? r->ncredits : 1) * sizeof *at);
-    size_t nnames = tp_str_count(r->st) + 1, *entry = tp_malloc(nnames * sizeof *entry);
-    int32_t *k_of = tp_malloc((r->ncredits ? r->ncredits : 1) * sizeof *k_of);
-    int rc = begin && at && entry && k_of ? TP_OK : TP_ENOMEM;
-    for (size_t k = 0; rc == TP_OK && k <= it->n + 1; k++)
-        begin[k] = 0;
-    for (size_t i = 0; rc == TP_OK && i < r->ncredits; i++) { /* credits by iteration */
-        k_of[i] = tp_iteration_of(it, r->c->ts[r->launcher[r->credits[i].a]]);
-        if (k_of[i] >= 0)
-            begin[k_of[i] + 1]++;
+    rg_by_iter b = {0};
+    size_t ne = 0, nq = 0;
+    rg_entry *e = host_entries(r, &ne);
+    rg_seg *q = tp_malloc((r->nr ? r->nr : 1) * sizeof *q);
+    int64_t *kmin = tp_malloc((r->nr ? r->nr : 1) * sizeof *kmin);
+    int64_t *kmax = tp_malloc((r->nr ? r->nr : 1) * sizeof *kmax);
+    int rc = e && q && kmin && kmax ? TP_OK : TP_ENOMEM;
+    rc = rc ? rc : rg_by_iter_open(r->c, r->launcher, r->hact, r->nhact, it, &b);
+    for (size_t i = 0; rc == TP_OK && i < r->nr; i++) {
+        uint32_t x = r->ranges[i];
+        if (is_host_range(r, x) && r->hlo[x] < r->hhi[x])
+            q[nq++] = (rg_seg){x, r->hlo[x], r->hhi[x]};
     }
-    for (size_t k = 0; rc == TP_OK && k < it->n; k++)
-        begin[k + 1] += begin[k];
-    for (size_t i = 0; rc == TP_OK && i < r->ncredits; i++)
-        if (k_of[i] >= 0)
-            at[begin[k_of[i]]++] = i; /* begin[k] is now iteration k's end */
-    for (size_t a = 0; rc == TP_OK && a < nnames; a++)
-        entry[a] = SIZE_MAX; /* per name: its host entry of the iteration */
-    for (size_t i = 0; rc == TP_OK && i < r->nit;) {
-        int32_t k = r->it[i].iteration;
-        size_t j = i;
-        for (; j < r->nit && r->it[j].iteration == k; j++)
-            if (r->it[j].kind == RG_HOST)
-                entry[r->it[j].name] = j;
-        for (size_t q = k > 0 ? begin[k - 1] : 0; q < begin[k]; q++) {
-            const rg_credit *cr = &r->credits[at[q]];
-            if (entry[cr->name] != SIZE_MAX)
-                r->it[entry[cr->name]].gpu_sum += (int64_t)cr->mult * r->c->dur[cr->a];
-        }
-        for (; i < j; i++)
-            entry[r->it[i].name] = SIZE_MAX;
-    }
-    tp_free(begin);
-    tp_free(at);
-    tp_free(entry);
-    tp_free(k_of);
+    rc = rc ? rc : rg_range_min(b.k, r->nhact, q, nq, kmin);
+    rc = rc ? rc : rg_range_min(b.negk, r->nhact, q, nq, kmax);
+    for (size_t i = 0; rc == TP_OK && i < nq; i++)
+        if (kmin[i] <= -kmax[i])
+            credit_range(r, &b, e, ne, q[i].set, kmin[i], -kmax[i]);
+    rg_by_iter_close(&b);
+    tp_free(e);
+    tp_free(q);
+    tp_free(kmin);
+    tp_free(kmax);
     return rc;
 }
 
@@ -720,7 +703,7 @@ static int measure(rg *r, rg_state *s, const rg_config *cfg)
     rc = rc ? rc : outermost_ops(r);
     for (size_t i = 0; i < r->nr && rc == TP_OK; i++)
         rc = range_times(r, r->ranges[i]);
-    rc = rc ? rc : host_work_all(r);
+    rc = rc ? rc : host_work(r);
     rc = rc ? rc : gpu_work(r);
     rc = rc ? rc : write_totals(r);
     if (rc != TP_OK)
@@ -737,8 +720,6 @@ static int measure(rg *r, rg_state *s, const rg_config *cfg)
 
 static void rg_free(rg *r)
 {
-    for (size_t i = 0; i < r->nacc; i++)
-        tp_free(r->acc[i].iv);
     tp_free(r->acc);
     tp_free(r->it);
     tp_free(r->slot);
@@ -749,7 +730,10 @@ static void rg_free(rg *r)
     tp_free(r->gpu);
     tp_free(r->gwork);
     tp_free(r->ops_below);
-    tp_free(r->credits);
+    tp_free(r->hact);
+    tp_free(r->hpre);
+    tp_free(r->hlo);
+    tp_free(r->hhi);
 }
 
 static int rg_run(tp_stage *st, const void *config, void *state)

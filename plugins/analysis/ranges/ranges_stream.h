@@ -27,4 +27,12 @@ void rg_stream_acts_inside(const tp_cols *c, const rg_stream_acts *sa, size_t x,
                            size_t *hi);
 void rg_stream_acts_close(rg_stream_acts *sa);
 
+/* Host ranges sorted by (External id, name id, start, row): where a GPU
+ * range finds the one it projects. */
+int rg_sort_by_ext(const tp_cols *c, uint32_t *host, size_t nh);
+/* The host range GPU range g projects: of host[0, nh) (sorted by
+ * rg_sort_by_ext) with its External id and name, the last starting at or
+ * before it, else the first; SIZE_MAX when none. */
+size_t rg_projected(const tp_cols *c, const uint32_t *host, size_t nh, size_t g);
+
 #endif

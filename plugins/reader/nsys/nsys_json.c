@@ -39,6 +39,8 @@ typedef struct nj {
     int row_bad; /* the event being read holds a number that is not an int64 */
     struct stat at_open; /* the file as first seen: it must not change */
     size_t lines;        /* lines of the first pass */
+    tp_digest bytes;     /* the bytes of the pass being read */
+    uint64_t first;      /* the first pass's digest */
     int ext[N_X];
     tp_str cat_runtime, cat_driver, cat_osrt, cat_kernel, cat_memcpy, cat_memset, cat_sync,
         cat_cudnn, cat_cublas;
@@ -316,10 +318,15 @@ static int pass_done(nj *n, FILE *in, int last_newline)
     if (n->lines != 0 && n->line_no != n->lines)
         return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (%zu lines "
                        "read, then %zu)", n->path, n->lines, n->line_no);
+    if (n->lines != 0 && tp_digest_value(&n->bytes) != n->first)
+        return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (its bytes "
+                       "differ between the two passes, size and mtime kept): its events cannot be "
+                       "read whole", n->path);
     if (!last_newline)
         return tp_fail(n->st, TP_EFORMAT, "%s:%zu: the last line has no end (a file cut short; "
                        "an export ends every line with a newline)", n->path, n->line_no);
     n->lines = n->line_no;
+    n->first = tp_digest_value(&n->bytes);
     return TP_OK;
 }
 
@@ -330,9 +337,11 @@ static int each_line(nj *n, FILE *in, int (*fn)(nj *, json_t *))
     ssize_t got;
     int rc = TP_OK, last_newline = 1;
     n->line_no = 0;
+    tp_digest_init(&n->bytes);
     rewind(in);
     while (rc == TP_OK && (got = getline(&line, &cap, in)) >= 0) {
         n->line_no++;
+        tp_digest_add(&n->bytes, line, (size_t)got);
         last_newline = got > 0 && line[got - 1] == '\n';
         if (got == 0 || line[0] == '\n' || (fn == strings_line && event_not_domain(line)))
             continue;
