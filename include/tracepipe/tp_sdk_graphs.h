@@ -73,6 +73,10 @@ typedef struct tp_graphs {
 int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
                    tp_graphs *g);
 void tp_graphs_free(tp_graphs *g);
+/* tp_graphs_find computes the graphs once per trace and publishes them on
+ * it (attachments tp.graphs.row, tp.graphs.list); later stages asking for
+ * the same trace adopt them (a filtered trace computes its own). */
+
 
 /* The op name of row a when it is a replayed activity: the capturing op
  * (outermost; inner = 1: innermost, else the outermost) when known, else
