@@ -84,7 +84,7 @@ static int replayed_rows(tp_stage *st, const tp_cols *c, const tp_vocab *v,
 typedef struct graph_key {
     int explicit_id;
     int64_t id;
-    uint64_t hash; /* FNV-1a over the replay's count and activity names */
+    uint64_t hash; /* over the replay's (activity name, stream) pairs, in any order */
     int64_t count;
 } graph_key;
 
@@ -96,9 +96,15 @@ static graph_key replay_key(const tp_trace *t, const tp_cols *c, const replay_ro
         id = args_graph_id(t, (size_t)r[0].launch);
     if (id >= 0)
         return (graph_key){1, id, 0, (int64_t)n};
+    /* the same kernels on the same streams, whatever order the streams
+     * interleave in at replay: a sum of one hash per activity */
+    k.hash = 0;
     for (size_t i = 0; i < n; i++) {
-        k.hash ^= (uint64_t)c->name[r[i].row] + 1;
-        k.hash *= 1099511628211ull;
+        uint64_t h = 1469598103934665603ull;
+        h = (h ^ ((uint64_t)c->name[r[i].row] + 1)) * 1099511628211ull;
+        h = (h ^ (uint32_t)tp_ev_stream(c, r[i].row)) * 1099511628211ull;
+        h ^= h >> 29;
+        k.hash += h * 0x9e3779b97f4a7c15ull;
     }
     return k;
 }
@@ -279,6 +285,36 @@ void tp_graphs_free(tp_graphs *g)
     tp_free(g->graph);
     tp_free(g->graphs);
     memset(g, 0, sizeof *g);
+}
+
+int tp_graph_replays(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
+                     uint32_t **rows, size_t **start, size_t *nreplays)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    replay_row *r = NULL;
+    size_t n = 0, m = 0;
+    *nreplays = 0;
+    int rc = replayed_rows(st, c, v, launcher, &r, &n);
+    *rows = rc == TP_OK ? tp_malloc((n ? n : 1) * sizeof **rows) : NULL;
+    *start = *rows ? tp_malloc((n + 1) * sizeof **start) : NULL;
+    if (rc == TP_OK && *start == NULL)
+        rc = TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < n; i++) {
+        if (i == 0 || r[i].launch != r[i - 1].launch)
+            (*start)[m++] = i;
+        (*rows)[i] = r[i].row;
+    }
+    tp_free(r);
+    if (rc != TP_OK) {
+        tp_free(*rows);
+        tp_free(*start);
+        *rows = NULL;
+        *start = NULL;
+        return rc;
+    }
+    (*start)[m] = n;
+    *nreplays = m;
+    return TP_OK;
 }
 
 int tp_graph_capture_call(const char *name)
