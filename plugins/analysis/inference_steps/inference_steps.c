@@ -27,6 +27,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_regex.h>
 #include <tracepipe/tp_sdk_serving.h>
 
@@ -312,7 +313,57 @@ static int mark_steps(is_run *r, uint8_t *memo)
     return TP_OK;
 }
 
-static int find_steps(is_run *r)
+/* The serving preset whose steps are the pipeline's iterations
+ * (`iterations: preset:`), or NULL. */
+static const char *pipeline_preset(tp_stage *st)
+{
+    const tp_iter_settings *s = tp_iterations_settings(st);
+    if (s == NULL || !s->from_pipeline || s->source != TP_ITER_SOURCE_HOST || s->marker == NULL)
+        return NULL;
+    for (int i = PRESET_ALL + 1; i < PRESET_NONE; i++) {
+        const tp_serving_preset *p = tp_serving_preset_find(is_presets[i]);
+        if (p && p->marker && strcmp(p->marker, s->marker) == 0)
+            return is_presets[i];
+    }
+    return NULL;
+}
+
+/* The steps are the pipeline's iterations when they are the same
+ * annotations: `iterations: preset:` names an engine this stage's preset
+ * covers (all, or that engine) and the stage adds no patterns of its own. */
+static int steps_are_iterations(const is_run *r)
+{
+    const char *p = pipeline_preset(r->st);
+    if (p == NULL || r->cfg->patterns.n > 0)
+        return 0;
+    return r->cfg->preset == PRESET_ALL || strcmp(is_presets[r->cfg->preset], p) == 0;
+}
+
+/* The pipeline's iterations (computed once per trace, tp_iter_view_get)
+ * copied as this stage's steps. */
+static int steps_from_iterations(is_run *r, tp_trace *t)
+{
+    tp_iter_view v;
+    int rc = tp_iter_view_get(r->st, t, NULL, &v);
+    if (rc != TP_OK)
+        return rc;
+    r->it.it = tp_malloc((v.n ? v.n : 1) * sizeof *r->it.it);
+    if (r->it.it == NULL)
+        rc = TP_ENOMEM;
+    else {
+        memcpy(r->it.it, v.it, v.n * sizeof *v.it);
+        r->it.n = v.n;
+        r->it.pid = v.pid;
+        r->it.tid = v.tid;
+        r->it.threads = v.threads;
+        r->it.nested = v.nested;
+    }
+    tp_iter_view_release(&v);
+    return rc;
+}
+
+/* The steps by the stage's own patterns. */
+static int steps_from_patterns(is_run *r)
 {
     size_t nstr = tp_str_count(r->st);
     uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
@@ -322,8 +373,18 @@ static int find_steps(is_run *r)
     if (rc == TP_OK)
         rc = tp_iterations_from_markers(r->st, r->c, memo, nstr, TP_NEST_CLAMP_NS, &r->it);
     tp_free(memo);
+    return rc;
+}
+
+static int find_steps(is_run *r, tp_trace *t)
+{
+    int same = steps_are_iterations(r);
+    int rc = same ? steps_from_iterations(r, t) : steps_from_patterns(r);
     if (rc != TP_OK)
         return rc;
+    if (same)
+        tp_log(r->st, TP_LOG_INFO, "steps: the pipeline's iterations (iterations: preset: %s)",
+               pipeline_preset(r->st));
     r->f = tp_calloc(r->it.n ? r->it.n : 1, sizeof *r->f);
     if (r->f == NULL)
         return TP_ENOMEM;
@@ -540,7 +601,7 @@ static int is_run_stage(tp_stage *st, const void *config, void *state)
     int64_t t1;
     tp_trace_window(t, &r.t0, &t1);
     r.md = pcre2_match_data_create(s->ovec, NULL);
-    int rc = r.md ? find_steps(&r) : TP_ENOMEM;
+    int rc = r.md ? find_steps(&r, t) : TP_ENOMEM;
     if (rc == TP_OK && r.it.n == 0)
         tp_log(st, TP_LOG_WARN, "no serving steps: no host event matches the step patterns "
                                 "(docs/plugins/inference_steps.md)");
