@@ -49,12 +49,12 @@ static const tp_option is_options[] = {
                    "more step annotations, tried first: regexes (Python syntax, searched) with "
                    "named captures phase, bs, toks, padded, prefill_bs, prefill_toks, decode_bs, "
                    "decode_toks"),
-    TP_OPTION_INT("skip_first", is_config, skip_first, "0", 0, 1e9,
-                  "steps left out of the per-phase statistics at the start (warm-up); 0: the "
-                  "pipeline's iterations: skip_first"),
-    TP_OPTION_INT("skip_last", is_config, skip_last, "0", 0, 1e9,
-                  "steps left out of the per-phase statistics at the end; 0: the pipeline's "
-                  "iterations: skip_last"),
+    TP_OPTION_INT("skip_first", is_config, skip_first, "-1", -1, 1e9,
+                  "steps left out of the per-phase statistics at the start (warm-up); not "
+                  "given (-1): the pipeline's iterations: skip_first; 0 keeps them all"),
+    TP_OPTION_INT("skip_last", is_config, skip_last, "-1", -1, 1e9,
+                  "steps left out of the per-phase statistics at the end; not given (-1): the "
+                  "pipeline's iterations: skip_last; 0 keeps them all"),
     TP_OPTION_INT("decode_tokens_per_request", is_config, decode_tokens, "1", 0, 1e6,
                   "tokens of a decode step that names only its requests (SGLang's "
                   "step[DECODE bs=N]): this many per request; 0: unknown (null)"),
@@ -564,13 +564,13 @@ static int write_results(is_run *r)
     return rc;
 }
 
-/* The steady-state window: the stage's skips when given, else the
- * pipeline's (top-level iterations: skip_first / skip_last). */
+/* The steady-state window: the stage's skips when given (0 included), else
+ * the pipeline's (top-level iterations: skip_first / skip_last). */
 static void set_window(is_run *r)
 {
     const tp_iter_settings *s = tp_iterations_settings(r->st);
-    uint64_t first = r->cfg->skip_first > 0 ? (uint64_t)r->cfg->skip_first : s->skip_first;
-    uint64_t last = r->cfg->skip_last > 0 ? (uint64_t)r->cfg->skip_last : s->skip_last;
+    uint64_t first = r->cfg->skip_first >= 0 ? (uint64_t)r->cfg->skip_first : s->skip_first;
+    uint64_t last = r->cfg->skip_last >= 0 ? (uint64_t)r->cfg->skip_last : s->skip_last;
     size_t n = r->it.n;
     r->first = first < n ? (size_t)first : n;
     r->last = n - r->first > last ? n - (size_t)last : r->first;
