@@ -2,8 +2,8 @@
  * inference_steps: one row per serving step of an LLM engine (issue 26,
  * item 2), from the step annotations the engines write.
  *
- *   <id>.steps   step, name, start_us, phase, batch_size, tokens,
- *                padded_size, host_us, count, gpu_us, gpu_busy_us, wall_us
+ *   <id>.steps   iteration, name, start_us, phase, batch_size, tokens,
+ *                padded_size, host_us, count, gpu_span_us, gpu_busy_us, wall_us
  *                (the step time: start to the later of the host's and the
  *                GPU's end), tokens_per_s, in_window;
  *   <id>.phases  per phase (prefill, decode, mixed, then all): count,
@@ -61,7 +61,7 @@ static const tp_option is_options[] = {
     TP_OPTION_END};
 
 #define IS_STEP_COLS(X, P)                                                                         \
-    X(P, step, I64, NULL, "the step's ordinal (0-based, in time order)")                           \
+    X(P, iteration, I64, NULL, "the step's ordinal (0-based, in time order)")                      \
     X(P, name, STR, NULL, "the step annotation's name")                                            \
     X(P, start_us, F64, "us", "its start, from the start of the trace's window")                   \
     X(P, phase, STR, NULL, "prefill, decode or mixed (null when the annotation says no phase)")    \
@@ -71,7 +71,7 @@ static const tp_option is_options[] = {
                                  "batch_size is padding), null when not said")                     \
     X(P, host_us, F64, "us", "the annotation's duration: the step's host time")                    \
     X(P, count, I64, "count", "GPU activities launched in the step (graph replays included)")      \
-    X(P, gpu_us, F64, "us", "their first start to last end (null without GPU work)")               \
+    X(P, gpu_span_us, F64, "us", "their first start to last end (null without GPU work)")          \
     X(P, gpu_busy_us, F64, "us", "union of their intervals (null without GPU work)")               \
     X(P, wall_us, F64, "us", "the step time: its start to the later of its end and its GPU "       \
                              "work's end")                                                         \
@@ -476,7 +476,7 @@ static int step_row(is_run *r, tp_result *res, size_t k)
     size_t row, acts = r->off[k + 1] - r->off[k];
     const char *phase = tp_serving_phase_name(f->phase);
     int rc = tp_result_add_row(st, res, &row);
-    rc = rc ? rc : tp_result_set_i64(st, res, row, is_step_step, (int64_t)k);
+    rc = rc ? rc : tp_result_set_i64(st, res, row, is_step_iteration, (int64_t)k);
     rc = rc ? rc
             : tp_result_set_str(st, res, row, is_step_name,
                                 tp_str_text(st, r->c->name[r->it.it[k].row]));
@@ -488,7 +488,7 @@ static int step_row(is_run *r, tp_result *res, size_t k)
     rc = rc ? rc : tp_result_set_f64(st, res, row, is_step_host_us, us(host_ns(r, k)));
     rc = rc ? rc : tp_result_set_i64(st, res, row, is_step_count, (int64_t)acts);
     if (rc == TP_OK && acts > 0) {
-        rc = tp_result_set_f64(st, res, row, is_step_gpu_us, us(r->hi[k] - r->lo[k]));
+        rc = tp_result_set_f64(st, res, row, is_step_gpu_span_us, us(r->hi[k] - r->lo[k]));
         rc = rc ? rc : tp_result_set_f64(st, res, row, is_step_gpu_busy_us, us(r->busy[k]));
     }
     rc = rc ? rc : tp_result_set_f64(st, res, row, is_step_wall_us, us(wall_ns(r, k)));
