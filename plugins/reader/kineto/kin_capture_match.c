@@ -21,6 +21,7 @@
  * Matched activities get the extension columns graph_op, graph_inner_op,
  * graph_op_args and graph_op_call (tp_sdk_graphs.h).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,15 +76,8 @@ static int build_node_ix(const capture *cp, node_ix **ix, size_t *n)
 /* The first capture launch with graph node id node, or -1. */
 static int64_t find_node(const node_ix *ix, size_t n, int64_t node)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ix[mid].node < node)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && ix[lo].node == node ? (int64_t)ix[lo].ev : -1;
+    size_t k = tp_lower_bound_i64(ix, n, sizeof *ix, offsetof(node_ix, node), node);
+    return k < n && ix[k].node == node ? (int64_t)ix[k].ev : -1;
 }
 
 /* Does capture launch l stand for run activity row a?  Skipping capture
