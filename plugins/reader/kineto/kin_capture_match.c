@@ -222,9 +222,9 @@ static int make_queues(replay *r, int by_node)
     int rc = key && qof ? TP_OK : TP_ENOMEM;
     r->nq = 0;
     for (size_t i = 0; rc == TP_OK && i < r->n; i++) {
+        uint64_t dev = (uint32_t)tp_ev_device(r->c, r->rows[i]); /* -1: none */
         int64_t k = by_node ? 0
-                            : ((int64_t)tp_ev_device(r->c, r->rows[i]) << 32) |
-                                  (uint32_t)tp_ev_stream(r->c, r->rows[i]);
+                            : (int64_t)((dev << 32) | (uint32_t)tp_ev_stream(r->c, r->rows[i]));
         size_t q = 0;
         while (q < r->nq && key[q] != k)
             q++;
