@@ -2,7 +2,8 @@
  * pipeline — the tracepipe command line.
  *
  *   pipeline run PIPELINE [--set k=v]... [-q|-v] [--plugin-dir DIR]...
- *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--shard I/N|auto[/N]]]
+ *                [--input FILE|DIR|GLOB [-j N] [--max-memory SIZE] [--captures GLOB]
+ *                 [--shard I/N|auto[/N]]]
  *                [--fail-if EXPR]... [--fail-if-slower PCT]
  *   pipeline merge DIR... [--out OUT] [--pipeline PIPELINE [--set k=v]...]
  *   pipeline slurm PIPELINE --input DIR --shards N [--set k=v]... [--out OUT]
@@ -66,6 +67,9 @@ static const char usage_text[] =
     "  -j, --jobs N         traces at once in a batch (default: the number of cores)\n"
     "  --max-memory SIZE    start no more traces than fit (estimated; 8G, 512M); batch\n"
     "                       stages, which hold every trace, only if all fit\n"
+    "  --captures GLOB      in a batch, the file names of graph capture traces (default\n"
+    "                       '*graph_capture*', vLLM's graph_capture_rank_N): not runs, but\n"
+    "                       each given to its rank's trace as the variable capture\n"
     "  --fail-if EXPR       exit 3 when EXPR holds for a row of the run's results, e.g.\n"
     "                       'advice.severity >= warn', 'kernels[name=~\"nccl\"].sum_us\n"
     "                       > 5000', 'st.devices.idle_us / window_us > 0.15'\n"
@@ -302,6 +306,10 @@ static int parse_args(cli *c, int argc, char **argv)
                                           TP_STR(TP_BATCH_MAX_JOBS) ", got", v);
             else if (a[1] == 'j' || a[2] == 'j')
                 c->jobs = (int)jobs;
+        } else if (strcmp(a, "--captures") == 0) {
+            if (i + 1 >= argc)
+                return tp_cli_usage_error("this option needs a value:", a);
+            c->capture_glob = argv[++i];
         } else if (strcmp(a, "--fail-if") == 0) {
             if (i + 1 >= argc)
                 return tp_cli_usage_error("this option needs a value:", a);

@@ -34,6 +34,8 @@ typedef struct cli {
     uint64_t max_memory;
     tp_spec *spec;     /* the pipeline file being run, read and parsed once */
     int declares_out, declares_trace_name, declares_trace;
+    int declares_capture;     /* a batch pairs capture traces by rank into `capture` */
+    const char *capture_glob; /* --captures: capture traces' file names (NULL: the default) */
     char *out_base;    /* out's value: --set, else the file's default */
     int describe_format; /* describe --json / --markdown (TP_DESCRIBE_*) */
     int submit;                /* slurm --submit */

@@ -84,7 +84,7 @@ static int replayed_rows(tp_stage *st, const tp_cols *c, const tp_vocab *v,
 typedef struct graph_key {
     int explicit_id;
     int64_t id;
-    uint64_t hash; /* FNV-1a over the replay's count and activity names */
+    uint64_t hash; /* over the replay's (activity name, stream) pairs, in any order */
     int64_t count;
 } graph_key;
 
@@ -96,9 +96,15 @@ static graph_key replay_key(const tp_trace *t, const tp_cols *c, const replay_ro
         id = args_graph_id(t, (size_t)r[0].launch);
     if (id >= 0)
         return (graph_key){1, id, 0, (int64_t)n};
+    /* the same kernels on the same streams, whatever order the streams
+     * interleave in at replay: a sum of one hash per activity */
+    k.hash = 0;
     for (size_t i = 0; i < n; i++) {
-        k.hash ^= (uint64_t)c->name[r[i].row] + 1;
-        k.hash *= 1099511628211ull;
+        uint64_t h = 1469598103934665603ull;
+        h = (h ^ ((uint64_t)c->name[r[i].row] + 1)) * 1099511628211ull;
+        h = (h ^ (uint32_t)tp_ev_stream(c, r[i].row)) * 1099511628211ull;
+        h ^= h >> 29;
+        k.hash += h * 0x9e3779b97f4a7c15ull;
     }
     return k;
 }
@@ -183,6 +189,74 @@ static int group_replays(const tp_trace *t, const tp_cols *c, const replay_row *
     return rc;
 }
 
+/* The graphs published on a trace (once per trace, by the first stage that
+ * asks): the graph of each row, and per graph GRAPH_CELLS int64 cells. */
+#define ATT_ROW "tp.graphs.row"
+#define ATT_LIST "tp.graphs.list"
+enum { GRAPH_CELLS = 5 };
+
+static int publish(tp_stage *st, const tp_trace *t, const tp_graphs *g)
+{
+    /* a cache beside the events, which stay as they are */
+    tp_trace *w = (tp_trace *)(uintptr_t)t;
+    int32_t *row = tp_trace_attach(st, w, ATT_ROW, TP_COL_I32, g->nrows);
+    int64_t *list = tp_trace_attach(st, w, ATT_LIST, TP_COL_I64, GRAPH_CELLS * g->ngraphs);
+    if (row == NULL || (list == NULL && g->ngraphs > 0))
+        return TP_ENOMEM;
+    memcpy(row, g->graph, g->nrows * sizeof *row);
+    for (size_t i = 0; i < g->ngraphs; i++) {
+        const tp_graph *x = &g->graphs[i];
+        int64_t *cell = list + GRAPH_CELLS * i;
+        cell[0] = x->id;
+        cell[1] = x->replays;
+        cell[2] = x->activities;
+        cell[3] = x->gpu_ns;
+        cell[4] = (int64_t)x->pseudo_op;
+    }
+    return TP_OK;
+}
+
+/* What an earlier stage published on t: 1 adopted, 0 nothing there, -1 out
+ * of memory. */
+static int adopt(const tp_trace *t, size_t nrows, tp_graphs *g)
+{
+    size_t nr = 0, nl = 0;
+    const int32_t *row = tp_trace_attached(t, ATT_ROW, TP_COL_I32, &nr);
+    const int64_t *list = tp_trace_attached(t, ATT_LIST, TP_COL_I64, &nl);
+    if (row == NULL || nr != nrows || nl % GRAPH_CELLS != 0 || (list == NULL && nl > 0))
+        return 0;
+    g->ngraphs = nl / GRAPH_CELLS;
+    g->graphs = tp_malloc((g->ngraphs ? g->ngraphs : 1) * sizeof *g->graphs);
+    if (g->graphs == NULL)
+        return -1;
+    memcpy(g->graph, row, nrows * sizeof *row);
+    for (size_t i = 0; i < g->ngraphs; i++) {
+        const int64_t *cell = list + GRAPH_CELLS * i;
+        g->graphs[i] = (tp_graph){cell[0], cell[1], cell[2], cell[3], (tp_str)cell[4]};
+    }
+    return 1;
+}
+
+static int find_graphs(tp_stage *st, const tp_trace *t, const tp_vocab *v,
+                       const int32_t *launcher, tp_graphs *g)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    int got = adopt(t, c->n, g);
+    if (got != 0)
+        return got > 0 ? TP_OK : TP_ENOMEM;
+    replay_row *r = NULL;
+    size_t n = 0;
+    int rc = replayed_rows(st, c, v, launcher, &r, &n);
+    if (rc == TP_OK)
+        rc = group_replays(t, c, r, n, g);
+    if (rc == TP_OK)
+        rc = name_graphs(st, g);
+    if (rc == TP_OK)
+        rc = publish(st, t, g);
+    tp_free(r);
+    return rc;
+}
+
 int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
                    tp_graphs *g)
 {
@@ -194,14 +268,7 @@ int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++)
         g->graph[i] = -1;
-    replay_row *r = NULL;
-    size_t n = 0;
-    int rc = replayed_rows(st, c, v, launcher, &r, &n);
-    if (rc == TP_OK)
-        rc = group_replays(t, c, r, n, g);
-    if (rc == TP_OK)
-        rc = name_graphs(st, g);
-    tp_free(r);
+    int rc = find_graphs(st, t, v, launcher, g);
     g->op = sid_column(t, TP_GRAPH_OP_COLUMN);
     g->inner_op = sid_column(t, TP_GRAPH_INNER_OP_COLUMN);
     g->op_args = sid_column(t, TP_GRAPH_OP_ARGS_COLUMN);
@@ -218,6 +285,36 @@ void tp_graphs_free(tp_graphs *g)
     tp_free(g->graph);
     tp_free(g->graphs);
     memset(g, 0, sizeof *g);
+}
+
+int tp_graph_replays(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
+                     uint32_t **rows, size_t **start, size_t *nreplays)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    replay_row *r = NULL;
+    size_t n = 0, m = 0;
+    *nreplays = 0;
+    int rc = replayed_rows(st, c, v, launcher, &r, &n);
+    *rows = rc == TP_OK ? tp_malloc((n ? n : 1) * sizeof **rows) : NULL;
+    *start = *rows ? tp_malloc((n + 1) * sizeof **start) : NULL;
+    if (rc == TP_OK && *start == NULL)
+        rc = TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < n; i++) {
+        if (i == 0 || r[i].launch != r[i - 1].launch)
+            (*start)[m++] = i;
+        (*rows)[i] = r[i].row;
+    }
+    tp_free(r);
+    if (rc != TP_OK) {
+        tp_free(*rows);
+        tp_free(*start);
+        *rows = NULL;
+        *start = NULL;
+        return rc;
+    }
+    (*start)[m] = n;
+    *nreplays = m;
+    return TP_OK;
 }
 
 int tp_graph_capture_call(const char *name)

@@ -59,3 +59,19 @@ int tp_sort(void *base, size_t n, size_t size,
     tp_free(copy);
     return rc;
 }
+
+size_t tp_lower_bound_i64(const void *base, size_t n, size_t size, size_t off, int64_t key)
+{
+    const char *b = base;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t k;
+        memcpy(&k, b + mid * size + off, sizeof k);
+        if (k < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

@@ -4,9 +4,11 @@
  * include/tracepipe/tp_sdk_trace.h.  Sorted 16-byte keys and binary
  * search: O(n log n), four arrays of at most n keys.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_sdk_trace.h>
 
 #include "tp_sdk_msort.h"
@@ -48,14 +50,7 @@ static int64_t find_key(const link_key *k, size_t n, int64_t a, int32_t b)
 /* The first entry whose first key is a, or -1. */
 static int64_t first_with_a(const link_key *k, size_t n, int64_t a)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (k[mid].a < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = tp_lower_bound_i64(k, n, sizeof *k, offsetof(link_key, a), a);
     return lo < n && k[lo].a == a ? (int64_t)lo : -1;
 }
 

@@ -68,7 +68,7 @@ int tp_batch_list_add(tp_batch_list *l, const char *path, const char *label)
         free(lab);
         return TP_ENOMEM;
     }
-    l->v[l->n++] = (tp_batch_trace){p, lab, 0, NULL};
+    l->v[l->n++] = (tp_batch_trace){p, lab, 0, NULL, NULL};
     return TP_OK;
 }
 
@@ -276,6 +276,7 @@ void tp_batch_list_free(tp_batch_list *l)
     for (size_t i = 0; i < l->n; i++) {
         free(l->v[i].path);
         free(l->v[i].label);
+        free(l->v[i].capture);
     }
     free(l->v);
     memset(l, 0, sizeof *l);

@@ -9,6 +9,7 @@
 #include "tp_core.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 /* The most traces at once (-j) and shards (--shard I/N) a batch takes. */
@@ -20,6 +21,7 @@ typedef struct tp_batch_trace {
     char *label; /* unique: path below the folder searched, without trace suffixes */
     int exit_code;
     const char *root; /* not owned: the folder holding OUT/LABEL (NULL: the run's OUT) */
+    char *capture;    /* its rank's capture trace (tp_batch_pair_captures), or NULL */
 } tp_batch_trace;
 typedef struct tp_batch_list {
     tp_batch_trace *v;
@@ -48,6 +50,15 @@ int tp_batch_walk_stat(const char *path, struct stat *sb);
  * stable order, labelled.  TP_OK, or an error with a message in err. */
 int tp_batch_expand(const char *spec, tp_batch_list *l, char *err, size_t errsz);
 void tp_batch_list_free(tp_batch_list *l);
+/* Capture traces (tp_batch_capture.c): the traces whose file name matches
+ * glob (fnmatch) leave l; when used (the pipeline declares `capture`), each
+ * trace left gets the one of its rank (tp_batch_rank_of_label; one trace and
+ * one capture without ranks pair too) as t->capture.  A trace without its
+ * capture, a capture no trace takes, and captures the pipeline cannot use
+ * are reported on err.  TP_OK or TP_ENOMEM. */
+int tp_batch_pair_captures(tp_batch_list *l, const char *glob, int used, int verbosity,
+                           FILE *err);
+#define TP_BATCH_CAPTURE_GLOB "*graph_capture*"
 /* Runs every trace (run_one in a child each); prints progress and a
  * summary; returns the exit status, the worst of the traces'
  * (tp_exit_worst): 1 if any failed, else 2 if any was misconfigured, else

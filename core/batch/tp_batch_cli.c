@@ -29,15 +29,18 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
     const batch_ctx *b = arg;
     const cli *c = b->c;
     (void)l;
-    tp_var *sets = calloc(c->n_sets + 3, sizeof *sets);
+    tp_var *sets = calloc(c->n_sets + 4, sizeof *sets);
     char *out = NULL;
     if (sets == NULL)
         return TP_EXIT_FAIL;
     size_t n = 0;
     for (size_t i = 0; i < c->n_sets; i++)
         if (!tp_cli_is_var(&c->sets[i], "trace") && !tp_cli_is_var(&c->sets[i], "trace_name") &&
-            !(c->declares_out && tp_cli_is_var(&c->sets[i], "out")))
+            !(c->declares_out && tp_cli_is_var(&c->sets[i], "out")) &&
+            !(t->capture && tp_cli_is_var(&c->sets[i], "capture")))
             sets[n++] = c->sets[i];
+    if (c->declares_capture && t->capture)
+        sets[n++] = (tp_var){"capture", t->capture}; /* its rank's capture trace */
     if (c->declares_trace)
         sets[n++] = (tp_var){"trace", t->path};
     if (c->declares_trace_name)
@@ -199,6 +202,7 @@ static void read_declared_vars(cli *c)
         }
     /* the first reader reads each trace (tp_ctx_set_input); `trace` is set too when declared */
     c->declares_trace = has_trace == 1;
+    c->declares_capture = tp_spec_var(c->spec, "capture", &unused) == 1;
 }
 
 /* Keeps the traces of shard I/N (every N-th of the stable list, from I),
@@ -215,6 +219,7 @@ static int keep_shard(const cli *c, tp_batch_list *l, size_t **positions)
         } else {
             free(l->v[i].path);
             free(l->v[i].label);
+            free(l->v[i].capture);
         }
     }
     l->n = k;
@@ -283,6 +288,12 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
             tp_batch_list_free(&l);
             return TP_EXIT_USAGE;
         }
+    }
+    if (tp_batch_pair_captures(&l, c->capture_glob ? c->capture_glob : TP_BATCH_CAPTURE_GLOB,
+                               c->declares_capture, c->verbosity, stderr) != TP_OK) {
+        tp_print_line(stderr, "pipeline: error: out of memory");
+        tp_batch_list_free(&l);
+        return TP_EXIT_FAIL;
     }
     if (l.n > 1 && !c->declares_out && !c->declares_trace_name) {
         tp_print_line(stderr, "pipeline: error: %s: %zu traces would write the same outputs: "

@@ -165,6 +165,7 @@ static int add_entry(manifests *m, size_t pos, int exit_code, const char *label,
     x->t.label = strdup(label);
     x->t.path = strdup(path);
     x->t.root = root;
+    x->t.capture = NULL;
     m->n++;
     return x->t.label && x->t.path ? TP_OK : TP_ENOMEM;
 }

@@ -11,12 +11,14 @@
  *   replay   one graph launch call and the activities it launched;
  *   graph    the replays of one graph: the `graph id` of the activities' or
  *            the launch's args when the trace writes one, else replays with
- *            the same sequence of activity names (one graph replayed many
- *            times); numbered in order of first replay when no id is given;
+ *            the same activities (name and stream, in any order: the
+ *            streams of a graph interleave differently from replay to
+ *            replay); numbered in order of first replay when no id is given;
  *   op       what a replayed activity is shown under: the op that captured
  *            it, when a reader knew it (the extension columns below, which
- *            the kineto reader fills from a capture trace, option capture:),
- *            else the pseudo-op `graph <id>`: never "(no op)".
+ *            the kineto reader fills from the trace's own captures or a
+ *            capture trace, option capture:), else the pseudo-op
+ *            `graph <id>`: never "(no op)".
  */
 #ifndef TRACEPIPE_TP_SDK_GRAPHS_H
 #define TRACEPIPE_TP_SDK_GRAPHS_H
@@ -42,6 +44,21 @@ extern "C" {
  * same value ran for one call of that op). */
 #define TP_GRAPH_OP_ARGS_COLUMN "graph_op_args"
 #define TP_GRAPH_OP_CALL_COLUMN "graph_op_call"
+/* When the trace holds the captures themselves (the profiler was on while
+ * the graphs were captured): TP_COL_I64, 1 on the capture-time host rows
+ * (the ops around each captured launch, and the launch calls).  Their GPU
+ * work is the replays', so an analysis counting calls of ops with GPU work
+ * counts those through the replays (tp_graph_op_calls), not these rows. */
+#define TP_GRAPH_CAPTURED_COLUMN "graph_captured"
+
+/* TP_GRAPH_CAPTURED_COLUMN's cells (one per row), or NULL. */
+static inline const int64_t *tp_graph_captured_rows(const tp_trace *t)
+{
+    int col = tp_trace_ext_find(t, TP_GRAPH_CAPTURED_COLUMN);
+    if (col < 0 || tp_trace_ext_type(t, col) != TP_COL_I64)
+        return NULL;
+    return (const int64_t *)tp_trace_ext_data(t, col);
+}
 
 /* One graph: its id, how often it was replayed, its activities. */
 typedef struct tp_graph {
@@ -68,11 +85,22 @@ typedef struct tp_graphs {
  * launcher (launcher: hierarchy.launcher or tp_link_launches) is a call the
  * vocabulary v names a graph launch.  Graph ids: an integer `graph id` in
  * the activity's args, else in the launch call's args, else by the replay's
- * sequence of activity names.  TP_OK or TP_ENOMEM; free with tp_graphs_free.
+ * replay's activities (names and streams).  TP_OK or TP_ENOMEM; free with
+ * tp_graphs_free.
  */
 int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
                    tp_graphs *g);
 void tp_graphs_free(tp_graphs *g);
+/* tp_graphs_find computes the graphs once per trace and publishes them on
+ * it (attachments tp.graphs.row, tp.graphs.list); later stages asking for
+ * the same trace adopt them (a filtered trace computes its own). */
+
+/* The replays of trace t, one per graph launch call (launcher, v as for
+ * tp_graphs_find): replay i is rows (*rows)[(*start)[i] .. (*start)[i+1])
+ * for i < *nreplays, in order of the launch's start, each in start order.
+ * TP_OK or TP_ENOMEM; tp_free both. */
+int tp_graph_replays(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
+                     uint32_t **rows, size_t **start, size_t *nreplays);
 
 /* The op name of row a when it is a replayed activity: the capturing op
  * (outermost; inner = 1: innermost, else the outermost) when known, else

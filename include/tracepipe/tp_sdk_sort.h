@@ -27,6 +27,11 @@ int tp_sort(void *base, size_t n, size_t size,
  * TP_OK, or TP_ENOMEM with rows unchanged. */
 int tp_sort_rows_by_key(uint32_t *rows, size_t n, const int64_t *key);
 
+/* Binary search: n elements of `size` bytes at base, sorted by the int64_t
+ * at byte offset `off` of each; the index of the first whose key is >= key,
+ * n when none is. */
+size_t tp_lower_bound_i64(const void *base, size_t n, size_t size, size_t off, int64_t key);
+
 #ifdef __cplusplus
 }
 #endif

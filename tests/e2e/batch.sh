@@ -498,5 +498,44 @@ elif ! grep -qF '] a\x1b]0;owned\x07x: ok' "$tmp/err"; then ko "the progress lin
 elif ! grep -qF '==> b\x1b[2Jy <==' "$tmp/stdout"; then ko "the header escapes"
 else ok; fi
 
+# graph capture traces paired by rank (issue 26): rank0 and rank2 replay the
+# graphs of hand/graph_cuda.json, rank1 those of hand/graph_multistream_hip.json;
+# graph_capture_rank_0 and _1 are their captures, graph_capture_rank_3 no
+# trace's.  Each rank's ops equal the single-trace goldens with its own
+# capture (graphs_cuda_capture, graphs_multistream_hip: capturing ops), rank2
+# (no capture of its rank) those without (graphs_cuda: graph <id>), and both
+# unpaired traces are reported.  Rank 1 given rank 0's capture would match
+# none of its replays, so a mismatch shows in its ops.
+mkdir -p "$tmp/cap"
+cp tests/data/hand/graph_cuda.json "$tmp/cap/rank0.json"
+cp tests/data/hand/graph_multistream_hip.json "$tmp/cap/rank1.json"
+cp tests/data/hand/graph_cuda.json "$tmp/cap/rank2.json"
+cp tests/data/hand/graph_cuda_capture.json "$tmp/cap/graph_capture_rank_0.json"
+cp tests/data/hand/graph_multistream_hip_capture.json "$tmp/cap/graph_capture_rank_1.json"
+cp tests/data/hand/graph_cuda_capture.json "$tmp/cap/graph_capture_rank_3.json"
+V=tests/pipelines/valid
+"$P" run tests/pipelines/batch/capture_pairs.yaml --input "$tmp/cap" --set out="$tmp/ocap" \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ]; then ko "capture pairs: exit $rc"
+elif ! grep -q "batch: 3 trace(s), 3 ok, 0 failed" "$tmp/err"; then ko "capture pairs: the captures ran as traces"
+elif ! cut -d, -f1-6 "$tmp/ocap/rank0/ks.ops.csv" | cmp -s - "$V/graphs_cuda_capture/expected/ks.ops.csv"; then ko "capture pairs: rank0 ops"
+elif ! cut -d, -f1-6 "$tmp/ocap/rank1/ks.ops.csv" | cmp -s - "$V/graphs_multistream_hip/expected/ks.ops.csv"; then ko "capture pairs: rank1 ops"
+elif ! cut -d, -f1-6 "$tmp/ocap/rank2/ks.ops.csv" | cmp -s - "$V/graphs_cuda/expected/ks.ops.csv"; then ko "capture pairs: rank2 ops"
+elif ! grep -qF "rank2: no capture trace of rank 2" "$tmp/err"; then ko "capture pairs: rank2 not reported"
+elif ! grep -qF "graph_capture_rank_3.json: no trace of its rank takes it" "$tmp/err"; then ko "capture pairs: rank 3's capture not reported"
+else ok; fi
+mkdir -p "$tmp/cap2"
+cp tests/data/hand/graph_multistream_hip.json "$tmp/cap2/worker_1.json"
+cp tests/data/hand/graph_multistream_hip_capture.json "$tmp/cap2/bs_8_rank1.json"
+"$P" run tests/pipelines/batch/capture_pairs.yaml --input "$tmp/cap2" --captures 'bs_*' \
+    --set out="$tmp/ocap2" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ]; then ko "--captures: exit $rc"
+elif ! cut -d, -f1-6 "$tmp/ocap2/worker_1/ks.ops.csv" | cmp -s - "$V/graphs_multistream_hip/expected/ks.ops.csv"; then ko "--captures: worker_1 ops"
+else ok; fi
+check "captures a pipeline cannot take" 0 "3 capture trace(s) (*graph_capture*) left out: the pipeline declares no \`capture\` variable" \
+    "$P" run top_kernels --input "$tmp/cap" --set out="$tmp/ocap3" -j 1
+
 echo "batch: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -183,9 +183,9 @@ def main():
         host = s[1] - s[0]
         end = max([s[1]] + [b for _, b in w])
         wall = end - s[0]
-        want = {"step": k, "name": s[2], "start_us": (s[0] - t0) / 1e3, "phase": phase,
+        want = {"iteration": k, "name": s[2], "start_us": (s[0] - t0) / 1e3, "phase": phase,
                 "batch_size": bs, "tokens": toks, "padded_size": padded, "host_us": host / 1e3,
-                "count": len(w), "gpu_us": (max(b for _, b in w) - min(x for x, _ in w)) / 1e3 if w else None,
+                "count": len(w), "gpu_span_us": (max(b for _, b in w) - min(x for x, _ in w)) / 1e3 if w else None,
                 "gpu_busy_us": union(w) / 1e3 if w else None, "wall_us": wall / 1e3,
                 "tokens_per_s": toks * 1e9 / wall if toks is not None and wall > 0 else None,
                 "in_window": 1 if first <= k < last else 0}

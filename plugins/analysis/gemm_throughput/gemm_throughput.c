@@ -144,11 +144,13 @@ static tp_str dims_key(tp_stage *st, const tp_gemm_shape *s)
 static int find_calls(gt *g)
 {
     const tp_cols *c = g->c;
+    const int64_t *captured = tp_graph_captured_rows(g->t); /* seen through their replays */
     int rc = tp_gemm_roles(g->st, g->t, &g->v, g->role);
     for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         g->call_of[i] = -1;
         tp_gemm_call k;
-        if (g->role[i] == TP_GEMM_NONE || !tp_gemm_call_read(g->st, g->t, i, &k))
+        if (g->role[i] == TP_GEMM_NONE || (captured && captured[i]) ||
+            !tp_gemm_call_read(g->st, g->t, i, &k))
             continue;
         tp_str key = dims_key(g->st, &k.shape);
         if (key == TP_STR_ERROR)

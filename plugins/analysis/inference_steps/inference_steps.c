@@ -2,8 +2,8 @@
  * inference_steps: one row per serving step of an LLM engine (issue 26,
  * item 2), from the step annotations the engines write.
  *
- *   <id>.steps   step, name, start_us, phase, batch_size, tokens,
- *                padded_size, host_us, count, gpu_us, gpu_busy_us, wall_us
+ *   <id>.steps   iteration, name, start_us, phase, batch_size, tokens,
+ *                padded_size, host_us, count, gpu_span_us, gpu_busy_us, wall_us
  *                (the step time: start to the later of the host's and the
  *                GPU's end), tokens_per_s, in_window;
  *   <id>.phases  per phase (prefill, decode, mixed, then all): count,
@@ -27,6 +27,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_regex.h>
 #include <tracepipe/tp_sdk_serving.h>
 
@@ -48,19 +49,19 @@ static const tp_option is_options[] = {
                    "more step annotations, tried first: regexes (Python syntax, searched) with "
                    "named captures phase, bs, toks, padded, prefill_bs, prefill_toks, decode_bs, "
                    "decode_toks"),
-    TP_OPTION_INT("skip_first", is_config, skip_first, "0", 0, 1e9,
-                  "steps left out of the per-phase statistics at the start (warm-up); 0: the "
-                  "pipeline's iterations: skip_first"),
-    TP_OPTION_INT("skip_last", is_config, skip_last, "0", 0, 1e9,
-                  "steps left out of the per-phase statistics at the end; 0: the pipeline's "
-                  "iterations: skip_last"),
+    TP_OPTION_INT("skip_first", is_config, skip_first, "-1", -1, 1e9,
+                  "steps left out of the per-phase statistics at the start (warm-up); not "
+                  "given (-1): the pipeline's iterations: skip_first; 0 keeps them all"),
+    TP_OPTION_INT("skip_last", is_config, skip_last, "-1", -1, 1e9,
+                  "steps left out of the per-phase statistics at the end; not given (-1): the "
+                  "pipeline's iterations: skip_last; 0 keeps them all"),
     TP_OPTION_INT("decode_tokens_per_request", is_config, decode_tokens, "1", 0, 1e6,
                   "tokens of a decode step that names only its requests (SGLang's "
                   "step[DECODE bs=N]): this many per request; 0: unknown (null)"),
     TP_OPTION_END};
 
 #define IS_STEP_COLS(X, P)                                                                         \
-    X(P, step, I64, NULL, "the step's ordinal (0-based, in time order)")                           \
+    X(P, iteration, I64, NULL, "the step's ordinal (0-based, in time order)")                      \
     X(P, name, STR, NULL, "the step annotation's name")                                            \
     X(P, start_us, F64, "us", "its start, from the start of the trace's window")                   \
     X(P, phase, STR, NULL, "prefill, decode or mixed (null when the annotation says no phase)")    \
@@ -70,7 +71,7 @@ static const tp_option is_options[] = {
                                  "batch_size is padding), null when not said")                     \
     X(P, host_us, F64, "us", "the annotation's duration: the step's host time")                    \
     X(P, count, I64, "count", "GPU activities launched in the step (graph replays included)")      \
-    X(P, gpu_us, F64, "us", "their first start to last end (null without GPU work)")               \
+    X(P, gpu_span_us, F64, "us", "their first start to last end (null without GPU work)")          \
     X(P, gpu_busy_us, F64, "us", "union of their intervals (null without GPU work)")               \
     X(P, wall_us, F64, "us", "the step time: its start to the later of its end and its GPU "       \
                              "work's end")                                                         \
@@ -312,7 +313,57 @@ static int mark_steps(is_run *r, uint8_t *memo)
     return TP_OK;
 }
 
-static int find_steps(is_run *r)
+/* The serving preset whose steps are the pipeline's iterations
+ * (`iterations: preset:`), or NULL. */
+static const char *pipeline_preset(tp_stage *st)
+{
+    const tp_iter_settings *s = tp_iterations_settings(st);
+    if (s == NULL || !s->from_pipeline || s->source != TP_ITER_SOURCE_HOST || s->marker == NULL)
+        return NULL;
+    for (int i = PRESET_ALL + 1; i < PRESET_NONE; i++) {
+        const tp_serving_preset *p = tp_serving_preset_find(is_presets[i]);
+        if (p && p->marker && strcmp(p->marker, s->marker) == 0)
+            return is_presets[i];
+    }
+    return NULL;
+}
+
+/* The steps are the pipeline's iterations when they are the same
+ * annotations: `iterations: preset:` names an engine this stage's preset
+ * covers (all, or that engine) and the stage adds no patterns of its own. */
+static int steps_are_iterations(const is_run *r)
+{
+    const char *p = pipeline_preset(r->st);
+    if (p == NULL || r->cfg->patterns.n > 0)
+        return 0;
+    return r->cfg->preset == PRESET_ALL || strcmp(is_presets[r->cfg->preset], p) == 0;
+}
+
+/* The pipeline's iterations (computed once per trace, tp_iter_view_get)
+ * copied as this stage's steps. */
+static int steps_from_iterations(is_run *r, tp_trace *t)
+{
+    tp_iter_view v;
+    int rc = tp_iter_view_get(r->st, t, NULL, &v);
+    if (rc != TP_OK)
+        return rc;
+    r->it.it = tp_malloc((v.n ? v.n : 1) * sizeof *r->it.it);
+    if (r->it.it == NULL)
+        rc = TP_ENOMEM;
+    else {
+        memcpy(r->it.it, v.it, v.n * sizeof *v.it);
+        r->it.n = v.n;
+        r->it.pid = v.pid;
+        r->it.tid = v.tid;
+        r->it.threads = v.threads;
+        r->it.nested = v.nested;
+    }
+    tp_iter_view_release(&v);
+    return rc;
+}
+
+/* The steps by the stage's own patterns. */
+static int steps_from_patterns(is_run *r)
 {
     size_t nstr = tp_str_count(r->st);
     uint8_t *memo = tp_calloc(nstr ? nstr : 1, 1);
@@ -322,8 +373,18 @@ static int find_steps(is_run *r)
     if (rc == TP_OK)
         rc = tp_iterations_from_markers(r->st, r->c, memo, nstr, TP_NEST_CLAMP_NS, &r->it);
     tp_free(memo);
+    return rc;
+}
+
+static int find_steps(is_run *r, tp_trace *t)
+{
+    int same = steps_are_iterations(r);
+    int rc = same ? steps_from_iterations(r, t) : steps_from_patterns(r);
     if (rc != TP_OK)
         return rc;
+    if (same)
+        tp_log(r->st, TP_LOG_INFO, "steps: the pipeline's iterations (iterations: preset: %s)",
+               pipeline_preset(r->st));
     r->f = tp_calloc(r->it.n ? r->it.n : 1, sizeof *r->f);
     if (r->f == NULL)
         return TP_ENOMEM;
@@ -415,7 +476,7 @@ static int step_row(is_run *r, tp_result *res, size_t k)
     size_t row, acts = r->off[k + 1] - r->off[k];
     const char *phase = tp_serving_phase_name(f->phase);
     int rc = tp_result_add_row(st, res, &row);
-    rc = rc ? rc : tp_result_set_i64(st, res, row, is_step_step, (int64_t)k);
+    rc = rc ? rc : tp_result_set_i64(st, res, row, is_step_iteration, (int64_t)k);
     rc = rc ? rc
             : tp_result_set_str(st, res, row, is_step_name,
                                 tp_str_text(st, r->c->name[r->it.it[k].row]));
@@ -427,7 +488,7 @@ static int step_row(is_run *r, tp_result *res, size_t k)
     rc = rc ? rc : tp_result_set_f64(st, res, row, is_step_host_us, us(host_ns(r, k)));
     rc = rc ? rc : tp_result_set_i64(st, res, row, is_step_count, (int64_t)acts);
     if (rc == TP_OK && acts > 0) {
-        rc = tp_result_set_f64(st, res, row, is_step_gpu_us, us(r->hi[k] - r->lo[k]));
+        rc = tp_result_set_f64(st, res, row, is_step_gpu_span_us, us(r->hi[k] - r->lo[k]));
         rc = rc ? rc : tp_result_set_f64(st, res, row, is_step_gpu_busy_us, us(r->busy[k]));
     }
     rc = rc ? rc : tp_result_set_f64(st, res, row, is_step_wall_us, us(wall_ns(r, k)));
@@ -503,13 +564,13 @@ static int write_results(is_run *r)
     return rc;
 }
 
-/* The steady-state window: the stage's skips when given, else the
- * pipeline's (top-level iterations: skip_first / skip_last). */
+/* The steady-state window: the stage's skips when given (0 included), else
+ * the pipeline's (top-level iterations: skip_first / skip_last). */
 static void set_window(is_run *r)
 {
     const tp_iter_settings *s = tp_iterations_settings(r->st);
-    uint64_t first = r->cfg->skip_first > 0 ? (uint64_t)r->cfg->skip_first : s->skip_first;
-    uint64_t last = r->cfg->skip_last > 0 ? (uint64_t)r->cfg->skip_last : s->skip_last;
+    uint64_t first = r->cfg->skip_first >= 0 ? (uint64_t)r->cfg->skip_first : s->skip_first;
+    uint64_t last = r->cfg->skip_last >= 0 ? (uint64_t)r->cfg->skip_last : s->skip_last;
     size_t n = r->it.n;
     r->first = first < n ? (size_t)first : n;
     r->last = n - r->first > last ? n - (size_t)last : r->first;
@@ -540,7 +601,7 @@ static int is_run_stage(tp_stage *st, const void *config, void *state)
     int64_t t1;
     tp_trace_window(t, &r.t0, &t1);
     r.md = pcre2_match_data_create(s->ovec, NULL);
-    int rc = r.md ? find_steps(&r) : TP_ENOMEM;
+    int rc = r.md ? find_steps(&r, t) : TP_ENOMEM;
     if (rc == TP_OK && r.it.n == 0)
         tp_log(st, TP_LOG_WARN, "no serving steps: no host event matches the step patterns "
                                 "(docs/plugins/inference_steps.md)");

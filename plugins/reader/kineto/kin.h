@@ -26,8 +26,9 @@ long kin_src_read(kin_src *s, char *dst, size_t n, char *err, size_t err_size);
  * for a split worker, which is a thread of its own. */
 kin_src *kin_src_open_sync(const char *path, char *err, size_t err_size);
 int kin_src_is_gzip(const kin_src *s);
-/* Option capture: labels the run trace's graph replays with their capturing
- * ops from the capture trace at path (kin_capture.c). */
+/* Labels the run trace's graph replays with their capturing ops, from the
+ * trace's own captures and the capture trace at path (option capture:;
+ * NULL: none) (kin_capture.c). */
 int kin_capture_apply(tp_stage *st, tp_trace *t, const char *path);
 uint64_t kin_src_size(const kin_src *s);     /* file size in bytes */
 uint64_t kin_src_consumed(const kin_src *s); /* file bytes consumed so far */

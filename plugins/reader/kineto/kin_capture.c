@@ -1,60 +1,28 @@
 /*
- * kineto reader, option capture: a capture trace (the profile of the graph
- * captures, e.g. vLLM's graph_capture_rank_N) says which op captured each
- * kernel a graph launch of the run trace replays.
+ * kineto reader: graph captures say which op captured each kernel a graph
+ * launch of the run trace replays.  They come from a capture trace (option
+ * capture:, the profile of the graph captures, e.g. vLLM's
+ * graph_capture_rank_N) and from the run trace itself when the profiler was
+ * on while the graphs were captured.
  *
- * In the capture trace, a capture is the launch calls a thread makes between
- * its ...StreamBeginCapture and ...StreamEndCapture (tp_graph_capture_call);
+ * A capture is the launch calls a thread makes between its
+ * ...StreamBeginCapture and ...StreamEndCapture (tp_graph_capture_call);
  * each launch's op is the outermost cpu op around it that is not a module
- * (and the innermost one), on its thread.  In the run trace, a replay is the
- * activities sharing a graph launch's correlation id, in start order.  A
- * replay takes the first capture that aligns with it: the same count, kinds
- * and (where the capture call names its kernel, args.kernel) names; else
- * the first whose launches contain the replay's in order (extra capture
- * calls skipped; kernels only where the capture names them).  Matched activities get the extension columns graph_op
- * and graph_inner_op, and the innermost op's args and call, graph_op_args
- * and graph_op_call (tp_sdk_graphs.h).
+ * (and the innermost one), on its thread.  kin_capture_match.c matches the
+ * replays with them.
  */
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kin.h"
+#include "kin_capture.h"
 #include <tracepipe/tp_sdk_graphs.h>
+#include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_sdk_trace.h>
 
 #define CAP_MAX_BYTES ((size_t)4 << 30)
-
-/* An event of the capture trace that matters here. */
-enum { CE_OP, CE_BEGIN, CE_END, CE_LAUNCH };
-typedef struct cap_ev {
-    int64_t pid, tid, ts, end;
-    int type;
-    tp_launch_what what;
-    tp_str name, kernel; /* kernel: args.kernel, 0 if absent */
-    tp_str outer, inner; /* a launch's ops */
-    int module;          /* an op that is a module (never a launch's op) */
-    json_t *args;        /* an op's args (borrowed from the document) */
-    tp_str args_text;    /* ... as compact JSON, interned on first use */
-    uint32_t inner_ev;   /* a launch's innermost op: its event index + 1, 0 none */
-} cap_ev;
-
-/* One capture: launches evs[idx[first .. first + n)]. */
-typedef struct cap_region {
-    size_t first, n;
-} cap_region;
-
-typedef struct capture {
-    tp_stage *st;
-    cap_ev *ev;
-    size_t nev;
-    uint32_t *launches; /* launch events in capture order, region by region */
-    size_t nlaunches;
-    cap_region *regions;
-    size_t nregions;
-} capture;
 
 /* The whole capture file (gzip or plain) in memory, NUL-terminated. */
 static char *slurp(const char *path, size_t *len, char *err, size_t err_size)
@@ -102,6 +70,41 @@ static tp_str intern_json(tp_stage *st, json_t *s)
     return t ? tp_intern(st, t, json_string_length(s)) : 0;
 }
 
+/* A launch's "graph node id" (a non-negative integer), else -1. */
+static int64_t json_node_id(json_t *args)
+{
+    json_t *v = json_object_get(args, "graph node id");
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? (int64_t)json_integer_value(v) : -1;
+}
+
+/* The type of a runtime call: CE_BEGIN, CE_END, CE_LAUNCH, or -1. */
+static int call_type(const tp_vocab *v, const char *name, tp_launch_what *what)
+{
+    int call = tp_graph_capture_call(name);
+    *what = tp_vocab_launch_api(v, name);
+    if (call)
+        return call == 1 ? CE_BEGIN : CE_END;
+    if (*what == TP_LAUNCHES_KERNEL || *what == TP_LAUNCHES_MEMCPY || *what == TP_LAUNCHES_MEMSET)
+        return CE_LAUNCH;
+    return -1;
+}
+
+static int push(capture *cp, const cap_ev *e)
+{
+    if (cp->nev == cp->cap_ev) {
+        size_t ncap = cp->cap_ev ? cp->cap_ev * 2 : 1024;
+        cap_ev *n = tp_realloc(cp->ev, ncap * sizeof *n);
+        if (n == NULL)
+            return TP_ENOMEM;
+        cp->ev = n;
+        cp->cap_ev = ncap;
+    }
+    cp->ev[cp->nev++] = *e;
+    return TP_OK;
+}
+
+/* ------------------------------------------------ from the capture trace */
+
 /* Classifies one event; 0 when it does not matter, -1 when out of memory. */
 static int classify(capture *cp, const tp_vocab *v, json_t *e, cap_ev *out)
 {
@@ -111,21 +114,19 @@ static int classify(capture *cp, const tp_vocab *v, json_t *e, cap_ev *out)
     if (!ph || strcmp(ph, "X") != 0 || !cat || !name || !json_is_number(json_object_get(e, "ts")))
         return 0;
     memset(out, 0, sizeof *out);
+    out->src = 1;
+    out->row = -1;
+    out->node = -1;
+    json_t *args = json_object_get(e, "args");
     if (strcmp(cat, "cpu_op") == 0) {
         out->type = CE_OP;
         out->module = tp_vocab_is_module(v, name);
-        out->args = json_object_get(e, "args");
+        out->args = args;
     } else if (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) {
-        int call = tp_graph_capture_call(name);
-        out->what = tp_vocab_launch_api(v, name);
-        if (call)
-            out->type = call == 1 ? CE_BEGIN : CE_END;
-        else if (out->what == TP_LAUNCHES_KERNEL || out->what == TP_LAUNCHES_MEMCPY ||
-                 out->what == TP_LAUNCHES_MEMSET)
-            out->type = CE_LAUNCH;
-        else
+        if ((out->type = call_type(v, name, &out->what)) < 0)
             return 0;
-        out->kernel = intern_json(cp->st, json_object_get(json_object_get(e, "args"), "kernel"));
+        out->kernel = intern_json(cp->st, json_object_get(args, "kernel"));
+        out->node = json_node_id(args);
     } else {
         return 0;
     }
@@ -140,26 +141,132 @@ static int classify(capture *cp, const tp_vocab *v, json_t *e, cap_ev *out)
     return 1;
 }
 
-static int collect(capture *cp, json_t *events)
+static int collect_file(capture *cp, const tp_vocab *v, json_t *events)
 {
-    tp_vocab v;
-    if (tp_vocab_get(cp->st, &v) != TP_OK)
-        return TP_ENOMEM;
     size_t n = json_array_size(events);
-    cp->ev = tp_malloc((n ? n : 1) * sizeof *cp->ev);
-    int k = 0;
-    for (size_t i = 0; cp->ev && k >= 0 && i < n; i++)
-        if ((k = classify(cp, &v, json_array_get(events, i), &cp->ev[cp->nev])) > 0)
-            cp->nev++;
-    tp_vocab_free(&v);
-    return cp->ev && k >= 0 ? TP_OK : TP_ENOMEM;
+    int k = 0, rc = TP_OK;
+    cap_ev e;
+    for (size_t i = 0; rc == TP_OK && i < n; i++) {
+        if ((k = classify(cp, v, json_array_get(events, i), &e)) < 0)
+            rc = TP_ENOMEM;
+        else if (k > 0)
+            rc = push(cp, &e);
+    }
+    return rc;
 }
 
-/* Thread, start, longer first, ops before calls, then file order. */
+/* ---------------------------------------------------- from the run trace */
+
+/* A string value of row's args, interned; 0 when absent, TP_STR_ERROR when
+ * out of memory. */
+static tp_str row_arg_str(tp_stage *st, const tp_trace *t, size_t row, const char *key)
+{
+    size_t len = 0, vlen = 0;
+    const char *args = tp_trace_args(t, row, &len);
+    const char *v = args ? tp_json_get(args, len, key, &vlen) : NULL;
+    char small[512];
+    long n = v ? tp_json_str(v, vlen, small, sizeof small) : -1;
+    if (n < 0)
+        return 0;
+    if ((size_t)n < sizeof small)
+        return tp_intern(st, small, (size_t)n);
+    char *big = tp_malloc((size_t)n + 1);
+    if (big == NULL)
+        return TP_STR_ERROR;
+    tp_json_str(v, vlen, big, (size_t)n + 1);
+    tp_str s = tp_intern(st, big, (size_t)n);
+    tp_free(big);
+    return s;
+}
+
+int64_t kin_row_node_id(const tp_trace *t, size_t row)
+{
+    size_t len = 0, vlen = 0;
+    const char *args = tp_trace_args(t, row, &len);
+    const char *v = args ? tp_json_get(args, len, "graph node id", &vlen) : NULL;
+    int64_t id = -1;
+    return v && tp_json_i64(v, vlen, &id) == TP_OK && id >= 0 ? id : -1;
+}
+
+/* Does the run trace begin a capture anywhere? */
+static int has_capture(tp_stage *st, const tp_cols *c)
+{
+    size_t nnames = tp_str_count(st);
+    uint8_t *memo = tp_calloc(nnames ? nnames : 1, 1); /* 1 begin, 2 not */
+    int found = 0;
+    for (size_t i = 0; i < c->n && !found; i++) {
+        if (c->kind[i] != TP_KIND_RUNTIME)
+            continue;
+        tp_str s = c->name[i];
+        if (memo && s < nnames && memo[s])
+            found = memo[s] == 1;
+        else {
+            found = tp_graph_capture_call(tp_str_text(st, s)) == 1;
+            if (memo && s < nnames)
+                memo[s] = found ? 1 : 2;
+        }
+    }
+    tp_free(memo);
+    return found;
+}
+
+static int classify_row(capture *cp, const tp_vocab *v, const tp_trace *t, size_t i, cap_ev *out)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    if (!tp_ev_is_complete(c, i) || (c->kind[i] != TP_KIND_CPU_OP && c->kind[i] != TP_KIND_RUNTIME))
+        return 0;
+    const char *name = tp_str_text(cp->st, c->name[i]);
+    memset(out, 0, sizeof *out);
+    out->row = -1;
+    out->node = -1;
+    if (c->kind[i] == TP_KIND_CPU_OP) {
+        out->type = CE_OP;
+        out->module = tp_vocab_is_module(v, name);
+        out->row = (int64_t)i;
+    } else {
+        if ((out->type = call_type(v, name, &out->what)) < 0)
+            return 0;
+        out->row = (int64_t)i;
+        if (out->type == CE_LAUNCH) {
+            out->kernel = row_arg_str(cp->st, t, i, "kernel");
+            out->node = kin_row_node_id(t, i);
+        }
+    }
+    if (out->kernel == TP_STR_ERROR)
+        return -1;
+    out->name = c->name[i];
+    out->pid = tp_ev_pid(c, i);
+    out->tid = tp_ev_tid(c, i);
+    out->ts = c->ts[i];
+    out->end = c->ts[i] + c->dur[i];
+    return 1;
+}
+
+static int collect_trace(capture *cp, const tp_vocab *v, const tp_trace *t)
+{
+    const tp_cols *c = tp_trace_cols(t);
+    if (!has_capture(cp->st, c))
+        return TP_OK;
+    int k = 0, rc = TP_OK;
+    cap_ev e;
+    for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
+        if ((k = classify_row(cp, v, t, i, &e)) < 0)
+            rc = TP_ENOMEM;
+        else if (k > 0)
+            rc = push(cp, &e);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------- the sweep */
+
+/* Source, thread, start, longer first, ops before calls, then file order. */
 static int ev_cmp(const void *a, const void *b, void *ctx)
 {
     const cap_ev *ev = ctx;
     const cap_ev *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
     if (x->tid != y->tid)
@@ -177,8 +284,11 @@ static int ev_cmp(const void *a, const void *b, void *ctx)
 static void launch_ops(capture *cp, cap_ev *l, const uint32_t *stack, size_t depth)
 {
     for (size_t k = 0; k < depth; k++) {
-        const cap_ev *op = &cp->ev[stack[k]];
-        if (op->module || op->end < l->end)
+        cap_ev *op = &cp->ev[stack[k]];
+        if (op->end < l->end)
+            continue;
+        op->captured = 1;
+        if (op->module)
             continue;
         if (l->outer == 0)
             l->outer = op->name;
@@ -197,6 +307,11 @@ static int add_region(capture *cp, size_t first)
     cp->regions = r;
     cp->regions[cp->nregions++] = (cap_region){first, cp->nlaunches - first};
     return TP_OK;
+}
+
+static int same_thread(const cap_ev *a, const cap_ev *b)
+{
+    return a->src == b->src && a->pid == b->pid && a->tid == b->tid;
 }
 
 /* One sweep per thread: ops nest on a stack; launches between a begin and
@@ -218,7 +333,7 @@ static int sweep(capture *cp)
     size_t depth = 0, open = 0, first = 0;
     for (size_t i = 0; rc == TP_OK && i < n; i++) {
         cap_ev *e = &cp->ev[ord[i]];
-        if (i > 0 && (e->pid != cp->ev[ord[i - 1]].pid || e->tid != cp->ev[ord[i - 1]].tid)) {
+        if (i > 0 && !same_thread(e, &cp->ev[ord[i - 1]])) {
             depth = 0; /* a new thread */
             if (open)
                 rc = add_region(cp, first);
@@ -244,191 +359,37 @@ static int sweep(capture *cp)
     return rc;
 }
 
-/* ---------------------------------------------------------- the replays */
+/* ------------------------------------------------------------- the whole */
 
-/* Does capture launch l stand for run activity row a?  Skipping capture
- * calls (exact 0) needs the kernel's name: without it any capture holding
- * enough kernels would do. */
-static int same_work(const capture *cp, const tp_cols *c, uint32_t l, uint32_t a, int exact)
+static int mark_row(const capture *cp, tp_trace *t, int *col, int64_t row)
 {
-    const cap_ev *e = &cp->ev[l];
-    tp_launch_what want = c->kind[a] == TP_KIND_MEMCPY   ? TP_LAUNCHES_MEMCPY
-                          : c->kind[a] == TP_KIND_MEMSET ? TP_LAUNCHES_MEMSET
-                                                         : TP_LAUNCHES_KERNEL;
-    if (e->what != want)
-        return 0;
-    if (want != TP_LAUNCHES_KERNEL)
-        return 1;
-    return e->kernel == 0 ? exact : e->kernel == c->name[a];
-}
-
-/* Aligns replay rows[0, n) with region r: fills match[] (capture launch per
- * row); exact: one to one; else in order with capture launches skipped. */
-static int align(const capture *cp, const tp_cols *c, const uint32_t *rows, size_t n,
-                 const cap_region *r, int exact, uint32_t *match)
-{
-    const uint32_t *l = cp->launches + r->first;
-    if (exact && r->n != n)
-        return 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        while (k < r->n && !same_work(cp, c, l[k], rows[i], exact)) {
-            if (exact)
-                return 0;
-            k++;
-        }
-        if (k == r->n)
-            return 0;
-        match[i] = l[k++];
-    }
-    return 1;
-}
-
-typedef struct cap_out {
-    tp_trace *t;
-    int col_op, col_inner, col_args, col_call;
-    size_t replays, matched;
-} cap_out;
-
-/* The capturing op's args and call (capture event index + 1) on row. */
-static int label_args(capture *cp, cap_out *o, uint32_t row, uint32_t inner_ev)
-{
-    cap_ev *op = &cp->ev[inner_ev - 1];
-    if (op->args_text == 0 && json_is_object(op->args)) {
-        char *text = json_dumps(op->args, 0); /* one line, ", " as PyTorch writes */
-        if (text == NULL)
-            return TP_ENOMEM;
-        op->args_text = tp_intern(cp->st, text, strlen(text));
-        free(text);
-        if (op->args_text == TP_STR_ERROR)
-            return TP_ENOMEM;
-    }
-    int rc = tp_trace_ext_set_i64(cp->st, o->t, o->col_call, row, (int64_t)inner_ev);
-    if (rc == TP_OK && op->args_text)
-        rc = tp_trace_ext_set_sid(cp->st, o->t, o->col_args, row, op->args_text);
-    return rc;
-}
-
-static int label_replay(capture *cp, const tp_cols *c, const uint32_t *rows, size_t n,
-                        uint32_t *match, cap_out *o)
-{
-    int found = 0;
-    for (int exact = 1; exact >= 0 && !found; exact--)
-        for (size_t r = 0; r < cp->nregions && !found; r++)
-            found = align(cp, c, rows, n, &cp->regions[r], exact, match);
-    o->replays++;
-    if (!found)
-        return TP_OK;
-    o->matched++;
-    int rc = TP_OK;
-    if (o->col_op < 0) {
-        o->col_op = tp_trace_ext_add(cp->st, o->t, TP_GRAPH_OP_COLUMN, TP_COL_SID);
-        o->col_inner = tp_trace_ext_add(cp->st, o->t, TP_GRAPH_INNER_OP_COLUMN, TP_COL_SID);
-        o->col_args = tp_trace_ext_add(cp->st, o->t, TP_GRAPH_OP_ARGS_COLUMN, TP_COL_SID);
-        o->col_call = tp_trace_ext_add(cp->st, o->t, TP_GRAPH_OP_CALL_COLUMN, TP_COL_I64);
-        if (o->col_op < 0 || o->col_inner < 0 || o->col_args < 0 || o->col_call < 0)
-            return TP_ENOMEM;
-    }
-    for (size_t i = 0; i < n && rc == TP_OK; i++) {
-        const cap_ev *e = &cp->ev[match[i]];
-        if (e->outer)
-            rc = tp_trace_ext_set_sid(cp->st, o->t, o->col_op, rows[i], e->outer);
-        if (rc == TP_OK && e->inner)
-            rc = tp_trace_ext_set_sid(cp->st, o->t, o->col_inner, rows[i], e->inner);
-        if (rc == TP_OK && e->inner_ev)
-            rc = label_args(cp, o, rows[i], e->inner_ev);
-    }
-    return rc;
-}
-
-/* (correlation id, start, row) of a replayed activity. */
-typedef struct rep_key {
-    int64_t corr, ts;
-    uint32_t row;
-} rep_key;
-
-static int rep_cmp(const void *a, const void *b, void *ctx)
-{
-    const rep_key *x = a, *y = b;
-    (void)ctx;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
-static int i64_cmp(const void *a, const void *b, void *ctx)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    (void)ctx;
-    return (x > y) - (x < y);
-}
-
-static int has_id(const int64_t *ids, size_t n, int64_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && ids[lo] == id;
-}
-
-/* The correlation ids of the run trace's graph launches, sorted. */
-static int graph_launch_ids(tp_stage *st, const tp_cols *c, int64_t **ids, size_t *n)
-{
-    tp_vocab v;
-    int64_t *out = tp_malloc((c->n ? c->n : 1) * sizeof *out);
-    if (out == NULL || tp_vocab_get(st, &v) != TP_OK) {
-        tp_free(out);
+    if (*col < 0 && (*col = tp_trace_ext_add(cp->st, t, TP_GRAPH_CAPTURED_COLUMN, TP_COL_I64)) < 0)
         return TP_ENOMEM;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->kind[i] == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE &&
-            tp_vocab_launch_api(&v, tp_str_text(st, c->name[i])) == TP_LAUNCHES_GRAPH)
-            out[k++] = tp_ev_corr(c, i);
-    tp_vocab_free(&v);
-    *ids = out;
-    *n = k;
-    return tp_sort(out, k, sizeof *out, i64_cmp, NULL);
+    return tp_trace_ext_set_i64(cp->st, t, *col, (size_t)row, 1);
 }
 
-static int label_replays(capture *cp, tp_trace *t, cap_out *o)
+int kin_capture_mark(const capture *cp, tp_trace *t)
 {
-    const tp_cols *c = tp_trace_cols(t);
-    int64_t *ids = NULL;
-    size_t nids = 0, n = 0;
-    rep_key *k = tp_malloc((c->n ? c->n : 1) * sizeof *k);
-    uint32_t *rows = tp_malloc((c->n ? c->n : 1) * sizeof *rows);
-    uint32_t *match = tp_malloc((c->n ? c->n : 1) * sizeof *match);
-    int rc = k && rows && match ? graph_launch_ids(cp->st, c, &ids, &nids) : TP_ENOMEM;
-    for (size_t i = 0; rc == TP_OK && i < c->n; i++)
-        if (tp_kind_is_activity(c->kind[i]) && has_id(ids, nids, tp_ev_corr(c, i)))
-            k[n++] = (rep_key){tp_ev_corr(c, i), c->ts[i], (uint32_t)i};
-    if (rc == TP_OK)
-        rc = tp_sort(k, n, sizeof *k, rep_cmp, NULL);
-    for (size_t i = 0; rc == TP_OK && i < n;) {
-        size_t j = i;
-        while (j < n && k[j].corr == k[i].corr)
-            j++;
-        for (size_t x = i; x < j; x++)
-            rows[x - i] = k[x].row;
-        rc = label_replay(cp, c, rows, j - i, match, o);
-        i = j;
-    }
-    tp_free(ids);
-    tp_free(k);
-    tp_free(rows);
-    tp_free(match);
+    int col = -1, rc = TP_OK;
+    for (size_t i = 0; rc == TP_OK && i < cp->nev; i++)
+        if (cp->ev[i].src == 0 && cp->ev[i].captured)
+            rc = mark_row(cp, t, &col, cp->ev[i].row);
+    for (size_t i = 0; rc == TP_OK && i < cp->nlaunches; i++)
+        if (cp->ev[cp->launches[i]].src == 0)
+            rc = mark_row(cp, t, &col, cp->ev[cp->launches[i]].row);
     return rc;
 }
 
-int kin_capture_apply(tp_stage *st, tp_trace *t, const char *path)
+static void capture_free(capture *cp)
+{
+    tp_free(cp->ev);
+    tp_free(cp->launches);
+    tp_free(cp->regions);
+}
+
+/* Reads the capture trace at path into doc (kept: its ops' args stay in
+ * it until labelling is done).  TP_OK or an error already reported. */
+static int read_capture_file(tp_stage *st, const char *path, json_t **doc, json_t **events)
 {
     char err[200] = "";
     size_t len = 0;
@@ -436,29 +397,57 @@ int kin_capture_apply(tp_stage *st, tp_trace *t, const char *path)
     if (text == NULL)
         return tp_fail(st, TP_EIO, "%s: %s", path, err[0] ? err : "cannot read");
     json_error_t jerr;
-    json_t *doc = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+    *doc = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
     tp_free(text);
-    json_t *events = json_is_array(doc) ? doc : json_object_get(doc, "traceEvents");
-    if (!json_is_array(events)) {
-        json_decref(doc);
-        return tp_fail(st, TP_EFORMAT, "%s:%d:%d: not a Kineto trace (capture:): %s", path,
-                       jerr.line, jerr.column, doc ? "no traceEvents" : jerr.text);
-    }
+    *events = json_is_array(*doc) ? *doc : json_object_get(*doc, "traceEvents");
+    if (json_is_array(*events))
+        return TP_OK;
+    int rc = tp_fail(st, TP_EFORMAT, "%s:%d:%d: not a Kineto trace (capture:): %s", path,
+                     jerr.line, jerr.column, *doc ? "no traceEvents" : jerr.text);
+    json_decref(*doc);
+    *doc = NULL;
+    return rc;
+}
+
+static void report(tp_stage *st, const char *path, const capture *cp, const cap_stats *s)
+{
+    if (path == NULL && cp->nregions == 0)
+        return; /* no capture anywhere: nothing to say */
+    char by_node[64] = "";
+    if (s->by_node)
+        snprintf(by_node, sizeof by_node, ", %zu by graph node id", s->by_node);
+    tp_log(st, s->matched < s->replays ? TP_LOG_WARN : TP_LOG_INFO,
+           "%s: %zu capture(s); %zu of %zu graph replay(s) matched to their capturing ops%s%s",
+           path ? path : "captures in the trace", cp->nregions, s->matched, s->replays, by_node,
+           s->matched < s->replays ? " (the others stay under graph <id>)" : "");
+}
+
+int kin_capture_apply(tp_stage *st, tp_trace *t, const char *path)
+{
+    json_t *doc = NULL, *events = NULL;
+    int read = path ? read_capture_file(st, path, &doc, &events) : TP_OK;
+    if (read != TP_OK)
+        return read;
     capture cp = {.st = st};
-    cap_out o = {t, -1, -1, -1, -1, 0, 0};
-    int rc = collect(&cp, events);
+    cap_stats s = {0, 0, 0};
+    tp_vocab v;
+    int rc = tp_vocab_get(st, &v);
+    if (rc == TP_OK) {
+        rc = collect_trace(&cp, &v, t);
+        if (rc == TP_OK && events)
+            rc = collect_file(&cp, &v, events);
+        tp_vocab_free(&v);
+    }
     if (rc == TP_OK)
         rc = sweep(&cp);
+    if (rc == TP_OK && (path || cp.nregions > 0))
+        rc = kin_capture_label(&cp, t, &s); /* the ops' args still in doc */
     if (rc == TP_OK)
-        rc = label_replays(&cp, t, &o); /* the ops' args still in doc */
+        rc = kin_capture_mark(&cp, t);
     json_decref(doc);
     if (rc == TP_OK)
-        tp_log(st, o.matched < o.replays ? TP_LOG_WARN : TP_LOG_INFO,
-               "%s: %zu capture(s); %zu of %zu graph replay(s) matched to their capturing ops%s",
-               path, cp.nregions, o.matched, o.replays,
-               o.matched < o.replays ? " (the others stay under graph <id>)" : "");
-    tp_free(cp.ev);
-    tp_free(cp.launches);
-    tp_free(cp.regions);
-    return rc == TP_OK ? TP_OK : tp_fail(st, rc, "%s: out of memory", path);
+        report(st, path, &cp, &s);
+    capture_free(&cp);
+    return rc == TP_OK ? TP_OK
+                       : tp_fail(st, rc, "%s: out of memory", path ? path : "graph captures");
 }

@@ -552,8 +552,8 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         rc = tp_fail(st, rc, "%s: out of memory", cfg->path);
     if (rc == TP_OK)
         rc = check_span(&kp);
-    if (rc == TP_OK && cfg->capture && cfg->capture[0])
-        rc = kin_capture_apply(st, kp.trace, cfg->capture);
+    if (rc == TP_OK)
+        rc = kin_capture_apply(st, kp.trace, cfg->capture && cfg->capture[0] ? cfg->capture : NULL);
     if (rc == TP_OK)
         rc = kin_fill_info(&kp);
     if (rc == TP_OK)
