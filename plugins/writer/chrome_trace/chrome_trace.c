@@ -15,7 +15,9 @@
  * back gives the same columns.  A path ending in .gz is gzip-compressed.
  * Output goes through one fixed buffer: nothing is allocated per event.
  * Input results of the overlay kind `counter` (the `counters` analysis)
- * are written after the events as counter events ("ph": "C").
+ * are written after the events as counter events ("ph": "C"); of kind
+ * `arg` (rank, row, key, value) as members of the marked events' args; of
+ * kind `flow` (critical_path's path) as flow events ("ph": "s"/"f").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +28,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_output.h>
+#include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_sdk_text.h>
 #include <tracepipe/tp_sdk_trace.h>
 #include <zlib.h>
@@ -329,17 +332,58 @@ static void out_args_text(ct_out *o, const char *args, size_t alen)
     out_json_str(o, args, alen);
 }
 
-/* The args object of event i with its non-null extension cells appended. */
+/* Arg overlays of one trace: (row, key, value), by row, one per (row, key). */
+typedef struct ct_mark {
+    uint32_t row;
+    uint32_t order; /* the input and row it came from: the first of a (row, key) wins */
+    const char *key, *value;
+} ct_mark;
+
+typedef struct ct_marks {
+    ct_mark *v;
+    size_t n, at; /* at: the cursor, events being written in row order */
+} ct_marks;
+
+/* The marks of row i (advancing the cursor): [*from, return). */
+static size_t marks_of(ct_marks *m, size_t i, size_t *from)
+{
+    while (m->at < m->n && m->v[m->at].row < i)
+        m->at++;
+    *from = m->at;
+    size_t to = m->at;
+    while (to < m->n && m->v[to].row == i)
+        to++;
+    return to;
+}
+
+/* `, "key": value` of each mark of row i, after members already written. */
+static void out_marks(ct_out *o, const ct_marks *m, size_t from, size_t to, int *members)
+{
+    for (size_t j = from; j < to; j++) {
+        if (j > from && strcmp(m->v[j].key, m->v[j - 1].key) == 0)
+            continue; /* sorted by (row, key, order): the first wins */
+        if ((*members)++)
+            out_str(o, ", ");
+        out_json_str(o, m->v[j].key, strlen(m->v[j].key));
+        out_str(o, ": ");
+        out_str(o, m->v[j].value);
+    }
+}
+
+/* The args object of event i with its non-null extension cells and the
+ * marks [from, to) appended. */
 static void out_args_ext(ct_out *o, tp_stage *st, const char *args, size_t alen, const ct_ext *x,
-                         size_t i)
+                         size_t i, const ct_marks *m, size_t from, size_t to)
 {
     if (alen > 0 && !args_valid(o, args, alen)) {
+        int one = 1;
         out_args_text(o, args, alen);
         for (size_t k = 0; k < x->n; k++)
             if (!ext_is_null(x, k, i)) {
                 out_str(o, ", ");
                 out_ext_cell(o, st, x, k, i);
             }
+        out_marks(o, m, from, to, &one);
         out_str(o, "}");
         return;
     }
@@ -361,11 +405,12 @@ static void out_args_ext(ct_out *o, tp_stage *st, const char *args, size_t alen,
             out_str(o, ", ");
         out_ext_cell(o, st, x, k, i);
     }
+    out_marks(o, m, from, to, &members);
     out_str(o, "}");
 }
 
 static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_cols *c, size_t i,
-                        size_t n_str, const ct_ext *x)
+                        size_t n_str, const ct_ext *x, ct_marks *m)
 {
     char ph = (char)c->phase[i];
     out_str(o, "  {\"ph\": ");
@@ -400,8 +445,9 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
     const char *args = tp_trace_args(t, i, &alen);
     if (args == NULL)
         alen = 0;
-    if (x->n > 0 && ext_row_has_cells(x, i)) {
-        out_args_ext(o, st, args, alen, x, i);
+    size_t from, to = marks_of(m, i, &from);
+    if ((x->n > 0 && ext_row_has_cells(x, i)) || to > from) {
+        out_args_ext(o, st, args, alen, x, i, m, from, to);
     } else if (alen > 0 && !args_valid(o, args, alen)) {
         out_args_text(o, args, alen);
         out_str(o, "}");
@@ -434,8 +480,8 @@ static int is_process_name(tp_stage *st, const tp_cols *c, size_t i)
     return n && strcmp(n, "process_name") == 0;
 }
 
-static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x, int *first,
-                         size_t done, size_t total)
+static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x,
+                         ct_marks *m, int *first, size_t done, size_t total)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t n_str = tp_str_count(st);
@@ -447,7 +493,7 @@ static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ex
         if (!*first)
             out_str(o, ",\n");
         *first = 0;
-        write_event(o, st, t, c, i, n_str, x);
+        write_event(o, st, t, c, i, n_str, x, m);
         if ((i & 0xFFFF) == 0xFFFF)
             tp_progress(st, done + i + 1, total);
     }
@@ -563,6 +609,161 @@ static size_t write_overlays(ct_out *o, tp_stage *st, size_t ntraces, int *first
     return written;
 }
 
+/* Arg and flow overlays name events by (rank, row): the trace whose rank
+ * (trace info, else its place) is `rank`, or, when null, the result's own. */
+static int64_t trace_rank(const tp_trace *t, size_t k)
+{
+    int64_t rank;
+    return tp_trace_info_i64(t, "rank", &rank) == TP_OK ? rank : (int64_t)k;
+}
+
+static size_t trace_by_rank(tp_stage *st, const tp_result *r, size_t row, int col, size_t ntraces)
+{
+    if (tp_result_is_null(r, row, col))
+        return trace_of(st, r, ntraces);
+    int64_t rank = tp_result_get_i64(r, row, col);
+    for (size_t k = 0; k < ntraces; k++)
+        if (trace_rank(tp_stage_trace_at(st, k), k) == rank)
+            return k;
+    return SIZE_MAX;
+}
+
+static int mark_order(const void *x, const void *y, void *ctx)
+{
+    const ct_mark *a = x, *b = y;
+    (void)ctx;
+    if (a->row != b->row)
+        return a->row < b->row ? -1 : 1;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+/* The marks of trace k from every input result of kind `arg`. */
+static int load_marks(tp_stage *st, size_t k, size_t ntraces, ct_marks *m)
+{
+    static const char *const names[] = {"rank", "row", "key", "value"};
+    size_t cap = 0;
+    memset(m, 0, sizeof *m);
+    for (size_t i = 0; i < tp_input_count(st); i++) {
+        const tp_result *r = tp_input(st, i);
+        int col[4], ok = strcmp(tp_result_kind(r), "arg") == 0;
+        for (size_t j = 0; ok && j < 4; j++)
+            ok = (col[j] = tp_result_find_col(r, names[j])) >= 0;
+        size_t n = tp_trace_cols(tp_stage_trace_at(st, k))->n;
+        for (size_t row = 0; ok && row < tp_result_rows(r); row++) {
+            if (tp_result_is_null(r, row, col[1]) || tp_result_is_null(r, row, col[2]) ||
+                tp_result_is_null(r, row, col[3]) || trace_by_rank(st, r, row, col[0], ntraces) != k)
+                continue;
+            int64_t ev = tp_result_get_i64(r, row, col[1]);
+            if (ev < 0 || (uint64_t)ev >= n)
+                continue;
+            if (m->n == cap) {
+                cap = cap ? 2 * cap : 256;
+                ct_mark *v = tp_realloc(m->v, cap * sizeof *v);
+                if (v == NULL)
+                    return TP_ENOMEM;
+                m->v = v;
+            }
+            m->v[m->n] = (ct_mark){(uint32_t)ev, (uint32_t)m->n, tp_result_get_str(r, row, col[2]),
+                                   tp_result_get_str(r, row, col[3])};
+            m->n++;
+        }
+    }
+    return tp_sort(m->v, m->n, sizeof *m->v, mark_order, NULL);
+}
+
+/* The largest numeric flow id of the traces (overlay flows are numbered above it). */
+static int64_t max_flow_id(tp_stage *st, size_t ntraces)
+{
+    int64_t most = 0;
+    for (size_t k = 0; k < ntraces; k++) {
+        const tp_cols *c = tp_trace_cols(tp_stage_trace_at(st, k));
+        for (size_t i = 0; i < c->n; i++) {
+            int64_t id = tp_ev_flow_id(c, i);
+            if (id != TP_NONE && !TP_ID_IS_STR(id) && id > most)
+                most = id;
+        }
+    }
+    return most;
+}
+
+/* One end of an overlay flow: "s" at (trace k's event ev, t us), or "f"
+ * bound to the enclosing slice. */
+static void write_flow_end(ct_out *o, tp_stage *st, const char *cat, const char *name, char ph,
+                           int64_t id, size_t k, size_t ev, double t)
+{
+    const tp_trace *t_k = tp_stage_trace_at(st, k);
+    const tp_cols *c = tp_trace_cols(t_k);
+    size_t n_str = tp_str_count(st);
+    int64_t t0 = 0, hi;
+    tp_trace_window(t_k, &t0, &hi);
+    o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
+    o->rank = trace_rank(t_k, k);
+    out_str(o, ph == 's' ? "  {\"ph\": \"s\", \"cat\": " : "  {\"ph\": \"f\", \"bp\": \"e\", \"cat\": ");
+    out_json_str(o, cat, strlen(cat));
+    out_str(o, ", \"name\": ");
+    out_json_str(o, name, strlen(name));
+    out_str(o, ", \"id\": ");
+    out_i64(o, id);
+    out_str(o, ", \"pid\": ");
+    out_pid(o, st, tp_ev_pid(c, ev), n_str);
+    out_str(o, ", \"tid\": ");
+    out_id(o, st, tp_ev_tid(c, ev), n_str);
+    out_str(o, ", \"ts\": ");
+    out_us(o, t0 + llround(t * 1000.0));
+    out_str(o, "}");
+}
+
+/* The event (trace, row) of a flow's end (cols rank, row, us), or 0. */
+static int flow_event(tp_stage *st, const tp_result *r, size_t row, const int *col, size_t ntraces,
+                      size_t *k, size_t *ev)
+{
+    if (tp_result_is_null(r, row, col[1]) || tp_result_is_null(r, row, col[2]))
+        return 0;
+    *k = trace_by_rank(st, r, row, col[0], ntraces);
+    int64_t e = tp_result_get_i64(r, row, col[1]);
+    if (*k == SIZE_MAX || e < 0 || (uint64_t)e >= tp_trace_cols(tp_stage_trace_at(st, *k))->n)
+        return 0;
+    *ev = (size_t)e;
+    return 1;
+}
+
+/* Flow overlays: each input result of kind `flow` (id, name, from_rank,
+ * from_row, from_us, to_rank, to_row, to_us) as an "s" and an "f" event,
+ * category the result's id, ids above the traces' own. */
+static size_t write_flows(ct_out *o, tp_stage *st, size_t ntraces, int *first)
+{
+    static const char *const names[] = {"id", "name", "from_rank", "from_row", "from_us",
+                                        "to_rank", "to_row", "to_us"};
+    size_t written = 0;
+    int64_t base = max_flow_id(st, ntraces);
+    for (size_t i = 0; i < tp_input_count(st) && !o->err; i++) {
+        const tp_result *r = tp_input(st, i);
+        int col[8], ok = strcmp(tp_result_kind(r), "flow") == 0;
+        for (size_t j = 0; ok && j < 8; j++)
+            ok = (col[j] = tp_result_find_col(r, names[j])) >= 0;
+        int64_t most = 0;
+        for (size_t row = 0; ok && row < tp_result_rows(r); row++) {
+            size_t kf, ef, kt, et;
+            if (tp_result_is_null(r, row, col[0]) || tp_result_is_null(r, row, col[1]) ||
+                !flow_event(st, r, row, col + 2, ntraces, &kf, &ef) ||
+                !flow_event(st, r, row, col + 5, ntraces, &kt, &et))
+                continue;
+            int64_t id = tp_result_get_i64(r, row, col[0]);
+            const char *name = tp_result_get_str(r, row, col[1]), *cat = tp_result_id(r);
+            most = id > most ? id : most;
+            out_str(o, *first ? "" : ",\n");
+            *first = 0;
+            write_flow_end(o, st, cat, name, 's', base + id, kf, ef, tp_result_get_f64(r, row, col[4]));
+            out_str(o, ",\n");
+            write_flow_end(o, st, cat, name, 'f', base + id, kt, et, tp_result_get_f64(r, row, col[7]));
+            written++;
+        }
+        base += most;
+    }
+    return written;
+}
+
 static void write_footer(ct_out *o, int first)
 {
     out_str(o, first ? "  ]\n}\n" : "\n  ]\n}\n");
@@ -631,21 +832,24 @@ static int ct_run(tp_stage *st, const void *config, void *state)
     for (size_t k = 0; k < ntraces && rc == TP_OK; k++) {
         const tp_trace *t = tp_stage_trace_at(st, k);
         ct_ext x = {0};
-        if (ext_load(t, &x) != TP_OK) {
+        ct_marks m = {0};
+        if (ext_load(t, &x) != TP_OK || load_marks(st, k, ntraces, &m) != TP_OK) {
             ext_free(&x);
+            tp_free(m.v);
             rc = TP_ENOMEM;
             break;
         }
-        if (tp_trace_info_i64(t, "rank", &o->rank) != TP_OK)
-            o->rank = (int64_t)k;
+        o->rank = trace_rank(t, k);
         o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
-        write_events(o, st, t, &x, &first, done, total);
+        write_events(o, st, t, &x, &m, &first, done, total);
         if (o->multi)
             process_names(o, st, t, &first);
         done += tp_trace_cols(t)->n;
         ext_free(&x);
+        tp_free(m.v);
     }
     size_t overlays = rc == TP_OK ? write_overlays(o, st, ntraces, &first) : 0;
+    overlays += rc == TP_OK ? write_flows(o, st, ntraces, &first) : 0;
     write_footer(o, first);
     err = close_out(o);
     tp_free(o);
@@ -654,7 +858,7 @@ static int ct_run(tp_stage *st, const void *config, void *state)
     if (err != 0)
         return tp_fail(st, TP_EIO, "%s: cannot write: %s", cfg->path, strerror(err));
     tp_log(st, TP_LOG_INFO, "wrote %zu events of %zu trace(s)%s to %s", total, ntraces,
-           overlays ? " and counter overlays" : "", cfg->path);
+           overlays ? " and overlays" : "", cfg->path);
     return TP_OK;
 }
 
