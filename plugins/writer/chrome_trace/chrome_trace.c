@@ -43,23 +43,7 @@ static const tp_option ct_options[] = {
     TP_OPTION_INT("level", ct_config, level, "6", 1, 9, "gzip compression level for .gz output"),
     TP_OPTION_END};
 
-#define CT_BUF (1u << 16)
-
-typedef struct ct_out {
-    FILE *f;
-    gzFile gz;
-    size_t len;
-    int err;   /* errno of the first failed write, or -1 for zlib */
-    int multi;        /* several traces (ranks) in one file */
-    int64_t rank;     /* multi: the rank of the trace being written */
-    int64_t pid_base; /* multi: added to numeric pids, one range per trace */
-    int args_parsed;  /* the trace's args were read by a JSON parser (kineto) */
-    char buf[CT_BUF];
-} ct_out;
-
-/* Several traces in one file: rank k's numeric pids move to
- * (k + 1) * CT_PID_STRIDE + pid, above any real pid (Linux: < 2^22). */
-#define CT_PID_STRIDE INT64_C(1000000000)
+#include "ct.h"
 
 static void out_flush(ct_out *o)
 {
@@ -87,7 +71,7 @@ static void out_bytes(ct_out *o, const char *s, size_t n)
     }
 }
 
-static void out_str(ct_out *o, const char *s)
+void out_str(ct_out *o, const char *s)
 {
     out_bytes(o, s, strlen(s));
 }
@@ -103,7 +87,7 @@ static void out_u64(ct_out *o, uint64_t v)
     out_bytes(o, tmp + i, sizeof tmp - i);
 }
 
-static void out_i64(ct_out *o, int64_t v)
+void out_i64(ct_out *o, int64_t v)
 {
     if (v < 0) {
         out_bytes(o, "-", 1);
@@ -114,7 +98,7 @@ static void out_i64(ct_out *o, int64_t v)
 }
 
 /* ns as exact decimal µs: 1500 -> 1.5, 2000 -> 2, -1 -> -0.001. */
-static void out_us(ct_out *o, int64_t ns)
+void out_us(ct_out *o, int64_t ns)
 {
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0)
@@ -148,7 +132,7 @@ static size_t utf8_at(const char *s, size_t i, size_t n)
 
 /* A JSON string: quotes, backslashes and control characters escaped; valid
  * UTF-8 passes through, each byte of an invalid sequence becomes U+FFFD. */
-static void out_json_str(ct_out *o, const char *s, size_t n)
+void out_json_str(ct_out *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     out_bytes(o, "\"", 1);
@@ -189,7 +173,7 @@ static void out_interned(ct_out *o, tp_stage *st, tp_str id)
 }
 
 /* pid / tid / flow id: a number, or the text it was (TP_ID_IS_STR). */
-static void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
+void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
 {
     if (TP_ID_IS_STR(v) && TP_ID_STR(v) < n_str)
         out_interned(o, st, TP_ID_STR(v));
@@ -199,7 +183,7 @@ static void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
 
 /* A pid; with several traces, in the trace's own range (text pids get
  * "rank R: " in front). */
-static void out_pid(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
+void out_pid(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
 {
     if (!o->multi) {
         out_id(o, st, v, n_str);
@@ -332,17 +316,6 @@ static void out_args_text(ct_out *o, const char *args, size_t alen)
     out_json_str(o, args, alen);
 }
 
-/* Arg overlays of one trace: (row, key, value), by row, one per (row, key). */
-typedef struct ct_mark {
-    uint32_t row;
-    uint32_t order; /* the input and row it came from: the first of a (row, key) wins */
-    const char *key, *value;
-} ct_mark;
-
-typedef struct ct_marks {
-    ct_mark *v;
-    size_t n, at; /* at: the cursor, events being written in row order */
-} ct_marks;
 
 /* The marks of row i (advancing the cursor): [*from, return). */
 static size_t marks_of(ct_marks *m, size_t i, size_t *from)
@@ -543,7 +516,7 @@ static void process_names(ct_out *o, tp_stage *st, const tp_trace *t, int *first
  * result of kind `counter` (series, pid, device, stream, start_us, value:
  * docs/plugins/counters.md) as counter events of the trace it was made
  * from, one track per (pid, series, stream): "<series> stream <s>". */
-static size_t trace_of(tp_stage *st, const tp_result *r, size_t ntraces)
+size_t ct_trace_of(tp_stage *st, const tp_result *r, size_t ntraces)
 {
     const char *id = tp_result_meta(r, "trace");
     for (size_t k = 0; id && k < ntraces; k++) {
@@ -591,7 +564,7 @@ static size_t write_overlays(ct_out *o, tp_stage *st, size_t ntraces, int *first
             ok = (col[k] = tp_result_find_col(r, names[k])) >= 0;
         if (!ok)
             continue;
-        size_t k = trace_of(st, r, ntraces);
+        size_t k = ct_trace_of(st, r, ntraces);
         int64_t t0 = 0, hi;
         tp_trace_window(tp_stage_trace_at(st, k), &t0, &hi);
         int64_t pid_base = o->multi ? ((int64_t)k + 1) * CT_PID_STRIDE : 0;
@@ -605,161 +578,6 @@ static size_t write_overlays(ct_out *o, tp_stage *st, size_t ntraces, int *first
             write_counter(o, r, row, col, t0, pid_base);
             written++;
         }
-    }
-    return written;
-}
-
-/* Arg and flow overlays name events by (rank, row): the trace whose rank
- * (trace info, else its place) is `rank`, or, when null, the result's own. */
-static int64_t trace_rank(const tp_trace *t, size_t k)
-{
-    int64_t rank;
-    return tp_trace_info_i64(t, "rank", &rank) == TP_OK ? rank : (int64_t)k;
-}
-
-static size_t trace_by_rank(tp_stage *st, const tp_result *r, size_t row, int col, size_t ntraces)
-{
-    if (tp_result_is_null(r, row, col))
-        return trace_of(st, r, ntraces);
-    int64_t rank = tp_result_get_i64(r, row, col);
-    for (size_t k = 0; k < ntraces; k++)
-        if (trace_rank(tp_stage_trace_at(st, k), k) == rank)
-            return k;
-    return SIZE_MAX;
-}
-
-static int mark_order(const void *x, const void *y, void *ctx)
-{
-    const ct_mark *a = x, *b = y;
-    (void)ctx;
-    if (a->row != b->row)
-        return a->row < b->row ? -1 : 1;
-    int c = strcmp(a->key, b->key);
-    return c ? c : (a->order > b->order) - (a->order < b->order);
-}
-
-/* The marks of trace k from every input result of kind `arg`. */
-static int load_marks(tp_stage *st, size_t k, size_t ntraces, ct_marks *m)
-{
-    static const char *const names[] = {"rank", "row", "key", "value"};
-    size_t cap = 0;
-    memset(m, 0, sizeof *m);
-    for (size_t i = 0; i < tp_input_count(st); i++) {
-        const tp_result *r = tp_input(st, i);
-        int col[4], ok = strcmp(tp_result_kind(r), "arg") == 0;
-        for (size_t j = 0; ok && j < 4; j++)
-            ok = (col[j] = tp_result_find_col(r, names[j])) >= 0;
-        size_t n = tp_trace_cols(tp_stage_trace_at(st, k))->n;
-        for (size_t row = 0; ok && row < tp_result_rows(r); row++) {
-            if (tp_result_is_null(r, row, col[1]) || tp_result_is_null(r, row, col[2]) ||
-                tp_result_is_null(r, row, col[3]) || trace_by_rank(st, r, row, col[0], ntraces) != k)
-                continue;
-            int64_t ev = tp_result_get_i64(r, row, col[1]);
-            if (ev < 0 || (uint64_t)ev >= n)
-                continue;
-            if (m->n == cap) {
-                cap = cap ? 2 * cap : 256;
-                ct_mark *v = tp_realloc(m->v, cap * sizeof *v);
-                if (v == NULL)
-                    return TP_ENOMEM;
-                m->v = v;
-            }
-            m->v[m->n] = (ct_mark){(uint32_t)ev, (uint32_t)m->n, tp_result_get_str(r, row, col[2]),
-                                   tp_result_get_str(r, row, col[3])};
-            m->n++;
-        }
-    }
-    return tp_sort(m->v, m->n, sizeof *m->v, mark_order, NULL);
-}
-
-/* The largest numeric flow id of the traces (overlay flows are numbered above it). */
-static int64_t max_flow_id(tp_stage *st, size_t ntraces)
-{
-    int64_t most = 0;
-    for (size_t k = 0; k < ntraces; k++) {
-        const tp_cols *c = tp_trace_cols(tp_stage_trace_at(st, k));
-        for (size_t i = 0; i < c->n; i++) {
-            int64_t id = tp_ev_flow_id(c, i);
-            if (id != TP_NONE && !TP_ID_IS_STR(id) && id > most)
-                most = id;
-        }
-    }
-    return most;
-}
-
-/* One end of an overlay flow: "s" at (trace k's event ev, t us), or "f"
- * bound to the enclosing slice. */
-static void write_flow_end(ct_out *o, tp_stage *st, const char *cat, const char *name, char ph,
-                           int64_t id, size_t k, size_t ev, double t)
-{
-    const tp_trace *t_k = tp_stage_trace_at(st, k);
-    const tp_cols *c = tp_trace_cols(t_k);
-    size_t n_str = tp_str_count(st);
-    int64_t t0 = 0, hi;
-    tp_trace_window(t_k, &t0, &hi);
-    o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
-    o->rank = trace_rank(t_k, k);
-    out_str(o, ph == 's' ? "  {\"ph\": \"s\", \"cat\": " : "  {\"ph\": \"f\", \"bp\": \"e\", \"cat\": ");
-    out_json_str(o, cat, strlen(cat));
-    out_str(o, ", \"name\": ");
-    out_json_str(o, name, strlen(name));
-    out_str(o, ", \"id\": ");
-    out_i64(o, id);
-    out_str(o, ", \"pid\": ");
-    out_pid(o, st, tp_ev_pid(c, ev), n_str);
-    out_str(o, ", \"tid\": ");
-    out_id(o, st, tp_ev_tid(c, ev), n_str);
-    out_str(o, ", \"ts\": ");
-    out_us(o, t0 + llround(t * 1000.0));
-    out_str(o, "}");
-}
-
-/* The event (trace, row) of a flow's end (cols rank, row, us), or 0. */
-static int flow_event(tp_stage *st, const tp_result *r, size_t row, const int *col, size_t ntraces,
-                      size_t *k, size_t *ev)
-{
-    if (tp_result_is_null(r, row, col[1]) || tp_result_is_null(r, row, col[2]))
-        return 0;
-    *k = trace_by_rank(st, r, row, col[0], ntraces);
-    int64_t e = tp_result_get_i64(r, row, col[1]);
-    if (*k == SIZE_MAX || e < 0 || (uint64_t)e >= tp_trace_cols(tp_stage_trace_at(st, *k))->n)
-        return 0;
-    *ev = (size_t)e;
-    return 1;
-}
-
-/* Flow overlays: each input result of kind `flow` (id, name, from_rank,
- * from_row, from_us, to_rank, to_row, to_us) as an "s" and an "f" event,
- * category the result's id, ids above the traces' own. */
-static size_t write_flows(ct_out *o, tp_stage *st, size_t ntraces, int *first)
-{
-    static const char *const names[] = {"id", "name", "from_rank", "from_row", "from_us",
-                                        "to_rank", "to_row", "to_us"};
-    size_t written = 0;
-    int64_t base = max_flow_id(st, ntraces);
-    for (size_t i = 0; i < tp_input_count(st) && !o->err; i++) {
-        const tp_result *r = tp_input(st, i);
-        int col[8], ok = strcmp(tp_result_kind(r), "flow") == 0;
-        for (size_t j = 0; ok && j < 8; j++)
-            ok = (col[j] = tp_result_find_col(r, names[j])) >= 0;
-        int64_t most = 0;
-        for (size_t row = 0; ok && row < tp_result_rows(r); row++) {
-            size_t kf, ef, kt, et;
-            if (tp_result_is_null(r, row, col[0]) || tp_result_is_null(r, row, col[1]) ||
-                !flow_event(st, r, row, col + 2, ntraces, &kf, &ef) ||
-                !flow_event(st, r, row, col + 5, ntraces, &kt, &et))
-                continue;
-            int64_t id = tp_result_get_i64(r, row, col[0]);
-            const char *name = tp_result_get_str(r, row, col[1]), *cat = tp_result_id(r);
-            most = id > most ? id : most;
-            out_str(o, *first ? "" : ",\n");
-            *first = 0;
-            write_flow_end(o, st, cat, name, 's', base + id, kf, ef, tp_result_get_f64(r, row, col[4]));
-            out_str(o, ",\n");
-            write_flow_end(o, st, cat, name, 'f', base + id, kt, et, tp_result_get_f64(r, row, col[7]));
-            written++;
-        }
-        base += most;
     }
     return written;
 }
@@ -833,13 +651,13 @@ static int ct_run(tp_stage *st, const void *config, void *state)
         const tp_trace *t = tp_stage_trace_at(st, k);
         ct_ext x = {0};
         ct_marks m = {0};
-        if (ext_load(t, &x) != TP_OK || load_marks(st, k, ntraces, &m) != TP_OK) {
+        if (ext_load(t, &x) != TP_OK || ct_load_marks(st, k, ntraces, &m) != TP_OK) {
             ext_free(&x);
             tp_free(m.v);
             rc = TP_ENOMEM;
             break;
         }
-        o->rank = trace_rank(t, k);
+        o->rank = ct_trace_rank(t, k);
         o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
         write_events(o, st, t, &x, &m, &first, done, total);
         if (o->multi)
@@ -849,7 +667,7 @@ static int ct_run(tp_stage *st, const void *config, void *state)
         tp_free(m.v);
     }
     size_t overlays = rc == TP_OK ? write_overlays(o, st, ntraces, &first) : 0;
-    overlays += rc == TP_OK ? write_flows(o, st, ntraces, &first) : 0;
+    overlays += rc == TP_OK ? ct_write_flows(o, st, ntraces, &first) : 0;
     write_footer(o, first);
     err = close_out(o);
     tp_free(o);
