@@ -727,12 +727,12 @@ static int scratch(cp_run *r)
 
 static void run_free(cp_run *r)
 {
-    cp_graph_free(&r->g);
-    for (size_t i = 0; r->rt != NULL && i < r->g.nt; i++) {
+    for (size_t i = 0; r->rt != NULL && i < r->g.nt; i++) { /* before the graph: its nt */
         tp_iter_view_release(&r->rt[i].iv);
         tp_free(r->rt[i].top);
     }
     tp_free(r->rt);
+    cp_graph_free(&r->g);
     tp_free(r->steps);
     tp_free(r->slot);
     tp_free(r->acc);
