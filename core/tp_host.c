@@ -232,13 +232,15 @@ static int host_result_set_meta(tp_stage *st, tp_result *r, const char *k, const
 
 int tp_host_result_set_kind(tp_stage *st, tp_result *r, const char *kind)
 {
-    static const char *const kinds[] = {"table", "tree", "series", "histogram", "counter", NULL};
+    static const char *const kinds[] = {"table", "tree", "series", "histogram", "counter",
+                                        "flow", "arg", NULL};
     for (size_t i = 0; kinds[i]; i++)
         if (kind && strcmp(kind, kinds[i]) == 0)
             return tp_result_meta_put(r, "kind", kind);
     if (st->error_code == 0)
         snprintf(st->error, sizeof st->error,
-                 "plugin bug: result kind '%s' is not one of table, tree, series, histogram, counter",
+                 "plugin bug: result kind '%s' is not one of table, tree, series, histogram, counter, "
+                 "flow, arg",
                  kind ? kind : "(null)");
     return TP_EINVAL;
 }

@@ -20,7 +20,9 @@
 # `validate` of a pipeline of BENCH_STAGES (default 4000) stages with default
 # ids.  BENCH_SCALING=0 skips them; BENCH_SIZES="" runs only them.
 # Nsight Systems rows: see below (BENCH_NSYS, BENCH_NSYS_LAUNCHES); batch
-# rows: BENCH_BATCH, BENCH_BATCH_TRACES, BENCH_BATCH_SIZE.
+# rows: BENCH_BATCH, BENCH_BATCH_TRACES, BENCH_BATCH_SIZE.  critical_path
+# rows (issue 28): each plain trace through kineto + hierarchy + trace_info,
+# without and with critical_path (BENCH_CP=0 skips them).
 set -eu
 BUILD=${1:-build}
 PIPELINE="$BUILD/pipeline"
@@ -66,6 +68,18 @@ stages:
     path: ${trace}
     keep_args: false
 EOF
+cat > "$DIR/cp_base.yaml" <<'EOF'
+# critical_path's baseline: the reader and what critical_path requires
+name: bench_cp_base
+vars: {trace: none}
+stages:
+  - reader: kineto
+    path: ${trace}
+  - analysis: hierarchy
+  - analysis: trace_info
+EOF
+{ sed 's/^name: bench_cp_base/name: bench_cp/' "$DIR/cp_base.yaml"; echo "  - analysis: critical_path"; } \
+    > "$DIR/cp.yaml"
 cat > "$DIR/json_load.py" <<'EOF'
 import gzip, json, sys
 p = sys.argv[1]
@@ -118,6 +132,12 @@ for s in $SIZES; do
         measure "ingest (args kept)" "$in" "$bytes" "$REPEAT" \
             "$PIPELINE" -q run "$DIR/ingest.yaml" --set "trace=$in"
     done
+    if [ "${BENCH_CP:-1}" != 0 ]; then
+        measure "hierarchy + trace_info" "$f" "$bytes" "$REPEAT" \
+            "$PIPELINE" -q run "$DIR/cp_base.yaml" --set "trace=$f"
+        measure "  + critical_path" "$f" "$bytes" "$REPEAT" \
+            "$PIPELINE" -q run "$DIR/cp.yaml" --set "trace=$f"
+    fi
     if [ "${BENCH_PYTHON:-1}" != 0 ]; then
         # json.load holds ~5.5 bytes of objects per byte of JSON
         need_kb=$((bytes / 1024 * 11 / 2))

@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
+#include <tracepipe/tp_sdk_hier.h>
 #include <tracepipe/tp_sdk_iter.h>
+#include <tracepipe/tp_sdk_vocab.h>
 
 /* Edge types (docs/plugins/critical_path.md, "The graph"). */
 enum {
@@ -18,6 +20,7 @@ enum {
     CP_SYNC,       /* waited-for activity's end -> sync call's end */
     CP_MEMCPY,     /* a blocking copy's end -> its call's end */
     CP_GAP,        /* a wait no edge explains, of measured length */
+    CP_COLLECTIVE, /* the last rank's collective start -> another rank's collective end */
     CP_EDGE__N
 };
 
@@ -36,32 +39,70 @@ enum {
 extern const char *const cp_edge_names[CP_EDGE__N];
 extern const char *const cp_cat_names[CP_CAT__N];
 
-/* One typed in-edge of a point: src point, weight (ns), the node whose time
- * the weight is (owner). */
-typedef struct cp_edge {
-    int32_t src, owner;
-    int64_t w;
-    uint8_t type;
-} cp_edge;
-
 /* The graph: nodes are host events and GPU activities; node k has points
- * 2k (start) and 2k+1 (end); in-edges of point p are e[off[p], off[p+1]). */
+ * 2k (start) and 2k+1 (end).  Edges in CSR by destination, int32 indices,
+ * one array per field (17 bytes an edge): the in-edges of point p are
+ * [off[p], off[p+1]), each a source point, a type, a weight (ns) and the
+ * node whose time the weight is (owner).  One topological order of the
+ * points, made once, serves every replay. */
+/* One trace of the graph: a rank, when a stage is given several. */
+typedef struct cp_trace {
+    const tp_trace *t;
+    const tp_cols *c;
+    tp_hier_view h;
+    int32_t *node_of;   /* row -> node or -1 */
+    size_t from, to;    /* its nodes */
+    int64_t offset;     /* its clock minus the first trace's (ns): times are the first's */
+    int64_t rank;       /* trace info rank, else its index */
+} cp_trace;
+
 typedef struct cp_graph {
     tp_stage *st;
-    const tp_cols *c;
+    cp_trace *tr;       /* nt traces; their nodes in trace order */
+    size_t nt;
     size_t nn, np;      /* nodes, points (2 nn) */
-    uint32_t *row;      /* node -> row */
-    int32_t *node_of;   /* row -> node or -1 */
+    uint32_t *row;      /* node -> row in its trace */
     uint8_t *cat;       /* node -> category of its own time */
     int64_t *t;         /* point -> measured time (ns) */
     uint32_t *off;      /* np + 1 */
-    cp_edge *e;
-    size_t ne, cap;
+    int32_t *src, *owner; /* edge -> source point, owner node */
+    int64_t *w;         /* edge -> weight */
+    uint8_t *type;      /* edge -> type */
+    size_t ne;
+    uint32_t *order;    /* points, sources first; the last n_cyclic lie on cycles of ties */
     int64_t *rt;        /* point -> replayed time */
-    int32_t *bind;      /* point -> binding in-edge (index into e), -1: a source */
+    uint8_t *bind;      /* point -> its binding in-edge - off[p]; CP_NO_BIND: a source */
     int64_t n_dropped;  /* edges left out: their measured times contradict them */
     int64_t n_cyclic;   /* points left at their measured times (a cycle of ties) */
 } cp_graph;
+
+#define CP_NO_BIND 0xFF
+
+/* The trace of node k. */
+static inline const cp_trace *cp_trace_of(const cp_graph *g, size_t k)
+{
+    size_t lo = 0, hi = g->nt - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (g->tr[mid].from <= k)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return &g->tr[lo];
+}
+
+/* The columns of node k's trace. */
+static inline const tp_cols *cp_cols_of(const cp_graph *g, size_t k)
+{
+    return g->nt == 1 ? g->tr[0].c : cp_trace_of(g, k)->c;
+}
+
+/* The binding in-edge of point p (an edge index), or -1. */
+static inline int32_t cp_bound_edge(const cp_graph *g, int32_t p)
+{
+    return g->bind[p] == CP_NO_BIND ? -1 : (int32_t)(g->off[p] + g->bind[p]);
+}
 
 /* A what-if's factors on the edges' weights (NULL: the measured weights):
  * a node's own time (self), its own time between its children (piece), launch
@@ -72,9 +113,17 @@ typedef struct cp_change {
     double launch;
 } cp_change;
 
-/* Builds g from trace t (hierarchy must have run).  TP_OK or an error (reported). */
-int cp_build(cp_graph *g, tp_stage *st, const tp_trace *t);
-/* Replays g: rt and bind from the edges' weights (under ch when not NULL). */
+/* Builds g from the stage's traces (hierarchy must have run on each): one
+ * trace, or the ranks of a job, their collectives matched (tp_sdk_coll.h).
+ * TP_OK or an error (reported). */
+int cp_build(cp_graph *g, tp_stage *st);
+/* With several traces: the collectives matched across them, each trace's
+ * clock offset (tr[i].offset) and *coll_src, per node the start point of
+ * the last rank's arrival at its collective (-1); NULL with one trace. */
+int cp_match_collectives(cp_graph *g, const tp_vocab *v, int32_t **coll_src);
+/* The topological order of g's points (once, before the first replay). */
+int cp_order(cp_graph *g);
+/* Replays g in its order: rt and bind from the edges' weights (under ch when not NULL). */
 int cp_replay(cp_graph *g, const cp_change *ch);
 /* The factors of what-if m (the i-th) on g's nodes, into ch's arrays (nn cells each). */
 int cp_change_of(const cp_graph *g, const tp_optmap *m, size_t i, cp_change *ch);

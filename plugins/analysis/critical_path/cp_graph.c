@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "cp.h"
-#include <tracepipe/tp_sdk_hier.h>
+#include <tracepipe/tp_sdk_coll.h>
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_vocab.h>
 
 const char *const cp_edge_names[CP_EDGE__N] = {"self",   "nesting",    "host_order",
                                                "launch", "stream",     "event_wait",
-                                               "sync",   "memcpy",     "gap"};
+                                               "sync",   "memcpy",     "gap",
+                                               "collective"};
 const char *const cp_cat_names[CP_CAT__N] = {"gpu_compute", "communication", "memcpy",
                                              "launch_overhead", "host_cpu", "sync_wait",
                                              "idle"};
@@ -30,23 +31,32 @@ typedef struct cp_names {
     size_t n;
 } cp_names;
 
-typedef struct cp_build_ctx {
-    cp_graph *g;
-    const tp_cols *c;
-    tp_hier_view h;
-    tp_vocab v;
+/* What the build finds per node (of every trace), before the edges. */
+typedef struct cp_found {
     int32_t *s_src;  /* node -> host predecessor point of its start, or stream predecessor */
     uint8_t *s_type; /* its edge type */
     int32_t *x_src;  /* node -> event-wait source (activity) or last child's end (host) */
     int32_t *end_src; /* node -> sync / blocking-copy source point of its end */
     uint8_t *end_type;
+    int32_t *coll_src; /* node -> the last rank's collective start (several traces), or NULL */
+} cp_found;
+
+/* Building one trace's part of the graph. */
+typedef struct cp_build_ctx {
+    cp_graph *g;
+    cp_trace *tr;
+    const tp_cols *c;
+    tp_hier_view h;
+    const tp_vocab *vp;
+    int32_t *s_src, *x_src, *end_src, *coll_src; /* the cp_found arrays */
+    uint8_t *s_type, *end_type;
     uint32_t *acts; /* activity rows by (device, stream, start, row) */
     size_t nacts;
     cp_stream *streams;
     size_t nstreams;
     uint32_t *by_corr; /* runtime and sync rows by (correlation, row) */
     size_t ncorr;
-    cp_names names;
+    cp_names *names;
 } cp_build_ctx;
 
 static int64_t ev_end(const tp_cols *c, size_t r) { return c->ts[r] + c->dur[r]; }
@@ -63,13 +73,13 @@ static uint8_t name_category(const cp_build_ctx *b, uint32_t r)
     const tp_cols *c = b->c;
     const char *name = tp_str_text(b->g->st, c->name[r]);
     if (tp_kind_is_activity(c->kind[r])) {
-        tp_kernel_class k = tp_vocab_kernel_class(&b->v, (tp_kind)c->kind[r], name);
+        tp_kernel_class k = tp_vocab_kernel_class(b->vp, (tp_kind)c->kind[r], name);
         if (k == TP_KCLASS_COMMUNICATION)
             return CP_COMMUNICATION;
         return k == TP_KCLASS_MEMORY ? CP_MEMCPY_CAT : CP_GPU_COMPUTE;
     }
     if (c->kind[r] == TP_KIND_RUNTIME) {
-        tp_launch_what w = tp_vocab_launch_api(&b->v, name);
+        tp_launch_what w = tp_vocab_launch_api(b->vp, name);
         if (w == TP_LAUNCHES_SYNC)
             return CP_SYNC_WAIT;
         if (w != TP_LAUNCHES_NOTHING)
@@ -82,9 +92,9 @@ static uint8_t node_category(cp_build_ctx *b, uint32_t r)
 {
     const tp_cols *c = b->c;
     tp_str s = c->name[r];
-    uint8_t *memo = tp_kind_is_activity(c->kind[r]) ? b->names.act
-                    : c->kind[r] == TP_KIND_RUNTIME ? b->names.rt : NULL;
-    if (memo == NULL || s >= b->names.n)
+    uint8_t *memo = tp_kind_is_activity(c->kind[r]) ? b->names->act
+                    : c->kind[r] == TP_KIND_RUNTIME ? b->names->rt : NULL;
+    if (memo == NULL || s >= b->names->n)
         return memo == NULL ? CP_HOST_CPU : name_category(b, r);
     if (memo[s] == 0)
         memo[s] = (uint8_t)(name_category(b, r) + 1);
@@ -94,90 +104,103 @@ static uint8_t node_category(cp_build_ctx *b, uint32_t r)
 /* The sync scope of a runtime call's name (memoised; +1 stored). */
 static tp_sync_scope sync_scope_of(cp_build_ctx *b, tp_str s)
 {
-    if (s >= b->names.n)
-        return tp_vocab_sync_scope(&b->v, tp_str_text(b->g->st, s));
-    if (b->names.scope[s] == 0)
-        b->names.scope[s] = (uint8_t)(tp_vocab_sync_scope(&b->v, tp_str_text(b->g->st, s)) + 1);
-    return (tp_sync_scope)(b->names.scope[s] - 1);
+    if (s >= b->names->n)
+        return tp_vocab_sync_scope(b->vp, tp_str_text(b->g->st, s));
+    if (b->names->scope[s] == 0)
+        b->names->scope[s] = (uint8_t)(tp_vocab_sync_scope(b->vp, tp_str_text(b->g->st, s)) + 1);
+    return (tp_sync_scope)(b->names->scope[s] - 1);
 }
 
 static int blocks_of(cp_build_ctx *b, tp_str s)
 {
-    if (s >= b->names.n)
-        return tp_vocab_launch_blocks(&b->v, tp_str_text(b->g->st, s));
-    if (b->names.blocks[s] == 0)
-        b->names.blocks[s] = (uint8_t)(tp_vocab_launch_blocks(&b->v, tp_str_text(b->g->st, s)) + 1);
-    return b->names.blocks[s] - 1;
+    if (s >= b->names->n)
+        return tp_vocab_launch_blocks(b->vp, tp_str_text(b->g->st, s));
+    if (b->names->blocks[s] == 0)
+        b->names->blocks[s] = (uint8_t)(tp_vocab_launch_blocks(b->vp, tp_str_text(b->g->st, s)) + 1);
+    return b->names->blocks[s] - 1;
 }
 
-static int make_nodes(cp_build_ctx *b)
+/* Host events of the hierarchy's forest (Python frames only when it nests
+ * them) and GPU activities are nodes. */
+static int is_node(const cp_trace *tr, size_t r)
 {
-    cp_graph *g = b->g;
-    const tp_cols *c = b->c;
-    size_t ns = tp_str_count(g->st) ? tp_str_count(g->st) : 1;
-    b->names.n = tp_str_count(g->st);
-    b->names.act = tp_calloc(ns, 1);
-    b->names.rt = tp_calloc(ns, 1);
-    b->names.scope = tp_calloc(ns, 1);
-    b->names.blocks = tp_calloc(ns, 1);
-    if (!b->names.act || !b->names.rt || !b->names.scope || !b->names.blocks)
+    return (tp_ev_is_host(tr->c, r) && tr->h.depth[r] >= 0) || tp_ev_is_activity(tr->c, r);
+}
+
+/* Numbers trace tr's nodes from g->nn on. */
+static int number_nodes(cp_graph *g, cp_trace *tr)
+{
+    const tp_cols *c = tr->c;
+    tr->node_of = tp_malloc((c->n ? c->n : 1) * sizeof *tr->node_of);
+    if (tr->node_of == NULL)
         return TP_ENOMEM;
-    g->node_of = tp_malloc((c->n ? c->n : 1) * sizeof *g->node_of);
-    g->row = tp_malloc((c->n ? c->n : 1) * sizeof *g->row);
-    if (!g->node_of || !g->row)
-        return TP_ENOMEM;
-    for (size_t r = 0; r < c->n; r++) {
-        /* host events of the hierarchy's forest (Python frames only when it nests them) */
-        int keep = (tp_ev_is_host(c, r) && b->h.depth[r] >= 0) || tp_ev_is_activity(c, r);
-        g->node_of[r] = keep ? (int32_t)g->nn : -1;
-        if (keep)
-            g->row[g->nn++] = (uint32_t)r;
-    }
-    g->np = 2 * g->nn;
-    size_t nn = g->nn ? g->nn : 1, np = g->np ? g->np : 1;
-    g->cat = tp_malloc(nn);
-    g->t = tp_malloc(np * sizeof *g->t);
-    g->off = tp_malloc((np + 1) * sizeof *g->off);
-    b->s_src = tp_malloc(nn * sizeof *b->s_src);
-    b->x_src = tp_malloc(nn * sizeof *b->x_src);
-    b->end_src = tp_malloc(nn * sizeof *b->end_src);
-    b->s_type = tp_calloc(nn, 1);
-    b->end_type = tp_calloc(nn, 1);
-    if (!g->cat || !g->t || !g->off || !b->s_src || !b->x_src || !b->end_src || !b->s_type ||
-        !b->end_type)
-        return TP_ENOMEM;
-    for (size_t k = 0; k < g->nn; k++) {
-        uint32_t r = g->row[k];
-        g->t[2 * k] = c->ts[r];
-        g->t[2 * k + 1] = ev_end(c, r);
-        g->cat[k] = node_category(b, r);
-        b->s_src[k] = b->x_src[k] = b->end_src[k] = -1;
-    }
+    tr->from = g->nn;
+    for (size_t r = 0; r < c->n; r++)
+        tr->node_of[r] = is_node(tr, r) ? (int32_t)g->nn++ : -1;
+    tr->to = g->nn;
     return TP_OK;
 }
 
-static int32_t start_pt(const cp_graph *g, int32_t row) { return 2 * g->node_of[row]; }
-static int32_t end_pt(const cp_graph *g, int32_t row) { return 2 * g->node_of[row] + 1; }
+/* The graph's per-node and per-point arrays, and what the build finds. */
+static int node_arrays(cp_graph *g, cp_found *f)
+{
+    g->np = 2 * g->nn;
+    size_t nn = g->nn ? g->nn : 1, np = g->np ? g->np : 1;
+    g->row = tp_malloc(nn * sizeof *g->row);
+    g->cat = tp_malloc(nn);
+    g->t = tp_malloc(np * sizeof *g->t);
+    g->off = tp_malloc((np + 1) * sizeof *g->off);
+    f->s_src = tp_malloc(nn * sizeof *f->s_src);
+    f->x_src = tp_malloc(nn * sizeof *f->x_src);
+    f->end_src = tp_malloc(nn * sizeof *f->end_src);
+    f->s_type = tp_calloc(nn, 1);
+    f->end_type = tp_calloc(nn, 1);
+    if (!g->row || !g->cat || !g->t || !g->off || !f->s_src || !f->x_src || !f->end_src ||
+        !f->s_type || !f->end_type)
+        return TP_ENOMEM;
+    for (size_t k = 0; k < g->nn; k++)
+        f->s_src[k] = f->x_src[k] = f->end_src[k] = -1;
+    return TP_OK;
+}
+
+/* Trace tr's nodes: rows, categories, times on the first trace's clock. */
+static void make_nodes(cp_build_ctx *b)
+{
+    cp_graph *g = b->g;
+    const tp_cols *c = b->c;
+    for (size_t r = 0; r < c->n; r++) {
+        int32_t k = b->tr->node_of[r];
+        if (k < 0)
+            continue;
+        g->row[k] = (uint32_t)r;
+        g->t[2 * k] = c->ts[r] - b->tr->offset;
+        g->t[2 * k + 1] = ev_end(c, r) - b->tr->offset;
+        g->cat[k] = node_category(b, (uint32_t)r);
+    }
+}
+
+static int32_t start_pt(const cp_build_ctx *b, int32_t row) { return 2 * b->tr->node_of[row]; }
+static int32_t end_pt(const cp_build_ctx *b, int32_t row) { return 2 * b->tr->node_of[row] + 1; }
 
 /* Host order: each child after its previous sibling (the first after its
  * parent's start), the parent's end after its last child. */
 static void host_children(cp_build_ctx *b)
 {
     const cp_graph *g = b->g;
-    for (size_t k = 0; k < g->nn; k++) {
+    for (size_t k = b->tr->from; k < b->tr->to; k++) {
         int32_t r = (int32_t)g->row[k], prev = -1;
         if (!tp_ev_is_host(b->c, (size_t)r))
             continue;
         for (int32_t ch = b->h.first_child[r]; ch >= 0; ch = b->h.next_sibling[ch]) {
-            if (g->node_of[ch] < 0)
+            if (b->tr->node_of[ch] < 0)
                 continue;
-            int32_t n = g->node_of[ch];
-            b->s_src[n] = prev < 0 ? start_pt(g, r) : end_pt(g, prev);
+            int32_t n = b->tr->node_of[ch];
+            b->s_src[n] = prev < 0 ? start_pt(b, r) : end_pt(b, prev);
             b->s_type[n] = prev < 0 ? CP_NESTING : CP_HOST_ORDER;
             prev = ch;
         }
         if (prev >= 0)
-            b->x_src[k] = end_pt(g, prev);
+            b->x_src[k] = end_pt(b, prev);
     }
 }
 
@@ -187,18 +210,19 @@ static int host_roots(cp_build_ctx *b)
     const tp_cols *c = b->c;
     const cp_graph *g = b->g;
     uint32_t *thread_of = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *thread_of);
-    uint32_t *roots = tp_malloc((g->nn ? g->nn : 1) * sizeof *roots);
+    size_t own = b->tr->to - b->tr->from;
+    uint32_t *roots = tp_malloc((own ? own : 1) * sizeof *roots);
     size_t nthreads = 0, nr = 0;
     int rc = thread_of && roots ? tp_thread_ranks(c, thread_of, &nthreads) : TP_ENOMEM;
-    for (size_t k = 0; k < g->nn && rc == TP_OK; k++)
+    for (size_t k = b->tr->from; k < b->tr->to && rc == TP_OK; k++)
         if (tp_ev_is_host(c, g->row[k]) && b->h.parent[g->row[k]] < 0)
             roots[nr++] = g->row[k];
     rc = rc ? rc : tp_rows_sort_nesting(c, thread_of, roots, nr);
     for (size_t i = 1; i < nr && rc == TP_OK; i++) {
         if (thread_of[c->track[roots[i]]] != thread_of[c->track[roots[i - 1]]])
             continue;
-        int32_t n = g->node_of[roots[i]];
-        b->s_src[n] = end_pt(g, (int32_t)roots[i - 1]);
+        int32_t n = b->tr->node_of[roots[i]];
+        b->s_src[n] = end_pt(b, (int32_t)roots[i - 1]);
         b->s_type[n] = CP_HOST_ORDER;
     }
     tp_free(thread_of);
@@ -211,11 +235,12 @@ static int streams(cp_build_ctx *b)
 {
     const tp_cols *c = b->c;
     cp_graph *g = b->g;
-    b->acts = tp_malloc((g->nn ? g->nn : 1) * sizeof *b->acts);
-    b->streams = tp_malloc((g->nn ? g->nn : 1) * sizeof *b->streams);
+    size_t own = b->tr->to - b->tr->from;
+    b->acts = tp_malloc((own ? own : 1) * sizeof *b->acts);
+    b->streams = tp_malloc((own ? own : 1) * sizeof *b->streams);
     if (!b->acts || !b->streams)
         return TP_ENOMEM;
-    for (size_t k = 0; k < g->nn; k++)
+    for (size_t k = b->tr->from; k < b->tr->to; k++)
         if (tp_ev_is_activity(c, g->row[k]))
             b->acts[b->nacts++] = g->row[k];
     int rc = tp_sort(b->acts, b->nacts, sizeof *b->acts, tp_rows_cmp_stream_start, (void *)c);
@@ -226,8 +251,8 @@ static int streams(cp_build_ctx *b)
             s = &b->streams[b->nstreams++];
             *s = (cp_stream){i, i, -1, tp_ev_device(c, a), tp_ev_stream(c, a)};
         } else {
-            int32_t n = g->node_of[a];
-            b->s_src[n] = end_pt(g, (int32_t)b->acts[i - 1]);
+            int32_t n = b->tr->node_of[a];
+            b->s_src[n] = end_pt(b, (int32_t)b->acts[i - 1]);
             b->s_type[n] = CP_STREAM;
         }
         s->to = i + 1;
@@ -373,7 +398,7 @@ static int32_t waited_activity(const cp_build_ctx *b, uint32_t call, int64_t str
             best = a;
         }
     }
-    return best < 0 ? -1 : end_pt(b->g, best);
+    return best < 0 ? -1 : end_pt(b, best);
 }
 
 /* A stream wait: the first activity launched on the waiting stream after
@@ -389,8 +414,8 @@ static void stream_wait(cp_build_ctx *b, uint32_t call, const cp_wait *w)
     int32_t dst = first_launched_from(b, to, b->c->ts[call]);
     if (src < 0 || dst < 0)
         return;
-    int32_t n = b->g->node_of[dst];
-    int32_t p = end_pt(b->g, src);
+    int32_t n = b->tr->node_of[dst];
+    int32_t p = end_pt(b, src);
     if (b->x_src[n] < 0 || b->g->t[b->x_src[n]] < b->g->t[p])
         b->x_src[n] = p;
 }
@@ -410,7 +435,7 @@ static void sync_call(cp_build_ctx *b, const tp_trace *t, uint32_t call, tp_sync
         stream = w.stream;
     }
     int32_t src = waited_activity(b, call, stream, before);
-    int32_t n = b->g->node_of[call];
+    int32_t n = b->tr->node_of[call];
     if (src >= 0) {
         b->end_src[n] = src;
         b->end_type[n] = CP_SYNC;
@@ -422,7 +447,7 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
 {
     const tp_cols *c = b->c;
     const cp_graph *g = b->g;
-    for (size_t k = 0; k < g->nn; k++) {
+    for (size_t k = b->tr->from; k < b->tr->to; k++) {
         uint32_t r = g->row[k];
         if (c->kind[r] != TP_KIND_RUNTIME || b->h.first_child[r] >= 0)
             continue;
@@ -433,10 +458,10 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
     for (size_t i = 0; i < b->nacts; i++) {
         uint32_t a = b->acts[i];
         int32_t l = b->h.launcher[a];
-        if (l < 0 || g->node_of[l] < 0 || b->h.first_child[l] >= 0 ||
+        if (l < 0 || b->tr->node_of[l] < 0 || b->h.first_child[l] >= 0 ||
             !blocks_of(b, c->name[l]))
             continue;
-        int32_t n = g->node_of[l], p = end_pt(g, (int32_t)a);
+        int32_t n = b->tr->node_of[l], p = end_pt(b, (int32_t)a);
         if (b->end_src[n] < 0 || g->t[b->end_src[n]] < g->t[p]) {
             b->end_src[n] = p;
             b->end_type[n] = CP_MEMCPY;
@@ -448,7 +473,19 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
 
 static void add(cp_graph *g, int32_t src, uint8_t type, int64_t w, int32_t owner)
 {
-    g->e[g->ne++] = (cp_edge){src, owner, w, type};
+    size_t i = g->ne++;
+    g->src[i] = src;
+    g->owner[i] = owner;
+    g->w[i] = w;
+    g->type[i] = type;
+}
+
+static void move_edge(cp_graph *g, size_t to, size_t from)
+{
+    g->src[to] = g->src[from];
+    g->owner[to] = g->owner[from];
+    g->w[to] = g->w[from];
+    g->type[to] = g->type[from];
 }
 
 static void start_edges(const cp_build_ctx *b, int32_t k)
@@ -462,19 +499,19 @@ static void start_edges(const cp_build_ctx *b, int32_t k)
         if (b->x_src[k] >= 0)
             add(g, b->x_src[k], CP_EVENT_WAIT, 0, k);
         int32_t l = b->h.launcher[r];
-        if (l >= 0 && g->node_of[l] >= 0)
-            add(g, start_pt(g, l), CP_LAUNCH, 0, g->node_of[l]);
+        if (l >= 0 && b->tr->node_of[l] >= 0)
+            add(g, start_pt(b, l), CP_LAUNCH, 0, b->tr->node_of[l]);
         return;
     }
     int32_t src = b->s_src[k], parent = b->h.parent[r];
     if (src < 0)
         return;
     if (b->s_type[k] == CP_NESTING || parent < 0) { /* the parent's own time, or a root's order */
-        add(g, src, b->s_type[k], parent < 0 ? 0 : t - g->t[src], parent < 0 ? k : g->node_of[parent]);
+        add(g, src, b->s_type[k], parent < 0 ? 0 : t - g->t[src], parent < 0 ? k : b->tr->node_of[parent]);
     } else if (g->t[src] <= t) { /* after a sibling: the parent's own time between */
-        add(g, src, CP_HOST_ORDER, t - g->t[src], g->node_of[parent]);
+        add(g, src, CP_HOST_ORDER, t - g->t[src], b->tr->node_of[parent]);
     } else { /* overlapping siblings (the nesting clamp): from the parent's start */
-        add(g, start_pt(g, parent), CP_NESTING, t - g->t[start_pt(g, parent)], g->node_of[parent]);
+        add(g, start_pt(b, parent), CP_NESTING, t - g->t[start_pt(b, parent)], b->tr->node_of[parent]);
     }
 }
 
@@ -484,6 +521,9 @@ static void end_edges(const cp_build_ctx *b, int32_t k)
     uint32_t r = g->row[k];
     int64_t t = g->t[2 * k + 1], dur = b->c->dur[r];
     int32_t src = tp_ev_is_host(b->c, r) ? b->x_src[k] : -1;
+    int32_t last = b->coll_src ? b->coll_src[k] : -1;
+    if (last >= 0 && g->t[last] <= t) /* first: on a tie the last rank's arrival binds */
+        add(g, last, CP_COLLECTIVE, t - g->t[last], k);
     if (src >= 0 && g->t[src] <= t) { /* a parent: its own time after its last child */
         add(g, src, CP_NESTING, t - g->t[src], k);
         return;
@@ -500,14 +540,17 @@ static void end_edges(const cp_build_ctx *b, int32_t k)
     add(g, 2 * k, CP_SELF, dur, k);
 }
 
+/* Edge i's arrival at its destination, by measured times. */
+static int64_t arrival(const cp_graph *g, size_t i) { return g->t[g->src[i]] + g->w[i]; }
+
 /* Keeps the in-edges of point p its measured times allow, and turns the
  * binding one's slack into time: a launch's delay, else a gap edge. */
 static void settle(cp_graph *g, int32_t p, size_t from)
 {
     size_t keep = from;
     for (size_t i = from; i < g->ne; i++) {
-        if (g->t[g->e[i].src] + g->e[i].w <= g->t[p])
-            g->e[keep++] = g->e[i];
+        if (arrival(g, i) <= g->t[p])
+            move_edge(g, keep++, i);
         else
             g->n_dropped++;
     }
@@ -516,31 +559,52 @@ static void settle(cp_graph *g, int32_t p, size_t from)
         return;
     size_t best = from;
     for (size_t i = from + 1; i < keep; i++) { /* ties: a launch explains a delay */
-        int64_t x = g->t[g->e[i].src] + g->e[i].w, y = g->t[g->e[best].src] + g->e[best].w;
-        if (x > y || (x == y && g->e[i].type == CP_LAUNCH && g->e[best].w == 0))
+        int64_t x = arrival(g, i), y = arrival(g, best);
+        if (x > y || (x == y && g->type[i] == CP_LAUNCH && g->w[best] == 0))
             best = i;
     }
-    cp_edge *e = &g->e[best];
-    int64_t slack = g->t[p] - (g->t[e->src] + e->w);
+    int64_t slack = g->t[p] - arrival(g, best);
     if (slack <= 0)
         return;
-    if (e->type == CP_LAUNCH || e->w > 0) {
-        e->w += slack;
+    if (g->type[best] == CP_LAUNCH || g->w[best] > 0) {
+        g->w[best] += slack;
     } else {
-        e->type = CP_GAP;
-        e->w = slack;
-        e->owner = cp_node_of_point(p);
+        g->type[best] = CP_GAP;
+        g->w[best] = slack;
+        g->owner[best] = cp_node_of_point(p);
     }
 }
 
-static int edges(cp_build_ctx *b)
+/* The edge arrays cut to their size (they were made for the most edges). */
+static int edges_trim(cp_graph *g)
+{
+    size_t n = g->ne ? g->ne : 1;
+    void *a = tp_realloc(g->src, n * sizeof *g->src), *b = a ? tp_realloc(g->owner, n * sizeof *g->owner) : NULL;
+    g->src = a ? a : g->src;
+    g->owner = b ? b : g->owner;
+    void *c = b ? tp_realloc(g->w, n * sizeof *g->w) : NULL;
+    g->w = c ? c : g->w;
+    void *d = c ? tp_realloc(g->type, n) : NULL;
+    g->type = d ? d : g->type;
+    return d ? TP_OK : TP_ENOMEM;
+}
+
+/* The edge arrays, made for the most edges (at most 3 in-edges a point). */
+static int edge_arrays(cp_graph *g)
+{
+    size_t cap = 3 * g->np + 1;
+    g->src = tp_malloc(cap * sizeof *g->src);
+    g->owner = tp_malloc(cap * sizeof *g->owner);
+    g->w = tp_malloc(cap * sizeof *g->w);
+    g->type = tp_malloc(cap);
+    return g->src && g->owner && g->w && g->type ? TP_OK : TP_ENOMEM;
+}
+
+/* The in-edges of the points of b's trace. */
+static void edges(cp_build_ctx *b)
 {
     cp_graph *g = b->g;
-    g->cap = 3 * g->np + 1; /* at most 3 in-edges a point */
-    g->e = tp_malloc(g->cap * sizeof *g->e);
-    if (g->e == NULL)
-        return TP_ENOMEM;
-    for (size_t k = 0; k < g->nn; k++) {
+    for (size_t k = b->tr->from; k < b->tr->to; k++) {
         g->off[2 * k] = (uint32_t)g->ne;
         start_edges(b, (int32_t)k);
         settle(g, (int32_t)(2 * k), g->off[2 * k]);
@@ -548,62 +612,137 @@ static int edges(cp_build_ctx *b)
         end_edges(b, (int32_t)k);
         settle(g, (int32_t)(2 * k + 1), g->off[2 * k + 1]);
     }
-    g->off[g->np] = (uint32_t)g->ne;
-    return TP_OK;
 }
 
-static void ctx_free(cp_build_ctx *b, int vocab)
+static void ctx_free(cp_build_ctx *b)
 {
-    if (vocab)
-        tp_vocab_free(&b->v);
-    tp_free(b->s_src);
-    tp_free(b->s_type);
-    tp_free(b->x_src);
-    tp_free(b->end_src);
-    tp_free(b->end_type);
     tp_free(b->acts);
     tp_free(b->streams);
     tp_free(b->by_corr);
-    tp_free(b->names.act);
-    tp_free(b->names.rt);
-    tp_free(b->names.scope);
-    tp_free(b->names.blocks);
+    memset(b, 0, sizeof *b);
 }
 
-int cp_build(cp_graph *g, tp_stage *st, const tp_trace *t)
+static void found_free(cp_found *f, cp_names *names)
 {
-    cp_build_ctx b = {.g = g, .c = tp_trace_cols(t)};
+    tp_free(f->s_src);
+    tp_free(f->s_type);
+    tp_free(f->x_src);
+    tp_free(f->end_src);
+    tp_free(f->end_type);
+    tp_free(f->coll_src);
+    tp_free(names->act);
+    tp_free(names->rt);
+    tp_free(names->scope);
+    tp_free(names->blocks);
+}
+
+static int names_memo(tp_stage *st, cp_names *names)
+{
+    size_t ns = tp_str_count(st) ? tp_str_count(st) : 1;
+    names->n = tp_str_count(st);
+    names->act = tp_calloc(ns, 1);
+    names->rt = tp_calloc(ns, 1);
+    names->scope = tp_calloc(ns, 1);
+    names->blocks = tp_calloc(ns, 1);
+    return names->act && names->rt && names->scope && names->blocks ? TP_OK : TP_ENOMEM;
+}
+
+static cp_build_ctx ctx_of(cp_graph *g, size_t i, const tp_vocab *v, cp_found *f, cp_names *names)
+{
+    cp_trace *tr = &g->tr[i];
+    return (cp_build_ctx){.g = g, .tr = tr, .c = tr->c, .h = tr->h, .vp = v,
+                          .s_src = f->s_src, .x_src = f->x_src, .end_src = f->end_src,
+                          .coll_src = f->coll_src, .s_type = f->s_type,
+                          .end_type = f->end_type, .names = names};
+}
+
+/* One trace's edges but the collectives': host order, streams, waits. */
+static int trace_edges(cp_build_ctx *b)
+{
+    host_children(b);
+    int rc = host_roots(b);
+    rc = rc ? rc : streams(b);
+    rc = rc ? rc : corr_index(b);
+    if (rc == TP_OK) {
+        waits(b, b->tr->t);
+        edges(b);
+    }
+    return rc;
+}
+
+/* The stage's traces, their hierarchy views and nodes. */
+static int traces(cp_graph *g, tp_stage *st)
+{
+    g->nt = tp_stage_trace_count(st);
+    g->tr = tp_calloc(g->nt ? g->nt : 1, sizeof *g->tr);
+    if (g->tr == NULL)
+        return tp_fail(st, TP_ENOMEM, "out of memory");
+    size_t total = 0;
+    for (size_t i = 0; i < g->nt; i++) {
+        cp_trace *tr = &g->tr[i];
+        tr->t = tp_stage_trace_at(st, i);
+        tr->c = tp_trace_cols(tr->t);
+        if (tp_trace_info_i64(tr->t, "rank", &tr->rank) != TP_OK) /* null with one trace */
+            tr->rank = g->nt > 1 ? (int64_t)i : -1;
+        total += tr->c->n;
+        if (total > INT32_MAX / 2)
+            return tp_fail(st, TP_EINVAL, "%s: more events than critical_path handles (%d)",
+                           tp_trace_source(tr->t), INT32_MAX / 2);
+        if (tp_hier_view_require(st, tr->t, &tr->h) != TP_OK)
+            return TP_ENOTFOUND;
+        if (number_nodes(g, tr) != TP_OK)
+            return tp_fail(st, TP_ENOMEM, "out of memory");
+    }
+    return TP_OK;
+}
+
+int cp_build(cp_graph *g, tp_stage *st)
+{
+    tp_vocab v;
+    cp_found f = {0};
+    cp_names names = {0};
     g->st = st;
-    g->c = b.c;
-    if (b.c->n > INT32_MAX / 2)
-        return tp_fail(st, TP_EINVAL, "%s: more events than critical_path handles (%d)",
-                       tp_trace_source(t), INT32_MAX / 2);
-    if (tp_hier_view_require(st, t, &b.h) != TP_OK)
-        return TP_ENOTFOUND;
-    int rc = tp_vocab_get(st, &b.v);
+    int rc = traces(g, st);
     if (rc != TP_OK)
+        return rc; /* reported */
+    if ((rc = tp_vocab_get(st, &v)) != TP_OK)
         return tp_fail(st, rc, "out of memory");
-    rc = make_nodes(&b);
-    if (rc == TP_OK)
-        host_children(&b);
-    rc = rc ? rc : host_roots(&b);
-    rc = rc ? rc : streams(&b);
-    rc = rc ? rc : corr_index(&b);
-    if (rc == TP_OK)
-        waits(&b, t);
-    rc = rc ? rc : edges(&b);
-    ctx_free(&b, 1);
+    rc = names_memo(st, &names);
+    rc = rc ? rc : node_arrays(g, &f);
+    rc = rc ? rc : cp_match_collectives(g, &v, &f.coll_src);
+    for (size_t i = 0; i < g->nt && rc == TP_OK; i++) {
+        cp_build_ctx b = ctx_of(g, i, &v, &f, &names);
+        make_nodes(&b);
+    }
+    rc = rc ? rc : edge_arrays(g);
+    for (size_t i = 0; i < g->nt && rc == TP_OK; i++) {
+        cp_build_ctx b = ctx_of(g, i, &v, &f, &names);
+        rc = trace_edges(&b);
+        ctx_free(&b);
+    }
+    if (rc == TP_OK) {
+        g->off[g->np] = (uint32_t)g->ne;
+        rc = edges_trim(g);
+    }
+    found_free(&f, &names);
+    tp_vocab_free(&v);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 
 void cp_graph_free(cp_graph *g)
 {
+    for (size_t i = 0; g->tr != NULL && i < g->nt; i++)
+        tp_free(g->tr[i].node_of);
+    tp_free(g->tr);
     tp_free(g->row);
-    tp_free(g->node_of);
     tp_free(g->cat);
     tp_free(g->t);
     tp_free(g->off);
-    tp_free(g->e);
+    tp_free(g->src);
+    tp_free(g->owner);
+    tp_free(g->w);
+    tp_free(g->type);
+    tp_free(g->order);
     tp_free(g->rt);
     tp_free(g->bind);
     memset(g, 0, sizeof *g);

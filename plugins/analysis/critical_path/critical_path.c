@@ -12,17 +12,21 @@
 
 typedef struct cp_config {
     tp_maplist what_if;
+    int overlay;
 } cp_config;
 
 /* The keys of a what-if (tp_option.h, TP_OPT_MAP_LIST). */
 static const char *const cp_what_if_keys[] = {
-    "name!", "kernels", "scale:float", "launch_overhead:float", "communication:float|overlapped",
-    "host:float", "drop_sync", NULL};
+    "name!", "kernels", "class", "ops", "scale:float", "launch_overhead:float",
+    "communication:float|overlapped", "host:float", "drop_sync", NULL};
 
 static const tp_option cp_options[] = {
     TP_OPTION_MAP_LIST("what_if", cp_config, what_if, cp_what_if_keys, 0, 1e12,
-                       "changes replayed: {name, kernels: REGEX, scale: F, launch_overhead: F, "
+                       "changes replayed: {name, kernels: REGEX, class: CLASS, ops: REGEX, scale: F, launch_overhead: F, "
                        "communication: overlapped | N (times faster), host: F, drop_sync: REGEX}"),
+    TP_OPTION_BOOL("overlay", cp_config, overlay, "false",
+                   "also <id>.marks and <id>.flows, the path as Chrome-trace overlays (chrome_trace "
+                   "writes them into the trace: an arg on each event, flow arrows between them)"),
     TP_OPTION_END};
 
 #define CP_PATH_COLS(X, P)                                                                     \
@@ -34,7 +38,9 @@ static const tp_option cp_options[] = {
     X(P, edge, STR, NULL, "type of the edge the path enters the event by (null: the first)")   \
     X(P, start_us, F64, "us", "event start, from the trace's t0")                              \
     X(P, dur_us, F64, "us", "event duration")                                                  \
-    X(P, on_path_us, F64, "us", "time of the path the event accounts for")
+    X(P, on_path_us, F64, "us", "time of the path the event accounts for")                     \
+    X(P, rank, I64, NULL, "the event's rank (trace info rank, else the trace's place in a list of "\
+                          "traces; null: one trace that does not say)")
 TP_COLUMNS(cp_path, CP_PATH_COLS);
 
 #define CP_BOUND_COLS(X, P)                                                                    \
@@ -73,21 +79,48 @@ TP_COLUMNS(cp_replay, CP_REPLAY_COLS);
     X(P, idle_percent, F64, "percent", "... in idle (the seven sum to 100)")
 TP_COLUMNS(cp_whatif, CP_WHATIF_COLS);
 
+#define CP_MARK_COLS(X, P)                                                                     \
+    X(P, rank, I64, NULL, "the event's trace, by rank (null: the result's trace)")             \
+    X(P, row, I64, NULL, "the event's row in its trace")                                       \
+    X(P, key, STR, NULL, "the arg's key: critical")                                            \
+    X(P, value, STR, NULL, "the arg's value, JSON: true")
+TP_COLUMNS(cp_mark, CP_MARK_COLS);
+
+#define CP_FLOW_COLS(X, P)                                                                     \
+    X(P, id, I64, "count", "the flow's number, from 1")                                        \
+    X(P, name, STR, NULL, "the flow's name: the type of the edge the path enters its end by")  \
+    X(P, from_rank, I64, NULL, "the start event's trace, by rank (null: the result's trace)")  \
+    X(P, from_row, I64, NULL, "the start event's row in its trace")                            \
+    X(P, from_us, F64, "us", "the flow's start, from its trace's t0 (in the start event)")      \
+    X(P, to_rank, I64, NULL, "the end event's trace, by rank (null: the result's trace)")      \
+    X(P, to_row, I64, NULL, "the end event's row in its trace")                                \
+    X(P, to_us, F64, "us", "the flow's end, from its trace's t0 (in the end event)")
+TP_COLUMNS(cp_flow, CP_FLOW_COLS);
+
+#define CP_RESULTS_OVERLAY                                                                     \
+    TP_RESULT("marks", "arg", cp_mark, "the path's events, each marked critical (overlay kind arg)"), \
+    TP_RESULT("flows", "flow", cp_flow, "each path event to the next (overlay kind flow)")
+#define CP_RESULTS_WHAT_IF                                                                     \
+    TP_RESULT("what_if", "table", cp_whatif, "per what-if and iteration: replayed time, speed-up, bound-by")
+
 #define CP_RESULTS_BASE                                                                        \
     TP_RESULT("path", "table", cp_path, "per iteration, the events of the critical path in order"), \
     TP_RESULT("bound_by", "table", cp_bound, "per iteration and in total, the path per category"), \
     TP_RESULT("ops", "table", cp_ops, "per op, the time it contributes to the paths"),          \
     TP_RESULT("replay", "table", cp_replay, "per iteration, measured and replayed time")
-static const tp_result_decl cp_results_what_if[] = {
-    CP_RESULTS_BASE,
-    TP_RESULT("what_if", "table", cp_whatif, "per what-if and iteration: replayed time, speed-up, bound-by"),
-    TP_RESULTS_END};
+static const tp_result_decl cp_results_all[] = {CP_RESULTS_BASE, CP_RESULTS_WHAT_IF,
+                                                CP_RESULTS_OVERLAY, TP_RESULTS_END};
+static const tp_result_decl cp_results_what_if[] = {CP_RESULTS_BASE, CP_RESULTS_WHAT_IF,
+                                                    TP_RESULTS_END};
+static const tp_result_decl cp_results_overlay[] = {CP_RESULTS_BASE, CP_RESULTS_OVERLAY,
+                                                    TP_RESULTS_END};
 static const tp_result_decl cp_results_plain[] = {CP_RESULTS_BASE, TP_RESULTS_END};
 
 static const tp_result_decl *cp_results_for(const void *config)
 {
     const cp_config *cfg = config;
-    return cfg != NULL && cfg->what_if.n > 0 ? cp_results_what_if : cp_results_plain;
+    int w = cfg != NULL && cfg->what_if.n > 0, o = cfg != NULL && cfg->overlay;
+    return w && o ? cp_results_all : w ? cp_results_what_if : o ? cp_results_overlay : cp_results_plain;
 }
 
 
@@ -96,56 +129,88 @@ typedef struct cp_step {
     int64_t amount;
 } cp_step;
 
+/* What the run keeps per trace (a rank, with several). */
+typedef struct cp_rtrace {
+    tp_iter_view iv;
+    int32_t *top;     /* row -> op row */
+} cp_rtrace;
+
 typedef struct cp_run {
     tp_stage *st;
-    const tp_trace *t;
-    const tp_cols *c;
     cp_graph g;
-    tp_hier_view h;
-    tp_iter_view iv;
-    int has_iv;
-    int32_t *node_it; /* node -> iteration index, -1 */
-    int32_t *top;     /* row -> op row */
+    cp_rtrace *rt;    /* per trace of g */
+    int has_iv;       /* every trace has iterations */
+    size_t nw;        /* windows: iterations (the fewest of a trace), else 1 */
     cp_step *steps;
     size_t nsteps;
-    double *acc;      /* node -> us on the current path */
-    double *op_us;    /* node -> us on the counted paths (op nodes) */
+    int32_t *slot;    /* node -> its place on the current path, -1 */
+    double *acc;      /* place on the current path -> us of its node */
+    int8_t *edge_in;  /* place on the current path -> type of the edge into it, -1 */
+    double *op_us;    /* op name -> us on the counted paths */
     double op_none_us, counted_us;
-    uint8_t *seen;
     uint32_t *order;
     size_t norder;
-    double bound[CP_CAT__N], total[CP_CAT__N];
+    double total[CP_CAT__N];
     int64_t t0;
     tp_result *path, *bound_by, *ops, *replay;
+    tp_result *marks, *flows; /* overlay: true */
+    int64_t nflows;
 } cp_run;
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 /* --------------------------------------------------------- iterations */
 
+/* The iterations of every trace; windows are iterations when every trace
+ * has them (the i-th of each rank together), else the whole trace. */
 static int iterations(cp_run *r)
 {
-    cp_graph *g = &r->g;
-    int rc = tp_iter_view_get(r->st, NULL, NULL, &r->iv);
-    if (rc != TP_OK)
-        return rc;
-    r->has_iv = r->iv.n > 0;
-    r->node_it = tp_malloc((g->nn ? g->nn : 1) * sizeof *r->node_it);
-    if (r->node_it == NULL)
+    const cp_graph *g = &r->g;
+    r->rt = tp_calloc(g->nt ? g->nt : 1, sizeof *r->rt);
+    if (r->rt == NULL)
         return TP_ENOMEM;
-    rc = r->has_iv ? tp_iter_view_rows(r->st, (tp_trace *)r->t, &r->iv) : TP_OK;
-    for (size_t k = 0; k < g->nn && rc == TP_OK; k++) {
-        uint32_t row = g->row[k];
-        int32_t l = r->h.launcher[row];
-        r->node_it[k] = !r->has_iv ? -1 : r->iv.row[l >= 0 ? (uint32_t)l : row];
+    r->has_iv = g->nt > 0;
+    r->nw = SIZE_MAX;
+    for (size_t i = 0; i < g->nt; i++) {
+        int rc = tp_iter_view_get(r->st, (tp_trace *)g->tr[i].t, NULL, &r->rt[i].iv);
+        if (rc != TP_OK)
+            return rc;
+        r->has_iv = r->has_iv && r->rt[i].iv.n > 0;
+        r->nw = r->rt[i].iv.n < r->nw ? r->rt[i].iv.n : r->nw;
     }
-    return rc;
+    if (!r->has_iv)
+        r->nw = g->nn > 0;
+    for (size_t i = 0; i < g->nt && r->has_iv; i++) {
+        int rc = tp_iter_view_rows(r->st, (tp_trace *)g->tr[i].t, &r->rt[i].iv);
+        if (rc != TP_OK)
+            return rc;
+    }
+    return TP_OK;
 }
 
-/* The ops above every row (modules and iteration markers skipped). */
-static int ops_of_rows(cp_run *r)
+static size_t trace_ix(const cp_run *r, size_t k) { return (size_t)(cp_trace_of(&r->g, k) - r->g.tr); }
+
+/* The row whose time node k's is: a GPU activity's launch call, else its own. */
+static uint32_t time_row(const cp_run *r, size_t k, size_t i)
 {
-    const tp_cols *c = r->c;
+    uint32_t row = r->g.row[k];
+    int32_t l = r->g.tr[i].h.launcher[row];
+    return l >= 0 ? (uint32_t)l : row;
+}
+
+/* The iteration index of node k's time (a GPU activity's: its launch's), or -1. */
+static int32_t node_iteration(const cp_run *r, size_t k)
+{
+    size_t i = trace_ix(r, k);
+    int32_t w = r->rt[i].iv.row[time_row(r, k, i)];
+    return w >= 0 && (size_t)w < r->nw ? w : -1;
+}
+
+/* The ops above every row of trace i (modules and iteration markers skipped). */
+static int ops_of_rows(cp_run *r, size_t i)
+{
+    const tp_cols *c = r->g.tr[i].c;
+    cp_rtrace *x = &r->rt[i];
     tp_vocab v;
     uint8_t *memo = NULL;
     size_t nmemo = 0;
@@ -153,15 +218,15 @@ static int ops_of_rows(cp_run *r)
     if (rc != TP_OK)
         return rc;
     rc = tp_names_with_prefixes(r->st, v.modules, v.n_modules, &memo, &nmemo);
-    for (size_t s = 0; s < nmemo && rc == TP_OK && r->has_iv; s++)
-        if (tp_iter_is_marker(&r->iv, (tp_str)s))
+    for (size_t s = 0; s < nmemo && rc == TP_OK && x->iv.n > 0; s++)
+        if (tp_iter_is_marker(&x->iv, (tp_str)s))
             memo[s] = 1;
-    r->top = tp_malloc((c->n ? c->n : 1) * sizeof *r->top);
+    x->top = tp_malloc((c->n ? c->n : 1) * sizeof *x->top);
     int32_t *scratch = tp_malloc((c->n ? c->n : 1) * sizeof *scratch);
-    if (rc == TP_OK && (!r->top || !scratch))
+    if (rc == TP_OK && (!x->top || !scratch))
         rc = TP_ENOMEM;
     if (rc == TP_OK)
-        tp_outermost_ops(c, r->h.parent, memo, nmemo, r->top, scratch);
+        tp_outermost_ops(c, r->g.tr[i].h.parent, memo, nmemo, x->top, scratch);
     tp_free(scratch);
     tp_free(memo);
     tp_vocab_free(&v);
@@ -170,29 +235,30 @@ static int ops_of_rows(cp_run *r)
 
 /* ------------------------------------------------------------ the walk */
 
-static uint8_t edge_category(const cp_graph *g, const cp_edge *e)
+static uint8_t edge_category(const cp_graph *g, int32_t e)
 {
-    if (e->type == CP_LAUNCH)
+    if (g->type[e] == CP_LAUNCH)
         return CP_LAUNCH_OVERHEAD;
-    if (e->type == CP_GAP || e->type == CP_STREAM || e->type == CP_EVENT_WAIT)
+    if (g->type[e] == CP_GAP || g->type[e] == CP_STREAM || g->type[e] == CP_EVENT_WAIT)
         return CP_IDLE;
-    return g->cat[e->owner];
+    return g->cat[g->owner[e]];
 }
 
-/* The op node (or -1) of node k's time. */
-static int32_t op_node(const cp_run *r, int32_t k)
+/* The op (its name, or -1) of node k's time. */
+static int64_t op_name(const cp_run *r, int32_t k)
 {
-    uint32_t row = r->g.row[k];
-    int32_t l = r->h.launcher[row];
-    int32_t op = r->top[l >= 0 ? (uint32_t)l : row];
-    return op >= 0 ? r->g.node_of[op] : -1;
+    size_t i = trace_ix(r, (size_t)k);
+    int32_t op = r->rt[i].top[time_row(r, (size_t)k, i)];
+    return op >= 0 ? (int64_t)r->g.tr[i].c->name[op] : -1;
 }
 
 static void appear(cp_run *r, int32_t k)
 {
-    if (r->seen[k])
+    if (r->slot[k] >= 0)
         return;
-    r->seen[k] = 1;
+    r->slot[k] = (int32_t)r->norder;
+    r->acc[r->norder] = 0;
+    r->edge_in[r->norder] = -1;
     r->order[r->norder++] = (uint32_t)k;
 }
 
@@ -203,11 +269,11 @@ static int32_t walk(cp_run *r, int32_t pe, int64_t lo)
     const cp_graph *g = &r->g;
     int32_t p = pe;
     r->nsteps = 0;
-    while (g->rt[p] > lo && g->bind[p] >= 0) {
-        const cp_edge *e = &g->e[g->bind[p]];
-        int64_t from = g->rt[e->src] > lo ? g->rt[e->src] : lo;
-        r->steps[r->nsteps++] = (cp_step){p, g->bind[p], g->rt[p] - from};
-        p = e->src;
+    int32_t e;
+    while (g->rt[p] > lo && (e = cp_bound_edge(g, p)) >= 0) {
+        int64_t from = g->rt[g->src[e]] > lo ? g->rt[g->src[e]] : lo;
+        r->steps[r->nsteps++] = (cp_step){p, e, g->rt[p] - from};
+        p = g->src[e];
     }
     return p;
 }
@@ -215,23 +281,23 @@ static int32_t walk(cp_run *r, int32_t pe, int64_t lo)
 /* Adds amount of category cat on node k (-1: none) to the path's sums. */
 static void account(cp_run *r, int32_t k, uint8_t cat, int64_t amount, int counted)
 {
-    r->bound[cat] += us(amount);
     if (k >= 0)
-        r->acc[k] += us(amount);
+        r->acc[r->slot[k]] += us(amount);
     if (!counted)
         return;
     r->total[cat] += us(amount);
     r->counted_us += us(amount);
-    int32_t op = k >= 0 ? op_node(r, k) : -1;
+    int64_t op = k >= 0 ? op_name(r, k) : -1;
     if (op >= 0)
         r->op_us[op] += us(amount);
     else
         r->op_none_us += us(amount);
 }
 
-static int path_row(cp_run *r, int64_t step_no, int64_t it, int32_t k, int edge)
+static int path_row(cp_run *r, int64_t step_no, int64_t it, int32_t k, int edge, double on_path)
 {
-    const tp_cols *c = r->c;
+    const cp_trace *tr = cp_trace_of(&r->g, (size_t)k);
+    const tp_cols *c = tr->c;
     uint32_t row = r->g.row[k];
     size_t x;
     int rc = tp_result_add_row(r->st, r->path, &x);
@@ -243,46 +309,45 @@ static int path_row(cp_run *r, int64_t step_no, int64_t it, int32_t k, int edge)
     rc = rc ? rc : tp_result_set_str(r->st, r->path, x, cp_path_category, cp_cat_names[r->g.cat[k]]);
     if (rc == TP_OK && edge >= 0)
         rc = tp_result_set_str(r->st, r->path, x, cp_path_edge, cp_edge_names[edge]);
-    rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_start_us, us(c->ts[row] - r->t0));
+    rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_start_us, us(r->g.t[2 * k] - r->t0));
     rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_dur_us, us(c->dur[row]));
-    rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_on_path_us, r->acc[k]);
+    rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_on_path_us, on_path);
+    if (rc == TP_OK && tr->rank >= 0)
+        rc = tp_result_set_i64(r->st, r->path, x, cp_path_rank, tr->rank);
     return rc;
 }
 
-/* The path rows of one window, in forward order: a node at its first
+/* The nodes of the walked path in forward order, each at its first
  * appearance (as a point reached, or as the owner of an edge's time). */
-static int emit_path(cp_run *r, int32_t first, int64_t it)
+static void path_order(cp_run *r, int32_t first)
 {
     const cp_graph *g = &r->g;
-    int8_t *edge_in = NULL;
-    int rc = TP_OK;
     r->norder = 0;
     appear(r, cp_node_of_point(first));
     for (size_t i = r->nsteps; i-- > 0;) {
-        const cp_edge *e = &g->e[r->steps[i].e];
-        appear(r, e->owner);
+        appear(r, g->owner[r->steps[i].e]);
         appear(r, cp_node_of_point(r->steps[i].p));
     }
+}
+
+/* The path rows of one window (path_order and the accounting done). */
+static int emit_path(cp_run *r, int64_t it)
+{
+    const cp_graph *g = &r->g;
+    int8_t *edge_in = r->edge_in;
+    int rc = TP_OK;
     /* the edge into each node: the first step reaching or owned by it */
-    edge_in = tp_malloc(r->norder ? r->norder : 1);
-    if (edge_in == NULL)
-        return TP_ENOMEM;
-    for (size_t j = 0; j < r->norder; j++)
-        edge_in[j] = -1;
     size_t j = 1;
     for (size_t i = r->nsteps; i-- > 0 && j < r->norder;) {
-        const cp_edge *e = &g->e[r->steps[i].e];
-        while (j < r->norder && (r->order[j] == (uint32_t)e->owner ||
+        int32_t e = r->steps[i].e;
+        while (j < r->norder && (r->order[j] == (uint32_t)g->owner[e] ||
                                  r->order[j] == (uint32_t)cp_node_of_point(r->steps[i].p)))
-            edge_in[j++] = (int8_t)e->type;
+            edge_in[j++] = (int8_t)g->type[e];
     }
     for (size_t n = 0; n < r->norder && rc == TP_OK; n++)
-        rc = path_row(r, (int64_t)n, it, (int32_t)r->order[n], edge_in[n]);
-    for (size_t n = 0; n < r->norder; n++) {
-        r->seen[r->order[n]] = 0;
-        r->acc[r->order[n]] = 0;
-    }
-    tp_free(edge_in);
+        rc = path_row(r, (int64_t)n, it, (int32_t)r->order[n], edge_in[n], r->acc[n]);
+    for (size_t n = 0; n < r->norder; n++)
+        r->slot[r->order[n]] = -1;
     return rc;
 }
 
@@ -319,20 +384,30 @@ static int replay_row(cp_run *r, int64_t it, int64_t measured, int64_t replayed)
     return rc;
 }
 
-/* One window: the path from point pe back to time lo. */
-static int window(cp_run *r, int64_t it, int32_t pe, int64_t lo, int counted)
+/* One window of the replayed graph: its iteration, measured and replayed
+ * time, and its path walked back (r->steps, from point first) to lo. */
+typedef struct cp_window {
+    int64_t it, lo, measured, replayed;
+    int32_t first;
+    int counted; /* in the totals (an iteration not skipped) */
+} cp_window;
+
+/* The categories of window w's path into cats (us); on node k's time when
+ * nodes is set, counted per op when w counts (the base replay). */
+static void categorise(cp_run *r, const cp_window *w, double *cats, int nodes)
 {
     const cp_graph *g = &r->g;
-    memset(r->bound, 0, sizeof r->bound);
-    int32_t first = walk(r, pe, lo);
-    if (g->rt[first] > lo) /* a source after the window's start: nothing explains the wait */
-        account(r, -1, CP_IDLE, g->rt[first] - lo, counted);
-    for (size_t i = r->nsteps; i-- > 0;) {
-        const cp_edge *e = &g->e[r->steps[i].e];
-        account(r, e->owner, edge_category(g, e), r->steps[i].amount, counted);
+    if (g->rt[w->first] > w->lo) { /* a source after the start: nothing explains the wait */
+        cats[CP_IDLE] += us(g->rt[w->first] - w->lo);
+        if (nodes)
+            account(r, -1, CP_IDLE, g->rt[w->first] - w->lo, w->counted);
     }
-    int rc = emit_path(r, first, it);
-    return rc ? rc : bound_rows(r, r->bound, it);
+    for (size_t i = r->nsteps; i-- > 0;) {
+        int32_t e = r->steps[i].e;
+        cats[edge_category(g, e)] += us(r->steps[i].amount);
+        if (nodes)
+            account(r, g->owner[e], edge_category(g, e), r->steps[i].amount, w->counted);
+    }
 }
 
 /* The end points (measured and replayed) of each iteration's events. */
@@ -346,7 +421,7 @@ static int ends(cp_run *r, size_t nw, int32_t **end_m, int32_t **end_r)
     for (size_t w = 0; w < nw; w++)
         (*end_m)[w] = (*end_r)[w] = -1;
     for (size_t k = 0; k < g->nn; k++) {
-        int32_t w = r->has_iv ? r->node_it[k] : 0, p = (int32_t)(2 * k + 1);
+        int32_t w = r->has_iv ? node_iteration(r, k) : 0, p = (int32_t)(2 * k + 1);
         if (w < 0)
             continue;
         int32_t *m = &(*end_m)[w], *x = &(*end_r)[w];
@@ -370,30 +445,118 @@ static void window_start(const cp_run *r, size_t w, int64_t *lo_m, int64_t *lo_r
         }
         return;
     }
-    uint32_t row = r->iv.it[w].row;
-    int32_t k = row < r->c->n ? g->node_of[row] : -1;
-    *lo_m = r->iv.it[w].start;
-    *lo_r = k >= 0 ? g->rt[2 * k] : *lo_m;
+    *lo_m = *lo_r = INT64_MAX;
+    for (size_t i = 0; i < g->nt; i++) { /* the earliest rank's marker */
+        const cp_trace *tr = &g->tr[i];
+        uint32_t row = r->rt[i].iv.it[w].row;
+        int32_t k = row < tr->c->n ? tr->node_of[row] : -1;
+        int64_t m = r->rt[i].iv.it[w].start - tr->offset;
+        *lo_m = m < *lo_m ? m : *lo_m;
+        m = k >= 0 ? g->rt[2 * k] : m;
+        *lo_r = m < *lo_r ? m : *lo_r;
+    }
+}
+
+typedef int (*cp_window_fn)(cp_run *r, const cp_window *w, void *ctx);
+
+/* Walks every window of the replayed graph (the one walk, for the base
+ * replay and every what-if), calling fn on each. */
+static int each_window(cp_run *r, cp_window_fn fn, void *ctx)
+{
+    size_t nw = r->nw;
+    const tp_iter_view *iv = &r->rt[0].iv; /* the first trace's numbers */
+    int32_t *end_m = NULL, *end_r = NULL;
+    int rc = ends(r, nw, &end_m, &end_r);
+    for (size_t w = 0; w < nw && rc == TP_OK; w++) {
+        cp_window x = {.it = r->has_iv ? iv->step[w] : INT64_MIN,
+                       .counted = !r->has_iv || (w >= iv->first && w < iv->last)};
+        int64_t lo_m;
+        if (end_r[w] < 0)
+            continue;
+        window_start(r, w, &lo_m, &x.lo);
+        x.measured = r->g.t[end_m[w]] - lo_m;
+        x.replayed = r->g.rt[end_r[w]] - x.lo;
+        x.first = walk(r, end_r[w], x.lo);
+        rc = fn(r, &x, ctx);
+    }
+    tp_free(end_m);
+    tp_free(end_r);
+    return rc;
+}
+
+/* Node k's event: its trace's rank (null: one trace that does not say it) and row. */
+static int set_event(cp_run *r, tp_result *res, size_t x, int rank_col, int row_col, size_t k)
+{
+    const cp_trace *tr = cp_trace_of(&r->g, k);
+    int rc = tr->rank >= 0 ? tp_result_set_i64(r->st, res, x, rank_col, tr->rank) : TP_OK;
+    return rc ? rc : tp_result_set_i64(r->st, res, x, row_col, r->g.row[k]);
+}
+
+/* Node k's time t (ns, on the first trace's clock) from its own trace's t0, us. */
+static double event_us(const cp_run *r, size_t k, int64_t t)
+{
+    const cp_trace *tr = cp_trace_of(&r->g, k);
+    int64_t t0, hi;
+    tp_trace_window(tr->t, &t0, &hi);
+    return us(t + tr->offset - t0);
+}
+
+/* A flow from path node a to the next, b: from a's start to b's start, or,
+ * when b (a GPU activity) started first, to a's start inside b; none into a
+ * host event that started first (its children cover that time). */
+static int flow_row(cp_run *r, size_t a, size_t b, int8_t edge)
+{
+    const cp_graph *g = &r->g;
+    int64_t from = g->t[2 * a], to = g->t[2 * b];
+    if (to < from && (tp_kind_is_activity(cp_cols_of(g, b)->kind[g->row[b]]) && from <= g->t[2 * b + 1]))
+        to = from;
+    if (to < from)
+        return TP_OK;
+    size_t x;
+    int rc = tp_result_add_row(r->st, r->flows, &x);
+    rc = rc ? rc : tp_result_set_i64(r->st, r->flows, x, cp_flow_id, ++r->nflows);
+    rc = rc ? rc : tp_result_set_str(r->st, r->flows, x, cp_flow_name,
+                                     edge >= 0 ? cp_edge_names[edge] : "path");
+    rc = rc ? rc : set_event(r, r->flows, x, cp_flow_from_rank, cp_flow_from_row, a);
+    rc = rc ? rc : tp_result_set_f64(r->st, r->flows, x, cp_flow_from_us, event_us(r, a, from));
+    rc = rc ? rc : set_event(r, r->flows, x, cp_flow_to_rank, cp_flow_to_row, b);
+    return rc ? rc : tp_result_set_f64(r->st, r->flows, x, cp_flow_to_us, event_us(r, b, to));
+}
+
+/* The window's path as overlays: each event marked, a flow to the next. */
+static int overlay_rows(cp_run *r)
+{
+    int rc = TP_OK;
+    for (size_t n = 0; n < r->norder && rc == TP_OK; n++) {
+        size_t x;
+        rc = tp_result_add_row(r->st, r->marks, &x);
+        rc = rc ? rc : set_event(r, r->marks, x, cp_mark_rank, cp_mark_row, r->order[n]);
+        rc = rc ? rc : tp_result_set_str(r->st, r->marks, x, cp_mark_key, "critical");
+        rc = rc ? rc : tp_result_set_str(r->st, r->marks, x, cp_mark_value, "true");
+        if (rc == TP_OK && n > 0)
+            rc = flow_row(r, r->order[n - 1], r->order[n], r->edge_in[n]);
+    }
+    return rc;
+}
+
+/* The base replay's window: path rows, bound-by rows, replay row. */
+static int base_window(cp_run *r, const cp_window *w, void *ctx)
+{
+    double cats[CP_CAT__N] = {0};
+    (void)ctx;
+    path_order(r, w->first);
+    categorise(r, w, cats, 1);
+    int rc = emit_path(r, w->it);
+    rc = rc || r->marks == NULL ? rc : overlay_rows(r);
+    rc = rc ? rc : bound_rows(r, cats, w->it);
+    return rc ? rc : replay_row(r, w->it, w->measured, w->replayed);
 }
 
 static int windows(cp_run *r)
 {
-    size_t nw = r->has_iv ? r->iv.n : (r->g.nn > 0);
-    int32_t *end_m = NULL, *end_r = NULL;
-    int rc = ends(r, nw, &end_m, &end_r);
-    for (size_t w = 0; w < nw && rc == TP_OK; w++) {
-        int64_t lo_m, lo_r, it = r->has_iv ? r->iv.step[w] : INT64_MIN;
-        if (end_r[w] < 0)
-            continue;
-        window_start(r, w, &lo_m, &lo_r);
-        int counted = !r->has_iv || (w >= r->iv.first && w < r->iv.last);
-        rc = window(r, it, end_r[w], lo_r, counted);
-        rc = rc ? rc : replay_row(r, it, r->g.t[end_m[w]] - lo_m, r->g.rt[end_r[w]] - lo_r);
-    }
+    int rc = each_window(r, base_window, NULL);
     if (rc == TP_OK && r->has_iv)
         rc = bound_rows(r, r->total, INT64_MIN);
-    tp_free(end_m);
-    tp_free(end_r);
     return rc;
 }
 
@@ -405,8 +568,7 @@ static int op_order(const void *x, const void *y, void *ctx)
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
     if (r->op_us[a] != r->op_us[b])
         return r->op_us[a] > r->op_us[b] ? -1 : 1;
-    int s = strcmp(tp_str_text(r->st, r->c->name[r->g.row[a]]), tp_str_text(r->st, r->c->name[r->g.row[b]]));
-    return s ? s : (a > b) - (a < b);
+    return strcmp(tp_str_text(r->st, a), tp_str_text(r->st, b));
 }
 
 static int op_row(cp_run *r, const char *name, double v)
@@ -421,49 +583,25 @@ static int op_row(cp_run *r, const char *name, double v)
     return rc;
 }
 
-/* Per op name (ops of one name summed), most time first; then the time
- * outside any op. */
+/* Per op name, most time first; then the time outside any op. */
 static int ops_table(cp_run *r)
 {
-    const cp_graph *g = &r->g;
-    size_t n = 0, nn = g->nn ? g->nn : 1;
-    uint32_t *idx = tp_malloc(nn * sizeof *idx);
-    int32_t *first = tp_malloc((tp_str_count(r->st) + 1) * sizeof *first);
-    int rc = idx && first ? TP_OK : TP_ENOMEM;
-    for (size_t s = 0; rc == TP_OK && s <= tp_str_count(r->st); s++)
-        first[s] = -1;
-    for (size_t k = 0; k < g->nn && rc == TP_OK; k++) { /* fold ops by name */
-        if (r->op_us[k] <= 0)
-            continue;
-        tp_str name = r->c->name[g->row[k]];
-        if (first[name] < 0) {
-            first[name] = (int32_t)k;
-            idx[n++] = (uint32_t)k;
-        } else {
-            r->op_us[first[name]] += r->op_us[k];
-        }
-    }
+    size_t n = 0, ns = tp_str_count(r->st);
+    uint32_t *idx = tp_malloc((ns ? ns : 1) * sizeof *idx);
+    int rc = idx ? TP_OK : TP_ENOMEM;
+    for (size_t s = 0; s < ns && rc == TP_OK; s++)
+        if (r->op_us[s] > 0)
+            idx[n++] = (uint32_t)s;
     rc = rc ? rc : tp_sort(idx, n, sizeof *idx, op_order, r);
     for (size_t i = 0; i < n && rc == TP_OK; i++)
-        rc = op_row(r, tp_str_text(r->st, r->c->name[g->row[idx[i]]]), r->op_us[idx[i]]);
+        rc = op_row(r, tp_str_text(r->st, idx[i]), r->op_us[idx[i]]);
     if (rc == TP_OK && r->op_none_us > 0)
         rc = op_row(r, NULL, r->op_none_us);
     tp_free(idx);
-    tp_free(first);
     return rc;
 }
 
 /* ------------------------------------------------------------ what-if */
-
-/* The categories of the path walked (steps, from point first) down to lo. */
-static void categorise(const cp_run *r, int32_t first, int64_t lo, double *cats)
-{
-    const cp_graph *g = &r->g;
-    if (g->rt[first] > lo)
-        cats[CP_IDLE] += us(g->rt[first] - lo);
-    for (size_t i = 0; i < r->nsteps; i++)
-        cats[edge_category(g, &g->e[r->steps[i].e])] += us(r->steps[i].amount);
-}
 
 static int whatif_row(cp_run *r, tp_result *res, const char *name, int64_t it, double measured,
                       double replayed, const double *cats)
@@ -494,33 +632,34 @@ static int whatif_row(cp_run *r, tp_result *res, const char *name, int64_t it, d
     return rc;
 }
 
+/* A what-if's sums over the counted windows. */
+typedef struct cp_whatif_sum {
+    tp_result *res;
+    const char *name;
+    double cats[CP_CAT__N], measured, replayed;
+} cp_whatif_sum;
+
+static int whatif_window(cp_run *r, const cp_window *w, void *ctx)
+{
+    cp_whatif_sum *sum = ctx;
+    double cats[CP_CAT__N] = {0}, m = us(w->measured), x = us(w->replayed);
+    categorise(r, w, cats, 0);
+    if (r->has_iv && w->counted) {
+        for (int k = 0; k < CP_CAT__N; k++)
+            sum->cats[k] += cats[k];
+        sum->measured += m;
+        sum->replayed += x;
+    }
+    return whatif_row(r, sum->res, sum->name, w->it, m, x, cats);
+}
+
 /* The rows of one what-if, replayed already: per window, then the total. */
 static int whatif_rows(cp_run *r, tp_result *res, const char *name)
 {
-    size_t nw = r->has_iv ? r->iv.n : (r->g.nn > 0);
-    int32_t *end_m = NULL, *end_r = NULL;
-    double total[CP_CAT__N] = {0}, measured = 0, replayed = 0;
-    int rc = ends(r, nw, &end_m, &end_r);
-    for (size_t w = 0; w < nw && rc == TP_OK; w++) {
-        int64_t lo_m, lo_r, it = r->has_iv ? r->iv.step[w] : INT64_MIN;
-        double cats[CP_CAT__N] = {0};
-        if (end_r[w] < 0)
-            continue;
-        window_start(r, w, &lo_m, &lo_r);
-        categorise(r, walk(r, end_r[w], lo_r), lo_r, cats);
-        double m = us(r->g.t[end_m[w]] - lo_m), x = us(r->g.rt[end_r[w]] - lo_r);
-        rc = whatif_row(r, res, name, it, m, x, cats);
-        if (r->has_iv && w >= r->iv.first && w < r->iv.last) {
-            for (int k = 0; k < CP_CAT__N; k++)
-                total[k] += cats[k];
-            measured += m;
-            replayed += x;
-        }
-    }
+    cp_whatif_sum sum = {.res = res, .name = name};
+    int rc = each_window(r, whatif_window, &sum);
     if (rc == TP_OK && r->has_iv)
-        rc = whatif_row(r, res, name, INT64_MIN, measured, replayed, total);
-    tp_free(end_m);
-    tp_free(end_r);
+        rc = whatif_row(r, res, name, INT64_MIN, sum.measured, sum.replayed, sum.cats);
     return rc;
 }
 
@@ -563,56 +702,73 @@ static int results(cp_run *r)
     return TP_OK;
 }
 
+static int overlay_results(cp_run *r)
+{
+    r->marks = tp_result_declared(r->st, "marks");
+    r->flows = tp_result_declared(r->st, "flows");
+    return r->marks && r->flows ? TP_OK : TP_ENOMEM;
+}
+
 static int scratch(cp_run *r)
 {
     size_t nn = r->g.nn ? r->g.nn : 1, np = r->g.np ? r->g.np : 1;
     r->steps = tp_malloc(np * sizeof *r->steps);
-    r->acc = tp_calloc(nn, sizeof *r->acc);
-    r->op_us = tp_calloc(nn, sizeof *r->op_us);
-    r->seen = tp_calloc(nn, 1);
+    r->slot = tp_malloc(nn * sizeof *r->slot);
+    r->acc = tp_malloc(nn * sizeof *r->acc);
+    r->edge_in = tp_malloc(nn);
+    r->op_us = tp_calloc(tp_str_count(r->st) + 1, sizeof *r->op_us);
     r->order = tp_malloc(nn * sizeof *r->order);
-    return r->steps && r->acc && r->op_us && r->seen && r->order ? TP_OK : TP_ENOMEM;
+    if (!r->steps || !r->slot || !r->acc || !r->edge_in || !r->op_us || !r->order)
+        return TP_ENOMEM;
+    for (size_t k = 0; k < r->g.nn; k++)
+        r->slot[k] = -1;
+    return TP_OK;
 }
 
 static void run_free(cp_run *r)
 {
+    for (size_t i = 0; r->rt != NULL && i < r->g.nt; i++) { /* before the graph: its nt */
+        tp_iter_view_release(&r->rt[i].iv);
+        tp_free(r->rt[i].top);
+    }
+    tp_free(r->rt);
     cp_graph_free(&r->g);
-    tp_iter_view_release(&r->iv);
-    tp_free(r->node_it);
-    tp_free(r->top);
     tp_free(r->steps);
+    tp_free(r->slot);
     tp_free(r->acc);
+    tp_free(r->edge_in);
     tp_free(r->op_us);
-    tp_free(r->seen);
     tp_free(r->order);
 }
 
 static int cp_run_stage(tp_stage *st, const void *config, void *state)
 {
     (void)state;
-    const tp_trace *t = tp_stage_trace(st);
+    const tp_trace *t = tp_stage_trace_count(st) > 0 ? tp_stage_trace_at(st, 0) : NULL;
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
-    cp_run r = {.st = st, .t = t, .c = tp_trace_cols(t)};
-    if (tp_hier_view_require(st, t, &r.h) != TP_OK)
-        return TP_ENOTFOUND;
+    cp_run r = {.st = st};
     int64_t hi;
     tp_trace_window(t, &r.t0, &hi);
-    int rc = cp_build(&r.g, st, t);
+    int rc = cp_build(&r.g, st);
     const cp_config *cfg = config;
     if (rc != TP_OK) {
         cp_graph_free(&r.g);
         return rc; /* reported */
     }
-    rc = cp_replay(&r.g, NULL);
+    rc = cp_order(&r.g);
+    rc = rc ? rc : cp_replay(&r.g, NULL);
     rc = rc ? rc : iterations(&r);
     if (rc != TP_OK && rc != TP_ENOMEM) {
         run_free(&r);
         return rc; /* reported by the iteration view */
     }
-    rc = rc ? rc : ops_of_rows(&r);
+    for (size_t i = 0; i < r.g.nt && rc == TP_OK; i++)
+        rc = ops_of_rows(&r, i);
     rc = rc ? rc : scratch(&r);
     rc = rc ? rc : results(&r);
+    if (rc == TP_OK && cfg->overlay)
+        rc = overlay_results(&r);
     rc = rc ? rc : windows(&r);
     rc = rc ? rc : ops_table(&r);
     rc = rc ? rc : what_ifs(&r, &cfg->what_if);
@@ -632,7 +788,8 @@ static const tp_stage_desc cp_stages[] = {
     TP_STAGE_DECL(TP_STAGE_ANALYSIS, "critical_path",
                   "the longest path through the trace's dependency graph per iteration, what "
                   "bounds it, and a replay of the graph",
-                  cp_options, cp_config, "hierarchy", cp_results_what_if, cp_results_for, 0, NULL, cp_run_stage,
+                  cp_options, cp_config, "hierarchy", cp_results_all, cp_results_for,
+                  TP_STAGE_F_TRACES, NULL, cp_run_stage,
                   NULL),
     TP_STAGE_END};
 

@@ -15,7 +15,9 @@
  * back gives the same columns.  A path ending in .gz is gzip-compressed.
  * Output goes through one fixed buffer: nothing is allocated per event.
  * Input results of the overlay kind `counter` (the `counters` analysis)
- * are written after the events as counter events ("ph": "C").
+ * are written after the events as counter events ("ph": "C"); of kind
+ * `arg` (rank, row, key, value) as members of the marked events' args; of
+ * kind `flow` (critical_path's path) as flow events ("ph": "s"/"f").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +28,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_output.h>
+#include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_sdk_text.h>
 #include <tracepipe/tp_sdk_trace.h>
 #include <zlib.h>
@@ -40,23 +43,7 @@ static const tp_option ct_options[] = {
     TP_OPTION_INT("level", ct_config, level, "6", 1, 9, "gzip compression level for .gz output"),
     TP_OPTION_END};
 
-#define CT_BUF (1u << 16)
-
-typedef struct ct_out {
-    FILE *f;
-    gzFile gz;
-    size_t len;
-    int err;   /* errno of the first failed write, or -1 for zlib */
-    int multi;        /* several traces (ranks) in one file */
-    int64_t rank;     /* multi: the rank of the trace being written */
-    int64_t pid_base; /* multi: added to numeric pids, one range per trace */
-    int args_parsed;  /* the trace's args were read by a JSON parser (kineto) */
-    char buf[CT_BUF];
-} ct_out;
-
-/* Several traces in one file: rank k's numeric pids move to
- * (k + 1) * CT_PID_STRIDE + pid, above any real pid (Linux: < 2^22). */
-#define CT_PID_STRIDE INT64_C(1000000000)
+#include "ct.h"
 
 static void out_flush(ct_out *o)
 {
@@ -84,7 +71,7 @@ static void out_bytes(ct_out *o, const char *s, size_t n)
     }
 }
 
-static void out_str(ct_out *o, const char *s)
+void out_str(ct_out *o, const char *s)
 {
     out_bytes(o, s, strlen(s));
 }
@@ -100,7 +87,7 @@ static void out_u64(ct_out *o, uint64_t v)
     out_bytes(o, tmp + i, sizeof tmp - i);
 }
 
-static void out_i64(ct_out *o, int64_t v)
+void out_i64(ct_out *o, int64_t v)
 {
     if (v < 0) {
         out_bytes(o, "-", 1);
@@ -111,7 +98,7 @@ static void out_i64(ct_out *o, int64_t v)
 }
 
 /* ns as exact decimal µs: 1500 -> 1.5, 2000 -> 2, -1 -> -0.001. */
-static void out_us(ct_out *o, int64_t ns)
+void out_us(ct_out *o, int64_t ns)
 {
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0)
@@ -145,7 +132,7 @@ static size_t utf8_at(const char *s, size_t i, size_t n)
 
 /* A JSON string: quotes, backslashes and control characters escaped; valid
  * UTF-8 passes through, each byte of an invalid sequence becomes U+FFFD. */
-static void out_json_str(ct_out *o, const char *s, size_t n)
+void out_json_str(ct_out *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     out_bytes(o, "\"", 1);
@@ -186,7 +173,7 @@ static void out_interned(ct_out *o, tp_stage *st, tp_str id)
 }
 
 /* pid / tid / flow id: a number, or the text it was (TP_ID_IS_STR). */
-static void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
+void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
 {
     if (TP_ID_IS_STR(v) && TP_ID_STR(v) < n_str)
         out_interned(o, st, TP_ID_STR(v));
@@ -196,7 +183,7 @@ static void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
 
 /* A pid; with several traces, in the trace's own range (text pids get
  * "rank R: " in front). */
-static void out_pid(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
+void out_pid(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
 {
     if (!o->multi) {
         out_id(o, st, v, n_str);
@@ -329,17 +316,47 @@ static void out_args_text(ct_out *o, const char *args, size_t alen)
     out_json_str(o, args, alen);
 }
 
-/* The args object of event i with its non-null extension cells appended. */
+
+/* The marks of row i (advancing the cursor): [*from, return). */
+static size_t marks_of(ct_marks *m, size_t i, size_t *from)
+{
+    while (m->at < m->n && m->v[m->at].row < i)
+        m->at++;
+    *from = m->at;
+    size_t to = m->at;
+    while (to < m->n && m->v[to].row == i)
+        to++;
+    return to;
+}
+
+/* `, "key": value` of each mark of row i, after members already written. */
+static void out_marks(ct_out *o, const ct_marks *m, size_t from, size_t to, int *members)
+{
+    for (size_t j = from; j < to; j++) {
+        if (j > from && strcmp(m->v[j].key, m->v[j - 1].key) == 0)
+            continue; /* sorted by (row, key, order): the first wins */
+        if ((*members)++)
+            out_str(o, ", ");
+        out_json_str(o, m->v[j].key, strlen(m->v[j].key));
+        out_str(o, ": ");
+        out_str(o, m->v[j].value);
+    }
+}
+
+/* The args object of event i with its non-null extension cells and the
+ * marks [from, to) appended. */
 static void out_args_ext(ct_out *o, tp_stage *st, const char *args, size_t alen, const ct_ext *x,
-                         size_t i)
+                         size_t i, const ct_marks *m, size_t from, size_t to)
 {
     if (alen > 0 && !args_valid(o, args, alen)) {
+        int one = 1;
         out_args_text(o, args, alen);
         for (size_t k = 0; k < x->n; k++)
             if (!ext_is_null(x, k, i)) {
                 out_str(o, ", ");
                 out_ext_cell(o, st, x, k, i);
             }
+        out_marks(o, m, from, to, &one);
         out_str(o, "}");
         return;
     }
@@ -361,11 +378,12 @@ static void out_args_ext(ct_out *o, tp_stage *st, const char *args, size_t alen,
             out_str(o, ", ");
         out_ext_cell(o, st, x, k, i);
     }
+    out_marks(o, m, from, to, &members);
     out_str(o, "}");
 }
 
 static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_cols *c, size_t i,
-                        size_t n_str, const ct_ext *x)
+                        size_t n_str, const ct_ext *x, ct_marks *m)
 {
     char ph = (char)c->phase[i];
     out_str(o, "  {\"ph\": ");
@@ -400,8 +418,9 @@ static void write_event(ct_out *o, tp_stage *st, const tp_trace *t, const tp_col
     const char *args = tp_trace_args(t, i, &alen);
     if (args == NULL)
         alen = 0;
-    if (x->n > 0 && ext_row_has_cells(x, i)) {
-        out_args_ext(o, st, args, alen, x, i);
+    size_t from, to = marks_of(m, i, &from);
+    if ((x->n > 0 && ext_row_has_cells(x, i)) || to > from) {
+        out_args_ext(o, st, args, alen, x, i, m, from, to);
     } else if (alen > 0 && !args_valid(o, args, alen)) {
         out_args_text(o, args, alen);
         out_str(o, "}");
@@ -434,8 +453,8 @@ static int is_process_name(tp_stage *st, const tp_cols *c, size_t i)
     return n && strcmp(n, "process_name") == 0;
 }
 
-static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x, int *first,
-                         size_t done, size_t total)
+static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x,
+                         ct_marks *m, int *first, size_t done, size_t total)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t n_str = tp_str_count(st);
@@ -447,7 +466,7 @@ static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ex
         if (!*first)
             out_str(o, ",\n");
         *first = 0;
-        write_event(o, st, t, c, i, n_str, x);
+        write_event(o, st, t, c, i, n_str, x, m);
         if ((i & 0xFFFF) == 0xFFFF)
             tp_progress(st, done + i + 1, total);
     }
@@ -497,7 +516,7 @@ static void process_names(ct_out *o, tp_stage *st, const tp_trace *t, int *first
  * result of kind `counter` (series, pid, device, stream, start_us, value:
  * docs/plugins/counters.md) as counter events of the trace it was made
  * from, one track per (pid, series, stream): "<series> stream <s>". */
-static size_t trace_of(tp_stage *st, const tp_result *r, size_t ntraces)
+size_t ct_trace_of(tp_stage *st, const tp_result *r, size_t ntraces)
 {
     const char *id = tp_result_meta(r, "trace");
     for (size_t k = 0; id && k < ntraces; k++) {
@@ -545,7 +564,7 @@ static size_t write_overlays(ct_out *o, tp_stage *st, size_t ntraces, int *first
             ok = (col[k] = tp_result_find_col(r, names[k])) >= 0;
         if (!ok)
             continue;
-        size_t k = trace_of(st, r, ntraces);
+        size_t k = ct_trace_of(st, r, ntraces);
         int64_t t0 = 0, hi;
         tp_trace_window(tp_stage_trace_at(st, k), &t0, &hi);
         int64_t pid_base = o->multi ? ((int64_t)k + 1) * CT_PID_STRIDE : 0;
@@ -631,21 +650,24 @@ static int ct_run(tp_stage *st, const void *config, void *state)
     for (size_t k = 0; k < ntraces && rc == TP_OK; k++) {
         const tp_trace *t = tp_stage_trace_at(st, k);
         ct_ext x = {0};
-        if (ext_load(t, &x) != TP_OK) {
+        ct_marks m = {0};
+        if (ext_load(t, &x) != TP_OK || ct_load_marks(st, k, ntraces, &m) != TP_OK) {
             ext_free(&x);
+            tp_free(m.v);
             rc = TP_ENOMEM;
             break;
         }
-        if (tp_trace_info_i64(t, "rank", &o->rank) != TP_OK)
-            o->rank = (int64_t)k;
+        o->rank = ct_trace_rank(t, k);
         o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
-        write_events(o, st, t, &x, &first, done, total);
+        write_events(o, st, t, &x, &m, &first, done, total);
         if (o->multi)
             process_names(o, st, t, &first);
         done += tp_trace_cols(t)->n;
         ext_free(&x);
+        tp_free(m.v);
     }
     size_t overlays = rc == TP_OK ? write_overlays(o, st, ntraces, &first) : 0;
+    overlays += rc == TP_OK ? ct_write_flows(o, st, ntraces, &first) : 0;
     write_footer(o, first);
     err = close_out(o);
     tp_free(o);
@@ -654,7 +676,7 @@ static int ct_run(tp_stage *st, const void *config, void *state)
     if (err != 0)
         return tp_fail(st, TP_EIO, "%s: cannot write: %s", cfg->path, strerror(err));
     tp_log(st, TP_LOG_INFO, "wrote %zu events of %zu trace(s)%s to %s", total, ntraces,
-           overlays ? " and counter overlays" : "", cfg->path);
+           overlays ? " and overlays" : "", cfg->path);
     return TP_OK;
 }
 

@@ -1,0 +1,130 @@
+/* critical_path: collectives matched across the ranks of a job
+ * (docs/plugins/critical_path.md, "Ranks"): the SDK's one matcher
+ * (tp_sdk_coll.h) pairs each rank's collective kernels by type and sequence
+ * and gives each rank's clock offset; a collective ends on every rank only
+ * when the last rank has arrived, so each member's end gets an edge from the
+ * last arrival's start. */
+#include <math.h>
+
+#include "cp.h"
+#include <tracepipe/tp_sdk_coll.h>
+#include <tracepipe/tp_sdk_vocab.h>
+
+/* One rank's collective kernels in start order. */
+typedef struct cp_calls {
+    uint32_t *row;
+    int64_t *start, *end;
+    uint64_t *key;
+    size_t n;
+} cp_calls;
+
+static int by_start(const void *x, const void *y, void *ctx)
+{
+    const tp_cols *c = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (c->ts[a] != c->ts[b])
+        return c->ts[a] < c->ts[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+/* The collective type of name s (memo: type + 1 per name, 0 not asked). */
+static tp_coll_type coll_type(tp_stage *st, const tp_vocab *v, uint8_t *memo, size_t n, tp_str s)
+{
+    if (s < n && memo[s] != 0)
+        return (tp_coll_type)(memo[s] - 1);
+    tp_coll_type t = tp_vocab_collective(v, tp_str_text(st, s));
+    if (s < n)
+        memo[s] = (uint8_t)(t + 1);
+    return t;
+}
+
+/* Trace tr's collective kernels (nodes), keyed by type, in start order. */
+static int calls_of(tp_stage *st, const cp_trace *tr, const tp_vocab *v, uint8_t *memo,
+                    size_t nmemo, cp_calls *k)
+{
+    const tp_cols *c = tr->c;
+    size_t n = 0;
+    k->row = tp_malloc((c->n ? c->n : 1) * sizeof *k->row);
+    if (k->row == NULL)
+        return TP_ENOMEM;
+    for (size_t r = 0; r < c->n; r++)
+        if (tr->node_of[r] >= 0 && tp_ev_is_activity(c, r) &&
+            coll_type(st, v, memo, nmemo, c->name[r]) != TP_COLL_NONE)
+            k->row[n++] = (uint32_t)r;
+    k->n = n;
+    k->start = tp_malloc((n ? n : 1) * sizeof *k->start);
+    k->end = tp_malloc((n ? n : 1) * sizeof *k->end);
+    k->key = tp_malloc((n ? n : 1) * sizeof *k->key);
+    if (!k->start || !k->end || !k->key)
+        return TP_ENOMEM;
+    int rc = tp_sort(k->row, n, sizeof *k->row, by_start, (void *)c);
+    for (size_t i = 0; i < n && rc == TP_OK; i++) {
+        uint32_t r = k->row[i];
+        k->start[i] = c->ts[r];
+        k->end[i] = c->ts[r] + c->dur[r];
+        k->key[i] = (uint64_t)coll_type(st, v, memo, nmemo, c->name[r]);
+    }
+    return rc;
+}
+
+static void calls_free(cp_calls *k)
+{
+    tp_free(k->row);
+    tp_free(k->start);
+    tp_free(k->end);
+    tp_free(k->key);
+}
+
+/* Per matched collective, each member's end after the last arrival's start. */
+static void last_arrivals(const cp_graph *g, const tp_coll_match *m, const cp_calls *k,
+                          int32_t *coll_src)
+{
+    for (size_t s = 0; s < m->nsets; s++) {
+        if (tp_coll_set_size(m, s) < 2)
+            continue;
+        size_t last = m->first[s];
+        for (size_t j = m->first[s] + 1; j < m->first[s + 1]; j++)
+            if (m->arrival_hns[j] > m->arrival_hns[last])
+                last = j;
+        const tp_coll_member *l = &m->member[last];
+        int32_t from = 2 * g->tr[l->rank].node_of[k[l->rank].row[l->call]];
+        for (size_t j = m->first[s]; j < m->first[s + 1]; j++) {
+            const tp_coll_member *x = &m->member[j];
+            if (j != last)
+                coll_src[g->tr[x->rank].node_of[k[x->rank].row[x->call]]] = from;
+        }
+    }
+}
+
+int cp_match_collectives(cp_graph *g, const tp_vocab *v, int32_t **coll_src)
+{
+    *coll_src = NULL;
+    if (g->nt < 2)
+        return TP_OK;
+    size_t nmemo = tp_str_count(g->st);
+    uint8_t *memo = tp_calloc(nmemo ? nmemo : 1, 1);
+    cp_calls *k = tp_calloc(g->nt, sizeof *k);
+    tp_coll_rank *ranks = tp_calloc(g->nt, sizeof *ranks);
+    tp_coll_match m = {0};
+    *coll_src = tp_malloc((g->nn ? g->nn : 1) * sizeof **coll_src);
+    int rc = memo && k && ranks && *coll_src ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; i < g->nn && rc == TP_OK; i++)
+        (*coll_src)[i] = -1;
+    for (size_t i = 0; i < g->nt && rc == TP_OK; i++) {
+        rc = calls_of(g->st, &g->tr[i], v, memo, nmemo, &k[i]);
+        ranks[i] = (tp_coll_rank){k[i].start, k[i].end, k[i].key, k[i].n};
+    }
+    rc = rc ? rc : tp_coll_match_ranks(ranks, g->nt, &m);
+    if (rc == TP_OK) {
+        for (size_t i = 0; i < g->nt; i++) /* half nanoseconds to nanoseconds */
+            g->tr[i].offset = (int64_t)llround((double)m.offset_hns[i] / 2.0);
+        last_arrivals(g, &m, k, *coll_src);
+    }
+    tp_coll_match_free(&m);
+    for (size_t i = 0; k != NULL && i < g->nt; i++)
+        calls_free(&k[i]);
+    tp_free(k);
+    tp_free(ranks);
+    tp_free(memo);
+    return rc;
+}

@@ -1,0 +1,62 @@
+/* chrome_trace: what its files share (private to the plugin): the output
+ * buffer and its writers (chrome_trace.c), the arg and flow overlays
+ * (ct_overlay.c). */
+#ifndef TRACEPIPE_CT_H
+#define TRACEPIPE_CT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <tracepipe/tp_plugin.h>
+#include <zlib.h>
+
+#define CT_BUF (1u << 16)
+
+typedef struct ct_out {
+    FILE *f;
+    gzFile gz;
+    size_t len;
+    int err;   /* errno of the first failed write, or -1 for zlib */
+    int multi;        /* several traces (ranks) in one file */
+    int64_t rank;     /* multi: the rank of the trace being written */
+    int64_t pid_base; /* multi: added to numeric pids, one range per trace */
+    int args_parsed;  /* the trace's args were read by a JSON parser (kineto) */
+    char buf[CT_BUF];
+} ct_out;
+
+/* Several traces in one file: rank k's numeric pids move to
+ * (k + 1) * CT_PID_STRIDE + pid, above any real pid (Linux: < 2^22). */
+#define CT_PID_STRIDE INT64_C(1000000000)
+
+void out_str(ct_out *o, const char *s);
+void out_i64(ct_out *o, int64_t v);
+/* ns as exact decimal us */
+void out_us(ct_out *o, int64_t ns);
+/* a JSON string, escaped */
+void out_json_str(ct_out *o, const char *s, size_t n);
+/* pid / tid / flow id: a number, or the text it was */
+void out_id(ct_out *o, tp_stage *st, int64_t v, size_t n_str);
+/* a pid, in the trace's range with several traces */
+void out_pid(ct_out *o, tp_stage *st, int64_t v, size_t n_str);
+/* the trace (index) a result was made from */
+size_t ct_trace_of(tp_stage *st, const tp_result *r, size_t ntraces);
+
+/* Arg overlays of one trace: (row, key, value), by row, one per (row, key). */
+typedef struct ct_mark {
+    uint32_t row;
+    uint32_t order; /* the input and row it came from: the first of a (row, key) wins */
+    const char *key, *value;
+} ct_mark;
+
+typedef struct ct_marks {
+    ct_mark *v;
+    size_t n, at; /* at: the cursor, events being written in row order */
+} ct_marks;
+
+/* The rank of trace k: trace info rank, else k. */
+int64_t ct_trace_rank(const tp_trace *t, size_t k);
+/* The marks of trace k from every input result of kind `arg`. */
+int ct_load_marks(tp_stage *st, size_t k, size_t ntraces, ct_marks *m);
+/* Every input result of kind `flow` as "s"/"f" events; returns how many flows. */
+size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, int *first);
+
+#endif
