@@ -122,6 +122,23 @@ fail:
     return NULL;
 }
 
+tp_trace *tp_trace_husk(const tp_trace *t)
+{
+    tp_trace *out = tp_trace_new(t->pool);
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < t->n_meta; i++)
+        if (tp_trace_meta_set(out, t->meta[i].key, t->meta[i].json, strlen(t->meta[i].json)))
+            goto fail;
+    if (tp_info_copy(t->info, &out->info) != TP_OK ||
+        (t->id && tp_trace_set_id(out, t->id) != TP_OK))
+        goto fail;
+    return out;
+fail:
+    tp_trace_free(out);
+    return NULL;
+}
+
 tp_info **tp_trace_info_slot(tp_trace *t) { return &t->info; }
 const tp_info *tp_trace_info_of(const tp_trace *t) { return t->info; }
 tp_extcols **tp_trace_ext_slot(tp_trace *t) { return &t->ext; }

@@ -219,15 +219,30 @@ if [ $rc != 0 ]; then ko "batch collectives: exit $rc"; cat "$tmp/err"
 elif [ $same != 1 ]; then ko "batch collectives: tables differ from valid/collectives_dlrm"
 elif ! python3 "$COLL/check.py" "$tmp/cj" >"$tmp/chk" 2>&1; then ko "batch collectives: check.py"; cat "$tmp/chk"
 else ok; fi
-# --max-memory bounds the batch stages too: they hold every trace at once
-# (8 x ~0.15 MiB estimated + 32 MiB > 33 MiB), so they are not run, exit 1;
-# each trace alone fits and runs
+# --max-memory bounds the batch stages too.  collectives holds every trace
+# at once (8 x ~0.15 MiB estimated + 32 MiB > 33 MiB), so it is not run,
+# exit 1; each trace alone fits and runs
 check "batch stages over --max-memory" 1 "would hold all 8 traces at once" \
-    "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rjm" -j 1 \
-    --max-memory 33M
-if [ -e "$tmp/rjm/job.csv" ] || [ ! -s "$tmp/rjm/dlrm_worker7_step12/host.csv" ]; then
-    ko "--max-memory: per-trace outputs without the batch stage's"
+    "$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cjm" \
+    -j 1 --max-memory 33M
+if [ -e "$tmp/cjm/coll.calls.csv" ]; then
+    ko "--max-memory: a batch stage holding every trace was run"
 else ok; fi
+# ranks and the merged Chrome trace stream the ranks (issue 31): one trace
+# at a time (~0.15 MiB + 32 MiB fits 33 MiB), the same files as above
+"$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rjm" -j 1 \
+    --max-memory 33M >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ]; then ko "streamed batch stages within --max-memory: exit $rc"
+elif ! cmp -s "$RANKS/job.csv" "$tmp/rjm/job.csv"; then ko "streamed batch stages: job.csv"
+elif ! cmp -s "$RANKS/job.straggler.csv" "$tmp/rjm/job.straggler.csv"; then ko "streamed: straggler"
+elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rjm/job.trace.json"; then ko "streamed: Chrome trace"
+else ok; fi
+# the estimate says one trace at a time: refused only below the largest
+# trace plus the process (33 MiB is the least --max-memory takes above 32)
+check "streamed batch stages over --max-memory" 1 "would hold the largest of the 8 traces" \
+    "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rjm2" -j 1 \
+    --max-memory 32M
 # one bad rank: the batch stages run over the others and the exit says a trace failed
 head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"
 "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rj2" -j 2 \
