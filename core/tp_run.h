@@ -75,7 +75,7 @@ int tp_run_stage_trace_ready(tp_stage *st, size_t i);
 /* tp_run_defer.c, the rest of it: a deferred reader's slot made (a husk,
  * the trace's path registered as an input); whether stage s reads its
  * deferred traces only when it asks (a streaming stage; a writer of one
- * trace without required analyses) rather than before it runs; the
+ * trace without required analyses; a reader) rather than before it runs; the
  * deferred traces of s read and held before it runs; a streaming stage's
  * last trace let go when it ends. */
 int tp_run_defer_reader(tp_run *run, const struct pstage *s);

@@ -35,8 +35,8 @@ int tp_run_defer_reader(tp_run *run, const pstage *s)
 
 bool tp_run_stage_reads_late(const pstage *s)
 {
-    if (s->desc->flags & TP_STAGE_F_STREAM)
-        return true;
+    if ((s->desc->flags & TP_STAGE_F_STREAM) || s->kind == TP_STAGE_READER)
+        return true; /* a reader makes its trace (or results): it reads no other */
     return s->kind == TP_STAGE_WRITER && !(s->desc->flags & TP_STAGE_F_TRACES) && s->n_reqs == 0;
 }
 
