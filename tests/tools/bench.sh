@@ -236,8 +236,9 @@ EOF2
         echo "stages:"
         ids=""
         i=0
-        while [ "$i" -lt "$rn" ]; do
-            echo "  - {reader: kineto, id: r$i, path: '$rdir/rank$i.json'}"
+        # in the batch's label order (names in byte order: rank0, rank1, rank10, ...)
+        for f in $(cd "$rdir" && LC_ALL=C ls rank*.json); do
+            echo "  - {reader: kineto, id: r$i, path: '$rdir/$f'}"
             ids="$ids${ids:+, }r$i"
             i=$((i + 1))
         done
