@@ -111,7 +111,10 @@ static size_t host_str_count(tp_stage *st)
 }
 
 static const char *host_stage_id(tp_stage *st) { return st->id; }
-static tp_trace *host_stage_trace(tp_stage *st) { return st->trace; }
+static tp_trace *host_stage_trace(tp_stage *st)
+{
+    return st->n_traces ? tp_host_stage_trace_at(st, 0) : st->trace;
+}
 static uint8_t *host_keep_mask(tp_stage *st) { return st->keep; }
 static size_t host_input_count(tp_stage *st) { return st->n_inputs; }
 

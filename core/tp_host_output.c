@@ -224,6 +224,8 @@ static char *with_rank(tp_stage *st, const char *path)
     if (strstr(path, "{rank}") == NULL)
         return strdup(path);
     int64_t rank;
+    if (st->n_traces)
+        tp_host_stage_trace_at(st, 0); /* a batch's trace read late: its rank */
     if (st->trace == NULL || tp_host_info_i64(st->trace, "rank", &rank) != TP_OK) {
         tp_host_fail(st, TP_EINVAL, "output path '%s' has {rank}, but the trace does not say its "
                   "rank (Kineto: distributedInfo.rank)", path);

@@ -20,7 +20,10 @@ size_t tp_host_stage_trace_count(tp_stage *st) { return st->n_traces; }
 
 tp_trace *tp_host_stage_trace_at(tp_stage *st, size_t i)
 {
-    return i < st->n_traces ? st->traces[i] : NULL;
+    if (i >= st->n_traces)
+        return NULL;
+    tp_run_stage_trace_ready(st, i); /* a batch's trace read late; on failure a husk */
+    return st->traces[i];
 }
 
 const char *tp_host_trace_id(const tp_trace *t) { return t ? tp_trace_id(t) : ""; }

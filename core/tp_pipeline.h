@@ -51,6 +51,9 @@ typedef struct pstage {
      * does not record one (tp_batch_rank_of_label) */
     bool has_rank_hint;
     int64_t rank_hint;
+    /* a batch's reader of one trace (issue 31): read only when a stage
+     * asks for its trace (tp_run_stage_trace_ready), not where it stands */
+    bool deferred;
 } pstage;
 
 struct tp_pipeline {

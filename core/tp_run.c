@@ -178,7 +178,7 @@ static int keep_trace(tp_run *run, const char *id, tp_trace *t)
             return TP_ENOMEM;
         }
         slot = &run->traces[run->n_traces++];
-        *slot = (tp_run_slot){copy, NULL};
+        *slot = (tp_run_slot){copy, NULL, NULL, false};
     }
 
     tp_trace_free(slot->trace); /* a reader run again (requirement) replaces its own */
@@ -406,9 +406,12 @@ static int bind_traces(tp_run *run, tp_stage *st, char *const *ids, size_t n_ids
     size_t n = n_ids ? n_ids : 1;
     if ((st->traces = calloc(n, sizeof *st->traces)) == NULL)
         return TP_ENOMEM;
+    if ((st->slots = calloc(n, sizeof *st->slots)) == NULL)
+        return TP_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         tp_run_slot *slot = trace_slot(run, n_ids ? ids[i] : NULL);
         st->traces[i] = slot ? slot->trace : NULL;
+        st->slots[i] = slot && slot->reader ? (size_t)(slot - run->traces) + 1 : 0;
         if (slot == NULL && n_ids) {
             snprintf(st->error, sizeof st->error, "trace '%s' was not read", ids[i]);
             return TP_ENOTFOUND;
@@ -471,6 +474,7 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
         rc = desc->run(st, config, state);
     if (desc->destroy)
         desc->destroy(st, state);
+    tp_run_stage_let_go(st);
     tp_progress_done(run);
     if (rc != TP_OK && st->error_code == 0)
         st->error_code = rc;
@@ -506,6 +510,8 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     tp_trace_free(fresh);
     free(st->traces);
     st->traces = NULL;
+    free(st->slots);
+    st->slots = NULL;
     free(st->keep);
     free(st->clipped);
     free(st->clip_ts);
@@ -539,6 +545,11 @@ static void report_failure(tp_run *run, const pstage *s, const char *id, const t
 static int run_requirement(tp_run *run, const pstage *s)
 {
     size_t n = s->n_traces ? s->n_traces : 1;
+    if (tp_run_stage_reads_late(s))
+        return TP_OK; /* a batch stage's traces are read when it asks */
+    int rc = tp_run_hold_traces(run, s);
+    if (rc != TP_OK)
+        return rc;
     for (size_t k = 0; k < s->n_reqs; k++) {
         const preq *r = &s->reqs[k];
         for (size_t i = 0; i < n; i++) {
@@ -548,7 +559,7 @@ static int run_requirement(tp_run *run, const pstage *s)
             char *one[1] = {slot->id};
             tp_stage st;
             memset(&st, 0, sizeof st);
-            int rc = run_stage(run, r->desc, r->id, r->config, &st, "required analysis", one, 1);
+            rc = run_stage(run, r->desc, r->id, r->config, &st, "required analysis", one, 1);
             if (rc != TP_OK) {
                 report_failure(run, s, r->id, &st, rc);
                 return rc;
@@ -579,12 +590,18 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
             continue; /* the batch runs it once, over every trace */
         if (s->kind == TP_STAGE_WRITER && run->opts.skip_writers)
             continue;
+        if (s->deferred) {
+            if ((rc = tp_run_defer_reader(run, s)) != TP_OK)
+                break;
+            continue;
+        }
         run->has_rank_hint = s->has_rank_hint || run->opts.has_rank_hint;
         run->rank_hint = s->has_rank_hint ? s->rank_hint : run->opts.rank_hint;
         if ((rc = run_requirement(run, s)) != TP_OK)
             break;
         tp_stage st;
         memset(&st, 0, sizeof st);
+        st.ps = s;
         rc = resolve_inputs(run, p, i, &st);
         if (rc == TP_OK)
             rc = run_stage(run, s->desc, s->id, s->config, &st, tp_stage_kind_name(s->kind),
@@ -680,3 +697,28 @@ int tp_pipeline_check_configs(const tp_pipeline *p, tp_diags *d)
     free(run);
     return failed ? TP_EINVAL : TP_OK;
 }
+
+/* For tp_run_defer.c: the same, for a batch's traces read late. */
+int tp_run_exec_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,
+                      tp_stage *st, const char *where, char *const *trace_ids, size_t n_trace_ids)
+{
+    return run_stage(run, desc, id, config, st, where, trace_ids, n_trace_ids);
+}
+
+void tp_run_report_failure(tp_run *run, const struct pstage *s, const char *id,
+                           const tp_stage *st, int rc)
+{
+    report_failure(run, s, id, st, rc);
+}
+
+int tp_run_keep_trace(tp_run *run, const char *id, tp_trace *t)
+{
+    return keep_trace(run, id, t);
+}
+
+int tp_run_add_reader_input(tp_run *run, const tp_stage_desc *desc, const void *config)
+{
+    return add_reader_input(run, desc, config);
+}
+
+tp_run_slot *tp_run_slot_of(tp_run *run, const char *id) { return trace_slot(run, id); }

@@ -48,13 +48,49 @@ struct tp_stage {
     size_t n_outputs;
     char error[1024];         /* set by fail() */
     int error_code;
+    /* batch (issue 31): the slot of each trace (NULL for an ordinary one),
+     * the stage's own pipeline entry, and for a TP_STAGE_F_STREAM stage the
+     * slot it read last (freed when it asks for another) */
+    size_t *slots;            /* index + 1 into run->traces; 0: none */
+    const struct pstage *ps;
+    size_t current;           /* index + 1; 0: none */
 };
 
 /* A trace of the run, kept under the id of the reader that made it. */
 typedef struct tp_run_slot {
     char *id;
     tp_trace *trace;
+    /* a batch's reader of this trace (pstage.deferred): the trace is read
+     * when a stage first asks for it (until then, and after a streaming
+     * stage let it go, `trace` is a husk without rows); NULL: read */
+    const struct pstage *reader;
+    bool loaded; /* reader: the rows are in memory */
 } tp_run_slot;
+
+/* Makes trace i of a running stage readable (a batch's deferred trace is
+ * read, and its stage's required analyses run on it); a streaming stage's
+ * previous one is let go.  TP_OK, or the error recorded on the stage (its
+ * trace then stays a husk without rows). */
+int tp_run_stage_trace_ready(tp_stage *st, size_t i);
+/* tp_run_defer.c, the rest of it: a deferred reader's slot made (a husk,
+ * the trace's path registered as an input); whether stage s reads its
+ * deferred traces only when it asks (a streaming stage; a writer of one
+ * trace without required analyses; a reader) rather than before it runs; the
+ * deferred traces of s read and held before it runs; a streaming stage's
+ * last trace let go when it ends. */
+int tp_run_defer_reader(tp_run *run, const struct pstage *s);
+bool tp_run_stage_reads_late(const struct pstage *s);
+int tp_run_hold_traces(tp_run *run, const struct pstage *s);
+void tp_run_stage_let_go(tp_stage *st);
+/* tp_run.c's own, for tp_run_defer.c. */
+int tp_run_exec_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,
+                      tp_stage *st, const char *where, char *const *trace_ids, size_t n_trace_ids);
+void tp_run_report_failure(tp_run *run, const struct pstage *s, const char *id,
+                           const tp_stage *st, int rc);
+int tp_run_keep_trace(tp_run *run, const char *id, tp_trace *t);
+int tp_run_add_reader_input(tp_run *run, const tp_stage_desc *desc, const void *config);
+/* The slot of the trace of that id, or of the latest trace (id NULL). */
+tp_run_slot *tp_run_slot_of(tp_run *run, const char *id);
 
 struct tp_run {
     tp_pipeline *pipeline;

@@ -40,6 +40,10 @@ tp_trace *tp_trace_filtered(const tp_trace *t, const uint8_t *keep);
 tp_trace *tp_trace_filtered_clipped(const tp_trace *t, const uint8_t *keep,
                                     const uint8_t *clipped, const int64_t *clip_ts,
                                     const int64_t *clip_dur);
+/* A trace without rows standing for t once its rows are freed (a batch
+ * stage that streams its traces): t's id, metadata and info, no source,
+ * no extension columns or attachments.  NULL when out of memory. */
+tp_trace *tp_trace_husk(const tp_trace *t);
 /* Marks that the named analysis has run on this trace (for `requires`). */
 int tp_trace_mark_done(tp_trace *t, const char *analysis);
 bool tp_trace_is_done(const tp_trace *t, const char *analysis);

@@ -79,6 +79,18 @@ static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
     return tp_trace_push(dst, &ev);
 }
 
+/* What names and describes t, copied to out: its metadata, info and id. */
+static int copy_identity(tp_trace *out, const tp_trace *t)
+{
+    for (size_t i = 0; i < t->n_meta; i++)
+        if (tp_trace_meta_set(out, t->meta[i].key, t->meta[i].json, strlen(t->meta[i].json)))
+            return TP_ENOMEM;
+    if (tp_info_copy(t->info, &out->info) != TP_OK ||
+        (t->id && tp_trace_set_id(out, t->id) != TP_OK))
+        return TP_ENOMEM;
+    return TP_OK;
+}
+
 tp_trace *tp_trace_filtered(const tp_trace *t, const uint8_t *keep)
 {
     return tp_trace_filtered_clipped(t, keep, NULL, NULL, NULL);
@@ -109,17 +121,23 @@ tp_trace *tp_trace_filtered_clipped(const tp_trace *t, const uint8_t *keep,
             out->dur[out->cols.n - 1] = clip_dur[i];
         }
     }
-    for (size_t i = 0; i < t->n_meta; i++)
-        if (tp_trace_meta_set(out, t->meta[i].key, t->meta[i].json, strlen(t->meta[i].json)))
-            goto fail;
-    if (tp_info_copy(t->info, &out->info) != TP_OK ||
-        tp_ext_gather(t->ext, keep, t->cols.n, &out->ext, out->cap) != TP_OK ||
-        (t->id && tp_trace_set_id(out, t->id) != TP_OK))
+    if (copy_identity(out, t) != TP_OK ||
+        tp_ext_gather(t->ext, keep, t->cols.n, &out->ext, out->cap) != TP_OK)
         goto fail;
     return out;
 fail:
     tp_trace_free(out);
     return NULL;
+}
+
+tp_trace *tp_trace_husk(const tp_trace *t)
+{
+    tp_trace *out = tp_trace_new(t->pool);
+    if (out != NULL && copy_identity(out, t) != TP_OK) {
+        tp_trace_free(out);
+        return NULL;
+    }
+    return out;
 }
 
 tp_info **tp_trace_info_slot(tp_trace *t) { return &t->info; }

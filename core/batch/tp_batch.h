@@ -8,6 +8,7 @@
 
 #include "tp_core.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -41,6 +42,12 @@ typedef struct tp_batch_opts {
  * a process adds TP_BATCH_PROCESS_BYTES. */
 uint64_t tp_batch_trace_bytes(const char *path);
 #define TP_BATCH_PROCESS_BYTES ((uint64_t)32 << 20)
+/* What the batch stages of p hold at once over those traces, estimated:
+ * every trace when a stage takes several without streaming them (*all
+ * set), else the largest (streaming stages: one at a time) and the last
+ * (a stage given the latest trace), plus the process. */
+uint64_t tp_batch_stages_bytes(const tp_pipeline *p, const char *const *paths, size_t n,
+                               bool *all);
 /* stat(2) for a folder walk's entry, except that a symbolic link to a
  * folder is not followed (a `self -> .` link would run its traces again
  * and again): -1 for it, as for an entry that vanished.  Links to files are

@@ -151,14 +151,13 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
     if (nok > 0 && p == NULL)
         rc = tp_exit_worst(rc, TP_EXIT_USAGE);
     size_t nb = p ? tp_pipeline_batch_stages(p) : 0;
-    uint64_t need = TP_BATCH_PROCESS_BYTES; /* batch stages hold every trace at once */
-    for (size_t i = 0; i < nok; i++)
-        need += tp_batch_trace_bytes(paths[i]);
+    bool all = false;
+    uint64_t need = p ? tp_batch_stages_bytes(p, paths, nok, &all) : 0;
     if (nb > 0 && c->max_memory > 0 && need > c->max_memory) {
-        tp_print_line(stderr, "pipeline: error: the %zu batch stage(s) would hold all %zu "
+        tp_print_line(stderr, "pipeline: error: the %zu batch stage(s) would hold %s%zu "
                       "traces at once, about %.1f MiB (estimated), more than --max-memory "
-                      "%.1f MiB: not run", nb, nok, (double)need / (1u << 20),
-                      (double)c->max_memory / (1u << 20));
+                      "%.1f MiB: not run", nb, all ? "all " : "the largest of the ", nok,
+                      (double)need / (1u << 20), (double)c->max_memory / (1u << 20));
         nb = 0;
         rc = tp_exit_worst(rc, TP_EXIT_FAIL);
     }

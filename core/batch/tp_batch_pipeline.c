@@ -6,6 +6,7 @@
 #include "tp_batch.h"
 #include "tp_loader.h"
 #include "tp_pipeline.h"
+#include "tp_run.h"
 #include "tp_spec.h"
 
 #include <stdlib.h>
@@ -140,6 +141,7 @@ tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *path
         rc = clone_reader(p->ctx, reader, &b->stages[b->n], id, paths[i]);
         pstage *c = &b->stages[b->n++];
         c->has_rank_hint = labels && tp_batch_rank_of_label(labels[i], &c->rank_hint);
+        c->deferred = true; /* read when a batch stage asks (tp_run_defer.c) */
     }
     for (size_t i = 0; i < p->n && rc == TP_OK; i++) {
         const pstage *s = &p->stages[i];
@@ -165,4 +167,43 @@ tp_pipeline *tp_pipeline_for_batch(const tp_pipeline *p, const char *const *path
         return NULL;
     }
     return b;
+}
+
+/* Whether a batch stage holds every trace at once: it takes several and
+ * does not stream them (TP_STAGE_F_STREAM). */
+static bool holds_all(const pstage *s)
+{
+    return (s->desc->flags & TP_STAGE_F_TRACES) && !(s->desc->flags & TP_STAGE_F_STREAM);
+}
+
+/* Whether it holds the latest trace for the rest of the run: one trace
+ * read before it runs (tp_run_stage_reads_late says which are not). */
+static bool holds_latest(const pstage *s)
+{
+    return s->kind != TP_STAGE_READER && !(s->desc->flags & TP_STAGE_F_TRACES) &&
+           !tp_run_stage_reads_late(s);
+}
+
+uint64_t tp_batch_stages_bytes(const tp_pipeline *p, const char *const *paths, size_t n,
+                               bool *all)
+{
+    uint64_t sum = 0, largest = 0, latest = n ? tp_batch_trace_bytes(paths[n - 1]) : 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b = tp_batch_trace_bytes(paths[i]);
+        sum += b;
+        largest = b > largest ? b : largest;
+    }
+    bool one = false, last = false;
+    *all = false;
+    for (size_t i = 0; i < p->n; i++) {
+        const pstage *s = &p->stages[i];
+        if (!s->batch)
+            continue;
+        *all = *all || holds_all(s);
+        one = one || (s->desc->flags & TP_STAGE_F_TRACES);
+        last = last || holds_latest(s);
+    }
+    if (*all)
+        return TP_BATCH_PROCESS_BYTES + sum;
+    return TP_BATCH_PROCESS_BYTES + (one ? largest : 0) + (last ? latest : 0);
 }

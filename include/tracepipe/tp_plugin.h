@@ -202,7 +202,15 @@ enum {
     /* a writer that writes one file per input result: when its inputs make
      * more than one result, its `path` option must contain "{id}"
      * (checked by `validate` from the producers' declared ids) */
-    TP_STAGE_F_PATH_PER_RESULT = 1u << 2
+    TP_STAGE_F_PATH_PER_RESULT = 1u << 2,
+    /* (since 3.4, issue 31) takes its traces one at a time, in any order:
+     * in a batch the core reads trace i when the stage asks for it
+     * (stage_trace_at) and may free the one it asked for before, so a trace
+     * (its columns, args, attachments) stays valid only until the stage asks
+     * for another; what the stage took from it (numbers, interned strings,
+     * results) stays.  Memory stays one trace, however many.  A stage
+     * without it that takes several traces holds them all at once. */
+    TP_STAGE_F_STREAM = 1u << 3
 };
 
 typedef struct tp_host_api tp_host_api;

@@ -20,9 +20,10 @@
 # `validate` of a pipeline of BENCH_STAGES (default 4000) stages with default
 # ids.  BENCH_SCALING=0 skips them; BENCH_SIZES="" runs only them.
 # Nsight Systems rows: see below (BENCH_NSYS, BENCH_NSYS_LAUNCHES); batch
-# rows: BENCH_BATCH, BENCH_BATCH_TRACES, BENCH_BATCH_SIZE.  critical_path
-# rows (issue 28): each plain trace through kineto + hierarchy + trace_info,
-# without and with critical_path (BENCH_CP=0 skips them).
+# rows: BENCH_BATCH, BENCH_BATCH_TRACES, BENCH_BATCH_SIZE; streamed batch
+# stages (issue 31): BENCH_RANKS.  critical_path rows (issue 28): each plain
+# trace through kineto + hierarchy + trace_info, without and with
+# critical_path (BENCH_CP=0 skips them).
 set -eu
 BUILD=${1:-build}
 PIPELINE="$BUILD/pipeline"
@@ -226,6 +227,53 @@ if [ "${BENCH_BATCH:-1}" != 0 ]; then
     done
     measure "8-rank DLRM job" tests/data/kineto/corpus "$(cat tests/data/dlrm_worker0_step12.pt.trace.json.gz tests/data/kineto/corpus/dlrm_worker[1-7]_step12.pt.trace.json.gz | gzip -dc | wc -c)" \
         "$REPEAT" "$PIPELINE" -q run tests/pipelines/valid/ranks_dlrm/pipeline.yaml --set "out=$DIR/ranks_out"
+fi
+
+# ---- streamed batch stages (issue 31): a generated job of BENCH_RANKS ranks
+# (NxSIZE, default 16x50M; tests/tools/gen_ranks.py, cached), `ranks` and the
+# merged Chrome trace once over the folder in a batch (-j 2: the traces one at
+# a time), beside their baseline in the same run: one pipeline with a reader
+# per rank, every trace held at once.  Peak RSS is the largest process's.
+# BENCH_RANKS=0 skips them.
+if [ "${BENCH_RANKS:-16x50M}" != 0 ]; then
+    rj=${BENCH_RANKS:-16x50M}
+    rn=${rj%%x*}
+    rdir="$DIR/ranks_$rj"
+    [ -s "$rdir/rank$((rn - 1)).json" ] ||
+        TP_RANKS_JOB=$rj python3 tests/tools/gen_ranks.py "$rdir" >/dev/null
+    rbytes=$(cat "$rdir"/*.json | wc -c)
+    cat > "$DIR/ranks_stream.yaml" <<'EOF2'
+vars: {trace: none, out: none}
+stages:
+  - reader: kineto
+    path: ${trace}
+  - {analysis: ranks, id: job, batch: true}
+  - {writer: csv, input: [job, job.straggler], path: '${out}/{id}.csv', batch: true}
+  - {writer: chrome_trace, path: '${out}/job.trace.json', batch: true}
+EOF2
+    {
+        echo "vars: {out: none}"
+        echo "stages:"
+        ids=""
+        i=0
+        # in the batch's label order (names in byte order: rank0, rank1, rank10, ...)
+        for f in $(cd "$rdir" && LC_ALL=C ls rank*.json); do
+            echo "  - {reader: kineto, id: r$i, path: '$rdir/$f'}"
+            ids="$ids${ids:+, }r$i"
+            i=$((i + 1))
+        done
+        echo "  - {analysis: ranks, id: job, trace: [$ids]}"
+        echo "  - {writer: csv, input: [job, job.straggler], path: '\${out}/{id}.csv'}"
+        echo "  - {writer: chrome_trace, trace: [$ids], path: '\${out}/job.trace.json'}"
+    } > "$DIR/ranks_held.yaml"
+    rm -rf "$DIR/ranks_stream_out" "$DIR/ranks_held_out"
+    measure "ranks+merge, $rn streamed" "$rdir" "$rbytes" "$REPEAT" \
+        "$PIPELINE" -q run "$DIR/ranks_stream.yaml" --input "$rdir" --set "out=$DIR/ranks_stream_out" -j 2
+    measure "ranks+merge, $rn held" "$rdir" "$rbytes" "$REPEAT" \
+        "$PIPELINE" -q run "$DIR/ranks_held.yaml" --set "out=$DIR/ranks_held_out"
+    cmp -s "$DIR/ranks_stream_out/job.csv" "$DIR/ranks_held_out/job.csv" &&
+        cmp -s "$DIR/ranks_stream_out/job.trace.json" "$DIR/ranks_held_out/job.trace.json" ||
+        { echo "bench: streamed and held ranks differ" >&2; exit 1; }
 fi
 
 # ---- report

@@ -13,6 +13,15 @@ cudaMemsetAsync calls with their kernels, memcpys and memsets on several
 streams, linked by correlation ids, External ids and ac2g flows; the usual
 top-level metadata.  Output is deterministic for a given seed and size.
 
+With --world-size N --rank R it is rank R of a data-parallel job (issue 31):
+distributedInfo says so, each step ends its backward pass with an NCCL
+all-reduce (a `nccl:all_reduce` op launching ncclDevKernel_AllReduce_... on
+stream 24) that ends at the same true moment on every rank (its ProfilerStep's
+slot in a fixed schedule, --period-ns apart), so a rank that arrives late waits
+less and the others wait for it; rank R's clock is off by a few microseconds
+(--skew-ns), and the --straggler rank's host pauses --delay-ns before each
+all-reduce.  tests/tools/gen_ranks.py writes a whole job.
+
 Besides the trace it writes <out>.expected.json with the numbers the
 breakdown analyses must find (computed here, independently of tracepipe):
 host runtime, iterations, the span and per-stream active time, the GPU time
@@ -26,6 +35,8 @@ import sys
 PID, MAIN_TID, BWD_TID = 4242, 4242, 4318
 DEVICE = 0
 S_COMPUTE, S_EMB, S_COPY = 7, 20, 22
+S_NCCL = 24
+NCCL_ALLREDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
 BASE_NS = 5_561_332_968_385_000  # Kineto-style relative ts (us) with 3 decimals
 
 GEMM = ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>"
@@ -70,9 +81,10 @@ def fmt_us(ns):
 class Gen:
     """Builds one iteration at a time; events are written sorted by start."""
 
-    def __init__(self, seed, batch):
+    def __init__(self, seed, batch, dist=None):
         self.rnd = random.Random(seed)
         self.batch = batch
+        self.dist = dist      # a rank of a job: rank, world, straggler, t0, period_ns, ...
         self.ext = 0          # External id counter
         self.corr = 0         # correlation id counter
         self.ev_idx = 0
@@ -90,6 +102,11 @@ class Gen:
         self.gpu_n = 0
         self.step_gpu_ns = 0
         self.steps = []
+        self.compute_ns = 0   # kernels of kernel(): HTA's computation class
+        self.comm = []        # (start, end) of each all-reduce kernel
+        if dist:
+            for d in (self.stream_free, self.active, self.last_end):
+                d[S_NCCL] = 0
 
     # ---- helpers
     def r(self, lo, hi):
@@ -135,8 +152,9 @@ class Gen:
         return ', "Sequence number": %d, "Fwd thread id": %d' % (self.seqno, 0 if tid == MAIN_TID
                                                                  else 1)
 
-    def launch(self, tid, t, ext, rt, gpu_cat, gpu_name, stream, dur, gpu_args):
-        """A runtime call at t launching one GPU activity; returns the call's end."""
+    def launch(self, tid, t, ext, rt, gpu_cat, gpu_name, stream, dur, gpu_args, end_at=None):
+        """A runtime call at t launching one GPU activity; returns the call's end.
+        With end_at, the activity ends then (a collective waiting for the others)."""
         self.corr += 1
         corr = self.corr
         rdur = self.r(2500, 9000)
@@ -147,6 +165,12 @@ class Gen:
                   "cuda_runtime")
         self.complete(t, rdur, True)
         gs = max(t + self.r(4000, 12000), self.stream_free[stream])
+        if end_at is not None:
+            dur = end_at - gs
+            if dur < 20000:
+                sys.exit("gen_trace: rank %d step %d arrives too late for its all-reduce: "
+                         "raise --period-ns" % (self.dist["rank"], len(self.steps)))
+            self.comm.append((gs, end_at))
         self.stream_free[stream] = gs + dur
         self.emit(gs, ('  {\n    "ph": "X", "cat": "%s", "name": "%s", "pid": %d, "tid": %d,\n'
                        '    "ts": %s, "dur": %s,\n    "args": {\n      "External id": %d,\n'
@@ -174,6 +198,7 @@ class Gen:
 
     def kernel(self, tid, t, ext, name, stream, lo, hi, grid):
         dur = self.r(lo, hi)
+        self.compute_ns += dur
         args = ('      "registers per thread": %d,\n      "shared memory": %d,\n'
                 '      "blocks per SM": %.1f,\n      "warps per SM": %.1f,\n'
                 '      "grid": [%d, %d, 1],\n      "block": [128, 1, 1],\n'
@@ -272,6 +297,24 @@ class Gen:
     def annot(self, name, tid, t, body):
         return self.op("user_annotation", name, tid, t, body)
 
+    def allreduce(self, k, tid, t):
+        """DDP's gradient all-reduce of step k: it ends at the step's slot of the
+        job's schedule (the same true moment on every rank, in this rank's clock)."""
+        d = self.dist
+        if d["rank"] == d["straggler"]:
+            t += d["delay_ns"]  # the straggler's host pauses (a GC, a slow loader)
+        end = d["t0"] + (k + 1) * d["period_ns"]
+        ranks = "[" + ", ".join(str(r) for r in range(d["world"])) + "]"
+        args = ('      "Collective name": "allreduce", "In msg nelems": 1048576, '
+                '"Out msg nelems": 1048576, "Group size": %d,\n      "dtype": "Float", '
+                '"Process Group Name": "0", "Process Group Description": "default_pg", '
+                '"Process Group Ranks": "%s"' % (d["world"], ranks))
+
+        def body(t, ext):
+            return self.launch(tid, t, ext, "cudaLaunchKernel", "kernel", NCCL_ALLREDUCE,
+                               S_NCCL, 0, args, end_at=end)
+        return self.op("cpu_op", "nccl:all_reduce", tid, t, body)
+
     # ---- one training step
     def forward(self, t, ext):
         tid = MAIN_TID
@@ -329,6 +372,8 @@ class Gen:
             t = self.annot("## forward ##", tid, t + 500, self.forward)
             t = self.annot("## backward ##", tid, t + 500,
                            lambda t, e: self.backward_thread(t + 2000) + 2000)
+            if self.dist:
+                t = self.allreduce(k, tid, t + 500)
             t = self.annot("## optimizer ##", tid, t + 500, lambda t, e: self.annot(
                 "Optimizer.step#SGD.step", tid, t, lambda t, e: self.chain(
                     t, [lambda t: self.simple(tid, t, "aten::add_", ADD, S_COMPUTE, 1000, 6000,
@@ -367,7 +412,7 @@ class Gen:
         return n
 
 
-def header():
+def header(dist=None):
     props = []
     for i in range(8):
         props.append(
@@ -377,12 +422,14 @@ def header():
             '      "regsPerBlock": 65536, "regsPerMultiprocessor": 65536, "warpSize": 32,\n'
             '      "sharedMemPerBlock": 49152, "sharedMemPerMultiprocessor": 167936,\n'
             '      "numSms": 108, "sharedMemPerBlockOptin": 166912\n    }' % i)
+    rank, world = (dist["rank"], dist["world"]) if dist else (0, 8)
     return ('{\n  "schemaVersion": 1,\n  "deviceProperties": [\n' + ",\n".join(props) +
-            '\n  ],\n  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 8, '
+            '\n  ],\n  "distributedInfo": {"backend": "nccl", "rank": %d, "world_size": %d, '
             '"pg_count": 1, "pg_config": [{"pg_name": "0", "backend_config": "cuda:nccl", '
-            '"pg_desc": "default_pg", "pg_size": 8, "ranks": [0, 1, 2, 3, 4, 5, 6, 7]}], '
+            '"pg_desc": "default_pg", "pg_size": %d, "ranks": [%s]}], '
             '"nccl_version": "2.19.3"},\n  "record_shapes": 1,\n  "with_stack": 0,\n'
-            '  "traceEvents": [\n')
+            '  "traceEvents": [\n'
+            % (rank, world, world, ", ".join(str(r) for r in range(world))))
 
 
 def trailer(g, first_ts, last_ns):
@@ -392,7 +439,7 @@ def trailer(g, first_ts, last_ns):
             ("process_name", DEVICE, 0, '"name": "python3"')]
     for tid in (MAIN_TID, BWD_TID):
         meta.append(("thread_name", PID, tid, '"name": "thread %d (python3)"' % tid))
-    for s in (S_COMPUTE, S_EMB, S_COPY):
+    for s in sorted(g.stream_free):
         meta.append(("thread_name", DEVICE, s, '"name": "stream %d "' % s))
         meta.append(("thread_sort_index", DEVICE, s, '"sort_index": %d' % s))
     for name, pid, tid, args in meta:
@@ -420,29 +467,27 @@ def parse_size(s):
     return int(s)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-o", "--out", required=True, help="output trace (.json)")
-    ap.add_argument("--size", help="approximate size, e.g. 100M, 1G (stop when reached)")
-    ap.add_argument("--iterations", type=int, help="number of ProfilerStep iterations")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=2048)
-    a = ap.parse_args()
-    if not a.size and not a.iterations:
-        ap.error("give --size or --iterations")
-    limit = parse_size(a.size) if a.size else None
-    g = Gen(a.seed, a.batch)
-    t = BASE_NS + 1_000_000
+def rank_offset_ns(rank, skew_ns):
+    """Rank's clock minus the true time: a few microseconds, either way."""
+    return skew_ns * ((rank * 7919) % 97 - 48)
+
+
+def write_trace(path, limit=None, iterations=None, seed=1, batch=2048, dist=None):
+    """Writes one trace (and path.expected.json); returns the expectations."""
+    g = Gen(seed, batch, dist)
+    t = BASE_NS + 1_000_000 + (dist["t0"] - BASE_NS - 1_000_000 if dist else 0)
     first_ts = t
-    with open(a.out, "w", encoding="ascii", newline="\n") as out:
-        written = out.write(header())
+    with open(path, "w", encoding="ascii", newline="\n") as out:
+        written = out.write(header(dist))
         k = 0
         while True:
-            if a.iterations is not None and k >= a.iterations:
+            if iterations is not None and k >= iterations:
                 break
             if limit is not None and written >= limit - 2048:
                 break
             t = g.step(k, t) + g.r(20000, 80000)
+            if dist:  # the next step starts after this one's slot, as the job's ranks do
+                t = max(t, dist["t0"] + (k + 1) * dist["period_ns"] + g.r(20000, 80000))
             written += g.flush(out, k == 0)
             k += 1
         out.write(",\n" if k else "")
@@ -460,9 +505,43 @@ def main():
         "gpu_count": g.gpu_n,
         "steps": g.steps,
     }
-    with open(a.out + ".expected.json", "w") as f:
+    if dist:
+        exp.update({"rank": dist["rank"], "world_size": dist["world"],
+                    "offset_ns": dist["t0"] - BASE_NS - 1_000_000,
+                    "compute_ns": g.compute_ns, "comm": g.comm})
+    with open(path + ".expected.json", "w") as f:
         json.dump(exp, f, indent=1)
         f.write("\n")
+    return exp
+
+
+def job_rank(rank, world, straggler=-1, skew_ns=1000, delay_ns=150000, period_ns=1_600_000):
+    """The dist settings of one rank of a job (write_trace's dist)."""
+    return {"rank": rank, "world": world, "straggler": straggler, "delay_ns": delay_ns,
+            "period_ns": period_ns,
+            "t0": BASE_NS + 1_000_000 + rank_offset_ns(rank, skew_ns)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-o", "--out", required=True, help="output trace (.json)")
+    ap.add_argument("--size", help="approximate size, e.g. 100M, 1G (stop when reached)")
+    ap.add_argument("--iterations", type=int, help="number of ProfilerStep iterations")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=2048)
+    ap.add_argument("--world-size", type=int, help="a rank of a job of this many ranks")
+    ap.add_argument("--rank", type=int, default=0)
+    ap.add_argument("--straggler", type=int, default=-1, help="the rank that arrives late")
+    ap.add_argument("--skew-ns", type=int, default=1000, help="clock offsets' unit")
+    ap.add_argument("--delay-ns", type=int, default=150000, help="the straggler's pause")
+    ap.add_argument("--period-ns", type=int, default=1_600_000, help="the all-reduces' schedule")
+    a = ap.parse_args()
+    if not a.size and not a.iterations:
+        ap.error("give --size or --iterations")
+    dist = (job_rank(a.rank, a.world_size, a.straggler, a.skew_ns, a.delay_ns, a.period_ns)
+            if a.world_size else None)
+    write_trace(a.out, parse_size(a.size) if a.size else None, a.iterations, a.seed, a.batch,
+                dist)
     return 0
 
 

@@ -292,6 +292,8 @@ static int rk_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_ENOMEM, "out of memory");
     int rc = TP_OK;
     size_t ncoll = SIZE_MAX;
+    /* one rank at a time (TP_STAGE_F_STREAM): each leaves its summary, the
+     * figures and its communication kernels' times */
     for (size_t i = 0; i < nr && rc == TP_OK; i++) {
         rc = rank_fill(st, tp_stage_trace_at(st, i), i, cfg, &r[i]);
         if (rc == TP_OK && r[i].ncoll < ncoll)
@@ -325,7 +327,8 @@ static const tp_stage_desc rk_stages[] = {
     TP_STAGE_DECL(TP_STAGE_ANALYSIS, "ranks",
                   "the ranks of a distributed job compared (trace: [r0, r1, ...]): step, "
                   "compute, communication and wait per rank, the straggler and its evidence",
-                  rk_options, rk_config, NULL, rk_results, NULL, TP_STAGE_F_TRACES, NULL, rk_run,
+                  rk_options, rk_config, NULL, rk_results, NULL,
+                  TP_STAGE_F_TRACES | TP_STAGE_F_STREAM, NULL, rk_run,
                   NULL),
     TP_STAGE_END};
 

@@ -454,7 +454,7 @@ static int is_process_name(tp_stage *st, const tp_cols *c, size_t i)
 }
 
 static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x,
-                         ct_marks *m, int *first, size_t done, size_t total)
+                         ct_marks *m, int *first)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t n_str = tp_str_count(st);
@@ -467,8 +467,8 @@ static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ex
             out_str(o, ",\n");
         *first = 0;
         write_event(o, st, t, c, i, n_str, x, m);
-        if ((i & 0xFFFF) == 0xFFFF)
-            tp_progress(st, done + i + 1, total);
+        if ((i & 0xFFFF) == 0xFFFF && !o->multi)
+            tp_progress(st, i + 1, c->n);
     }
 }
 
@@ -515,7 +515,24 @@ static void process_names(ct_out *o, tp_stage *st, const tp_trace *t, int *first
 /* Counter overlays (CONVENTIONS, "Chrome-trace overlays"): each input
  * result of kind `counter` (series, pid, device, stream, start_us, value:
  * docs/plugins/counters.md) as counter events of the trace it was made
- * from, one track per (pid, series, stream): "<series> stream <s>". */
+ * from, one track per (pid, series, stream): "<series> stream <s>".  What
+ * they need of each trace, its id and window start, is kept while the
+ * events are written: the traces come one at a time (TP_STAGE_F_STREAM). */
+typedef struct ct_seen {
+    tp_str *id; /* each trace's id, interned */
+    int64_t *t0;
+} ct_seen;
+
+static int seen_keep(tp_stage *st, ct_seen *seen, size_t k, const tp_trace *t)
+{
+    const char *id = tp_trace_id(t);
+    int64_t hi;
+    seen->t0[k] = 0;
+    tp_trace_window(t, &seen->t0[k], &hi);
+    seen->id[k] = tp_intern(st, id ? id : "", id ? strlen(id) : 0);
+    return seen->id[k] == TP_STR_ERROR ? TP_ENOMEM : TP_OK;
+}
+
 size_t ct_trace_of(tp_stage *st, const tp_result *r, size_t ntraces)
 {
     const char *id = tp_result_meta(r, "trace");
@@ -524,6 +541,15 @@ size_t ct_trace_of(tp_stage *st, const tp_result *r, size_t ntraces)
         if (tid && strcmp(tid, id) == 0)
             return k;
     }
+    return 0;
+}
+
+static size_t trace_of(tp_stage *st, const tp_result *r, const ct_seen *seen, size_t ntraces)
+{
+    const char *id = tp_result_meta(r, "trace");
+    for (size_t k = 0; id && k < ntraces; k++)
+        if (strcmp(tp_str_text(st, seen->id[k]), id) == 0)
+            return k;
     return 0;
 }
 
@@ -553,7 +579,8 @@ static void write_counter(ct_out *o, const tp_result *r, size_t row, const int *
     out_str(o, "}}");
 }
 
-static size_t write_overlays(ct_out *o, tp_stage *st, size_t ntraces, int *first)
+static size_t write_overlays(ct_out *o, tp_stage *st, const ct_seen *seen, size_t ntraces,
+                             int *first)
 {
     static const char *const names[] = {"series", "pid", "device", "stream", "start_us", "value"};
     size_t written = 0;
@@ -564,9 +591,8 @@ static size_t write_overlays(ct_out *o, tp_stage *st, size_t ntraces, int *first
             ok = (col[k] = tp_result_find_col(r, names[k])) >= 0;
         if (!ok)
             continue;
-        size_t k = ct_trace_of(st, r, ntraces);
-        int64_t t0 = 0, hi;
-        tp_trace_window(tp_stage_trace_at(st, k), &t0, &hi);
+        size_t k = trace_of(st, r, seen, ntraces);
+        int64_t t0 = seen->t0[k];
         int64_t pid_base = o->multi ? ((int64_t)k + 1) * CT_PID_STRIDE : 0;
         for (size_t row = 0; row < tp_result_rows(r); row++) {
             if (tp_result_is_null(r, row, col[0]) || tp_result_is_null(r, row, col[4]) ||
@@ -622,6 +648,33 @@ static int close_out(ct_out *o)
     return err;
 }
 
+/* Trace k: its events (and with several, its processes named by rank),
+ * and what the overlays need of it.  Added to *events: its event count. */
+/* Trace k's events.  Its marks are gathered first: an arg overlay naming
+ * ranks may ask for the other traces, and in a streamed batch asking for
+ * one lets the previous go, so trace k is asked for after them. */
+static int write_trace(ct_out *o, tp_stage *st, size_t k, ct_seen *seen, int *first,
+                       size_t *events)
+{
+    ct_ext x = {0};
+    ct_marks m = {0};
+    int rc = ct_load_marks(st, k, tp_stage_trace_count(st), &m);
+    const tp_trace *t = rc == TP_OK ? tp_stage_trace_at(st, k) : NULL;
+    rc = rc ? rc : t == NULL ? TP_EIO : ext_load(t, &x);
+    rc = rc ? rc : seen_keep(st, seen, k, t);
+    if (rc == TP_OK) {
+        o->rank = ct_trace_rank(t, k);
+        o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
+        write_events(o, st, t, &x, &m, first);
+        if (o->multi)
+            process_names(o, st, t, first);
+        *events += tp_trace_cols(t)->n;
+    }
+    ext_free(&x);
+    tp_free(m.v);
+    return rc;
+}
+
 static int ct_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
@@ -634,43 +687,35 @@ static int ct_run(tp_stage *st, const void *config, void *state)
     if (tmp == NULL)
         return TP_EIO;
     ct_out *o = tp_calloc(1, sizeof *o);
-    if (o == NULL)
-        return tp_fail(st, TP_ENOMEM, "out of memory");
-    int err = open_out(o, tmp, ends_with(cfg->path, ".gz"), cfg->level);
+    ct_seen seen = {tp_calloc(ntraces ? ntraces : 1, sizeof *seen.id),
+                    tp_calloc(ntraces ? ntraces : 1, sizeof *seen.t0)};
+    int err = o && seen.id && seen.t0 ? open_out(o, tmp, ends_with(cfg->path, ".gz"), cfg->level)
+                                      : ENOMEM;
     if (err != 0) {
         tp_free(o);
-        return tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path, strerror(err));
+        tp_free(seen.id);
+        tp_free(seen.t0);
+        return err == ENOMEM ? tp_fail(st, TP_ENOMEM, "out of memory")
+                             : tp_fail(st, TP_EIO, "%s: cannot create: %s", cfg->path,
+                                       strerror(err));
     }
     o->multi = ntraces > 1;
-    size_t total = 0, done = 0;
-    for (size_t k = 0; k < ntraces; k++)
-        total += tp_trace_cols(tp_stage_trace_at(st, k))->n;
     write_header(o, t0);
     int first = 1, rc = TP_OK;
-    for (size_t k = 0; k < ntraces && rc == TP_OK; k++) {
-        const tp_trace *t = tp_stage_trace_at(st, k);
-        ct_ext x = {0};
-        ct_marks m = {0};
-        if (ext_load(t, &x) != TP_OK || ct_load_marks(st, k, ntraces, &m) != TP_OK) {
-            ext_free(&x);
-            tp_free(m.v);
-            rc = TP_ENOMEM;
-            break;
-        }
-        o->rank = ct_trace_rank(t, k);
-        o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
-        write_events(o, st, t, &x, &m, &first, done, total);
+    size_t total = 0;
+    /* one trace at a time, in order: each is let go when the next is asked for */
+    for (size_t k = 0; k < ntraces && rc == TP_OK && !o->err; k++) {
+        rc = write_trace(o, st, k, &seen, &first, &total);
         if (o->multi)
-            process_names(o, st, t, &first);
-        done += tp_trace_cols(t)->n;
-        ext_free(&x);
-        tp_free(m.v);
+            tp_progress(st, k + 1, ntraces);
     }
-    size_t overlays = rc == TP_OK ? write_overlays(o, st, ntraces, &first) : 0;
+    size_t overlays = rc == TP_OK ? write_overlays(o, st, &seen, ntraces, &first) : 0;
     overlays += rc == TP_OK ? ct_write_flows(o, st, ntraces, &first) : 0;
     write_footer(o, first);
     err = close_out(o);
     tp_free(o);
+    tp_free(seen.id);
+    tp_free(seen.t0);
     if (rc != TP_OK)
         return tp_fail(st, rc, "out of memory");
     if (err != 0)
@@ -683,7 +728,8 @@ static int ct_run(tp_stage *st, const void *config, void *state)
 static const tp_stage_desc ct_stages[] = {
     TP_STAGE_FULL(TP_STAGE_WRITER, "chrome_trace",
                   "write the trace as Chrome-trace JSON (Perfetto UI, chrome://tracing), .gz by extension",
-                  ct_options, ct_config, NULL, TP_PRODUCES_NONE, TP_STAGE_F_TRACES,
+                  ct_options, ct_config, NULL, TP_PRODUCES_NONE,
+                  TP_STAGE_F_TRACES | TP_STAGE_F_STREAM,
                   NULL, ct_run, NULL),
     TP_STAGE_END};
 

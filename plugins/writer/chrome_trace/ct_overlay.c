@@ -134,7 +134,11 @@ size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, int *first)
 {
     static const char *const names[] = {"id", "name", "from_rank", "from_row", "from_us",
                                         "to_rank", "to_row", "to_us"};
-    size_t written = 0;
+    size_t written = 0, flows = 0;
+    for (size_t i = 0; i < tp_input_count(st); i++)
+        flows += strcmp(tp_result_kind(tp_input(st, i)), "flow") == 0;
+    if (flows == 0)
+        return 0; /* no trace asked for again */
     int64_t base = max_flow_id(st, ntraces);
     for (size_t i = 0; i < tp_input_count(st) && !o->err; i++) {
         const tp_result *r = tp_input(st, i);
