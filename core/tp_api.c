@@ -80,6 +80,7 @@ tp_api *tp_api_open(const char *const *plugin_dirs, size_t n_plugin_dirs,
         free(a);
         return NULL;
     }
+    pthread_mutex_init(&a->load_lock, NULL);
     a->pipeline_dirs = calloc(n_pipeline_dirs + 1, sizeof *a->pipeline_dirs);
     if (a->pipeline_dirs == NULL) {
         tp_api_close(a);
@@ -90,7 +91,6 @@ tp_api *tp_api_open(const char *const *plugin_dirs, size_t n_plugin_dirs,
             tp_api_close(a);
             return NULL;
         }
-    pthread_mutex_init(&a->load_lock, NULL);
     tp_ctx_add_default_dirs(a->ctx, NULL);
     for (size_t i = 0; i < n_plugin_dirs; i++)
         tp_ctx_add_dir(a->ctx, plugin_dirs[i]);
@@ -137,6 +137,9 @@ static tp_pipeline *load_pipeline(tp_api *a, const char *pipeline, const tp_var 
 {
     tp_diags d = {0};
     pthread_mutex_lock(&a->load_lock);
+    /* as the command: a run loads the plugin_path: a pipeline names,
+     * checking one (validate) never runs code it names */
+    tp_ctx_set_pipeline_plugin_path(a->ctx, !(flags & TP_API_VALIDATE));
     tp_spec *spec = load_spec(a, pipeline, flags, &d);
     tp_pipeline *p = spec ? tp_pipeline_load_spec(a->ctx, spec, vars, n_vars, input, &d) : NULL;
     pthread_mutex_unlock(&a->load_lock);
@@ -209,12 +212,22 @@ const char *tp_api_text(const tp_api_run *r, tp_str id) { return tp_strpool_text
 
 size_t tp_api_text_count(const tp_api_run *r) { return tp_strpool_count(r->run->pool); }
 
-size_t tp_api_stage_count(const tp_api *a) { return tp_ctx_stage_count(a->ctx); }
+/* The plugin list grows while a pipeline naming plugin_path: loads: read
+ * it under the same lock. */
+size_t tp_api_stage_count(tp_api *a)
+{
+    pthread_mutex_lock(&a->load_lock);
+    size_t n = tp_ctx_stage_count(a->ctx);
+    pthread_mutex_unlock(&a->load_lock);
+    return n;
+}
 
-const tp_stage_desc *tp_api_stage_at(const tp_api *a, size_t i, const char **version)
+const tp_stage_desc *tp_api_stage_at(tp_api *a, size_t i, const char **version)
 {
     const tp_plugin_desc *pd = NULL;
+    pthread_mutex_lock(&a->load_lock);
     const tp_stage_desc *s = tp_ctx_stage_at(a->ctx, i, &pd);
+    pthread_mutex_unlock(&a->load_lock);
     *version = pd && pd->version ? pd->version : NULL;
     return s;
 }
@@ -226,7 +239,9 @@ char *tp_api_describe_json(tp_api *a, const char *stage, char **why)
     if (sink_open(&t) != TP_OK)
         return NULL;
     char reason[1024];
+    pthread_mutex_lock(&a->load_lock);
     int rc = tp_describe_json_to(a->ctx, stage, t.f, reason, sizeof reason);
+    pthread_mutex_unlock(&a->load_lock);
     char *text = sink_close(&t);
     if (rc != TP_OK) {
         free(text);

@@ -59,8 +59,8 @@ const char *tp_api_text(const tp_api_run *r, tp_str id);
 size_t tp_api_text_count(const tp_api_run *r);
 
 /* The loaded stages, one at a time (kind, name, plugin version, summary). */
-size_t tp_api_stage_count(const tp_api *a);
-const tp_stage_desc *tp_api_stage_at(const tp_api *a, size_t i, const char **version);
+size_t tp_api_stage_count(tp_api *a);
+const tp_stage_desc *tp_api_stage_at(tp_api *a, size_t i, const char **version);
 /* A stage's declared results as `pipeline describe --json` prints them
  * (new string), or NULL with the reason in *why (new string). */
 char *tp_api_describe_json(tp_api *a, const char *stage, char **why);

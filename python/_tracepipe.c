@@ -91,7 +91,11 @@ static PyObject *py_open(PyObject *self, PyObject *args)
     PyObject *w = warnings ? PyUnicode_DecodeUTF8(warnings, (Py_ssize_t)strlen(warnings), "replace")
                            : (Py_INCREF(Py_None), Py_None);
     free(warnings);
-    return w ? Py_BuildValue("(NN)", capsule, w) : NULL;
+    if (w == NULL) {
+        Py_DECREF(capsule); /* closes the session */
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", capsule, w);
 }
 
 /* ---------------------------------------------------------------- runs */
@@ -416,8 +420,14 @@ static PyObject *texts_list(const tp_api_run *r)
 static PyObject *kinds_list(void)
 {
     PyObject *list = PyList_New(TP_KIND__COUNT);
-    for (unsigned k = 0; list && k < TP_KIND__COUNT; k++)
-        PyList_SET_ITEM(list, k, PyUnicode_FromString(tp_kind_name(k)));
+    for (unsigned k = 0; list && k < TP_KIND__COUNT; k++) {
+        PyObject *name = PyUnicode_FromString(tp_kind_name(k));
+        if (name == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, k, name);
+    }
     return list;
 }
 

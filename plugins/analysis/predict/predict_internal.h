@@ -102,7 +102,8 @@ int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_ti
 
 /* ---- the GPU time no model predicted, by reason (predict_unmodelled.c) */
 /* <id>.unmodelled: per reason the occurrences or activities and their GPU
- * time (emb: the embedding ops met, whose refusals have their own reason). */
+ * time (emb: the embedding ops met, whose refusals have their own reason),
+ * of the stage's first trace t: occurrences of other traces are skipped. */
 int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size_t n,
                           const pr_gpu_time *gpu, const pr_emb_row *emb, size_t nemb);
 

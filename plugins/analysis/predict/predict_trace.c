@@ -303,12 +303,8 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg, const 
     pf_ops fc = {.rows = table.rows, .n = table.n};
     m.fc = with_table ? &fc : NULL;
     pr_gpu_time first = {0}; /* trace 0's: <id>.unmodelled describes the first trace */
-    size_t n0 = 0, nemb0 = 0;
-    for (size_t k = 0; rc == TP_OK && k < ntr; k++) {
+    for (size_t k = 0; rc == TP_OK && k < ntr; k++)
         rc = trace_occurrences(st, k, cfg, &m, &o, &n, &gpu, &first, &emb, &nemb);
-        if (k == 0)
-            n0 = n, nemb0 = nemb;
-    }
     for (size_t i = 0; rc == TP_OK && with_table && i < n; i++)
         pf_measured(&fc, o[i].row, o[i].measured_us, o[i].predicted_us, o[i].model);
     if (rc == TP_OK)
@@ -318,7 +314,7 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg, const 
     if (rc == TP_OK) /* after the others: results come out in the order declared */
         rc = pr_category_results(st, o, n, &gpu);
     if (rc == TP_OK)
-        rc = pr_unmodelled_results(st, t, o, n0, &first, emb, nemb0);
+        rc = pr_unmodelled_results(st, t, o, n, &first, emb, nemb); /* trace 0's rows only */
     if (rc == TP_OK && with_table)
         rc = pf_results(st, &fc);
     if (rc == TP_OK && cfg->e2e)

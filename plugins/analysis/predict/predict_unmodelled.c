@@ -116,7 +116,7 @@ static int longest_kernels(tp_stage *st, const tp_trace *t, const pr_occ *o, siz
     for (size_t r = 0; r < c->n; r++)
         occ[r] = -1;
     for (size_t i = 0; i < n; i++)
-        if (o[i].model == NULL && o[i].name == c->name[o[i].row])
+        if (o[i].trace == 0 && o[i].model == NULL && o[i].name == c->name[o[i].row])
             occ[(size_t)o[i].row] = (int32_t)i;
     for (size_t a = 0; a < c->n; a++) {
         if (c->kind[a] != TP_KIND_KERNEL || c->dur[a] < 0)
@@ -169,11 +169,11 @@ int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size
     int rc = kernel ? longest_kernels(st, t, o, n, kernel) : TP_ENOMEM;
     char buf[320];
     for (size_t i = 0; rc == TP_OK && i < n; i++) {
-        if (o[i].model)
-            continue;
+        if (o[i].model || o[i].trace != 0)
+            continue; /* the first trace's: rows index t */
         int refused = 0;
         for (size_t e = 0; e < nemb && !refused; e++)
-            refused = emb[e].occ.row == o[i].row && emb[e].why[0];
+            refused = emb[e].occ.trace == 0 && emb[e].occ.row == o[i].row && emb[e].why[0];
         occ_reason(st, t, &o[i], kernel[i] ? tp_str_text(st, kernel[i]) : NULL, refused, buf,
                    sizeof buf);
         rc = why_add(st, &ws, buf, o[i].measured_us);

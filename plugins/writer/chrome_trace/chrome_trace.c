@@ -650,17 +650,16 @@ static int close_out(ct_out *o)
 
 /* Trace k: its events (and with several, its processes named by rank),
  * and what the overlays need of it.  Added to *events: its event count. */
-/* Trace k's events.  Its marks are gathered first: an arg overlay naming
- * ranks may ask for the other traces, and in a streamed batch asking for
- * one lets the previous go, so trace k is asked for after them. */
+/* Trace k's events, with its marks (from t alone: in a streamed batch,
+ * asking for another trace would let t go). */
 static int write_trace(ct_out *o, tp_stage *st, size_t k, ct_seen *seen, int *first,
                        size_t *events)
 {
     ct_ext x = {0};
     ct_marks m = {0};
-    int rc = ct_load_marks(st, k, tp_stage_trace_count(st), &m);
-    const tp_trace *t = rc == TP_OK ? tp_stage_trace_at(st, k) : NULL;
-    rc = rc ? rc : t == NULL ? TP_EIO : ext_load(t, &x);
+    const tp_trace *t = tp_stage_trace_at(st, k);
+    int rc = t == NULL ? TP_EIO : ct_load_marks(st, t, k, &m);
+    rc = rc ? rc : ext_load(t, &x);
     rc = rc ? rc : seen_keep(st, seen, k, t);
     if (rc == TP_OK) {
         o->rank = ct_trace_rank(t, k);

@@ -54,8 +54,9 @@ typedef struct ct_marks {
 
 /* The rank of trace k: trace info rank, else k. */
 int64_t ct_trace_rank(const tp_trace *t, size_t k);
-/* The marks of trace k from every input result of kind `arg`. */
-int ct_load_marks(tp_stage *st, size_t k, size_t ntraces, ct_marks *m);
+/* The marks of trace k (t_k) from every input result of kind `arg`; no
+ * other trace is asked for. */
+int ct_load_marks(tp_stage *st, const tp_trace *t_k, size_t k, ct_marks *m);
 /* Every input result of kind `flow` as "s"/"f" events; returns how many flows. */
 size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, int *first);
 

@@ -37,21 +37,33 @@ static int mark_order(const void *x, const void *y, void *ctx)
     return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
-/* The marks of trace k from every input result of kind `arg`. */
-int ct_load_marks(tp_stage *st, size_t k, size_t ntraces, ct_marks *m)
+/* Is row of r (rank column col) about trace t_k, the k-th?  Only t_k is
+ * looked at: in a streamed batch asking for another trace would read it
+ * again.  A null rank means the result's own trace (its `trace` note). */
+static int row_is_trace(const tp_result *r, size_t row, int col, const tp_trace *t_k, size_t k)
+{
+    if (tp_result_is_null(r, row, col)) {
+        const char *id = tp_result_meta(r, "trace"), *tid = tp_trace_id(t_k);
+        return id ? tid && strcmp(id, tid) == 0 : k == 0;
+    }
+    return tp_result_get_i64(r, row, col) == ct_trace_rank(t_k, k);
+}
+
+/* The marks of trace k (t_k) from every input result of kind `arg`. */
+int ct_load_marks(tp_stage *st, const tp_trace *t_k, size_t k, ct_marks *m)
 {
     static const char *const names[] = {"rank", "row", "key", "value"};
     size_t cap = 0;
     memset(m, 0, sizeof *m);
+    size_t n = tp_trace_cols(t_k)->n;
     for (size_t i = 0; i < tp_input_count(st); i++) {
         const tp_result *r = tp_input(st, i);
         int col[4], ok = strcmp(tp_result_kind(r), "arg") == 0;
         for (size_t j = 0; ok && j < 4; j++)
             ok = (col[j] = tp_result_find_col(r, names[j])) >= 0;
-        size_t n = tp_trace_cols(tp_stage_trace_at(st, k))->n;
         for (size_t row = 0; ok && row < tp_result_rows(r); row++) {
             if (tp_result_is_null(r, row, col[1]) || tp_result_is_null(r, row, col[2]) ||
-                tp_result_is_null(r, row, col[3]) || trace_by_rank(st, r, row, col[0], ntraces) != k)
+                tp_result_is_null(r, row, col[3]) || !row_is_trace(r, row, col[0], t_k, k))
                 continue;
             int64_t ev = tp_result_get_i64(r, row, col[1]);
             if (ev < 0 || (uint64_t)ev >= n)
