@@ -266,8 +266,9 @@ static int gates_refused(tp_ctx *ctx, const cli *c, const char *first)
         (root == NULL || root->type != TP_YNODE_MAP || tp_ymap_get(root, "fail_if") == NULL))
         return 0;
     tp_pipeline *p = load_batch_pipeline(ctx, c, first);
+    int refused = p == NULL;
     tp_pipeline_free(p);
-    return p == NULL;
+    return refused;
 }
 
 int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)

@@ -54,6 +54,7 @@ typedef struct cp_trace {
     size_t from, to;    /* its nodes */
     int64_t offset;     /* its clock minus the first trace's (ns): times are the first's */
     int64_t rank;       /* trace info rank, else its index */
+    int64_t t0;         /* its window's start (ns, its own clock) */
 } cp_trace;
 
 typedef struct cp_graph {

@@ -682,6 +682,9 @@ static int traces(cp_graph *g, tp_stage *st)
         cp_trace *tr = &g->tr[i];
         tr->t = tp_stage_trace_at(st, i);
         tr->c = tp_trace_cols(tr->t);
+        int64_t hi;
+        tr->t0 = 0;
+        tp_trace_window(tr->t, &tr->t0, &hi); /* once: it may be a pass over the trace */
         if (tp_trace_info_i64(tr->t, "rank", &tr->rank) != TP_OK) /* null with one trace */
             tr->rank = g->nt > 1 ? (int64_t)i : -1;
         total += tr->c->n;

@@ -496,9 +496,7 @@ static int set_event(cp_run *r, tp_result *res, size_t x, int rank_col, int row_
 static double event_us(const cp_run *r, size_t k, int64_t t)
 {
     const cp_trace *tr = cp_trace_of(&r->g, k);
-    int64_t t0, hi;
-    tp_trace_window(tr->t, &t0, &hi);
-    return us(t + tr->offset - t0);
+    return us(t + tr->offset - tr->t0);
 }
 
 /* A flow from path node a to the next, b: from a's start to b's start, or,
@@ -748,9 +746,8 @@ static int cp_run_stage(tp_stage *st, const void *config, void *state)
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     cp_run r = {.st = st};
-    int64_t hi;
-    tp_trace_window(t, &r.t0, &hi);
     int rc = cp_build(&r.g, st);
+    r.t0 = r.g.tr ? r.g.tr[0].t0 : 0;
     const cp_config *cfg = config;
     if (rc != TP_OK) {
         cp_graph_free(&r.g);

@@ -709,7 +709,7 @@ static int ct_run(tp_stage *st, const void *config, void *state)
             tp_progress(st, k + 1, ntraces);
     }
     size_t overlays = rc == TP_OK ? write_overlays(o, st, &seen, ntraces, &first) : 0;
-    overlays += rc == TP_OK ? ct_write_flows(o, st, ntraces, &first) : 0;
+    overlays += rc == TP_OK ? ct_write_flows(o, st, ntraces, seen.t0, &first) : 0;
     write_footer(o, first);
     err = close_out(o);
     tp_free(o);

@@ -57,7 +57,8 @@ int64_t ct_trace_rank(const tp_trace *t, size_t k);
 /* The marks of trace k (t_k) from every input result of kind `arg`; no
  * other trace is asked for. */
 int ct_load_marks(tp_stage *st, const tp_trace *t_k, size_t k, ct_marks *m);
-/* Every input result of kind `flow` as "s"/"f" events; returns how many flows. */
-size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, int *first);
+/* Every input result of kind `flow` as "s"/"f" events (t0: each trace's
+ * window start, kept while it was written); returns how many flows. */
+size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, const int64_t *t0, int *first);
 
 #endif

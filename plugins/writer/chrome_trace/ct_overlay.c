@@ -101,13 +101,11 @@ static int64_t max_flow_id(tp_stage *st, size_t ntraces)
 /* One end of an overlay flow: "s" at (trace k's event ev, t us), or "f"
  * bound to the enclosing slice. */
 static void write_flow_end(ct_out *o, tp_stage *st, const char *cat, const char *name, char ph,
-                           int64_t id, size_t k, size_t ev, double t)
+                           int64_t id, size_t k, size_t ev, double t, int64_t t0)
 {
     const tp_trace *t_k = tp_stage_trace_at(st, k);
     const tp_cols *c = tp_trace_cols(t_k);
     size_t n_str = tp_str_count(st);
-    int64_t t0 = 0, hi;
-    tp_trace_window(t_k, &t0, &hi);
     o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
     o->rank = ct_trace_rank(t_k, k);
     out_str(o, ph == 's' ? "  {\"ph\": \"s\", \"cat\": " : "  {\"ph\": \"f\", \"bp\": \"e\", \"cat\": ");
@@ -142,7 +140,7 @@ static int flow_event(tp_stage *st, const tp_result *r, size_t row, const int *c
 /* Flow overlays: each input result of kind `flow` (id, name, from_rank,
  * from_row, from_us, to_rank, to_row, to_us) as an "s" and an "f" event,
  * category the result's id, ids above the traces' own. */
-size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, int *first)
+size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, const int64_t *t0, int *first)
 {
     static const char *const names[] = {"id", "name", "from_rank", "from_row", "from_us",
                                         "to_rank", "to_row", "to_us"};
@@ -169,9 +167,11 @@ size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, int *first)
             most = id > most ? id : most;
             out_str(o, *first ? "" : ",\n");
             *first = 0;
-            write_flow_end(o, st, cat, name, 's', base + id, kf, ef, tp_result_get_f64(r, row, col[4]));
+            write_flow_end(o, st, cat, name, 's', base + id, kf, ef, tp_result_get_f64(r, row, col[4]),
+                           t0[kf]);
             out_str(o, ",\n");
-            write_flow_end(o, st, cat, name, 'f', base + id, kt, et, tp_result_get_f64(r, row, col[7]));
+            write_flow_end(o, st, cat, name, 'f', base + id, kt, et, tp_result_get_f64(r, row, col[7]),
+                           t0[kt]);
             written++;
         }
         base += most;
