@@ -2,7 +2,7 @@
 
     python3 tests/tools/check_collectives.py TRACE CALLS_CSV [LABEL]
 
-CALLS_CSV is the analysis' per-call result (<id>) as the csv writer writes it;
+CALLS_CSV is the analysis' per-call result (<id>.calls) as the csv writer writes it;
 with LABEL only its rows of that trace are checked.  From the trace alone, in
 plain Python: the NCCL kernels (names starting `nccl` / `void nccl`, or
 holding ncclKernel / ncclDevKernel), each launched by the runtime call of

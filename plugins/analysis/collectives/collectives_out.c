@@ -24,8 +24,8 @@
     X(P, n_elements, I64, "count", "the message's elements: max(In, Out msg nelems), or the "      \
                                    "first input's (times the group size for all_gather)")          \
     X(P, size_bytes, I64, "bytes", "n_elements times the dtype's size (null if either unknown)")  \
-    X(P, algbw_gbps, F64, "B/s", "algorithm bandwidth, size_bytes / dur, 10^9 bytes/s")            \
-    X(P, busbw_gbps, F64, "B/s", "bus bandwidth, algbw times NCCL's factor of the type and "       \
+    X(P, algbw_gbps, F64, "GB/s", "algorithm bandwidth, size_bytes / dur, 10^9 bytes/s")            \
+    X(P, busbw_gbps, F64, "GB/s", "bus bandwidth, algbw times NCCL's factor of the type and "       \
                                  "group size, 10^9 bytes/s")                                       \
     X(P, link_percent, F64, "percent", "busbw_gbps / the preset's link_gbps * 100 (null "          \
                                        "without a preset)")                                        \
@@ -47,8 +47,8 @@ TP_COLUMNS(co_call_c, CO_CALL_COLS);
     X(P, sum_dur_us, F64, "us", "their durations, added")                                          \
     X(P, mean_dur_us, F64, "us", "sum_dur_us / count")                                             \
     X(P, total_bytes, I64, "bytes", "size_bytes added (null: size not known)")                     \
-    X(P, algbw_gbps, F64, "B/s", "total_bytes / sum_dur_us, 10^9 bytes/s")                         \
-    X(P, busbw_gbps, F64, "B/s", "algbw_gbps times NCCL's factor")                                 \
+    X(P, algbw_gbps, F64, "GB/s", "total_bytes / sum_dur_us, 10^9 bytes/s")                         \
+    X(P, busbw_gbps, F64, "GB/s", "algbw_gbps times NCCL's factor")                                 \
     X(P, link_percent, F64, "percent", "busbw_gbps / the preset's link_gbps * 100")
 TP_COLUMNS(co_sum_c, CO_SUM_COLS);
 

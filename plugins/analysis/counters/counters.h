@@ -22,11 +22,11 @@
     X(P, full_us, F64, "us", "time with at least queue_full launches queued (the host blocks)")   \
     X(P, n_copies, I64, "count", "copies with a byte count on the stream")                         \
     X(P, copy_bytes, I64, "bytes", "their bytes, added")                                           \
-    X(P, p50_memcpy_gbps, F64, "B/s", "median of the copies' bandwidths, 10^9 bytes/s (null: "    \
+    X(P, p50_memcpy_gbps, F64, "GB/s", "median of the copies' bandwidths, 10^9 bytes/s (null: "    \
                                       "no copies)")                                                \
-    X(P, p90_memcpy_gbps, F64, "B/s", "90th percentile of the copies' bandwidths")                 \
-    X(P, max_memcpy_gbps, F64, "B/s", "the fastest copy's bandwidth")                              \
-    X(P, memcpy_gbps, F64, "B/s", "copy_bytes / the copies' durations added, 10^9 bytes/s")
+    X(P, p90_memcpy_gbps, F64, "GB/s", "90th percentile of the copies' bandwidths")                 \
+    X(P, max_memcpy_gbps, F64, "GB/s", "the fastest copy's bandwidth")                              \
+    X(P, memcpy_gbps, F64, "GB/s", "copy_bytes / the copies' durations added, 10^9 bytes/s")
 enum { CN_SUM_COLS(TP_COL_ENUM_, cn_s) cn_s__n };
 
 /* <id>.kernels' columns before the counters (declared in counters_cupti.c). */
