@@ -52,14 +52,19 @@ static inline int tp_hier_view_require(tp_stage *st, const tp_trace *t, tp_hier_
     return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
 }
 
+/* The innermost cpu_op at or above row x (x itself when it is one), or -1. */
+static inline int32_t tp_hier_op_above(const tp_cols *c, const tp_hier_view *v, int32_t x)
+{
+    while (x >= 0 && c->kind[x] != TP_KIND_CPU_OP)
+        x = v->parent[x];
+    return x;
+}
+
 /* The op that launched activity a: the innermost cpu_op above its launch
  * (runtime call), or -1 (no launch link, or no op above it). */
 static inline int32_t tp_hier_launching_op(const tp_cols *c, const tp_hier_view *v, size_t a)
 {
-    int32_t x = v->launcher[a];
-    while (x >= 0 && c->kind[x] != TP_KIND_CPU_OP)
-        x = v->parent[x];
-    return x;
+    return tp_hier_op_above(c, v, v->launcher[a]);
 }
 
 #endif

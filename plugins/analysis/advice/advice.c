@@ -107,12 +107,7 @@ void adv_add_iteration(const adv *a, int64_t ts, char *buf, size_t size)
         snprintf(buf + len, size - len, ", iteration %lld", (long long)a->iter.step[k]);
 }
 
-int32_t adv_op_above(const adv *a, int32_t x)
-{
-    while (x >= 0 && a->c->kind[x] != TP_KIND_CPU_OP)
-        x = a->hv.parent[x];
-    return x;
-}
+int32_t adv_op_above(const adv *a, int32_t x) { return tp_hier_op_above(a->c, &a->hv, x); }
 
 static char *dup_text(const char *s)
 {

@@ -180,9 +180,7 @@ static int kernel_row(ck *x, tp_result *r, const ck_item *it, int32_t top)
 {
     cn *k = x->k;
     const tp_cols *c = k->c;
-    int32_t inner = it->call;
-    while (inner >= 0 && c->kind[inner] != TP_KIND_CPU_OP)
-        inner = x->h->parent[inner];
+    int32_t inner = tp_hier_op_above(c, x->h, it->call);
     size_t row, len = 0, e = (size_t)it->row;
     int is_kernel = c->kind[e] == TP_KIND_KERNEL;
     int rc = tp_result_add_row(k->st, r, &row);

@@ -126,9 +126,7 @@ static int class_matches(const cp_graph *g, cp_select *x, int32_t k)
     if (x->kclass)
         return (int)tp_vocab_kernel_class(&x->v, (tp_kind)tr->c->kind[row],
                                           tp_str_text(g->st, tr->c->name[row])) == x->kclass - 1;
-    int32_t a = tr->h.launcher[row];
-    while (a >= 0 && tr->c->kind[a] != TP_KIND_CPU_OP)
-        a = tr->h.parent[a];
+    int32_t a = tp_hier_launching_op(tr->c, &tr->h, row);
     return (int)category_of(g, x, tr->c->name[a >= 0 ? (uint32_t)a : row]) == x->opcat - 1;
 }
 

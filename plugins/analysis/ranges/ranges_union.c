@@ -1,6 +1,7 @@
 /* ranges: busy time of activity sets given as segments of one order of the
  * activities (ranges_union.h; issue 32). */
 #include "ranges_union.h"
+#include <tracepipe/tp_sdk_sort.h>
 
 #include <tracepipe/tp_sdk.h>
 
@@ -15,11 +16,6 @@
     return lo
 
 size_t rg_lower_u32(const uint32_t *a, size_t lo, size_t hi, uint32_t key)
-{
-    LOWER_BOUND(a, lo, hi, key);
-}
-
-size_t rg_lower_i64(const int64_t *a, size_t lo, size_t hi, int64_t key)
 {
     LOWER_BOUND(a, lo, hi, key);
 }
@@ -112,7 +108,7 @@ static void paint(rg_sweep *w, size_t node, size_t l, size_t r, size_t ql, size_
 
 static size_t x_index(const rg_sweep *w, int64_t x)
 {
-    return rg_lower_i64(w->xs, 0, w->m, x);
+    return tp_lower_bound_i64(w->xs, w->m, sizeof *w->xs, 0, x);
 }
 
 static int by_i64(const void *x, const void *y, void *ctx)

@@ -16,7 +16,6 @@ typedef struct rg_seg {
 
 /* The first index of a[lo, hi) (ascending) whose value is not below key. */
 size_t rg_lower_u32(const uint32_t *a, size_t lo, size_t hi, uint32_t key);
-size_t rg_lower_i64(const int64_t *a, size_t lo, size_t hi, int64_t key);
 
 /* Offline range minimum: out[q] = min of v[lo, hi) for every query
  * (lo < hi), all at once: the queries by their end, a stack of the
