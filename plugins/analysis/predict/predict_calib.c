@@ -81,17 +81,23 @@ static tp_calib_sample sample_of(const pr_occ *x)
     return s;
 }
 
-/* Distinct groups >= 0 among the cell ix[0, m) (small: traces or iterations). */
+/* Distinct groups >= 0 among the cell ix[0, m) (traces or iterations: small
+ * numbers), by a seen flag per group: one pass.  0 when memory runs out. */
 static size_t distinct_groups(const cal_run *r, const size_t *ix, size_t m)
 {
+    int32_t most = -1;
+    for (size_t i = 0; i < m; i++)
+        most = r->group[ix[i]] > most ? r->group[ix[i]] : most;
+    unsigned char *seen = most >= 0 ? tp_calloc((size_t)most + 1, 1) : NULL;
     size_t k = 0;
-    for (size_t i = 0; i < m; i++) {
+    for (size_t i = 0; seen && i < m; i++) {
         int32_t g = r->group[ix[i]];
-        size_t j = 0;
-        while (j < i && r->group[ix[j]] != g)
-            j++;
-        k += g >= 0 && j == i;
+        if (g >= 0 && !seen[g]) {
+            seen[g] = 1;
+            k++;
+        }
     }
+    tp_free(seen);
     return k;
 }
 

@@ -200,8 +200,12 @@ static int sq_write_events(tp_stage *st, sqlite3 *db, const char *path, const tp
         return rc;
     sqlite3_stmt *s = NULL;
     char phase[2] = {0, 0};
-    if (sqlite3_prepare_v2(db, "INSERT INTO events VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
-                           &s, NULL) != SQLITE_OK)
+    /* the columns named in sq_bind_event's order, not the schema's */
+    static const char insert[] =
+        "INSERT INTO events(id, kind, name_id, cat_id, phase, start_ns, dur_ns, pid, tid,"
+        " pid_name, tid_name, device, stream, correlation, external_id, launch_id, parent_id)"
+        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    if (sqlite3_prepare_v2(db, insert, -1, &s, NULL) != SQLITE_OK)
         rc = sq_fail(st, db, path, "cannot prepare");
     for (size_t i = 0; i < c->n && rc == TP_OK; i++) {
         sq_bind_event(st, s, c, &l, i, phase);
