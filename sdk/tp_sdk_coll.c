@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_hier.h>
 #include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_stats.h>
@@ -203,7 +204,8 @@ static int payload_comm(const tp_trace *t, int32_t r, char *buf, size_t size)
     return 1;
 }
 
-int tp_coll_group_of(const tp_trace *t, const tp_hier_view *h, int32_t a, char *buf, size_t size)
+int tp_coll_group_of(const tp_trace *t, const struct tp_hier_view *h, int32_t a, char *buf,
+                     size_t size)
 {
     if (size == 0)
         return 0;

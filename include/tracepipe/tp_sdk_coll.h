@@ -22,7 +22,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tp_sdk_hier.h"
 #include "tp_sdk_vocab.h"
 
 #ifdef __cplusplus
@@ -71,7 +70,9 @@ uint64_t tp_coll_key(const char *group, tp_coll_type type);
  * then its ancestors: record_param_comms), else the communicator id of the
  * nearest NVTX range above it with NCCL's payload (an nsys export).
  * Returns 1 when found, else 0. */
-int tp_coll_group_of(const tp_trace *t, const tp_hier_view *h, int32_t a, char *buf, size_t size);
+struct tp_hier_view; /* tp_sdk_hier.h */
+int tp_coll_group_of(const tp_trace *t, const struct tp_hier_view *h, int32_t a, char *buf,
+                     size_t size);
 
 /* Members of set s. */
 static inline size_t tp_coll_set_size(const tp_coll_match *m, size_t s)

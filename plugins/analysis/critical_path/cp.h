@@ -178,6 +178,9 @@ int cp_order(cp_graph *g);
 int cp_replay(cp_graph *g, const cp_change *ch);
 /* The factors of what-if m (the i-th) on g's nodes, into ch's arrays (nn cells each). */
 int cp_change_of(const cp_graph *g, const tp_optmap *m, size_t i, cp_change *ch);
+/* Where the overlay's flow from path node a, leaving at from, ends in the
+ * next path node b (ns on the first trace's clock), or -1: none. */
+int64_t cp_flow_to(const cp_graph *g, size_t a, size_t b, int64_t from);
 /* Frees the edges (no replay after this one). */
 void cp_graph_drop_edges(cp_graph *g);
 void cp_graph_free(cp_graph *g);
