@@ -81,7 +81,7 @@ static int result_call(tp_stage *st, const tp_result *r, int col, const char *wh
 
 static void host_progress(tp_stage *st, uint64_t done, uint64_t total)
 {
-    tp_progress_update(st->run, st->id, done, total);
+    tp_progress_update(st->run, st->id, &st->progress, done, total);
 }
 
 static tp_str host_intern(tp_stage *st, const char *s, size_t len)

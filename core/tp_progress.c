@@ -45,7 +45,8 @@ static void fmt_eta(char *buf, size_t n, double s)
         snprintf(buf, n, "%ds", (int)(s + 0.5));
 }
 
-void tp_progress_update(tp_run *run, const char *label, uint64_t done, uint64_t total)
+void tp_progress_update(tp_run *run, const char *label, tp_progress_clock *clock, uint64_t done,
+                        uint64_t total)
 {
     if (!run->opts.progress)
         return;
@@ -55,10 +56,14 @@ void tp_progress_update(tp_run *run, const char *label, uint64_t done, uint64_t 
         run->progress_start = now;
         run->progress_last = 0;
     }
+    if (clock != NULL && (clock->start == 0 || done < clock->done))
+        clock->start = now;
+    if (clock != NULL)
+        clock->done = done;
     if (now - run->progress_last < 0.1 && done < total)
         return;
     run->progress_last = now;
-    double elapsed = now - run->progress_start;
+    double elapsed = now - (clock != NULL ? clock->start : run->progress_start);
     double frac = total ? (double)done / (double)total : 0;
     if (frac > 1)
         frac = 1;

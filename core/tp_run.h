@@ -31,6 +31,15 @@ typedef struct tp_run_source {
 } tp_run_source;
 
 /* One stage while it runs: what the host functions reach through tp_stage*. */
+/* A stage's progress clock: it starts at the stage's first report and
+ * restarts only when its count goes back (a reader's next file), not when
+ * another stage reports in between (a streamed batch's reader between a
+ * writer's traces). */
+typedef struct tp_progress_clock {
+    double start; /* 0: not started */
+    uint64_t done;
+} tp_progress_clock;
+
 struct tp_stage {
     tp_run *run;
     const tp_stage_desc *desc;
@@ -54,6 +63,7 @@ struct tp_stage {
     size_t *slots;            /* index + 1 into run->traces; 0: none */
     const struct pstage *ps;
     size_t current;           /* index + 1; 0: none */
+    tp_progress_clock progress; /* the stage's own progress clock */
 };
 
 /* A trace of the run, kept under the id of the reader that made it. */
@@ -117,7 +127,9 @@ struct tp_run {
 /* Adds a result owned by the run. */
 tp_result *tp_run_new_result(tp_run *run, const char *id);
 /* Progress display (tp_progress.c). */
-void tp_progress_update(tp_run *run, const char *label, uint64_t done, uint64_t total);
+/* clock: the reporting stage's (NULL: the label's, restarted when it changes). */
+void tp_progress_update(tp_run *run, const char *label, tp_progress_clock *clock, uint64_t done,
+                        uint64_t total);
 void tp_progress_done(tp_run *run);
 /* Remembers a file the run reads (stat of path); what names it in messages. */
 int tp_run_add_source(tp_run *run, const char *path, const char *what);

@@ -4,9 +4,12 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_hier.h>
 #include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_stats.h>
@@ -72,8 +75,9 @@ static int coll_alloc(tp_coll_match *m, size_t nr, size_t total)
     m->arrival_hns = malloc((total ? total : 1) * sizeof *m->arrival_hns);
     m->latest_hns = malloc((total ? total : 1) * sizeof *m->latest_hns);
     m->earliest_hns = malloc((total ? total : 1) * sizeof *m->earliest_hns);
+    m->latest = malloc((total ? total : 1) * sizeof *m->latest);
     return m->first && m->member && m->key && m->seq && m->offset_hns && m->arrival_hns &&
-                   m->latest_hns && m->earliest_hns
+                   m->latest_hns && m->earliest_hns && m->latest
                ? TP_OK
                : TP_ENOMEM;
 }
@@ -109,12 +113,16 @@ static void coll_arrivals(const tp_coll_rank *r, tp_coll_match *m)
 {
     for (size_t s = 0; s < m->nsets; s++) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
+        m->latest[s] = m->first[s];
         for (size_t k = m->first[s]; k < m->first[s + 1]; k++) {
             const tp_coll_member *a = &m->member[k];
             int64_t t = 2 * r[a->rank].start[a->call] - m->offset_hns[a->rank];
             m->arrival_hns[k] = t;
             lo = t < lo ? t : lo;
-            hi = t > hi ? t : hi;
+            if (t > hi) {
+                hi = t;
+                m->latest[s] = k;
+            }
         }
         m->earliest_hns[s] = lo;
         m->latest_hns[s] = hi;
@@ -159,7 +167,59 @@ void tp_coll_match_free(tp_coll_match *m)
     free(m->arrival_hns);
     free(m->latest_hns);
     free(m->earliest_hns);
+    free(m->latest);
     memset(m, 0, sizeof *m);
+}
+
+uint64_t tp_coll_key(const char *group, tp_coll_type type)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = group; p && *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return (h ^ (uint64_t)type) * 1099511628211ull;
+}
+
+/* The "Process Group Name" of row r into buf; 1 when it says one. */
+static int group_arg(const tp_trace *t, int32_t r, char *buf, size_t size)
+{
+    size_t len = 0, vlen;
+    const char *a = tp_trace_args(t, (size_t)r, &len);
+    const char *v = a ? tp_json_get(a, len, "Process Group Name", &vlen) : NULL;
+    if (v == NULL || tp_json_is_null(v, vlen))
+        return 0;
+    if (tp_json_str(v, vlen, buf, size) < 0)
+        snprintf(buf, size, "%.*s", (int)(vlen < size ? vlen : size - 1), v);
+    return 1;
+}
+
+/* The communicator id of row r's NCCL payload into buf; 1 when it has one. */
+static int payload_comm(const tp_trace *t, int32_t r, char *buf, size_t size)
+{
+    size_t len = 0;
+    const char *a = tp_trace_args(t, (size_t)r, &len);
+    tp_coll_payload p;
+    if (a == NULL || !tp_coll_payload_read(a, len, &p) || p.comm[0] == '\0')
+        return 0;
+    snprintf(buf, size, "%s", p.comm);
+    return 1;
+}
+
+int tp_coll_group_of(const tp_trace *t, const struct tp_hier_view *h, int32_t a, char *buf,
+                     size_t size)
+{
+    if (size == 0)
+        return 0;
+    buf[0] = '\0';
+    if (group_arg(t, a, buf, size))
+        return 1;
+    for (int32_t x = h->launcher[a]; x >= 0; x = h->parent[x])
+        if (group_arg(t, x, buf, size))
+            return 1;
+    for (int32_t x = h->launcher[a]; x >= 0; x = h->parent[x])
+        if (payload_comm(t, x, buf, size))
+            return 1;
+    buf[0] = '\0';
+    return 0;
 }
 
 double tp_coll_busbw_factor(tp_coll_type t, int64_t n)

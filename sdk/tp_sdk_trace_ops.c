@@ -48,6 +48,16 @@ int32_t tp_outermost_op(const tp_cols *c, const int32_t *parent, const uint8_t *
     return top[row];
 }
 
+int32_t tp_outermost_op_of(const tp_cols *c, const int32_t *parent, const uint8_t *memo,
+                           size_t nmemo, int32_t row)
+{
+    int32_t top = -1;
+    for (int32_t r = row; r >= 0; r = parent[r])
+        if (is_op(c, (size_t)r, memo, nmemo))
+            top = r;
+    return top;
+}
+
 void tp_outermost_ops(const tp_cols *c, const int32_t *parent, const uint8_t *memo, size_t nmemo,
                       int32_t *top, int32_t *chain)
 {

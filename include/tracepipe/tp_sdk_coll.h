@@ -50,12 +50,29 @@ typedef struct tp_coll_match {
     int64_t *arrival_hns;  /* per member: 2 * start - offset */
     int64_t *latest_hns, *earliest_hns; /* per set */
     size_t nranks;
+    size_t *latest;        /* since 3.4: per set, the member (index into member) that
+                              arrives last, the first of a tie */
 } tp_coll_match;
 
 /* Matches the calls of nranks ranks.  TP_OK or TP_ENOMEM; free with
  * tp_coll_match_free. */
 int tp_coll_match_ranks(const tp_coll_rank *ranks, size_t nranks, tp_coll_match *m);
 void tp_coll_match_free(tp_coll_match *m);
+
+/* The matching key of a collective call (CONVENTIONS, "Collectives across
+ * ranks"): its process group's name ("" or NULL: none said) and its type,
+ * FNV-1a.  collectives and critical_path key their calls with it. */
+uint64_t tp_coll_key(const char *group, tp_coll_type type);
+
+/* The process group of collective activity a (a GPU kernel) of trace t
+ * into buf ("" when none is said): the "Process Group Name" arg of a
+ * itself, else of the nearest event above its launch (the launch call,
+ * then its ancestors: record_param_comms), else the communicator id of the
+ * nearest NVTX range above it with NCCL's payload (an nsys export).
+ * Returns 1 when found, else 0. */
+struct tp_hier_view; /* tp_sdk_hier.h */
+int tp_coll_group_of(const tp_trace *t, const struct tp_hier_view *h, int32_t a, char *buf,
+                     size_t size);
 
 /* Members of set s. */
 static inline size_t tp_coll_set_size(const tp_coll_match *m, size_t s)

@@ -233,6 +233,10 @@ void tp_outermost_ops(const tp_cols *c, const int32_t *parent, const uint8_t *me
 #define TP_OP_UNKNOWN (-2)
 int32_t tp_outermost_op(const tp_cols *c, const int32_t *parent, const uint8_t *memo,
                         size_t nmemo, int32_t *top, int32_t *chain, int32_t row);
+/* The same for one row without memory: a climb to its root, O(depth), for
+ * the few rows a stage asks about (critical_path's path). */
+int32_t tp_outermost_op_of(const tp_cols *c, const int32_t *parent, const uint8_t *memo,
+                           size_t nmemo, int32_t row);
 
 /* ------------------------------------------------------------- kernels */
 

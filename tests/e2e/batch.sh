@@ -281,6 +281,18 @@ elif ! cmp -s "$tmp/job8m/job.trace.json" "$tmp/job8b/job.trace.json"; then ko "
 elif ! python3 tests/tools/check_ranks.py "$tmp/job8.expected" "$tmp/job8b/job.csv" \
     "$tmp/job8b/job.straggler.csv" >"$tmp/chk" 2>&1; then ko "8 generated ranks: check_ranks.py"; cat "$tmp/chk"
 else ok; fi
+# critical_path's overlays over a folder of two ranks (batch: true) drawn by the streamed
+# chrome_trace, which keeps each flow end while its rank is written (no rank asked for
+# again): the same bytes as one pipeline with a reader per rank (valid/critical_path_overlay)
+mkdir -p "$tmp/cpo"
+cp tests/data/hand/cp_straggler_rank0.json tests/data/hand/cp_straggler_rank1.json "$tmp/cpo/"
+"$P" run tests/pipelines/batch/critical_path_overlay_job.yaml --input "$tmp/cpo" \
+    --set out="$tmp/cpo_out" -q >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc != 0 ]; then ko "batch critical_path overlay: exit $rc"; cat "$tmp/err"
+elif ! cmp -s tests/pipelines/valid/critical_path_overlay/expected/job.trace.json \
+    "$tmp/cpo_out/job.trace.json"; then ko "batch critical_path overlay: Chrome trace differs"
+else ok; fi
 # one bad rank: the batch stages run over the others and the exit says a trace failed
 head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"
 "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rj2" -j 2 \

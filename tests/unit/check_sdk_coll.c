@@ -79,7 +79,25 @@ START_TEST(matcher)
     ck_assert_int_eq(m.arrival_hns[m.first[1]], 400);
     ck_assert_int_eq(m.arrival_hns[m.first[1] + 1], 480);
     ck_assert_int_eq(m.latest_hns[1] - m.earliest_hns[1], 80);
+    /* the last arrival: rank 1 at set (1,1); at set (1,0) both arrive at 0: the first, rank 0 */
+    ck_assert_uint_eq(m.member[m.latest[1]].rank, 1);
+    ck_assert_int_eq(m.arrival_hns[m.latest[1]], m.latest_hns[1]);
+    ck_assert_uint_eq(m.member[m.latest[0]].rank, 0);
+    ck_assert_uint_eq(m.member[m.latest[2]].rank, 0); /* alone */
     tp_coll_match_free(&m);
+}
+END_TEST
+
+/* The matching key: process group and type (collectives and critical_path share it). */
+START_TEST(matching_key)
+{
+    /* FNV-1a of "1" then the type: (((offset ^ '1') * prime) ^ type) * prime */
+    uint64_t h = (1469598103934665603ull ^ (uint64_t)'1') * 1099511628211ull;
+    ck_assert(tp_coll_key("1", TP_COLL_ALL_REDUCE) ==
+              (h ^ (uint64_t)TP_COLL_ALL_REDUCE) * 1099511628211ull);
+    ck_assert(tp_coll_key("0", TP_COLL_ALL_REDUCE) != tp_coll_key("1", TP_COLL_ALL_REDUCE));
+    ck_assert(tp_coll_key("0", TP_COLL_ALL_REDUCE) != tp_coll_key("0", TP_COLL_ALL_GATHER));
+    ck_assert(tp_coll_key("", TP_COLL_ALL_REDUCE) == tp_coll_key(NULL, TP_COLL_ALL_REDUCE));
 }
 END_TEST
 
@@ -175,6 +193,7 @@ static Suite *sdk_coll_suite(void)
     tcase_add_test(tc, busbw_factors);
     tcase_add_test(tc, dtype_sizes);
     tcase_add_test(tc, matcher);
+    tcase_add_test(tc, matching_key);
     tcase_add_test(tc, queue_series);
     tcase_add_test(tc, link_peaks);
     tcase_add_test(tc, queue_time_full);

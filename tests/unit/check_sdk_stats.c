@@ -177,8 +177,11 @@ START_TEST(outermost_ops_skip_modules)
     int32_t top[7], scratch[7];
     tp_outermost_ops(&c, parent, memo, 8, top, scratch);
     const int32_t want[] = {-1, -1, 2, 2, 2, 5, -1};
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 7; i++) {
         ck_assert_int_eq(top[i], want[i]);
+        /* one row at a time, without memory: the same rule */
+        ck_assert_int_eq(tp_outermost_op_of(&c, parent, memo, 8, i), want[i]);
+    }
 }
 END_TEST
 

@@ -255,14 +255,6 @@ static int calls_of(tp_stage *st, const tp_trace *t, uint32_t index, const tp_vo
 
 /* ------------------------------------------------------ across ranks */
 
-/* The matching key of a call: its process group and type (FNV-1a). */
-static uint64_t key_of(const co_call *k)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = k->group; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    return (h ^ (uint64_t)k->type) * 1099511628211ull;
-}
 
 static int earlier(const void *a, const void *b, void *ctx)
 {
@@ -303,7 +295,7 @@ static int match(co_calls *cs, size_t nt)
     for (size_t i = 0; rc == TP_OK && i < cs->n; i++) {
         start[i] = cs->v[i].start;
         end[i] = cs->v[i].end;
-        key[i] = key_of(&cs->v[i]);
+        key[i] = tp_coll_key(cs->v[i].group, cs->v[i].type);
         from[cs->v[i].trace + 1] = i + 1;
     }
     for (size_t t = 1; rc == TP_OK && t <= nt; t++)

@@ -1,9 +1,10 @@
 /* critical_path: collectives matched across the ranks of a job
  * (docs/plugins/critical_path.md, "Ranks"): the SDK's one matcher
- * (tp_sdk_coll.h) pairs each rank's collective kernels by type and sequence
- * and gives each rank's clock offset; a collective ends on every rank only
- * when the last rank has arrived, so each member's end gets an edge from the
- * last arrival's start. */
+ * (tp_sdk_coll.h) pairs each rank's collective kernels by the SDK's key
+ * (process group and type, tp_coll_key) and sequence within it, and gives
+ * each rank's clock offset and each collective's last arrival; a collective
+ * ends on every rank only when the last rank has arrived, so each member's
+ * end gets an edge from the last arrival's start. */
 #include <math.h>
 
 #include "cp.h"
@@ -38,7 +39,7 @@ static tp_coll_type coll_type(tp_stage *st, const tp_vocab *v, uint8_t *memo, si
     return t;
 }
 
-/* Trace tr's collective kernels (nodes), keyed by type, in start order. */
+/* Trace tr's collective kernels (nodes), keyed by process group and type, in start order. */
 static int calls_of(tp_stage *st, const cp_trace *tr, const tp_vocab *v, uint8_t *memo,
                     size_t nmemo, cp_calls *k)
 {
@@ -60,9 +61,11 @@ static int calls_of(tp_stage *st, const cp_trace *tr, const tp_vocab *v, uint8_t
     int rc = tp_sort(k->row, n, sizeof *k->row, by_start, (void *)c);
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         uint32_t r = k->row[i];
+        char group[64];
+        tp_coll_group_of(tr->t, &tr->h, (int32_t)r, group, sizeof group);
         k->start[i] = c->ts[r];
         k->end[i] = c->ts[r] + c->dur[r];
-        k->key[i] = (uint64_t)coll_type(st, v, memo, nmemo, c->name[r]);
+        k->key[i] = tp_coll_key(group, coll_type(st, v, memo, nmemo, c->name[r]));
     }
     return rc;
 }
@@ -82,10 +85,7 @@ static void last_arrivals(const cp_graph *g, const tp_coll_match *m, const cp_ca
     for (size_t s = 0; s < m->nsets; s++) {
         if (tp_coll_set_size(m, s) < 2)
             continue;
-        size_t last = m->first[s];
-        for (size_t j = m->first[s] + 1; j < m->first[s + 1]; j++)
-            if (m->arrival_hns[j] > m->arrival_hns[last])
-                last = j;
+        size_t last = m->latest[s];
         const tp_coll_member *l = &m->member[last];
         int32_t from = 2 * g->tr[l->rank].node_of[k[l->rank].row[l->call]];
         for (size_t j = m->first[s]; j < m->first[s + 1]; j++) {

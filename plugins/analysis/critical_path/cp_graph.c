@@ -148,14 +148,13 @@ static int node_arrays(cp_graph *g, cp_found *f)
     size_t nn = g->nn ? g->nn : 1, np = g->np ? g->np : 1;
     g->row = tp_malloc(nn * sizeof *g->row);
     g->cat = tp_malloc(nn);
-    g->t = tp_malloc(np * sizeof *g->t);
     g->off = tp_malloc((np + 1) * sizeof *g->off);
     f->s_src = tp_malloc(nn * sizeof *f->s_src);
     f->x_src = tp_malloc(nn * sizeof *f->x_src);
     f->end_src = tp_malloc(nn * sizeof *f->end_src);
     f->s_type = tp_calloc(nn, 1);
     f->end_type = tp_calloc(nn, 1);
-    if (!g->row || !g->cat || !g->t || !g->off || !f->s_src || !f->x_src || !f->end_src ||
+    if (!g->row || !g->cat || !g->off || !f->s_src || !f->x_src || !f->end_src ||
         !f->s_type || !f->end_type)
         return TP_ENOMEM;
     for (size_t k = 0; k < g->nn; k++)
@@ -163,7 +162,7 @@ static int node_arrays(cp_graph *g, cp_found *f)
     return TP_OK;
 }
 
-/* Trace tr's nodes: rows, categories, times on the first trace's clock. */
+/* Trace tr's nodes: rows and categories. */
 static void make_nodes(cp_build_ctx *b)
 {
     cp_graph *g = b->g;
@@ -173,8 +172,6 @@ static void make_nodes(cp_build_ctx *b)
         if (k < 0)
             continue;
         g->row[k] = (uint32_t)r;
-        g->t[2 * k] = c->ts[r] - b->tr->offset;
-        g->t[2 * k + 1] = ev_end(c, r) - b->tr->offset;
         g->cat[k] = node_category(b, (uint32_t)r);
     }
 }
@@ -416,7 +413,7 @@ static void stream_wait(cp_build_ctx *b, uint32_t call, const cp_wait *w)
         return;
     int32_t n = b->tr->node_of[dst];
     int32_t p = end_pt(b, src);
-    if (b->x_src[n] < 0 || b->g->t[b->x_src[n]] < b->g->t[p])
+    if (b->x_src[n] < 0 || cp_t(b->g, b->x_src[n]) < cp_t(b->g, p))
         b->x_src[n] = p;
 }
 
@@ -462,7 +459,7 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
             !blocks_of(b, c->name[l]))
             continue;
         int32_t n = b->tr->node_of[l], p = end_pt(b, (int32_t)a);
-        if (b->end_src[n] < 0 || g->t[b->end_src[n]] < g->t[p]) {
+        if (b->end_src[n] < 0 || cp_t(g, b->end_src[n]) < cp_t(g, p)) {
             b->end_src[n] = p;
             b->end_type[n] = CP_MEMCPY;
         }
@@ -471,19 +468,18 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
 
 /* ------------------------------------------------------------- edges */
 
-static void add(cp_graph *g, int32_t src, uint8_t type, int64_t w, int32_t owner)
+/* An in-edge of the point being built: from src, weight w, owned by own (CP_OWN_*). */
+static void add(cp_graph *g, int32_t src, uint8_t type, int64_t w, unsigned own)
 {
     size_t i = g->ne++;
     g->src[i] = src;
-    g->owner[i] = owner;
     g->w[i] = w;
-    g->type[i] = type;
+    g->type[i] = CP_EDGE_BYTE(type, own);
 }
 
 static void move_edge(cp_graph *g, size_t to, size_t from)
 {
     g->src[to] = g->src[from];
-    g->owner[to] = g->owner[from];
     g->w[to] = g->w[from];
     g->type[to] = g->type[from];
 }
@@ -492,26 +488,26 @@ static void start_edges(const cp_build_ctx *b, int32_t k)
 {
     cp_graph *g = b->g;
     uint32_t r = g->row[k];
-    int64_t t = g->t[2 * k];
+    int64_t t = cp_t(g, 2 * k);
     if (tp_ev_is_activity(b->c, r)) {
         if (b->s_src[k] >= 0)
-            add(g, b->s_src[k], CP_STREAM, 0, k);
+            add(g, b->s_src[k], CP_STREAM, 0, CP_OWN_DST);
         if (b->x_src[k] >= 0)
-            add(g, b->x_src[k], CP_EVENT_WAIT, 0, k);
+            add(g, b->x_src[k], CP_EVENT_WAIT, 0, CP_OWN_DST);
         int32_t l = b->h.launcher[r];
-        if (l >= 0 && b->tr->node_of[l] >= 0)
-            add(g, start_pt(b, l), CP_LAUNCH, 0, b->tr->node_of[l]);
+        if (l >= 0 && b->tr->node_of[l] >= 0) /* the launch call's time */
+            add(g, start_pt(b, l), CP_LAUNCH, 0, CP_OWN_SRC);
         return;
     }
     int32_t src = b->s_src[k], parent = b->h.parent[r];
     if (src < 0)
         return;
     if (b->s_type[k] == CP_NESTING || parent < 0) { /* the parent's own time, or a root's order */
-        add(g, src, b->s_type[k], parent < 0 ? 0 : t - g->t[src], parent < 0 ? k : b->tr->node_of[parent]);
-    } else if (g->t[src] <= t) { /* after a sibling: the parent's own time between */
-        add(g, src, CP_HOST_ORDER, t - g->t[src], b->tr->node_of[parent]);
+        add(g, src, b->s_type[k], parent < 0 ? 0 : t - cp_t(g, src), parent < 0 ? CP_OWN_DST : CP_OWN_SRC);
+    } else if (cp_t(g, src) <= t) { /* after a sibling: the parent's own time between */
+        add(g, src, CP_HOST_ORDER, t - cp_t(g, src), CP_OWN_PARENT);
     } else { /* overlapping siblings (the nesting clamp): from the parent's start */
-        add(g, start_pt(b, parent), CP_NESTING, t - g->t[start_pt(b, parent)], b->tr->node_of[parent]);
+        add(g, start_pt(b, parent), CP_NESTING, t - cp_t(g, start_pt(b, parent)), CP_OWN_SRC);
     }
 }
 
@@ -519,29 +515,29 @@ static void end_edges(const cp_build_ctx *b, int32_t k)
 {
     cp_graph *g = b->g;
     uint32_t r = g->row[k];
-    int64_t t = g->t[2 * k + 1], dur = b->c->dur[r];
+    int64_t t = cp_t(g, 2 * k + 1), dur = b->c->dur[r];
     int32_t src = tp_ev_is_host(b->c, r) ? b->x_src[k] : -1;
     int32_t last = b->coll_src ? b->coll_src[k] : -1;
-    if (last >= 0 && g->t[last] <= t) /* first: on a tie the last rank's arrival binds */
-        add(g, last, CP_COLLECTIVE, t - g->t[last], k);
-    if (src >= 0 && g->t[src] <= t) { /* a parent: its own time after its last child */
-        add(g, src, CP_NESTING, t - g->t[src], k);
+    if (last >= 0 && cp_t(g, last) <= t) /* first: on a tie the last rank's arrival binds */
+        add(g, last, CP_COLLECTIVE, t - cp_t(g, last), CP_OWN_DST);
+    if (src >= 0 && cp_t(g, src) <= t) { /* a parent: its own time after its last child */
+        add(g, src, CP_NESTING, t - cp_t(g, src), CP_OWN_DST);
         return;
     }
-    if (src < 0 && b->end_src[k] >= 0 && g->t[b->end_src[k]] <= t) {
+    if (src < 0 && b->end_src[k] >= 0 && cp_t(g, b->end_src[k]) <= t) {
         /* waiting: the call returns `tail` after the GPU work ends; else
          * (the work was done before the call) only a causal edge */
-        int64_t tail = t - g->t[b->end_src[k]];
-        int waited = g->t[b->end_src[k]] > g->t[2 * k];
-        add(g, 2 * k, CP_SELF, waited ? tail : dur, k);
-        add(g, b->end_src[k], b->end_type[k], waited ? tail : 0, k);
+        int64_t tail = t - cp_t(g, b->end_src[k]);
+        int waited = cp_t(g, b->end_src[k]) > cp_t(g, 2 * k);
+        add(g, 2 * k, CP_SELF, waited ? tail : dur, CP_OWN_DST);
+        add(g, b->end_src[k], b->end_type[k], waited ? tail : 0, CP_OWN_DST);
         return;
     }
-    add(g, 2 * k, CP_SELF, dur, k);
+    add(g, 2 * k, CP_SELF, dur, CP_OWN_DST);
 }
 
 /* Edge i's arrival at its destination, by measured times. */
-static int64_t arrival(const cp_graph *g, size_t i) { return g->t[g->src[i]] + g->w[i]; }
+static int64_t arrival(const cp_graph *g, size_t i) { return cp_t(g, g->src[i]) + g->w[i]; }
 
 /* Keeps the in-edges of point p its measured times allow, and turns the
  * binding one's slack into time: a launch's delay, else a gap edge. */
@@ -549,7 +545,7 @@ static void settle(cp_graph *g, int32_t p, size_t from)
 {
     size_t keep = from;
     for (size_t i = from; i < g->ne; i++) {
-        if (arrival(g, i) <= g->t[p])
+        if (arrival(g, i) <= cp_t(g, p))
             move_edge(g, keep++, i);
         else
             g->n_dropped++;
@@ -560,18 +556,17 @@ static void settle(cp_graph *g, int32_t p, size_t from)
     size_t best = from;
     for (size_t i = from + 1; i < keep; i++) { /* ties: a launch explains a delay */
         int64_t x = arrival(g, i), y = arrival(g, best);
-        if (x > y || (x == y && g->type[i] == CP_LAUNCH && g->w[best] == 0))
+        if (x > y || (x == y && CP_TYPE_OF(g->type[i]) == CP_LAUNCH && g->w[best] == 0))
             best = i;
     }
-    int64_t slack = g->t[p] - arrival(g, best);
+    int64_t slack = cp_t(g, p) - arrival(g, best);
     if (slack <= 0)
         return;
-    if (g->type[best] == CP_LAUNCH || g->w[best] > 0) {
+    if (CP_TYPE_OF(g->type[best]) == CP_LAUNCH || g->w[best] > 0) {
         g->w[best] += slack;
     } else {
-        g->type[best] = CP_GAP;
+        g->type[best] = CP_EDGE_BYTE(CP_GAP, CP_OWN_DST);
         g->w[best] = slack;
-        g->owner[best] = cp_node_of_point(p);
     }
 }
 
@@ -579,10 +574,9 @@ static void settle(cp_graph *g, int32_t p, size_t from)
 static int edges_trim(cp_graph *g)
 {
     size_t n = g->ne ? g->ne : 1;
-    void *a = tp_realloc(g->src, n * sizeof *g->src), *b = a ? tp_realloc(g->owner, n * sizeof *g->owner) : NULL;
+    void *a = tp_realloc(g->src, n * sizeof *g->src);
     g->src = a ? a : g->src;
-    g->owner = b ? b : g->owner;
-    void *c = b ? tp_realloc(g->w, n * sizeof *g->w) : NULL;
+    void *c = a ? tp_realloc(g->w, n * sizeof *g->w) : NULL;
     g->w = c ? c : g->w;
     void *d = c ? tp_realloc(g->type, n) : NULL;
     g->type = d ? d : g->type;
@@ -594,10 +588,9 @@ static int edge_arrays(cp_graph *g)
 {
     size_t cap = 3 * g->np + 1;
     g->src = tp_malloc(cap * sizeof *g->src);
-    g->owner = tp_malloc(cap * sizeof *g->owner);
     g->w = tp_malloc(cap * sizeof *g->w);
     g->type = tp_malloc(cap);
-    return g->src && g->owner && g->w && g->type ? TP_OK : TP_ENOMEM;
+    return g->src && g->w && g->type ? TP_OK : TP_ENOMEM;
 }
 
 /* The in-edges of the points of b's trace. */
@@ -728,8 +721,27 @@ int cp_build(cp_graph *g, tp_stage *st)
         rc = edges_trim(g);
     }
     found_free(&f, &names);
+    for (size_t i = 0; i < g->nt; i++) { /* rows -> nodes: cp_node_of_row from here on */
+        tp_free(g->tr[i].node_of);
+        g->tr[i].node_of = NULL;
+    }
     tp_vocab_free(&v);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
+}
+
+void cp_graph_drop_edges(cp_graph *g)
+{
+    tp_free(g->off);
+    tp_free(g->src);
+    tp_free(g->w);
+    tp_free(g->type);
+    tp_free(g->order);
+    g->off = NULL;
+    g->src = NULL;
+    g->w = NULL;
+    g->type = NULL;
+    g->order = NULL;
+    g->ne = 0;
 }
 
 void cp_graph_free(cp_graph *g)
@@ -739,14 +751,9 @@ void cp_graph_free(cp_graph *g)
     tp_free(g->tr);
     tp_free(g->row);
     tp_free(g->cat);
-    tp_free(g->t);
-    tp_free(g->off);
-    tp_free(g->src);
-    tp_free(g->owner);
-    tp_free(g->w);
-    tp_free(g->type);
-    tp_free(g->order);
+    cp_graph_drop_edges(g);
     tp_free(g->rt);
-    tp_free(g->bind);
+    tp_free(g->bsrc);
+    tp_free(g->btype);
     memset(g, 0, sizeof *g);
 }

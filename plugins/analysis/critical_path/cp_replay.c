@@ -6,45 +6,49 @@
 
 #include <math.h>
 
-/* Edge i's weight under ch; -1 for an edge left out. */
-static int64_t weight(const cp_graph *g, uint32_t i, const cp_change *ch)
+/* Edge i's (into point p) weight under ch; -1 for an edge left out. */
+static int64_t weight(const cp_graph *g, uint32_t i, uint32_t p, const cp_change *ch)
 {
     int64_t w = g->w[i];
     if (ch == NULL)
         return w;
-    switch (g->type[i]) {
+    uint8_t b = g->type[i];
+    switch (CP_TYPE_OF(b)) {
     case CP_SELF:
     case CP_COLLECTIVE: /* the transfer after the last rank arrived: the collective's own time */
-        return llround((double)w * ch->self_scale[g->owner[i]]);
+        return llround((double)w * ch->self_scale[cp_owner(g, b, g->src[i], (int32_t)p)]);
     case CP_NESTING:
     case CP_HOST_ORDER:
-        return llround((double)w * ch->piece_scale[g->owner[i]]);
+        return llround((double)w * ch->piece_scale[cp_owner(g, b, g->src[i], (int32_t)p)]);
     case CP_LAUNCH:
         return llround((double)w * ch->launch);
     case CP_SYNC:
-        return ch->drop[g->owner[i]] ? -1 : w;
+        return ch->drop[cp_owner(g, b, g->src[i], (int32_t)p)] ? -1 : w;
     default:
         return w;
     }
 }
 
-/* rt[p] and bind[p] from p's in-edges (rt of their sources known). */
+/* rt[p] (when stored) and p's binding in-edge from its in-edges (rt of
+ * their sources known): the first of the latest arrivals. */
 static void settle_replayed(cp_graph *g, uint32_t p, const cp_change *ch)
 {
-    uint8_t best = CP_NO_BIND;
-    int64_t at = g->t[p]; /* a source keeps its measured time */
+    int64_t best = -1;
+    int64_t at = cp_t(g, p); /* a source keeps its measured time */
     for (uint32_t i = g->off[p]; i < g->off[p + 1]; i++) {
-        int64_t w = weight(g, i, ch);
+        int64_t w = weight(g, i, p, ch);
         if (w < 0)
             continue;
-        int64_t x = g->rt[g->src[i]] + w;
-        if (best == CP_NO_BIND || x > at) {
-            best = (uint8_t)(i - g->off[p]);
+        int64_t x = cp_rt(g, g->src[i]) + w;
+        if (best < 0 || x > at) {
+            best = i;
             at = x;
         }
     }
-    g->rt[p] = at;
-    g->bind[p] = best;
+    if (g->rt != NULL)
+        g->rt[p] = at;
+    g->bsrc[p] = best < 0 ? -1 : g->src[best];
+    g->btype[p] = best < 0 ? 0 : g->type[best];
 }
 
 /* The points' successors (CSR by source) and in-degrees. */
@@ -78,9 +82,9 @@ int cp_order(cp_graph *g)
     uint32_t *outoff = NULL, *outdst = NULL;
     uint8_t *indeg = NULL;
     g->order = tp_malloc(np * sizeof *g->order);
-    g->rt = tp_malloc(np * sizeof *g->rt);
-    g->bind = tp_malloc(np);
-    int rc = g->order && g->rt && g->bind ? successors(g, &outoff, &outdst, &indeg) : TP_ENOMEM;
+    g->bsrc = tp_malloc(np * sizeof *g->bsrc);
+    g->btype = tp_malloc(np);
+    int rc = g->order && g->bsrc && g->btype ? successors(g, &outoff, &outdst, &indeg) : TP_ENOMEM;
     if (rc == TP_OK) {
         size_t head = 0, tail = 0;
         for (size_t p = 0; p < g->np; p++)
@@ -103,14 +107,24 @@ int cp_order(cp_graph *g)
     return rc;
 }
 
+/* Without change every point replays at its measured time (each binding
+ * edge's weight was made to arrive there), so rt is not stored: only the
+ * binding edges are found.  A change stores rt. */
 int cp_replay(cp_graph *g, const cp_change *ch)
 {
     size_t acyclic = g->np - (size_t)g->n_cyclic;
+    if (ch == NULL) {
+        tp_free(g->rt);
+        g->rt = NULL;
+    } else if (g->rt == NULL && (g->rt = tp_malloc((g->np ? g->np : 1) * sizeof *g->rt)) == NULL) {
+        return TP_ENOMEM;
+    }
     for (size_t i = 0; i < acyclic; i++)
         settle_replayed(g, g->order[i], ch);
     for (size_t i = acyclic; i < g->np; i++) {
-        g->rt[g->order[i]] = g->t[g->order[i]];
-        g->bind[g->order[i]] = CP_NO_BIND;
+        if (g->rt != NULL)
+            g->rt[g->order[i]] = cp_t(g, (int32_t)g->order[i]);
+        g->bsrc[g->order[i]] = -1;
     }
     return TP_OK;
 }

@@ -125,14 +125,17 @@ static const tp_result_decl *cp_results_for(const void *config)
 
 
 typedef struct cp_step {
-    int32_t p, e; /* the point reached and its binding edge */
+    int32_t p, src; /* the point reached and its binding edge's source */
+    uint8_t b;      /* that edge's byte */
     int64_t amount;
 } cp_step;
 
 /* What the run keeps per trace (a rank, with several). */
 typedef struct cp_rtrace {
     tp_iter_view iv;
-    int32_t *top;     /* row -> op row */
+    tp_iterations its; /* iv's, for tp_iteration_of */
+    uint8_t *ops_memo; /* names that are no op: modules, iteration markers */
+    size_t nmemo;
 } cp_rtrace;
 
 typedef struct cp_run {
@@ -180,11 +183,8 @@ static int iterations(cp_run *r)
     }
     if (!r->has_iv)
         r->nw = g->nn > 0;
-    for (size_t i = 0; i < g->nt && r->has_iv; i++) {
-        int rc = tp_iter_view_rows(r->st, (tp_trace *)g->tr[i].t, &r->rt[i].iv);
-        if (rc != TP_OK)
-            return rc;
-    }
+    for (size_t i = 0; i < g->nt; i++)
+        r->rt[i].its = tp_iter_as_iterations(&r->rt[i].iv);
     return TP_OK;
 }
 
@@ -202,54 +202,50 @@ static uint32_t time_row(const cp_run *r, size_t k, size_t i)
 static int32_t node_iteration(const cp_run *r, size_t k)
 {
     size_t i = trace_ix(r, k);
-    int32_t w = r->rt[i].iv.row[time_row(r, k, i)];
+    int32_t w = tp_iteration_of(&r->rt[i].its, r->g.tr[i].c->ts[time_row(r, k, i)]);
     return w >= 0 && (size_t)w < r->nw ? w : -1;
 }
 
-/* The ops above every row of trace i (modules and iteration markers skipped). */
+/* The names that are no op in trace i: modules and its iteration markers
+ * (an op is found per path node, tp_outermost_op_of). */
 static int ops_of_rows(cp_run *r, size_t i)
 {
-    const tp_cols *c = r->g.tr[i].c;
     cp_rtrace *x = &r->rt[i];
     tp_vocab v;
-    uint8_t *memo = NULL;
-    size_t nmemo = 0;
     int rc = tp_vocab_get(r->st, &v);
     if (rc != TP_OK)
         return rc;
-    rc = tp_names_with_prefixes(r->st, v.modules, v.n_modules, &memo, &nmemo);
-    for (size_t s = 0; s < nmemo && rc == TP_OK && x->iv.n > 0; s++)
+    rc = tp_names_with_prefixes(r->st, v.modules, v.n_modules, &x->ops_memo, &x->nmemo);
+    for (size_t s = 0; s < x->nmemo && rc == TP_OK && x->iv.n > 0; s++)
         if (tp_iter_is_marker(&x->iv, (tp_str)s))
-            memo[s] = 1;
-    x->top = tp_malloc((c->n ? c->n : 1) * sizeof *x->top);
-    int32_t *scratch = tp_malloc((c->n ? c->n : 1) * sizeof *scratch);
-    if (rc == TP_OK && (!x->top || !scratch))
-        rc = TP_ENOMEM;
-    if (rc == TP_OK)
-        tp_outermost_ops(c, r->g.tr[i].h.parent, memo, nmemo, x->top, scratch);
-    tp_free(scratch);
-    tp_free(memo);
+            x->ops_memo[s] = 1;
     tp_vocab_free(&v);
     return rc;
 }
 
 /* ------------------------------------------------------------ the walk */
 
-static uint8_t edge_category(const cp_graph *g, int32_t e)
+/* The node whose time step s's edge is. */
+static int32_t step_owner(const cp_graph *g, const cp_step *s) { return cp_owner(g, s->b, s->src, s->p); }
+
+static uint8_t edge_category(const cp_graph *g, const cp_step *s)
 {
-    if (g->type[e] == CP_LAUNCH)
+    uint8_t type = CP_TYPE_OF(s->b);
+    if (type == CP_LAUNCH)
         return CP_LAUNCH_OVERHEAD;
-    if (g->type[e] == CP_GAP || g->type[e] == CP_STREAM || g->type[e] == CP_EVENT_WAIT)
+    if (type == CP_GAP || type == CP_STREAM || type == CP_EVENT_WAIT)
         return CP_IDLE;
-    return g->cat[g->owner[e]];
+    return g->cat[step_owner(g, s)];
 }
 
 /* The op (its name, or -1) of node k's time. */
 static int64_t op_name(const cp_run *r, int32_t k)
 {
     size_t i = trace_ix(r, (size_t)k);
-    int32_t op = r->rt[i].top[time_row(r, (size_t)k, i)];
-    return op >= 0 ? (int64_t)r->g.tr[i].c->name[op] : -1;
+    const cp_trace *tr = &r->g.tr[i];
+    int32_t op = tp_outermost_op_of(tr->c, tr->h.parent, r->rt[i].ops_memo, r->rt[i].nmemo,
+                                    (int32_t)time_row(r, (size_t)k, i));
+    return op >= 0 ? (int64_t)tr->c->name[op] : -1;
 }
 
 static void appear(cp_run *r, int32_t k)
@@ -269,11 +265,11 @@ static int32_t walk(cp_run *r, int32_t pe, int64_t lo)
     const cp_graph *g = &r->g;
     int32_t p = pe;
     r->nsteps = 0;
-    int32_t e;
-    while (g->rt[p] > lo && (e = cp_bound_edge(g, p)) >= 0) {
-        int64_t from = g->rt[g->src[e]] > lo ? g->rt[g->src[e]] : lo;
-        r->steps[r->nsteps++] = (cp_step){p, e, g->rt[p] - from};
-        p = g->src[e];
+    while (cp_rt(g, p) > lo && g->bsrc[p] >= 0) {
+        int32_t s = g->bsrc[p];
+        int64_t from = cp_rt(g, s) > lo ? cp_rt(g, s) : lo;
+        r->steps[r->nsteps++] = (cp_step){p, s, g->btype[p], cp_rt(g, p) - from};
+        p = s;
     }
     return p;
 }
@@ -309,7 +305,7 @@ static int path_row(cp_run *r, int64_t step_no, int64_t it, int32_t k, int edge,
     rc = rc ? rc : tp_result_set_str(r->st, r->path, x, cp_path_category, cp_cat_names[r->g.cat[k]]);
     if (rc == TP_OK && edge >= 0)
         rc = tp_result_set_str(r->st, r->path, x, cp_path_edge, cp_edge_names[edge]);
-    rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_start_us, us(r->g.t[2 * k] - r->t0));
+    rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_start_us, us(cp_t(&r->g, 2 * k) - r->t0));
     rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_dur_us, us(c->dur[row]));
     rc = rc ? rc : tp_result_set_f64(r->st, r->path, x, cp_path_on_path_us, on_path);
     if (rc == TP_OK && tr->rank >= 0)
@@ -325,7 +321,7 @@ static void path_order(cp_run *r, int32_t first)
     r->norder = 0;
     appear(r, cp_node_of_point(first));
     for (size_t i = r->nsteps; i-- > 0;) {
-        appear(r, g->owner[r->steps[i].e]);
+        appear(r, step_owner(g, &r->steps[i]));
         appear(r, cp_node_of_point(r->steps[i].p));
     }
 }
@@ -339,10 +335,11 @@ static int emit_path(cp_run *r, int64_t it)
     /* the edge into each node: the first step reaching or owned by it */
     size_t j = 1;
     for (size_t i = r->nsteps; i-- > 0 && j < r->norder;) {
-        int32_t e = r->steps[i].e;
-        while (j < r->norder && (r->order[j] == (uint32_t)g->owner[e] ||
-                                 r->order[j] == (uint32_t)cp_node_of_point(r->steps[i].p)))
-            edge_in[j++] = (int8_t)g->type[e];
+        const cp_step *s = &r->steps[i];
+        uint32_t owner = (uint32_t)step_owner(g, s);
+        while (j < r->norder && (r->order[j] == owner ||
+                                 r->order[j] == (uint32_t)cp_node_of_point(s->p)))
+            edge_in[j++] = (int8_t)CP_TYPE_OF(s->b);
     }
     for (size_t n = 0; n < r->norder && rc == TP_OK; n++)
         rc = path_row(r, (int64_t)n, it, (int32_t)r->order[n], edge_in[n], r->acc[n]);
@@ -397,16 +394,17 @@ typedef struct cp_window {
 static void categorise(cp_run *r, const cp_window *w, double *cats, int nodes)
 {
     const cp_graph *g = &r->g;
-    if (g->rt[w->first] > w->lo) { /* a source after the start: nothing explains the wait */
-        cats[CP_IDLE] += us(g->rt[w->first] - w->lo);
+    if (cp_rt(g, w->first) > w->lo) { /* a source after the start: nothing explains the wait */
+        cats[CP_IDLE] += us(cp_rt(g, w->first) - w->lo);
         if (nodes)
-            account(r, -1, CP_IDLE, g->rt[w->first] - w->lo, w->counted);
+            account(r, -1, CP_IDLE, cp_rt(g, w->first) - w->lo, w->counted);
     }
     for (size_t i = r->nsteps; i-- > 0;) {
-        int32_t e = r->steps[i].e;
-        cats[edge_category(g, e)] += us(r->steps[i].amount);
+        const cp_step *s = &r->steps[i];
+        uint8_t cat = edge_category(g, s);
+        cats[cat] += us(s->amount);
         if (nodes)
-            account(r, g->owner[e], edge_category(g, e), r->steps[i].amount, w->counted);
+            account(r, step_owner(g, s), cat, s->amount, w->counted);
     }
 }
 
@@ -425,9 +423,9 @@ static int ends(cp_run *r, size_t nw, int32_t **end_m, int32_t **end_r)
         if (w < 0)
             continue;
         int32_t *m = &(*end_m)[w], *x = &(*end_r)[w];
-        if (*m < 0 || g->t[p] > g->t[*m])
+        if (*m < 0 || cp_t(g, p) > cp_t(g, *m))
             *m = p;
-        if (*x < 0 || g->rt[p] > g->rt[*x])
+        if (*x < 0 || cp_rt(g, p) > cp_rt(g, *x))
             *x = p;
     }
     return TP_OK;
@@ -440,8 +438,8 @@ static void window_start(const cp_run *r, size_t w, int64_t *lo_m, int64_t *lo_r
     if (!r->has_iv) {
         *lo_m = *lo_r = INT64_MAX;
         for (size_t p = 0; p < g->np; p++) {
-            *lo_m = g->t[p] < *lo_m ? g->t[p] : *lo_m;
-            *lo_r = g->rt[p] < *lo_r ? g->rt[p] : *lo_r;
+            *lo_m = cp_t(g, (int64_t)p) < *lo_m ? cp_t(g, (int64_t)p) : *lo_m;
+            *lo_r = cp_rt(g, (int64_t)p) < *lo_r ? cp_rt(g, (int64_t)p) : *lo_r;
         }
         return;
     }
@@ -449,10 +447,10 @@ static void window_start(const cp_run *r, size_t w, int64_t *lo_m, int64_t *lo_r
     for (size_t i = 0; i < g->nt; i++) { /* the earliest rank's marker */
         const cp_trace *tr = &g->tr[i];
         uint32_t row = r->rt[i].iv.it[w].row;
-        int32_t k = row < tr->c->n ? tr->node_of[row] : -1;
+        int32_t k = row < tr->c->n ? cp_node_of_row(g, tr, row) : -1;
         int64_t m = r->rt[i].iv.it[w].start - tr->offset;
         *lo_m = m < *lo_m ? m : *lo_m;
-        m = k >= 0 ? g->rt[2 * k] : m;
+        m = k >= 0 ? cp_rt(g, 2 * k) : m;
         *lo_r = m < *lo_r ? m : *lo_r;
     }
 }
@@ -474,8 +472,8 @@ static int each_window(cp_run *r, cp_window_fn fn, void *ctx)
         if (end_r[w] < 0)
             continue;
         window_start(r, w, &lo_m, &x.lo);
-        x.measured = r->g.t[end_m[w]] - lo_m;
-        x.replayed = r->g.rt[end_r[w]] - x.lo;
+        x.measured = cp_t(&r->g, end_m[w]) - lo_m;
+        x.replayed = cp_rt(&r->g, end_r[w]) - x.lo;
         x.first = walk(r, end_r[w], x.lo);
         rc = fn(r, &x, ctx);
     }
@@ -499,15 +497,11 @@ static double event_us(const cp_run *r, size_t k, int64_t t)
     return us(t + tr->offset - tr->t0);
 }
 
-/* A flow from path node a to the next, b: from a's start to b's start, or,
- * when b (a GPU activity) started first, to a's start inside b; none into a
- * host event that started first (its children cover that time). */
+/* A flow from path node a to the next, b (cp_flow_to says where it ends). */
 static int flow_row(cp_run *r, size_t a, size_t b, int8_t edge)
 {
     const cp_graph *g = &r->g;
-    int64_t from = g->t[2 * a], to = g->t[2 * b];
-    if (to < from && (tp_kind_is_activity(cp_cols_of(g, b)->kind[g->row[b]]) && from <= g->t[2 * b + 1]))
-        to = from;
+    int64_t from = cp_t(g, 2 * (int64_t)a), to = cp_flow_to(g, a, b, from);
     if (to < from)
         return TP_OK;
     size_t x;
@@ -727,7 +721,7 @@ static void run_free(cp_run *r)
 {
     for (size_t i = 0; r->rt != NULL && i < r->g.nt; i++) { /* before the graph: its nt */
         tp_iter_view_release(&r->rt[i].iv);
-        tp_free(r->rt[i].top);
+        tp_free(r->rt[i].ops_memo);
     }
     tp_free(r->rt);
     cp_graph_free(&r->g);
@@ -746,15 +740,17 @@ static int cp_run_stage(tp_stage *st, const void *config, void *state)
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     cp_run r = {.st = st};
+    const cp_config *cfg = config;
     int rc = cp_build(&r.g, st);
     r.t0 = r.g.tr ? r.g.tr[0].t0 : 0;
-    const cp_config *cfg = config;
     if (rc != TP_OK) {
         cp_graph_free(&r.g);
         return rc; /* reported */
     }
     rc = cp_order(&r.g);
     rc = rc ? rc : cp_replay(&r.g, NULL);
+    if (rc == TP_OK && cfg->what_if.n == 0)
+        cp_graph_drop_edges(&r.g); /* no other replay */
     rc = rc ? rc : iterations(&r);
     if (rc != TP_OK && rc != TP_ENOMEM) {
         run_free(&r);

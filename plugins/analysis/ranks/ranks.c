@@ -7,8 +7,9 @@
  *                  types: nccl..., ncclDevKernel_...), compared up to the
  *                  smallest count; a collective ends on every rank at about
  *                  the same moment, since no rank can finish it alone;
- *   offset         per rank, the median over k of (its end of k - the first
- *                  rank's; the SDK's median, numpy's: an even count's is the
+ *   offset         per rank, the median over the k it shares with the first
+ *                  rank (its own count against the first's) of (its end of
+ *                  k - the first rank's; the SDK's median, numpy's: an even count's is the
  *                  mean of the two middles, so times here are kept in half
  *                  nanoseconds), removed from its times: clocks aligned;
  *   wait           rank r's wait in k: the latest aligned start of k over the
@@ -189,12 +190,7 @@ static int compare(rk_rank *r, size_t nr, size_t *ncoll)
         if (tp_coll_set_size(&m, s) != nr)
             continue;
         (*ncoll)++;
-        size_t last = 0;
-        for (size_t k = m.first[s]; k < m.first[s + 1]; k++)
-            if (m.arrival_hns[k] == m.latest_hns[s]) {
-                last = m.member[k].rank;
-                break;
-            }
+        size_t last = m.member[m.latest[s]].rank; /* the matcher's last arrival */
         r[last].last++;
         for (size_t k = m.first[s]; k < m.first[s + 1]; k++) {
             int64_t w = m.latest_hns[s] - m.arrival_hns[k];

@@ -533,17 +533,6 @@ static int seen_keep(tp_stage *st, ct_seen *seen, size_t k, const tp_trace *t)
     return seen->id[k] == TP_STR_ERROR ? TP_ENOMEM : TP_OK;
 }
 
-size_t ct_trace_of(tp_stage *st, const tp_result *r, size_t ntraces)
-{
-    const char *id = tp_result_meta(r, "trace");
-    for (size_t k = 0; id && k < ntraces; k++) {
-        const char *tid = tp_trace_id(tp_stage_trace_at(st, k));
-        if (tid && strcmp(tid, id) == 0)
-            return k;
-    }
-    return 0;
-}
-
 static size_t trace_of(tp_stage *st, const tp_result *r, const ct_seen *seen, size_t ntraces)
 {
     const char *id = tp_result_meta(r, "trace");
@@ -553,25 +542,45 @@ static size_t trace_of(tp_stage *st, const tp_result *r, const ct_seen *seen, si
     return 0;
 }
 
-static void write_counter(ct_out *o, const tp_result *r, size_t row, const int *col, int64_t t0,
-                          int64_t pid_base)
+/* The columns of a `counter` overlay, by name. */
+typedef struct ct_counter_cols {
+    int series, pid, device, stream, start_us, value;
+} ct_counter_cols;
+
+/* Is r a `counter` overlay with every column?  Its columns into *c. */
+static int counter_cols(const tp_result *r, ct_counter_cols *c)
 {
-    const char *series = tp_result_get_str(r, row, col[0]);
-    int64_t pid = tp_result_is_null(r, row, col[1])
-                      ? (tp_result_is_null(r, row, col[2]) ? 0 : tp_result_get_i64(r, row, col[2]))
-                      : tp_result_get_i64(r, row, col[1]);
+    if (strcmp(tp_result_kind(r), "counter") != 0)
+        return 0;
+    c->series = tp_result_find_col(r, "series");
+    c->pid = tp_result_find_col(r, "pid");
+    c->device = tp_result_find_col(r, "device");
+    c->stream = tp_result_find_col(r, "stream");
+    c->start_us = tp_result_find_col(r, "start_us");
+    c->value = tp_result_find_col(r, "value");
+    return c->series >= 0 && c->pid >= 0 && c->device >= 0 && c->stream >= 0 && c->start_us >= 0 &&
+           c->value >= 0;
+}
+
+static void write_counter(ct_out *o, const tp_result *r, size_t row, const ct_counter_cols *col,
+                          int64_t t0, int64_t pid_base)
+{
+    const char *series = tp_result_get_str(r, row, col->series);
+    int64_t pid = tp_result_is_null(r, row, col->pid)
+                      ? (tp_result_is_null(r, row, col->device) ? 0 : tp_result_get_i64(r, row, col->device))
+                      : tp_result_get_i64(r, row, col->pid);
     char name[300], value[40];
-    int n = tp_result_is_null(r, row, col[3])
+    int n = tp_result_is_null(r, row, col->stream)
                 ? snprintf(name, sizeof name, "%s", series)
                 : snprintf(name, sizeof name, "%s stream %lld", series,
-                           (long long)tp_result_get_i64(r, row, col[3]));
-    int vn = snprintf(value, sizeof value, "%.17g", tp_result_get_f64(r, row, col[5]));
+                           (long long)tp_result_get_i64(r, row, col->stream));
+    int vn = snprintf(value, sizeof value, "%.17g", tp_result_get_f64(r, row, col->value));
     out_str(o, "  {\"ph\": \"C\", \"name\": ");
     out_json_str(o, name, n > 0 && (size_t)n < sizeof name ? (size_t)n : 0);
     out_str(o, ", \"pid\": ");
     out_i64(o, pid_base + pid);
     out_str(o, ", \"ts\": ");
-    out_us(o, t0 + llround(tp_result_get_f64(r, row, col[4]) * 1000.0));
+    out_us(o, t0 + llround(tp_result_get_f64(r, row, col->start_us) * 1000.0));
     out_str(o, ", \"args\": {");
     out_json_str(o, series, strlen(series));
     out_str(o, ": ");
@@ -582,26 +591,23 @@ static void write_counter(ct_out *o, const tp_result *r, size_t row, const int *
 static size_t write_overlays(ct_out *o, tp_stage *st, const ct_seen *seen, size_t ntraces,
                              int *first)
 {
-    static const char *const names[] = {"series", "pid", "device", "stream", "start_us", "value"};
     size_t written = 0;
     for (size_t i = 0; i < tp_input_count(st) && !o->err; i++) {
         const tp_result *r = tp_input(st, i);
-        int col[6], ok = strcmp(tp_result_kind(r), "counter") == 0;
-        for (size_t k = 0; ok && k < 6; k++)
-            ok = (col[k] = tp_result_find_col(r, names[k])) >= 0;
-        if (!ok)
+        ct_counter_cols col;
+        if (!counter_cols(r, &col))
             continue;
         size_t k = trace_of(st, r, seen, ntraces);
         int64_t t0 = seen->t0[k];
         int64_t pid_base = o->multi ? ((int64_t)k + 1) * CT_PID_STRIDE : 0;
         for (size_t row = 0; row < tp_result_rows(r); row++) {
-            if (tp_result_is_null(r, row, col[0]) || tp_result_is_null(r, row, col[4]) ||
-                tp_result_is_null(r, row, col[5]))
+            if (tp_result_is_null(r, row, col.series) || tp_result_is_null(r, row, col.start_us) ||
+                tp_result_is_null(r, row, col.value))
                 continue;
             if (!*first)
                 out_str(o, ",\n");
             *first = 0;
-            write_counter(o, r, row, col, t0, pid_base);
+            write_counter(o, r, row, &col, t0, pid_base);
             written++;
         }
     }
@@ -652,8 +658,8 @@ static int close_out(ct_out *o)
  * and what the overlays need of it.  Added to *events: its event count. */
 /* Trace k's events, with its marks (from t alone: in a streamed batch,
  * asking for another trace would let t go). */
-static int write_trace(ct_out *o, tp_stage *st, size_t k, ct_seen *seen, int *first,
-                       size_t *events)
+static int write_trace(ct_out *o, tp_stage *st, size_t k, ct_seen *seen, ct_flows *flows,
+                       int *first, size_t *events)
 {
     ct_ext x = {0};
     ct_marks m = {0};
@@ -667,6 +673,7 @@ static int write_trace(ct_out *o, tp_stage *st, size_t k, ct_seen *seen, int *fi
         write_events(o, st, t, &x, &m, first);
         if (o->multi)
             process_names(o, st, t, first);
+        ct_flows_keep(st, flows, t, k);
         *events += tp_trace_cols(t)->n;
     }
     ext_free(&x);
@@ -700,16 +707,19 @@ static int ct_run(tp_stage *st, const void *config, void *state)
     }
     o->multi = ntraces > 1;
     write_header(o, t0);
-    int first = 1, rc = TP_OK;
+    int first = 1;
+    ct_flows flows;
+    int rc = ct_flows_init(st, &flows);
     size_t total = 0;
     /* one trace at a time, in order: each is let go when the next is asked for */
     for (size_t k = 0; k < ntraces && rc == TP_OK && !o->err; k++) {
-        rc = write_trace(o, st, k, &seen, &first, &total);
+        rc = write_trace(o, st, k, &seen, &flows, &first, &total);
         if (o->multi)
             tp_progress(st, k + 1, ntraces);
     }
     size_t overlays = rc == TP_OK ? write_overlays(o, st, &seen, ntraces, &first) : 0;
-    overlays += rc == TP_OK ? ct_write_flows(o, st, ntraces, seen.t0, &first) : 0;
+    overlays += rc == TP_OK ? ct_write_flows(o, st, &flows, seen.t0, &first) : 0;
+    ct_flows_free(&flows);
     write_footer(o, first);
     err = close_out(o);
     tp_free(o);

@@ -16,17 +16,6 @@ int64_t ct_trace_rank(const tp_trace *t, size_t k)
     return tp_trace_info_i64(t, "rank", &rank) == TP_OK ? rank : (int64_t)k;
 }
 
-static size_t trace_by_rank(tp_stage *st, const tp_result *r, size_t row, int col, size_t ntraces)
-{
-    if (tp_result_is_null(r, row, col))
-        return ct_trace_of(st, r, ntraces);
-    int64_t rank = tp_result_get_i64(r, row, col);
-    for (size_t k = 0; k < ntraces; k++)
-        if (ct_trace_rank(tp_stage_trace_at(st, k), k) == rank)
-            return k;
-    return SIZE_MAX;
-}
-
 static int mark_order(const void *x, const void *y, void *ctx)
 {
     const ct_mark *a = x, *b = y;
@@ -49,23 +38,38 @@ static int row_is_trace(const tp_result *r, size_t row, int col, const tp_trace 
     return tp_result_get_i64(r, row, col) == ct_trace_rank(t_k, k);
 }
 
+/* The columns of an `arg` overlay, by name. */
+typedef struct ct_arg_cols {
+    int rank, row, key, value;
+} ct_arg_cols;
+
+/* Is r an `arg` overlay with every column?  Its columns into *c. */
+static int arg_cols(const tp_result *r, ct_arg_cols *c)
+{
+    if (strcmp(tp_result_kind(r), "arg") != 0)
+        return 0;
+    c->rank = tp_result_find_col(r, "rank");
+    c->row = tp_result_find_col(r, "row");
+    c->key = tp_result_find_col(r, "key");
+    c->value = tp_result_find_col(r, "value");
+    return c->rank >= 0 && c->row >= 0 && c->key >= 0 && c->value >= 0;
+}
+
 /* The marks of trace k (t_k) from every input result of kind `arg`. */
 int ct_load_marks(tp_stage *st, const tp_trace *t_k, size_t k, ct_marks *m)
 {
-    static const char *const names[] = {"rank", "row", "key", "value"};
     size_t cap = 0;
     memset(m, 0, sizeof *m);
     size_t n = tp_trace_cols(t_k)->n;
     for (size_t i = 0; i < tp_input_count(st); i++) {
         const tp_result *r = tp_input(st, i);
-        int col[4], ok = strcmp(tp_result_kind(r), "arg") == 0;
-        for (size_t j = 0; ok && j < 4; j++)
-            ok = (col[j] = tp_result_find_col(r, names[j])) >= 0;
+        ct_arg_cols col;
+        int ok = arg_cols(r, &col);
         for (size_t row = 0; ok && row < tp_result_rows(r); row++) {
-            if (tp_result_is_null(r, row, col[1]) || tp_result_is_null(r, row, col[2]) ||
-                tp_result_is_null(r, row, col[3]) || !row_is_trace(r, row, col[0], t_k, k))
+            if (tp_result_is_null(r, row, col.row) || tp_result_is_null(r, row, col.key) ||
+                tp_result_is_null(r, row, col.value) || !row_is_trace(r, row, col.rank, t_k, k))
                 continue;
-            int64_t ev = tp_result_get_i64(r, row, col[1]);
+            int64_t ev = tp_result_get_i64(r, row, col.row);
             if (ev < 0 || (uint64_t)ev >= n)
                 continue;
             if (m->n == cap) {
@@ -75,39 +79,125 @@ int ct_load_marks(tp_stage *st, const tp_trace *t_k, size_t k, ct_marks *m)
                     return TP_ENOMEM;
                 m->v = v;
             }
-            m->v[m->n] = (ct_mark){(uint32_t)ev, (uint32_t)m->n, tp_result_get_str(r, row, col[2]),
-                                   tp_result_get_str(r, row, col[3])};
+            m->v[m->n] = (ct_mark){(uint32_t)ev, (uint32_t)m->n, tp_result_get_str(r, row, col.key),
+                                   tp_result_get_str(r, row, col.value)};
             m->n++;
         }
     }
     return tp_sort(m->v, m->n, sizeof *m->v, mark_order, NULL);
 }
 
-/* The largest numeric flow id of the traces (overlay flows are numbered above it). */
-static int64_t max_flow_id(tp_stage *st, size_t ntraces)
+/* ------------------------------------------------------------ flows */
+
+/* The columns of a `flow` overlay, by name. */
+typedef struct ct_flow_cols {
+    int id, name, from_rank, from_row, from_us, to_rank, to_row, to_us;
+} ct_flow_cols;
+
+/* Is r a `flow` overlay with every column?  Its columns into *c. */
+static int flow_cols(const tp_result *r, ct_flow_cols *c)
 {
-    int64_t most = 0;
-    for (size_t k = 0; k < ntraces; k++) {
-        const tp_cols *c = tp_trace_cols(tp_stage_trace_at(st, k));
-        for (size_t i = 0; i < c->n; i++) {
-            int64_t id = tp_ev_flow_id(c, i);
-            if (id != TP_NONE && !TP_ID_IS_STR(id) && id > most)
-                most = id;
-        }
-    }
-    return most;
+    if (strcmp(tp_result_kind(r), "flow") != 0)
+        return 0;
+    c->id = tp_result_find_col(r, "id");
+    c->name = tp_result_find_col(r, "name");
+    c->from_rank = tp_result_find_col(r, "from_rank");
+    c->from_row = tp_result_find_col(r, "from_row");
+    c->from_us = tp_result_find_col(r, "from_us");
+    c->to_rank = tp_result_find_col(r, "to_rank");
+    c->to_row = tp_result_find_col(r, "to_row");
+    c->to_us = tp_result_find_col(r, "to_us");
+    return c->id >= 0 && c->name >= 0 && c->from_rank >= 0 && c->from_row >= 0 && c->from_us >= 0 &&
+           c->to_rank >= 0 && c->to_row >= 0 && c->to_us >= 0;
 }
 
-/* One end of an overlay flow: "s" at (trace k's event ev, t us), or "f"
- * bound to the enclosing slice. */
-static void write_flow_end(ct_out *o, tp_stage *st, const char *cat, const char *name, char ph,
-                           int64_t id, size_t k, size_t ev, double t, int64_t t0)
+int ct_flows_init(tp_stage *st, ct_flows *f)
 {
-    const tp_trace *t_k = tp_stage_trace_at(st, k);
+    memset(f, 0, sizeof *f);
+    for (size_t i = 0; i < tp_input_count(st); i++) {
+        ct_flow_cols col;
+        if (flow_cols(tp_input(st, i), &col))
+            f->n += 2 * tp_result_rows(tp_input(st, i));
+    }
+    if (f->n == 0)
+        return TP_OK;
+    f->end = tp_calloc(f->n, sizeof *f->end);
+    return f->end ? TP_OK : TP_ENOMEM;
+}
+
+void ct_flows_free(ct_flows *f)
+{
+    tp_free(f->end);
+    memset(f, 0, sizeof *f);
+}
+
+/* Is the end (rank column rank_col of row) in trace k (t_k)?  A rank names
+ * the first trace of that rank; null, the result's own trace (its `trace`
+ * note: *exact), else trace 0 until that trace comes. */
+static int end_in(const tp_result *r, size_t row, int rank_col, const tp_trace *t_k, size_t k,
+                  int64_t rank_k, int *exact)
+{
+    *exact = 1;
+    if (!tp_result_is_null(r, row, rank_col))
+        return tp_result_get_i64(r, row, rank_col) == rank_k;
+    const char *id = tp_result_meta(r, "trace"), *tid = tp_trace_id(t_k);
+    if (id && tid && strcmp(id, tid) == 0)
+        return 1;
+    *exact = 0;
+    return k == 0;
+}
+
+/* End e (columns row_col, us_col of row) if it is in trace k: its event's
+ * pid and tid, or CT_END_SKIP when it names none. */
+static void keep_end(const tp_result *r, size_t row, int rank_col, int row_col, int us_col,
+                     const tp_trace *t_k, size_t k, int64_t rank_k, ct_flow_end *e)
+{
+    int exact;
+    if ((e->state != CT_END_NONE && !e->fallback) ||
+        !end_in(r, row, rank_col, t_k, k, rank_k, &exact) || (e->state != CT_END_NONE && !exact))
+        return;
     const tp_cols *c = tp_trace_cols(t_k);
+    int64_t ev = tp_result_is_null(r, row, row_col) ? -1 : tp_result_get_i64(r, row, row_col);
+    *e = (ct_flow_end){0, 0, rank_k, (uint32_t)k, CT_END_SKIP, (uint8_t)!exact};
+    if (tp_result_is_null(r, row, us_col) || ev < 0 || (uint64_t)ev >= c->n)
+        return;
+    e->pid = tp_ev_pid(c, (size_t)ev);
+    e->tid = tp_ev_tid(c, (size_t)ev);
+    e->state = CT_END_FOUND;
+}
+
+void ct_flows_keep(tp_stage *st, ct_flows *f, const tp_trace *t_k, size_t k)
+{
+    if (f->n == 0)
+        return;
+    const tp_cols *c = tp_trace_cols(t_k);
+    for (size_t i = 0; i < c->n; i++) { /* overlay ids go above the traces' own */
+        int64_t id = tp_ev_flow_id(c, i);
+        if (id != TP_NONE && !TP_ID_IS_STR(id) && id > f->max_id)
+            f->max_id = id;
+    }
+    int64_t rank_k = ct_trace_rank(t_k, k);
+    ct_flow_end *e = f->end;
+    for (size_t i = 0; i < tp_input_count(st); i++) {
+        const tp_result *r = tp_input(st, i);
+        ct_flow_cols col;
+        if (!flow_cols(r, &col))
+            continue;
+        for (size_t row = 0; row < tp_result_rows(r); row++, e += 2) {
+            keep_end(r, row, col.from_rank, col.from_row, col.from_us, t_k, k, rank_k, &e[0]);
+            keep_end(r, row, col.to_rank, col.to_row, col.to_us, t_k, k, rank_k, &e[1]);
+        }
+    }
+}
+
+/* One end of an overlay flow: "s" at (end e's event, t us), or "f" bound
+ * to the enclosing slice. */
+static void write_flow_end(ct_out *o, tp_stage *st, const char *cat, const char *name, char ph,
+                           int64_t id, const ct_flow_end *e, double t, int64_t t0)
+{
     size_t n_str = tp_str_count(st);
-    o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
-    o->rank = ct_trace_rank(t_k, k);
+    o->pid_base = ((int64_t)e->k + 1) * CT_PID_STRIDE;
+    o->rank = e->rank;
     out_str(o, ph == 's' ? "  {\"ph\": \"s\", \"cat\": " : "  {\"ph\": \"f\", \"bp\": \"e\", \"cat\": ");
     out_json_str(o, cat, strlen(cat));
     out_str(o, ", \"name\": ");
@@ -115,67 +205,48 @@ static void write_flow_end(ct_out *o, tp_stage *st, const char *cat, const char 
     out_str(o, ", \"id\": ");
     out_i64(o, id);
     out_str(o, ", \"pid\": ");
-    out_pid(o, st, tp_ev_pid(c, ev), n_str);
+    out_pid(o, st, e->pid, n_str);
     out_str(o, ", \"tid\": ");
-    out_id(o, st, tp_ev_tid(c, ev), n_str);
+    out_id(o, st, e->tid, n_str);
     out_str(o, ", \"ts\": ");
     out_us(o, t0 + llround(t * 1000.0));
     out_str(o, "}");
 }
 
-/* The event (trace, row) of a flow's end (cols rank, row, us), or 0. */
-static int flow_event(tp_stage *st, const tp_result *r, size_t row, const int *col, size_t ntraces,
-                      size_t *k, size_t *ev)
-{
-    if (tp_result_is_null(r, row, col[1]) || tp_result_is_null(r, row, col[2]))
-        return 0;
-    *k = trace_by_rank(st, r, row, col[0], ntraces);
-    int64_t e = tp_result_get_i64(r, row, col[1]);
-    if (*k == SIZE_MAX || e < 0 || (uint64_t)e >= tp_trace_cols(tp_stage_trace_at(st, *k))->n)
-        return 0;
-    *ev = (size_t)e;
-    return 1;
-}
-
 /* Flow overlays: each input result of kind `flow` (id, name, from_rank,
  * from_row, from_us, to_rank, to_row, to_us) as an "s" and an "f" event,
- * category the result's id, ids above the traces' own. */
-size_t ct_write_flows(ct_out *o, tp_stage *st, size_t ntraces, const int64_t *t0, int *first)
+ * category the result's id, ids above the traces' own (the ends kept while
+ * each trace was written). */
+size_t ct_write_flows(ct_out *o, tp_stage *st, const ct_flows *f, const int64_t *t0, int *first)
 {
-    static const char *const names[] = {"id", "name", "from_rank", "from_row", "from_us",
-                                        "to_rank", "to_row", "to_us"};
-    size_t written = 0, flows = 0;
-    for (size_t i = 0; i < tp_input_count(st); i++)
-        flows += strcmp(tp_result_kind(tp_input(st, i)), "flow") == 0;
-    if (flows == 0)
-        return 0; /* no trace asked for again */
-    int64_t base = max_flow_id(st, ntraces);
+    size_t written = 0;
+    if (f->n == 0)
+        return 0;
+    int64_t base = f->max_id;
+    const ct_flow_end *e = f->end;
     for (size_t i = 0; i < tp_input_count(st) && !o->err; i++) {
         const tp_result *r = tp_input(st, i);
-        int col[8], ok = strcmp(tp_result_kind(r), "flow") == 0;
-        for (size_t j = 0; ok && j < 8; j++)
-            ok = (col[j] = tp_result_find_col(r, names[j])) >= 0;
+        ct_flow_cols col;
+        if (!flow_cols(r, &col))
+            continue;
         int64_t most = 0;
-        for (size_t row = 0; ok && row < tp_result_rows(r); row++) {
-            size_t kf, ef, kt, et;
-            if (tp_result_is_null(r, row, col[0]) || tp_result_is_null(r, row, col[1]) ||
-                !flow_event(st, r, row, col + 2, ntraces, &kf, &ef) ||
-                !flow_event(st, r, row, col + 5, ntraces, &kt, &et))
+        for (size_t row = 0; row < tp_result_rows(r); row++, e += 2) {
+            if (o->err || tp_result_is_null(r, row, col.id) || tp_result_is_null(r, row, col.name) ||
+                e[0].state != CT_END_FOUND || e[1].state != CT_END_FOUND)
                 continue;
-            int64_t id = tp_result_get_i64(r, row, col[0]);
-            const char *name = tp_result_get_str(r, row, col[1]), *cat = tp_result_id(r);
+            int64_t id = tp_result_get_i64(r, row, col.id);
+            const char *name = tp_result_get_str(r, row, col.name), *cat = tp_result_id(r);
             most = id > most ? id : most;
             out_str(o, *first ? "" : ",\n");
             *first = 0;
-            write_flow_end(o, st, cat, name, 's', base + id, kf, ef, tp_result_get_f64(r, row, col[4]),
-                           t0[kf]);
+            write_flow_end(o, st, cat, name, 's', base + id, &e[0],
+                           tp_result_get_f64(r, row, col.from_us), t0[e[0].k]);
             out_str(o, ",\n");
-            write_flow_end(o, st, cat, name, 'f', base + id, kt, et, tp_result_get_f64(r, row, col[7]),
-                           t0[kt]);
+            write_flow_end(o, st, cat, name, 'f', base + id, &e[1],
+                           tp_result_get_f64(r, row, col.to_us), t0[e[1].k]);
             written++;
         }
         base += most;
     }
     return written;
 }
-
