@@ -315,14 +315,21 @@ static size_t value_end(const char *s, size_t i, size_t len)
     return i;
 }
 
-int tp_json_array(const char *v, size_t len, tp_json_iter *it)
+/* An iterator over the container v (len bytes) opened by open, closed by
+ * close. */
+static int container(const char *v, size_t len, char open, char close, tp_json_iter *it)
 {
     size_t n;
     const char *p = v ? trimmed(v, len, &n) : NULL;
-    if (p == NULL || n < 2 || p[0] != '[' || p[n - 1] != ']')
+    if (p == NULL || n < 2 || p[0] != open || p[n - 1] != close)
         return TP_EFORMAT;
     *it = (tp_json_iter){p, n, 1, 0};
     return TP_OK;
+}
+
+int tp_json_array(const char *v, size_t len, tp_json_iter *it)
+{
+    return container(v, len, '[', ']', it);
 }
 
 int tp_json_next(tp_json_iter *it, const char **elem, size_t *elen)
@@ -352,12 +359,7 @@ int tp_json_next(tp_json_iter *it, const char **elem, size_t *elen)
 
 int tp_json_object(const char *v, size_t len, tp_json_iter *it)
 {
-    size_t n;
-    const char *p = v ? trimmed(v, len, &n) : NULL;
-    if (p == NULL || n < 2 || p[0] != '{' || p[n - 1] != '}')
-        return TP_EFORMAT;
-    *it = (tp_json_iter){p, n, 1, 0};
-    return TP_OK;
+    return container(v, len, '{', '}', it);
 }
 
 /* At i (after blanks): the end (0), else past the separator before a

@@ -35,11 +35,13 @@ The same figures as nccl_payloads.sqlite (the jsonText form).
 usage: make_nsys_nccl_binary.py SRC.sqlite OUT.sqlite"""
 import os, shutil, sqlite3, struct, sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nsys_nccl import CALLS, US, Export
+
 src, out = sys.argv[1], sys.argv[2]
 tmp = out + ".tmp"
 shutil.copyfile(src, tmp)
 db = sqlite3.connect(tmp)
-sid = db.execute("SELECT max(id) FROM StringIds").fetchone()[0] + 1
 
 NVTX_COLS = """start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,
 category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER,
@@ -65,13 +67,6 @@ CREATE TABLE NVTX_EVENTS_PAYLOAD_SCHEMAS (eventId INTEGER NOT NULL, globalPid IN
     domainId INTEGER NOT NULL, payloadSchemaID INTEGER NOT NULL);
 CREATE TABLE NVTX_EXPORT_TRANSLATION (originalName TEXT NOT NULL, sanitizedName TEXT NOT NULL);
 """)
-
-
-def string(value):
-    global sid
-    db.execute("INSERT INTO StringIds (id, value) VALUES (?, ?)", (sid, value))
-    sid += 1
-    return sid - 1
 
 
 DOMAIN = 7
@@ -101,40 +96,25 @@ def blob(schema, payload):
     return struct.pack("<QQQQ", DOMAIN, schema, len(payload), 32) + payload
 
 
-kcols = [r[1] for r in db.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")]
-rcols = [r[1] for r in db.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_RUNTIME)")]
+x = Export(db)
 ncols = [r[1] for r in db.execute("PRAGMA table_info(NVTX_EVENTS)")]
-kt = dict(zip(kcols, db.execute("SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1").fetchone()))
-rt = dict(zip(rcols, db.execute(
-    "SELECT r.* FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
-    "WHERE s.value = 'cudaLaunchKernel_v7000' AND r.eventClass = 0 LIMIT 1").fetchone()))
-tid = rt["globalTid"]
-gpid = tid - (tid & 0xFFFFFF)
-corr = db.execute("SELECT max(correlationId) FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchone()[0] + 1
+gpid = x.tid - (x.tid & 0xFFFFFF)
 event = db.execute("SELECT max(eventId) FROM NVTX_EVENTS").fetchone()[0] + 1
-t = max(db.execute("SELECT max(end) FROM %s" % tb).fetchone()[0]
-        for tb in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS")) + 1000000
-US = 1000
-
-
-def insert(table, cols, row):
-    db.execute("INSERT INTO %s (%s) VALUES (%s)" % (table, ",".join(cols), ",".join("?" * len(cols))),
-               [row.get(c) for c in cols])
 
 
 def nvtx(etype, start, end, text, data=None):
     global event
-    insert("NVTX_EVENTS", ncols, {"start": start, "end": end, "eventType": etype, "text": text,
-                                  "globalTid": tid, "domainId": DOMAIN, "binaryData": data,
-                                  "eventId": event})
+    x.insert("NVTX_EVENTS", ncols, {"start": start, "end": end, "eventType": etype, "text": text,
+                                    "globalTid": x.tid, "domainId": DOMAIN, "binaryData": data,
+                                    "eventId": event})
     event += 1
     return event - 1
 
 
-nvtx(75, t, None, "NCCL")
-t += 10 * US
-nvtx(59, t, t + 20 * US, "ncclCommInitRank", blob(INIT, struct.pack("<Qiiii", 7001, 4, 0, 0, 0)))
-t += 100 * US
+nvtx(75, x.t, None, "NCCL")
+x.t += 10 * US
+nvtx(59, x.t, x.t + 20 * US, "ncclCommInitRank", blob(INIT, struct.pack("<Qiiii", 7001, 4, 0, 0, 0)))
+x.t += 100 * US
 # the all_gather's dynamic table: sanitized names, as NVTX_EXPORT_TRANSLATION maps them
 dyn = "DYNAMIC_NVTXPAYLOAD_DATATYPE_%d_%d_%d" % (gpid, DOMAIN, ALLGATHER)
 db.execute('CREATE TABLE "%s" (eventId INTEGER NOT NULL, NCCL_communicator_ID INTEGER, '
@@ -142,24 +122,15 @@ db.execute('CREATE TABLE "%s" (eventId INTEGER NOT NULL, NCCL_communicator_ID IN
 for orig, sane in (("NCCL communicator ID", "NCCL_communicator_ID"),
                    ("Message size [bytes]", "Message_size_bytes")):
     db.execute("INSERT INTO NVTX_EXPORT_TRANSLATION VALUES (?, ?)", (orig, sane))
-calls = [("ncclAllReduce", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 100,
-          blob(ALLREDUCE, struct.pack("<QQii", 7001, 1048576, 0, 0)), None),
-         ("ncclAllGather", "ncclDevKernel_AllGather_RING_LL", 50, None, (7001, 262144)),
-         ("ncclAllReduce", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 40, None, None)]
-names = {}
-for api, kernel, dur_us, data, dynamic in calls:
-    ev = nvtx(59, t, t + 10 * US, api, data)
+payloads = [(blob(ALLREDUCE, struct.pack("<QQii", 7001, 1048576, 0, 0)), None),
+            (None, (7001, 262144)),
+            (None, None)]
+for (api, kernel, dur_us), (data, dynamic) in zip(CALLS, payloads):
+    ev = nvtx(59, x.t, x.t + 10 * US, api, data)
     if dynamic:
         db.execute("INSERT INTO NVTX_EVENTS_PAYLOAD_SCHEMAS VALUES (?, ?, ?, ?)", (ev, gpid, DOMAIN, ALLGATHER))
         db.execute('INSERT INTO "%s" VALUES (?, ?, ?)' % dyn, (ev,) + dynamic)
-    insert("CUPTI_ACTIVITY_KIND_RUNTIME", rcols, dict(rt, start=t + 2 * US, end=t + 8 * US, correlationId=corr))
-    if kernel not in names:
-        names[kernel] = string(kernel)
-    insert("CUPTI_ACTIVITY_KIND_KERNEL", kcols,
-           dict(kt, start=t + 20 * US, end=t + (20 + dur_us) * US, correlationId=corr, streamId=13,
-                shortName=names[kernel], demangledName=names[kernel], mangledName=names[kernel]))
-    corr += 1
-    t += 1000 * US
+    x.launch(kernel, dur_us)
 db.commit()
 db.execute("VACUUM")
 db.close()

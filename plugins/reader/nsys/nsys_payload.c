@@ -4,7 +4,10 @@
  */
 #include "nsys_payload.h"
 
+#include <tracepipe/tp_sdk.h>
+
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,19 +587,6 @@ static int decode_blob(nsys_payloads *p, int64_t domain, const unsigned char *b,
 
 /* ------------------------------------------------------------ lookup */
 
-static size_t first_row(const nsys_payloads *p, int64_t event)
-{
-    size_t lo = 0, hi = p->nrows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->rows[mid].event < event)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 const char *nsys_payload_json(nsys_payloads *p, int64_t event_id, int64_t domain,
                               const unsigned char *blob, size_t blen, size_t *len)
 {
@@ -605,7 +595,7 @@ const char *nsys_payload_json(nsys_payloads *p, int64_t event_id, int64_t domain
     t->oom = 0;
     put(t, "{", 1);
     t->base = 1;
-    size_t i = first_row(p, event_id);
+    size_t i = tp_lower_bound_i64(p->rows, p->nrows, sizeof *p->rows, offsetof(pl_row, event), event_id);
     int tables = i < p->nrows && p->rows[i].event == event_id;
     for (; i < p->nrows && p->rows[i].event == event_id; i++) {
         if (t->len > t->base)

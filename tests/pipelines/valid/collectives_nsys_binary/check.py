@@ -5,7 +5,10 @@ u64; then the entries at NVTX_PAYLOAD_SCHEMA_ENTRIES.offset, NULL meaning the ne
 self-aligned place) or from its DYNAMIC_NVTXPAYLOAD_DATATYPE_* row (NVTX_EVENTS_PAYLOAD_SCHEMAS,
 NVTX_EXPORT_TRANSLATION); the communicator's rank count from ncclCommInitRank's payload;
 nccl-tests' size and bus bandwidth factors."""
-import csv, os, sqlite3, struct, sys
+import csv, json, os, sqlite3, struct, sys
+
+sys.path.insert(0, "tests/tools")
+from nsys_nccl import check_calls, nccl_kernels
 
 out = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
@@ -41,31 +44,8 @@ ranges = []
 for start, end, text, data, ev in db.execute(
         "SELECT start, end, text, binaryData, eventId FROM NVTX_EVENTS WHERE eventType = 59 AND text LIKE 'nccl%'"):
     ranges.append((start, end, text, decode(data) if data else dynamic.get(ev)))
-nranks = {p["NCCL communicator ID"]: p["No. of ranks"] for _, _, n, p in ranges if n == "ncclCommInitRank"}
-kernels = db.execute(
-    "SELECT k.start, k.end, r.start, r.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
-    "CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId AND r.eventClass = 0 "
-    "JOIN StringIds s ON s.id = k.shortName WHERE s.value LIKE 'ncclDevKernel%' ORDER BY k.start").fetchall()
-rows = list(csv.DictReader(open(os.path.join(out, "coll.calls.csv"))))
-assert len(rows) == len(kernels) == 3
-sources = []
-for row, (ks, ke, rs, re_) in zip(rows, kernels):
-    (_, _, api, p), = [r for r in ranges if r[0] <= rs and re_ <= r[1]]
-    if p is None:
-        assert row["size_bytes"] == "" and row["busbw_gbps"] == "" and row["op"] == "", row
-        continue
-    n = nranks[p["NCCL communicator ID"]]
-    per_rank = row["type"] in ("all_gather", "reduce_scatter")
-    size = p["Message size [bytes]"] * (n if per_rank else 1)
-    algbw = size / (ke - ks)
-    factor = 2 * (n - 1) / n if row["type"] == "all_reduce" else (n - 1) / n
-    assert row["op"] == api and int(row["group_size"]) == n and row["process_group"] == "7001", row
-    assert int(row["size_bytes"]) == size, (row, size)
-    assert abs(float(row["algbw_gbps"]) - algbw) < 1e-9, row
-    assert abs(float(row["busbw_gbps"]) - algbw * factor) < 1e-9, row
-    assert abs(float(row["link_percent"]) - algbw * factor / 300 * 100) < 1e-9, row
+check_calls(list(csv.DictReader(open(os.path.join(out, "coll.calls.csv")))), nccl_kernels(db), ranges)
 # the reader's args of each NCCL range equal the payload decoded here (enum values by name)
-import json
 enum_names = {(sid, v): n for sid, n, v in db.execute("SELECT schemaId, name, value FROM NVTX_PAYLOAD_ENUM_ENTRIES")}
 redop = {name: etype for entries_ in entries.values() for name, etype, _ in entries_}
 got = [e for e in json.load(open(os.path.join(out, "nccl_ranges.json")))["traceEvents"] if e["cat"] == "nvtx:NCCL"]
