@@ -83,30 +83,38 @@ static int coll_alloc(tp_coll_match *m, size_t nr, size_t total)
 }
 
 /* Each rank's offset: the median of its ends minus rank 0's over the sets
- * both are in (rank 0 is a set's first member when it is in it). */
+ * both are in (rank 0 is a set's first member when it is in it).  One pass
+ * over the sets gathers every rank's differences (d, rank by rank from
+ * at[r]): linear in the members, not ranks x members. */
 static int coll_offsets(const tp_coll_rank *r, tp_coll_match *m)
 {
-    double *d = malloc((m->nsets ? m->nsets : 1) * sizeof *d), median;
-    if (d == NULL)
-        return TP_ENOMEM;
-    for (size_t i = 1; i < m->nranks; i++) {
-        size_t n = 0;
+    size_t total = m->first[m->nsets], nr = m->nranks;
+    double *d = malloc((total ? total : 1) * sizeof *d), median;
+    size_t *at = calloc(nr + 1, sizeof *at), *fill = calloc(nr + 1, sizeof *fill);
+    int rc = d && at && fill ? TP_OK : TP_ENOMEM;
+    for (int pass = 0; rc == TP_OK && pass < 2; pass++) {
         for (size_t s = 0; s < m->nsets; s++) {
             const tp_coll_member *a = &m->member[m->first[s]];
-            if (a[0].rank != 0)
-                continue;
-            for (size_t j = 1; j < tp_coll_set_size(m, s); j++)
-                if (a[j].rank == i)
-                    d[n++] = (double)(r[i].end[a[j].call] - r[0].end[a[0].call]);
+            for (size_t j = 1; a[0].rank == 0 && j < tp_coll_set_size(m, s); j++) {
+                if (pass == 0)
+                    at[a[j].rank + 1]++;
+                else
+                    d[at[a[j].rank] + fill[a[j].rank]++] =
+                        (double)(r[a[j].rank].end[a[j].call] - r[0].end[a[0].call]);
+            }
         }
-        if (tp_median_of(d, n, &median) != TP_OK) {
-            free(d);
-            return TP_ENOMEM;
-        }
-        m->offset_hns[i] = n ? (int64_t)llround(2 * median) : 0;
+        for (size_t i = 1; pass == 0 && i <= nr; i++)
+            at[i] += at[i - 1];
+    }
+    for (size_t i = 1; rc == TP_OK && i < nr; i++) {
+        size_t n = at[i + 1] - at[i];
+        rc = tp_median_of(d + at[i], n, &median);
+        m->offset_hns[i] = rc == TP_OK && n ? (int64_t)llround(2 * median) : 0;
     }
     free(d);
-    return TP_OK;
+    free(at);
+    free(fill);
+    return rc;
 }
 
 static void coll_arrivals(const tp_coll_rank *r, tp_coll_match *m)

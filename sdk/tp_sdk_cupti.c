@@ -26,3 +26,17 @@ const char *const *tp_cupti_flop_counters(size_t *n)
     *n = sizeof flop_counters / sizeof flop_counters[0];
     return flop_counters;
 }
+
+/* "<unit>__<counter>.<rollup>": a non-empty unit of [a-z0-9_] before the
+ * first "__", then a '.' with something after it. */
+int tp_cupti_is_counter_name(const char *key, size_t len)
+{
+    const char *sep = key && len > 4 ? memchr(key, '_', len) : NULL;
+    if (sep == NULL || sep == key || (size_t)(sep - key) + 2 >= len || sep[1] != '_')
+        return 0;
+    for (const char *p = key; p < sep; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+            return 0;
+    const char *dot = memchr(sep + 2, '.', len - (size_t)(sep + 2 - key));
+    return dot != NULL && dot > sep + 2 && dot + 1 < key + len;
+}

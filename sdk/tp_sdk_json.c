@@ -315,14 +315,21 @@ static size_t value_end(const char *s, size_t i, size_t len)
     return i;
 }
 
-int tp_json_array(const char *v, size_t len, tp_json_iter *it)
+/* An iterator over the container v (len bytes) opened by open, closed by
+ * close. */
+static int container(const char *v, size_t len, char open, char close, tp_json_iter *it)
 {
     size_t n;
     const char *p = v ? trimmed(v, len, &n) : NULL;
-    if (p == NULL || n < 2 || p[0] != '[' || p[n - 1] != ']')
+    if (p == NULL || n < 2 || p[0] != open || p[n - 1] != close)
         return TP_EFORMAT;
     *it = (tp_json_iter){p, n, 1, 0};
     return TP_OK;
+}
+
+int tp_json_array(const char *v, size_t len, tp_json_iter *it)
+{
+    return container(v, len, '[', ']', it);
 }
 
 int tp_json_next(tp_json_iter *it, const char **elem, size_t *elen)
@@ -345,6 +352,51 @@ int tp_json_next(tp_json_iter *it, const char **elem, size_t *elen)
         return it->pos = it->len, TP_EFORMAT; /* empty, or two values ("[1 2]") */
     *elem = it->s + i;
     *elen = vend - i;
+    it->pos = end;
+    it->started = 1;
+    return 1;
+}
+
+int tp_json_object(const char *v, size_t len, tp_json_iter *it)
+{
+    return container(v, len, '{', '}', it);
+}
+
+/* At i (after blanks): the end (0), else past the separator before a
+ * member (1), else malformed. */
+static int member_start(tp_json_iter *it, size_t *i)
+{
+    size_t last = it->len - 1; /* the final '}' */
+    if (*i == last)
+        return it->pos = it->len, 0;
+    if (it->started) {
+        if (*i > last || it->s[*i] != ',')
+            return it->pos = it->len, TP_EFORMAT;
+        *i = skip_ws(it->s, *i + 1, last); /* a member must follow: "{"a": 1,}" is not JSON */
+    }
+    return 1;
+}
+
+int tp_json_next_member(tp_json_iter *it, const char **key, size_t *klen, const char **val,
+                        size_t *vlen)
+{
+    size_t last = it->len - 1, i = skip_ws(it->s, it->pos, it->len);
+    int rc = member_start(it, &i);
+    if (rc != 1)
+        return rc;
+    if (i >= last || it->s[i] != '"')
+        return it->pos = it->len, TP_EFORMAT;
+    size_t kend = skip_string(it->s, i, last), colon = skip_ws(it->s, kend, last);
+    if (colon >= last || it->s[colon] != ':')
+        return it->pos = it->len, TP_EFORMAT;
+    size_t vs = skip_ws(it->s, colon + 1, last);
+    size_t end = skip_value(it->s, vs, last), vend = trim_end(it->s, vs, end);
+    if (vend == vs || value_end(it->s, vs, vend) != vend)
+        return it->pos = it->len, TP_EFORMAT;
+    *key = it->s + i;
+    *klen = kend - i;
+    *val = it->s + vs;
+    *vlen = vend - vs;
     it->pos = end;
     it->started = 1;
     return 1;

@@ -35,6 +35,12 @@ const char *tp_cupti_range_cat(void);
  * a stage that reports counters. */
 const char *const *tp_cupti_flop_counters(size_t *n);
 
+/* Is key (len bytes) named as a CUPTI/Perfworks metric is,
+ * "<unit>__<counter>.<rollup>" ("dram__bytes_read.sum",
+ * "sm__cycles_elapsed.avg"): how a counter is told from a kernel's other
+ * args.  (Every numeric arg of a range event is a counter.) */
+int tp_cupti_is_counter_name(const char *key, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

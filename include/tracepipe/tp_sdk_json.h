@@ -64,6 +64,15 @@ typedef struct tp_json_iter {
 int tp_json_array(const char *v, size_t len, tp_json_iter *it);
 int tp_json_next(tp_json_iter *it, const char **elem, size_t *elen);
 
+/* Objects, member by member, in text order (a key given twice: both):
+ *   if (tp_json_object(v, vlen, &it) == TP_OK)
+ *       while (tp_json_next_member(&it, &k, &klen, &e, &elen) == 1) ...
+ * k is the key's raw string token, quotes included (tp_json_str reads it);
+ * returns as tp_json_next does. */
+int tp_json_object(const char *v, size_t len, tp_json_iter *it);
+int tp_json_next_member(tp_json_iter *it, const char **key, size_t *klen, const char **val,
+                        size_t *vlen);
+
 #ifdef __cplusplus
 }
 #endif

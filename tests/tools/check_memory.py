@@ -143,7 +143,7 @@ def main():
     before = {}
     for r in rows(out, "mem.peak.csv"):
         if r["origin"] == "trace":
-            peak_rows[(r["device_name"], r["op"])] += int(r["live_bytes"])
+            peak_rows[(r["device_name"], r["inner_op"])] += int(r["live_bytes"])
         else:
             before[r["device_name"]] = int(r["live_bytes"])
     check(dict(peak_rows) == dict(by_op), f"live bytes by op at the peak: {dict(peak_rows)} != {dict(by_op)}")

@@ -14,6 +14,15 @@ CASE:
   span        two kernels at -9e18 and +9e18 ns (each fits, the span not)
   wal         one kernel, written in WAL mode, the rows left in OUT-wal
   nvtx N      N NVTX push/pop ranges, each in its own domain (lookups)
+  payload     NVTX extended payloads with hostile schema rows and blobs (issue 30):
+              ranges r1..r6 whose binaryData is: a payload size of 2^64-1; 20
+              bytes; an unknown schema; schema 100 with entries "comm" (u64,
+              offset NULL), "far" (u64 at 2^62), "huge" (a string of 2^63
+              bytes), "wide" (an enum 2^40 bytes wide), "ok" (int at 8),
+              "name" (a 6-byte string "a\"b\x01c" at 12): args {"comm": 5,
+              "ok": 42, "name": "a\"b\u0001c"}; r5 schema 101 whose entries
+              reach past its 4-byte payload (none kept); r6 none
+  payload_generated  NVTX_PAYLOAD_SCHEMA_ENTRIES.name a generated column
 """
 import os, sqlite3, sys
 
@@ -94,6 +103,45 @@ elif case == "nvtx":
                    (("domain%d" % d, tid, d) for d in range(1, n + 1)))
     db.executemany("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, 'range', ?, NULL, ?)",
                    ((i * 10, i * 10 + 5, tid, i) for i in range(1, n + 1)))
+    string(1, "k")
+    kernel(0, 10, 1)
+elif case in ("payload", "payload_generated"):
+    import struct
+    db.execute("CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER "
+               "NOT NULL, text TEXT, globalTid INTEGER, textId INTEGER, domainId INTEGER, "
+               "jsonText TEXT, jsonTextId INTEGER, binaryData TEXT, eventId INTEGER NOT NULL "
+               "PRIMARY KEY)")
+    db.execute("CREATE TABLE NVTX_PAYLOAD_SCHEMAS (domainId INTEGER, schemaId INTEGER, name TEXT, "
+               "type INTEGER, flags INTEGER, numEntries INTEGER, payloadSize INTEGER, alignTo INTEGER)")
+    name = ("name TEXT GENERATED ALWAYS AS (substr(replace(printf('%.*c', 20000000, 'x'), 'x', "
+            "seed), 1, 40)) VIRTUAL, seed TEXT" if case == "payload_generated" else "name TEXT")
+    db.execute("CREATE TABLE NVTX_PAYLOAD_SCHEMA_ENTRIES (domainId INTEGER NOT NULL, schemaId "
+               "INTEGER NOT NULL, idx INTEGER NOT NULL, flags INTEGER, type INTEGER, %s, "
+               "description TEXT, arrayOrUnionDetail INTEGER, offset INTEGER)" % name)
+    db.execute("CREATE TABLE NVTX_PAYLOAD_ENUMS (domainId INTEGER, schemaId INTEGER, name TEXT, "
+               "numEntries INTEGER, size INTEGER)")
+    col = "seed" if case == "payload_generated" else "name"
+    for sch, idx, etype, nm, detail, off in (
+            (100, 0, 18, "comm", 0, None), (100, 1, 18, "far", 0, 1 << 62),
+            (100, 2, 75, "huge", (1 << 63) - 1, 16), (100, 3, 1 << 40, "wide", 0, 16),
+            (100, 4, 5, "ok", 0, 8), (100, 5, 75, "name", 6, 12),
+            (101, 0, 18, "x", 0, None), (101, 1, 5, "y", 0, 8)):
+        db.execute("INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES (domainId, schemaId, idx, flags, type, "
+                   "%s, arrayOrUnionDetail, offset) VALUES (1, ?, ?, 0, ?, ?, ?, ?)" % col,
+                   (sch, idx, etype, nm, detail, off))
+    db.execute("INSERT INTO NVTX_PAYLOAD_SCHEMAS VALUES (1, 100, NULL, 1, 0, 6, 18, NULL)")
+    db.execute("INSERT INTO NVTX_PAYLOAD_SCHEMAS VALUES (1, 101, NULL, 1, 0, 2, 4, NULL)")
+    db.execute("INSERT INTO NVTX_PAYLOAD_ENUMS VALUES (1, ?, 'wide', 0, ?)", (1 << 40, 1 << 40))
+
+    def head(schema, size):
+        return struct.pack("<QQQQ", 1, schema, size, 32)
+    good = struct.pack("<Qi", 5, 42) + b'a"b\x01c\x00'
+    blobs = [head(100, (1 << 64) - 1) + good, head(100, 18)[:20], head(999, 18) + good,
+             head(100, 18) + good, head(101, 4) + b"\x01\x02\x03\x04", None]
+    tid = PID + 1
+    for i, b in enumerate(blobs):
+        db.execute("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, ?, ?, NULL, 1, NULL, NULL, ?, ?)",
+                   (i * 100, i * 100 + 50, "r%d" % (i + 1), tid, b, i + 1))
     string(1, "k")
     kernel(0, 10, 1)
 db.commit()

@@ -174,6 +174,14 @@ START_TEST(cupti_vocabulary)
     ck_assert(!tp_cupti_is_range_cat("cuda_profiler_rang", 18));
     ck_assert(!tp_cupti_is_range_cat("kernel", 6));
     ck_assert_str_eq(tp_cupti_range_cat(), "cuda_profiler_range");
+    const char *const yes[] = {"dram__bytes_read.sum", "sm__cycles_elapsed.avg",
+                                      c[0], "l1tex__t_bytes.sum.per_second"};
+    static const char *const no[] = {"device", "stream", "grid", "bytes", "__x.sum", "Dram__a.b",
+                                     "dram__bytes", "dram__.sum", "dram__a.", "dram_bytes.sum"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        ck_assert_msg(tp_cupti_is_counter_name(yes[i], strlen(yes[i])), "%s", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        ck_assert_msg(!tp_cupti_is_counter_name(no[i], strlen(no[i])), "%s", no[i]);
 }
 END_TEST
 

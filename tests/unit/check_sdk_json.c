@@ -95,6 +95,38 @@ START_TEST(malformed_text_fails_cleanly)
 }
 END_TEST
 
+START_TEST(object_members)
+{
+    tp_json_iter it;
+    const char *k, *v;
+    size_t kl, vl;
+    char key[32];
+    const char *o = " {\"a\": 1, \"b\\\"c\": {\"x\": [1, 2]}, \"a\": \"s\" } ";
+    ck_assert_int_eq(tp_json_object(o, strlen(o), &it), TP_OK);
+    ck_assert_int_eq(tp_json_next_member(&it, &k, &kl, &v, &vl), 1);
+    ck_assert(kl == 3 && memcmp(k, "\"a\"", 3) == 0 && vl == 1 && v[0] == '1');
+    ck_assert_int_eq(tp_json_next_member(&it, &k, &kl, &v, &vl), 1);
+    ck_assert_int_eq(tp_json_str(k, kl, key, sizeof key), 3);
+    ck_assert_str_eq(key, "b\"c");
+    ck_assert(vl == 13 && memcmp(v, "{\"x\": [1, 2]}", 13) == 0);
+    ck_assert_int_eq(tp_json_next_member(&it, &k, &kl, &v, &vl), 1); /* both "a"s */
+    ck_assert(vl == 3 && memcmp(v, "\"s\"", 3) == 0);
+    ck_assert_int_eq(tp_json_next_member(&it, &k, &kl, &v, &vl), 0);
+    ck_assert_int_eq(tp_json_object("{}", 2, &it), TP_OK);
+    ck_assert_int_eq(tp_json_next_member(&it, &k, &kl, &v, &vl), 0);
+    static const char *const bad[] = {"{\"a\" 1}", "{\"a\": }", "{1: 2}", "{\"a\": 1,}",
+                                      "{\"a\": 1 2}", "{,\"a\": 1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = tp_json_object(bad[i], strlen(bad[i]), &it);
+        if (rc == TP_OK)
+            while ((rc = tp_json_next_member(&it, &k, &kl, &v, &vl)) == 1)
+                ;
+        ck_assert_msg(rc == TP_EFORMAT, "'%s' gave %d", bad[i], rc);
+    }
+    ck_assert_int_eq(tp_json_object("[1]", 3, &it), TP_EFORMAT);
+}
+END_TEST
+
 static Suite *sdk_json_suite(void)
 {
     Suite *s = suite_create("sdk_json");
@@ -102,6 +134,7 @@ static Suite *sdk_json_suite(void)
     tcase_add_test(tc, keys_numbers_strings);
     tcase_add_test(tc, nested_arrays);
     tcase_add_test(tc, malformed_text_fails_cleanly);
+    tcase_add_test(tc, object_members);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -169,6 +169,26 @@ static int same_group(const co_call *a, const co_call *b)
            strcmp(a->group, b->group) == 0 && a->group_size == b->group_size;
 }
 
+/* Calls by group (trace, type, size bucket, process group, group size),
+ * then in their order: a group is a run, its first call the earliest. */
+static int by_group(const void *a, const void *b, void *ctx)
+{
+    const co_call *v = ctx, *x = &v[*(const uint32_t *)a], *y = &v[*(const uint32_t *)b];
+    int64_t bx = bucket_of(x->bytes), by = bucket_of(y->bytes);
+    int c = strcmp(x->group, y->group);
+    if (x->trace != y->trace)
+        return x->trace < y->trace ? -1 : 1;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    if (bx != by)
+        return bx < by ? -1 : 1;
+    if (c != 0)
+        return c;
+    if (x->group_size != y->group_size)
+        return x->group_size < y->group_size ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 typedef struct co_agg {
     const co_call *k;   /* the first call of the group */
     int64_t count, dur, bytes, bytes_dur; /* bytes_dur: duration of the calls of known size */
@@ -210,19 +230,23 @@ int co_write_summary(tp_stage *st, const co_calls *cs)
 {
     tp_result *r = tp_result_declared(st, "by_type");
     co_agg *g = calloc(cs->n ? cs->n : 1, sizeof *g);
+    uint32_t *order = malloc((cs->n ? cs->n : 1) * sizeof *order);
     size_t ng = 0;
-    if (r == NULL || g == NULL) {
+    int rc = r && g && order ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < cs->n; i++)
+        order[i] = (uint32_t)i;
+    rc = rc ? rc : tp_sort(order, cs->n, sizeof *order, by_group, cs->v);
+    if (rc != TP_OK) {
         free(g);
-        return TP_ENOMEM;
+        free(order);
+        return rc;
     }
     tp_result_set_meta(st, r, "title", "Collectives per type, size and group");
     for (size_t i = 0; i < cs->n; i++) {
-        const co_call *k = &cs->v[i];
-        size_t j = 0;
-        while (j < ng && !same_group(g[j].k, k))
-            j++;
-        if (j == ng)
+        const co_call *k = &cs->v[order[i]];
+        if (i == 0 || !same_group(&cs->v[order[i - 1]], k))
             g[ng++].k = k;
+        size_t j = ng - 1;
         g[j].count++;
         g[j].dur += k->end - k->start;
         if (k->bytes >= 0 && k->end > k->start) {
@@ -231,10 +255,11 @@ int co_write_summary(tp_stage *st, const co_calls *cs)
             g[j].bus += (double)k->bytes * tp_coll_busbw_factor(k->type, k->group_size);
         }
     }
-    int rc = tp_sort(g, ng, sizeof *g, by_time, NULL);
+    rc = tp_sort(g, ng, sizeof *g, by_time, NULL);
     for (size_t j = 0; rc == TP_OK && j < ng; j++)
         rc = agg_row(st, r, cs, &g[j]);
     free(g);
+    free(order);
     return rc;
 }
 

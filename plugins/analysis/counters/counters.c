@@ -15,9 +15,6 @@
 #include "counters.h"
 
 static const tp_option cn_options[] = {
-    TP_OPTION_INT("queue_full", cn_config, queue_full, "1024", 1, 1000000000,
-                  "a stream's launch queue this long is full (CUDA's per-stream limit, HTA's "
-                  "default): <id>.summary's full_us"),
     TP_OPTION_LIST("cupti_counters", cn_config, cupti_counters,
                    "the CUPTI counters <id>.kernels has as columns, in this order (default: "
                    "HTA's SASS FLOP instruction counters)"),
@@ -33,6 +30,7 @@ static const tp_option cn_options[] = {
 TP_COLUMNS(cn_c, CN_COLS);
 
 static const tp_col_decl cn_s_cols[] = {CN_SUM_COLS(TP_COL_DECL_, cn_s)};
+static const tp_col_decl cn_u_cols[] = {CN_UNLISTED_COLS(TP_COL_DECL_, cn_u)};
 
 #define CN_RESULT_SERIES                                                                           \
     TP_RESULT("", "counter", cn_c,                                                                 \
@@ -40,8 +38,12 @@ static const tp_col_decl cn_s_cols[] = {CN_SUM_COLS(TP_COL_DECL_, cn_s)};
               "(chrome_trace writes it as \"ph\": \"C\" events)")
 #define CN_RESULT_SUMMARY                                                                          \
     TP_RESULT("summary", "table", cn_s,                                                            \
-              "per stream: the queue length's and the copies' bandwidth distributions, the time "  \
-              "at a full queue")
+              "per stream: launches, and the copies' bandwidth distribution (the queue's "         \
+              "distribution is launch_stats.queue's)")
+#define CN_RESULT_UNLISTED                                                                         \
+    TP_RESULT("unlisted", "table", cn_u,                                                           \
+              "the CUPTI counters the trace has that cupti_counters does not name, with the "      \
+              "events carrying each, most first")
 #define CN_KERNELS_DOC                                                                             \
     "one row per kernel with CUPTI counters, in time order: the kernel, the op that launched "     \
     "it, each counter of cupti_counters"
@@ -49,7 +51,7 @@ static const tp_col_decl cn_s_cols[] = {CN_SUM_COLS(TP_COL_DECL_, cn_s)};
 /* Without a configuration: <id>.kernels' fixed columns only. */
 static const tp_result_decl cn_results[] = {
     CN_RESULT_SERIES, CN_RESULT_SUMMARY,
-    {"kernels", "table", NULL, 0, CN_KERNELS_DOC}, TP_RESULTS_END};
+    {"kernels", "table", NULL, 0, CN_KERNELS_DOC}, CN_RESULT_UNLISTED, TP_RESULTS_END};
 
 /* The declarations of one configuration: <id>.kernels has a column per
  * counter asked for, so they live in the configuration itself. */
@@ -61,7 +63,8 @@ static const tp_result_decl *cn_results_for(const void *config)
     cfg->decls[0] = (tp_result_decl)CN_RESULT_SERIES;
     cfg->decls[1] = (tp_result_decl)CN_RESULT_SUMMARY;
     cfg->decls[2] = (tp_result_decl){"kernels", "table", cfg->kernel_cols, ncols, CN_KERNELS_DOC};
-    cfg->decls[3] = (tp_result_decl)TP_RESULTS_END;
+    cfg->decls[3] = (tp_result_decl)CN_RESULT_UNLISTED;
+    cfg->decls[4] = (tp_result_decl)TP_RESULTS_END;
     return cfg->decls;
 }
 
@@ -108,7 +111,8 @@ static int queue_rows(cn *k, const cn_item *v, size_t n)
     rc = rc ? rc : tp_queue_series(in, out, n, TP_QUEUE_LEAVES_FIRST, &p);
     for (size_t i = 0; rc == TP_OK && i < 2 * n; i++)
         rc = point(k, "queue_length", v[0].track, p[i].t, (double)p[i].depth);
-    rc = rc ? rc : cn_sum_queue(k, v[0].track, p, 2 * n, n);
+    if (rc == TP_OK)
+        k->sums[v[0].track].launches = (int64_t)n;
     free(p);
     free(in);
     free(out);
@@ -208,7 +212,10 @@ static int cn_all(cn *k, const tp_hier_view *h, const tp_vocab *vocab)
     free(q);
     free(m);
     rc = rc ? rc : cn_write_summary(k);
-    return rc ? rc : cn_write_kernels(k, h, vocab);
+    rc = rc ? rc : cn_write_kernels(k, h, vocab);
+    size_t nn;
+    const char *const *names = cn_counters_of(k->cfg, &nn);
+    return rc ? rc : cn_write_unlisted(k, names, nn);
 }
 
 static int cn_run(tp_stage *st, const void *config, void *state)

@@ -16,10 +16,6 @@
     X(P, device, I64, NULL, "the device (null when not said)")                                     \
     X(P, stream, I64, NULL, "the stream")                                                          \
     X(P, n_launches, I64, "count", "launch calls whose activity ran on the stream")                \
-    X(P, p50_queue, F64, NULL, "median of the queue-length series' values (null: no launches)")    \
-    X(P, p90_queue, F64, NULL, "90th percentile of the queue-length series' values")               \
-    X(P, max_queue, I64, NULL, "most launches queued at once")                                     \
-    X(P, full_us, F64, "us", "time with at least queue_full launches queued (the host blocks)")   \
     X(P, n_copies, I64, "count", "copies with a byte count on the stream")                         \
     X(P, copy_bytes, I64, "bytes", "their bytes, added")                                           \
     X(P, p50_memcpy_gbps, F64, "GB/s", "median of the copies' bandwidths, 10^9 bytes/s (null: "    \
@@ -28,6 +24,12 @@
     X(P, max_memcpy_gbps, F64, "GB/s", "the fastest copy's bandwidth")                              \
     X(P, memcpy_gbps, F64, "GB/s", "copy_bytes / the copies' durations added, 10^9 bytes/s")
 enum { CN_SUM_COLS(TP_COL_ENUM_, cn_s) cn_s__n };
+
+/* <id>.unlisted's columns (declared in counters.c). */
+#define CN_UNLISTED_COLS(X, P)                                                                     \
+    X(P, name, STR, NULL, "a counter the trace has that cupti_counters does not name")            \
+    X(P, count, I64, "count", "events carrying it (range events and kernels)")
+enum { CN_UNLISTED_COLS(TP_COL_ENUM_, cn_u) cn_u__n };
 
 /* <id>.kernels' columns before the counters (declared in counters_cupti.c). */
 #define CN_KERNEL_COLS(X, P)                                                                       \
@@ -43,18 +45,16 @@ enum { CN_KERNEL_COLS(TP_COL_ENUM_, cn_k) cn_k__n };
 #define CN_KERNEL_FIXED ((size_t)cn_k__n)
 
 typedef struct cn_config {
-    int64_t queue_full;
     tp_strlist cupti_counters;
     /* Filled by results_for from cupti_counters (the declared columns of
      * <id>.kernels depend on it): the declarations point into this config. */
     tp_col_decl kernel_cols[CN_KERNEL_FIXED + CN_MAX_COUNTERS];
-    tp_result_decl decls[4];
+    tp_result_decl decls[5];
 } cn_config;
 
 /* One stream's figures for <id>.summary (counters_summary.c). */
 typedef struct cn_sum {
-    int64_t launches, copies, copy_bytes, copy_ns, full_ns;
-    double p50_queue, p90_queue, max_queue;
+    int64_t launches, copies, copy_bytes, copy_ns;
     double p50_gbps, p90_gbps, max_gbps;
 } cn_sum;
 
@@ -68,9 +68,8 @@ typedef struct cn {
     cn_sum *sums; /* per track */
 } cn;
 
-/* counters_summary.c: the queue's and the copies' figures of one track from
- * its series (p[0, m)) or its copies' bandwidths (gbps[0, n), sorted). */
-int cn_sum_queue(cn *k, uint32_t track, const tp_queue_point *p, size_t m, size_t launches);
+/* counters_summary.c: the copies' figures of one track from their
+ * bandwidths (gbps[0, n), sorted). */
 int cn_sum_copies(cn *k, uint32_t track, double *gbps, size_t n, int64_t bytes, int64_t ns);
 /* <id>.summary: one row per stream with launches or copies. */
 int cn_write_summary(cn *k);
@@ -80,5 +79,11 @@ int cn_write_summary(cn *k);
  * the table itself. */
 void cn_kernel_cols(cn_config *cfg, size_t *ncols);
 int cn_write_kernels(cn *k, const tp_hier_view *h, const tp_vocab *vocab);
+/* The counters asked for: cupti_counters, else HTA's FLOP counters. */
+const char *const *cn_counters_of(const cn_config *cfg, size_t *n);
+
+/* counters_unlisted.c: <id>.unlisted, the counters of the trace not among
+ * names[0, n). */
+int cn_write_unlisted(cn *k, const char *const *names, size_t n);
 
 #endif

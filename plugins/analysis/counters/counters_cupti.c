@@ -17,8 +17,7 @@
 
 static const tp_col_decl cn_k_cols[] = {CN_KERNEL_COLS(TP_COL_DECL_, cn_k)};
 
-/* The counters asked for: the option's list, else HTA's FLOP counters. */
-static const char *const *counters_of(const cn_config *cfg, size_t *n)
+const char *const *cn_counters_of(const cn_config *cfg, size_t *n)
 {
     if (cfg->cupti_counters.n > 0) {
         *n = cfg->cupti_counters.n;
@@ -54,7 +53,7 @@ static size_t counter_columns(const char *const *names, size_t n, int *col)
 void cn_kernel_cols(cn_config *cfg, size_t *ncols)
 {
     size_t n;
-    const char *const *names = counters_of(cfg, &n);
+    const char *const *names = cn_counters_of(cfg, &n);
     memcpy(cfg->kernel_cols, cn_k_cols, sizeof cn_k_cols);
     *ncols = CN_KERNEL_FIXED;
     for (size_t i = 0; i < n; i++)
@@ -227,7 +226,7 @@ int cn_write_kernels(cn *k, const tp_hier_view *h, const tp_vocab *vocab)
 {
     tp_result *r = tp_result_declared(k->st, "kernels");
     ck x = {k, h, NULL, 0, NULL, NULL, 0};
-    x.names = counters_of(k->cfg, &x.n_names);
+    x.names = cn_counters_of(k->cfg, &x.n_names);
     x.col = malloc((x.n_names ? x.n_names : 1) * sizeof *x.col);
     x.v = malloc((k->c->n ? k->c->n : 1) * sizeof *x.v);
     int rc = r && x.col && x.v ? TP_OK : TP_ENOMEM;

@@ -1,34 +1,13 @@
 /*
- * analysis `counters`: <id>.summary, per stream the distributions of its two
- * series (docs/plugins/counters.md): the queue length's values after each
- * change (as launch_stats.queue and HTA's describe() take them), the time at
- * a full queue (the SDK's), and the copies' bandwidths, one value per copy.
+ * analysis `counters`: <id>.summary, per stream its launches and the
+ * distribution of its copies' bandwidths, one value per copy
+ * (docs/plugins/counters.md).  The queue series' distribution and the time
+ * at a full queue are launch_stats.queue's (CONVENTIONS: it owns them).
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "counters.h"
-
-int cn_sum_queue(cn *k, uint32_t track, const tp_queue_point *p, size_t m, size_t launches)
-{
-    double *v = malloc((m ? m : 1) * sizeof *v);
-    tp_stats s;
-    if (v == NULL)
-        return TP_ENOMEM;
-    for (size_t i = 0; i < m; i++)
-        v[i] = (double)p[i].depth;
-    int rc = tp_stats_of(v, m, &s);
-    free(v);
-    if (rc != TP_OK)
-        return rc;
-    cn_sum *u = &k->sums[track];
-    u->launches = (int64_t)launches;
-    u->p50_queue = s.p50;
-    u->p90_queue = s.p90;
-    u->max_queue = s.max;
-    u->full_ns = tp_queue_time_at_least(p, m, k->cfg->queue_full);
-    return TP_OK;
-}
 
 int cn_sum_copies(cn *k, uint32_t track, double *gbps, size_t n, int64_t bytes, int64_t ns)
 {
@@ -64,12 +43,6 @@ static int sum_row(cn *k, tp_result *r, uint32_t track)
     rc = rc ? rc : tp_result_set_i64(k->st, r, row, cn_s_n_launches, u->launches);
     rc = rc ? rc : tp_result_set_i64(k->st, r, row, cn_s_n_copies, u->copies);
     rc = rc ? rc : tp_result_set_i64(k->st, r, row, cn_s_copy_bytes, u->copy_bytes);
-    if (rc == TP_OK && u->launches > 0) {
-        rc = set_f64(k, r, row, cn_s_p50_queue, u->p50_queue, rc);
-        rc = set_f64(k, r, row, cn_s_p90_queue, u->p90_queue, rc);
-        rc = rc ? rc : tp_result_set_i64(k->st, r, row, cn_s_max_queue, (int64_t)u->max_queue);
-        rc = set_f64(k, r, row, cn_s_full_us, (double)u->full_ns / 1000.0, rc);
-    }
     if (rc == TP_OK && u->copies > 0) {
         rc = set_f64(k, r, row, cn_s_p50_memcpy_gbps, u->p50_gbps, rc);
         rc = set_f64(k, r, row, cn_s_p90_memcpy_gbps, u->p90_gbps, rc);
@@ -102,7 +75,7 @@ int cn_write_summary(cn *k)
         if (k->sums[i].launches > 0 || k->sums[i].copies > 0)
             order[n++] = i;
     if (rc == TP_OK) {
-        tp_result_set_meta(k->st, r, "title", "Per stream: launch queue and memcpy bandwidth");
+        tp_result_set_meta(k->st, r, "title", "Per stream: launches and memcpy bandwidth");
         rc = tp_sort(order, n, sizeof *order, by_stream, (void *)(uintptr_t)k->c->tracks);
     }
     for (size_t i = 0; rc == TP_OK && i < n; i++)

@@ -42,9 +42,10 @@ TP_COLUMNS(mem_tl, MEM_TIMELINE_COLS);
     X(P, device_name, STR, NULL, "the device")                                                 \
     X(P, origin, STR, NULL, "trace (allocated by an event of the trace) or before_trace "     \
                             "(the rest of the peak's total)")                                 \
-    X(P, op, STR, NULL, "innermost cpu op whose time holds the allocation on its thread "     \
-                        "(null: none, or before_trace)")                                       \
-    X(P, top_op, STR, NULL, "the outermost op above it, below modules and steps")              \
+    X(P, op, STR, NULL, "the outermost cpu op holding the allocation, below modules and "    \
+                        "steps (null: none, or before_trace)")                                 \
+    X(P, inner_op, STR, NULL, "the innermost cpu op whose time holds the allocation on its "  \
+                              "thread")                                                        \
     X(P, count, I64, "count", "blocks live at the peak (null for before_trace)")              \
     X(P, live_bytes, I64, "bytes", "their bytes")                                              \
     X(P, peak_percent, F64, "percent", "share of the device's peak")
@@ -52,7 +53,8 @@ TP_COLUMNS(mem_pk, MEM_PEAK_COLS);
 
 #define MEM_BY_OP_COLS(X, P)                                                                    \
     X(P, device_name, STR, NULL, "the device")                                                 \
-    X(P, op, STR, NULL, "innermost cpu op holding the allocations (null: outside any op)")    \
+    X(P, inner_op, STR, NULL, "innermost cpu op holding the allocations (null: outside any "  \
+                              "op)")                                                           \
     X(P, count, I64, "count", "allocations")                                                   \
     X(P, allocated_bytes, I64, "bytes", "their bytes")                                         \
     X(P, freed_bytes, I64, "bytes", "bytes of them freed later in the trace")                  \
@@ -67,8 +69,8 @@ TP_COLUMNS(mem_op, MEM_BY_OP_COLS);
     X(P, time_us, F64, "us", "when the block was allocated, from the trace's t0")              \
     X(P, bytes, I64, "bytes", "its size")                                                      \
     X(P, addr, I64, NULL, "its address")                                                       \
-    X(P, op, STR, NULL, "innermost cpu op holding the allocation")                             \
-    X(P, top_op, STR, NULL, "the outermost op above it")                                       \
+    X(P, op, STR, NULL, "the outermost cpu op holding the allocation")                         \
+    X(P, inner_op, STR, NULL, "the innermost one")                                             \
     X(P, iteration, I64, NULL, "the iteration of the allocation (null outside any)")
 TP_COLUMNS(mem_uf, MEM_UNFREED_COLS);
 
@@ -78,8 +80,8 @@ TP_COLUMNS(mem_uf, MEM_UNFREED_COLS);
     X(P, bytes, I64, "bytes", "the size asked for")                                            \
     X(P, total_allocated_bytes, I64, "bytes", "bytes allocated then (null when unknown)")      \
     X(P, total_reserved_bytes, I64, "bytes", "bytes reserved then (null when unknown)")        \
-    X(P, op, STR, NULL, "innermost cpu op holding the event")                                  \
-    X(P, top_op, STR, NULL, "the outermost op above it")
+    X(P, op, STR, NULL, "the outermost cpu op holding the event")                              \
+    X(P, inner_op, STR, NULL, "the innermost one")
 TP_COLUMNS(mem_oom, MEM_OOM_COLS);
 
 TP_COLUMNS(mem_it, MEM_ITER_COLS);
@@ -306,9 +308,9 @@ static int write_peak_group(mem *m, tp_result *r, const mem_group *g, const uint
     rc = rc ? rc : tp_result_set_str(m->st, r, row, mem_pk_device_name, d->name);
     rc = rc ? rc : tp_result_set_str(m->st, r, row, mem_pk_origin, g->before ? "before_trace" : "trace");
     if (rc == TP_OK && g->op != NO_NAME)
-        rc = tp_result_set_str(m->st, r, row, mem_pk_op, tp_str_text(m->st, g->op));
+        rc = tp_result_set_str(m->st, r, row, mem_pk_inner_op, tp_str_text(m->st, g->op));
     if (rc == TP_OK && g->top != NO_NAME)
-        rc = tp_result_set_str(m->st, r, row, mem_pk_top_op, tp_str_text(m->st, g->top));
+        rc = tp_result_set_str(m->st, r, row, mem_pk_op, tp_str_text(m->st, g->top));
     if (rc == TP_OK && !g->before)
         rc = tp_result_set_i64(m->st, r, row, mem_pk_count, g->count);
     rc = rc ? rc : tp_result_set_i64(m->st, r, row, mem_pk_live_bytes, g->bytes);
@@ -374,7 +376,7 @@ static int write_by_op(mem *m, tp_result *r, const uint32_t *order, const uint32
         rc = rc ? rc : tp_result_set_str(m->st, r, row, mem_op_device_name,
                                          m->devs[order[g[k].dev]].name);
         if (rc == TP_OK && g[k].op != NO_NAME)
-            rc = tp_result_set_str(m->st, r, row, mem_op_op, tp_str_text(m->st, g[k].op));
+            rc = tp_result_set_str(m->st, r, row, mem_op_inner_op, tp_str_text(m->st, g[k].op));
         rc = rc ? rc : tp_result_set_i64(m->st, r, row, mem_op_count, g[k].count);
         rc = rc ? rc : tp_result_set_i64(m->st, r, row, mem_op_allocated_bytes, g[k].bytes);
         rc = rc ? rc : tp_result_set_i64(m->st, r, row, mem_op_freed_bytes, g[k].freed);
@@ -416,8 +418,8 @@ static int write_unfreed(mem *m, tp_result *r)
         rc = rc ? rc : tp_result_set_i64(m->st, r, row, mem_uf_bytes, e->bytes);
         if (rc == TP_OK && e->has_addr)
             rc = tp_result_set_i64(m->st, r, row, mem_uf_addr, e->addr);
-        rc = rc ? rc : set_str(m, r, row, mem_uf_op, op_name(m, e->op));
-        rc = rc ? rc : set_str(m, r, row, mem_uf_top_op, op_name(m, e->top));
+        rc = rc ? rc : set_str(m, r, row, mem_uf_inner_op, op_name(m, e->op));
+        rc = rc ? rc : set_str(m, r, row, mem_uf_op, op_name(m, e->top));
         if (rc == TP_OK && e->iter >= 0)
             rc = tp_result_set_i64(m->st, r, row, mem_uf_iteration, m->iv.step[e->iter]);
     }
@@ -441,8 +443,8 @@ static int write_oom(mem *m, tp_result *r)
             rc = tp_result_set_i64(m->st, r, row, mem_oom_total_allocated_bytes, e->allocated);
         if (rc == TP_OK && e->has_reserved)
             rc = tp_result_set_i64(m->st, r, row, mem_oom_total_reserved_bytes, e->reserved);
-        rc = rc ? rc : set_str(m, r, row, mem_oom_op, op_name(m, e->op));
-        rc = rc ? rc : set_str(m, r, row, mem_oom_top_op, op_name(m, e->top));
+        rc = rc ? rc : set_str(m, r, row, mem_oom_inner_op, op_name(m, e->op));
+        rc = rc ? rc : set_str(m, r, row, mem_oom_op, op_name(m, e->top));
     }
     return rc;
 }

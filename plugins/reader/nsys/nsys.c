@@ -34,6 +34,7 @@
 #include <tracepipe/tp_sdk.h>
 
 #include "nsys_common.h"
+#include "nsys_payload.h"
 
 /* The VM-step budget of one export: a base plus steps per byte of file (a
  * real export takes a few per byte), checked every NSYS_STEPS_EVERY steps. */
@@ -72,6 +73,7 @@ typedef struct nsys {
     int short_names; /* kernel_name: short */
     tp_memkind memkinds[16]; /* ENUM_CUDA_MEM_KIND id -> kind (when the export has it) */
     int has_memkinds;
+    nsys_payloads *payloads; /* NVTX extended payloads (nsys_payload.h) */
 } nsys;
 
 /* An SQLite error: the work budget spent, or what SQLite says. */
@@ -391,9 +393,10 @@ static const char *json_object(const char *s, size_t *len)
     return s && *len >= 2 && s[0] == '{' ? s : NULL;
 }
 
-/* The range's payload as the export renders it, jsonText (column c) or
- * StringIds[jsonTextId] (column c + 1), kept as the event's args when it is
- * a JSON object (NCCL's payloads: tp_sdk_coll.h). */
+/* The range's payload as the event's args: jsonText (column c) or
+ * StringIds[jsonTextId] (column c + 1) when it is a JSON object, else its
+ * extended payload (eventId, domainId, binaryData in columns c + 3, c - 1,
+ * c + 2: nsys_payload.h). */
 static void nvtx_payload(nsys *n, sqlite3_stmt *q, int c, tp_event *e)
 {
     const char *s = (const char *)sqlite3_column_blob(q, c);
@@ -403,14 +406,24 @@ static void nvtx_payload(nsys *n, sqlite3_stmt *q, int c, tp_event *e)
         s = id ? tp_str_text(n->st, id) : NULL;
         len = s ? strlen(s) : 0;
     }
-    if ((s = json_object(s, &len)) != NULL) {
+    if ((s = json_object(s, &len)) == NULL && n->payloads != NULL)
+        s = nsys_payload_json(n->payloads, sqlite3_column_int64(q, c + 3), sqlite3_column_int64(q, c - 1),
+                              sqlite3_column_blob(q, c + 2), (size_t)sqlite3_column_bytes(q, c + 2),
+                              &len);
+    if (s != NULL) {
         e->args = s;
         e->args_len = len;
     }
 }
 
 /* start, end, eventType, globalTid, text, textId, domainId, jsonText,
- * jsonTextId */
+ * jsonTextId, binaryData, eventId */
+/* nsys_payloads_load's check of a table it reads (plain_table). */
+static int payload_table(void *ctx, const char *table)
+{
+    return plain_table(ctx, table);
+}
+
 static int nvtx_row(nsys *n, sqlite3_stmt *q)
 {
     int64_t type = col_i64(n, q, 2);
@@ -535,12 +548,13 @@ static int read_all(nsys *n)
     if (rc == TP_OK)
         nsys_table_seal(&n->domains);
     int json = has_column(n, "NVTX_EVENTS", "jsonText") && has_column(n, "NVTX_EVENTS", "jsonTextId");
-    rc = rc ? rc : each_row(n, "NVTX_EVENTS",
-                            json ? "SELECT start, end, eventType, globalTid, text, textId, domainId, "
-                                   "jsonText, jsonTextId FROM NVTX_EVENTS"
-                                 : "SELECT start, end, eventType, globalTid, text, textId, domainId, "
-                                   "NULL, NULL FROM NVTX_EVENTS",
-                            nvtx_row);
+    int bin = has_column(n, "NVTX_EVENTS", "binaryData") && has_column(n, "NVTX_EVENTS", "eventId");
+    snprintf(sql, sizeof sql, "SELECT start, end, eventType, globalTid, text, textId, domainId, %s, "
+             "%s FROM NVTX_EVENTS", json ? "jsonText, jsonTextId" : "NULL, NULL",
+             bin ? "binaryData, eventId" : "NULL, NULL");
+    if (rc == TP_OK && bin && has_table(n, "NVTX_EVENTS"))
+        rc = nsys_payloads_load(n->db, payload_table, n, &n->payloads);
+    rc = rc ? rc : each_row(n, "NVTX_EVENTS", sql, nvtx_row);
     rc = rc ? rc : each_row(n, "OSRT_API",
                             "SELECT start, end, globalTid, nameId FROM OSRT_API", osrt_row);
     rc = rc ? rc : each_row(n, "TARGET_INFO_GPU",
@@ -676,6 +690,7 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
         tp_log(st, TP_LOG_INFO, "%s: %zu events (%zu backtrace copies of API rows dropped)",
                cfg->path, n.rows, n.dropped_backtrace);
     }
+    nsys_payloads_free(n.payloads);
     sqlite3_close(n.db);
     tp_free(n.strings.at);
     tp_free(n.domains.at);

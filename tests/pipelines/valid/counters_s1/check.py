@@ -27,16 +27,15 @@ assert tracks == want, tracks
 assert len([e for e in events if e.get("ph") == "X"]) == 18
 print(f"counters_s1: {len(counters)} counter events on {len(tracks)} tracks, in order")
 
-# <id>.summary: the hand figures of pipeline.yaml (queue_full: 2)
+# <id>.summary: the hand figures of pipeline.yaml; no queue columns (launch_stats.queue's)
 import csv
-summ = {r["stream"]: r for r in csv.DictReader(open(os.path.join(out, "cnt.summary.csv")))}
-want_sum = {"7": (4, 1, 1.3, 2, 7, 0, None), "9": (3, 1, 1.5, 2, 2, 3, (2, 8.4, 10, 74000 / 19000)),
-            "20": (2, 0.5, 1, 1, 0, 0, None)}
-for s, (n, p50, p90, mx, full, ncp, cp) in want_sum.items():
+rows = list(csv.DictReader(open(os.path.join(out, "cnt.summary.csv"))))
+assert not any(k in rows[0] for k in ("p50_queue", "p90_queue", "max_queue", "full_us")), rows[0]
+summ = {r["stream"]: r for r in rows}
+want_sum = {"7": (4, 0, None), "9": (3, 3, (2, 8.4, 10, 74000 / 19000)), "20": (2, 0, None)}
+for s, (n, ncp, cp) in want_sum.items():
     r = summ[s]
-    assert int(r["n_launches"]) == n and int(r["max_queue"]) == mx, r
-    assert abs(float(r["p50_queue"]) - p50) < 1e-9 and abs(float(r["p90_queue"]) - p90) < 1e-9, r
-    assert float(r["full_us"]) == full and int(r["n_copies"]) == ncp, r
+    assert int(r["n_launches"]) == n and int(r["n_copies"]) == ncp, r
     if cp is None:
         assert r["p50_memcpy_gbps"] == "" and r["memcpy_gbps"] == "", r
     else:
