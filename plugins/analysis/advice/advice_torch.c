@@ -314,6 +314,8 @@ typedef struct fp32_memo {
 static int op_family(adv *a, fp32_memo *m, int32_t x)
 {
     tp_str id = a->c->name[x];
+    if (id >= a->nnames)
+        return FAM_NONE;
     if (m->family[id] == 0) {
         const char *name = adv_name(a, (uint32_t)x);
         m->family[id] = in_list(name, matmul_ops) ? FAM_MATMUL
@@ -448,15 +450,19 @@ int adv_fp32_matmul(adv *a)
 
 /* -------------------------------------------- optimizer_single_tensor */
 
+/* Does name end with "_single_tensor_<optimizer>" for one of the
+ * optimizers (PyTorch's list when the option is empty)? */
 static int single_tensor_name(const adv *a, const char *name)
 {
     static const char *const builtin[] = {"adam", "sgd", "adamw"};
+    static const char infix[] = "_single_tensor_";
     const tp_strlist *opt = &a->cfg->optimizers;
-    size_t n = opt->n ? opt->n : sizeof builtin / sizeof builtin[0];
-    char suffix[128];
+    size_t n = opt->n ? opt->n : sizeof builtin / sizeof builtin[0], len = strlen(name);
     for (size_t k = 0; k < n; k++) {
-        snprintf(suffix, sizeof suffix, "_single_tensor_%s", opt->n ? opt->items[k] : builtin[k]);
-        if (ends(name, suffix))
+        const char *o = opt->n ? opt->items[k] : builtin[k];
+        size_t ol = strlen(o), il = sizeof infix - 1;
+        if (len >= il + ol && strcmp(name + len - ol, o) == 0 &&
+            strncmp(name + len - ol - il, infix, il) == 0)
             return 1;
     }
     return 0;
@@ -466,9 +472,19 @@ int adv_optimizer_single_tensor(adv *a)
 {
     PRECONDITIONS(a, NEED_PYTHON);
     matches m = {0, 0, -1};
-    for (size_t i = 0; i < a->c->n; i++)
-        if (tp_ev_is_host(a->c, i) && single_tensor_name(a, adv_name(a, (uint32_t)i)))
+    uint8_t *memo = tp_calloc(a->nnames ? a->nnames : 1, 1); /* per name id: 1 no, 2 yes */
+    if (memo == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < a->c->n; i++) {
+        tp_str id = a->c->name[i];
+        if (!tp_ev_is_host(a->c, i) || id >= a->nnames)
+            continue;
+        if (memo[id] == 0)
+            memo[id] = single_tensor_name(a, adv_name(a, (uint32_t)i)) ? 2 : 1;
+        if (memo[id] == 2)
             add_match(a, &m, (int32_t)i);
+    }
+    tp_free(memo);
     return report(a, &m, "the optimizer runs its single-tensor implementation",
                   "single-tensor optimizer steps");
 }
