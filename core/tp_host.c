@@ -15,6 +15,7 @@
 #include "tp_iterations.h"
 #include "tp_vocabulary.h"
 #include "tp_schema.h"
+#include "tp_pipeline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -290,6 +291,13 @@ const char *tp_host_result_col_unit(const tp_result *r, int col)
     return tp_schema_unit_from_name(name);
 }
 
+/* The pipeline's `name:`, or NULL (since 3.4). */
+static const char *tp_host_pipeline_name(tp_stage *st)
+{
+    const char *name = st && st->run && st->run->pipeline ? st->run->pipeline->name : NULL;
+    return name && name[0] ? name : NULL;
+}
+
 static const tp_host_api host_api = {
     .struct_size = sizeof(tp_host_api),
     .abi_major = TP_ABI_MAJOR,
@@ -379,6 +387,7 @@ static const tp_host_api host_api = {
     .iterations = tp_host_iterations,
     .result_declared = tp_host_result_declared,
     .vocabulary = tp_host_vocabulary,
+    .pipeline_name = tp_host_pipeline_name,
 };
 
 const tp_host_api *tp_core_host_api(void)

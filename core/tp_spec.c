@@ -183,6 +183,9 @@ size_t tp_spec_reader_vars(const tp_spec *s, const char **names, size_t max)
         const tp_ynode *m = stages->items[i];
         if (m->type != TP_YNODE_MAP || tp_ymap_get(m, "reader") == NULL)
             continue;
+        const tp_ynode *batch = tp_ymap_get(m, "batch");
+        if (batch && batch->type == TP_YNODE_SCALAR && strcmp(batch->text, "true") == 0)
+            continue; /* a batch table's reader reads the run's own output, not a sample */
         for (size_t v = 0; v < vars->n && n < max; v++) {
             const char *name = vars->keys[v]->text;
             const tp_ynode *def = vars->items[v];

@@ -34,7 +34,8 @@ const char *tp_spec_reader_input(const tp_spec *s, const tp_ctx *ctx);
 
 /* The variables under vars: that the readers' options name (`path:
  * ${trace}`; diff's base and test) and whose default is not data beside
- * the pipeline (`${pipeline_dir}/...`), in stage order, each once: up to max
+ * the pipeline (`${pipeline_dir}/...`), in stage order, each once (a
+ * batch table's reader, `batch: true`, reads the run's output: not one): up to max
  * names into names[]; returns how many. */
 size_t tp_spec_reader_vars(const tp_spec *s, const char **names, size_t max);
 

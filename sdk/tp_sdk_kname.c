@@ -106,3 +106,19 @@ int tp_gemm_kernel_decode(const char *name, tp_gemm_kname *k)
         kn_tile(ts ? ts + 8 : low, k);
     return 1;
 }
+
+int tp_device_runs_tf32(const char *device_name, const char *compute_capability)
+{
+    static const char *const amd[] = {"amd", "instinct", "radeon"};
+    if (compute_capability == NULL || !isdigit((unsigned char)compute_capability[0]))
+        return 0;
+    char low[128];
+    size_t n = 0;
+    for (; device_name && device_name[n] && n + 1 < sizeof low; n++)
+        low[n] = (char)tolower((unsigned char)device_name[n]);
+    low[n] = '\0';
+    for (size_t i = 0; i < sizeof amd / sizeof *amd; i++)
+        if (strstr(low, amd[i]))
+            return 0;
+    return strtol(compute_capability, NULL, 10) >= 8;
+}

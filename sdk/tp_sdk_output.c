@@ -95,3 +95,14 @@ char *tp_out_path_for(const char *path, const char *id)
     *o = '\0';
     return out;
 }
+
+int tp_result_is_findings(const tp_result *r)
+{
+    static const char *const names[] = {"rule", "severity", "finding", "evidence", "where"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        int c = tp_result_find_col(r, names[i]);
+        if (c < 0 || tp_result_col_type(r, c) != TP_COL_STR)
+            return 0;
+    }
+    return 1;
+}

@@ -438,6 +438,9 @@ struct tp_host_api {
     /* The pipeline's vocabulary additions (top-level `vocabulary:`; empty
      * lists without one); borrowed for the run.  Since 3.4. */
     const tp_vocab_settings *(*vocabulary)(tp_stage *st);
+    /* The pipeline's `name:` (a batch's too), or NULL when it has none;
+     * borrowed for the run.  Since 3.4 (issue 29: a report's title). */
+    const char *(*pipeline_name)(tp_stage *st);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -576,6 +579,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_iterations_settings(st) tp_host->iterations(st)
 #define tp_result_declared(st, name) tp_host->result_declared(st, name)
 #define tp_vocabulary_settings(st) tp_host->vocabulary(st)
+#define tp_pipeline_name(st) tp_host->pipeline_name(st)
 #define tp_result_set_kind(st, r, k) tp_host->result_set_kind(st, r, k)
 #define tp_result_kind(r) tp_host->result_kind(r)
 #define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)

@@ -32,6 +32,14 @@ typedef struct tp_gemm_kname {
  * kernel of a library above, else 0. */
 int tp_gemm_kernel_decode(const char *name, tp_gemm_kname *k);
 
+/* 1 when a device runs TF32 products: an NVIDIA GPU of compute capability
+ * 8.0 or later (Ampere on; `compute_capability` as "MAJOR.MINOR", a
+ * reader's device.<N>.compute_capability), else 0.  An AMD device is never
+ * one (its traces give the gfx major there, 9 on an MI210; PyTorch's
+ * FP32MatMulPattern skips ROCm too): told by `device_name` (NULL: unknown,
+ * taken as NVIDIA). */
+int tp_device_runs_tf32(const char *device_name, const char *compute_capability);
+
 #ifdef __cplusplus
 }
 #endif

@@ -117,6 +117,12 @@ static inline const char *tp_csv_unguard(const char *s)
  * New string (free), or NULL when out of memory. */
 char *tp_out_path_for(const char *path, const char *id);
 
+/* Does the result hold findings (CONVENTIONS, Findings: advice and any
+ * analysis that judges): text columns rule, severity, finding, evidence and
+ * where?  The writers' one definition (html_report, markdown); ask once per
+ * result, not per row or cell. */
+int tp_result_is_findings(const tp_result *r);
+
 #ifdef __cplusplus
 }
 #endif

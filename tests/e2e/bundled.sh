@@ -83,6 +83,23 @@ done
 if grep -q '^14504,1,2048,141202.4269' "$tmp/o/bs/host.summary.csv"; then ok
 else ko "batch_size: $(tail -1 "$tmp/o/bs/host.summary.csv")"; fi
 
+# dlrm_breakdown's report measures every summary field on its sample (issue 29): step 14504 us
+# (the one iteration), GPU busy 6590 / 14504 = 45.4 % (device_breakdown), exposed communication
+# 5537 us = 42.6 % of device 0's 13009 us span (streams; advice's exposed_comm says 5537.0),
+# top kernel ncclKernel_SendRecv 3999 us (kernel_stats), 11 findings (advice)
+if python3 - "$tmp/o/bs/report.html" <<'PY'
+import re, sys
+h = open(sys.argv[1], encoding="utf-8").read()
+facts = {m.group(1): re.sub(r"<[^>]+>", "", m.group(2)) for m in
+         re.finditer(r'<tr class="(\w+)"><th>[^<]*</th><td>(.*?)</td></tr>', h, re.S)}
+want = {"step": "14.5 ms (median of 1 iteration)", "busy": "45.4 % of 14.5 ms",
+        "comm": "device 0: 5.54 ms (42.6 % of its span)", "kernel": "ncclKernel_SendRecv_RING",
+        "findings": "11 findings"}
+bad = [(k, facts.get(k)) for k, v in want.items() if v not in (facts.get(k) or "")]
+sys.exit("%s; not measured: %d" % (bad, h.count('class="nm"')) if bad or 'class="nm"' in h else 0)
+PY
+then ok; else ko "dlrm_breakdown's report summary"; fi
+
 # inference's sample: one vLLM step of 9 prefill and 37 decode requests, 8155 + 37 = 8192 tokens
 "$P" run inference --set trace="$SRC/tests/data/kineto/corpus/tracelens_vllm_prefilldecode_piecewise.json.gz" \
     --set out="$tmp/o/inf" -q >/dev/null 2>"$tmp/err"
@@ -103,6 +120,33 @@ cp "$SRC/tests/data/kineto/corpus/dlrm_worker3_step12.pt.trace.json.gz" "$tmp/na
 if (cd "$tmp/named" && "$P" run ranks --input ranks --set out="$tmp/o/named_ranks" -q >/dev/null 2>"$tmp/err") &&
     [ -s "$tmp/o/named_ranks/job.csv" ] && [ "$(wc -l <"$tmp/o/named_ranks/job.csv")" = 3 ]
 then ok; else ko "ranks by name beside a ranks/ folder"; fi
+# the ranks report's summary (issue 29): GPU busy and exposed communication per rank and
+# overall, recomputed here from the batch table OUT/streams.devices.csv (busy_us / window_us;
+# comm_us x (100 - comm_comp_overlap_percent) / 100 over span_us): on the sample's 7 ranks
+# busy 43.3 % overall (rank 1: 12321 / 19951 = 61.8 %), exposed 41.4 ms = 39.6 % of the spans
+"$P" run ranks --set trace="$SRC/tests/data/kineto/corpus/dlrm_worker?_step12.pt.trace.json.gz" \
+    --set out="$tmp/o/ranks7" -q >/dev/null 2>"$tmp/err"
+if python3 - "$tmp/o/ranks7" <<'PY'
+import csv, os, re, sys
+out = sys.argv[1]
+h = open(os.path.join(out, "report.html"), encoding="utf-8").read()
+facts = {m.group(1): re.sub(r"<[^>]+>", "", m.group(2)) for m in
+         re.finditer(r'<tr class="(\w+)"><th>[^<]*</th><td>(.*?)</td></tr>', h, re.S)}
+rows = list(csv.DictReader(open(os.path.join(out, "streams.devices.csv"))))
+f = lambda r, k: float(r[k])
+busy, comm = facts.get("busy", ""), facts.get("comm", "")
+want = ["rank %s device %s: %.1f %%" % (r["rank"], r["device"], 100 * f(r, "busy_us") / f(r, "window_us"))
+        for r in rows]
+want.append("overall %.1f %% (%d rows)" % (100 * sum(f(r, "busy_us") for r in rows) /
+                                          sum(f(r, "window_us") for r in rows), len(rows)))
+exp = [f(r, "comm_us") * (100 - f(r, "comm_comp_overlap_percent")) / 100 for r in rows]
+want_c = ["rank %s device %s" % (r["rank"], r["device"]) for r in rows]
+want_c.append("= %.1f %% of the spans" % (100 * sum(exp) / sum(f(r, "span_us") for r in rows)))
+bad = [w for w in want if w not in busy] + [w for w in want_c if w not in comm]
+ok = len(rows) == 7 and "overall 43.3 %" in busy and "overall 41.4 ms = 39.6 %" in comm
+sys.exit("missing %s in %r / %r" % (bad, busy, comm) if bad or not ok else 0)
+PY
+then ok; else ko "ranks report: GPU busy and exposed communication per rank"; cat "$tmp/err"; fi
 # nsys ranks without collectives: ranks says what it needs (exit 1, no crash)
 cp "$NSYS" "$tmp/named/rank0.sqlite" && cp "$NSYS" "$tmp/named/rank1.sqlite"
 (cd "$tmp/named" && "$P" run ranks --input 'rank*.sqlite' --set out="$tmp/o/nsys_ranks" -q >/dev/null 2>"$tmp/err")

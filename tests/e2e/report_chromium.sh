@@ -30,7 +30,7 @@ timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usa
     >"$tmp/dom" 2>"$tmp/log"
 rc=$?
 if [ $rc != 0 ] || [ ! -s "$tmp/dom" ]; then ko "chromium exit $rc"; tail -5 "$tmp/log"; fi
-for want in '<h1>dlrm_worker0_step12</h1>' '<h2>Summary</h2>' '<h2>Traces</h2>' '<h2>Charts</h2>' \
+for want in '<h1>dlrm_breakdown: dlrm_worker0_step12</h1>' '<h2>Summary</h2>' '<h2>Traces</h2>' '<h2>Charts</h2>' \
     '<h2>Results</h2>' 'id="r-host"' 'id="r-device.streams"' 'id="r-iterations"' \
     '<figcaption>host_pie.svg</figcaption>' '<figcaption>streams_active.svg</figcaption>' \
     '<figcaption>stream_ops.svg</figcaption>' '<figcaption>iterations.svg</figcaption>' \

@@ -270,7 +270,7 @@ check_cli "describe did you mean" 2 "no stage named 'kernel_stat'; did you mean 
 check_cli "a trace given as the pipeline" 2 \
     "is a trace, not a pipeline; run a pipeline on it, e.g.: pipeline run dlrm_breakdown --set trace=" \
     "$PIPELINE" run tests/data/dlrm_worker0_step12.pt.trace.json.gz
-check_cli "a bundled pipeline by name" 0 "dlrm_breakdown: ok (14 stages)" \
+check_cli "a bundled pipeline by name" 0 "dlrm_breakdown: ok (17 stages)" \
     "$PIPELINE" validate dlrm_breakdown
 check_cli "bundled pipelines from anywhere" 0 "top_kernels: ok" \
     env TRACEPIPE_PIPELINE_PATH="$PWD/pipelines" sh -c "cd / && '$PWD/$PIPELINE' validate top_kernels --set trace='$PWD/tests/data/dlrm_worker0_step12.pt.trace.json.gz'"

@@ -28,6 +28,12 @@ rules' figures are recomputed from it:
                      (late)  (Kineto and nsys)
   optimizer_single_tensor  names ending _single_tensor_{adam,sgd,adamw}
   matmul_fp16_dims   aten::mm/bmm/addmm in half/bfloat16 with a last-two dim % 8
+  fp32_matmul        per NVIDIA device of compute capability >= 8 (deviceProperties) and per
+                     family (matmul ops, convolution ops): GEMM kernels whose launching call
+                     (correlation) lies inside a product op of the family recording a float
+                     first input type (the innermost such op by time on the call's thread),
+                     FP32 by name (sgemm, f32) or TF32 (tf32, s1688gemm); fires with the
+                     FP32 count iff there are some and no TF32 one  (Kineto)
 and which rules say "not checked" (no GPU work, no collectives, no runtime calls,
 no cpu ops, no Python frames, no recorded shapes).  Exits 1 with the differences.
 """
@@ -59,6 +65,10 @@ class Trace:
         self.ops = []     # (name, args) of cpu ops
         self.python = []  # names of Python frames
         self.format = "kineto"
+        self.tf32_devices = set()  # NVIDIA, compute capability >= 8 (deviceProperties)
+        self.cc_known = False
+        self.op_spans = {}         # (pid, tid) -> [(start, end, name, args)] of cpu ops
+        self.call_at = {}          # correlation -> (pid, tid, start, end) of runtime calls
 
 
 # ------------------------------------------------------------------ readers
@@ -78,6 +88,11 @@ def read_kineto(path):
         doc = json.load(f, parse_float=str)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     t = Trace()
+    for p in (doc.get("deviceProperties") or []) if isinstance(doc, dict) else []:
+        if "computeMajor" in p:
+            t.cc_known = True
+            if int(p["computeMajor"]) >= 8 and not re.search("amd|instinct|radeon", p.get("name", ""), re.I):
+                t.tf32_devices.add(p.get("id"))
     for e in events:
         if not isinstance(e, dict) or e.get("ph") == "M" or "ts" not in e:
             continue
@@ -95,8 +110,11 @@ def read_kineto(path):
             t.acts.append((device_of(e), ts, end, ACT[cat], name, corr))
         elif is_runtime(cat):
             t.calls.append((name, ts, end, corr))
+            if corr is not None:
+                t.call_at[corr] = (e.get("pid"), e.get("tid"), ts, end)
         elif cat in ("cpu_op", "Operator"):
             t.ops.append((name, args))
+            t.op_spans.setdefault((e.get("pid"), e.get("tid")), []).append((ts, end, name, args))
         elif cat == "python_function":
             t.python.append(name)
     return t
@@ -355,6 +373,59 @@ def check_torch(rows, t):
     check((int(r[0]["count"]) if r else 0) == half, "matmul_fp16_dims: want %d" % half)
 
 
+MATMULS = {"aten::" + n for n in ("mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "linear")}
+CONVS = {"aten::" + n for n in ("conv1d", "conv2d", "conv3d", "convolution", "_convolution",
+                                "cudnn_convolution", "conv_transpose1d", "conv_transpose2d",
+                                "conv_transpose3d", "convolution_backward",
+                                "cudnn_convolution_backward")}
+
+
+def gemm_type(name):
+    low = name.lower()
+    if not re.search(r"gemm|xmma|nvjet", low) or "fbgemm" in low:
+        return None
+    if re.search(r"tf32|s1688gemm", low):
+        return "tf32"
+    if re.search(r"bf16|fp16|f16|half|fp8|e4m3|e5m2|i8816|dgemm|hgemm", low):
+        return None
+    return "fp32" if re.search(r"sgemm|f32", low) else None
+
+
+def product_of(t, corr):
+    """The family of the innermost product op recording input types around the call."""
+    if corr not in t.call_at:
+        return None
+    pid, tid, s, e = t.call_at[corr]
+    inner = None
+    for os_, oe, name, args in t.op_spans.get((pid, tid), []):
+        if (name in MATMULS or name in CONVS) and args.get("Input type") and os_ <= s and e <= oe:
+            if inner is None or (os_, -oe) > (inner[0], -inner[1]):
+                inner = (os_, oe, name, args)
+    if inner is None or inner[3]["Input type"][0] != "float":
+        return None
+    return "matmul" if inner[2] in MATMULS else "conv"
+
+
+def check_fp32(rows, t):
+    if t.format != "kineto" or not t.ops or not any("Input type" in a for _, a in t.ops):
+        return
+    want = {}
+    for d, s, e, kind, name, c in t.acts:
+        ty = gemm_type(name) if kind == "kernel" and d in t.tf32_devices else None
+        fam = product_of(t, c) if ty else None
+        if fam:
+            want.setdefault((d, fam), {"fp32": 0, "tf32": 0})[ty] += 1
+    want = {k: v["fp32"] for k, v in want.items() if v["fp32"] and not v["tf32"]}
+    got = {}
+    for r in fired(rows, "fp32_matmul"):
+        fam = "matmul" if "matmuls" in r["finding"] else "conv"
+        got[(int(r["where"].split(";")[0].split()[1]), fam)] = int(r["count"])
+    check(got == want, "fp32_matmul: %s, want %s" % (got, want))
+    if t.acts:
+        check(skipped(rows, "fp32_matmul") == (not t.tf32_devices),
+              "fp32_matmul: skip row with TF32 devices %s" % sorted(t.tf32_devices))
+
+
 def main():
     path, out = sys.argv[1], sys.argv[2]
     t = read(path)
@@ -371,6 +442,7 @@ def main():
     if t.format != "dvdt":  # dvdt's host and device clocks differ: no launch delays here
         check_launches(rows, t)
     check_torch(rows, t)
+    check_fp32(rows, t)
     if errors:
         print("check_advice: %s:" % os.path.basename(path))
         for e in errors:

@@ -550,6 +550,37 @@ START_TEST(temp_outputs_are_exclusive)
 }
 END_TEST
 
+/* The host's pipeline_name (ABI 3.4, issue 29): the pipeline's `name:`,
+ * NULL without one or outside a run. */
+START_TEST(host_pipeline_name)
+{
+    tp_ctx *ctx = tp_test_ctx();
+    tp_diags d = {0};
+    tp_pipeline *named = load(ctx,
+                              "name: nightly DLRM\nstages:\n  - reader: kineto\n"
+                              "    path: tests/data/hand/kernel_steps.json\n",
+                              &d);
+    tp_pipeline *anon = load(ctx, "stages:\n  - reader: kineto\n"
+                                  "    path: tests/data/hand/kernel_steps.json\n", &d);
+    ck_assert_msg(named && anon, "%s", d.n ? d.lines[0] : "");
+    const tp_host_api *api = tp_core_host_api();
+    tp_run run;
+    memset(&run, 0, sizeof run);
+    tp_stage st;
+    memset(&st, 0, sizeof st);
+    ck_assert_ptr_null(api->pipeline_name(&st)); /* no run */
+    st.run = &run;
+    run.pipeline = named;
+    ck_assert_str_eq(api->pipeline_name(&st), "nightly DLRM");
+    run.pipeline = anon;
+    ck_assert_ptr_null(api->pipeline_name(&st));
+    tp_pipeline_free(named);
+    tp_pipeline_free(anon);
+    tp_diags_free(&d);
+    tp_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(edit_distance_hints)
 {
     ck_assert_uint_eq(tp_edit_distance("hierachy", "hierarchy"), 1);
@@ -625,6 +656,7 @@ static Suite *pipeline_suite(void)
     tc = tcase_create("output");
     tcase_add_test(tc, failed_writer_leaves_no_file);
     tcase_add_test(tc, temp_outputs_are_exclusive);
+    tcase_add_test(tc, host_pipeline_name);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -45,11 +45,27 @@ START_TEST(gemm_kernel_names)
 }
 END_TEST
 
+/* Devices that run TF32: NVIDIA from compute capability 8.0; never AMD
+ * (an MI210's trace says 9.0). */
+START_TEST(tf32_devices)
+{
+    ck_assert_int_eq(tp_device_runs_tf32("NVIDIA A100-PG509-200", "8.0"), 1);
+    ck_assert_int_eq(tp_device_runs_tf32("NVIDIA H100 80GB HBM3", "9.0"), 1);
+    ck_assert_int_eq(tp_device_runs_tf32(NULL, "8.6"), 1);
+    ck_assert_int_eq(tp_device_runs_tf32("Tesla V100-SXM2-32GB", "7.0"), 0);
+    ck_assert_int_eq(tp_device_runs_tf32("AMD Instinct MI210", "9.0"), 0);
+    ck_assert_int_eq(tp_device_runs_tf32("NVIDIA A100", NULL), 0);
+    ck_assert_int_eq(tp_device_runs_tf32("NVIDIA A100", "unknown"), 0);
+    ck_assert_int_eq(tp_device_runs_tf32("NVIDIA A100", "10.0"), 1);
+}
+END_TEST
+
 static Suite *sdk_kname_suite(void)
 {
     Suite *s = suite_create("sdk_kname");
     TCase *tc = tcase_create("kname");
     tcase_add_test(tc, gemm_kernel_names);
+    tcase_add_test(tc, tf32_devices);
     suite_add_tcase(s, tc);
     return s;
 }

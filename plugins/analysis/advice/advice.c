@@ -95,8 +95,15 @@ int adv_is_memcpy(adv *a, uint32_t row)
 {
     if (a->c->kind[row] == TP_KIND_MEMCPY)
         return 1;
-    return a->c->kind[row] != TP_KIND_MEMSET &&
-           tp_vocab_memory(&a->vocab, adv_name(a, row)) == TP_MEM_MEMCPY;
+    if (a->c->kind[row] == TP_KIND_MEMSET)
+        return 0;
+    tp_str name = a->c->name[row];
+    if (name >= a->nnames)
+        return tp_vocab_memory(&a->vocab, adv_name(a, row)) == TP_MEM_MEMCPY;
+    if (a->memcpy_name[name] == 0) /* the vocabulary asked once per name */
+        a->memcpy_name[name] =
+            tp_vocab_memory(&a->vocab, adv_name(a, row)) == TP_MEM_MEMCPY ? 2 : 1;
+    return a->memcpy_name[name] == 2;
 }
 
 void adv_add_iteration(const adv *a, int64_t ts, char *buf, size_t size)
@@ -213,10 +220,13 @@ static int gather_devices(adv *a)
 
 static void free_all(adv *a)
 {
+    for (size_t k = 0; k < a->ndev; k++)
+        tp_free(a->dev[k].busy);
     if (a->ndev > 0)
         tp_free(a->dev[0].rows);
     tp_free(a->dev);
     tp_free(a->klass);
+    tp_free(a->memcpy_name);
     for (size_t i = 0; i < a->nf; i++) {
         tp_free(a->f[i].finding);
         tp_free(a->f[i].evidence);
@@ -332,7 +342,8 @@ static int adv_run(tp_stage *st, const void *config, void *state)
     tp_trace_window(t, &a.w0, &a.w1);
     int rc = tp_vocab_get(st, &a.vocab);
     a.nnames = tp_str_count(st);
-    if (rc == TP_OK && (a.klass = tp_calloc(a.nnames ? a.nnames : 1, 1)) == NULL)
+    if (rc == TP_OK && ((a.klass = tp_calloc(a.nnames ? a.nnames : 1, 1)) == NULL ||
+                        (a.memcpy_name = tp_calloc(a.nnames ? a.nnames : 1, 1)) == NULL))
         rc = TP_ENOMEM;
     rc = rc ? rc : tp_iter_view_get(st, t, NULL, &a.iter);
     a.iters = tp_iter_as_iterations(&a.iter);

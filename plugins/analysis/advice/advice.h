@@ -10,6 +10,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 #include <tracepipe/tp_sdk_hier.h>
+#include <tracepipe/tp_sdk_intervals.h>
 #include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_vocab.h>
 
@@ -43,6 +44,8 @@ typedef struct adv_device {
     size_t n;
     adv_comm comm;
     int comm_done; /* comm computed */
+    tp_interval *busy; /* the union of its activities, built once (advice_gpu.c) */
+    size_t nbusy;
 } adv_device;
 
 /* One finding, held until the rows are sorted. */
@@ -71,6 +74,7 @@ typedef struct adv {
     adv_device *dev;
     size_t ndev;
     uint8_t *klass; /* per name id: tp_kernel_class + 1, 0 = not yet */
+    uint8_t *memcpy_name; /* per name id: a memcpy of the vocabulary? 1 no, 2 yes, 0 = not yet */
     size_t nnames;
     adv_finding *f;
     size_t nf, capf;

@@ -57,20 +57,26 @@ typedef struct per_name {
 
 typedef int (*call_filter)(adv *a, const char *name);
 
-/* Counts the complete runtime calls the filter takes, by name; *runtime:
- * whether the trace has runtime calls at all. */
+/* Counts the complete runtime calls the filter takes, by name (the filter
+ * asked once per name id); *runtime: whether the trace has runtime calls. */
 static int calls_by_name(adv *a, call_filter take, per_name **out, int *runtime)
 {
     const tp_cols *c = a->c;
     per_name *p = tp_calloc(a->nnames ? a->nnames : 1, sizeof *p);
-    if (p == NULL)
+    uint8_t *taken = tp_calloc(a->nnames ? a->nnames : 1, 1); /* 1 no, 2 yes, 0 not yet */
+    if (p == NULL || taken == NULL) {
+        tp_free(p);
+        tp_free(taken);
         return TP_ENOMEM;
+    }
     *runtime = 0;
     for (size_t i = 0; i < c->n; i++) {
         if (c->kind[i] != TP_KIND_RUNTIME || !tp_ev_is_complete(c, i) || c->name[i] >= a->nnames)
             continue;
         *runtime = 1;
-        if (!take(a, adv_name(a, (uint32_t)i)))
+        if (taken[c->name[i]] == 0)
+            taken[c->name[i]] = take(a, adv_name(a, (uint32_t)i)) ? 2 : 1;
+        if (taken[c->name[i]] != 2)
             continue;
         per_name *n = &p[c->name[i]];
         if (n->count++ == 0)
@@ -80,6 +86,7 @@ static int calls_by_name(adv *a, call_filter take, per_name **out, int *runtime)
         n->sum += c->dur[i];
         n->last = c->ts[i] + c->dur[i] > n->last ? c->ts[i] + c->dur[i] : n->last;
     }
+    tp_free(taken);
     *out = p;
     return TP_OK;
 }

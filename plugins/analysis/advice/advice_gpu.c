@@ -50,10 +50,11 @@ static void dev_span(const adv *a, const adv_device *d, int64_t *lo, int64_t *hi
     }
 }
 
-/* A device's timeline: the union of its activities (u new, n intervals)
- * and its span [lo, hi). */
+/* A device's timeline: the union of its activities (u borrowed, n
+ * intervals; built once per device for the rules that read it) and its
+ * span [lo, hi). */
 typedef struct dev_tl {
-    tp_interval *u;
+    const tp_interval *u;
     size_t n;
     int64_t lo, hi;
 } dev_tl;
@@ -61,7 +62,15 @@ typedef struct dev_tl {
 static int dev_timeline(adv *a, const adv_device *d, dev_tl *tl)
 {
     dev_span(a, d, &tl->lo, &tl->hi);
-    return dev_union(a, d, ANY_CLASS, &tl->u, &tl->n, NULL);
+    if (d->busy == NULL) {
+        adv_device *w = &a->dev[d - a->dev]; /* the rules hold it const */
+        int rc = dev_union(a, d, ANY_CLASS, &w->busy, &w->nbusy, NULL);
+        if (rc != TP_OK)
+            return rc;
+    }
+    tl->u = d->busy;
+    tl->n = d->nbusy;
+    return TP_OK;
 }
 
 static void dev_where(const adv_device *d, char *buf, size_t size)
@@ -98,11 +107,8 @@ static int idle_device(adv *a, const adv_device *d)
     int rc = dev_timeline(a, d, &tl);
     if (rc != TP_OK)
         return rc;
-    tp_interval *u = tl.u;
-    size_t n = tl.n;
     int64_t lo = tl.lo, hi = tl.hi;
-    int64_t busy = tp_intervals_length(u, n), idle = hi - lo - busy;
-    tp_free(u);
+    int64_t busy = tp_intervals_length(tl.u, tl.n), idle = hi - lo - busy;
     double p = pct(idle, hi - lo);
     if (!(p > a->cfg->idle_percent))
         return TP_OK;
@@ -274,9 +280,10 @@ int adv_memcpy_share(adv *a) { return each_device(a, memcpy_device); }
 
 static int gaps_device(adv *a, const adv_device *d)
 {
-    tp_interval *u;
-    size_t n;
-    int rc = dev_union(a, d, ANY_CLASS, &u, &n, NULL);
+    dev_tl tl;
+    int rc = dev_timeline(a, d, &tl);
+    const tp_interval *u = tl.u;
+    size_t n = rc == TP_OK ? tl.n : 0;
     double min_ns = a->cfg->gap_us * 1000.0;
     for (size_t i = 1; rc == TP_OK && i < n; i++) {
         int64_t gap = u[i].start - u[i - 1].end;
@@ -292,7 +299,6 @@ static int gaps_device(adv *a, const adv_device *d)
                       adv_us(gap), a->cfg->gap_us, adv_rel_us(a, u[i - 1].end),
                       adv_rel_us(a, u[i].start));
     }
-    tp_free(u);
     return rc;
 }
 
@@ -314,7 +320,7 @@ static int util_device(adv *a, const adv_device *d)
     int rc = dev_timeline(a, d, &tl);
     if (rc != TP_OK)
         return rc;
-    tp_interval *u = tl.u;
+    const tp_interval *u = tl.u;
     size_t n = tl.n;
     int64_t lo = tl.lo, hi = tl.hi;
     int64_t chunks = a->cfg->util_chunks, low = 0, worst_lo = 0, worst_hi = 0;
@@ -331,7 +337,6 @@ static int util_device(adv *a, const adv_device *d)
             worst_hi = c1;
         }
     }
-    tp_free(u);
     if (low == 0)
         return TP_OK;
     char where[96];

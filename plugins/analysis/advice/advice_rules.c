@@ -58,7 +58,9 @@ const adv_rule adv_rules[] = {
      "a time",
      adv_for_loop_indexing},
     {"fp32_matmul", ADV_WARN, TORCH " FP32MatMulPattern",
-     "enable TF32 (torch.backends.cuda.matmul.allow_tf32 = True) on Ampere or later GPUs",
+     "allow TF32 for float32 products: torch.set_float32_matmul_precision('high') or "
+     "torch.backends.cuda.matmul.allow_tf32 = True (matmuls), torch.backends.cudnn.allow_tf32 "
+     "= True (convolutions); or compute in bf16/fp16 (autocast)",
      adv_fp32_matmul},
     {"optimizer_single_tensor", ADV_WARN, TORCH " OptimizerSingleTensorPattern",
      "pass foreach=True to the optimizer (the multi-tensor implementation)",

@@ -9,6 +9,7 @@
 
 #include <tracepipe/tp_sdk_gemm.h>
 #include <tracepipe/tp_sdk_json.h>
+#include <tracepipe/tp_sdk_kname.h>
 
 #include "advice.h"
 
@@ -277,23 +278,191 @@ int adv_for_loop_indexing(adv *a)
 
 /* -------------------------------------------------------- fp32_matmul */
 
+/* The products TF32 speeds up, by family: cuBLAS matmuls (allow_tf32 of
+ * torch.backends.cuda.matmul) and cuDNN convolutions (of
+ * torch.backends.cudnn), each with its own switch. */
+enum { FAM_NONE = 1, FAM_MATMUL, FAM_CONV, N_FAMS = 2 };
+static const char *const matmul_ops[] = {"aten::mm",      "aten::bmm",    "aten::addmm",
+                                         "aten::baddbmm", "aten::addbmm", "aten::matmul",
+                                         "aten::linear",  NULL};
+static const char *const conv_ops[] = {
+    "aten::conv1d",           "aten::conv2d",           "aten::conv3d",
+    "aten::convolution",      "aten::_convolution",     "aten::cudnn_convolution",
+    "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+    "aten::convolution_backward", "aten::cudnn_convolution_backward", NULL};
+
+static int in_list(const char *name, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(name, *list) == 0)
+            return 1;
+    return 0;
+}
+
+/* One device's float32 products of a family: the FP32 kernels they ran
+ * (count, time, the longest and its op), and how many ran TF32. */
+typedef struct fp32_fam {
+    int64_t fp32, tf32, sum;
+    int32_t longest, op;
+} fp32_fam;
+
+typedef struct fp32_memo {
+    uint8_t *family; /* per name id: FAM_* (0: not yet) */
+    uint8_t *dtype;  /* per name id: 1 other, 2 fp32, 3 tf32 (0: not yet) */
+} fp32_memo;
+
+static int op_family(adv *a, fp32_memo *m, int32_t x)
+{
+    tp_str id = a->c->name[x];
+    if (id >= a->nnames)
+        return FAM_NONE;
+    if (m->family[id] == 0) {
+        const char *name = adv_name(a, (uint32_t)x);
+        m->family[id] = in_list(name, matmul_ops) ? FAM_MATMUL
+                        : in_list(name, conv_ops) ? FAM_CONV
+                                                  : FAM_NONE;
+    }
+    return m->family[id];
+}
+
+static int kernel_dtype(adv *a, fp32_memo *m, uint32_t row)
+{
+    tp_str id = a->c->name[row];
+    if (m->dtype[id] == 0) {
+        tp_gemm_kname k;
+        int gemm = tp_gemm_kernel_decode(adv_name(a, row), &k);
+        m->dtype[id] = !gemm ? 1 : strcmp(k.dtype, "fp32") == 0 ? 2 : strcmp(k.dtype, "tf32") == 0 ? 3 : 1;
+    }
+    return m->dtype[id];
+}
+
+/* The product kernel `row` computes: the innermost matmul or convolution op
+ * at or above its launching op that records its input types; its family
+ * when its first input is float32, else 0 (*op set). */
+static int float32_product(adv *a, fp32_memo *m, uint32_t row, int32_t *op)
+{
+    char types[MAX_TYPES][32];
+    for (int32_t x = tp_hier_launching_op(a->c, &a->hv, row); x >= 0; x = a->hv.parent[x]) {
+        int fam = op_family(a, m, x);
+        if (fam == FAM_NONE || input_types(a, x, types) < 1)
+            continue;
+        *op = x;
+        return strcmp(types[0], "float") == 0 ? fam : 0;
+    }
+    return 0;
+}
+
+/* Kernel time on device d, and its float32 products by family. */
+static int64_t scan_products(adv *a, fp32_memo *m, const adv_device *d, fp32_fam fam[N_FAMS])
+{
+    const tp_cols *c = a->c;
+    int64_t all = 0;
+    for (size_t k = 0; k < d->n; k++) {
+        uint32_t row = d->rows[k];
+        if (c->kind[row] != TP_KIND_KERNEL || c->name[row] >= a->nnames)
+            continue;
+        all += c->dur[row] > 0 ? c->dur[row] : 0;
+        int dt = kernel_dtype(a, m, row), f;
+        int32_t op = -1;
+        if (dt == 1 || (f = float32_product(a, m, row, &op)) == 0)
+            continue;
+        fp32_fam *p = &fam[f - FAM_MATMUL];
+        if (dt == 3) {
+            p->tf32++;
+            continue;
+        }
+        if (p->fp32++ == 0 || c->dur[row] > c->dur[p->longest])
+            p->longest = (int32_t)row, p->op = op;
+        p->sum += c->dur[row];
+    }
+    return all;
+}
+
+static int report_fp32(adv *a, const adv_device *d, const char *cc, int f, const fp32_fam *p,
+                       int64_t all)
+{
+    const tp_cols *c = a->c;
+    int32_t k = p->longest;
+    char where[480];
+    snprintf(where, sizeof where, "device %lld; the longest: %.200s under %.80s at %.1f us",
+             (long long)d->device, adv_name(a, (uint32_t)k), adv_name(a, (uint32_t)p->op),
+             adv_rel_us(a, c->ts[k]));
+    adv_add_iteration(a, c->ts[k], where, sizeof where);
+    double share = all > 0 ? 100.0 * (double)p->sum / (double)all : NAN;
+    const char *what = f == FAM_MATMUL ? "matmuls" : "convolutions";
+    return adv_emit(a, ADV_FIGS(p->fp32, adv_us(p->sum), share, adv_rel_us(a, c->ts[k]),
+                                adv_rel_us(a, c->ts[k] + c->dur[k])),
+                    where, f == FAM_MATMUL ? "float32 matmuls run FP32 kernels, not TF32"
+                                           : "float32 convolutions run FP32 kernels, not TF32",
+                    "%lld FP32 kernels of float32 %s, %.1f us = %.1f %% of the device's kernel "
+                    "time; none ran a TF32 kernel (compute capability %s)",
+                    (long long)p->fp32, what, adv_us(p->sum), share, cc);
+}
+
+/* The device's compute capability when it runs TF32 (NULL otherwise);
+ * *known set when the trace records one. */
+static const char *tf32_device(const adv *a, const adv_device *d, int *known)
+{
+    char key[64];
+    snprintf(key, sizeof key, "device.%lld.compute_capability", (long long)d->device);
+    const char *cc = tp_trace_info_str(a->t, key);
+    snprintf(key, sizeof key, "device.%lld.name", (long long)d->device);
+    *known |= cc != NULL;
+    return tp_device_runs_tf32(tp_trace_info_str(a->t, key), cc) ? cc : NULL;
+}
+
+static int fp32_devices(adv *a, fp32_memo *m, int *known, int *tf32)
+{
+    int rc = TP_OK;
+    for (size_t i = 0; rc == TP_OK && i < a->ndev; i++) {
+        const char *cc = tf32_device(a, &a->dev[i], known);
+        if (cc == NULL)
+            continue;
+        *tf32 = 1;
+        fp32_fam fam[N_FAMS];
+        memset(fam, 0, sizeof fam);
+        int64_t all = scan_products(a, m, &a->dev[i], fam);
+        for (int f = 0; rc == TP_OK && f < N_FAMS; f++)
+            if (fam[f].fp32 > 0 && fam[f].tf32 == 0)
+                rc = report_fp32(a, &a->dev[i], cc, f + FAM_MATMUL, &fam[f], all);
+    }
+    return rc;
+}
+
 int adv_fp32_matmul(adv *a)
 {
-    return adv_skip(a, "traces do not record whether TF32 was allowed for the product "
-                       "(allow_tf32_cublas is in PyTorch's in-memory profile only)");
+    PRECONDITIONS(a, NEED_OPS | NEED_SHAPES);
+    if (a->ndev == 0)
+        return adv_skip(a, "no GPU activity in the trace");
+    fp32_memo m = {tp_calloc(a->nnames ? a->nnames : 1, 1), tp_calloc(a->nnames ? a->nnames : 1, 1)};
+    int known = 0, tf32 = 0;
+    int rc = m.family && m.dtype ? fp32_devices(a, &m, &known, &tf32) : TP_ENOMEM;
+    tp_free(m.family);
+    tp_free(m.dtype);
+    if (rc == TP_OK && !known)
+        rc = adv_skip(a, "the trace does not record its GPUs' compute capability (Kineto "
+                         "deviceProperties)");
+    else if (rc == TP_OK && !tf32)
+        rc = adv_skip(a, "no GPU of the trace runs TF32 (NVIDIA compute capability 8.0 or "
+                         "later)");
+    return rc;
 }
 
 /* -------------------------------------------- optimizer_single_tensor */
 
+/* Does name end with "_single_tensor_<optimizer>" for one of the
+ * optimizers (PyTorch's list when the option is empty)? */
 static int single_tensor_name(const adv *a, const char *name)
 {
     static const char *const builtin[] = {"adam", "sgd", "adamw"};
+    static const char infix[] = "_single_tensor_";
     const tp_strlist *opt = &a->cfg->optimizers;
-    size_t n = opt->n ? opt->n : sizeof builtin / sizeof builtin[0];
-    char suffix[128];
+    size_t n = opt->n ? opt->n : sizeof builtin / sizeof builtin[0], len = strlen(name);
     for (size_t k = 0; k < n; k++) {
-        snprintf(suffix, sizeof suffix, "_single_tensor_%s", opt->n ? opt->items[k] : builtin[k]);
-        if (ends(name, suffix))
+        const char *o = opt->n ? opt->items[k] : builtin[k];
+        size_t ol = strlen(o), il = sizeof infix - 1;
+        if (len >= il + ol && strcmp(name + len - ol, o) == 0 &&
+            strncmp(name + len - ol - il, infix, il) == 0)
             return 1;
     }
     return 0;
@@ -303,9 +472,19 @@ int adv_optimizer_single_tensor(adv *a)
 {
     PRECONDITIONS(a, NEED_PYTHON);
     matches m = {0, 0, -1};
-    for (size_t i = 0; i < a->c->n; i++)
-        if (tp_ev_is_host(a->c, i) && single_tensor_name(a, adv_name(a, (uint32_t)i)))
+    uint8_t *memo = tp_calloc(a->nnames ? a->nnames : 1, 1); /* per name id: 1 no, 2 yes */
+    if (memo == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < a->c->n; i++) {
+        tp_str id = a->c->name[i];
+        if (!tp_ev_is_host(a->c, i) || id >= a->nnames)
+            continue;
+        if (memo[id] == 0)
+            memo[id] = single_tensor_name(a, adv_name(a, (uint32_t)i)) ? 2 : 1;
+        if (memo[id] == 2)
             add_match(a, &m, (int32_t)i);
+    }
+    tp_free(memo);
     return report(a, &m, "the optimizer runs its single-tensor implementation",
                   "single-tensor optimizer steps");
 }

@@ -17,10 +17,14 @@
 #define MULT_W 240
 #define BAR_H 14
 
-int hr_is_straggler_row(const tp_result *r, size_t row)
+int hr_straggler_col(const tp_result *r)
 {
-    int col = hr_col(r, "straggler", TP_COL_STR);
-    return col >= 0 && hr_col(r, "rank", TP_COL_I64) >= 0 && !tp_result_is_null(r, row, col) &&
+    return hr_col(r, "rank", TP_COL_I64) >= 0 ? hr_col(r, "straggler", TP_COL_STR) : -1;
+}
+
+int hr_is_straggler_row(const tp_result *r, int col, size_t row)
+{
+    return col >= 0 && !tp_result_is_null(r, row, col) &&
            strcmp(tp_result_get_str(r, row, col), "yes") == 0;
 }
 
@@ -28,8 +32,9 @@ long hr_straggler(tp_stage *st, size_t *row)
 {
     for (size_t i = 0; i < tp_input_count(st); i++) {
         const tp_result *r = tp_input(st, i);
-        for (*row = 0; *row < tp_result_rows(r); (*row)++)
-            if (hr_is_straggler_row(r, *row))
+        int col = hr_straggler_col(r);
+        for (*row = 0; col >= 0 && *row < tp_result_rows(r); (*row)++)
+            if (hr_is_straggler_row(r, col, *row))
                 return (long)i;
     }
     return -1;
@@ -174,11 +179,12 @@ static double bars_max(const tp_result *r, const int *cols, size_t n)
 }
 
 /* One rank's chart: a labelled bar per column, all ranks on one scale. */
-static void rank_chart(FILE *f, const tp_result *r, size_t row, const int *cols, size_t n, double max)
+static void rank_chart(FILE *f, const tp_result *r, size_t row, const int *cols, size_t n,
+                       double max, int strag_col)
 {
     static const char *const colours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
                                           "#59a14f", "#edc948", "#b07aa1", "#9c755f"};
-    int strag = hr_is_straggler_row(r, row);
+    int strag = hr_is_straggler_row(r, strag_col, row);
     int64_t rank = tp_result_get_i64(r, row, hr_col(r, "rank", TP_COL_I64));
     unsigned h = (unsigned)(n * (BAR_H + 4) + 4);
     fprintf(f, "<figure class=\"rank%s\"><figcaption>rank %" PRId64 "%s</figcaption>\n",
@@ -209,12 +215,13 @@ void hr_rank_multiples(tp_stage *st, FILE *f)
         if (n == 0)
             continue;
         double max = bars_max(r, cols, n);
+        int rank = hr_col(r, "rank", TP_COL_I64), strag = hr_straggler_col(r);
         fputs("<h3>Per rank (", f);
         hr_text(f, tp_result_id(r));
         fputs(", us, one scale)</h3>\n<div class=\"multiples\">\n", f);
         for (size_t row = 0; row < tp_result_rows(r); row++)
-            if (!tp_result_is_null(r, row, hr_col(r, "rank", TP_COL_I64)))
-                rank_chart(f, r, row, cols, n, max);
+            if (!tp_result_is_null(r, row, rank))
+                rank_chart(f, r, row, cols, n, max, strag);
         fputs("</div>\n", f);
     }
 }

@@ -27,7 +27,8 @@
 static const tp_option hr_options[] = {
     TP_OPTION_OUTPUT_FILE("path", hr_config, path, NULL, "output file (.html); stdout when absent"),
     TP_OPTION_STRING("title", hr_config, title, NULL,
-                     "the page's title and heading; default: the traces' labels"),
+                     "the page's title and heading; default: the pipeline's name and the "
+                     "traces' labels"),
     TP_OPTION_INT("max_rows", hr_config, max_rows, "200", 1, 1000000,
                   "rows shown per table; the rest are counted (the CSV writer writes them all)"),
     TP_OPTION_BOOL("charts", hr_config, charts, "true",
@@ -286,23 +287,36 @@ static const char *trace_label(const tp_trace *t)
     return label && *label ? label : base_name(tp_trace_source(t));
 }
 
-/* The page's title: the `title` option, else the traces' labels ("A vs B"
- * for two, "A and N more" for more), else "tracepipe report". */
+/* The traces' labels: "A", "A vs B" for two, "A and N more traces". */
+static void put_labels(tp_stage *st, FILE *f, size_t n)
+{
+    hr_text(f, trace_label(tp_stage_trace_at(st, 0)));
+    if (n == 2) {
+        fputs(" vs ", f);
+        hr_text(f, trace_label(tp_stage_trace_at(st, 1)));
+    } else if (n > 2)
+        fprintf(f, " and %zu more traces", n - 1);
+}
+
+/* The page's title: the `title` option, else the pipeline's `name:` and
+ * the traces' labels ("dlrm_breakdown: rank0"), else either, else
+ * "tracepipe report". */
 static void put_title(tp_stage *st, FILE *f, const hr_config *cfg)
 {
     size_t n = tp_stage_trace_count(st);
-    if (cfg->title && *cfg->title)
+    const char *name = tp_pipeline_name(st);
+    if (cfg->title && *cfg->title) {
         hr_text(f, cfg->title);
-    else if (n == 0)
-        fputs("tracepipe report", f);
-    else {
-        hr_text(f, trace_label(tp_stage_trace_at(st, 0)));
-        if (n == 2) {
-            fputs(" vs ", f);
-            hr_text(f, trace_label(tp_stage_trace_at(st, 1)));
-        } else if (n > 2)
-            fprintf(f, " and %zu more traces", n - 1);
+        return;
     }
+    if (name)
+        hr_text(f, name);
+    if (name && n > 0)
+        fputs(": ", f);
+    if (n > 0)
+        put_labels(st, f, n);
+    else if (name == NULL)
+        fputs("tracepipe report", f);
 }
 
 /* ---------------------------------------------------------------- charts */
@@ -366,6 +380,19 @@ int hr_col(const tp_result *r, const char *name, tp_coltype type)
     return c >= 0 && (type == 0 || tp_result_col_type(r, c) == type) ? c : -1;
 }
 
+int hr_num_col(const tp_result *r, const char *name)
+{
+    int c = tp_result_find_col(r, name);
+    tp_coltype t = c >= 0 ? tp_result_col_type(r, c) : 0;
+    return t == TP_COL_F64 || t == TP_COL_I64 ? c : -1;
+}
+
+double hr_f64(const tp_result *r, size_t row, int col)
+{
+    return tp_result_col_type(r, col) == TP_COL_I64 ? (double)tp_result_get_i64(r, row, col)
+                                                    : tp_result_get_f64(r, row, col);
+}
+
 static int has_cols(const tp_result *r, const char *const *names)
 {
     for (size_t k = 0; names && names[k]; k++)
@@ -399,12 +426,6 @@ void hr_duration(FILE *f, double us)
         fprintf(f, "%.3g ms", us / 1e3);
     else
         fprintf(f, "%.3g us", us);
-}
-
-int hr_is_findings(const tp_result *r)
-{
-    static const char *const names[] = {"rule", "severity", "finding", "evidence", "where", NULL};
-    return has_cols(r, names);
 }
 
 void hr_row_anchor(FILE *f, const tp_result *r, size_t row)
@@ -617,7 +638,7 @@ static void table_header(FILE *f, const tp_result *r, const hr_part *p)
     fputs("</tr></thead>\n", f);
 }
 
-static void row_open(FILE *f, const tp_result *r, size_t row, int anchor)
+static void row_open(FILE *f, const tp_result *r, size_t row, int anchor, int strag_col)
 {
     fputs("<tr", f);
     if (anchor) {
@@ -625,7 +646,7 @@ static void row_open(FILE *f, const tp_result *r, size_t row, int anchor)
         hr_row_anchor(f, r, row);
         fputs("\"", f);
     }
-    fputs(hr_is_straggler_row(r, row) ? " class=\"straggler\">" : ">", f);
+    fputs(hr_is_straggler_row(r, strag_col, row) ? " class=\"straggler\">" : ">", f);
 }
 
 static void empty_result(FILE *f, const tp_result *r)
@@ -644,13 +665,14 @@ static void table_part(FILE *f, const tp_result *r, const hr_part *p, const size
                        const tp_result_tree *tree, size_t shown, size_t part)
 {
     int name_col = tree ? tp_result_find_col(r, "name") : -1;
+    int anchor = part == 0 && tp_result_is_findings(r), strag = hr_straggler_col(r);
     /* a tree keeps its order: sorting would tear children from parents */
     fprintf(f, "<table class=\"%s\">", tree ? "tree" : "sortable");
     col_widths(f, r, p, width);
     table_header(f, r, p);
     fputs("<tbody>\n", f);
     for (size_t row = 0; row < shown; row++) {
-        row_open(f, r, row, part == 0 && hr_is_findings(r));
+        row_open(f, r, row, anchor, strag);
         for (size_t k = 0; k < p->n; k++)
             put_cell(f, r, row, p->cols[k], p->cols[k] == name_col ? (int)tree->level[row] : 0);
         fputs("</tr>\n", f);

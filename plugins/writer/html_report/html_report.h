@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_output.h>
 
 typedef struct hr_config {
     const char *path;
@@ -27,6 +28,10 @@ void hr_text(FILE *f, const char *s);
 
 /* Column `name` of r if it has type `type` (0: any type), else -1. */
 int hr_col(const tp_result *r, const char *name, tp_coltype type);
+/* A number column, int64 or double (a batch table read back from CSV types
+ * whole numbers as int64), or -1; its cell as a double. */
+int hr_num_col(const tp_result *r, const char *name);
+double hr_f64(const tp_result *r, size_t row, int col);
 
 /* The first input result declaring every column of `names` (NULL-ended)
  * and none of `without` (NULL-ended, or NULL), from input `from` on; its
@@ -41,8 +46,6 @@ void hr_duration(FILE *f, double us);
  * decimals, three significant digits below 0.01): into buf. */
 void hr_number(char *buf, size_t size, const tp_result *r, size_t row, int col);
 
-/* Does the result hold findings (rule, severity, finding, evidence, where)? */
-int hr_is_findings(const tp_result *r);
 
 /* A row's anchor in the results: "r-<id>-<row>" (escaped), the id
  * attribute's value and a link's target. */
@@ -55,9 +58,11 @@ void hr_summary_section(tp_stage *st, FILE *f, const hr_config *cfg);
  * then per rank a small chart; html_ranks.c. */
 void hr_traces_table(tp_stage *st, FILE *f);
 void hr_rank_multiples(tp_stage *st, FILE *f);
-/* The row of a per-rank result marked as the straggler (a text column
- * `straggler` saying "yes"), for the tables' highlighting. */
-int hr_is_straggler_row(const tp_result *r, size_t row);
+/* A per-rank result's `straggler` column (text, beside an int64 `rank`),
+ * or -1: looked up once per result; then is the row marked the straggler
+ * ("yes"), for the tables' highlighting? */
+int hr_straggler_col(const tp_result *r);
+int hr_is_straggler_row(const tp_result *r, int col, size_t row);
 /* The input holding the straggler's row (*row set), or -1. */
 long hr_straggler(tp_stage *st, size_t *row);
 

@@ -154,20 +154,37 @@ static void step_fact(tp_stage *st, FILE *f)
 
 /* -------------------------------------------------------------- GPU busy */
 
-/* Per device busy / denominator, at most MAX_DEVICES_SHOWN of them. */
+/* "rank R: " (a batch table's per-rank rows), else "device D: " when the
+ * result has several rows. */
+static void row_label(FILE *f, const tp_result *r, size_t row, int rank, int dev)
+{
+    if (rank >= 0 && !tp_result_is_null(r, row, rank))
+        fprintf(f, "rank %lld", (long long)tp_result_get_i64(r, row, rank));
+    if (dev >= 0 && !tp_result_is_null(r, row, dev) && (rank < 0 || tp_result_rows(r) > 1))
+        fprintf(f, "%sdevice %lld", rank >= 0 && !tp_result_is_null(r, row, rank) ? " " : "",
+                (long long)tp_result_get_i64(r, row, dev));
+    fputs(": ", f);
+}
+
+/* Per device (per rank in a batch table) busy / denominator, at most
+ * MAX_DEVICES_SHOWN of them, then over all rows. */
 static void busy_per_device(FILE *f, const tp_result *r, const char *denom)
 {
-    int dev = hr_col(r, "device", TP_COL_I64), busy = hr_col(r, "busy_us", TP_COL_F64);
-    int den = hr_col(r, denom, TP_COL_F64);
-    size_t rows = tp_result_rows(r), shown = 0;
+    int dev = hr_col(r, "device", TP_COL_I64), busy = hr_num_col(r, "busy_us");
+    int den = hr_num_col(r, denom), rank = hr_col(r, "rank", TP_COL_I64);
+    size_t rows = tp_result_rows(r), shown = 0, used = 0;
+    double sb = 0, sd = 0;
     fact_open(f, "busy", "GPU busy");
-    for (size_t row = 0; row < rows && shown < MAX_DEVICES_SHOWN; row++) {
+    for (size_t row = 0; row < rows; row++) {
         if (tp_result_is_null(r, row, busy) || tp_result_is_null(r, row, den))
             continue;
-        double b = tp_result_get_f64(r, row, busy), d = tp_result_get_f64(r, row, den);
+        double b = hr_f64(r, row, busy), d = hr_f64(r, row, den);
+        sb += b, sd += d, used++;
+        if (shown == MAX_DEVICES_SHOWN)
+            continue;
         fputs(shown++ ? "; " : "", f);
-        if (rows > 1 && !tp_result_is_null(r, row, dev))
-            fprintf(f, "device %lld: ", (long long)tp_result_get_i64(r, row, dev));
+        if (rows > 1 || rank >= 0)
+            row_label(f, r, row, rank, dev);
         if (d > 0)
             fprintf(f, "<b>%.1f %%</b> of ", 100.0 * b / d);
         hr_duration(f, d);
@@ -175,8 +192,10 @@ static void busy_per_device(FILE *f, const tp_result *r, const char *denom)
     }
     if (shown == 0)
         fputs("no GPU activity", f);
-    else if (rows > shown)
-        fprintf(f, "; %zu more devices", rows - shown);
+    else if (used > shown)
+        fprintf(f, "; %zu more devices", used - shown);
+    if (used > 1 && sd > 0)
+        fprintf(f, "; <b>overall %.1f %%</b> (%zu rows)", 100.0 * sb / sd, used);
     result_ref(f, r);
     fputs("</td></tr>\n", f);
 }
@@ -242,27 +261,39 @@ static void exposed_from_column(FILE *f, const tp_result *r)
     fputs("</td></tr>\n", f);
 }
 
-/* comm_us x (1 - overlap) per device, as a share of its span. */
+/* comm_us x (1 - overlap) per device (per rank in a batch table), as a
+ * share of its span, then over all rows. */
 static void exposed_from_overlap(FILE *f, const tp_result *r)
 {
-    int dev = hr_col(r, "device", TP_COL_I64), comm = hr_col(r, "comm_us", TP_COL_F64);
-    int ov = hr_col(r, "comm_comp_overlap_percent", TP_COL_F64), span = hr_col(r, "span_us", TP_COL_F64);
-    size_t shown = 0;
+    int dev = hr_col(r, "device", TP_COL_I64), comm = hr_num_col(r, "comm_us");
+    int ov = hr_num_col(r, "comm_comp_overlap_percent"), span = hr_num_col(r, "span_us");
+    int rank = hr_col(r, "rank", TP_COL_I64);
+    size_t shown = 0, used = 0;
+    double sum_us = 0, sum_span = 0;
     fact_open(f, "comm", "exposed communication");
-    for (size_t row = 0; row < tp_result_rows(r) && shown < MAX_DEVICES_SHOWN; row++) {
+    for (size_t row = 0; row < tp_result_rows(r); row++) {
         if (tp_result_is_null(r, row, comm) || tp_result_is_null(r, row, ov))
             continue; /* no communication on the device */
-        double us = tp_result_get_f64(r, row, comm) * (100.0 - tp_result_get_f64(r, row, ov)) / 100.0;
-        double sp = tp_result_is_null(r, row, span) ? 0 : tp_result_get_f64(r, row, span);
+        double us = hr_f64(r, row, comm) * (100.0 - hr_f64(r, row, ov)) / 100.0;
+        double sp = span < 0 || tp_result_is_null(r, row, span) ? 0 : hr_f64(r, row, span);
+        sum_us += us, sum_span += sp, used++;
+        if (shown == MAX_DEVICES_SHOWN)
+            continue;
         fputs(shown++ ? "; " : "", f);
-        if (!tp_result_is_null(r, row, dev))
-            fprintf(f, "device %lld: ", (long long)tp_result_get_i64(r, row, dev));
+        row_label(f, r, row, rank, dev);
         hr_duration(f, us);
         if (sp > 0)
             fprintf(f, " (<b>%.1f %%</b> of its span)", 100.0 * us / sp);
     }
     if (shown == 0)
         fputs("no communication", f);
+    else if (used > shown)
+        fprintf(f, "; %zu more devices", used - shown);
+    if (used > 1 && sum_span > 0) {
+        fputs("; <b>overall ", f);
+        hr_duration(f, sum_us);
+        fprintf(f, " = %.1f %%</b> of the spans", 100.0 * sum_us / sum_span);
+    }
     result_ref(f, r);
     fputs("</td></tr>\n", f);
 }
@@ -374,7 +405,7 @@ static void findings_fact(tp_stage *st, FILE *f, const hr_config *cfg)
 {
     int any = 0;
     for (size_t i = 0; i < tp_input_count(st); i++)
-        if (hr_is_findings(tp_input(st, i))) {
+        if (tp_result_is_findings(tp_input(st, i))) {
             findings_of(f, tp_input(st, i), cfg);
             any = 1;
         }

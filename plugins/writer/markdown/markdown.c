@@ -33,7 +33,8 @@ static const tp_option md_options[] = {
     TP_OPTION_OUTPUT_FILE("path", md_config, path, NULL,
                           "output file (one document for every input); stdout when absent"),
     TP_OPTION_STRING("title", md_config, title, NULL,
-                     "a level-2 heading at the top of the document; none when absent"),
+                     "a level-2 heading at the top of the document; default: the pipeline's "
+                     "name (none without one)"),
     TP_OPTION_INT("max_name", md_config, max_name, "60", 4, 100000,
                   "text cells (names) longer than this many characters are cut, ending in "
                   "an ellipsis; findings' finding, evidence and fix are never cut"),
@@ -84,19 +85,13 @@ static void md_put_text(FILE *f, const char *s, int64_t max)
         fputs("\xE2\x80\xA6", f); /* … */
 }
 
-/* A findings table: rule, severity and finding (CONVENTIONS, Findings). */
-static int md_is_findings(const tp_result *r)
-{
-    return tp_result_find_col(r, "rule") >= 0 && tp_result_find_col(r, "severity") >= 0 &&
-           tp_result_find_col(r, "finding") >= 0;
-}
-
-/* Cells never cut: a finding's sentences. */
+/* Cells never cut: a finding's sentences (findings: the SDK's
+ * tp_result_is_findings, asked once per result). */
 static int md_full_text(const tp_result *r, int col)
 {
     const char *name = tp_result_col_name(r, col);
-    return md_is_findings(r) && (strcmp(name, "finding") == 0 || strcmp(name, "evidence") == 0 ||
-                                 strcmp(name, "fix") == 0);
+    return strcmp(name, "finding") == 0 || strcmp(name, "evidence") == 0 ||
+           strcmp(name, "fix") == 0;
 }
 
 static void md_header(FILE *f, const tp_result *r)
@@ -120,13 +115,14 @@ static void md_header(FILE *f, const tp_result *r)
     fputc('\n', f);
 }
 
-static void md_cell(FILE *f, const tp_result *r, size_t row, int col, const md_config *cfg)
+static void md_cell(FILE *f, const tp_result *r, size_t row, int col, int64_t max_name,
+                    const md_config *cfg)
 {
     if (tp_result_is_null(r, row, col))
         return;
     switch (tp_result_col_type(r, col)) {
     case TP_COL_STR:
-        md_put_text(f, tp_result_get_str(r, row, col), md_full_text(r, col) ? 0 : cfg->max_name);
+        md_put_text(f, tp_result_get_str(r, row, col), max_name);
         break;
     case TP_COL_F64: {
         double v = tp_result_get_f64(r, row, col);
@@ -140,7 +136,9 @@ static void md_cell(FILE *f, const tp_result *r, size_t row, int col, const md_c
     }
 }
 
-static void md_table(FILE *f, const tp_result *r, const md_config *cfg)
+#define MD_MAX_COLS 256
+
+static void md_table(FILE *f, const tp_result *r, int findings, const md_config *cfg)
 {
     const char *title = tp_result_meta(r, "title");
     fputs("### ", f);
@@ -156,13 +154,17 @@ static void md_table(FILE *f, const tp_result *r, const md_config *cfg)
         return;
     }
     md_header(f, r);
+    int64_t max_name[MD_MAX_COLS]; /* per column, once per result */
+    int ncols = (int)tp_result_cols(r) < MD_MAX_COLS ? (int)tp_result_cols(r) : MD_MAX_COLS;
+    for (int c = 0; c < ncols; c++)
+        max_name[c] = findings && md_full_text(r, c) ? 0 : cfg->max_name;
     size_t shown = cfg->max_rows > 0 && nrows > (size_t)cfg->max_rows ? (size_t)cfg->max_rows
                                                                        : nrows;
     for (size_t row = 0; row < shown; row++) {
         fputc('|', f);
         for (int c = 0; c < (int)tp_result_cols(r); c++) {
             fputc(' ', f);
-            md_cell(f, r, row, c, cfg);
+            md_cell(f, r, row, c, c < ncols ? max_name[c] : cfg->max_name, cfg);
             fputs(" |", f);
         }
         fputc('\n', f);
@@ -179,15 +181,22 @@ static int md_write(tp_stage *st, const md_config *cfg)
     if (f == NULL)
         return TP_EIO; /* the core has said why */
     size_t n = tp_input_count(st);
-    if (cfg->title) {
+    const char *title = cfg->title ? cfg->title : tp_pipeline_name(st);
+    if (title) {
         fputs("## ", f);
-        md_put_text(f, cfg->title, 0);
+        md_put_text(f, title, 0);
         fputs("\n\n", f);
     }
+    unsigned char *is_findings = tp_calloc(n ? n : 1, 1);
+    if (is_findings == NULL)
+        return tp_out_close(st, f, cfg->path, tp_fail(st, TP_ENOMEM, "out of memory"));
+    for (size_t i = 0; i < n; i++)
+        is_findings[i] = (unsigned char)tp_result_is_findings(tp_input(st, i));
     for (int findings = 1; findings >= 0; findings--) /* findings first */
         for (size_t i = 0; i < n; i++)
-            if (md_is_findings(tp_input(st, i)) == findings)
-                md_table(f, tp_input(st, i), cfg);
+            if (is_findings[i] == findings)
+                md_table(f, tp_input(st, i), findings, cfg);
+    tp_free(is_findings);
     return tp_out_close(st, f, cfg->path, TP_OK);
 }
 
