@@ -205,10 +205,8 @@ static int api_event(nj *n, size_t o)
     e.tid = tid_of(num(n, o, "globalTid"));
     int64_t corr = num(n, o, "correlationId");
     e.corr = corr > 0 && cls != 27 ? corr : TP_NONE;
-    tp_str raw = string_of(n, num(n, o, "name"));
-    const char *text = tp_str_text(n->st, raw);
-    size_t len = text ? strlen(text) : 0, keep = text ? unversioned(text, len) : 0;
-    e.name = keep < len ? tp_intern(n->st, text, keep) : raw;
+    tp_str raw;
+    e.name = nsys_string_base(n->st, &n->strings, &n->bad, num(n, o, "name"), &raw);
     return append(n, &e);
 }
 
@@ -523,8 +521,8 @@ int nsys_json_run(tp_stage *st, const void *config, void *state)
         nsys_bad_warn(st, cfg->path, &n.bad);
         tp_log(st, TP_LOG_INFO, "%s: %zu events, %zu strings", cfg->path, n.rows, n.strings.n);
     }
-    tp_free(n.strings.at);
-    tp_free(n.domains.at);
+    nsys_table_free(&n.strings);
+    nsys_table_free(&n.domains);
     return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
 }
 
