@@ -198,6 +198,11 @@ if [ "${BENCH_NSYS:-1}" != 0 ]; then
         "$PIPELINE" -q run "$DIR/nsys.yaml" --set "trace=$db"
     measure "nsys_json + kernel_stats" "$js" "$(wc -c < "$js")" "$REPEAT" \
         "$PIPELINE" -q run "$DIR/nsys_json.yaml" --set "trace=$js"
+    # the yardstick of issue 31: sqlite3's own GROUP BY over the same kernels
+    command -v sqlite3 >/dev/null && measure "sqlite3 GROUP BY (kernels)" "$db" "$(wc -c < "$db")" \
+        "$REPEAT" sqlite3 "$db" "SELECT s.value, COUNT(*), SUM(k.end - k.start), MIN(k.end - k.start),
+        MAX(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
+        GROUP BY k.shortName"
 fi
 
 # ---- batches (issue 17): BENCH_BATCH_TRACES (default 64) generated traces of

@@ -143,19 +143,27 @@ static tp_str intern(nsys *n, const char *s, size_t len)
 
 /* An integer column: NULL is 0; text, a real (1e400 is inf) or a blob
  * marks the row damaged. */
-static int64_t col_i64(nsys *n, sqlite3_stmt *q, int col)
+static int64_t value_i64(nsys *n, sqlite3_value *v)
 {
-    int type = sqlite3_column_type(q, col);
+    int type = sqlite3_value_type(v);
     if (type != SQLITE_INTEGER && type != SQLITE_NULL)
         n->row_bad = 1;
-    return type == SQLITE_INTEGER ? sqlite3_column_int64(q, col) : 0;
+    return type == SQLITE_INTEGER ? sqlite3_value_int64(v) : 0;
+}
+
+/* (One sqlite3_column_value per cell: each column_* call decodes the cell
+ * again.) */
+static int64_t col_i64(nsys *n, sqlite3_stmt *q, int col)
+{
+    return value_i64(n, sqlite3_column_value(q, col));
 }
 
 static tp_str string_id(nsys *n, sqlite3_stmt *q, int col)
 {
-    if (sqlite3_column_type(q, col) == SQLITE_NULL)
+    sqlite3_value *v = sqlite3_column_value(q, col);
+    if (sqlite3_value_type(v) == SQLITE_NULL)
         return 0;
-    return nsys_string(&n->strings, &n->bad, col_i64(n, q, col));
+    return nsys_string(&n->strings, &n->bad, value_i64(n, v));
 }
 
 static int load_strings(nsys *n)
@@ -226,6 +234,30 @@ static int each_row(nsys *n, const char *table, const char *sql, int (*row)(nsys
 
 /* ------------------------------------------------------------- runtime */
 
+/* {"name": "<versioned name>", "returnValue": <ret>} into buf: its length,
+ * 0 when it does not fit (with its NUL) or the name holds a quote or
+ * backslash. */
+static size_t runtime_args(char *buf, size_t size, const char *name, int64_t ret)
+{
+    static const char head[] = "{\"name\": \"", mid[] = "\", \"returnValue\": ";
+    size_t len = strlen(name), k = 0;
+    char digits[24];
+    int dlen = snprintf(digits, sizeof digits, "%lld", (long long)ret);
+    if (strpbrk(name, "\"\\") || sizeof head + len + sizeof mid + (size_t)dlen - 1 >= size)
+        return 0;
+    memcpy(buf + k, head, sizeof head - 1);
+    k += sizeof head - 1;
+    memcpy(buf + k, name, len);
+    k += len;
+    memcpy(buf + k, mid, sizeof mid - 1);
+    k += sizeof mid - 1;
+    memcpy(buf + k, digits, (size_t)dlen);
+    k += (size_t)dlen;
+    buf[k++] = '}';
+    buf[k] = '\0';
+    return k;
+}
+
 static int runtime_row(nsys *n, sqlite3_stmt *q)
 {
     int64_t cls = col_i64(n, q, 2);
@@ -242,16 +274,16 @@ static int runtime_row(nsys *n, sqlite3_stmt *q)
     e.tid = tid_of(col_i64(n, q, 3));
     int64_t corr = col_i64(n, q, 4);
     e.corr = corr > 0 ? corr : TP_NONE;
-    tp_str raw = string_id(n, q, 5);
-    const char *s = tp_str_text(n->st, raw);
-    size_t len = s ? strlen(s) : 0, keep = s ? unversioned(s, len) : 0;
-    e.name = keep < len ? intern(n, s, keep) : raw;
+    tp_str raw = 0;
+    sqlite3_value *name = sqlite3_column_value(q, 5);
+    if (sqlite3_value_type(name) != SQLITE_NULL)
+        e.name = nsys_string_base(n->st, &n->strings, &n->bad, value_i64(n, name), &raw);
     char args[512];
-    int alen = snprintf(args, sizeof args, "{\"name\": \"%s\", \"returnValue\": %lld}",
-                        keep < len ? s : "", (long long)col_i64(n, q, 6));
-    if (keep < len && alen > 0 && (size_t)alen < sizeof args && !strpbrk(s, "\"\\")) {
+    int64_t ret = col_i64(n, q, 6);
+    size_t alen = e.name != raw ? runtime_args(args, sizeof args, tp_str_text(n->st, raw), ret) : 0;
+    if (alen > 0) {
         e.args = args;
-        e.args_len = (size_t)alen;
+        e.args_len = alen;
     }
     return append(n, &e);
 }
@@ -260,11 +292,10 @@ static int runtime_row(nsys *n, sqlite3_stmt *q)
 
 static int set_ext(nsys *n, int which, sqlite3_stmt *q, int col)
 {
-    if (col < 0 || sqlite3_column_type(q, col) == SQLITE_NULL)
-        return TP_OK;
-    if (sqlite3_column_type(q, col) != SQLITE_INTEGER)
-        return TP_OK; /* a damaged extension value: left unset */
-    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, sqlite3_column_int64(q, col));
+    sqlite3_value *v = col < 0 ? NULL : sqlite3_column_value(q, col);
+    if (v == NULL || sqlite3_value_type(v) != SQLITE_INTEGER)
+        return TP_OK; /* absent (NULL), or a damaged extension value: left unset */
+    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, sqlite3_value_int64(v));
 }
 
 /* start, end, deviceId, streamId, correlationId, globalPid, contextId: 1,
@@ -616,7 +647,8 @@ static int open_export(nsys *n, const char *path, int64_t size)
     int rc = export_uri(n->st, path, abs, uri, sizeof uri);
     if (rc != TP_OK)
         return rc;
-    if (sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
         rc = tp_fail(n->st, TP_EIO, "%s: cannot open: %s", path, sqlite3_errmsg(n->db));
         sqlite3_close(n->db);
         n->db = NULL;
@@ -692,8 +724,8 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
     }
     nsys_payloads_free(n.payloads);
     sqlite3_close(n.db);
-    tp_free(n.strings.at);
-    tp_free(n.domains.at);
+    nsys_table_free(&n.strings);
+    nsys_table_free(&n.domains);
     return rc;
 }
 

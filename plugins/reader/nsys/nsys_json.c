@@ -19,10 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
 #include "nsys_common.h"
+#include "nsys_jscan.h"
 
 TP_HIDDEN const tp_option nsys_json_options[] = {
     TP_OPTION_REQUIRED_INPUT_FILE("path", nj_config, path, "the JSON-lines export"),
@@ -45,32 +47,54 @@ typedef struct nj {
     tp_str cat_runtime, cat_driver, cat_osrt, cat_kernel, cat_memcpy, cat_memset, cat_sync,
         cat_cudnn, cat_cublas;
     int short_names; /* kernel_name: short */
+    nj_doc doc;      /* the line being read */
 } nj;
+
+/* Up to 18 digits, after an optional '-': *out and 1 (strtoll's value), else
+ * 0 (strtoll decides). */
+static int short_digits(const char *s, size_t len, int64_t *out)
+{
+    size_t i = s[0] == '-';
+    if (len <= i || len - i > 18)
+        return 0;
+    int64_t v = 0;
+    for (size_t k = i; k < len; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return 0;
+        v = v * 10 + (s[k] - '0');
+    }
+    *out = i ? -v : v;
+    return 1;
+}
 
 /* A number given bare or as a quoted string of digits; 0 when absent.
  * Text that is not an integer, a real beyond int64 or NaN marks the event
  * damaged (n->row_bad). */
-static int64_t num(nj *n, json_t *o, const char *key)
+static int64_t num_at(nj *n, size_t at)
 {
-    json_t *v = json_object_get(o, key);
+    const nj_val *v = &n->doc.v[at];
     int64_t out = 0;
-    if (v == NULL || json_is_integer(v))
-        return v ? json_integer_value(v) : 0;
-    if (json_is_string(v)) {
-        const char *text = json_string_value(v);
+    if (at == 0 || v->type == NJ_INT)
+        return at ? v->num.i : 0;
+    if (v->type == NJ_STR) {
+        const char *text = v->s;
         char *end;
+        if (short_digits(text, v->len, &out))
+            return out;
         errno = 0;
         out = strtoll(text, &end, 10);
         if (errno == 0 && end != text && *end == '\0')
             return out;
-    } else if (json_is_real(v) && tp_rows_f64_ns(json_real_value(v), &out)) {
+    } else if (v->type == NJ_REAL && tp_rows_f64_ns(v->num.f, &out)) {
         return out;
     }
     n->row_bad = 1;
     return 0;
 }
 
-static int has(json_t *o, const char *key) { return json_object_get(o, key) != NULL; }
+static int64_t num(nj *n, size_t o, const char *key) { return num_at(n, nj_get(&n->doc, o, key)); }
+
+static int has(nj *n, size_t o, const char *key) { return nj_get(&n->doc, o, key) != 0; }
 
 static int put_string(nj *n, int64_t id, const char *v, size_t len)
 {
@@ -80,16 +104,17 @@ static int put_string(nj *n, int64_t id, const char *v, size_t len)
 static tp_str string_of(nj *n, int64_t id) { return nsys_string(&n->strings, &n->bad, id); }
 
 /* The event's times into e: 1, or 0 (counted) when the event is damaged. */
-static int event_times(nj *n, json_t *o, const char *start, const char *end, tp_event *e)
+static int event_times(nj *n, size_t o, const char *start, const char *end, tp_event *e)
 {
     int64_t first = num(n, o, start), last = num(n, o, end);
     return nsys_times(&n->bad, n->row_bad, first, last, e);
 }
 
 /* Pass 1: the string table, in either form, and the NVTX domains. */
-static int strings_line(nj *n, json_t *o)
+static int strings_line(nj *n, size_t o)
 {
-    json_t *nvtx = json_object_get(o, "NvtxEvent");
+    nj_doc *d = &n->doc;
+    size_t nvtx = nj_get(d, o, "NvtxEvent");
     n->row_bad = 0;
     if (nvtx && num(n, nvtx, "Type") == 75) {
         int64_t pid = pid_of(num(n, nvtx, "GlobalTid")), domain = num(n, nvtx, "DomainId");
@@ -97,30 +122,27 @@ static int strings_line(nj *n, json_t *o)
             n->bad.not_integer++;
             return TP_OK;
         }
-        return nsys_domain_add(n->st, &n->domains, pid, domain,
-                               json_string_value(json_object_get(nvtx, "Text")));
+        return nsys_domain_add(n->st, &n->domains, pid, domain, nj_str(d, nj_get(d, nvtx, "Text")));
     }
-    const char *type = json_string_value(json_object_get(o, "type"));
+    const char *type = nj_str(d, nj_get(d, o, "type"));
     if (type && strcmp(type, "String") == 0) {
-        json_t *v = json_object_get(o, "value");
+        size_t v = nj_get(d, o, "value");
         int64_t id = num(n, o, "id");
         if (n->row_bad) {
             n->bad.not_integer++;
             return TP_OK;
         }
-        return put_string(n, id, json_string_value(v) ? json_string_value(v) : "",
-                          json_string_length(v));
+        return put_string(n, id, nj_str(d, v) ? nj_str(d, v) : "", nj_str_len(d, v));
     }
-    json_t *data = json_object_get(o, "data");
-    size_t i;
-    json_t *v;
-    if (json_is_array(data) && json_is_string(json_array_get(data, 0)))
-        json_array_foreach(data, i, v)
-        {
-            int rc = put_string(n, (int64_t)i, json_string_value(v), json_string_length(v));
-            if (rc != TP_OK)
-                return rc;
-        }
+    size_t data = nj_get(d, o, "data");
+    if (nj_type(d, data) != NJ_ARR || d->v[data].end == data + 1 || nj_type(d, data + 1) != NJ_STR)
+        return TP_OK;
+    int64_t i = 0;
+    for (size_t v = data + 1; v < d->v[data].end; v = d->v[v].end, i++) {
+        int rc = put_string(n, i, nj_str(d, v), nj_str_len(d, v));
+        if (rc != TP_OK)
+            return rc;
+    }
     return TP_OK;
 }
 
@@ -137,12 +159,13 @@ static int append(nj *n, tp_event *e)
     return rc;
 }
 
-static int set_ext(nj *n, int which, json_t *o, const char *key)
+static int set_ext(nj *n, int which, size_t o, const char *key)
 {
-    if (!has(o, key))
+    size_t at = nj_get(&n->doc, o, key);
+    if (at == 0)
         return TP_OK;
     int was_bad = n->row_bad;
-    int64_t v = num(n, o, key);
+    int64_t v = num_at(n, at);
     int bad = n->row_bad;
     n->row_bad = was_bad; /* a damaged extension value is left unset */
     return bad ? TP_OK : tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, v);
@@ -150,12 +173,13 @@ static int set_ext(nj *n, int which, json_t *o, const char *key)
 
 /* A copy's memory kind (srcKind, dstKind: ENUM_CUDA_MEM_KIND's numbering)
  * as the SDK's tp_memkind; left null when absent, damaged or unknown. */
-static int set_memkind(nj *n, int which, json_t *o, const char *key)
+static int set_memkind(nj *n, int which, size_t o, const char *key)
 {
-    if (!has(o, key))
+    size_t at = nj_get(&n->doc, o, key);
+    if (at == 0)
         return TP_OK;
     int was_bad = n->row_bad;
-    tp_memkind k = tp_memkind_of_nsys(num(n, o, key));
+    tp_memkind k = tp_memkind_of_nsys(num_at(n, at));
     int bad = n->row_bad;
     n->row_bad = was_bad;
     if (bad || k == TP_MEMKIND_UNKNOWN)
@@ -163,10 +187,10 @@ static int set_memkind(nj *n, int which, json_t *o, const char *key)
     return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, (int64_t)k);
 }
 
-static int api_event(nj *n, json_t *o)
+static int api_event(nj *n, size_t o)
 {
     int64_t cls = num(n, o, "eventClass");
-    if (!has(o, "name") || cls == 3)
+    if (!has(n, o, "name") || cls == 3)
         return TP_OK; /* a start marker carrying no call; the profiler's own overhead */
     tp_event e = nsys_base_event();
     if (!event_times(n, o, "startNs", "endNs", &e))
@@ -181,14 +205,12 @@ static int api_event(nj *n, json_t *o)
     e.tid = tid_of(num(n, o, "globalTid"));
     int64_t corr = num(n, o, "correlationId");
     e.corr = corr > 0 && cls != 27 ? corr : TP_NONE;
-    tp_str raw = string_of(n, num(n, o, "name"));
-    const char *text = tp_str_text(n->st, raw);
-    size_t len = text ? strlen(text) : 0, keep = text ? unversioned(text, len) : 0;
-    e.name = keep < len ? tp_intern(n->st, text, keep) : raw;
+    tp_str raw;
+    e.name = nsys_string_base(n->st, &n->strings, &n->bad, num(n, o, "name"), &raw);
     return append(n, &e);
 }
 
-static int cuda_event(nj *n, json_t *o)
+static int cuda_event(nj *n, size_t o)
 {
     tp_event e = nsys_base_event();
     if (!event_times(n, o, "startNs", "endNs", &e))
@@ -204,15 +226,14 @@ static int cuda_event(nj *n, json_t *o)
     e.pid = pid_of(num(n, o, "globalPid"));
     e.tid = e.stream;
     e.context = nsys_context(num(n, o, "contextId"));
-    json_t *k = json_object_get(o, "kernel"), *cp = json_object_get(o, "memcpy");
-    json_t *ms = json_object_get(o, "memset"), *sy = json_object_get(o, "sync");
+    size_t k = nj_get(&n->doc, o, "kernel"), cp = nj_get(&n->doc, o, "memcpy");
+    size_t ms = nj_get(&n->doc, o, "memset"), sy = nj_get(&n->doc, o, "sync");
     char name[32];
     if (k) {
         e.kind = TP_KIND_KERNEL;
         e.cat = n->cat_kernel;
-        tp_str demangled = json_object_get(k, "demangledName") != NULL
-                               ? string_of(n, num(n, k, "demangledName"))
-                               : 0;
+        size_t dm = nj_get(&n->doc, k, "demangledName");
+        tp_str demangled = dm ? string_of(n, num_at(n, dm)) : 0;
         e.name = nsys_kernel_name(n->short_names, demangled, string_of(n, num(n, k, "shortName")));
     } else if (cp) {
         e.kind = TP_KIND_MEMCPY;
@@ -247,13 +268,13 @@ static int cuda_event(nj *n, json_t *o)
     return rc;
 }
 
-static int nvtx_event(nj *n, json_t *o)
+static int nvtx_event(nj *n, size_t o)
 {
     int64_t type = num(n, o, "Type");
     if (type != 34 && type != 59 && type != 60)
         return TP_OK;
     tp_event e = nsys_base_event();
-    if (!has(o, "EndTimestamp") || type == 34)
+    if (!has(n, o, "EndTimestamp") || type == 34)
         e.ts = num(n, o, "Timestamp"); /* a mark, or a range never closed: zero length */
     else if (!event_times(n, o, "Timestamp", "EndTimestamp", &e))
         return TP_OK;
@@ -261,42 +282,106 @@ static int nvtx_event(nj *n, json_t *o)
     e.pid = pid_of(num(n, o, "GlobalTid"));
     e.cat = nsys_domain_cat(n->st, &n->domains, e.pid, num(n, o, "DomainId"));
     e.tid = tid_of(num(n, o, "GlobalTid"));
-    json_t *text = json_object_get(o, "Text");
-    e.name = json_is_string(text)
-                 ? nsys_name(n->st, &n->bad, json_string_value(text), json_string_length(text))
+    size_t text = nj_get(&n->doc, o, "Text");
+    e.name = nj_type(&n->doc, text) == NJ_STR
+                 ? nsys_name(n->st, &n->bad, nj_str(&n->doc, text), nj_str_len(&n->doc, text))
                  : string_of(n, num(n, o, "TextId"));
     return append(n, &e);
 }
 
 /* Pass 2: one event line. */
-static int event_line(nj *n, json_t *o)
+static int event_line(nj *n, size_t o)
 {
-    json_t *v;
+    size_t v;
     n->row_bad = n->bad.row_unknown = n->bad.row_nul = 0;
-    if (has(o, "Type") || has(o, "type") || has(o, "data"))
+    if (has(n, o, "Type") || has(n, o, "type") || has(n, o, "data"))
         n->records++;
-    if ((v = json_object_get(o, "TraceProcessEvent")))
+    if ((v = nj_get(&n->doc, o, "TraceProcessEvent")))
         return api_event(n, v);
-    if ((v = json_object_get(o, "CudaEvent")))
+    if ((v = nj_get(&n->doc, o, "CudaEvent")))
         return cuda_event(n, v);
-    if ((v = json_object_get(o, "NvtxEvent")))
+    if ((v = nj_get(&n->doc, o, "NvtxEvent")))
         return nvtx_event(n, v);
     return TP_OK; /* tables, thread names, other event types */
 }
 
 /* Pass 1 need not parse event lines, but for NVTX domain creation (75):
  * exports write "Type" first, so the prefix tells (other orders are parsed). */
-static int event_not_domain(const char *line)
+static int event_not_domain(const char *line, size_t len)
 {
-    return strncmp(line, "{\"Type\":", 8) == 0 && strncmp(line + 8, "75,", 3) != 0;
+    return len >= 8 && memcmp(line, "{\"Type\":", 8) == 0 &&
+           (len < 11 || memcmp(line + 8, "75,", 3) != 0);
+}
+
+/* Lines read in blocks (the file is regular), each a pointer into the
+ * buffer, valid until the next call. */
+typedef struct nj_lines {
+    FILE *in; /* rewound before each pass; its descriptor read directly */
+    int fd, eof, err;
+    char *buf;
+    size_t cap, start, end, scanned; /* scanned: bytes after start without a newline */
+} nj_lines;
+
+#define NJ_BLOCK (1u << 20)
+
+/* Room after end: the unread part moved to the front, the buffer grown
+ * when a line fills it. */
+static int lines_room(nj_lines *r)
+{
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    if (r->end < r->cap)
+        return TP_OK;
+    size_t cap = r->cap ? r->cap * 2 : NJ_BLOCK;
+    char *buf = tp_realloc(r->buf, cap);
+    if (buf == NULL)
+        return TP_ENOMEM;
+    r->buf = buf;
+    r->cap = cap;
+    return TP_OK;
+}
+
+/* The next line, its newline included (the last may lack one): its length,
+ * 0 at the end of the file, or an error (r->err holds errno on TP_EIO). */
+static ssize_t next_line(nj_lines *r, char **line)
+{
+    for (;;) {
+        char *from = r->buf + r->start;
+        char *nl = r->end > r->start + r->scanned
+                       ? memchr(from + r->scanned, '\n', r->end - r->start - r->scanned)
+                       : NULL;
+        if (nl != NULL || r->eof) {
+            size_t len = nl ? (size_t)(nl - from) + 1 : r->end - r->start;
+            *line = from;
+            r->start += len;
+            r->scanned = 0;
+            return (ssize_t)len;
+        }
+        r->scanned = r->end - r->start;
+        int rc = lines_room(r);
+        if (rc != TP_OK)
+            return rc;
+        ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            r->err = errno;
+            return TP_EIO;
+        }
+        r->eof = got == 0;
+        r->end += (size_t)got;
+    }
 }
 
 /* The file changed since it was opened (cut, grown, rewritten): a message,
  * or NULL. */
-static const char *changed(const nj *n, FILE *in)
+static const char *changed(const nj *n, int fd)
 {
     struct stat now;
-    if (fstat(fileno(in), &now) != 0)
+    if (fstat(fd, &now) != 0)
         return "it cannot be examined again";
     if (now.st_size != n->at_open.st_size)
         return now.st_size < n->at_open.st_size ? "it shrank" : "it grew";
@@ -307,11 +392,9 @@ static const char *changed(const nj *n, FILE *in)
 }
 
 /* After a pass: the file read to its end, unchanged, the last line whole. */
-static int pass_done(nj *n, FILE *in, int last_newline)
+static int pass_done(nj *n, const nj_lines *r, int last_newline)
 {
-    const char *why = changed(n, in);
-    if (ferror(in))
-        return tp_fail(n->st, TP_EIO, "%s: read error: %s", n->path, strerror(errno));
+    const char *why = changed(n, r->fd);
     if (why != NULL)
         return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (%s): its "
                        "events cannot be read whole", n->path, why);
@@ -330,39 +413,58 @@ static int pass_done(nj *n, FILE *in, int last_newline)
     return TP_OK;
 }
 
-static int each_line(nj *n, FILE *in, int (*fn)(nj *, json_t *))
+/* The line as values in n->doc: scanned, else parsed by jansson (*owner
+ * then holds jansson's value, to free after the line is mapped). */
+static int parse_line(nj *n, char *line, size_t len, json_t **owner)
 {
-    char *line = NULL;
-    size_t cap = 0;
+    int rc = nj_doc_scan(&n->doc, line, len);
+    if (rc != 0)
+        return rc == 1 ? TP_OK : rc;
+    json_error_t err;
+    json_t *o = json_loadb(line, len, JSON_ALLOW_NUL, &err);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return tp_fail(n->st, TP_EFORMAT, "%s:%zu:%d: %s%s", n->path, n->line_no,
+                       err.column > 0 ? err.column : 1,
+                       o ? "a line that is not a JSON object (an nsys JSON export has one "
+                           "message per line)"
+                         : err.text,
+                       n->line_no == 1 ? " (not JSON lines; a Chrome or Kineto JSON trace "
+                                         "needs the kineto reader)"
+                                       : "");
+    }
+    *owner = o;
+    return nj_doc_from_json(&n->doc, o);
+}
+
+static int each_line(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
+{
+    char *line;
     ssize_t got;
     int rc = TP_OK, last_newline = 1;
     n->line_no = 0;
     tp_digest_init(&n->bytes);
-    rewind(in);
-    while (rc == TP_OK && (got = getline(&line, &cap, in)) >= 0) {
+    r->start = r->end = r->scanned = 0;
+    r->eof = 0;
+    rewind(r->in);
+    while (rc == TP_OK && (got = next_line(r, &line)) > 0) {
+        size_t len = (size_t)got;
+        json_t *owner = NULL;
         n->line_no++;
-        tp_digest_add(&n->bytes, line, (size_t)got);
-        last_newline = got > 0 && line[got - 1] == '\n';
-        if (got == 0 || line[0] == '\n' || (fn == strings_line && event_not_domain(line)))
+        tp_digest_add(&n->bytes, line, len);
+        last_newline = line[len - 1] == '\n';
+        if (line[0] == '\n' || (fn == strings_line && event_not_domain(line, len)))
             continue;
-        json_error_t err;
-        json_t *o = json_loadb(line, (size_t)got, JSON_ALLOW_NUL, &err);
-        if (!json_is_object(o)) {
-            rc = tp_fail(n->st, TP_EFORMAT, "%s:%zu:%d: %s%s", n->path, n->line_no,
-                         err.column > 0 ? err.column : 1,
-                         o ? "a line that is not a JSON object (an nsys JSON export has one "
-                             "message per line)"
-                           : err.text,
-                         n->line_no == 1 ? " (not JSON lines; a Chrome or Kineto JSON trace "
-                                           "needs the kineto reader)"
-                                         : "");
-        } else {
-            rc = fn(n, o);
-        }
-        json_decref(o);
+        rc = parse_line(n, line, len, &owner);
+        if (rc == TP_OK)
+            rc = fn(n, 1);
+        json_decref(owner);
     }
-    free(line);
-    return rc == TP_OK ? pass_done(n, in, last_newline) : rc;
+    if (rc == TP_OK && got == TP_EIO)
+        return tp_fail(n->st, TP_EIO, "%s: read error: %s", n->path, strerror(r->err));
+    if (rc == TP_OK && got < 0)
+        return (int)got;
+    return rc == TP_OK ? pass_done(n, r, last_newline) : rc;
 }
 
 static int prepare(nj *n)
@@ -397,14 +499,17 @@ int nsys_json_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EIO, "%s: not a regular file (the export is read twice, so a pipe "
                        "or device cannot be)", cfg->path);
     }
+    nj_lines lines = {.in = in, .fd = fileno(in)};
     int rc = prepare(&n);
     if (rc == TP_OK)
-        rc = each_line(&n, in, strings_line);
+        rc = each_line(&n, &lines, strings_line);
     nsys_table_seal(&n.strings);
     nsys_table_seal(&n.domains);
     if (rc == TP_OK)
-        rc = each_line(&n, in, event_line);
+        rc = each_line(&n, &lines, event_line);
     fclose(in);
+    tp_free(lines.buf);
+    tp_free(n.doc.v);
     if (rc == TP_OK && n.records > 0)
         rc = tp_rows_span_check(st, n.t, cfg->path);
     if (rc == TP_OK && n.records == 0)
@@ -416,8 +521,8 @@ int nsys_json_run(tp_stage *st, const void *config, void *state)
         nsys_bad_warn(st, cfg->path, &n.bad);
         tp_log(st, TP_LOG_INFO, "%s: %zu events, %zu strings", cfg->path, n.rows, n.strings.n);
     }
-    tp_free(n.strings.at);
-    tp_free(n.domains.at);
+    nsys_table_free(&n.strings);
+    nsys_table_free(&n.domains);
     return rc == TP_ENOMEM ? tp_fail(st, rc, "%s: out of memory", cfg->path) : rc;
 }
 

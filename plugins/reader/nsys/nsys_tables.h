@@ -36,11 +36,14 @@ typedef struct nsys_entry {
     size_t seq;
     tp_str value;
     int nul; /* the string held NUL bytes (escaped) */
+    tp_str base; /* the value without a _vNNNN suffix, once asked (0: not yet) */
 } nsys_entry;
 
 typedef struct nsys_table {
     nsys_entry *at;
     size_t n, cap;
+    uint32_t *index; /* keys 0..n_index-1 (key2 0) -> entry + 1, when the keys are dense */
+    size_t n_index;
 } nsys_table;
 
 static inline int nsys_table_put(nsys_table *t, int64_t key, int64_t key2, tp_str value, int nul)
@@ -70,6 +73,30 @@ static inline int nsys_entry_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Keys (key2 0) from 0 to at most 2n + 1024 (a string table's ids) are
+ * also indexed directly: a lookup per row, no bisection. */
+static inline void nsys_table_index(nsys_table *t)
+{
+    int64_t top = t->at[t->n - 1].key;
+    if (t->at[0].key < 0 || top >= (int64_t)(2 * t->n + 1024) || t->n >= UINT32_MAX)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->at[i].key2 != 0)
+            return;
+    t->index = tp_calloc((size_t)top + 1, sizeof *t->index);
+    if (t->index == NULL)
+        return; /* bisection still answers */
+    t->n_index = (size_t)top + 1;
+    for (size_t i = 0; i < t->n; i++)
+        t->index[t->at[i].key] = (uint32_t)(i + 1);
+}
+
+static inline void nsys_table_free(nsys_table *t)
+{
+    tp_free(t->at);
+    tp_free(t->index);
+}
+
 /* Sorts by key; of entries with one key the last to arrive stays. */
 static inline void nsys_table_seal(nsys_table *t)
 {
@@ -83,15 +110,18 @@ static inline void nsys_table_seal(nsys_table *t)
         t->at[w++] = t->at[i];
     }
     t->n = w;
+    nsys_table_index(t);
 }
 
 /* The entry of (key, key2) in a sealed table, or NULL. */
-static inline const nsys_entry *nsys_table_get(const nsys_table *t, int64_t key, int64_t key2)
+static inline nsys_entry *nsys_table_get(const nsys_table *t, int64_t key, int64_t key2)
 {
+    if (t->index != NULL && key2 == 0 && key >= 0 && key < (int64_t)t->n_index)
+        return t->index[key] ? &t->at[t->index[key] - 1] : NULL;
     size_t lo = 0, hi = t->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const nsys_entry *e = &t->at[mid];
+        nsys_entry *e = &t->at[mid];
         if (e->key == key && e->key2 == key2)
             return e;
         if (e->key < key || (e->key == key && e->key2 < key2))
@@ -153,6 +183,23 @@ static inline tp_str nsys_string(const nsys_table *t, nsys_bad *bad, int64_t id)
     else
         bad->row_nul |= e->nul;
     return e ? e->value : 0;
+}
+
+/* The string of an id without a `_vNNNN` suffix (unversioned), worked out
+ * once per id; *raw the string as given.  Counted as nsys_string. */
+static inline tp_str nsys_string_base(tp_stage *st, const nsys_table *t, nsys_bad *bad, int64_t id,
+                                      tp_str *raw)
+{
+    nsys_entry *e = nsys_table_get(t, id, 0);
+    *raw = nsys_string(t, bad, id);
+    if (e == NULL || e->base != 0)
+        return e ? e->base : 0;
+    const char *text = tp_str_text(st, e->value);
+    size_t len = text ? strlen(text) : 0, keep = text ? unversioned(text, len) : 0;
+    tp_str base = keep < len ? tp_intern(st, text, keep) : e->value;
+    if (base != TP_STR_ERROR)
+        e->base = base;
+    return base;
 }
 
 /* The category of an NVTX domain of a process: "nvtx:<name>" as created

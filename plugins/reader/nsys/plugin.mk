@@ -1,3 +1,4 @@
 # reader `nsys`: SQLite exports read through libsqlite3, JSON-lines
-# exports one line at a time through jansson (docs/dependencies.md).
+# exports one line at a time by a scanner of their own (nsys_jscan.c), jansson
+# for the lines it does not take (docs/dependencies.md).
 LIBS_nsys := -lsqlite3 -ljansson

@@ -1,0 +1,65 @@
+/* nsys_json: one line's JSON message as a flat array of values (issue 31).
+ *
+ * A line is scanned once into values in document order; an object or array
+ * is followed by its members and knows where it ends, so a key is found by
+ * stepping over the members, no allocation per line (the array is reused).
+ * The scanner takes the lines an export writes (ASCII strings without
+ * escapes, integers within int64, objects and arrays); any other line (an
+ * escape, a byte >= 0x80, a real, malformed text, a top level that is not an
+ * object) is parsed by jansson and copied into the same form, so a value
+ * and every error message are jansson's whichever path read the line. */
+#ifndef TRACEPIPE_NSYS_JSCAN_H
+#define TRACEPIPE_NSYS_JSCAN_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { NJ_OBJ = 1, NJ_ARR, NJ_STR, NJ_INT, NJ_REAL, NJ_TRUE, NJ_FALSE, NJ_NULL };
+
+typedef struct nj_val {
+    const char *s; /* a string: its text, NUL-terminated (an object's key too) */
+    size_t len;    /* a string's length; an object: 1 when it repeats a key */
+    union {
+        int64_t i; /* an integer; a key: its quick hash; an object: where lookups resume */
+        double f;
+    } num;
+    uint32_t end;  /* index of the value after this one and its members */
+    uint8_t type;
+} nj_val;
+
+typedef struct nj_doc {
+    nj_val *v;
+    size_t n, cap;
+} nj_doc;
+
+/* Scans line[0, len) (its bytes stay; the scanner writes a NUL after each
+ * string only when the whole line was taken).  1: d holds the line, value 1
+ * its top-level object (value 0 stands for "absent"); 0: not taken (parse it with nj_doc_from_json);
+ * TP_ENOMEM. */
+int nj_doc_scan(nj_doc *d, char *line, size_t len);
+
+/* d as a copy of jansson's value o (strings borrowed from o), value 1. */
+int nj_doc_from_json(nj_doc *d, json_t *o);
+
+/* The value of key in the object at index obj, the last one when given
+ * twice; 0 when absent or obj is not an object.  (It keeps where it found
+ * the key in the object, so the next key is found in a step or two.) */
+size_t nj_get(nj_doc *d, size_t obj, const char *key);
+
+/* The type of value at (0: absent). */
+static inline int nj_type(const nj_doc *d, size_t at) { return at ? d->v[at].type : 0; }
+
+/* A string's text, or NULL (absent, not a string). */
+static inline const char *nj_str(const nj_doc *d, size_t at)
+{
+    return nj_type(d, at) == NJ_STR ? d->v[at].s : NULL;
+}
+
+/* A string's length, 0 for other values. */
+static inline size_t nj_str_len(const nj_doc *d, size_t at)
+{
+    return nj_type(d, at) == NJ_STR ? d->v[at].len : 0;
+}
+
+#endif
