@@ -187,14 +187,6 @@ static int sq_links_load(tp_stage *st, const tp_trace *t, const tp_cols *c, sq_l
     return TP_OK;
 }
 
-/* One text of one byte per phase character, for SQLITE_STATIC binds. */
-static const char *sq_phase_text(uint8_t ph)
-{
-    static char texts[256][2];
-    texts[ph][0] = (char)ph;
-    return texts[ph];
-}
-
 /* Binds row i as the statement's row `at` (parameters 17 * at + 1...). */
 static void sq_bind_event(tp_stage *st, sqlite3_stmt *s, const tp_cols *c, const sq_links *l,
                           size_t i, int at)
@@ -207,7 +199,8 @@ static void sq_bind_event(tp_stage *st, sqlite3_stmt *s, const tp_cols *c, const
     sqlite3_bind_text(s, b + 2, tp_kind_name(c->kind[i]), -1, SQLITE_STATIC);
     sq_bind_opt(s, b + 3, c->name[i], c->name[i] != TP_STR_ERROR);
     sq_bind_opt(s, b + 4, c->cat[i], c->cat[i] != TP_STR_ERROR);
-    sqlite3_bind_text(s, b + 5, sq_phase_text(c->phase[i]), c->phase[i] ? 1 : 0, SQLITE_STATIC);
+    /* the phase byte itself, a text of one byte (the column outlives the step) */
+    sqlite3_bind_text(s, b + 5, (const char *)&c->phase[i], c->phase[i] ? 1 : 0, SQLITE_STATIC);
     sqlite3_bind_int64(s, b + 6, c->ts[i]);
     sq_bind_opt(s, b + 7, c->dur[i], c->dur[i] >= 0);
     sq_bind_id(st, s, b + 8, tr->pid);
@@ -237,8 +230,9 @@ static int sq_prepare_events(sqlite3 *db, int rows, sqlite3_stmt **s)
     return sqlite3_prepare_v2(db, sql, (int)len - 1, s, NULL); /* without the last comma */
 }
 
-/* The events SQ_BATCH rows a statement (the per-statement cost is a third
- * of a row's), the rest one by one. */
+/* The events SQ_BATCH rows a statement (a statement per row cost 0.39 s
+ * against 0.27 s on 688 519 events: docs/plugins/sqlite.md), the rest one
+ * by one. */
 static int sq_insert_events(tp_stage *st, sqlite3 *db, const char *path, const tp_cols *c,
                             const sq_links *l)
 {
