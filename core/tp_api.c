@@ -5,6 +5,7 @@
  * memory stream instead of stderr.
  */
 #include "tp_api.h"
+#include "batch/tp_batch.h"
 #include "tp_cli.h"
 #include "tp_host.h"
 #include "tp_run.h"
@@ -199,6 +200,42 @@ const tp_result *tp_api_result_at(const tp_api_run *r, size_t i)
 const char *tp_api_result_unit(const tp_result *res, int col)
 {
     return tp_host_result_col_unit(res, col);
+}
+
+int tp_api_expand(const char *spec, char ***paths, char ***labels, size_t *n, char **why)
+{
+    tp_batch_list l = {0};
+    char err[1024] = "";
+    *paths = *labels = NULL;
+    *n = 0;
+    *why = NULL;
+    int rc = tp_batch_expand(spec, &l, err, sizeof err);
+    if (rc != TP_OK) {
+        *why = strdup(err[0] ? err : "out of memory");
+        return rc;
+    }
+    *paths = calloc(l.n ? l.n : 1, sizeof **paths);
+    *labels = calloc(l.n ? l.n : 1, sizeof **labels);
+    if (*paths == NULL || *labels == NULL) {
+        free(*paths);
+        free(*labels);
+        *paths = *labels = NULL;
+        tp_batch_list_free(&l);
+        return TP_ENOMEM;
+    }
+    for (size_t i = 0; i < l.n; i++) { /* the list's strings change hands */
+        (*paths)[i] = l.v[i].path;
+        (*labels)[i] = l.v[i].label;
+        l.v[i].path = l.v[i].label = NULL;
+    }
+    *n = l.n;
+    tp_batch_list_free(&l);
+    return TP_OK;
+}
+
+const char *tp_api_result_meaning(const tp_result *res, int col)
+{
+    return tp_result_colmeaning(res, col);
 }
 
 const tp_cols *tp_api_events(const tp_api_run *r)

@@ -51,6 +51,14 @@ const tp_result *tp_api_result_at(const tp_api_run *r, size_t i);
 /* A column's unit ("us", "bytes", ... from its declaration, else from its
  * name's suffix) or NULL. */
 const char *tp_api_result_unit(const tp_result *res, int col);
+/* The traces a batch spec names (a file, a folder searched recursively, a
+ * glob), as `pipeline run --input SPEC` lists them before probing: their
+ * paths and labels (malloc'd, n each; free each and the arrays).  TP_OK, or
+ * an error with its message in *why (malloc'd). */
+int tp_api_expand(const char *spec, char ***paths, char ***labels, size_t *n, char **why);
+
+/* A column's declared meaning (tp_col_decl.doc) or NULL. */
+const char *tp_api_result_meaning(const tp_result *res, int col);
 
 /* The event columns of the run's latest trace, or NULL when it read none;
  * tp_api_text gives the text of its string ids. */

@@ -379,6 +379,7 @@ static const tp_host_api host_api = {
     .result_kind = tp_host_result_kind,
     .result_set_unit = tp_host_result_set_unit,
     .result_col_unit = tp_host_result_col_unit,
+    .result_col_meaning = tp_result_colmeaning,
     .result_meta_count = tp_result_meta_n,
     .result_meta_key = tp_result_meta_key_at,
     .trace_refine = tp_host_trace_refine,

@@ -15,6 +15,7 @@
 
 typedef struct column {
     char *name;
+    char *meaning; /* the declared meaning, or NULL */
     tp_coltype type;
     union {
         const char **s; /* into the result's pool */
@@ -54,6 +55,7 @@ static void free_column(column *c)
     free(c->v.p);
     free(c->set);
     free(c->name);
+    free(c->meaning);
 }
 
 void tp_result_destroy(tp_result *r)
@@ -185,6 +187,23 @@ int tp_result_put_f64(tp_result *r, size_t row, int col, double v)
     c->v.f[row] = v;
     c->set[row] = 1;
     return TP_OK;
+}
+
+int tp_result_col_set_meaning(tp_result *r, int col, const char *meaning)
+{
+    if (col < 0 || (size_t)col >= r->ncols || meaning == NULL)
+        return TP_EINVAL;
+    char *m = strdup(meaning);
+    if (m == NULL)
+        return TP_ENOMEM;
+    free(r->cols[col].meaning);
+    r->cols[col].meaning = m;
+    return TP_OK;
+}
+
+const char *tp_result_colmeaning(const tp_result *r, int col)
+{
+    return r && col >= 0 && (size_t)col < r->ncols ? r->cols[col].meaning : NULL;
 }
 
 int tp_result_meta_put(tp_result *r, const char *key, const char *value)

@@ -25,5 +25,8 @@ double tp_result_f64(const tp_result *r, size_t row, int col);
 const char *tp_result_meta_get(const tp_result *r, const char *key);
 size_t tp_result_meta_n(const tp_result *r);
 const char *tp_result_meta_key_at(const tp_result *r, size_t i);
+/* A column's meaning: its declaration's one line (tp_col_decl.doc), or NULL. */
+int tp_result_col_set_meaning(tp_result *r, int col, const char *meaning);
+const char *tp_result_colmeaning(const tp_result *r, int col);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "tp_schema.h"
 #include "tp_host.h"
+#include "tp_result.h"
 #include "tp_trace.h"
 
 #include <jansson.h>
@@ -74,6 +75,8 @@ static int apply_decl(tp_stage *st, tp_result *r, const tp_result_decl *decl)
         int idx = api->result_add_col(st, r, col->name, col->type);
         if (idx < 0)
             return idx;
+        if (col->doc && *col->doc && tp_result_col_set_meaning(r, idx, col->doc) != TP_OK)
+            return TP_ENOMEM;
         if (col->unit && !same_unit(col->unit, tp_schema_unit_from_name(col->name))) {
             int rc = api->result_set_unit(st, r, idx, col->unit);
             if (rc != TP_OK)

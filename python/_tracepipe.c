@@ -148,7 +148,7 @@ static PyObject *new_buffer(size_t bytes)
     return PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)bytes);
 }
 
-/* One result column: (name, type, unit, data, nulls). */
+/* One result column: (name, type, unit, data, nulls, meaning). */
 static PyObject *result_column(const tp_result *res, int col)
 {
     size_t n = tp_result_nrows(res);
@@ -197,8 +197,9 @@ static PyObject *result_column(const tp_result *res, int col)
         Py_DECREF(nulls);
         return NULL;
     }
-    return Py_BuildValue("(ssNNN)", tp_result_colname(res, col), type_name,
-                         text_or_none(tp_api_result_unit(res, col)), data, nulls);
+    return Py_BuildValue("(ssNNNN)", tp_result_colname(res, col), type_name,
+                         text_or_none(tp_api_result_unit(res, col)), data, nulls,
+                         text_or_none(tp_api_result_meaning(res, col)));
 }
 
 /* (id, nrows, [columns], {notes}) */
@@ -525,7 +526,37 @@ static PyObject *py_describe(PyObject *self, PyObject *args)
     return out;
 }
 
+/* [(path, label)] of a batch spec (tp_api_expand). */
+static PyObject *py_expand(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *spec;
+    if (!PyArg_ParseTuple(args, "s", &spec))
+        return NULL;
+    char **paths, **labels, *why;
+    size_t n;
+    if (tp_api_expand(spec, &paths, &labels, &n, &why) != TP_OK) {
+        PyObject *err = raise_error(why, "out of memory");
+        free(why);
+        return err;
+    }
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; i < n; i++) {
+        PyObject *item = out ? Py_BuildValue("(ss)", paths[i], labels[i]) : NULL;
+        if (item == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, (Py_ssize_t)i, item);
+        free(paths[i]);
+        free(labels[i]);
+    }
+    free(paths);
+    free(labels);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"_expand", py_expand, METH_VARARGS, "_expand(spec) -> [(path, label)]"},
     {"_open", py_open, METH_VARARGS, "_open(plugin_dirs, pipeline_dirs) -> (session, warnings)"},
     {"_run", py_run, METH_VARARGS, "_run(session, pipeline, vars, input, flags) -> (results, log)"},
     {"_read", py_read, METH_VARARGS, "_read(session, trace, pipeline_yaml) -> (events, log)"},

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_graphs.h>
+#include <tracepipe/tp_sdk_vocab.h>
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_sdk_trace.h>
@@ -317,20 +318,7 @@ int tp_graph_replays(tp_stage *st, const tp_trace *t, const tp_vocab *v, const i
     return TP_OK;
 }
 
-int tp_graph_capture_call(const char *name)
-{
-    static const char *const apis[] = {"cuda", "cu", "hip"};
-    for (size_t i = 0; name && i < sizeof apis / sizeof apis[0]; i++) {
-        size_t n = strlen(apis[i]);
-        if (strncmp(name, apis[i], n) != 0)
-            continue;
-        if (strncmp(name + n, "StreamBeginCapture", 18) == 0)
-            return 1;
-        if (strncmp(name + n, "StreamEndCapture", 16) == 0)
-            return 2;
-    }
-    return 0;
-}
+int tp_graph_capture_call(const char *name) { return tp_vocab_graph_capture(name); }
 
 const char *tp_graph_op_args(tp_stage *st, const tp_graphs *g, size_t a, size_t *len,
                              int64_t *call)

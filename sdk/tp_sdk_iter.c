@@ -70,11 +70,17 @@ static int64_t step_number(tp_stage *st, const tp_markers *m, tp_str name, size_
         if (ov[2] != PCRE2_UNSET && ov[3] >= ov[2] && all_digits(text + ov[2], ov[3] - ov[2], &v))
             return v;
     }
+    return tp_iter_step_of_name(text, len, (int64_t)ordinal);
+}
+
+int64_t tp_iter_step_of_name(const char *text, size_t len, int64_t ordinal)
+{
     const char *hash = memrchr(text, '#', len);
     size_t from = hash ? (size_t)(hash - text) + 1 : len;
+    int64_t v;
     if (hash && all_digits(text + from, len - from, &v))
         return v;
-    return (int64_t)ordinal;
+    return ordinal;
 }
 
 static int is_gpu_marker(const tp_cols *c, size_t i, const uint8_t *memo, size_t nmemo)

@@ -99,6 +99,16 @@ static const tp_vocab_rule memory[] = {
     {"clEnqueueSVMMemFill", TP_MEM_MEMSET},
 };
 
+/* --------------------------------------------------------- graph captures */
+
+/* Stream capture calls: 1 opens the capture of a graph, 2 closes it (the
+ * `_ToGraph` and per-thread forms too).  Built in only: no `vocabulary:`
+ * table adds to it. */
+static const tp_vocab_rule graph_captures[] = {
+    {"cudaStreamBeginCapture*", 1}, {"cuStreamBeginCapture*", 1}, {"hipStreamBeginCapture*", 1},
+    {"cudaStreamEndCapture*", 2},   {"cuStreamEndCapture*", 2},   {"hipStreamEndCapture*", 2},
+};
+
 /* ---------------------------------------------------- annotations, modules */
 
 static const tp_vocab_rule annotations[] = {
@@ -320,6 +330,13 @@ tp_annot_side tp_vocab_annotation(const tp_vocab *v, const char *category)
     const tp_vocab_rule *r =
         category ? first_match(v->annotations, v->n_annotations, category) : NULL;
     return r ? (tp_annot_side)r->what : TP_ANNOT_NONE;
+}
+
+int tp_vocab_graph_capture(const char *name)
+{
+    const tp_vocab_rule *r =
+        name ? first_match(graph_captures, N_OF(graph_captures), name) : NULL;
+    return r ? r->what : 0;
 }
 
 tp_annot_side tp_annotation_side_of(tp_kind kind)

@@ -441,6 +441,9 @@ struct tp_host_api {
     /* The pipeline's `name:` (a batch's too), or NULL when it has none;
      * borrowed for the run.  Since 3.4 (issue 29: a report's title). */
     const char *(*pipeline_name)(tp_stage *st);
+    /* A column's meaning: the one line its stage declared (tp_col_decl.doc),
+     * or NULL (undeclared results, columns added by hand).  Since 3.4. */
+    const char *(*result_col_meaning)(const tp_result *r, int col); /* borrowed */
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -584,6 +587,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_result_kind(r) tp_host->result_kind(r)
 #define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)
 #define tp_result_col_unit(r, c) tp_host->result_col_unit(r, c)
+#define tp_result_col_meaning(r, c) tp_host->result_col_meaning(r, c)
 #define tp_result_meta_count(r) tp_host->result_meta_count(r)
 #define tp_result_meta_key(r, i) tp_host->result_meta_key(r, i)
 #endif /* TP_CORE_BUILD */

@@ -137,7 +137,8 @@ static inline int tp_graph_replayed(const tp_graphs *g, size_t a)
 /* Stream capture calls, which open and close the capture of a graph:
  * 1 for a begin (cudaStreamBeginCapture, cuStreamBeginCapture,
  * hipStreamBeginCapture and their _ToGraph / per-thread forms), 2 for an
- * end (...StreamEndCapture), 0 for any other name. */
+ * end (...StreamEndCapture), 0 for any other name: the vocabulary's
+ * tp_vocab_graph_capture (tp_sdk_vocab.h). */
 int tp_graph_capture_call(const char *name);
 
 #ifdef __cplusplus

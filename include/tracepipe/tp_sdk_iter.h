@@ -76,6 +76,11 @@ static inline int tp_iter_is_marker(const tp_iter_view *v, tp_str name)
     return name < v->nmemo && v->memo[name] == 1;
 }
 
+/* The step number a marker's name gives without a capture group: the
+ * digits after its last '#' when that is all that follows
+ * (ProfilerStep#12: 12), else `ordinal`.  (since 3.4) */
+int64_t tp_iter_step_of_name(const char *text, size_t len, int64_t ordinal);
+
 /* The iterations as the older tp_iterations struct (borrowed arrays: do not
  * free), for SDK functions that take one. */
 static inline tp_iterations tp_iter_as_iterations(const tp_iter_view *v)

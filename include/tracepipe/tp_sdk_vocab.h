@@ -164,6 +164,12 @@ tp_annot_side tp_vocab_annotation(const tp_vocab *v, const char *category);
  * counted together. */
 tp_annot_side tp_annotation_side_of(tp_kind kind);
 
+/* A stream capture call (the built-in `graph_captures` rules,
+ * docs/vocabulary.md): 1 opens the capture of a graph
+ * (cudaStreamBeginCapture*, cuStreamBeginCapture*, hipStreamBeginCapture*),
+ * 2 closes it (...StreamEndCapture*), 0 for any other name. */
+int tp_vocab_graph_capture(const char *name);
+
 /* 1 when name starts with one of the vocabulary's module prefixes. */
 int tp_vocab_is_module(const tp_vocab *v, const char *name);
 

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 
 from . import _tracepipe as _c
 
-__all__ = ["Error", "Table", "Column", "Results", "Events", "Report", "run", "read", "validate",
-           "plugins", "describe", "report"]
+__all__ = ["Error", "Table", "Column", "Results", "Batch", "Events", "Report", "run", "batch", "read",
+           "validate", "plugins", "describe", "report"]
 __version__ = _c.VERSION
 Error = _c.Error
 
@@ -88,12 +88,14 @@ _DTYPES = {"int64": "q", "double": "d"}
 
 class Column:
     """One column of a result: name, type ('text', 'int64', 'double'), unit
-    (e.g. 'us', 'bytes', 'percent', or None), values and nulls."""
+    (e.g. 'us', 'bytes', 'percent', or None), meaning (the line its stage
+    declares, or None), values and nulls."""
 
-    __slots__ = ("name", "type", "unit", "_data", "_nulls")
+    __slots__ = ("name", "type", "unit", "_data", "_nulls", "meaning")
 
-    def __init__(self, name, type, unit, data, nulls):
+    def __init__(self, name, type, unit, data, nulls, meaning=None):
         self.name, self.type, self.unit, self._data, self._nulls = name, type, unit, data, nulls
+        self.meaning = meaning
 
     def __len__(self):
         return len(self._data) // 8 if self.type in _DTYPES else len(self._data)
@@ -163,6 +165,11 @@ class Table:
         """{column: unit} for the columns that have one."""
         return {c.name: c.unit for c in self.columns if c.unit}
 
+    @property
+    def meanings(self):
+        """{column: meaning} for the columns whose stage declares one."""
+        return {c.name: c.meaning for c in self.columns if c.meaning}
+
     def column(self, name):
         for c in self.columns:
             if c.name == name:
@@ -191,6 +198,7 @@ class Table:
         import pandas as pd
         df = pd.DataFrame({c.name: c.to_pandas() for c in self.columns}, columns=self.names)
         df.attrs["units"] = self.units
+        df.attrs["meanings"] = self.meanings
         df.attrs["id"] = self.id
         return df
 
@@ -250,6 +258,135 @@ def run(pipeline, trace=None, *, write=False, input=None, **vars):
         vars["trace"] = trace
     results, log = _call(pipeline, vars, input, _c.WRITE if write else 0)
     return Results([Table(*r) for r in results], log)
+
+
+# ------------------------------------------------------------------- batch
+
+def _batch_type(types):
+    """The type of a batch column whose traces have these types."""
+    if len(types) == 1:
+        return types.pop()
+    return "double" if types <= {"int64", "double"} else "text"
+
+
+def _column_of(name, type, unit, meaning, cells):
+    """A Column from Python cells (None: null)."""
+    nulls = bytearray(c is None for c in cells)
+    if type in _DTYPES:
+        import array
+        zero = 0 if type == "int64" else 0.0
+        conv = int if type == "int64" else float
+        data = bytearray(array.array(_DTYPES[type], [zero if c is None else conv(c) for c in cells]))
+    else:
+        data = [None if c is None else str(c) for c in cells]
+    return Column(name, type, unit, data, nulls if any(nulls) else None, meaning)
+
+
+def _batch_table(id, parts):
+    """The batch table of result `id`: [(label, Table)] concatenated, a first
+    column `trace` (the label), the union of the columns in order of first
+    appearance (a cell a trace lacks is null), and `rank` (the result's
+    rank note) when no trace has that column: the `pipeline run --input`
+    batch tables' rule (docs/batch.md)."""
+    order, types, first = [], {}, {}
+    for _, t in parts:
+        for c in t.columns:
+            if c.name not in types:
+                order.append(c.name)
+                types[c.name], first[c.name] = set(), c
+            types[c.name].add(c.type)
+    cells = {name: [] for name in order}
+    labels, ranks = [], []
+    for label, t in parts:
+        by_name = {c.name: c for c in t.columns}
+        rank = t.notes.get("rank")
+        for i in range(len(t)):
+            labels.append(label)
+            ranks.append(None if rank in (None, "") else int(rank))
+            for name in order:
+                cells[name].append(by_name[name].cell(i) if name in by_name else None)
+    columns = [_column_of("trace", "text", None, "the trace's label", labels)]
+    columns += [_column_of(n, _batch_type(types[n]), first[n].unit, first[n].meaning, cells[n])
+                for n in order]
+    if "rank" not in types:
+        columns.append(_column_of("rank", "int64", None, "the trace's rank, when it records one", ranks))
+    table = Table(id, len(labels), [], dict(parts[0][1].notes) if parts else {})
+    table.notes.pop("rank", None)
+    table.columns = columns
+    return table
+
+
+class Batch(Mapping):
+    """A pipeline run over several traces: label -> Results of each trace that
+    ran, in label order; `labels` (every trace), `paths` ({label: path}),
+    `errors` ({label: the tracepipe.Error message} of traces that failed),
+    and `tables`: Results of the batch tables, each result id's tables of
+    every trace concatenated (see _batch_table)."""
+
+    def __init__(self, items, outcomes):
+        self.labels = [label for _, label in items]
+        self.paths = {label: path for path, label in items}
+        self._results = {l: o for l, o in zip(self.labels, outcomes) if isinstance(o, Results)}
+        self.errors = {l: str(o) for l, o in zip(self.labels, outcomes) if not isinstance(o, Results)}
+        ids = []
+        for res in self._results.values():
+            ids += [id for id in res if id not in ids]
+        self.tables = Results([_batch_table(id, [(l, r[id]) for l, r in self._results.items() if id in r])
+                               for id in ids])
+
+    def __getitem__(self, label):
+        if label in self.errors:
+            raise Error(self.errors[label])
+        return self._results[label]
+
+    def __iter__(self):
+        return iter(self._results)
+
+    def __len__(self):
+        return len(self._results)
+
+    def __repr__(self):
+        return "Batch(%d traces, %d failed; tables: %s)" % (len(self.labels), len(self.errors),
+                                                          ", ".join(self.tables))
+
+    def _repr_html_(self):
+        return self.tables._repr_html_()
+
+
+def _batch_items(traces):
+    """[(path, label)]: a spec (file, folder, glob) as `pipeline run --input`
+    lists it, or a list of specs (labels must then differ)."""
+    if isinstance(traces, (str, os.PathLike)):
+        return _c._expand(os.fspath(traces))
+    items = [item for spec in traces for item in _c._expand(os.fspath(spec))]
+    labels = [label for _, label in items]
+    twice = sorted({l for l in labels if labels.count(l) > 1})
+    if twice:
+        raise Error("batch: traces with the same label: %s (give a folder or a glob: labels are "
+                    "then paths below their common folder)" % ", ".join(twice))
+    return items
+
+
+def batch(pipeline, traces, *, jobs=1, **vars):
+    """Runs a pipeline over several traces — a folder (searched as `pipeline
+    run --input FOLDER` searches it), a glob, a file, or a list of them —
+    each as --input, `jobs` at a time (threads: the GIL is released while a
+    pipeline runs), and returns a Batch.  A trace that fails is in
+    Batch.errors, not raised; a bad spec raises tracepipe.Error."""
+    import concurrent.futures
+    items = _batch_items(traces)
+    if jobs < 1:
+        raise ValueError("jobs must be at least 1")
+
+    def one(path):
+        try:
+            return run(pipeline, input=path, **vars)
+        except Error as e:
+            return e
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        outcomes = list(pool.map(one, [path for path, _ in items]))
+    return Batch(items, outcomes)
 
 
 def validate(pipeline, *, input=None, **vars):

@@ -286,6 +286,97 @@ class SqliteWithPandas(unittest.TestCase):
             db.close()
 
 
+BATCH_YAML = """vars: {trace: x, out: build/out}
+stages:
+  - reader: kineto
+    path: ${trace}
+  - analysis: kernel_stats
+    top: 5
+  - writer: csv
+    path: ${out}/{id}.csv
+"""
+RANKS = "tests/data/kineto/corpus/dlrm_worker[1-3]_step12.pt.trace.json.gz"
+
+
+class Batches(unittest.TestCase):
+    """tracepipe.batch equals `pipeline run --input GLOB`: per trace, and its
+    batch tables equal the command's OUT/NAME.csv cell for cell."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        yaml = os.path.join(cls.tmp.name, "p.yaml")
+        with open(yaml, "w") as f:
+            f.write(BATCH_YAML)
+        cls.out = os.path.join(cls.tmp.name, "out")
+        subprocess.run([os.path.join(BUILD, "pipeline"), "run", yaml, "--input", RANKS, "--set",
+                        "out=" + cls.out], check=True, capture_output=True)
+        cls.b = tracepipe.batch(BATCH_YAML, RANKS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_labels_and_per_trace_results(self):
+        b = self.b
+        self.assertEqual(b.labels, ["dlrm_worker1_step12", "dlrm_worker2_step12", "dlrm_worker3_step12"])
+        self.assertEqual(b.errors, {})
+        one = tracepipe.run(BATCH_YAML, input=b.paths["dlrm_worker2_step12"])
+        got = b["dlrm_worker2_step12"]
+        self.assertEqual(list(got), list(one))
+        for id in one:
+            self.assertEqual(got[id].to_dicts(), one[id].to_dicts())
+
+    def test_batch_tables_equal_the_commands(self):
+        n_cells = 0
+        for id, table in self.b.tables.items():
+            with open(os.path.join(self.out, id + ".csv"), newline="") as f:
+                rows = list(csv.reader(f))
+            header = [h for h in rows[0] if h != "path"]  # a tree's path: the csv writer's own
+            self.assertEqual(table.names, header, id)
+            self.assertEqual(len(table), len(rows) - 1, id)
+            for col in table.columns:
+                k = rows[0].index(col.name)
+                for i, row in enumerate(rows[1:]):
+                    self.assertTrue(same_cell(col, i, row[k]), (id, col.name, i, row[k], col.cell(i)))
+                    n_cells += 1
+        self.assertGreater(n_cells, 500)
+        k = self.b.tables["kernel_stats"]
+        self.assertEqual(sorted(set(k.column("rank").values())), [1, 2, 3])
+
+    def test_jobs_and_lists(self):
+        paths = sorted(glob.glob(RANKS))
+        two = tracepipe.batch(BATCH_YAML, paths, jobs=2)
+        self.assertEqual(two.labels, self.b.labels)
+        for id, t in self.b.tables.items():
+            self.assertEqual(two.tables[id].to_dicts(), t.to_dicts(), id)
+
+    def test_a_failed_trace_is_reported_not_raised(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "notes.json")
+            with open(bad, "w") as f:
+                f.write("not json")
+            b = tracepipe.batch(BATCH_YAML, [DLRM, bad])
+        self.assertEqual(b.labels, ["dlrm_worker0_step12", "notes"])
+        self.assertEqual(list(b), ["dlrm_worker0_step12"])
+        self.assertIn("notes.json", b.errors["notes"])
+        with self.assertRaises(tracepipe.Error):
+            b["notes"]
+        with self.assertRaises(tracepipe.Error):
+            tracepipe.batch(BATCH_YAML, [DLRM, DLRM])  # two traces, one label
+        with self.assertRaises(tracepipe.Error):
+            tracepipe.batch(BATCH_YAML, "no/such/folder")
+
+
+class Meanings(unittest.TestCase):
+    def test_declared_meanings_reach_tables(self):
+        t = tracepipe.run(BATCH_YAML, input=DLRM)["kernel_stats"]
+        props = tracepipe.describe("kernel_stats")["<id>"]["$defs"]["row"]["properties"]
+        want = {name: p["description"] for name, p in props.items() if p.get("description")}
+        self.assertEqual(t.meanings, {n: m for n, m in want.items() if n in t.names})
+        self.assertEqual(t.column("count").meaning, "activities of that name")
+
+
 class Misc(unittest.TestCase):
     def test_plugins_and_describe(self):
         names = {(p["kind"], p["name"]) for p in tracepipe.plugins()}

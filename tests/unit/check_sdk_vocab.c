@@ -114,6 +114,25 @@ START_TEST(memory_names_and_classes)
 }
 END_TEST
 
+START_TEST(graph_capture_calls)
+{
+    static const struct {
+        const char *name;
+        int what;
+    } cases[] = {
+        {"cudaStreamBeginCapture", 1}, {"cudaStreamBeginCapture_v2", 1},
+        {"cudaStreamBeginCaptureToGraph", 1}, {"cuStreamBeginCapture_ptsz", 1},
+        {"hipStreamBeginCapture", 1}, {"cudaStreamEndCapture", 2}, {"cuStreamEndCapture", 2},
+        {"hipStreamEndCapture_spt", 2}, {"cudaStreamGetCaptureInfo_v2", 0},
+        {"cudaStreamIsCapturing", 0}, {"cudaGraphLaunch", 0}, {"StreamBeginCapture", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(tp_vocab_graph_capture(cases[i].name) == cases[i].what, "%s", cases[i].name);
+    ck_assert_int_eq(tp_vocab_graph_capture(NULL), 0);
+}
+END_TEST
+
 START_TEST(rule_syntax)
 {
     tp_vocab_rule r;
@@ -137,6 +156,7 @@ static Suite *sdk_vocab_suite(void)
     tcase_add_test(tc, launch_apis_and_what_they_launch);
     tcase_add_test(tc, launch_apis_that_block);
     tcase_add_test(tc, collectives_and_their_types);
+    tcase_add_test(tc, graph_capture_calls);
     tcase_add_test(tc, memory_names_and_classes);
     tcase_add_test(tc, rule_syntax);
     suite_add_tcase(s, tc);

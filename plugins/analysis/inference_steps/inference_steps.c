@@ -61,7 +61,8 @@ static const tp_option is_options[] = {
     TP_OPTION_END};
 
 #define IS_STEP_COLS(X, P)                                                                         \
-    X(P, iteration, I64, NULL, "the step's ordinal (0-based, in time order)")                      \
+    X(P, iteration, I64, NULL, "the step number: the digits after the name's last '#', else the "   \
+                                "ordinal (0-based, in time order)")                                \
     X(P, name, STR, NULL, "the step annotation's name")                                            \
     X(P, start_us, F64, "us", "its start, from the start of the trace's window")                   \
     X(P, phase, STR, NULL, "prefill, decode or mixed (null when the annotation says no phase)")    \
@@ -284,6 +285,7 @@ typedef struct is_run {
     const tp_cols *c;
     pcre2_match_data *md;
     tp_iterations it;    /* the steps */
+    int64_t *step;       /* it.n: their step numbers */
     is_fields *f;        /* it.n */
     size_t *off;         /* it.n + 1: each step's activities in iv[off[k], off[k + 1]) */
     tp_interval *iv;
@@ -340,7 +342,7 @@ static int steps_are_iterations(const is_run *r)
 }
 
 /* The pipeline's iterations (computed once per trace, tp_iter_view_get)
- * copied as this stage's steps. */
+ * copied as this stage's steps, with their step numbers. */
 static int steps_from_iterations(is_run *r, tp_trace *t)
 {
     tp_iter_view v;
@@ -348,10 +350,12 @@ static int steps_from_iterations(is_run *r, tp_trace *t)
     if (rc != TP_OK)
         return rc;
     r->it.it = tp_malloc((v.n ? v.n : 1) * sizeof *r->it.it);
-    if (r->it.it == NULL)
+    r->step = tp_malloc((v.n ? v.n : 1) * sizeof *r->step);
+    if (r->it.it == NULL || r->step == NULL)
         rc = TP_ENOMEM;
     else {
         memcpy(r->it.it, v.it, v.n * sizeof *v.it);
+        memcpy(r->step, v.step, v.n * sizeof *v.step);
         r->it.n = v.n;
         r->it.pid = v.pid;
         r->it.tid = v.tid;
@@ -386,21 +390,30 @@ static int find_steps(is_run *r, tp_trace *t)
         tp_log(r->st, TP_LOG_INFO, "steps: the pipeline's iterations (iterations: preset: %s)",
                pipeline_preset(r->st));
     r->f = tp_calloc(r->it.n ? r->it.n : 1, sizeof *r->f);
-    if (r->f == NULL)
+    if (r->f == NULL || (!same && (r->step = tp_malloc((r->it.n ? r->it.n : 1) *
+                                                       sizeof *r->step)) == NULL))
         return TP_ENOMEM;
     for (size_t k = 0; k < r->it.n; k++) {
         tp_str name = r->c->name[r->it.it[k].row];
+        if (!same) /* the patterns' captures are batch and tokens, never the step */
+            r->step[k] = tp_iter_step_of_name(tp_str_text(r->st, name), tp_str_len(r->st, name),
+                                              (int64_t)k);
         match_name(r->s, tp_str_text(r->st, name), tp_str_len(r->st, name), r->md,
                    r->cfg->decode_tokens, &r->f[k]);
     }
     return TP_OK;
 }
 
-/* The step of each activity: that of its launch, else of its own start. */
-static int32_t step_of(const is_run *r, const int32_t *launcher, size_t i)
+/* The step of each activity: that of its launch, else of its own start;
+ * step[i] for activities, -1 for other rows (one binary search each). */
+static void steps_of(const is_run *r, const int32_t *launcher, int32_t *step)
 {
-    int32_t l = launcher[i];
-    return tp_iteration_of(&r->it, r->c->ts[l >= 0 ? (size_t)l : i]);
+    const tp_cols *c = r->c;
+    for (size_t i = 0; i < c->n; i++) {
+        int32_t l = launcher[i];
+        step[i] = tp_ev_is_activity(c, i) ? tp_iteration_of(&r->it, c->ts[l >= 0 ? (size_t)l : i])
+                                          : -1;
+    }
 }
 
 /* First start, last end and busy time (union) of step k's activities,
@@ -427,25 +440,24 @@ static int gpu_work(is_run *r, const int32_t *launcher)
     r->busy = tp_calloc(n + 1, sizeof *r->busy);
     r->lo = tp_calloc(n + 1, sizeof *r->lo);
     r->hi = tp_calloc(n + 1, sizeof *r->hi);
-    if (!r->off || !r->busy || !r->lo || !r->hi)
+    int32_t *step = tp_malloc((c->n ? c->n : 1) * sizeof *step);
+    if (!r->off || !r->busy || !r->lo || !r->hi || !step) {
+        tp_free(step);
         return TP_ENOMEM;
+    }
+    steps_of(r, launcher, step);
     for (size_t i = 0; i < c->n; i++)
-        if (tp_ev_is_activity(c, i)) {
-            int32_t k = step_of(r, launcher, i);
-            if (k >= 0)
-                r->off[k + 2]++;
-        }
+        if (step[i] >= 0)
+            r->off[step[i] + 2]++;
     for (size_t k = 2; k < n + 2; k++)
         r->off[k] += r->off[k - 1];
     r->iv = tp_malloc((r->off[n + 1] ? r->off[n + 1] : 1) * sizeof *r->iv);
+    for (size_t i = 0; r->iv && i < c->n; i++)
+        if (step[i] >= 0)
+            r->iv[r->off[step[i] + 1]++] = (tp_interval){c->ts[i], c->ts[i] + c->dur[i]};
+    tp_free(step);
     if (r->iv == NULL)
         return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++)
-        if (tp_ev_is_activity(c, i)) {
-            int32_t k = step_of(r, launcher, i);
-            if (k >= 0)
-                r->iv[r->off[k + 1]++] = (tp_interval){c->ts[i], c->ts[i] + c->dur[i]};
-        }
     for (size_t k = 0; k < n; k++) /* off[k + 1] is now the end of step k */
         measure(r, k);
     return TP_OK;
@@ -476,7 +488,7 @@ static int step_row(is_run *r, tp_result *res, size_t k)
     size_t row, acts = r->off[k + 1] - r->off[k];
     const char *phase = tp_serving_phase_name(f->phase);
     int rc = tp_result_add_row(st, res, &row);
-    rc = rc ? rc : tp_result_set_i64(st, res, row, is_step_iteration, (int64_t)k);
+    rc = rc ? rc : tp_result_set_i64(st, res, row, is_step_iteration, r->step[k]);
     rc = rc ? rc
             : tp_result_set_str(st, res, row, is_step_name,
                                 tp_str_text(st, r->c->name[r->it.it[k].row]));
@@ -579,6 +591,7 @@ static void set_window(is_run *r)
 static void run_free(is_run *r)
 {
     tp_iterations_free(&r->it);
+    tp_free(r->step);
     tp_free(r->f);
     tp_free(r->off);
     tp_free(r->iv);

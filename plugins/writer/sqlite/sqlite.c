@@ -36,6 +36,9 @@ static const tp_option sq_options[] = {
                    "write the trace's events (tables names and events)"),
     TP_OPTION_END};
 
+/* The events table's columns, and the rows one insert statement takes. */
+enum { SQ_EVENT_COLS = 17, SQ_BATCH = 32 };
+
 /* Table names a result id may not take. */
 static const char *const sq_reserved[] = {"names", "events", "results", "columns", NULL};
 
@@ -55,11 +58,21 @@ static const char sq_meta_schema[] =
     " column TEXT NOT NULL, type TEXT NOT NULL, unit TEXT, meaning TEXT,"
     " PRIMARY KEY(result, position));";
 
+/* Built after the rows (a sort each, cheaper than keeping them up to date
+ * row by row).  parent_id's is partial: a NULL parent is never looked up
+ * (`parent_id = ?` implies NOT NULL, so SQLite uses it), and without
+ * `hierarchy` every parent is NULL. */
 static const char sq_indexes[] =
     "CREATE INDEX events_start ON events(start_ns);"
     "CREATE INDEX events_name ON events(name_id);"
-    "CREATE INDEX events_parent ON events(parent_id);"
+    "CREATE INDEX events_parent ON events(parent_id) WHERE parent_id IS NOT NULL;"
 ;
+
+/* The file is new and private until renamed: large pages, no journal, no
+ * sync; a page cache that holds the index builds' working set. */
+static const char sq_pragmas[] =
+    "PRAGMA page_size=65536; PRAGMA cache_size=-65536;"
+    " PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;";
 
 static int sq_fail(tp_stage *st, sqlite3 *db, const char *path, const char *what)
 {
@@ -79,6 +92,14 @@ static int sq_step(tp_stage *st, sqlite3 *db, sqlite3_stmt *s, const char *path)
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
+    return rc == SQLITE_DONE ? TP_OK : sq_fail(st, db, path, "cannot write the database");
+}
+
+/* sq_step for a statement whose every parameter is bound again each time. */
+static int sq_step_rebound(tp_stage *st, sqlite3 *db, sqlite3_stmt *s, const char *path)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
     return rc == SQLITE_DONE ? TP_OK : sq_fail(st, db, path, "cannot write the database");
 }
 
@@ -166,29 +187,73 @@ static int sq_links_load(tp_stage *st, const tp_trace *t, const tp_cols *c, sq_l
     return TP_OK;
 }
 
-/* Binds row i; phase: 2 bytes the statement reads until it steps. */
+/* Binds row i as the statement's row `at` (parameters 17 * at + 1...). */
 static void sq_bind_event(tp_stage *st, sqlite3_stmt *s, const tp_cols *c, const sq_links *l,
-                          size_t i, char *phase)
+                          size_t i, int at)
 {
     const tp_track *tr = &c->tracks[c->track[i]];
     int64_t corr = tp_ev_corr(c, i), ext = tp_ev_ext_id(c, i);
+    int b = SQ_EVENT_COLS * at;
 
-    sqlite3_bind_int64(s, 1, (int64_t)i);
-    sqlite3_bind_text(s, 2, tp_kind_name(c->kind[i]), -1, SQLITE_STATIC);
-    sq_bind_opt(s, 3, c->name[i], c->name[i] != TP_STR_ERROR);
-    sq_bind_opt(s, 4, c->cat[i], c->cat[i] != TP_STR_ERROR);
-    phase[0] = (char)c->phase[i];
-    sqlite3_bind_text(s, 5, phase, phase[0] ? 1 : 0, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 6, c->ts[i]);
-    sq_bind_opt(s, 7, c->dur[i], c->dur[i] >= 0);
-    sq_bind_id(st, s, 8, tr->pid);
-    sq_bind_id(st, s, 9, tr->tid);
-    sq_bind_opt(s, 12, tr->device, tr->device >= 0);
-    sq_bind_opt(s, 13, tr->stream, tr->stream >= 0);
-    sq_bind_opt(s, 14, corr, corr != TP_NONE);
-    sq_bind_opt(s, 15, ext, ext != TP_NONE);
-    sq_bind_opt(s, 16, l->launcher ? l->launcher[i] : -1, l->launcher && l->launcher[i] >= 0);
-    sq_bind_opt(s, 17, l->parent ? l->parent[i] : -1, l->parent && l->parent[i] >= 0);
+    sqlite3_bind_int64(s, b + 1, (int64_t)i);
+    sqlite3_bind_text(s, b + 2, tp_kind_name(c->kind[i]), -1, SQLITE_STATIC);
+    sq_bind_opt(s, b + 3, c->name[i], c->name[i] != TP_STR_ERROR);
+    sq_bind_opt(s, b + 4, c->cat[i], c->cat[i] != TP_STR_ERROR);
+    /* the phase byte itself, a text of one byte (the column outlives the step) */
+    sqlite3_bind_text(s, b + 5, (const char *)&c->phase[i], c->phase[i] ? 1 : 0, SQLITE_STATIC);
+    sqlite3_bind_int64(s, b + 6, c->ts[i]);
+    sq_bind_opt(s, b + 7, c->dur[i], c->dur[i] >= 0);
+    sq_bind_id(st, s, b + 8, tr->pid);
+    sq_bind_id(st, s, b + 9, tr->tid);
+    sq_bind_opt(s, b + 12, tr->device, tr->device >= 0);
+    sq_bind_opt(s, b + 13, tr->stream, tr->stream >= 0);
+    sq_bind_opt(s, b + 14, corr, corr != TP_NONE);
+    sq_bind_opt(s, b + 15, ext, ext != TP_NONE);
+    sq_bind_opt(s, b + 16, l->launcher ? l->launcher[i] : -1, l->launcher && l->launcher[i] >= 0);
+    sq_bind_opt(s, b + 17, l->parent ? l->parent[i] : -1, l->parent && l->parent[i] >= 0);
+}
+
+/* The insert of `rows` events a statement (the columns named in
+ * sq_bind_event's order, not the schema's). */
+static int sq_prepare_events(sqlite3 *db, int rows, sqlite3_stmt **s)
+{
+    static const char head[] =
+        "INSERT INTO events(id, kind, name_id, cat_id, phase, start_ns, dur_ns, pid, tid,"
+        " pid_name, tid_name, device, stream, correlation, external_id, launch_id, parent_id)"
+        " VALUES";
+    static const char row[] = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?),";
+    char sql[sizeof head + SQ_BATCH * (sizeof row - 1)];
+    size_t len = sizeof head - 1;
+    memcpy(sql, head, len);
+    for (int r = 0; r < rows; r++, len += sizeof row - 1)
+        memcpy(sql + len, row, sizeof row - 1);
+    return sqlite3_prepare_v2(db, sql, (int)len - 1, s, NULL); /* without the last comma */
+}
+
+/* The events SQ_BATCH rows a statement (a statement per row cost 0.39 s
+ * against 0.27 s on 688 519 events: docs/plugins/sqlite.md), the rest one
+ * by one. */
+static int sq_insert_events(tp_stage *st, sqlite3 *db, const char *path, const tp_cols *c,
+                            const sq_links *l)
+{
+    sqlite3_stmt *batch = NULL, *one = NULL;
+    int rc = sq_prepare_events(db, SQ_BATCH, &batch) == SQLITE_OK &&
+                     sq_prepare_events(db, 1, &one) == SQLITE_OK
+                 ? TP_OK
+                 : sq_fail(st, db, path, "cannot prepare");
+    size_t i = 0;
+    for (; i + SQ_BATCH <= c->n && rc == TP_OK; i += SQ_BATCH) {
+        for (int at = 0; at < SQ_BATCH; at++)
+            sq_bind_event(st, batch, c, l, i + (size_t)at, at);
+        rc = sq_step_rebound(st, db, batch, path);
+    }
+    for (; i < c->n && rc == TP_OK; i++) {
+        sq_bind_event(st, one, c, l, i, 0);
+        rc = sq_step_rebound(st, db, one, path);
+    }
+    sqlite3_finalize(batch);
+    sqlite3_finalize(one);
+    return rc;
 }
 
 static int sq_write_events(tp_stage *st, sqlite3 *db, const char *path, const tp_trace *t)
@@ -198,22 +263,7 @@ static int sq_write_events(tp_stage *st, sqlite3 *db, const char *path, const tp
     int rc = sq_write_names(st, db, path, c);
     if (rc != TP_OK || (rc = sq_links_load(st, t, c, &l)) != TP_OK)
         return rc;
-    sqlite3_stmt *s = NULL;
-    char phase[2] = {0, 0};
-    /* the columns named in sq_bind_event's order, not the schema's */
-    static const char insert[] =
-        "INSERT INTO events(id, kind, name_id, cat_id, phase, start_ns, dur_ns, pid, tid,"
-        " pid_name, tid_name, device, stream, correlation, external_id, launch_id, parent_id)"
-        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    if (sqlite3_prepare_v2(db, insert, -1, &s, NULL) != SQLITE_OK)
-        rc = sq_fail(st, db, path, "cannot prepare");
-    for (size_t i = 0; i < c->n && rc == TP_OK; i++) {
-        sq_bind_event(st, s, c, &l, i, phase);
-        if (sqlite3_step(s) != SQLITE_DONE)
-            rc = sq_fail(st, db, path, "cannot write the database");
-        sqlite3_reset(s);
-    }
-    sqlite3_finalize(s);
+    rc = sq_insert_events(st, db, path, c, &l);
     tp_free(l.own);
     return rc == TP_OK ? sq_exec(st, db, path, sq_indexes) : rc;
 }
@@ -353,14 +403,12 @@ static int sq_write_meta(tp_stage *st, sqlite3 *db, const char *path, const tp_r
         rc = sq_step(st, db, res, path);
     }
     for (int c = 0; c < (int)tp_result_cols(r) && rc == TP_OK; c++) {
-        char key[256];
-        snprintf(key, sizeof key, "meaning.%s", tp_result_col_name(r, c));
         sq_bind_text(col, 1, tp_result_id(r));
         sqlite3_bind_int64(col, 2, c);
         sq_bind_text(col, 3, tp_result_col_name(r, c));
         sq_bind_text(col, 4, sq_type_name(tp_result_col_type(r, c)));
         sq_bind_text(col, 5, tp_result_col_unit(r, c));
-        sq_bind_text(col, 6, tp_result_meta(r, key));
+        sq_bind_text(col, 6, tp_result_col_meaning(r, c));
         rc = sq_step(st, db, col, path);
     }
     sqlite3_finalize(res);
@@ -398,8 +446,9 @@ static int sq_write_result(tp_stage *st, sqlite3 *db, const char *path, const tp
 static int sq_write_all(tp_stage *st, sqlite3 *db, const sq_config *cfg)
 {
     const tp_trace *t = tp_stage_trace(st);
-    int rc = sq_exec(st, db, cfg->path,
-                     "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;");
+    int rc = sq_exec(st, db, cfg->path, sq_pragmas);
+    if (rc == TP_OK)
+        rc = sq_exec(st, db, cfg->path, "BEGIN;");
     if (rc == TP_OK && cfg->events && t)
         rc = sq_exec(st, db, cfg->path, sq_schema);
     if (rc == TP_OK && cfg->events && t)

@@ -41,6 +41,20 @@ for rid, table, n_rows in results:
             else:
                 assert h == (w[1:] if w[:1] == "'" and w[1:2] in TRIGGERS else w), (rid, col, w, h)
 assert q("SELECT unit FROM columns WHERE result = 'device.streams' AND column = 'active_us'") == [("us",)]
+# meanings: every column of these declared results carries its stage's one line
+assert q("SELECT COUNT(*) FROM columns WHERE meaning IS NULL OR meaning = ''") == [(0,)]
+assert q("SELECT meaning FROM columns WHERE result = 'kernels' AND column = 'count'") == [
+    ("activities of that name",)]
+
+# --- DuckDB's sqlite extension reads a column by its declared type and refuses
+# a value of another: every cell of every table is of its column's type or NULL
+WANT = {"INTEGER": "integer", "REAL": "real", "TEXT": "text"}
+for (table,) in q("SELECT name FROM sqlite_master WHERE type = 'table'"):
+    for _, col, decl, *_ in q('PRAGMA table_info("%s")' % table.replace('"', '""')):
+        assert decl in WANT, (table, col, decl)
+        bad = q("""SELECT COUNT(*) FROM "%s" WHERE typeof("%s") NOT IN (?, 'null')"""
+                % (table.replace('"', '""'), col.replace('"', '""')), WANT[decl])
+        assert bad == [(0,)], (table, col, decl, bad)
 
 # --- events: one row per raw event, per category and kind ---
 assert q("SELECT COUNT(*) FROM events") == [(len(raw),)]
