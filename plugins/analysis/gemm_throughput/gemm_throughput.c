@@ -79,7 +79,7 @@ typedef tp_preset gt_preset;
  * (roofline columns null) for a device of no preset. */
 static const gt_preset *preset_of(tp_stage *st, const gt_config *cfg, const tp_trace *t)
 {
-    return tp_preset_resolve(st, cfg->preset, tp_trace_info_str(t, "device.0.name"), 0);
+    return tp_preset_resolve_trace(st, cfg->preset, t, 0);
 }
 
 static int gt_init(tp_stage *st, const void *config, void **state)

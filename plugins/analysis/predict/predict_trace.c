@@ -246,7 +246,7 @@ static int trace_occurrences(tp_stage *st, size_t k, const pr_config *cfg, pr_mo
     const tp_trace *t = tp_stage_trace_at(st, k);
     const tp_preset *p0 = m->p;
     if (k > 0 && cfg->preset == NULL && cfg->preset_file == NULL)
-        m->p = tp_preset_resolve(st, NULL, tp_trace_info_str(t, "device.0.name"), 1);
+        m->p = tp_preset_resolve_trace(st, NULL, t, 1);
     if (m->p == NULL)
         return TP_EINVAL;
     pr_occ *to = NULL;
