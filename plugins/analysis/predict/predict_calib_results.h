@@ -14,6 +14,9 @@
     X(P, device, STR, NULL, "the preset the curve belongs to")                                  \
     X(P, category, STR, NULL, "the category of op: gemm, attention, moe, norm, conv, "          \
                               "elementwise, other")                                             \
+    X(P, dtype, STR, NULL, "the kernels' element type the curve is for (their names decoded: "  \
+                           "fp32, tf32, bf16 ...) when the category's types have curves of "   \
+                           "their own; null: the category's other or undecoded types")          \
     X(P, holdout, STR, NULL, "how the calibrated error is out of sample: trace (leave one "     \
                              "trace out), iteration (leave one iteration out), file (fitted "   \
                              "on other traces); in_sample when the file's fit saw this trace; " \
