@@ -117,10 +117,17 @@ static size_t distinct_groups(const cal_run *r, const size_t *ix, size_t m)
 static int leave_one_out(cal_run *r, const size_t *ix, size_t m, tp_calib_sample *s,
                          unsigned char *keep)
 {
+    int32_t most = -1;
+    for (size_t i = 0; i < m; i++)
+        most = r->group[ix[i]] > most ? r->group[ix[i]] : most;
+    unsigned char *done = most >= 0 ? tp_calloc((size_t)most + 1, 1) : NULL;
+    if (most >= 0 && done == NULL)
+        return TP_ENOMEM;
     for (size_t i = 0; i < m; i++) {
         int32_t g = r->group[ix[i]];
-        if (g < 0 || !isnan(r->cal[ix[i]]))
-            continue; /* outside any group, or its group done */
+        if (g < 0 || done[g])
+            continue; /* outside any group, or its group fitted (or failed) once */
+        done[g] = 1;
         for (size_t j = 0; j < m; j++)
             keep[j] = r->group[ix[j]] != g;
         tp_calib_curve c;
@@ -130,6 +137,7 @@ static int leave_one_out(cal_run *r, const size_t *ix, size_t m, tp_calib_sample
             if (!keep[j])
                 r->cal[ix[j]] = tp_calib_predict(&c, s[j].bound_us, s[j].kernels);
     }
+    tp_free(done);
     return TP_OK;
 }
 

@@ -28,7 +28,10 @@
     X(P, t0_us, F64, "us", "the curve's fixed cost per kernel")                                 \
     X(P, slope, F64, NULL, "measured us per us of bound at large sizes")                        \
     X(P, efficiency, F64, "ratio", "1 / slope: the fraction of the bound reached at large "     \
-                                   "sizes (null when slope is 0)")                              \
+                                   "sizes (null when slope is 0); not clamped: above 1 the "    \
+                                   "kernels beat the model's bound, which is then no lower "    \
+                                   "bound for them (bytes counted that caches or broadcasts "   \
+                                   "never move)")                                               \
     X(P, bound_gmae_percent, F64, "percent", "GMAE of the uncalibrated predictions (roofline "  \
                                              "and floor), as in <id>.categories")               \
     X(P, n_predicted, I64, "count", "occurrences with an out-of-sample calibrated prediction")  \
