@@ -615,6 +615,9 @@ int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
     for (int i = 0; !ok && !c->why && i < a->ntypes; i++)
         if (strcmp(a->type[i], "TensorList") == 0)
             c->why = "a tensor list (its shapes are not written)";
+    if (!ok && !c->why && (strstr(name, "unified_attention") || strstr(name, "paged_attention")))
+        c->why = "paged attention over a KV cache (its sequence and context lengths are not "
+                 "in the op's args)";
     if (ok)
         c->why = NULL;
     free(a);

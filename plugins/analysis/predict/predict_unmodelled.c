@@ -238,6 +238,8 @@ static void shaped_notes(tp_stage *st, tp_result *r, const pr_shaped *sh, double
     double nocomm = all_us - sh->comm_us, shaped = nocomm - sh->shapeless_us;
     if (r == NULL || nocomm <= 0)
         return;
+    if (shaped < 1e-9 * nocomm)
+        shaped = 0; /* all of it shapeless: a sum's rounding, not a negative time */
     char v[64], title[256];
     snprintf(v, sizeof v, "%.17g", shaped);
     tp_result_set_meta(st, r, "shaped_us", v);
