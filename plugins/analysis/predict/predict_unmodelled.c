@@ -108,40 +108,6 @@ static int occ_reason(tp_stage *st, const tp_trace *t, const pr_occ *x, const ch
     return 0;
 }
 
-/* The longest kernel of each occurrence without a model that is not a
- * graph replay's: name[i] (0: none). */
-static int longest_kernels(tp_stage *st, const tp_trace *t, const pr_occ *o, size_t n,
-                           tp_str *name)
-{
-    const tp_cols *c = tp_trace_cols(t);
-    tp_hier_view v;
-    if (tp_hier_view_require(st, t, &v) != TP_OK)
-        return TP_ENOTFOUND;
-    int32_t *occ = tp_malloc((c->n ? c->n : 1) * sizeof *occ);
-    int64_t *best = tp_calloc(n ? n : 1, sizeof *best);
-    if (occ == NULL || best == NULL) {
-        tp_free(occ);
-        tp_free(best);
-        return TP_ENOMEM;
-    }
-    for (size_t r = 0; r < c->n; r++)
-        occ[r] = -1;
-    for (size_t i = 0; i < n; i++)
-        if (o[i].trace == 0 && o[i].model == NULL && o[i].name == c->name[o[i].row])
-            occ[(size_t)o[i].row] = (int32_t)i;
-    for (size_t a = 0; a < c->n; a++) {
-        if (c->kind[a] != TP_KIND_KERNEL || c->dur[a] < 0)
-            continue;
-        int32_t op = tp_hier_launching_op(c, &v, a);
-        int32_t i = op >= 0 ? occ[(size_t)op] : -1;
-        if (i >= 0 && (name[i] == 0 || c->dur[a] > best[i]))
-            name[i] = c->name[a], best[i] = c->dur[a];
-    }
-    tp_free(occ);
-    tp_free(best);
-    return TP_OK;
-}
-
 static int by_gpu_desc(const void *a, const void *b, void *ctx)
 {
     const pr_why *x = a, *y = b;
@@ -262,10 +228,8 @@ int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size
     const tp_cols *c = tp_trace_cols(t);
     pr_whys ws = {0};
     pr_shaped sh = {0};
-    tp_str *kernel = tp_calloc(n ? n : 1, sizeof *kernel);
     uint8_t *refused = tp_calloc(n ? n : 1, 1);
-    int rc = kernel && refused ? longest_kernels(st, t, o, n, kernel) : TP_ENOMEM;
-    rc = rc ? rc : refused_marks(t, o, n, emb, nemb, refused);
+    int rc = refused ? refused_marks(t, o, n, emb, nemb, refused) : TP_ENOMEM;
     char buf[320];
     for (size_t i = 0; rc == TP_OK && i < n; i++) {
         if (o[i].trace != 0)
@@ -274,8 +238,10 @@ int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size
             sh.modelled_us += o[i].measured_us;
             continue;
         }
-        int shapeless = occ_reason(st, t, &o[i], kernel[i] ? tp_str_text(st, kernel[i]) : NULL,
-                                   refused[i], buf, sizeof buf);
+        /* its longest kernel (pr_occ.kernel), not a graph replay's */
+        tp_str k = o[i].name == c->name[o[i].row] ? o[i].kernel : 0;
+        int shapeless = occ_reason(st, t, &o[i], k ? tp_str_text(st, k) : NULL, refused[i], buf,
+                                   sizeof buf);
         sh.shapeless_us += shapeless ? o[i].measured_us : 0;
         sh.comm_us += o[i].category == TP_OPCAT_COMMUNICATION ? o[i].measured_us : 0;
         rc = why_add(st, &ws, buf, o[i].measured_us);
@@ -286,7 +252,6 @@ int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size
         rc = why_rows(st, &ws, gpu->all_us, &r);
     if (rc == TP_OK)
         shaped_notes(st, r, &sh, gpu->all_us);
-    tp_free(kernel);
     tp_free(refused);
     tp_free(ws.w);
     return rc;
