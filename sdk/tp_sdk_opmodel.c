@@ -495,6 +495,38 @@ static int om_elementwise_cost(const char *name, const om_args *a, tp_op_cost *c
     return 1;
 }
 
+/* ---- tensor-list ops by bytes */
+
+/* Ops whose inputs are tensor lists, by the bytes they move (the list's
+ * element type is not written: "TensorList"; the 4-byte default of an
+ * unknown type is taken): cat, concat, concatenate, stack (tensors, dim):
+ * every element read once and written once into the output, 2 * E * 4
+ * bytes; _foreach_copy_ (self, src, non_blocking): src read, self written,
+ * (E_src + E_self) * 4.  E = the sum of the list's tensors' elements, from
+ * the list's shapes as newer Kineto writes them ([[32], [32]]); an empty
+ * list (older Kineto's for every list) says nothing: no model, the tensor
+ * list reason. */
+static int om_list_cost(const char *name, const om_args *a, tp_op_cost *c)
+{
+    static const char *const joins[] = {"aten::cat", "aten::concat", "aten::concatenate",
+                                        "aten::stack", "aten::_cat", NULL};
+    int join = 0;
+    for (size_t i = 0; joins[i]; i++)
+        join |= strcmp(name, joins[i]) == 0;
+    int copy = strcmp(name, "aten::_foreach_copy_") == 0;
+    if (!(join || copy) || a->n < (copy ? 2 : 1) || a->ltensors[0] <= 0 ||
+        (copy && a->ltensors[1] <= 0))
+        return 0;
+    c->bpe = om_bpe(a, 0, NULL);
+    c->bytes = (join ? 2 * a->lnumel[0] : a->lnumel[0] + a->lnumel[1]) * c->bpe;
+    c->flops = 0;
+    c->bf16 = 0;
+    c->matrix = 0;
+    c->model = "tensor_list_bytes";
+    c->category = TP_OPCAT_ELEMENTWISE;
+    return 1;
+}
+
 /* ---- gathers: embedding bags and index_select by their bytes */
 
 /* aten::_embedding_bag / embedding_bag (weight [E, D], indices [I],
@@ -577,10 +609,15 @@ int tp_op_cost_of(const char *name, const char *args, size_t len, tp_op_cost *c)
     if (!ok)
         ok = om_gather_cost(name, a, c);
     if (!ok)
+        ok = om_list_cost(name, a, c);
+    if (!ok)
         ok = tp_om_sparse_cost(name, a, c);
     for (int i = 0; !ok && !c->why && i < a->ntypes; i++)
         if (strcmp(a->type[i], "TensorList") == 0)
             c->why = "a tensor list (its shapes are not written)";
+    if (!ok && !c->why && (strstr(name, "unified_attention") || strstr(name, "paged_attention")))
+        c->why = "paged attention over a KV cache (its sequence and context lengths are not "
+                 "in the op's args)";
     if (ok)
         c->why = NULL;
     free(a);
@@ -653,6 +690,8 @@ tp_op_category tp_op_category_in(const tp_vocab *v, const char *name)
     if (bw && bw > stem && bw[-1] != '_') /* ReluBackward0 -> relu */
         *bw = '\0';
     if (om_ew_kind(stem) >= 0 || om_ew_kind(base) >= 0 || strcmp(base, "cat") == 0 ||
+        strcmp(base, "concat") == 0 || strcmp(base, "concatenate") == 0 ||
+        strcmp(base, "stack") == 0 || strcmp(base, "_foreach_copy_") == 0 ||
         strcmp(base, "clone") == 0 || strcmp(base, "_to_copy") == 0 || strcmp(base, "to") == 0 ||
         strcmp(base, "contiguous") == 0 || strcmp(base, "dropout") == 0 ||
         strcmp(base, "native_dropout") == 0 || strcmp(base, "softmax") == 0)

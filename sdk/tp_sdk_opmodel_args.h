@@ -26,7 +26,38 @@ typedef struct om_args {
     double dim[OM_MAX_IN][OM_MAX_RANK];
     char type[OM_MAX_IN][32];
     char conc[OM_MAX_IN][48];
+    /* A tensor list's shapes as newer Kineto writes them ([[32], [32, 4]]):
+     * its tensors' count (0: not a list of shapes, or an empty one, which
+     * is how older Kineto writes every list) and their elements' sum. */
+    int ltensors[OM_MAX_IN];
+    double lnumel[OM_MAX_IN];
 } om_args;
+
+/* Input i's value v as a list of shapes: a->ltensors[i], a->lnumel[i]
+ * (left 0 when an item is not a shape of whole numbers >= 0). */
+static inline void om_list_dims(const char *v, size_t len, om_args *a, int i)
+{
+    tp_json_iter outer, inner;
+    const char *e, *d;
+    size_t elen, dlen;
+    int count = 0;
+    double sum = 0;
+    if (tp_json_array(v, len, &outer) != TP_OK)
+        return;
+    while (tp_json_next(&outer, &e, &elen) == 1) {
+        if (tp_json_array(e, elen, &inner) != TP_OK)
+            return;
+        double numel = 1;
+        int64_t x;
+        while (tp_json_next(&inner, &d, &dlen) == 1) {
+            if (tp_json_i64(d, dlen, &x) != TP_OK || x < 0)
+                return;
+            numel *= (double)x;
+        }
+        count++, sum += numel;
+    }
+    a->ltensors[i] = count, a->lnumel[i] = sum;
+}
 
 static inline void om_dims(const char *v, size_t len, om_args *a)
 {
@@ -43,6 +74,8 @@ static inline void om_dims(const char *v, size_t len, om_args *a)
             if (ok)
                 a->dim[a->n][r++] = (double)x;
         }
+        if (!ok)
+            om_list_dims(e, elen, a, a->n);
         a->rank[a->n++] = ok ? r : -1;
     }
 }

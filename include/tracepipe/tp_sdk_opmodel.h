@@ -49,7 +49,7 @@ tp_op_category tp_op_category_of(const char *name);
 /* One call's counts. */
 typedef struct tp_op_cost {
     const char *model;  /* attention_fwd, attention_bwd, conv_fwd, conv_bwd, norm_fwd, norm_bwd,
-                         * elementwise_bytes, embedding_bag, gather_bytes */
+                         * elementwise_bytes, embedding_bag, gather_bytes, tensor_list_bytes */
     tp_op_category category;
     double flops, bytes;
     double bpe;         /* bytes per element of the op's compute type */

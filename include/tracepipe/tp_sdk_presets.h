@@ -9,6 +9,7 @@
 #define TRACEPIPE_TP_SDK_PRESETS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tp_plugin.h"
 
@@ -75,6 +76,22 @@ const char *tp_preset_for_device(const char *name);
  */
 const tp_preset *tp_preset_resolve(tp_stage *st, const char *name, const char *device,
                                    int required);
+
+/*
+ * A device that names no part a preset holds (vLLM's ROCm traces write
+ * "name": "", or an unknown name): the nearest preset by its compute
+ * capability ("9.4": gfx942 under HIP), vendor (amd: a HIP runtime), SM/CU
+ * count and memory (bytes), or NULL.  tp_sdk_presets_props.c.
+ */
+const tp_preset *tp_preset_match_props(const char *cc, int64_t sms, int64_t memory_bytes,
+                                       int amd);
+
+/* tp_preset_resolve for trace t's device 0: the option `name`, else its
+ * name's preset, else (no name, or one of no family) the preset of its
+ * properties with a warning saying which were read, else
+ * tp_preset_resolve's error or info line. */
+const tp_preset *tp_preset_resolve_trace(tp_stage *st, const char *name, const tp_trace *t,
+                                         int required);
 
 /*
  * A device preset from a user's file: JSON with tracepipe's keys (name, sms,

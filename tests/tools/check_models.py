@@ -17,13 +17,14 @@ import sys
 
 NEW = ("attention_fwd", "attention_bwd", "conv_fwd", "conv_bwd", "norm_fwd", "norm_bwd",
        "elementwise_bytes", "embedding_bag", "gather_bytes", "scaled_gemm", "grouped_gemm",
-       "scaled_grouped_gemm", "fused_moe", "sparse_bytes")
+       "scaled_grouped_gemm", "fused_moe", "sparse_bytes", "tensor_list_bytes")
 
 # docs/presets.md, the figures the models read (GFLOP/s, GB/s, us)
 PRESETS = {
     "h100_sxm5_80gb": dict(fp32=66900, fp16=989400, bf16=989400, dram=3350, floor=1.6),
     "a100_sxm4_40gb": dict(fp32=19500, fp16=312000, bf16=312000, dram=1555, floor=1.344),
     "v100_sxm2": dict(fp32=12200, fp16=125000, bf16=0, dram=809, floor=1.248),
+    "mi300x": dict(fp32=163400, fp16=1307400, bf16=1307400, fp8=2614900, dram=5300, floor=0),
     "b200": dict(fp32=75000, fp16=2250000, bf16=2250000, fp8=4500000, fp4=9000000, dram=8000, floor=0),
 }
 
@@ -510,6 +511,32 @@ def sparse(name, dims, types, conc):
     return ("sparse_bytes", flops, nbytes, b0, "bfloat16" in (types[0] if types else "").lower(), False)
 
 
+def list_elements(v):
+    """The elements of a tensor list as newer Kineto writes its shapes ([[32], [32, 4]]), or
+    None (an empty list: older Kineto writes every list so, saying nothing)."""
+    if not isinstance(v, list) or not v or not all(isinstance(s, list) for s in v):
+        return None
+    if not all(isinstance(d, int) and d >= 0 for s in v for d in s):
+        return None
+    return sum(numel(s) for s in v)
+
+
+def tensor_list(name, dims, types, conc):
+    """cat/concat/concatenate/stack: every element read and written once; _foreach_copy_:
+    the source list read, the destination list written.  The list's dtype is not in the
+    trace ("TensorList"): 4 bytes an element."""
+    joins = ("aten::cat", "aten::concat", "aten::concatenate", "aten::stack", "aten::_cat")
+    if name in joins:
+        e = list_elements(dims[0])
+        return None if e is None else ("tensor_list_bytes", 0, 2 * e * 4, 4, False, False)
+    if name == "aten::_foreach_copy_" and len(dims) >= 2:
+        a, b = list_elements(dims[0]), list_elements(dims[1])
+        if a is None or b is None:
+            return None
+        return ("tensor_list_bytes", 0, (a + b) * 4, 4, False, False)
+    return None
+
+
 def cost(name, args):
     """(model, flops, bytes, bpe, bf16, matrix) of one call, or None."""
     dims = args.get("Input Dims", args.get("Input dims"))
@@ -523,7 +550,7 @@ def cost(name, args):
     return (products(name, dims, types, conc) or fused_moe(name, dims, types, conc) or
             conv(name, dims, types, conc) or norm(name, dims, types, conc) or
             elementwise(name, dims, types, conc) or gather(name, dims, types, conc) or
-            sparse(name, dims, types, conc))
+            sparse(name, dims, types, conc) or tensor_list(name, dims, types, conc))
 
 
 def predict_us(c, p):

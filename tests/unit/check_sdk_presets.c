@@ -217,6 +217,46 @@ START_TEST(families_and_floors)
 }
 END_TEST
 
+/* A device that names no part: the nearest preset by its properties (vLLM's
+ * ROCm traces: name "", compute capability 9.4, 304 CUs, 206 141 652 992
+ * bytes, a HIP runtime: an MI300X). */
+START_TEST(presets_by_properties)
+{
+    static const struct {
+        const char *cc;
+        int64_t sms;
+        double gb;
+        int amd;
+        const char *preset;
+    } cases[] = {
+        {"9.4", 304, 206.141652992, 1, "mi300x"},
+        {"9.4", 304, 274.877906944, 1, "mi325x"}, /* 256 GiB */
+        {"9.4", 228, 128, 1, "mi300x"},           /* an MI300A: the family */
+        {"9.0", 104, 68.7, 1, "mi210"},
+        {"9.0", 110, 68.7, 1, "mi250x"},
+        {"9.5", 256, 309, 1, "mi355x"},
+        {"9.0", 132, 85.0, 0, "h100_sxm5_80gb"},
+        {"9.0", 114, 85.0, 0, "h100_pcie"},
+        {"9.0", 132, 150.0, 0, "h200_sxm"},
+        {"8.0", 108, 85.1, 0, "a100_sxm4_80gb"},
+        {"8.0", 108, 42.5, 0, "a100_sxm4_40gb"},
+        {"7.0", 80, 34.1, 0, "v100_sxm2"},
+        {"10.0", 148, 192, 0, "b200"},
+        {"9.4", 304, 206, 0, NULL}, /* no CUDA part is 9.4 */
+        {"7.5", 40, 16, 0, NULL},   /* a T4: no preset of its generation */
+        {NULL, 0, 0, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const tp_preset *p = tp_preset_match_props(cases[i].cc, cases[i].sms,
+                                                   (int64_t)(cases[i].gb * 1e9), cases[i].amd);
+        if (cases[i].preset)
+            ck_assert_str_eq(p->name, cases[i].preset);
+        else
+            ck_assert_ptr_null(p);
+    }
+}
+END_TEST
+
 static Suite *sdk_presets_suite(void)
 {
     Suite *s = suite_create("sdk_presets");
@@ -224,6 +264,7 @@ static Suite *sdk_presets_suite(void)
     tcase_add_test(tc, built_in_table);
     tcase_add_test(tc, preset_files);
     tcase_add_test(tc, families_and_floors);
+    tcase_add_test(tc, presets_by_properties);
     suite_add_tcase(s, tc);
     return s;
 }

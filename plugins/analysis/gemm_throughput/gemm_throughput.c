@@ -79,7 +79,7 @@ typedef tp_preset gt_preset;
  * (roofline columns null) for a device of no preset. */
 static const gt_preset *preset_of(tp_stage *st, const gt_config *cfg, const tp_trace *t)
 {
-    return tp_preset_resolve(st, cfg->preset, tp_trace_info_str(t, "device.0.name"), 0);
+    return tp_preset_resolve_trace(st, cfg->preset, t, 0);
 }
 
 static int gt_init(tp_stage *st, const void *config, void **state)
@@ -223,8 +223,10 @@ static int busy_times(gt *g)
 
 /* One call per (replay, capture-time call of a product op): the kernels
  * a graph launch replayed for it (rows[0, n), tp_graph_op_calls); its busy
- * time the union of theirs. */
-static int add_replay_call(gt *g, const tp_graphs *gr, const uint32_t *rows, size_t n)
+ * time the union of theirs (iv: room for n intervals, the caller's one
+ * buffer for every call). */
+static int add_replay_call(gt *g, const tp_graphs *gr, const uint32_t *rows, size_t n,
+                           tp_interval *iv)
 {
     const tp_cols *c = g->c;
     size_t alen = 0;
@@ -235,17 +237,13 @@ static int add_replay_call(gt *g, const tp_graphs *gr, const uint32_t *rows, siz
     if (!tp_gemm_call_parse(tp_str_text(g->st, name), args, alen, &k))
         return TP_OK;
     tp_str key = dims_key(g->st, &k.shape);
-    tp_interval *iv = tp_malloc(n * sizeof *iv);
-    if (key == TP_STR_ERROR || iv == NULL) {
-        tp_free(iv);
+    if (key == TP_STR_ERROR)
         return TP_ENOMEM;
-    }
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (c->dur[rows[i]] >= 0)
             iv[m++] = (tp_interval){c->ts[rows[i]], c->ts[rows[i]] + c->dur[rows[i]]};
     int64_t busy = tp_intervals_length(iv, tp_intervals_union(iv, m));
-    tp_free(iv);
     g->calls[g->ncalls++] = (gt_call){(int32_t)rows[0], name, key, k.flops, k.elems * k.bpe,
                                       k.bpe, busy, TP_GEMM_PRODUCT};
     return TP_OK;
@@ -266,8 +264,15 @@ static int replay_calls(gt *g)
     uint32_t *rows = NULL;
     size_t *start = NULL, n = 0;
     rc = tp_graph_op_calls(g->st, &gr, g->v.launcher, &rows, &start, &n);
+    size_t most = 1;
     for (size_t i = 0; rc == TP_OK && i < n; i++)
-        rc = add_replay_call(g, &gr, rows + start[i], start[i + 1] - start[i]);
+        most = start[i + 1] - start[i] > most ? start[i + 1] - start[i] : most;
+    tp_interval *iv = rc == TP_OK ? tp_malloc(most * sizeof *iv) : NULL;
+    if (rc == TP_OK && iv == NULL)
+        rc = TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < n; i++)
+        rc = add_replay_call(g, &gr, rows + start[i], start[i + 1] - start[i], iv);
+    tp_free(iv);
     tp_free(rows);
     tp_free(start);
     tp_graphs_free(&gr);

@@ -239,7 +239,7 @@ static const tp_preset *preset_of(tp_stage *st, const pr_config *cfg, const pr_s
     const tp_trace *t = tp_stage_trace(st);
     if (cfg->preset == NULL && (t == NULL || cfg->cases.n > 0))
         return tp_preset_find("v100_seed");
-    return tp_preset_resolve(st, cfg->preset, t ? tp_trace_info_str(t, "device.0.name") : NULL, 1);
+    return tp_preset_resolve_trace(st, cfg->preset, t, 1);
 }
 
 static int pr_run(tp_stage *st, const void *config, void *state)

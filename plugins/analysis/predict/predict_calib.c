@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <tracepipe/tp_sdk_iter.h>
+#include <tracepipe/tp_sdk_kname.h>
 
 #include "predict_calib_results.h"
 #include "predict_internal.h"
@@ -20,17 +21,21 @@
 /* What a calibration run works with: the occurrences, their held-out
  * group (trace or iteration, -1: none), their calibrated prediction (NaN:
  * none). */
-typedef struct cal_run {
+struct cal_run {
     tp_stage *st;
     const pr_occ *o;
     size_t n;
     int32_t *group;
     double *cal;
-    size_t *ix; /* the modelled occurrences, by device then category */
+    size_t *ix; /* the modelled occurrences, by device, category, then cell type */
     size_t nix;
+    const char **dtype; /* each occurrence's kernels' type ("": not decoded) */
+    const char **cell;  /* its cell's type: dtype when that type has a curve of its own */
+    double *bound;      /* each occurrence's bound at its kernels' rate (kernel_bound) */
     pr_calib fit; /* calibrate: fit: the curves fitted on all samples */
     const char *holdout;
-} cal_run;
+};
+typedef struct cal_run cal_run;
 
 static int modelled(const pr_occ *x)
 {
@@ -66,18 +71,24 @@ static int groups_of(cal_run *r)
 
 static int by_cell(const void *a, const void *b, void *ctx)
 {
-    const pr_occ *o = ctx, *x = &o[*(const size_t *)a], *y = &o[*(const size_t *)b];
+    const cal_run *r = ctx;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const pr_occ *x = &r->o[i], *y = &r->o[j];
     int c = strcmp(x->device, y->device);
     if (c)
         return c;
     if (x->category != y->category)
         return x->category < y->category ? -1 : 1;
+    c = strcmp(r->cell[i], r->cell[j]);
+    if (c)
+        return c;
     return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
-static tp_calib_sample sample_of(const pr_occ *x)
+static tp_calib_sample sample_of(const cal_run *r, size_t i)
 {
-    tp_calib_sample s = {x->bound_us, x->measured_us, (double)x->kernels};
+    const pr_occ *x = &r->o[i];
+    tp_calib_sample s = {r->bound[i], x->measured_us, (double)x->kernels};
     return s;
 }
 
@@ -106,10 +117,17 @@ static size_t distinct_groups(const cal_run *r, const size_t *ix, size_t m)
 static int leave_one_out(cal_run *r, const size_t *ix, size_t m, tp_calib_sample *s,
                          unsigned char *keep)
 {
+    int32_t most = -1;
+    for (size_t i = 0; i < m; i++)
+        most = r->group[ix[i]] > most ? r->group[ix[i]] : most;
+    unsigned char *done = most >= 0 ? tp_calloc((size_t)most + 1, 1) : NULL;
+    if (most >= 0 && done == NULL)
+        return TP_ENOMEM;
     for (size_t i = 0; i < m; i++) {
         int32_t g = r->group[ix[i]];
-        if (g < 0 || !isnan(r->cal[ix[i]]))
-            continue; /* outside any group, or its group done */
+        if (g < 0 || done[g])
+            continue; /* outside any group, or its group fitted (or failed) once */
+        done[g] = 1;
         for (size_t j = 0; j < m; j++)
             keep[j] = r->group[ix[j]] != g;
         tp_calib_curve c;
@@ -119,6 +137,7 @@ static int leave_one_out(cal_run *r, const size_t *ix, size_t m, tp_calib_sample
             if (!keep[j])
                 r->cal[ix[j]] = tp_calib_predict(&c, s[j].bound_us, s[j].kernels);
     }
+    tp_free(done);
     return TP_OK;
 }
 
@@ -133,12 +152,13 @@ static int fit_cell(cal_run *r, const size_t *ix, size_t m)
     if (k)
         r->fit.curves = k;
     for (size_t i = 0; rc == TP_OK && i < m; i++)
-        s[i] = sample_of(&r->o[ix[i]]);
+        s[i] = sample_of(r, ix[i]);
     if (rc == TP_OK) {
         pr_curve *c = &r->fit.curves[r->fit.n];
         memset(c, 0, sizeof *c);
         snprintf(c->device, sizeof c->device, "%s", r->o[ix[0]].device);
         c->category = r->o[ix[0]].category;
+        snprintf(c->dtype, sizeof c->dtype, "%s", r->cell[ix[0]]);
         c->n_groups = (int64_t)distinct_groups(r, ix, m);
         r->fit.n += tp_calib_fit(s, m, NULL, &c->c) ? 1u : 0u;
         rc = leave_one_out(r, ix, m, s, keep);
@@ -150,17 +170,21 @@ static int fit_cell(cal_run *r, const size_t *ix, size_t m)
 
 /* The file's curve of (device, category), else (warned by file_holdout)
  * one of the category on another device; NULL: none. */
-static const pr_curve *file_curve(const pr_calib *f, const char *device, tp_op_category cat)
+static const pr_curve *file_curve(const pr_calib *f, const char *device, tp_op_category cat,
+                                  const char *dtype)
 {
-    const pr_curve *any = NULL;
+    const pr_curve *any = NULL, *all_types = NULL;
     for (size_t i = 0; i < f->n; i++) {
-        if (f->curves[i].category != cat)
+        const pr_curve *k = &f->curves[i];
+        if (k->category != cat)
             continue;
-        if (strcmp(f->curves[i].device, device) == 0)
-            return &f->curves[i];
-        any = any ? any : &f->curves[i];
+        if (strcmp(k->device, device) == 0 && strcmp(k->dtype, dtype) == 0)
+            return k;
+        if (strcmp(k->device, device) == 0 && k->dtype[0] == '\0')
+            all_types = all_types ? all_types : k;
+        any = any ? any : k;
     }
-    return any;
+    return all_types ? all_types : any;
 }
 
 static int file_has_device(const pr_calib *f, const char *device)
@@ -182,9 +206,9 @@ static int file_has_trace(const pr_calib *f, const char *label)
 /* calibration: PATH on the cell ix[0, m). */
 static void apply_cell(cal_run *r, const pr_calib *f, const size_t *ix, size_t m)
 {
-    const pr_curve *c = file_curve(f, r->o[ix[0]].device, r->o[ix[0]].category);
+    const pr_curve *c = file_curve(f, r->o[ix[0]].device, r->o[ix[0]].category, r->cell[ix[0]]);
     for (size_t i = 0; c && i < m; i++) {
-        tp_calib_sample s = sample_of(&r->o[ix[i]]);
+        tp_calib_sample s = sample_of(r, ix[i]);
         r->cal[ix[i]] = tp_calib_predict(&c->c, s.bound_us, s.kernels);
     }
 }
@@ -229,14 +253,16 @@ static int set_f64(tp_stage *st, tp_result *t, size_t row, int col, double v)
 }
 
 /* The curve of a cell: the fitted one (fit) or the file's. */
-static const pr_curve *cell_curve(const cal_run *r, const pr_calib *f, const pr_occ *x)
+static const pr_curve *cell_curve(const cal_run *r, const pr_calib *f, size_t i)
 {
+    const pr_occ *x = &r->o[i];
     if (f)
-        return file_curve(f, x->device, x->category);
-    for (size_t i = 0; i < r->fit.n; i++)
-        if (strcmp(r->fit.curves[i].device, x->device) == 0 &&
-            r->fit.curves[i].category == x->category)
-            return &r->fit.curves[i];
+        return file_curve(f, x->device, x->category, r->cell[i]);
+    for (size_t k = 0; k < r->fit.n; k++)
+        if (strcmp(r->fit.curves[k].device, x->device) == 0 &&
+            r->fit.curves[k].category == x->category &&
+            strcmp(r->fit.curves[k].dtype, r->cell[i]) == 0)
+            return &r->fit.curves[k];
     return NULL;
 }
 
@@ -261,7 +287,7 @@ static int calibration_row(cal_run *r, tp_result *t, const pr_calib *f, const ch
 {
     tp_stage *st = r->st;
     const pr_occ *x = &r->o[ix[0]];
-    const pr_curve *c = cell_curve(r, f, x);
+    const pr_curve *c = cell_curve(r, f, ix[0]);
     cell_err e;
     size_t row;
     int rc = cell_errors(r, ix, m, &e);
@@ -270,6 +296,8 @@ static int calibration_row(cal_run *r, tp_result *t, const pr_calib *f, const ch
     rc = rc ? rc : tp_result_set_str(st, t, row, pr_calibration_device, x->device);
     rc = rc ? rc : tp_result_set_str(st, t, row, pr_calibration_category,
                                      tp_op_category_name(x->category));
+    if (rc == TP_OK && r->cell[ix[0]][0])
+        rc = tp_result_set_str(st, t, row, pr_calibration_dtype, r->cell[ix[0]]);
     if (rc == TP_OK && why == NULL)
         rc = tp_result_set_str(st, t, row, pr_calibration_holdout, holdout);
     rc = rc ? rc : tp_result_set_i64(st, t, row, pr_calibration_count, (int64_t)m);
@@ -291,14 +319,92 @@ static int calibration_row(cal_run *r, tp_result *t, const pr_calib *f, const ch
     return rc;
 }
 
-/* The end of the cell (device, category) that starts at r->ix[i]. */
+/* The end of the cell (device, category, cell type) that starts at
+ * r->ix[i]. */
 static size_t cell_end(const cal_run *r, size_t i)
 {
     size_t j = i;
     while (j < r->nix && r->o[r->ix[j]].category == r->o[r->ix[i]].category &&
-           strcmp(r->o[r->ix[j]].device, r->o[r->ix[i]].device) == 0)
+           strcmp(r->o[r->ix[j]].device, r->o[r->ix[i]].device) == 0 &&
+           strcmp(r->cell[r->ix[j]], r->cell[r->ix[i]]) == 0)
         j++;
     return j;
+}
+
+/* ------------------------------------------------- curves per kernel type */
+
+/* A type's own curve needs this many samples in at least 2 groups (traces
+ * or iterations); fewer share the category's curve of the other types.
+ * Chosen after seeing the corpus (docs/prediction.md). */
+#define PR_CAL_TYPE_MIN 20
+
+/* The bound of occurrence x whose kernels are of type dtype: its model's
+ * (x->bound_us), except a TF32 kernel's, whose FP32 inputs the model
+ * bounds at the FP32 rate: the roofline at the preset's TF32 rate (a
+ * built-in preset's) is its lower bound. */
+static double kernel_bound(const pr_occ *x, const char *dtype)
+{
+    const tp_preset *p = tp_preset_find(x->device);
+    if (strcmp(dtype, "tf32") != 0 || p == NULL || p->tf32 <= 0 || x->fp32_flops <= 0)
+        return x->bound_us;
+    return pm_roofline_at(x->fp32_flops, x->bytes, p->tf32, p->dram_gbps);
+}
+
+/* Each modelled occurrence's kernel type: its longest kernel's name
+ * decoded (tp_gemm_kernel_decode: GEMM kernels), once per name; its bound
+ * at that type's rate. */
+static int kernel_types(cal_run *r)
+{
+    size_t nstr = tp_str_count(r->st);
+    const char **memo = tp_calloc(nstr ? nstr : 1, sizeof *memo);
+    r->dtype = tp_malloc((r->n ? r->n : 1) * sizeof *r->dtype);
+    r->cell = tp_malloc((r->n ? r->n : 1) * sizeof *r->cell);
+    r->bound = tp_malloc((r->n ? r->n : 1) * sizeof *r->bound);
+    if (memo == NULL || r->dtype == NULL || r->cell == NULL || r->bound == NULL) {
+        tp_free(memo);
+        return TP_ENOMEM;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        tp_str k = r->o[i].kernel;
+        if (k && (size_t)k < nstr && memo[k] == NULL) {
+            tp_gemm_kname d;
+            memo[k] = tp_gemm_kernel_decode(tp_str_text(r->st, k), &d) ? d.dtype : "";
+        }
+        r->dtype[i] = k && (size_t)k < nstr ? memo[k] : "";
+        r->cell[i] = r->dtype[i];
+        r->bound[i] = kernel_bound(&r->o[i], r->dtype[i]);
+    }
+    tp_free(memo);
+    return TP_OK;
+}
+
+/* Within each (device, category) of r->ix (sorted by type): a type with
+ * PR_CAL_TYPE_MIN samples in 2 groups or more keeps its own cell when the
+ * category has several types; the others share one cell ("": other types).
+ * Then r->ix sorted by those cells. */
+static int type_cells(cal_run *r)
+{
+    for (size_t i = 0; i < r->nix;) {
+        size_t j = cell_end(r, i), end = j;
+        while (end < r->nix && r->o[r->ix[end]].category == r->o[r->ix[i]].category &&
+               strcmp(r->o[r->ix[end]].device, r->o[r->ix[i]].device) == 0)
+            end++; /* the category [i, end), its types [i, j), [j, ...) ... */
+        if (j == end) { /* one type: the category's curve, for all types */
+            for (size_t k = i; k < end; k++)
+                r->cell[r->ix[k]] = "";
+            i = end;
+            continue;
+        }
+        for (size_t a = i; a < end;) {
+            size_t b = cell_end(r, a);
+            int own = b - a >= PR_CAL_TYPE_MIN && distinct_groups(r, r->ix + a, b - a) >= 2;
+            for (size_t k = a; !own && k < b; k++)
+                r->cell[r->ix[k]] = "";
+            a = b;
+        }
+        i = end;
+    }
+    return tp_sort(r->ix, r->nix, sizeof *r->ix, by_cell, r);
 }
 
 /* ----------------------------------------------------- <id>.calibrated */
@@ -445,34 +551,56 @@ static int calibration_results(cal_run *r, const pr_config *cfg, const pr_calib 
     return rc;
 }
 
-int pr_calib_results(tp_stage *st, const pr_config *cfg, const pr_calib *calib, const pr_occ *o,
-                     size_t n)
+int pr_calib_compute(tp_stage *st, const pr_calib *calib, const pr_occ *o, size_t n,
+                     pr_cal_run **out)
 {
-    cal_run r = {.st = st, .o = o, .n = n};
-    r.cal = tp_malloc((n ? n : 1) * sizeof *r.cal);
-    r.ix = tp_malloc((n ? n : 1) * sizeof *r.ix);
-    int rc = r.cal && r.ix ? groups_of(&r) : TP_ENOMEM;
+    cal_run *r = *out = tp_calloc(1, sizeof *r);
+    if (r == NULL)
+        return TP_ENOMEM;
+    r->st = st, r->o = o, r->n = n;
+    r->cal = tp_malloc((n ? n : 1) * sizeof *r->cal);
+    r->ix = tp_malloc((n ? n : 1) * sizeof *r->ix);
+    int rc = r->cal && r->ix ? groups_of(r) : TP_ENOMEM;
     for (size_t i = 0; rc == TP_OK && i < n; i++) {
-        r.cal[i] = NAN;
+        r->cal[i] = NAN;
         if (modelled(&o[i]))
-            r.ix[r.nix++] = i;
+            r->ix[r->nix++] = i;
     }
-    rc = rc ? rc : tp_sort(r.ix, r.nix, sizeof *r.ix, by_cell, (void *)o);
-    for (size_t i = 0; rc == TP_OK && i < r.nix;) {
-        size_t j = cell_end(&r, i);
+    rc = rc ? rc : kernel_types(r);
+    rc = rc ? rc : tp_sort(r->ix, r->nix, sizeof *r->ix, by_cell, r);
+    rc = rc || calib ? rc : type_cells(r);
+    for (size_t i = 0; rc == TP_OK && i < r->nix;) {
+        size_t j = cell_end(r, i);
         if (calib)
-            apply_cell(&r, calib, r.ix + i, j - i);
+            apply_cell(r, calib, r->ix + i, j - i);
         else
-            rc = fit_cell(&r, r.ix + i, j - i);
+            rc = fit_cell(r, r->ix + i, j - i);
         i = j;
     }
-    rc = rc ? rc : calibration_results(&r, cfg, calib);
-    rc = rc ? rc : calibrated_results(&r);
-    if (rc == TP_OK && calib == NULL && cfg->calibration_out)
-        rc = fit_traces(&r) ? TP_ENOMEM : pr_calib_write(st, cfg->calibration_out, &r.fit);
-    pr_calib_free(&r.fit);
-    tp_free(r.group);
-    tp_free(r.cal);
-    tp_free(r.ix);
     return rc;
+}
+
+const double *pr_calib_values(const pr_cal_run *r) { return r ? r->cal : NULL; }
+
+int pr_calib_emit(pr_cal_run *r, const pr_config *cfg, const pr_calib *calib)
+{
+    int rc = calibration_results(r, cfg, calib);
+    rc = rc ? rc : calibrated_results(r);
+    if (rc == TP_OK && calib == NULL && cfg->calibration_out)
+        rc = fit_traces(r) ? TP_ENOMEM : pr_calib_write(r->st, cfg->calibration_out, &r->fit);
+    return rc;
+}
+
+void pr_calib_done(pr_cal_run *r)
+{
+    if (r == NULL)
+        return;
+    pr_calib_free(&r->fit);
+    tp_free(r->group);
+    tp_free(r->dtype);
+    tp_free(r->cell);
+    tp_free(r->bound);
+    tp_free(r->cal);
+    tp_free(r->ix);
+    tp_free(r);
 }

@@ -67,6 +67,10 @@ static int read_curve(tp_stage *st, const char *path, size_t i, const json_t *o,
     if (c->c.slope < 0)
         return bad(st, path, i, "'slope' is missing or not a number >= 0");
     snprintf(c->device, sizeof c->device, "%s", dev);
+    const char *dt = json_string_value(json_object_get(o, "dtype")); /* optional: all types */
+    if (dt && strlen(dt) >= sizeof c->dtype)
+        return bad(st, path, i, "'dtype' is not a type name (fp32, tf32, bf16 ...)");
+    snprintf(c->dtype, sizeof c->dtype, "%s", dt ? dt : "");
     double n = nonneg(o, "n_samples"), g = nonneg(o, "n_groups");
     c->c.n = n > 0 ? (size_t)n : 0;
     c->n_groups = g > 0 ? (int64_t)g : 0;
@@ -146,6 +150,8 @@ static json_t *curve_json(const pr_curve *k)
     json_t *o = json_object();
     json_object_set_new(o, "device", json_string(k->device));
     json_object_set_new(o, "category", json_string(tp_op_category_name(k->category)));
+    if (k->dtype[0])
+        json_object_set_new(o, "dtype", json_string(k->dtype));
     json_object_set_new(o, "t0_us", json_real(k->c.t0_us));
     json_object_set_new(o, "slope", json_real(k->c.slope));
     json_object_set_new(o, "efficiency", k->c.slope > 0 ? json_real(1 / k->c.slope) : json_null());

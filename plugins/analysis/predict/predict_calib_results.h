@@ -14,6 +14,9 @@
     X(P, device, STR, NULL, "the preset the curve belongs to")                                  \
     X(P, category, STR, NULL, "the category of op: gemm, attention, moe, norm, conv, "          \
                               "elementwise, other")                                             \
+    X(P, dtype, STR, NULL, "the kernels' element type the curve is for (their names decoded: "  \
+                           "fp32, tf32, bf16 ...) when the category's types have curves of "   \
+                           "their own; null: the category's other or undecoded types")          \
     X(P, holdout, STR, NULL, "how the calibrated error is out of sample: trace (leave one "     \
                              "trace out), iteration (leave one iteration out), file (fitted "   \
                              "on other traces); in_sample when the file's fit saw this trace; " \
@@ -25,7 +28,10 @@
     X(P, t0_us, F64, "us", "the curve's fixed cost per kernel")                                 \
     X(P, slope, F64, NULL, "measured us per us of bound at large sizes")                        \
     X(P, efficiency, F64, "ratio", "1 / slope: the fraction of the bound reached at large "     \
-                                   "sizes (null when slope is 0)")                              \
+                                   "sizes (null when slope is 0); not clamped: above 1 the "    \
+                                   "kernels beat the model's bound, which is then no lower "    \
+                                   "bound for them (bytes counted that caches or broadcasts "   \
+                                   "never move)")                                               \
     X(P, bound_gmae_percent, F64, "percent", "GMAE of the uncalibrated predictions (roofline "  \
                                              "and floor), as in <id>.categories")               \
     X(P, n_predicted, I64, "count", "occurrences with an out-of-sample calibrated prediction")  \

@@ -5,6 +5,7 @@
  * share of it a model predicted and their GMAE, then (all) and (without
  * communication).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,20 +17,43 @@ typedef struct pr_cat {
     int64_t count, modelled;
     double gpu_us, modelled_us;
     int pick[TP_OPCAT_N]; /* the categories this row sums */
+    double cal_gmae;      /* calibrating: the calibrated GMAE (NaN: none), for the title */
 } pr_cat;
 
 /* One row: the occurrences of the row's categories, their GMAE and mean
  * error over those a model predicted. */
-static int category_row(tp_stage *st, tp_result *r, const pr_cat *c, const pr_occ *o, size_t n,
-                        double all_us)
+/* The calibrated GMAE of the row's occurrences m[0, k) (their indices in
+ * at[]), as <id>.calibration's (tp_calib_gmae): *nc of them have a
+ * calibrated prediction cal[at[i]].  NaN when none, or out of memory. */
+static double calibrated_gmae(const pr_occ *m, const size_t *at, size_t k, const double *cal,
+                              size_t *nc)
+{
+    double *p = tp_malloc(2 * (k ? k : 1) * sizeof *p), *q = p ? p + k : NULL;
+    *nc = 0;
+    for (size_t i = 0; p && i < k; i++)
+        if (!isnan(cal[at[i]])) {
+            p[*nc] = cal[at[i]];
+            q[(*nc)++] = m[i].measured_us;
+        }
+    double g = *nc ? tp_calib_gmae(p, q, *nc) : NAN;
+    tp_free(p);
+    return g;
+}
+
+static int category_row(tp_stage *st, tp_result *r, pr_cat *c, const pr_occ *o, size_t n,
+                        double all_us, const double *cal)
 {
     pr_occ *m = tp_malloc((n ? n : 1) * sizeof *m);
-    if (m == NULL)
+    size_t *at = tp_malloc((n ? n : 1) * sizeof *at);
+    if (m == NULL || at == NULL) {
+        tp_free(m);
+        tp_free(at);
         return TP_ENOMEM;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (o[i].model && c->pick[o[i].category])
-            m[k++] = o[i];
+            at[k] = i, m[k++] = o[i];
     size_t row;
     int rc = tp_result_add_row(st, r, &row);
     rc = rc ? rc : tp_result_set_str(st, r, row, pr_category_category, c->name);
@@ -48,7 +72,17 @@ static int category_row(tp_stage *st, tp_result *r, const pr_cat *c, const pr_oc
         rc = tp_result_set_f64(st, r, row, pr_category_gmae_percent, 100 * g);
         rc = rc ? rc : tp_result_set_f64(st, r, row, pr_category_mean_error_percent, 100 * mean);
     }
+    c->cal_gmae = NAN;
+    if (rc == TP_OK && cal) {
+        size_t nc;
+        c->cal_gmae = calibrated_gmae(m, at, k, cal, &nc);
+        rc = tp_result_set_i64(st, r, row, pr_category_n_calibrated, (int64_t)nc);
+        if (rc == TP_OK && nc > 0)
+            rc = tp_result_set_f64(st, r, row, pr_category_calibrated_gmae_percent,
+                                   100 * c->cal_gmae);
+    }
     tp_free(m);
+    tp_free(at);
     return rc;
 }
 
@@ -74,15 +108,24 @@ static void category_title(tp_stage *st, tp_result *r, const pr_cat *c, size_t n
         if (c[i].gpu_us > 0)
             len += (size_t)snprintf(title + len, sizeof title - len, "%s %s %.2f %%",
                                     i ? "," : ";", c[i].name, 100 * c[i].modelled_us / c[i].gpu_us);
+    int first = 1;
+    for (size_t i = 0; i < nc && len < sizeof title; i++)
+        if (!isnan(c[i].cal_gmae)) {
+            len += (size_t)snprintf(title + len, sizeof title - len, "%s %s %.2f %%",
+                                    first ? "; calibrated GMAE out of sample:" : ",", c[i].name,
+                                    100 * c[i].cal_gmae);
+            first = 0;
+        }
     tp_result_set_meta(st, r, "title", title);
 }
 
-int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_time *gpu)
+int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_time *gpu,
+                        const double *cal)
 {
     tp_result *r = tp_result_declared(st, "categories");
     if (r == NULL)
         return TP_ENOMEM;
-    pr_cat c[TP_OPCAT_N], all = {"(all)", 0, 0, 0, 0, {0}}, nocomm;
+    pr_cat c[TP_OPCAT_N], all = {"(all)", 0, 0, 0, 0, {0}, NAN}, nocomm;
     memset(c, 0, sizeof c);
     for (int k = 0; k < TP_OPCAT_N; k++) {
         c[k].name = tp_op_category_name((tp_op_category)k);
@@ -109,9 +152,9 @@ int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_ti
     nocomm.gpu_us -= comm->gpu_us, nocomm.modelled_us -= comm->modelled_us;
     int rc = tp_sort(c, TP_OPCAT_N, sizeof *c, by_gpu_desc, NULL);
     for (int k = 0; k < TP_OPCAT_N && rc == TP_OK; k++)
-        rc = category_row(st, r, &c[k], o, n, gpu->all_us);
-    rc = rc ? rc : category_row(st, r, &all, o, n, gpu->all_us);
-    rc = rc ? rc : category_row(st, r, &nocomm, o, n, gpu->all_us);
+        rc = category_row(st, r, &c[k], o, n, gpu->all_us, cal);
+    rc = rc ? rc : category_row(st, r, &all, o, n, gpu->all_us, cal);
+    rc = rc ? rc : category_row(st, r, &nocomm, o, n, gpu->all_us, cal);
     if (rc == TP_OK)
         category_title(st, r, c, TP_OPCAT_N, &all, &nocomm);
     return rc;

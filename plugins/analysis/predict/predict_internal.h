@@ -62,6 +62,9 @@ typedef struct pr_occ {
     int32_t kernels;         /* kernels it owns */
     int32_t trace;           /* the stage's trace it is on (tp_stage_trace_at) */
     const char *device;      /* its preset's name */
+    tp_str kernel;           /* its longest kernel's name (0: none): the calibration's type */
+    double fp32_flops, bytes; /* the model's FLOPs at the FP32 rate and bytes (0: not known):
+                               * the calibration's bound of a TF32 kernel */
 } pr_occ;
 
 /* A trace's GPU activity time: all of it, and what no op owns by category
@@ -96,9 +99,12 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
                    size_t *nout, pr_gpu_time *gpu, pr_emb_row **emb, size_t *nemb);
 
 /* ---- coverage and accuracy per category (predict_categories.c) */
-/* <id>.categories: per category the GPU time, the modelled share and GMAE;
- * the summary's notes say the share without communication. */
-int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_time *gpu);
+/* <id>.categories: per category the GPU time, the modelled share and GMAE
+ * (and, calibrating, cal[i]: occurrence i's calibrated prediction, the
+ * calibrated GMAE out of sample); the summary's notes say the share
+ * without communication. */
+int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_time *gpu,
+                        const double *cal);
 
 /* ---- the GPU time no model predicted, by reason (predict_unmodelled.c) */
 /* <id>.unmodelled: per reason the occurrences or activities and their GPU
@@ -124,6 +130,7 @@ int pr_e2e_results(tp_stage *st, const pr_config *cfg, const tp_trace *t, pr_occ
 typedef struct pr_curve {
     char device[64];
     tp_op_category category;
+    char dtype[16]; /* the kernels' element type (tp_gemm_kernel_decode); "": all types */
     tp_calib_curve c;
     int64_t n_groups;
 } pr_curve;
@@ -148,10 +155,17 @@ int pr_calib_read(tp_stage *st, const char *path, pr_calib *c);
 /* Writes c as a calibration file at path. */
 int pr_calib_write(tp_stage *st, const char *path, const pr_calib *c);
 void pr_calib_free(pr_calib *c);
-/* <id>.calibration and <id>.calibrated: the fit (calibrate: fit, errors
+/* The calibration of occurrences o[0, n): the fit (calibrate: fit, errors
  * out of sample: leave one trace out over several traces, else one
- * iteration out), or the file's curves applied (calib). */
-int pr_calib_results(tp_stage *st, const pr_config *cfg, const pr_calib *calib, const pr_occ *o,
-                     size_t n);
+ * iteration out), or the file's curves applied (calib); *out to free with
+ * pr_calib_done.  pr_calib_values: each occurrence's calibrated
+ * prediction (NaN: none); pr_calib_emit: <id>.calibration, <id>.calibrated
+ * and calibration_out. */
+typedef struct cal_run pr_cal_run;
+int pr_calib_compute(tp_stage *st, const pr_calib *calib, const pr_occ *o, size_t n,
+                     pr_cal_run **out);
+const double *pr_calib_values(const pr_cal_run *r);
+int pr_calib_emit(pr_cal_run *r, const pr_config *cfg, const pr_calib *calib);
+void pr_calib_done(pr_cal_run *r);
 
 #endif

@@ -53,7 +53,7 @@ static const char *registered_model(const tp_trace *t, size_t row, double *us)
  * bytes at the DRAM bandwidth; NULL when no model takes the op or the
  * preset lacks a figure it needs. */
 static const char *today_model(const tp_preset *p, const char *name, const char *args,
-                               size_t alen, double *us)
+                               size_t alen, double *us, double *fb)
 {
     tp_op_cost oc;
     if (args == NULL || !tp_op_cost_of(name, args, alen, &oc))
@@ -63,11 +63,12 @@ static const char *today_model(const tp_preset *p, const char *name, const char 
     if (t < 0)
         return NULL;
     *us = t;
+    fb[0] = peak == p->fp32 ? oc.flops : 0, fb[1] = oc.bytes; /* FLOPs at the FP32 rate */
     return oc.model;
 }
 
 static const char *model_args(const tp_preset *p, const char *name, const char *args, size_t alen,
-                              double *us);
+                              double *us, double *fb);
 
 /* The op's model and prediction (per call), or NULL: a model another
  * plugin registered for it, else fbgemm's embedding lookups by 5.2-5.4
@@ -77,7 +78,8 @@ static const char *model_args(const tp_preset *p, const char *name, const char *
  * it), element-wise ops by 5.6's table. An embedding op the models cannot
  * take fills e->why. */
 static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const pr_models *m,
-                              uint8_t role, double *us, tp_str *dims_id, pr_emb_row *e)
+                              uint8_t role, double *us, double *fb, tp_str *dims_id,
+                              pr_emb_row *e)
 {
     const tp_preset *p = m->p;
     const tp_cols *c = tp_trace_cols(t);
@@ -100,14 +102,14 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     if (m->fc && have && tp_gemm_is_name(name) && tp_gemm_counts(name, &sh, &flops, &elems) &&
         pf_predict_op(st, m->fc, (int32_t)row, c->name[row], *dims_id, &sh, p, us) == 1)
         return PF_MODEL; /* the benchmark table (5.5); else (logged) the roofline */
-    return model_args(p, name, args, alen, us);
+    return model_args(p, name, args, alen, us, fb);
 }
 
 /* The models that need only the op's name and args: GEMMs by the roofline
  * of their FLOPs and bytes (section 4), element-wise ops by 5.6's table,
  * issue 27's (today_model); NULL when none takes the op. */
 static const char *model_args(const tp_preset *p, const char *name, const char *args, size_t alen,
-                              double *us)
+                              double *us, double *fb)
 {
     size_t dlen = 0;
     const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
@@ -119,6 +121,7 @@ static const char *model_args(const tp_preset *p, const char *name, const char *
         if (k.bpe == 2 && p->fp16 > 0)
             q.fp32 = p->fp16; /* half-precision products run at the FP16 peak */
         *us = pm_roofline(k.flops, k.elems * k.bpe, &q);
+        fb[0] = k.bpe == 4 ? k.flops : 0, fb[1] = k.elems * k.bpe; /* FP32 inputs' FLOPs */
         return "roofline";
     }
     char base[256];
@@ -128,7 +131,7 @@ static const char *model_args(const tp_preset *p, const char *name, const char *
         *us = pm_elementwise_us(ew, (int64_t)tp_gemm_prod(sh.dim[0], sh.rank[0]), p);
         return "elementwise";
     }
-    return today_model(p, name, args, alen, us);
+    return today_model(p, name, args, alen, us, fb);
 }
 
 /* The capture-time call (tp_graph_op_args) of replayed activity a whose
@@ -147,18 +150,22 @@ static int64_t replay_call(tp_stage *st, const tp_graphs *gr, size_t a)
  * vocabulary's); the time no op owns into gpu by category. */
 static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *v,
                            const tp_vocab *voc, const tp_graphs *gr, pr_gpu_time *gpu,
-                           int32_t **kernels, uint8_t **comm)
+                           int32_t **kernels, uint8_t **comm, int32_t **longest)
 {
     const tp_cols *c = tp_trace_cols(t);
     int64_t *owned = tp_calloc(c->n ? c->n : 1, sizeof *owned);
     *kernels = tp_calloc(c->n ? c->n : 1, sizeof **kernels);
     *comm = tp_calloc(c->n ? c->n : 1, 1);
-    if (owned == NULL || *kernels == NULL || *comm == NULL) {
+    *longest = tp_malloc((c->n ? c->n : 1) * sizeof **longest);
+    if (owned == NULL || *kernels == NULL || *comm == NULL || *longest == NULL) {
         tp_free(owned);
         tp_free(*kernels);
         tp_free(*comm);
+        tp_free(*longest);
         return NULL;
     }
+    for (size_t r = 0; r < c->n; r++)
+        (*longest)[r] = -1;
     memset(gpu, 0, sizeof *gpu);
     gpu->unowned = tp_malloc((c->n ? c->n : 1) * sizeof *gpu->unowned); /* NULL: not listed */
     for (size_t a = 0; a < c->n; a++) {
@@ -175,6 +182,9 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
             owned[op] += c->dur[a];
             (*kernels)[op] += c->kind[a] == TP_KIND_KERNEL;
             (*comm)[op] |= (uint8_t)coll;
+            int32_t *l = &(*longest)[op];
+            if (c->kind[a] == TP_KIND_KERNEL && (*l < 0 || c->dur[a] > c->dur[*l]))
+                *l = (int32_t)a;
         } else {
             gpu->unowned_us[coll ? TP_OPCAT_COMMUNICATION : TP_OPCAT_OTHER] += us;
             if (gpu->unowned)
@@ -200,8 +210,11 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
     int64_t call = 0, dur = 0;
     int32_t kernels = 0;
     int comm = 0;
-    for (size_t i = 0; i < n; i++) {
+    x->kernel = 0;
+    for (size_t i = 0, best = 0; i < n; i++) {
         size_t a = rows[i];
+        if (c->kind[a] == TP_KIND_KERNEL && (x->kernel == 0 || c->dur[a] > c->dur[best]))
+            x->kernel = c->name[a], best = a;
         dur += c->dur[a] > 0 ? c->dur[a] : 0;
         kernels += c->kind[a] == TP_KIND_KERNEL;
         comm |= c->kind[a] == TP_KIND_KERNEL &&
@@ -214,7 +227,9 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
     x->dims = dims ? tp_intern(st, dims, dlen) : 0;
     x->measured_us = (double)dur / 1000.0;
     x->predicted_us = 0;
-    x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us);
+    double fb[2] = {0, 0};
+    x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us, fb);
+    x->fp32_flops = fb[0], x->bytes = fb[1];
     x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_in(voc, tp_str_text(st, x->name));
     x->bound_us = x->predicted_us;
     x->kernels = kernels;
@@ -253,10 +268,10 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     }
     uint32_t *rrows = NULL;
     size_t *rstart = NULL, nrep = 0;
-    int32_t *kernels = NULL;
+    int32_t *kernels = NULL, *longest = NULL;
     uint8_t *comm = NULL;
     int64_t *owned = tp_graph_op_calls(st, &gr, v.launcher, &rrows, &rstart, &nrep) == TP_OK
-                         ? owned_work(st, t, &v, &voc, &gr, gpu, &kernels, &comm)
+                         ? owned_work(st, t, &v, &voc, &gr, gpu, &kernels, &comm, &longest)
                          : NULL;
     uint8_t *role = tp_malloc(c->n ? c->n : 1);
     size_t n = nrep, ne = 0;
@@ -285,11 +300,14 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         x->name = c->name[r];
         x->measured_us = (double)owned[r] / 1000.0;
         x->predicted_us = 0;
-        x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, &x->dims, &e);
+        double fb[2] = {0, 0};
+        x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, fb, &x->dims, &e);
+        x->fp32_flops = fb[0], x->bytes = fb[1];
         x->category =
             comm[r] ? TP_OPCAT_COMMUNICATION : tp_op_category_in(&voc, tp_str_text(st, x->name));
         x->bound_us = x->predicted_us;
         x->kernels = kernels[r];
+        x->kernel = longest[r] >= 0 ? c->name[longest[r]] : 0;
         x->device = m->p->name;
         if (x->model)
             x->predicted_us = pm_floor(x->predicted_us, kernels[r], m->p);
@@ -306,6 +324,7 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     tp_free(rstart);
     tp_free(owned);
     tp_free(kernels);
+    tp_free(longest);
     tp_free(comm);
     tp_free(role);
     if (rc != TP_OK) {

@@ -71,7 +71,13 @@ TP_COLUMNS(pr_unsupported, PR_UNSUPPORTED_COLS);
     X(P, coverage_percent, F64, "percent", "modelled_us / gpu_us x 100 (null when gpu_us is 0)") \
     X(P, gmae_percent, F64, "percent", "GMAE of the predicted occurrences x 100, as in "         \
                                        "<id>.summary (null when none)")                         \
-    X(P, mean_error_percent, F64, "percent", "mean relative error x 100 (null when none)")
+    X(P, mean_error_percent, F64, "percent", "mean relative error x 100 (null when none)")     \
+    X(P, n_calibrated, I64, "count", "calibrating (calibrate: fit or calibration:): of the "     \
+                                     "predicted occurrences, those with an out-of-sample "      \
+                                     "calibrated prediction (null when not calibrating)")       \
+    X(P, calibrated_gmae_percent, F64, "percent", "their GMAE x 100, as <id>.calibration's "    \
+                                                  "gmae_percent over the category's types "     \
+                                                  "(null when none)")
 TP_COLUMNS(pr_category, PR_CATEGORY_COLS);
 
 /* <id>.unmodelled: the GPU time no model predicted, one row per reason (issue 27). */

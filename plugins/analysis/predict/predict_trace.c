@@ -246,7 +246,7 @@ static int trace_occurrences(tp_stage *st, size_t k, const pr_config *cfg, pr_mo
     const tp_trace *t = tp_stage_trace_at(st, k);
     const tp_preset *p0 = m->p;
     if (k > 0 && cfg->preset == NULL && cfg->preset_file == NULL)
-        m->p = tp_preset_resolve(st, NULL, tp_trace_info_str(t, "device.0.name"), 1);
+        m->p = tp_preset_resolve_trace(st, NULL, t, 1);
     if (m->p == NULL)
         return TP_EINVAL;
     pr_occ *to = NULL;
@@ -311,16 +311,20 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg, const 
         rc = trace_results(st, o, n, gpu.all_us, p);
     if (rc == TP_OK)
         rc = embedding_results(st, emb, nemb);
+    pr_cal_run *cal = NULL;
+    if (rc == TP_OK && pr_calibrating(cfg))
+        rc = pr_calib_compute(st, calib, o, n, &cal);
     if (rc == TP_OK) /* after the others: results come out in the order declared */
-        rc = pr_category_results(st, o, n, &gpu);
+        rc = pr_category_results(st, o, n, &gpu, pr_calib_values(cal));
     if (rc == TP_OK)
         rc = pr_unmodelled_results(st, t, o, n, &first, emb, nemb); /* trace 0's rows only */
     if (rc == TP_OK && with_table)
         rc = pf_results(st, &fc);
     if (rc == TP_OK && cfg->e2e)
         rc = pr_e2e_results(st, cfg, t, o, n);
-    if (rc == TP_OK && pr_calibrating(cfg))
-        rc = pr_calib_results(st, cfg, calib, o, n);
+    if (rc == TP_OK && cal)
+        rc = pr_calib_emit(cal, cfg, calib);
+    pr_calib_done(cal);
     tp_free(o);
     tp_free(emb);
     tp_free(first.unowned);

@@ -17,6 +17,14 @@
 #include "predict_internal.h"
 #include "predict_results.h"
 
+#define PR_WHY_COMM "communication (a collective: no kernel model)"
+#define PR_WHY_COMM_KERNEL "communication kernel no op launched (no kernel model)"
+
+/* The first trace's GPU time by what the trace records of it (us). */
+typedef struct pr_shaped {
+    double comm_us, shapeless_us, modelled_us;
+} pr_shaped;
+
 typedef struct pr_why {
     tp_str reason;
     int64_t count;
@@ -65,23 +73,25 @@ static void with_kernel(const char *what, const char *kernel, char *buf, size_t 
              k.dtype[0] ? k.dtype : "type not in the name", tile);
 }
 
-/* Why occurrence x (no model) was not predicted. */
-static void occ_reason(tp_stage *st, const tp_trace *t, const pr_occ *x, const char *kernel,
+/* Why occurrence x (no model) was not predicted; 1 when the trace records
+ * no shapes for its time (no Input Dims, a tensor list written without
+ * its shapes), else 0. */
+static int occ_reason(tp_stage *st, const tp_trace *t, const pr_occ *x, const char *kernel,
                        int refused, char *buf, size_t size)
 {
     const tp_cols *c = tp_trace_cols(t);
     const char *name = tp_str_text(st, x->name);
     if (x->category == TP_OPCAT_COMMUNICATION) {
-        snprintf(buf, size, "communication (a collective: no kernel model)");
-        return;
+        snprintf(buf, size, "%s", PR_WHY_COMM);
+        return 0;
     }
     if (refused) {
         snprintf(buf, size, "embedding lookup the models refused (the embedding result says why)");
-        return;
+        return 0;
     }
     if (x->dims == 0) {
         with_kernel("op without shapes (no Input Dims)", kernel, buf, size);
-        return;
+        return 1;
     }
     size_t alen = 0;
     size_t row = (size_t)x->row;
@@ -89,46 +99,13 @@ static void occ_reason(tp_stage *st, const tp_trace *t, const pr_occ *x, const c
     tp_op_cost oc;
     if (args && !tp_op_cost_of(name, args, alen, &oc) && oc.why) {
         snprintf(buf, size, "%s", oc.why);
-        return;
+        return strstr(oc.why, "tensor list") != NULL;
     }
     char what[96];
     snprintf(what, sizeof what, "no model for the op (%s)",
              tp_op_category_name(x->category));
     with_kernel(what, kernel, buf, size);
-}
-
-/* The longest kernel of each occurrence without a model that is not a
- * graph replay's: name[i] (0: none). */
-static int longest_kernels(tp_stage *st, const tp_trace *t, const pr_occ *o, size_t n,
-                           tp_str *name)
-{
-    const tp_cols *c = tp_trace_cols(t);
-    tp_hier_view v;
-    if (tp_hier_view_require(st, t, &v) != TP_OK)
-        return TP_ENOTFOUND;
-    int32_t *occ = tp_malloc((c->n ? c->n : 1) * sizeof *occ);
-    int64_t *best = tp_calloc(n ? n : 1, sizeof *best);
-    if (occ == NULL || best == NULL) {
-        tp_free(occ);
-        tp_free(best);
-        return TP_ENOMEM;
-    }
-    for (size_t r = 0; r < c->n; r++)
-        occ[r] = -1;
-    for (size_t i = 0; i < n; i++)
-        if (o[i].trace == 0 && o[i].model == NULL && o[i].name == c->name[o[i].row])
-            occ[(size_t)o[i].row] = (int32_t)i;
-    for (size_t a = 0; a < c->n; a++) {
-        if (c->kind[a] != TP_KIND_KERNEL || c->dur[a] < 0)
-            continue;
-        int32_t op = tp_hier_launching_op(c, &v, a);
-        int32_t i = op >= 0 ? occ[(size_t)op] : -1;
-        if (i >= 0 && (name[i] == 0 || c->dur[a] > best[i]))
-            name[i] = c->name[a], best[i] = c->dur[a];
-    }
-    tp_free(occ);
-    tp_free(best);
-    return TP_OK;
+    return 0;
 }
 
 static int by_gpu_desc(const void *a, const void *b, void *ctx)
@@ -140,9 +117,9 @@ static int by_gpu_desc(const void *a, const void *b, void *ctx)
     return strcmp(tp_str_text(st, x->reason), tp_str_text(st, y->reason));
 }
 
-static int why_rows(tp_stage *st, pr_whys *ws, double all_us)
+static int why_rows(tp_stage *st, pr_whys *ws, double all_us, tp_result **out)
 {
-    tp_result *r = tp_result_declared(st, "unmodelled");
+    tp_result *r = *out = tp_result_declared(st, "unmodelled");
     if (r == NULL)
         return TP_ENOMEM;
     int rc = tp_sort(ws->w, ws->n, sizeof *ws->w, by_gpu_desc, st);
@@ -160,43 +137,122 @@ static int why_rows(tp_stage *st, pr_whys *ws, double all_us)
     return rc;
 }
 
+/* refused[i]: occurrence i of the first trace is an embedding lookup the
+ * models refused (one pass over the embedding rows, by row). */
+static int refused_marks(const tp_trace *t, const pr_occ *o, size_t n, const pr_emb_row *emb,
+                         size_t nemb, uint8_t *refused)
+{
+    size_t rows = tp_trace_cols(t)->n;
+    uint8_t *by_row = tp_calloc(rows ? rows : 1, 1);
+    if (by_row == NULL)
+        return TP_ENOMEM;
+    for (size_t e = 0; e < nemb; e++)
+        if (emb[e].occ.trace == 0 && emb[e].why[0] && (size_t)emb[e].occ.row < rows)
+            by_row[emb[e].occ.row] = 1;
+    for (size_t i = 0; i < n; i++)
+        refused[i] = o[i].trace == 0 && (size_t)o[i].row < rows && by_row[o[i].row];
+    tp_free(by_row);
+    return TP_OK;
+}
+
+/* The reasons of the activities no op launched, one name decoded once
+ * (memo[name id]: the reason's id, 0 not yet). */
+static int unowned_whys(tp_stage *st, const tp_cols *c, const pr_gpu_time *gpu, pr_whys *ws,
+                        pr_shaped *sh)
+{
+    tp_vocab voc;
+    if (tp_vocab_get(st, &voc) != TP_OK)
+        return TP_ENOMEM;
+    size_t nstr = tp_str_count(st);
+    tp_str *memo = tp_calloc(nstr ? nstr : 1, sizeof *memo);
+    int rc = memo ? TP_OK : TP_ENOMEM;
+    char buf[320];
+    for (size_t k = 0; rc == TP_OK && gpu->unowned && k < gpu->n_unowned; k++) {
+        size_t a = gpu->unowned[k];
+        int kernel = c->kind[a] == TP_KIND_KERNEL;
+        tp_str nm = kernel ? c->name[a] : 0; /* copies and sets: one reason */
+        if ((size_t)nm >= nstr || memo[nm] == 0) {
+            const char *name = tp_str_text(st, c->name[a]);
+            if (kernel && tp_vocab_collective(&voc, name) != TP_COLL_NONE)
+                snprintf(buf, sizeof buf, "%s", PR_WHY_COMM_KERNEL);
+            else
+                with_kernel("GPU activity no op launched", kernel ? name : NULL, buf, sizeof buf);
+            tp_str id = tp_intern(st, buf, strlen(buf));
+            if ((size_t)nm < nstr)
+                memo[nm] = id;
+            snprintf(buf, sizeof buf, "%s", tp_str_text(st, id));
+        } else {
+            snprintf(buf, sizeof buf, "%s", tp_str_text(st, memo[nm]));
+        }
+        double us = (double)c->dur[a] / 1000.0;
+        *(strcmp(buf, PR_WHY_COMM_KERNEL) == 0 ? &sh->comm_us : &sh->shapeless_us) += us;
+        rc = why_add(st, ws, buf, us);
+    }
+    tp_free(memo);
+    tp_vocab_free(&voc);
+    return rc;
+}
+
+/* The unmodelled result's notes and title: the share of the GPU time
+ * without communication the trace records shapes for, and the share of
+ * that the models cover (issue 27's bar is about traces that record
+ * shapes; time without them, a graph replay without its capture, an op
+ * without Input Dims, a tensor list written without its shapes, no model
+ * can take). */
+static void shaped_notes(tp_stage *st, tp_result *r, const pr_shaped *sh, double all_us)
+{
+    double nocomm = all_us - sh->comm_us, shaped = nocomm - sh->shapeless_us;
+    if (r == NULL || nocomm <= 0)
+        return;
+    if (shaped < 1e-9 * nocomm)
+        shaped = 0; /* all of it shapeless: a sum's rounding, not a negative time */
+    char v[64], title[256];
+    snprintf(v, sizeof v, "%.17g", shaped);
+    tp_result_set_meta(st, r, "shaped_us", v);
+    snprintf(v, sizeof v, "%.17g", 100 * shaped / nocomm);
+    tp_result_set_meta(st, r, "shaped_percent", v);
+    if (shaped > 0) {
+        snprintf(v, sizeof v, "%.17g", 100 * sh->modelled_us / shaped);
+        tp_result_set_meta(st, r, "shaped_coverage_percent", v);
+    }
+    snprintf(title, sizeof title, "GPU time no model predicted, by reason: the trace records "
+             "shapes for %.2f %% of the GPU time without communication (%.2f of %.2f us), "
+             "%.2f %% of it modelled", 100 * shaped / nocomm, shaped, nocomm,
+             shaped > 0 ? 100 * sh->modelled_us / shaped : 0.0);
+    tp_result_set_meta(st, r, "title", title);
+}
+
 int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size_t n,
                           const pr_gpu_time *gpu, const pr_emb_row *emb, size_t nemb)
 {
     const tp_cols *c = tp_trace_cols(t);
     pr_whys ws = {0};
-    tp_str *kernel = tp_calloc(n ? n : 1, sizeof *kernel);
-    int rc = kernel ? longest_kernels(st, t, o, n, kernel) : TP_ENOMEM;
+    pr_shaped sh = {0};
+    uint8_t *refused = tp_calloc(n ? n : 1, 1);
+    int rc = refused ? refused_marks(t, o, n, emb, nemb, refused) : TP_ENOMEM;
     char buf[320];
     for (size_t i = 0; rc == TP_OK && i < n; i++) {
-        if (o[i].model || o[i].trace != 0)
+        if (o[i].trace != 0)
             continue; /* the first trace's: rows index t */
-        int refused = 0;
-        for (size_t e = 0; e < nemb && !refused; e++)
-            refused = emb[e].occ.trace == 0 && emb[e].occ.row == o[i].row && emb[e].why[0];
-        occ_reason(st, t, &o[i], kernel[i] ? tp_str_text(st, kernel[i]) : NULL, refused, buf,
-                   sizeof buf);
+        if (o[i].model) {
+            sh.modelled_us += o[i].measured_us;
+            continue;
+        }
+        /* its longest kernel (pr_occ.kernel), not a graph replay's */
+        tp_str k = o[i].name == c->name[o[i].row] ? o[i].kernel : 0;
+        int shapeless = occ_reason(st, t, &o[i], k ? tp_str_text(st, k) : NULL, refused[i], buf,
+                                   sizeof buf);
+        sh.shapeless_us += shapeless ? o[i].measured_us : 0;
+        sh.comm_us += o[i].category == TP_OPCAT_COMMUNICATION ? o[i].measured_us : 0;
         rc = why_add(st, &ws, buf, o[i].measured_us);
     }
-    tp_vocab voc;
-    int have_voc = rc == TP_OK && tp_vocab_get(st, &voc) == TP_OK;
-    if (!have_voc)
-        rc = rc ? rc : TP_ENOMEM;
-    for (size_t k = 0; rc == TP_OK && gpu->unowned && k < gpu->n_unowned; k++) {
-        size_t a = gpu->unowned[k];
-        const char *name = tp_str_text(st, c->name[a]);
-        if (c->kind[a] == TP_KIND_KERNEL && tp_vocab_collective(&voc, name) != TP_COLL_NONE)
-            snprintf(buf, sizeof buf, "communication kernel no op launched (no kernel model)");
-        else
-            with_kernel("GPU activity no op launched", c->kind[a] == TP_KIND_KERNEL ? name : NULL,
-                        buf, sizeof buf);
-        rc = why_add(st, &ws, buf, (double)c->dur[a] / 1000.0);
-    }
-    if (have_voc)
-        tp_vocab_free(&voc);
+    rc = rc ? rc : unowned_whys(st, c, gpu, &ws, &sh);
+    tp_result *r = NULL;
     if (rc == TP_OK)
-        rc = why_rows(st, &ws, gpu->all_us);
-    tp_free(kernel);
+        rc = why_rows(st, &ws, gpu->all_us, &r);
+    if (rc == TP_OK)
+        shaped_notes(st, r, &sh, gpu->all_us);
+    tp_free(refused);
     tp_free(ws.w);
     return rc;
 }
