@@ -210,7 +210,13 @@ enum {
      * for another; what the stage took from it (numbers, interned strings,
      * results) stays.  Memory stays one trace, however many.  A stage
      * without it that takes several traces holds them all at once. */
-    TP_STAGE_F_STREAM = 1u << 3
+    TP_STAGE_F_STREAM = 1u << 3,
+    /* (since 3.4, issue 31) of the results it is given, uses only those of
+     * the overlay kinds ("flow", "counter", "arg": CONVENTIONS): without
+     * `input:`, the table results of the stage before it do not concern it,
+     * so in a batch it may stream its traces beside that stage (one read of
+     * each trace for both) */
+    TP_STAGE_F_OVERLAYS = 1u << 4
 };
 
 typedef struct tp_host_api tp_host_api;

@@ -269,7 +269,7 @@ else ok; fi
 # byte-identical to one pipeline holding the 8 traces at once
 python3 tests/tools/gen_ranks.py "$tmp/job8" --ranks 8 --size 1M >/dev/null
 "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/job8" --set out="$tmp/job8b" -j 2 \
-    -q >/dev/null 2>"$tmp/err"
+    -v >/dev/null 2>"$tmp/err8"
 rc=$?
 "$P" run tests/pipelines/batch/ranks_in_memory.yaml --set job="$tmp/job8" --set out="$tmp/job8m" \
     -q >/dev/null 2>>"$tmp/err"
@@ -280,6 +280,21 @@ elif ! cmp -s "$tmp/job8m/job.straggler.csv" "$tmp/job8b/job.straggler.csv"; the
 elif ! cmp -s "$tmp/job8m/job.trace.json" "$tmp/job8b/job.trace.json"; then ko "8 generated ranks: Chrome trace differs"
 elif ! python3 tests/tools/check_ranks.py "$tmp/job8.expected" "$tmp/job8b/job.csv" \
     "$tmp/job8b/job.straggler.csv" >"$tmp/chk" 2>&1; then ko "8 generated ranks: check_ranks.py"; cat "$tmp/chk"
+else ok; fi
+# ranks and the merged Chrome trace stream side by side (core/tp_run_group.c):
+# each rank is read once for both, not once per stage (8 reads, not 16)
+reads=$(grep -c "reader (batch) done" "$tmp/err8")
+if [ "$reads" != 8 ]; then ko "8 generated ranks: $reads reads for the batch stages, not 8"
+else ok; fi
+# the streaming stages run side by side, but a failure still stops the
+# pipeline at its place: ranks fails (a rank without communication), so the
+# Chrome trace after it is not written, as when they ran one after the other
+mkdir -p "$tmp/nocomm"
+cp "$tmp/job8/rank0.json" "$tmp/job8/rank1.json" "$tmp/nocomm/"
+cp tests/data/hand/hier_basic.json "$tmp/nocomm/rank2.json"
+check "streamed side by side: an earlier stage fails" 1 "analysis 'job': a rank has no communication" \
+    "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/nocomm" --set out="$tmp/nocommo" -j 2
+if [ -e "$tmp/nocommo/job.trace.json" ]; then ko "streamed side by side: a stage after a failed one wrote its file"
 else ok; fi
 # one bad rank: the batch stages run over the others and the exit says a trace failed
 head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"
