@@ -548,16 +548,17 @@ static void report_failure(tp_run *run, const pstage *s, const char *id, const t
 static int run_requirement(tp_run *run, const pstage *s)
 {
     size_t n = s->n_traces ? s->n_traces : 1;
-    if (tp_run_stage_reads_late(s))
-        return TP_OK; /* a batch stage's traces are read when it asks */
-    int rc = tp_run_hold_traces(run, s);
+    /* a batch stage's traces read late get theirs when it asks for them */
+    bool late = tp_run_stage_reads_late(s);
+    int rc = late ? TP_OK : tp_run_hold_traces(run, s);
     if (rc != TP_OK)
         return rc;
     for (size_t k = 0; k < s->n_reqs; k++) {
         const preq *r = &s->reqs[k];
         for (size_t i = 0; i < n; i++) {
             tp_run_slot *slot = trace_slot(run, s->n_traces ? s->traces[i] : NULL);
-            if (slot == NULL || tp_trace_is_done(slot->trace, r->desc->name))
+            if (slot == NULL || (late && slot->reader != NULL && !slot->loaded) ||
+                tp_trace_is_done(slot->trace, r->desc->name))
                 continue;
             char *one[1] = {slot->id};
             tp_stage st;

@@ -219,14 +219,25 @@ if [ $rc != 0 ]; then ko "batch collectives: exit $rc"; cat "$tmp/err"
 elif [ $same != 1 ]; then ko "batch collectives: tables differ from valid/collectives_dlrm"
 elif ! python3 "$COLL/check.py" "$tmp/cj" >"$tmp/chk" 2>&1; then ko "batch collectives: check.py"; cat "$tmp/chk"
 else ok; fi
-# --max-memory bounds the batch stages too.  collectives holds every trace
-# at once (8 x ~0.15 MiB estimated + 32 MiB > 33 MiB), so it is not run,
-# exit 1; each trace alone fits and runs
-check "batch stages over --max-memory" 1 "would hold all 8 traces at once" \
-    "$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cjm" \
-    -j 1 --max-memory 33M
-if [ -e "$tmp/cjm/coll.calls.csv" ]; then
-    ko "--max-memory: a batch stage holding every trace was run"
+# --max-memory bounds the batch stages too.  collectives streams the ranks
+# (issue 31): one trace at a time (~0.15 MiB estimated + 32 MiB fits
+# 33 MiB) plus its calls, the same tables as above; under the largest trace
+# plus the process it is not run, exit 1
+"$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cjm" \
+    -j 1 --max-memory 33M >/dev/null 2>"$tmp/err"
+rc=$?
+same=1
+for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
+    cmp -s "$COLL/expected/$f" "$tmp/cjm/$f" || same=0
+done
+if [ $rc != 0 ]; then ko "streamed collectives within --max-memory: exit $rc"; cat "$tmp/err"
+elif [ $same != 1 ]; then ko "streamed collectives: tables differ from valid/collectives_dlrm"
+else ok; fi
+check "streamed collectives over --max-memory" 1 "would hold the largest of the 8 traces" \
+    "$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cjm2" \
+    -j 1 --max-memory 32M
+if [ -e "$tmp/cjm2/coll.calls.csv" ]; then
+    ko "--max-memory: a batch stage over the limit was run"
 else ok; fi
 # ranks and the merged Chrome trace stream the ranks (issue 31): one trace
 # at a time (~0.15 MiB + 32 MiB fits 33 MiB), the same files as above
@@ -237,6 +248,22 @@ if [ $rc != 0 ]; then ko "streamed batch stages within --max-memory: exit $rc"
 elif ! cmp -s "$RANKS/job.csv" "$tmp/rjm/job.csv"; then ko "streamed batch stages: job.csv"
 elif ! cmp -s "$RANKS/job.straggler.csv" "$tmp/rjm/job.straggler.csv"; then ko "streamed: straggler"
 elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rjm/job.trace.json"; then ko "streamed: Chrome trace"
+else ok; fi
+# ranks, collectives and the merged Chrome trace side by side: each rank
+# read once for the three (8 reads, not 24), the same files as each alone
+"$P" run tests/pipelines/batch/ranks_collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/rcj" \
+    -j 2 -v >/dev/null 2>"$tmp/err"
+rc=$?
+same=1
+for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
+    cmp -s "$COLL/expected/$f" "$tmp/rcj/$f" || same=0
+done
+reads=$(grep -c "reader (batch) done" "$tmp/err")
+if [ $rc != 0 ]; then ko "three streaming stages: exit $rc"
+elif [ "$reads" != 8 ]; then ko "three streaming stages: $reads reads, not 8"
+elif [ $same != 1 ]; then ko "three streaming stages: collectives' tables differ"
+elif ! cmp -s "$RANKS/job.csv" "$tmp/rcj/job.csv"; then ko "three streaming stages: job.csv"
+elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rcj/job.trace.json"; then ko "three streaming stages: Chrome trace"
 else ok; fi
 # the estimate says one trace at a time: refused only below the largest
 # trace plus the process (33 MiB is the least --max-memory takes above 32)
