@@ -444,6 +444,11 @@ struct tp_host_api {
     /* The pipeline's vocabulary additions (top-level `vocabulary:`; empty
      * lists without one); borrowed for the run.  Since 3.4. */
     const tp_vocab_settings *(*vocabulary)(tp_stage *st);
+    /* The threads a stage may keep busy at once (since 3.4, issue 31): the
+     * cores the process may run on, but 1 in a batch's trace process when
+     * the batch runs as many traces at once as there are cores (each has
+     * its core: a second thread would only take another trace's). */
+    int (*threads)(tp_stage *st);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -582,6 +587,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_iterations_settings(st) tp_host->iterations(st)
 #define tp_result_declared(st, name) tp_host->result_declared(st, name)
 #define tp_vocabulary_settings(st) tp_host->vocabulary(st)
+#define tp_threads(st) tp_host->threads(st)
 #define tp_result_set_kind(st, r, k) tp_host->result_set_kind(st, r, k)
 #define tp_result_kind(r) tp_host->result_kind(r)
 #define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)

@@ -323,6 +323,24 @@ check "streamed side by side: an earlier stage fails" 1 "analysis 'job': a rank 
     "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/nocomm" --set out="$tmp/nocommo" -j 2
 if [ -e "$tmp/nocommo/job.trace.json" ]; then ko "streamed side by side: a stage after a failed one wrote its file"
 else ok; fi
+# the cores are shared among the traces a batch runs at once (tp_threads):
+# a gzip trace over 1 MB is parsed on two threads alone (-j 1, two cores or
+# more), on one in a batch running as many traces as there are cores
+mkdir -p "$tmp/gz2"
+cp tests/data/kineto/corpus/hta_mtia_rank0.json.gz "$tmp/gz2/a.json.gz"
+cp tests/data/kineto/corpus/hta_mtia_rank0.json.gz "$tmp/gz2/b.json.gz"
+cores=$(nproc)
+"$P" run top_kernels --input "$tmp/gz2" --set out="$tmp/gz2o" -j "$cores" -v -v >/dev/null 2>"$tmp/err"
+rc=$?
+"$P" run top_kernels --input "$tmp/gz2" --set out="$tmp/gz2o1" -j 1 -v -v >/dev/null 2>"$tmp/err1"
+rc1=$?
+split=$(grep -c "parsed on two threads" "$tmp/err")
+split1=$(grep -c "parsed on two threads" "$tmp/err1")
+if [ $rc != 0 ] || [ $rc1 != 0 ]; then ko "threads per trace: exit $rc, $rc1"
+elif [ "$split" != 0 ]; then ko "threads per trace: $split traces split at -j $cores"
+elif [ "$cores" -ge 2 ] && [ "$split1" != 2 ]; then ko "threads per trace: $split1 of 2 split at -j 1"
+elif ! cmp -s "$tmp/gz2o/kernels.csv" "$tmp/gz2o1/kernels.csv"; then ko "threads per trace: outputs differ"
+else ok; fi
 # one bad rank: the batch stages run over the others and the exit says a trace failed
 head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"
 "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rj2" -j 2 \
