@@ -208,13 +208,16 @@ else ok; fi
 # pipeline with a reader per rank (valid/collectives_dlrm), every collective matched on
 # all 8 ranks (its check.py)
 COLL=tests/pipelines/valid/collectives_dlrm
+coll_same() { # folder: same=1 when its three tables are valid/collectives_dlrm's
+    same=1
+    for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
+        cmp -s "$COLL/expected/$f" "$1/$f" || same=0
+    done
+}
 "$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cj" \
     -j 2 -q >/dev/null 2>"$tmp/err"
 rc=$?
-same=1
-for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
-    cmp -s "$COLL/expected/$f" "$tmp/cj/$f" || same=0
-done
+coll_same "$tmp/cj"
 if [ $rc != 0 ]; then ko "batch collectives: exit $rc"; cat "$tmp/err"
 elif [ $same != 1 ]; then ko "batch collectives: tables differ from valid/collectives_dlrm"
 elif ! python3 "$COLL/check.py" "$tmp/cj" >"$tmp/chk" 2>&1; then ko "batch collectives: check.py"; cat "$tmp/chk"
@@ -226,10 +229,7 @@ else ok; fi
 "$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cjm" \
     -j 1 --max-memory 33M >/dev/null 2>"$tmp/err"
 rc=$?
-same=1
-for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
-    cmp -s "$COLL/expected/$f" "$tmp/cjm/$f" || same=0
-done
+coll_same "$tmp/cjm"
 if [ $rc != 0 ]; then ko "streamed collectives within --max-memory: exit $rc"; cat "$tmp/err"
 elif [ $same != 1 ]; then ko "streamed collectives: tables differ from valid/collectives_dlrm"
 else ok; fi
@@ -254,10 +254,7 @@ else ok; fi
 "$P" run tests/pipelines/batch/ranks_collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/rcj" \
     -j 2 -v >/dev/null 2>"$tmp/err"
 rc=$?
-same=1
-for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
-    cmp -s "$COLL/expected/$f" "$tmp/rcj/$f" || same=0
-done
+coll_same "$tmp/rcj"
 reads=$(grep -c "reader (batch) done" "$tmp/err")
 if [ $rc != 0 ]; then ko "three streaming stages: exit $rc"
 elif [ "$reads" != 8 ]; then ko "three streaming stages: $reads reads, not 8"
