@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <signal.h>
@@ -389,7 +390,26 @@ static const tp_host_api host_api = {
     .result_declared = tp_host_result_declared,
     .vocabulary = tp_host_vocabulary,
     .pipeline_name = tp_host_pipeline_name,
+    .threads = tp_host_threads,
 };
+
+/* ------------------------------------------------------------ threads */
+
+static int threads_given; /* tp_host_set_threads; 0: the cores */
+
+void tp_host_set_threads(int n) { threads_given = n; }
+
+int tp_host_threads(tp_stage *st)
+{
+    (void)st;
+    if (threads_given > 0)
+        return threads_given;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
 
 const tp_host_api *tp_core_host_api(void)
 {

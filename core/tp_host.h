@@ -42,6 +42,11 @@ const char *tp_host_result_col_unit(const tp_result *r, int col);
 /* tp_host.c: the stage's error, one line (a plugin's message may hold a
  * newline); returns code (TP_ERR when not negative). */
 int tp_host_fail(tp_stage *st, int code, const char *fmt, ...) TP_PRINTF(3, 4);
+/* tp_host.c: host_api.threads, and what it answers in this process from
+ * now on (a batch's trace process: the cores divided among the traces the
+ * batch runs at once; 0: the cores the process may run on). */
+int tp_host_threads(tp_stage *st);
+void tp_host_set_threads(int n);
 /* tp_host_output.c: host_api.output_begin. */
 const char *tp_host_output_begin(tp_stage *st, const char *path);
 

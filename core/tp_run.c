@@ -119,6 +119,7 @@ void tp_run_free(tp_run *run)
         free(run->traces[i].id);
     }
     free(run->traces);
+    tp_run_groups_free(run);
     tp_strpool_free(run->pool);
     free(run);
 }
@@ -475,6 +476,8 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     if (desc->destroy)
         desc->destroy(st, state);
     tp_run_stage_let_go(st);
+    if (st->group != NULL)
+        rc = tp_run_group_end(st, rc); /* after the stages it ran beside */
     tp_progress_done(run);
     if (rc != TP_OK && st->error_code == 0)
         st->error_code = rc;
@@ -545,16 +548,17 @@ static void report_failure(tp_run *run, const pstage *s, const char *id, const t
 static int run_requirement(tp_run *run, const pstage *s)
 {
     size_t n = s->n_traces ? s->n_traces : 1;
-    if (tp_run_stage_reads_late(s))
-        return TP_OK; /* a batch stage's traces are read when it asks */
-    int rc = tp_run_hold_traces(run, s);
+    /* a batch stage's traces read late get theirs when it asks for them */
+    bool late = tp_run_stage_reads_late(s);
+    int rc = late ? TP_OK : tp_run_hold_traces(run, s);
     if (rc != TP_OK)
         return rc;
     for (size_t k = 0; k < s->n_reqs; k++) {
         const preq *r = &s->reqs[k];
         for (size_t i = 0; i < n; i++) {
             tp_run_slot *slot = trace_slot(run, s->n_traces ? s->traces[i] : NULL);
-            if (slot == NULL || tp_trace_is_done(slot->trace, r->desc->name))
+            if (slot == NULL || (late && slot->reader != NULL && !slot->loaded) ||
+                tp_trace_is_done(slot->trace, r->desc->name))
                 continue;
             char *one[1] = {slot->id};
             tp_stage st;
@@ -595,6 +599,8 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
                 break;
             continue;
         }
+        if (tp_run_group_turn(run, i, &rc))
+            continue; /* streamed beside other stages, each trace read once */
         run->has_rank_hint = s->has_rank_hint || run->opts.has_rank_hint;
         run->rank_hint = s->has_rank_hint ? s->rank_hint : run->opts.rank_hint;
         if ((rc = run_requirement(run, s)) != TP_OK)
@@ -709,6 +715,11 @@ void tp_run_report_failure(tp_run *run, const struct pstage *s, const char *id,
                            const tp_stage *st, int rc)
 {
     report_failure(run, s, id, st, rc);
+}
+
+int tp_run_resolve_inputs(tp_run *run, const tp_pipeline *p, size_t index, tp_stage *st)
+{
+    return resolve_inputs(run, p, index, st);
 }
 
 int tp_run_keep_trace(tp_run *run, const char *id, tp_trace *t)

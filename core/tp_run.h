@@ -64,6 +64,10 @@ struct tp_stage {
     const struct pstage *ps;
     size_t current;           /* index + 1; 0: none */
     tp_progress_clock progress; /* the stage's own progress clock */
+    /* a streaming stage run beside others over one read of each trace
+     * (tp_run_group.c), and its place in that group; NULL: alone */
+    struct tp_run_group *group;
+    size_t member;
 };
 
 /* A trace of the run, kept under the id of the reader that made it. */
@@ -92,6 +96,27 @@ int tp_run_defer_reader(tp_run *run, const struct pstage *s);
 bool tp_run_stage_reads_late(const struct pstage *s);
 int tp_run_hold_traces(tp_run *run, const struct pstage *s);
 void tp_run_stage_let_go(tp_stage *st);
+/* For tp_run_group.c: slot k's trace read (no analyses), the analyses
+ * streaming stage ps requires run on it, its rows freed (what changed in
+ * its file meanwhile into why, "" if nothing), a stage's trace pointers
+ * after a slot changed. */
+int tp_run_slot_read(tp_run *run, size_t k);
+int tp_run_slot_reqs(tp_run *run, size_t k, const struct pstage *ps);
+void tp_run_slot_husk(tp_run *run, size_t k, char *why, size_t why_size);
+void tp_run_stage_rebind(tp_stage *st);
+/* tp_run_group.c: consecutive streaming stages of a batch that do not use
+ * each other's results run side by side, each trace read once for all of
+ * them (issue 31).  tp_run_group_turn: true when pipeline stage i was run
+ * by a group (now, as its first member, or earlier), *rc its status (a
+ * failure reported); false: run it alone.  tp_run_group_trace: slot k for
+ * a member (it waits for its turn). */
+bool tp_run_group_turn(tp_run *run, size_t i, int *rc);
+int tp_run_group_trace(tp_stage *st, size_t k);
+/* A member's run ended with rc: it waits for the members before it, and
+ * fails if one of them did (its outputs are then not completed). */
+int tp_run_group_end(tp_stage *st, int rc);
+void tp_run_groups_free(tp_run *run);
+int tp_run_resolve_inputs(tp_run *run, const tp_pipeline *p, size_t index, tp_stage *st);
 /* tp_run.c's own, for tp_run_defer.c. */
 int tp_run_exec_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,
                       tp_stage *st, const char *where, char *const *trace_ids, size_t n_trace_ids);
@@ -122,6 +147,9 @@ struct tp_run {
     double progress_last;
     double progress_start;
     const char *progress_label;
+    /* stages a group ran ahead of their place (tp_run_group.c): per
+     * pipeline stage, run or not, its status and message */
+    struct tp_run_ran *ran;
 };
 
 /* Adds a result owned by the run. */

@@ -45,10 +45,9 @@ static bool streams(const tp_stage *st)
     return st->ps != NULL && (st->desc->flags & TP_STAGE_F_STREAM);
 }
 
-/* Reads a deferred slot's trace (its reader run again, the latest trace
- * left as it was), then, for a streaming stage ps, the analyses it
- * requires on it. */
-static int read_slot(tp_run *run, size_t k, const pstage *ps)
+/* Reads a deferred slot's trace: its reader run again, the latest trace
+ * left as it was. */
+int tp_run_slot_read(tp_run *run, size_t k)
 {
     const pstage *r = run->traces[k].reader;
     size_t latest = run->latest;
@@ -64,14 +63,22 @@ static int read_slot(tp_run *run, size_t k, const pstage *ps)
     run->has_rank_hint = had;
     run->rank_hint = hint;
     run->latest = latest;
-    if (rc != TP_OK)
-        return rc;
-    run->traces[k].loaded = true;
+    if (rc == TP_OK)
+        run->traces[k].loaded = true;
+    return rc;
+}
+
+/* The analyses streaming stage ps requires, run on slot k's trace where
+ * it lacks them. */
+int tp_run_slot_reqs(tp_run *run, size_t k, const pstage *ps)
+{
     char *one[1] = {run->traces[k].id};
+    int rc = TP_OK;
     for (size_t q = 0; ps && q < ps->n_reqs && rc == TP_OK; q++) {
         const preq *req = &ps->reqs[q];
         if (tp_trace_is_done(run->traces[k].trace, req->desc->name))
             continue;
+        tp_stage st;
         memset(&st, 0, sizeof st);
         rc = tp_run_exec_stage(run, req->desc, req->id, req->config, &st, "required analysis",
                                one, 1);
@@ -79,6 +86,14 @@ static int read_slot(tp_run *run, size_t k, const pstage *ps)
             tp_run_report_failure(run, ps, req->id, &st, rc);
     }
     return rc;
+}
+
+/* Reads a deferred slot's trace, then, for a streaming stage ps, the
+ * analyses it requires on it. */
+static int read_slot(tp_run *run, size_t k, const pstage *ps)
+{
+    int rc = tp_run_slot_read(run, k);
+    return rc == TP_OK ? tp_run_slot_reqs(run, k, ps) : rc;
 }
 
 int tp_run_hold_traces(tp_run *run, const pstage *s)
@@ -96,7 +111,7 @@ int tp_run_hold_traces(tp_run *run, const pstage *s)
 }
 
 /* The stage's trace pointers after a slot's trace changed. */
-static void rebind(tp_stage *st)
+void tp_run_stage_rebind(tp_stage *st)
 {
     for (size_t i = 0; i < st->n_traces; i++)
         if (st->slots[i])
@@ -105,24 +120,33 @@ static void rebind(tp_stage *st)
         st->trace = st->traces[0];
 }
 
-/* Slot k's rows freed: its trace becomes a husk (id, info, metadata).  A
- * source file that changed while the stage read its args fails the stage,
- * as check_source would have. */
-static void let_go(tp_stage *st, size_t k)
+/* Slot k's rows freed: its trace becomes a husk (id, info, metadata).
+ * What changed in its source file while it was read goes into why (""
+ * when nothing did). */
+void tp_run_slot_husk(tp_run *run, size_t k, char *why, size_t why_size)
 {
-    tp_run_slot *slot = &st->run->traces[k];
+    tp_run_slot *slot = &run->traces[k];
     const char *problem = tp_trace_source_problem(slot->trace);
-    if (problem != NULL && st->error_code == 0) {
-        snprintf(st->error, sizeof st->error, "%s", problem);
-        st->error_code = TP_EIO;
-    }
+    snprintf(why, why_size, "%s", problem ? problem : "");
     tp_trace *husk = tp_trace_husk(slot->trace);
     if (husk == NULL)
         return; /* kept: memory is short, but the trace is still right */
     tp_trace_free(slot->trace);
     slot->trace = husk;
     slot->loaded = false;
-    rebind(st);
+}
+
+/* A source file that changed while the stage read its args fails the
+ * stage, as check_source would have. */
+static void let_go(tp_stage *st, size_t k)
+{
+    char why[sizeof st->error];
+    tp_run_slot_husk(st->run, k, why, sizeof why);
+    if (why[0] && st->error_code == 0) {
+        snprintf(st->error, sizeof st->error, "%s", why);
+        st->error_code = TP_EIO;
+    }
+    tp_run_stage_rebind(st);
 }
 
 void tp_run_stage_let_go(tp_stage *st)
@@ -137,6 +161,8 @@ int tp_run_stage_trace_ready(tp_stage *st, size_t i)
     if (i >= st->n_traces || st->slots == NULL || st->slots[i] == 0)
         return TP_OK;
     size_t k = st->slots[i] - 1;
+    if (st->group != NULL)
+        return tp_run_group_trace(st, k); /* one read for every stage of the group */
     if (st->run->traces[k].loaded)
         return TP_OK;
     if (streams(st))
@@ -149,6 +175,6 @@ int tp_run_stage_trace_ready(tp_stage *st, size_t i)
                  st->run->traces[k].id);
         st->error_code = rc;
     }
-    rebind(st);
+    tp_run_stage_rebind(st);
     return rc;
 }

@@ -13,6 +13,7 @@
  * summary and the exit status say how many failed.
  */
 #include "tp_batch.h"
+#include "tp_host.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -304,7 +305,17 @@ typedef struct child {
     uint64_t memory;
     char log[4200]; /* the trace's stderr */
     struct timespec start;
+    int threads;    /* what its stages may keep busy (tp_threads) */
 } child;
+
+/* Each trace process's share of the cores when jobs run at once: a reader
+ * that would parse on two threads takes a core another trace needs (at
+ * -j 2 on two cores the split parse only costs its merging, ~8 % CPU). */
+static int threads_per_trace(size_t jobs)
+{
+    int cores = tp_host_threads(NULL);
+    return cores / (int)jobs > 1 ? cores / (int)jobs : 1;
+}
 
 /* The trace's stdout (text writers), printed in input order at the end. */
 static void out_path(const char *tmpdir, size_t i, char *buf, size_t size)
@@ -430,6 +441,7 @@ static int start_child(const tp_batch_opts *o, tp_batch_list *l, size_t i, child
             dup2(fd, 1);
             close(fd);
         }
+        tp_host_set_threads(c->threads); /* its share of the cores */
         int code = o->run_one(o->ctx, &l->v[i], l);
         fflush(NULL);
         _exit(code);
@@ -516,6 +528,7 @@ int tp_batch_run(const tp_batch_opts *o, tp_batch_list *l)
         while (next < l->n && nrun < jobs &&
                (nrun == 0 || o->max_memory == 0 ||
                 in_use + memory_estimate(l->v[next].path) <= o->max_memory)) {
+            running[nrun].threads = threads_per_trace(jobs);
             if (start_child(o, l, next, &running[nrun], tmpdir) != TP_OK) {
                 l->v[next].exit_code = TP_EXIT_FAIL;
                 tp_print_line(stderr, "pipeline: [%zu/%zu] %s: FAILED: cannot start a process",

@@ -210,7 +210,13 @@ enum {
      * for another; what the stage took from it (numbers, interned strings,
      * results) stays.  Memory stays one trace, however many.  A stage
      * without it that takes several traces holds them all at once. */
-    TP_STAGE_F_STREAM = 1u << 3
+    TP_STAGE_F_STREAM = 1u << 3,
+    /* (since 3.4, issue 31) of the results it is given, uses only those of
+     * the overlay kinds ("flow", "counter", "arg": CONVENTIONS): without
+     * `input:`, the table results of the stage before it do not concern it,
+     * so in a batch it may stream its traces beside that stage (one read of
+     * each trace for both) */
+    TP_STAGE_F_OVERLAYS = 1u << 4
 };
 
 typedef struct tp_host_api tp_host_api;
@@ -444,6 +450,11 @@ struct tp_host_api {
     /* A column's meaning: the one line its stage declared (tp_col_decl.doc),
      * or NULL (undeclared results, columns added by hand).  Since 3.4. */
     const char *(*result_col_meaning)(const tp_result *r, int col); /* borrowed */
+    /* The threads a stage may keep busy at once (since 3.4, issue 31): the
+     * cores the process may run on, but 1 in a batch's trace process when
+     * the batch runs as many traces at once as there are cores (each has
+     * its core: a second thread would only take another trace's). */
+    int (*threads)(tp_stage *st);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -583,6 +594,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_result_declared(st, name) tp_host->result_declared(st, name)
 #define tp_vocabulary_settings(st) tp_host->vocabulary(st)
 #define tp_pipeline_name(st) tp_host->pipeline_name(st)
+#define tp_threads(st) tp_host->threads(st)
 #define tp_result_set_kind(st, r, k) tp_host->result_set_kind(st, r, k)
 #define tp_result_kind(r) tp_host->result_kind(r)
 #define tp_result_set_unit(st, r, c, u) tp_host->result_set_unit(st, r, c, u)

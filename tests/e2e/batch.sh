@@ -208,25 +208,36 @@ else ok; fi
 # pipeline with a reader per rank (valid/collectives_dlrm), every collective matched on
 # all 8 ranks (its check.py)
 COLL=tests/pipelines/valid/collectives_dlrm
+coll_same() { # folder: same=1 when its three tables are valid/collectives_dlrm's
+    same=1
+    for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
+        cmp -s "$COLL/expected/$f" "$1/$f" || same=0
+    done
+}
 "$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cj" \
     -j 2 -q >/dev/null 2>"$tmp/err"
 rc=$?
-same=1
-for f in coll.calls.csv coll.by_type.csv coll.matched.csv; do
-    cmp -s "$COLL/expected/$f" "$tmp/cj/$f" || same=0
-done
+coll_same "$tmp/cj"
 if [ $rc != 0 ]; then ko "batch collectives: exit $rc"; cat "$tmp/err"
 elif [ $same != 1 ]; then ko "batch collectives: tables differ from valid/collectives_dlrm"
 elif ! python3 "$COLL/check.py" "$tmp/cj" >"$tmp/chk" 2>&1; then ko "batch collectives: check.py"; cat "$tmp/chk"
 else ok; fi
-# --max-memory bounds the batch stages too.  collectives holds every trace
-# at once (8 x ~0.15 MiB estimated + 32 MiB > 33 MiB), so it is not run,
-# exit 1; each trace alone fits and runs
-check "batch stages over --max-memory" 1 "would hold all 8 traces at once" \
-    "$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cjm" \
-    -j 1 --max-memory 33M
-if [ -e "$tmp/cjm/coll.calls.csv" ]; then
-    ko "--max-memory: a batch stage holding every trace was run"
+# --max-memory bounds the batch stages too.  collectives streams the ranks
+# (issue 31): one trace at a time (~0.15 MiB estimated + 32 MiB fits
+# 33 MiB) plus its calls, the same tables as above; under the largest trace
+# plus the process it is not run, exit 1
+"$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cjm" \
+    -j 1 --max-memory 33M >/dev/null 2>"$tmp/err"
+rc=$?
+coll_same "$tmp/cjm"
+if [ $rc != 0 ]; then ko "streamed collectives within --max-memory: exit $rc"; cat "$tmp/err"
+elif [ $same != 1 ]; then ko "streamed collectives: tables differ from valid/collectives_dlrm"
+else ok; fi
+check "streamed collectives over --max-memory" 1 "would hold the largest of the 8 traces" \
+    "$P" run tests/pipelines/batch/collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/cjm2" \
+    -j 1 --max-memory 32M
+if [ -e "$tmp/cjm2/coll.calls.csv" ]; then
+    ko "--max-memory: a batch stage over the limit was run"
 else ok; fi
 # ranks and the merged Chrome trace stream the ranks (issue 31): one trace
 # at a time (~0.15 MiB + 32 MiB fits 33 MiB), the same files as above
@@ -237,6 +248,19 @@ if [ $rc != 0 ]; then ko "streamed batch stages within --max-memory: exit $rc"
 elif ! cmp -s "$RANKS/job.csv" "$tmp/rjm/job.csv"; then ko "streamed batch stages: job.csv"
 elif ! cmp -s "$RANKS/job.straggler.csv" "$tmp/rjm/job.straggler.csv"; then ko "streamed: straggler"
 elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rjm/job.trace.json"; then ko "streamed: Chrome trace"
+else ok; fi
+# ranks, collectives and the merged Chrome trace side by side: each rank
+# read once for the three (8 reads, not 24), the same files as each alone
+"$P" run tests/pipelines/batch/ranks_collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/rcj" \
+    -j 2 -v >/dev/null 2>"$tmp/err"
+rc=$?
+coll_same "$tmp/rcj"
+reads=$(grep -c "reader (batch) done" "$tmp/err")
+if [ $rc != 0 ]; then ko "three streaming stages: exit $rc"
+elif [ "$reads" != 8 ]; then ko "three streaming stages: $reads reads, not 8"
+elif [ $same != 1 ]; then ko "three streaming stages: collectives' tables differ"
+elif ! cmp -s "$RANKS/job.csv" "$tmp/rcj/job.csv"; then ko "three streaming stages: job.csv"
+elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rcj/job.trace.json"; then ko "three streaming stages: Chrome trace"
 else ok; fi
 # the estimate says one trace at a time: refused only below the largest
 # trace plus the process (33 MiB is the least --max-memory takes above 32)
@@ -269,7 +293,7 @@ else ok; fi
 # byte-identical to one pipeline holding the 8 traces at once
 python3 tests/tools/gen_ranks.py "$tmp/job8" --ranks 8 --size 1M >/dev/null
 "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/job8" --set out="$tmp/job8b" -j 2 \
-    -q >/dev/null 2>"$tmp/err"
+    -v >/dev/null 2>"$tmp/err8"
 rc=$?
 "$P" run tests/pipelines/batch/ranks_in_memory.yaml --set job="$tmp/job8" --set out="$tmp/job8m" \
     -q >/dev/null 2>>"$tmp/err"
@@ -292,6 +316,39 @@ rc=$?
 if [ $rc != 0 ]; then ko "batch critical_path overlay: exit $rc"; cat "$tmp/err"
 elif ! cmp -s tests/pipelines/valid/critical_path_overlay/expected/job.trace.json \
     "$tmp/cpo_out/job.trace.json"; then ko "batch critical_path overlay: Chrome trace differs"
+else ok; fi
+# ranks and the merged Chrome trace stream side by side (core/tp_run_group.c):
+# each rank is read once for both, not once per stage (8 reads, not 16)
+reads=$(grep -c "reader (batch) done" "$tmp/err8")
+if [ "$reads" != 8 ]; then ko "8 generated ranks: $reads reads for the batch stages, not 8"
+else ok; fi
+# the streaming stages run side by side, but a failure still stops the
+# pipeline at its place: ranks fails (a rank without communication), so the
+# Chrome trace after it is not written, as when they ran one after the other
+mkdir -p "$tmp/nocomm"
+cp "$tmp/job8/rank0.json" "$tmp/job8/rank1.json" "$tmp/nocomm/"
+cp tests/data/hand/hier_basic.json "$tmp/nocomm/rank2.json"
+check "streamed side by side: an earlier stage fails" 1 "analysis 'job': a rank has no communication" \
+    "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/nocomm" --set out="$tmp/nocommo" -j 2
+if [ -e "$tmp/nocommo/job.trace.json" ]; then ko "streamed side by side: a stage after a failed one wrote its file"
+else ok; fi
+# the cores are shared among the traces a batch runs at once (tp_threads):
+# a gzip trace over 1 MB is parsed on two threads alone (-j 1, two cores or
+# more), on one in a batch running as many traces as there are cores
+mkdir -p "$tmp/gz2"
+cp tests/data/kineto/corpus/hta_mtia_rank0.json.gz "$tmp/gz2/a.json.gz"
+cp tests/data/kineto/corpus/hta_mtia_rank0.json.gz "$tmp/gz2/b.json.gz"
+cores=$(nproc)
+"$P" run top_kernels --input "$tmp/gz2" --set out="$tmp/gz2o" -j "$cores" -v -v >/dev/null 2>"$tmp/err"
+rc=$?
+"$P" run top_kernels --input "$tmp/gz2" --set out="$tmp/gz2o1" -j 1 -v -v >/dev/null 2>"$tmp/err1"
+rc1=$?
+split=$(grep -c "parsed on two threads" "$tmp/err")
+split1=$(grep -c "parsed on two threads" "$tmp/err1")
+if [ $rc != 0 ] || [ $rc1 != 0 ]; then ko "threads per trace: exit $rc, $rc1"
+elif [ "$split" != 0 ]; then ko "threads per trace: $split traces split at -j $cores"
+elif [ "$cores" -ge 2 ] && [ "$split1" != 2 ]; then ko "threads per trace: $split1 of 2 split at -j 1"
+elif ! cmp -s "$tmp/gz2o/kernels.csv" "$tmp/gz2o1/kernels.csv"; then ko "threads per trace: outputs differ"
 else ok; fi
 # one bad rank: the batch stages run over the others and the exit says a trace failed
 head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"

@@ -10,6 +10,9 @@
  * aggregated per (type, size bucket, process group); over several traces
  * (`trace: [r0, r1 ...]` or `batch: true`), the calls matched across ranks
  * by the SDK's matcher (tp_sdk_coll.h) with each one's wait and skew.
+ * The traces stream (TP_STAGE_F_STREAM): each is read, its calls kept (a
+ * co_call each) and freed before the next, so a batch of many ranks holds
+ * one trace plus the calls.
  * Definitions: docs/plugins/collectives.md.
  */
 #include <stdio.h>
@@ -340,6 +343,17 @@ static double link_of(tp_stage *st, const co_config *cfg, const tp_trace *t)
     return p ? p->link_gbps : 0;
 }
 
+/* What the call rows need of trace t once it is freed. */
+static int see(tp_stage *st, const tp_trace *t, co_seen *seen)
+{
+    int64_t hi;
+    const char *label = tp_trace_info_str(t, "label");
+    seen->t0 = 0;
+    tp_trace_window(t, &seen->t0, &hi);
+    seen->label = label ? tp_intern(st, label, strlen(label)) : 0;
+    return seen->label == TP_STR_ERROR ? TP_ENOMEM : TP_OK;
+}
+
 static int co_run(tp_stage *st, const void *config, void *state)
 {
     (void)state;
@@ -348,15 +362,20 @@ static int co_run(tp_stage *st, const void *config, void *state)
     tp_vocab vocab;
     if (tp_vocab_get(st, &vocab) != TP_OK)
         return tp_fail(st, TP_ENOMEM, "out of memory");
-    int rc = TP_OK;
-    for (size_t i = 0; rc == TP_OK && i < nt; i++)
-        rc = calls_of(st, tp_stage_trace_at(st, i), (uint32_t)i, &vocab, &cs);
+    int rc = (cs.seen = calloc(nt ? nt : 1, sizeof *cs.seen)) ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < nt; i++) {
+        const tp_trace *t = tp_stage_trace_at(st, i); /* the one before it is freed */
+        rc = calls_of(st, t, (uint32_t)i, &vocab, &cs);
+        rc = rc ? rc : see(st, t, &cs.seen[i]);
+        if (rc == TP_OK && i == 0)
+            cs.link_gbps = link_of(st, config, t);
+    }
     tp_vocab_free(&vocab);
     if (rc == TP_ENOTFOUND) {
         free(cs.v);
+        free(cs.seen);
         return rc;
     }
-    cs.link_gbps = nt ? link_of(st, config, tp_stage_trace_at(st, 0)) : 0;
     rc = rc ? rc : tp_sort(cs.v, cs.n, sizeof *cs.v, by_start, NULL);
     if (rc == TP_OK && nt >= 2)
         rc = match(&cs, nt);
@@ -364,6 +383,7 @@ static int co_run(tp_stage *st, const void *config, void *state)
     rc = rc ? rc : co_write_calls(st, &cs);
     rc = rc ? rc : co_write_summary(st, &cs);
     free(cs.v);
+    free(cs.seen);
     return rc == TP_OK ? TP_OK : tp_fail(st, rc, "out of memory");
 }
 
@@ -372,7 +392,8 @@ static const tp_stage_desc co_stages[] = {
                   "collective calls: type, dtype, message size, group, algorithm and bus "
                   "bandwidth (NCCL's), link efficiency; per (type, size, group); matched "
                   "across ranks with wait and skew (trace: [r0, r1 ...] or batch: true)",
-                  co_options, co_config, "hierarchy", co_results, NULL, TP_STAGE_F_TRACES,
+                  co_options, co_config, "hierarchy", co_results, NULL,
+                  TP_STAGE_F_TRACES | TP_STAGE_F_STREAM,
                   co_init, co_run, NULL),
     TP_STAGE_END};
 

@@ -24,10 +24,18 @@ typedef struct co_call {
     int64_t n_ranks;     /* ranks that have this collective (1 alone) */
 } co_call;
 
+/* What the rows need of a trace, kept while it is read: the traces come
+ * one at a time (TP_STAGE_F_STREAM), each freed when the next is read. */
+typedef struct co_seen {
+    int64_t t0;          /* the trace's window start, ns */
+    tp_str label;        /* its label (0: none) */
+} co_seen;
+
 typedef struct co_calls {
     co_call *v;
     size_t n, cap;
     double link_gbps;    /* the preset's, 0 without */
+    co_seen *seen;       /* per trace */
 } co_calls;
 
 /* Where a call's figures came from (collectives.c's source_row). */

@@ -109,12 +109,11 @@ static double link_percent(const co_calls *cs, double busbw)
 
 static int call_row(tp_stage *st, tp_result *r, const co_calls *cs, const co_call *k)
 {
-    const tp_trace *t = tp_stage_trace_at(st, k->trace);
-    int64_t t0 = 0, hi;
+    const co_seen *seen = &cs->seen[k->trace];
+    int64_t t0 = seen->t0;
     size_t row;
-    tp_trace_window(t, &t0, &hi);
     int rc = tp_result_add_row(st, r, &row);
-    rc = rc ? rc : set_str(st, r, row, co_call_c_trace, tp_trace_info_str(t, "label"));
+    rc = rc ? rc : set_str(st, r, row, co_call_c_trace, tp_str_text(st, seen->label));
     rc = rc ? rc : tp_result_set_i64(st, r, row, co_call_c_rank, k->rank);
     rc = rc ? rc : set_i64(st, r, row, co_call_c_stream, k->stream);
     rc = rc ? rc : tp_result_set_f64(st, r, row, co_call_c_start_us, us(k->start - t0));

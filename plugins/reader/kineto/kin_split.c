@@ -579,8 +579,8 @@ int kin_split_start(kin_parser *kp)
 {
     uint64_t size = kin_src_size(kp->src);
     int gzip = kin_src_is_gzip(kp->src);
-    if (size < (gzip ? GZ_SPLIT_MIN_SIZE : SPLIT_MIN_SIZE) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
-        return TP_OK;
+    if (size < (gzip ? GZ_SPLIT_MIN_SIZE : SPLIT_MIN_SIZE) || tp_threads(kp->st) < 2)
+        return TP_OK; /* one core for this trace (a batch's traces at once: issue 31) */
     kin_split *sp = tp_calloc(1, sizeof *sp);
     if (sp == NULL)
         return TP_OK; /* no split: still correct, only slower */

@@ -738,7 +738,7 @@ static const tp_stage_desc ct_stages[] = {
     TP_STAGE_FULL(TP_STAGE_WRITER, "chrome_trace",
                   "write the trace as Chrome-trace JSON (Perfetto UI, chrome://tracing), .gz by extension",
                   ct_options, ct_config, NULL, TP_PRODUCES_NONE,
-                  TP_STAGE_F_TRACES | TP_STAGE_F_STREAM,
+                  TP_STAGE_F_TRACES | TP_STAGE_F_STREAM | TP_STAGE_F_OVERLAYS,
                   NULL, ct_run, NULL),
     TP_STAGE_END};
 
