@@ -70,6 +70,7 @@ int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact);
 typedef struct kin_pend kin_pend; /* a "B" event waiting for its "E" */
 typedef struct kin_local kin_local; /* a split worker's strings and events */
 typedef struct kin_split kin_split;
+typedef struct kin_spill kin_spill; /* args texts written to a file (kin_spill.c) */
 
 typedef struct kin_parser {
     tp_stage *st;
@@ -78,6 +79,7 @@ typedef struct kin_parser {
     int keep_args, skip_bad;
     int round_inward;     /* compat: hta: times rounded inward to whole us */
     int args_ref;         /* plain regular file: args stay in it (trace_append_ref) */
+    kin_spill *spill;     /* otherwise, with args kept: where they are written, or NULL */
     kin_src *src;
 
     char *buf;            /* window: buf[0, len) holds file bytes */
@@ -223,6 +225,22 @@ const char *kin_local_text(const kin_local *l, tp_str id, size_t *len);
 int kin_local_push(kin_local *l, const tp_event *ev, uint64_t file_off);
 #define KIN_NO_REF UINT64_MAX
 int kin_local_meta(kin_local *l, const char *key, const char *json, size_t len);
+
+/* ---- args without a file to stay in (kin_spill.c) */
+/* Main parser: an unlinked temporary file becomes the trace's args file
+ * (kp->spill; left NULL, args then copied, when none can be made).  TP_OK
+ * or TP_ENOMEM. */
+int kin_spill_open(kin_parser *kp);
+/* A split worker's own temporary file, or NULL. */
+kin_spill *kin_spill_open_own(void);
+/* Buffers text; *off is where it will lie in the file.  TP_OK or TP_EIO. */
+int kin_spill_put(kin_spill *s, const char *text, size_t len, uint64_t *off);
+int kin_spill_flush(kin_spill *s);   /* NULL: nothing to do */
+uint64_t kin_spill_size(const kin_spill *s);
+/* Appends src's file to dst's (both flushed first). */
+int kin_spill_append(kin_spill *dst, kin_spill *src);
+const char *kin_spill_error(const kin_spill *s); /* of the last failed write */
+void kin_spill_free(kin_spill *s);
 
 /* ---- events (kin_event.c) */
 /* Parses the event object at kp->p and appends it (or drops it). */

@@ -581,6 +581,14 @@ int kin_event_append(kin_parser *kp, tp_event *ev, const char *args, size_t args
     ev->args = kp->keep_args ? args : NULL;
     ev->args_len = kp->keep_args && args ? args_len : 0;
     uint64_t off = args_file_offset(kp, ev->args, ev->args_len);
+    if (off == KIN_NO_REF && ev->args_len > 0 && kp->spill != NULL &&
+        kin_spill_put(kp->spill, ev->args, ev->args_len, &off) != TP_OK) {
+        kp->code = TP_EIO;
+        if (kp->local) /* a worker gives up; the main parser will say */
+            return kp->code;
+        return tp_fail(kp->st, TP_EIO, "%s: cannot write its args to a temporary file: %s",
+                       kp->path, kin_spill_error(kp->spill));
+    }
     if (kp->local) {
         if (kin_local_push(kp->local, ev, off) != TP_OK)
             return kp->code = TP_ENOMEM;

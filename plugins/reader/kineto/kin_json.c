@@ -10,6 +10,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "kin.h"
 
@@ -106,13 +109,36 @@ int kin_soft_bad(kin_parser *kp, const char *at, const char *msg)
     return 1;
 }
 
+/* The first byte at or after p that is not plain (class 0), or end.  With
+ * SSE2, 16 bytes per step: a byte is not plain when it is a quote, a
+ * backslash or, as a signed byte, below 0x20 (a control character, or 0x80
+ * and above: UTF-8 and invalid bytes). */
+static inline const char *plain_run(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmplt_epi8(v, space));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask != 0)
+            return p + __builtin_ctz(mask);
+        p += 16;
+    }
+#endif
+    while (p < end && str_class[(unsigned char)*p] == 0)
+        p++;
+    return p;
+}
+
 int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc)
 {
     const char *start = kp->p + 1, *p = start, *end = kp->end;
     int has_esc = 0;
     for (;;) {
-        while (p < end && str_class[(unsigned char)*p] == 0)
-            p++;
+        p = plain_run(p, end);
         if (p >= end)
             return KIN_MORE;
         switch (str_class[(unsigned char)*p]) {
@@ -339,8 +365,31 @@ static int digit_at(const kin_num *n, size_t i)
     return i < n->fl ? n->fp[i] - '0' : 0;
 }
 
+/* The common case of kin_num_scaled: no exponent, no more fraction digits
+ * than the shift, at most 18 digits after scaling (so no overflow and
+ * nothing rounded).  Returns 0 with *out set, or -1 for the general path. */
+static int num_scaled_plain(const kin_num *n, int shift, int64_t *out)
+{
+    static const int64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+    if (n->exp != 0 || shift < 0 || shift > 6 || n->fl > (size_t)shift ||
+        n->il + (size_t)shift > 18)
+        return -1;
+    int64_t acc = 0;
+    for (size_t i = 0; i < n->il; i++)
+        acc = acc * 10 + (n->ip[i] - '0');
+    for (size_t i = 0; i < n->fl; i++)
+        acc = acc * 10 + (n->fp[i] - '0');
+    acc *= pow10[(size_t)shift - n->fl];
+    *out = n->neg ? -acc : acc;
+    return 0;
+}
+
 int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact)
 {
+    if (num_scaled_plain(n, shift, out) == 0) {
+        *inexact = 0;
+        return 0;
+    }
     size_t total = n->il + n->fl, first = 0;
     while (first < total && digit_at(n, first) == 0)
         first++;

@@ -505,11 +505,13 @@ static void *worker_main(void *arg)
             return NULL;
         }
         sp->w.base = sp->cut;
-        sp->local.file_end = sp->cut;
+        sp->local.file_end = sp->w.spill ? 0 : sp->cut;
         atomic_store(&sp->done, sp->cut_in);
         atomic_store(&sp->published, 1);
     }
     sp->rc = kin_parse_events(&sp->w);
+    if (sp->rc == TP_OK && kin_spill_flush(sp->w.spill) != TP_OK)
+        sp->rc = TP_EIO;
     return NULL;
 }
 
@@ -602,6 +604,8 @@ int kin_split_start(kin_parser *kp)
     w->keep_args = kp->keep_args;
     w->round_inward = kp->round_inward;
     w->args_ref = kp->args_ref;
+    if (kp->spill && (w->spill = kin_spill_open_own()) == NULL)
+        goto no_split;
     w->line = 1;
     w->base = sp->cut;
     w->p = w->end = w->buf;
@@ -610,7 +614,7 @@ int kin_split_start(kin_parser *kp)
     w->split_done = &sp->done;
     sp->local.cap_text = 256;
     sp->local.ntext = 1;
-    sp->local.file_end = sp->cut;
+    sp->local.file_end = w->spill ? 0 : sp->cut; /* args_gap counts from here */
     if (!(sp->local.text = tp_malloc(sp->local.cap_text * sizeof *sp->local.text)))
         goto no_split;
     sp->local.text[0] = (loc_text){"", 0}; /* before the worker can read it */
@@ -620,6 +624,7 @@ int kin_split_start(kin_parser *kp)
     kp->stop_at = gzip ? 0 : sp->cut; /* gzip: known once the worker publishes it */
     return TP_OK;
 no_split:
+    kin_spill_free(w->spill);
     tp_free(sp->local.text);
     if (w->src)
         kin_src_close(w->src);
@@ -680,6 +685,11 @@ static int merge(kin_parser *kp, kin_split *sp)
     }
     int rc = tp_trace_reserve(kp->st, kp->trace, tp_trace_cols(kp->trace)->n + l->nev);
     uint64_t file_at = sp->cut; /* args_gap counts from here */
+    if (rc == TP_OK && sp->w.spill != NULL) { /* the worker's texts follow the main parser's */
+        file_at = kin_spill_size(kp->spill);
+        if (kin_spill_append(kp->spill, sp->w.spill) != TP_OK)
+            rc = TP_EIO;
+    }
     size_t blk = 0, blk_at = 0; /* the next copied args text */
     for (size_t i = 0; rc == TP_OK && i < l->nev; i++) {
         loc_chunk *c = l->chunks[i / LOC_CHUNK];
@@ -726,6 +736,7 @@ static void split_free(kin_parser *kp)
     tp_free(sp->w.tmp);
     kin_ws_free(&sp->w);
     kin_events_free(&sp->w);
+    kin_spill_free(sp->w.spill);
     local_free(&sp->local);
     tp_free(sp);
     kp->split = NULL;
@@ -746,7 +757,11 @@ int kin_split_join(kin_parser *kp, int met)
         if (rc != TP_OK) {
             split_free(kp);
             kp->code = rc;
-            tp_fail(kp->st, rc, "%s: out of memory", kp->path);
+            if (rc == TP_EIO)
+                tp_fail(kp->st, rc, "%s: cannot write its args to a temporary file: %s", kp->path,
+                        kin_spill_error(kp->spill));
+            else
+                tp_fail(kp->st, rc, "%s: out of memory", kp->path);
             return -1;
         }
         merged = 1;
