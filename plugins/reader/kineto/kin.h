@@ -191,6 +191,12 @@ int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc);
 /* Unescapes a validated raw string into kp->tmp (NUL-terminated). */
 int kin_unescape(kin_parser *kp, const char *s, size_t len, const char **out, size_t *out_len);
 int kin_number(kin_parser *kp, kin_num *n);
+/* The common number in one pass: [-]digits[.digits], no exponent, at most
+ * `shift` (0..6) fraction digits and 18 digits once scaled, followed in the
+ * window by a byte that ends it.  Sets *out to value * 10^shift, moves
+ * kp->p past it and returns 1; returns 0 (nothing moved) for anything else,
+ * which kin_number and kin_num_scaled then read (and report) as before. */
+int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out);
 /* Validates and skips any value. */
 int kin_skip_value(kin_parser *kp, int depth);
 

@@ -250,6 +250,8 @@ static int pid_value(kin_parser *kp, ev_fields *f, const char *key, int64_t *out
         kin_num n;
         int64_t v;
         int inexact;
+        if (*at != '-' && kin_number_scaled_fast(kp, 0, out))
+            return KIN_OK;
         if ((r = kin_number(kp, &n)) != KIN_OK)
             return r;
         if (kin_num_scaled(&n, 0, &v, &inexact) == 0 && !inexact && v >= 0) {
@@ -292,6 +294,10 @@ static int time_value(kin_parser *kp, ev_fields *f, const char *key, int64_t *ou
     if (*at != '-' && (*at < '0' || *at > '9')) {
         mark_bad(kp, f, at, KIN_DROP_TYPE, "\"%s\" must be a number, not %s", key, json_type(*at));
         return kin_skip_value(kp, 1);
+    }
+    if (kin_number_scaled_fast(kp, 3, out)) { /* microseconds -> nanoseconds */
+        *have = 1;
+        return KIN_OK;
     }
     if ((r = kin_number(kp, &n)) != KIN_OK)
         return r;
@@ -363,7 +369,7 @@ static int args_member(kin_parser *kp, ev_fields *f, const char *k, size_t kl)
     if (c != '-' && (c < '0' || c > '9')) {
         if ((r = kin_skip_value(kp, 2)) != KIN_OK)
             return r;
-    } else {
+    } else if (!kin_number_scaled_fast(kp, 0, &v)) {
         kin_num n;
         if ((r = kin_number(kp, &n)) != KIN_OK)
             return r;

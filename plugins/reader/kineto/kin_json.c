@@ -356,6 +356,34 @@ int kin_number(kin_parser *kp, kin_num *n)
     return KIN_OK;
 }
 
+static const int64_t kin_pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+
+int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out)
+{
+    const char *p = kp->p, *end = kp->end, *ip, *fp;
+    uint64_t acc = 0; /* wraps on long inputs, which are then refused */
+    int neg = p < end && *p == '-';
+    p += neg;
+    for (ip = p; p < end && (unsigned)(*p - '0') < 10; p++)
+        acc = acc * 10 + (uint64_t)(*p - '0');
+    size_t il = (size_t)(p - ip), fl = 0;
+    if (il == 0 || (ip[0] == '0' && il > 1))
+        return 0;
+    if (p < end && *p == '.') {
+        for (fp = ++p; p < end && (unsigned)(*p - '0') < 10; p++)
+            acc = acc * 10 + (uint64_t)(*p - '0');
+        if ((fl = (size_t)(p - fp)) == 0)
+            return 0;
+    }
+    if (p >= end || shift < 0 || shift > 6 || fl > (size_t)shift || il + (size_t)shift > 18 ||
+        *p == 'e' || *p == 'E' || *p == '.' || *p == '+' || *p == '-')
+        return 0;
+    acc *= (uint64_t)kin_pow10[(size_t)shift - fl];
+    *out = neg ? -(int64_t)acc : (int64_t)acc;
+    kp->p = p;
+    return 1;
+}
+
 /* Digit i of the number's digit string (integer digits then fraction). */
 static int digit_at(const kin_num *n, size_t i)
 {
@@ -370,7 +398,6 @@ static int digit_at(const kin_num *n, size_t i)
  * nothing rounded).  Returns 0 with *out set, or -1 for the general path. */
 static int num_scaled_plain(const kin_num *n, int shift, int64_t *out)
 {
-    static const int64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
     if (n->exp != 0 || shift < 0 || shift > 6 || n->fl > (size_t)shift ||
         n->il + (size_t)shift > 18)
         return -1;
@@ -379,7 +406,7 @@ static int num_scaled_plain(const kin_num *n, int shift, int64_t *out)
         acc = acc * 10 + (n->ip[i] - '0');
     for (size_t i = 0; i < n->fl; i++)
         acc = acc * 10 + (n->fp[i] - '0');
-    acc *= pow10[(size_t)shift - n->fl];
+    acc *= kin_pow10[(size_t)shift - n->fl];
     *out = n->neg ? -acc : acc;
     return 0;
 }
