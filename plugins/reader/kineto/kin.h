@@ -188,6 +188,26 @@ int kin_soft_bad(kin_parser *kp, const char *at, const char *msg);
 /* String at kp->p (which is '"'): raw bytes between the quotes; *esc set if
  * it holds escapes.  Validates escapes, control characters and UTF-8. */
 int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc);
+/* kin_string for object keys, which are short: up to 24 plain ASCII bytes
+ * and the closing quote are read inline, anything else by kin_string. */
+static inline int kin_key(kin_parser *kp, const char **s, size_t *len, int *esc)
+{
+    const char *start = kp->p + 1, *q = start;
+    const char *lim = kp->end - start > 24 ? start + 24 : kp->end;
+    for (; q < lim; q++) {
+        unsigned char c = (unsigned char)*q;
+        if (c == '"') {
+            *s = start;
+            *len = (size_t)(q - start);
+            *esc = 0;
+            kp->p = q + 1;
+            return KIN_OK;
+        }
+        if (c == '\\' || c < 0x20 || c >= 0x80)
+            break;
+    }
+    return kin_string(kp, s, len, esc);
+}
 /* Unescapes a validated raw string into kp->tmp (NUL-terminated). */
 int kin_unescape(kin_parser *kp, const char *s, size_t len, const char **out, size_t *out_len);
 int kin_number(kin_parser *kp, kin_num *n);

@@ -408,7 +408,7 @@ static int each_member(kin_parser *kp, ev_fields *f,
         int esc;
         if (*kp->p != '"')
             return kin_syntax(kp, kp->p, "object key (string) expected");
-        if ((r = kin_string(kp, &k, &kl, &esc)) != KIN_OK)
+        if ((r = kin_key(kp, &k, &kl, &esc)) != KIN_OK)
             return r;
         if (esc && kin_unescape(kp, k, kl, &k, &kl) != TP_OK)
             return kin_syntax(kp, kp->p, "out of memory");

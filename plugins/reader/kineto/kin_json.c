@@ -484,7 +484,7 @@ static int skip_container(kin_parser *kp, int depth, char close)
             int esc;
             if (*kp->p != '"')
                 return kin_syntax(kp, kp->p, "object key (string) expected");
-            if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
+            if ((r = kin_key(kp, &s, &len, &esc)) != KIN_OK)
                 return r;
             if ((r = kin_ws(kp)) != KIN_OK)
                 return r;
