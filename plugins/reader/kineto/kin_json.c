@@ -358,20 +358,53 @@ int kin_number(kin_parser *kp, kin_num *n)
 
 static const int64_t kin_pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
 
+/* Eight ASCII digits at p as their value, or -1 if they are not all
+ * digits: two digits combined, then four, then eight, each step one
+ * multiply on the whole word (bytes in memory order: little-endian). */
+static inline int64_t eight_digits(const char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0);
+    if ((w & hi) != UINT64_C(0x3030303030303030) ||
+        ((w + UINT64_C(0x0606060606060606)) & hi) != UINT64_C(0x3030303030303030))
+        return -1; /* a byte outside '0'..'9' */
+    w &= UINT64_C(0x0F0F0F0F0F0F0F0F);
+    w = (w * 10 + (w >> 8)) & UINT64_C(0x00FF00FF00FF00FF);     /* pairs */
+    w = (w * 100 + (w >> 16)) & UINT64_C(0x0000FFFF0000FFFF);   /* quads */
+    return (int64_t)((w * 10000 + (w >> 32)) & UINT64_C(0xFFFFFFFF));
+#else
+    (void)p;
+    return -1;
+#endif
+}
+
+/* Digits at p (before end) into *acc; returns the end of the run. */
+static inline const char *digit_run(const char *p, const char *end, uint64_t *acc)
+{
+    int64_t v;
+    while (end - p > 8 && (v = eight_digits(p)) >= 0) {
+        *acc = *acc * 100000000u + (uint64_t)v;
+        p += 8;
+    }
+    for (; p < end && (unsigned)(*p - '0') < 10; p++)
+        *acc = *acc * 10 + (uint64_t)(*p - '0');
+    return p;
+}
+
 int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out)
 {
     const char *p = kp->p, *end = kp->end, *ip, *fp;
     uint64_t acc = 0; /* wraps on long inputs, which are then refused */
     int neg = p < end && *p == '-';
     p += neg;
-    for (ip = p; p < end && (unsigned)(*p - '0') < 10; p++)
-        acc = acc * 10 + (uint64_t)(*p - '0');
+    p = digit_run(ip = p, end, &acc);
     size_t il = (size_t)(p - ip), fl = 0;
     if (il == 0 || (ip[0] == '0' && il > 1))
         return 0;
     if (p < end && *p == '.') {
-        for (fp = ++p; p < end && (unsigned)(*p - '0') < 10; p++)
-            acc = acc * 10 + (uint64_t)(*p - '0');
+        p = digit_run(fp = ++p, end, &acc);
         if ((fl = (size_t)(p - fp)) == 0)
             return 0;
     }
