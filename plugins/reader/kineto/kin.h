@@ -243,6 +243,9 @@ void kin_split_poll(kin_parser *kp);
 uint64_t kin_split_progress_cut(const kin_parser *kp);
 void kin_split_progress(kin_parser *kp, uint64_t consumed);
 uint64_t kin_split_worker_done(const kin_parser *kp); /* bytes past the cut */
+/* Main parser, about to write its args file up to offset end: stops the
+ * worker first when that passes the worker's cut (where its texts go). */
+void kin_split_spill_flushing(kin_parser *kp, uint64_t end);
 /* Worker-aware string table access (the run's pool, or the worker's). */
 int kin_local_intern(kin_local *l, const char *s, size_t len, tp_str *out);
 const char *kin_local_text(const kin_local *l, tp_str id, size_t *len);
@@ -257,14 +260,14 @@ int kin_local_meta(kin_local *l, const char *key, const char *json, size_t len);
  * (kp->spill; left NULL, args then copied, when none can be made).  TP_OK
  * or TP_ENOMEM. */
 int kin_spill_open(kin_parser *kp);
-/* A split worker's own temporary file, or NULL. */
-kin_spill *kin_spill_open_own(void);
+/* A second writer into s's file from offset at (a split worker's), or NULL. */
+kin_spill *kin_spill_at(const kin_spill *s, uint64_t at);
+/* Before each write of s's buffer: kin_split_spill_flushing(kp, end);
+ * kp NULL: nothing. */
+void kin_spill_guard(kin_spill *s, kin_parser *kp);
 /* Buffers text; *off is where it will lie in the file.  TP_OK or TP_EIO. */
 int kin_spill_put(kin_spill *s, const char *text, size_t len, uint64_t *off);
 int kin_spill_flush(kin_spill *s);   /* NULL: nothing to do */
-uint64_t kin_spill_size(const kin_spill *s);
-/* Appends src's file to dst's (both flushed first). */
-int kin_spill_append(kin_spill *dst, kin_spill *src);
 const char *kin_spill_error(const kin_spill *s); /* of the last failed write */
 void kin_spill_free(kin_spill *s);
 

@@ -10,10 +10,12 @@
  * there (trace_set_args_file): the page cache holds them, not the process,
  * and the core maps the file only when a stage reads args.
  *
- * A split worker (kin_split.c) writes its half's texts to a temporary file
- * of its own; the merge appends that file to the trace's in the kernel
- * (copy_file_range), after the main parser's texts, so the worker's texts
- * never sit in the process's memory either.
+ * A split worker (kin_split.c) writes its half's texts to the same file
+ * from its cut (an offset in the decompressed text): the main parser's
+ * texts are part of the text before the cut, so they end before it, and
+ * the merge needs no copy.  Only when the main parser passes the cut (a
+ * wrong guess) could its texts reach the worker's; the main parser then
+ * stops the worker before writing there (kin_split_spill_flushing).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +33,7 @@ struct kin_spill {
     size_t used;
     uint64_t at;     /* file offset of buf[0] */
     int err;         /* errno of a failed write, kept for the message */
-    int own_fd;      /* a worker's file: closed with the spill */
+    kin_parser *guard; /* the main parser while a split worker may write too */
 };
 
 /* An unlinked temporary file, or -1. */
@@ -85,15 +87,15 @@ int kin_spill_open(kin_parser *kp)
     return TP_OK;
 }
 
-kin_spill *kin_spill_open_own(void)
+kin_spill *kin_spill_at(const kin_spill *s, uint64_t at)
 {
-    int fd = temp_file();
-    kin_spill *s = fd >= 0 ? spill_new(fd, 0) : NULL;
-    if (s == NULL && fd >= 0)
-        close(fd);
+    return spill_new(s->fd, at);
+}
+
+void kin_spill_guard(kin_spill *s, kin_parser *kp)
+{
     if (s != NULL)
-        s->own_fd = 1;
-    return s;
+        s->guard = kp;
 }
 
 /* Writes n bytes at off; 0, or an errno. */
@@ -115,6 +117,8 @@ int kin_spill_flush(kin_spill *s)
 {
     if (s == NULL || s->used == 0)
         return TP_OK;
+    if (s->guard != NULL)
+        kin_split_spill_flushing(s->guard, s->at + s->used);
     if ((s->err = write_all(s->fd, s->buf, s->used, s->at)) != 0)
         return TP_EIO;
     s->at += s->used;
@@ -137,42 +141,6 @@ int kin_spill_put(kin_spill *s, const char *text, size_t len, uint64_t *off)
     return TP_OK;
 }
 
-uint64_t kin_spill_size(const kin_spill *s)
-{
-    return s->at + s->used;
-}
-
-int kin_spill_append(kin_spill *dst, kin_spill *src)
-{
-    if (kin_spill_flush(dst) != TP_OK || kin_spill_flush(src) != TP_OK)
-        return TP_EIO;
-    uint64_t done = 0, total = src->at;
-    while (done < total) {
-        off_t in = (off_t)done, out = (off_t)(dst->at + done);
-        ssize_t n = copy_file_range(src->fd, &in, dst->fd, &out, (size_t)(total - done), 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* not supported here: by hand */
-        done += (uint64_t)n;
-    }
-    while (done < total) { /* by hand, through dst's (empty) buffer */
-        size_t want = total - done < SPILL_BUF ? (size_t)(total - done) : SPILL_BUF;
-        ssize_t n = pread(src->fd, dst->buf, want, (off_t)done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            dst->err = n < 0 ? errno : EIO;
-            return TP_EIO;
-        }
-        if ((dst->err = write_all(dst->fd, dst->buf, (size_t)n, dst->at + done)) != 0)
-            return TP_EIO;
-        done += (uint64_t)n;
-    }
-    dst->at += total;
-    return TP_OK;
-}
-
 const char *kin_spill_error(const kin_spill *s)
 {
     return strerror(s && s->err ? s->err : EIO);
@@ -181,8 +149,6 @@ const char *kin_spill_error(const kin_spill *s)
 void kin_spill_free(kin_spill *s)
 {
     if (s != NULL) {
-        if (s->own_fd)
-            close(s->fd);
         tp_free(s->buf);
         tp_free(s);
     }

@@ -423,6 +423,8 @@ struct kin_split {
     atomic_int published;  /* gzip: 0 not yet, 1 cut and cut_in set, -1 no cut */
     atomic_int abort;      /* set by the main parser: the guess was wrong */
     atomic_uint_fast64_t done; /* worker's bytes consumed (for progress) */
+    const kin_spill *main_spill;   /* the args file both write to (gzip), or NULL */
+    atomic_uint_fast64_t main_end; /* where the main parser's writes to it may reach */
 };
 
 /* Finds "} , {" (whitespace allowed) in buf; returns the offset just after
@@ -505,9 +507,18 @@ static void *worker_main(void *arg)
             return NULL;
         }
         sp->w.base = sp->cut;
-        sp->local.file_end = sp->w.spill ? 0 : sp->cut;
+        sp->local.file_end = sp->cut;
+        if (sp->main_spill && !(sp->w.spill = kin_spill_at(sp->main_spill, sp->cut)))
+            rc = TP_ENOMEM;
         atomic_store(&sp->done, sp->cut_in);
-        atomic_store(&sp->published, 1);
+        atomic_store(&sp->published, rc == TP_OK ? 1 : -1);
+        /* the main parser may have written past the cut before it could
+         * know it (it only looks at each refill): then give up before
+         * writing anything (it sees the cut, or we see its writes) */
+        if (rc != TP_OK || (sp->main_spill && atomic_load(&sp->main_end) > sp->cut)) {
+            sp->rc = TP_ERR;
+            return NULL;
+        }
     }
     sp->rc = kin_parse_events(&sp->w);
     if (sp->rc == TP_OK && kin_spill_flush(sp->w.spill) != TP_OK)
@@ -604,7 +615,9 @@ int kin_split_start(kin_parser *kp)
     w->keep_args = kp->keep_args;
     w->round_inward = kp->round_inward;
     w->args_ref = kp->args_ref;
-    if (kp->spill && (w->spill = kin_spill_open_own()) == NULL)
+    sp->main_spill = kp->spill; /* gzip: the worker writes there from its cut */
+    atomic_init(&sp->main_end, 0);
+    if (kp->spill && !gzip && (w->spill = kin_spill_at(kp->spill, sp->cut)) == NULL)
         goto no_split;
     w->line = 1;
     w->base = sp->cut;
@@ -614,7 +627,7 @@ int kin_split_start(kin_parser *kp)
     w->split_done = &sp->done;
     sp->local.cap_text = 256;
     sp->local.ntext = 1;
-    sp->local.file_end = w->spill ? 0 : sp->cut; /* args_gap counts from here */
+    sp->local.file_end = sp->cut;
     if (!(sp->local.text = tp_malloc(sp->local.cap_text * sizeof *sp->local.text)))
         goto no_split;
     sp->local.text[0] = (loc_text){"", 0}; /* before the worker can read it */
@@ -622,6 +635,7 @@ int kin_split_start(kin_parser *kp)
         goto no_split;
     kp->split = sp;
     kp->stop_at = gzip ? 0 : sp->cut; /* gzip: known once the worker publishes it */
+    kin_spill_guard(kp->spill, kp);
     return TP_OK;
 no_split:
     kin_spill_free(w->spill);
@@ -685,11 +699,6 @@ static int merge(kin_parser *kp, kin_split *sp)
     }
     int rc = tp_trace_reserve(kp->st, kp->trace, tp_trace_cols(kp->trace)->n + l->nev);
     uint64_t file_at = sp->cut; /* args_gap counts from here */
-    if (rc == TP_OK && sp->w.spill != NULL) { /* the worker's texts follow the main parser's */
-        file_at = kin_spill_size(kp->spill);
-        if (kin_spill_append(kp->spill, sp->w.spill) != TP_OK)
-            rc = TP_EIO;
-    }
     size_t blk = 0, blk_at = 0; /* the next copied args text */
     for (size_t i = 0; rc == TP_OK && i < l->nev; i++) {
         loc_chunk *c = l->chunks[i / LOC_CHUNK];
@@ -728,9 +737,21 @@ static int merge(kin_parser *kp, kin_split *sp)
     return rc;
 }
 
+void kin_split_spill_flushing(kin_parser *kp, uint64_t end)
+{
+    kin_split *sp = kp->split;
+    if (sp == NULL)
+        return;
+    atomic_store(&sp->main_end, end);
+    int known = !sp->gzip || atomic_load(&sp->published) > 0;
+    if (known && end > sp->cut)
+        kin_split_join(kp, 0); /* a wrong cut: the worker's half is thrown away anyway */
+}
+
 static void split_free(kin_parser *kp)
 {
     kin_split *sp = kp->split;
+    kin_spill_guard(kp->spill, NULL);
     kin_src_close(sp->w.src);
     tp_free(sp->w.buf);
     tp_free(sp->w.tmp);
@@ -757,11 +778,7 @@ int kin_split_join(kin_parser *kp, int met)
         if (rc != TP_OK) {
             split_free(kp);
             kp->code = rc;
-            if (rc == TP_EIO)
-                tp_fail(kp->st, rc, "%s: cannot write its args to a temporary file: %s", kp->path,
-                        kin_spill_error(kp->spill));
-            else
-                tp_fail(kp->st, rc, "%s: out of memory", kp->path);
+            tp_fail(kp->st, rc, "%s: out of memory", kp->path);
             return -1;
         }
         merged = 1;
