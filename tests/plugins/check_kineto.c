@@ -661,6 +661,15 @@ START_TEST(test_time_limits)
 }
 END_TEST
 
+/* Loads JSON text written to a file of the test's folder (its name in path). */
+static tp_run *load_text(const char *text, char *path, size_t size)
+{
+    make_tmpdir();
+    snprintf(path, size, "%s/t.json", tmpdir);
+    write_file(path, text, strlen(text));
+    return load(path, NULL);
+}
+
 /* Numbers on either side of the one-pass path's limits (issue 31): at most
  * 18 digits once scaled, no more fraction digits than the unit shift, no
  * exponent; beyond them the general path reads them as before. */
@@ -677,10 +686,7 @@ START_TEST(test_number_fast_path_limits)
         "{\"ph\": \"X\", \"ts\": -0.5, \"dur\": 0, \"pid\": 0,"
         " \"args\": {\"External id\": 12.5}}]}";
     char path[128];
-    make_tmpdir();
-    snprintf(path, sizeof path, "%s/n.json", tmpdir);
-    write_file(path, text, strlen(text));
-    tp_run *run = load(path, NULL);
+    tp_run *run = load_text(text, path, sizeof path);
     const tp_cols *c = cols_of(run);
     static const int64_t ts[] = {999999999999999999, 1000000000000000001, 12345678123, -500};
     static const int64_t dur[] = {250, 12345678000, 100000, 0};
