@@ -53,7 +53,7 @@ static int temp_file(void)
         return -1;
     memcpy(path, dir, strlen(dir));
     memcpy(path + strlen(dir), "/tracepipe-args-XXXXXX", sizeof "/tracepipe-args-XXXXXX");
-    int fd2 = mkstemp(path);
+    int fd2 = mkostemp(path, O_CLOEXEC);
     if (fd2 >= 0)
         unlink(path);
     tp_free(path);
