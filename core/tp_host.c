@@ -158,6 +158,12 @@ static int host_trace_set_source(tp_stage *st, tp_trace *t, const char *path)
     return tp_trace_source_set(t, path);
 }
 
+static int host_trace_set_args_file(tp_stage *st, tp_trace *t, int fd)
+{
+    (void)st;
+    return tp_trace_args_file_set(t, fd);
+}
+
 static void *host_trace_attach(tp_stage *st, tp_trace *t, const char *name, tp_coltype type,
                                size_t n)
 {
@@ -391,6 +397,7 @@ static const tp_host_api host_api = {
     .vocabulary = tp_host_vocabulary,
     .pipeline_name = tp_host_pipeline_name,
     .threads = tp_host_threads,
+    .trace_set_args_file = host_trace_set_args_file,
 };
 
 /* ------------------------------------------------------------ threads */

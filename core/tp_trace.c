@@ -433,7 +433,7 @@ static source_file *source_map(const tp_trace *t)
         source_problem(src, "%s: cannot read args: %s", src->path, strerror(errno));
         return NULL;
     }
-    if (source_changed(src, &sb) || sb.st_size <= 0)
+    if ((!src->own && source_changed(src, &sb)) || sb.st_size <= 0)
         return NULL;
     void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, src->fd, 0);
     if (p == MAP_FAILED) {
@@ -458,7 +458,7 @@ const char *tp_trace_source_problem(const tp_trace *t)
     if (src->problem == NULL && src->data != NULL) {
         /* a fault on the mapping: the file shrank, or its pages could not
          * be read (I/O error) */
-        bool changed = fstat(src->fd, &sb) == 0 && source_changed(src, &sb);
+        bool changed = !src->own && fstat(src->fd, &sb) == 0 && source_changed(src, &sb);
         if (!changed && tp_map_faulted(src->guard))
             source_problem(src, "%s: its args could not be read back from the file (I/O error)",
                            src->path);
@@ -553,6 +553,26 @@ const char *tp_trace_meta_key_at(const tp_trace *t, size_t i)
 const char *tp_trace_source_path(const tp_trace *t)
 {
     return t->src ? t->src->path : "";
+}
+
+int tp_trace_args_file_set(tp_trace *t, int fd)
+{
+    source_file *src = source_new("");
+    char *path = t->src ? strdup(t->src->path) : strdup("");
+    if (src == NULL || path == NULL) {
+        free(path);
+        source_release(src);
+        close(fd);
+        return TP_ENOMEM;
+    }
+    free(src->path);
+    src->path = path;
+    src->known = false;
+    src->own = true;
+    src->fd = fd;
+    source_release(t->src);
+    t->src = src;
+    return TP_OK;
 }
 
 int tp_trace_source_set(tp_trace *t, const char *path)

@@ -26,6 +26,9 @@ size_t tp_trace_meta_n(const tp_trace *t);
 const char *tp_trace_meta_key_at(const tp_trace *t, size_t i);
 const char *tp_trace_source_path(const tp_trace *t);
 int tp_trace_source_set(tp_trace *t, const char *path);
+/* Args references from now on are into fd (owned from the call on), a file
+ * of the reader's own; the trace keeps its source path. */
+int tp_trace_args_file_set(tp_trace *t, int fd);
 /* NULL, or a one-line message naming the source file when it changed on
  * disk since it was read (args left in it can no longer be trusted). */
 const char *tp_trace_source_problem(const tp_trace *t);

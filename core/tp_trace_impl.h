@@ -50,6 +50,8 @@ typedef struct source_file {
     size_t len;
     tp_map_slot *guard;
     char *problem;          /* the first change found, a whole message */
+    bool own;               /* fd is the reader's own args file (trace_set_args_file):
+                               nobody else writes it, so it is not checked for changes */
 } source_file;
 
 /* The distinct (pid, tid, device, stream) places, with an open-addressing

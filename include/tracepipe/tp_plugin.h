@@ -455,6 +455,14 @@ struct tp_host_api {
      * the batch runs as many traces at once as there are cores (each has
      * its core: a second thread would only take another trace's). */
     int (*threads)(tp_stage *st);
+    /* Args in a file of the reader's own (since 3.4, issue 31): from now on
+     * trace_append_ref's offsets are into fd, an open regular file (an
+     * unlinked temporary one, say, holding a gzip trace's args texts),
+     * instead of the trace's source file, whose path the trace keeps.  The
+     * core owns fd from the call on (also when it fails) and maps it on the
+     * first args read, so the reader writes every text before any stage,
+     * itself included, reads args. */
+    int (*trace_set_args_file)(tp_stage *st, tp_trace *t, int fd);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -541,6 +549,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_trace_meta_key(t, i) tp_host->trace_meta_key(t, i)
 #define tp_trace_source(t) tp_host->trace_source(t)
 #define tp_trace_set_source(st, t, p) tp_host->trace_set_source(st, t, p)
+#define tp_trace_set_args_file(st, t, fd) tp_host->trace_set_args_file(st, t, fd) /* since 3.4 */
 #define tp_trace_attach(st, t, name, type, n) tp_host->trace_attach(st, t, name, type, n)
 #define tp_trace_attached(t, name, type, n) tp_host->trace_attached(t, name, type, n)
 #define tp_result_new(st, name) tp_host->result_new(st, name)

@@ -661,6 +661,52 @@ START_TEST(test_time_limits)
 }
 END_TEST
 
+/* Loads JSON text written to a file of the test's folder (its name in path). */
+static tp_run *load_text(const char *text, char *path, size_t size)
+{
+    make_tmpdir();
+    snprintf(path, size, "%s/t.json", tmpdir);
+    write_file(path, text, strlen(text));
+    return load(path, NULL);
+}
+
+/* Numbers on either side of the one-pass path's limits (issue 31): at most
+ * 18 digits once scaled, no more fraction digits than the unit shift, no
+ * exponent; beyond them the general path reads them as before. */
+START_TEST(test_number_fast_path_limits)
+{
+    static const char text[] =
+        "{\"traceEvents\": ["
+        "{\"ph\": \"X\", \"ts\": 999999999999999.999, \"dur\": 0.25, \"pid\": 7,"
+        " \"args\": {\"External id\": 123456789012345678}},"
+        "{\"ph\": \"X\", \"ts\": 1000000000000000.001, \"dur\": 12345678,"
+        " \"args\": {\"External id\": 1234567890123456789}},"
+        "{\"ph\": \"X\", \"ts\": 12345678.12345678, \"dur\": 1e2, \"pid\": -5,"
+        " \"args\": {\"External id\": 12.0}},"
+        "{\"ph\": \"X\", \"ts\": -0.5, \"dur\": 0, \"pid\": 0,"
+        " \"args\": {\"External id\": 12.5}}]}";
+    char path[128];
+    tp_run *run = load_text(text, path, sizeof path);
+    const tp_cols *c = cols_of(run);
+    static const int64_t ts[] = {999999999999999999, 1000000000000000001, 12345678123, -500};
+    static const int64_t dur[] = {250, 12345678000, 100000, 0};
+    static const int64_t ext[] = {123456789012345678, 1234567890123456789, 12, TP_NONE};
+    ck_assert_uint_eq(c->n, 4);
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert_msg(c->ts[i] == ts[i], "row %zu ts %lld", i, (long long)c->ts[i]);
+        ck_assert_msg(c->dur[i] == dur[i], "row %zu dur %lld", i, (long long)c->dur[i]);
+        ck_assert_msg(tp_ev_ext_id(c, i) == ext[i], "row %zu ext %lld", i,
+                      (long long)tp_ev_ext_id(c, i));
+    }
+    ck_assert_int_eq(tp_ev_pid(c, 0), 7);
+    ck_assert_str_eq(id_text(run, tp_ev_pid(c, 2)), "-5"); /* kept as its text */
+    ck_assert_int_eq(tp_ev_pid(c, 3), 0);
+    tp_run_free(run);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 /* on_error: skip drops events with \u0000 or a long ph under their reason;
  * distinct names stay distinct. */
 START_TEST(test_skip_nul_and_long_ph)
@@ -914,6 +960,7 @@ static Suite *kineto_suite(void)
     tcase_add_test(tc, test_whitespace_runs_cost_no_memory);
     tcase_add_test(tc, test_whitespace_positions_kept);
     tcase_add_test(tc, test_time_limits);
+    tcase_add_test(tc, test_number_fast_path_limits);
     tcase_add_test(tc, test_skip_nul_and_long_ph);
     tcase_add_test(tc, test_gzip_flags_and_double);
     suite_add_tcase(s, tc);

@@ -70,6 +70,7 @@ int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact);
 typedef struct kin_pend kin_pend; /* a "B" event waiting for its "E" */
 typedef struct kin_local kin_local; /* a split worker's strings and events */
 typedef struct kin_split kin_split;
+typedef struct kin_spill kin_spill; /* args texts written to a file (kin_spill.c) */
 
 typedef struct kin_parser {
     tp_stage *st;
@@ -78,6 +79,7 @@ typedef struct kin_parser {
     int keep_args, skip_bad;
     int round_inward;     /* compat: hta: times rounded inward to whole us */
     int args_ref;         /* plain regular file: args stay in it (trace_append_ref) */
+    kin_spill *spill;     /* otherwise, with args kept: where they are written, or NULL */
     kin_src *src;
 
     char *buf;            /* window: buf[0, len) holds file bytes */
@@ -186,9 +188,35 @@ int kin_soft_bad(kin_parser *kp, const char *at, const char *msg);
 /* String at kp->p (which is '"'): raw bytes between the quotes; *esc set if
  * it holds escapes.  Validates escapes, control characters and UTF-8. */
 int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc);
+/* kin_string for object keys, which are short: up to 24 plain ASCII bytes
+ * and the closing quote are read inline, anything else by kin_string. */
+static inline int kin_key(kin_parser *kp, const char **s, size_t *len, int *esc)
+{
+    const char *start = kp->p + 1, *q = start;
+    const char *lim = kp->end - start > 24 ? start + 24 : kp->end;
+    for (; q < lim; q++) {
+        unsigned char c = (unsigned char)*q;
+        if (c == '"') {
+            *s = start;
+            *len = (size_t)(q - start);
+            *esc = 0;
+            kp->p = q + 1;
+            return KIN_OK;
+        }
+        if (c == '\\' || c < 0x20 || c >= 0x80)
+            break;
+    }
+    return kin_string(kp, s, len, esc);
+}
 /* Unescapes a validated raw string into kp->tmp (NUL-terminated). */
 int kin_unescape(kin_parser *kp, const char *s, size_t len, const char **out, size_t *out_len);
 int kin_number(kin_parser *kp, kin_num *n);
+/* The common number in one pass: [-]digits[.digits], no exponent, at most
+ * `shift` (0..6) fraction digits and 18 digits once scaled, followed in the
+ * window by a byte that ends it.  Sets *out to value * 10^shift, moves
+ * kp->p past it and returns 1; returns 0 (nothing moved) for anything else,
+ * which kin_number and kin_num_scaled then read (and report) as before. */
+int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out);
 /* Validates and skips any value. */
 int kin_skip_value(kin_parser *kp, int depth);
 
@@ -215,6 +243,9 @@ void kin_split_poll(kin_parser *kp);
 uint64_t kin_split_progress_cut(const kin_parser *kp);
 void kin_split_progress(kin_parser *kp, uint64_t consumed);
 uint64_t kin_split_worker_done(const kin_parser *kp); /* bytes past the cut */
+/* Main parser, about to write its args file up to offset end: stops the
+ * worker first when that passes the worker's cut (where its texts go). */
+void kin_split_spill_flushing(kin_parser *kp, uint64_t end);
 /* Worker-aware string table access (the run's pool, or the worker's). */
 int kin_local_intern(kin_local *l, const char *s, size_t len, tp_str *out);
 const char *kin_local_text(const kin_local *l, tp_str id, size_t *len);
@@ -223,6 +254,22 @@ const char *kin_local_text(const kin_local *l, tp_str id, size_t *len);
 int kin_local_push(kin_local *l, const tp_event *ev, uint64_t file_off);
 #define KIN_NO_REF UINT64_MAX
 int kin_local_meta(kin_local *l, const char *key, const char *json, size_t len);
+
+/* ---- args without a file to stay in (kin_spill.c) */
+/* Main parser: an unlinked temporary file becomes the trace's args file
+ * (kp->spill; left NULL, args then copied, when none can be made).  TP_OK
+ * or TP_ENOMEM. */
+int kin_spill_open(kin_parser *kp);
+/* A second writer into s's file from offset at (a split worker's), or NULL. */
+kin_spill *kin_spill_at(const kin_spill *s, uint64_t at);
+/* Before each write of s's buffer: kin_split_spill_flushing(kp, end);
+ * kp NULL: nothing. */
+void kin_spill_guard(kin_spill *s, kin_parser *kp);
+/* Buffers text; *off is where it will lie in the file.  TP_OK or TP_EIO. */
+int kin_spill_put(kin_spill *s, const char *text, size_t len, uint64_t *off);
+int kin_spill_flush(kin_spill *s);   /* NULL: nothing to do */
+const char *kin_spill_error(const kin_spill *s); /* of the last failed write */
+void kin_spill_free(kin_spill *s);
 
 /* ---- events (kin_event.c) */
 /* Parses the event object at kp->p and appends it (or drops it). */

@@ -250,6 +250,8 @@ static int pid_value(kin_parser *kp, ev_fields *f, const char *key, int64_t *out
         kin_num n;
         int64_t v;
         int inexact;
+        if (*at != '-' && kin_number_scaled_fast(kp, 0, out))
+            return KIN_OK;
         if ((r = kin_number(kp, &n)) != KIN_OK)
             return r;
         if (kin_num_scaled(&n, 0, &v, &inexact) == 0 && !inexact && v >= 0) {
@@ -292,6 +294,10 @@ static int time_value(kin_parser *kp, ev_fields *f, const char *key, int64_t *ou
     if (*at != '-' && (*at < '0' || *at > '9')) {
         mark_bad(kp, f, at, KIN_DROP_TYPE, "\"%s\" must be a number, not %s", key, json_type(*at));
         return kin_skip_value(kp, 1);
+    }
+    if (kin_number_scaled_fast(kp, 3, out)) { /* microseconds -> nanoseconds */
+        *have = 1;
+        return KIN_OK;
     }
     if ((r = kin_number(kp, &n)) != KIN_OK)
         return r;
@@ -363,7 +369,7 @@ static int args_member(kin_parser *kp, ev_fields *f, const char *k, size_t kl)
     if (c != '-' && (c < '0' || c > '9')) {
         if ((r = kin_skip_value(kp, 2)) != KIN_OK)
             return r;
-    } else {
+    } else if (!kin_number_scaled_fast(kp, 0, &v)) {
         kin_num n;
         if ((r = kin_number(kp, &n)) != KIN_OK)
             return r;
@@ -402,7 +408,7 @@ static int each_member(kin_parser *kp, ev_fields *f,
         int esc;
         if (*kp->p != '"')
             return kin_syntax(kp, kp->p, "object key (string) expected");
-        if ((r = kin_string(kp, &k, &kl, &esc)) != KIN_OK)
+        if ((r = kin_key(kp, &k, &kl, &esc)) != KIN_OK)
             return r;
         if (esc && kin_unescape(kp, k, kl, &k, &kl) != TP_OK)
             return kin_syntax(kp, kp->p, "out of memory");
@@ -581,6 +587,14 @@ int kin_event_append(kin_parser *kp, tp_event *ev, const char *args, size_t args
     ev->args = kp->keep_args ? args : NULL;
     ev->args_len = kp->keep_args && args ? args_len : 0;
     uint64_t off = args_file_offset(kp, ev->args, ev->args_len);
+    if (off == KIN_NO_REF && ev->args_len > 0 && kp->spill != NULL &&
+        kin_spill_put(kp->spill, ev->args, ev->args_len, &off) != TP_OK) {
+        kp->code = TP_EIO;
+        if (kp->local) /* a worker gives up; the main parser will say */
+            return kp->code;
+        return tp_fail(kp->st, TP_EIO, "%s: cannot write its args to a temporary file: %s",
+                       kp->path, kin_spill_error(kp->spill));
+    }
     if (kp->local) {
         if (kin_local_push(kp->local, ev, off) != TP_OK)
             return kp->code = TP_ENOMEM;

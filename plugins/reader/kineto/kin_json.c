@@ -10,6 +10,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "kin.h"
 
@@ -106,13 +109,36 @@ int kin_soft_bad(kin_parser *kp, const char *at, const char *msg)
     return 1;
 }
 
+/* The first byte at or after p that is not plain (class 0), or end.  With
+ * SSE2, 16 bytes per step: a byte is not plain when it is a quote, a
+ * backslash or, as a signed byte, below 0x20 (a control character, or 0x80
+ * and above: UTF-8 and invalid bytes). */
+static inline const char *plain_run(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmplt_epi8(v, space));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask != 0)
+            return p + __builtin_ctz(mask);
+        p += 16;
+    }
+#endif
+    while (p < end && str_class[(unsigned char)*p] == 0)
+        p++;
+    return p;
+}
+
 int kin_string(kin_parser *kp, const char **s, size_t *len, int *esc)
 {
     const char *start = kp->p + 1, *p = start, *end = kp->end;
     int has_esc = 0;
     for (;;) {
-        while (p < end && str_class[(unsigned char)*p] == 0)
-            p++;
+        p = plain_run(p, end);
         if (p >= end)
             return KIN_MORE;
         switch (str_class[(unsigned char)*p]) {
@@ -330,6 +356,67 @@ int kin_number(kin_parser *kp, kin_num *n)
     return KIN_OK;
 }
 
+static const int64_t kin_pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+
+/* Eight ASCII digits at p as their value, or -1 if they are not all
+ * digits: two digits combined, then four, then eight, each step one
+ * multiply on the whole word (bytes in memory order: little-endian). */
+static inline int64_t eight_digits(const char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0);
+    if ((w & hi) != UINT64_C(0x3030303030303030) ||
+        ((w + UINT64_C(0x0606060606060606)) & hi) != UINT64_C(0x3030303030303030))
+        return -1; /* a byte outside '0'..'9' */
+    w &= UINT64_C(0x0F0F0F0F0F0F0F0F);
+    w = (w * 10 + (w >> 8)) & UINT64_C(0x00FF00FF00FF00FF);     /* pairs */
+    w = (w * 100 + (w >> 16)) & UINT64_C(0x0000FFFF0000FFFF);   /* quads */
+    return (int64_t)((w * 10000 + (w >> 32)) & UINT64_C(0xFFFFFFFF));
+#else
+    (void)p;
+    return -1;
+#endif
+}
+
+/* Digits at p (before end) into *acc; returns the end of the run. */
+static inline const char *digit_run(const char *p, const char *end, uint64_t *acc)
+{
+    int64_t v;
+    while (end - p > 8 && (v = eight_digits(p)) >= 0) {
+        *acc = *acc * 100000000u + (uint64_t)v;
+        p += 8;
+    }
+    for (; p < end && (unsigned)(*p - '0') < 10; p++)
+        *acc = *acc * 10 + (uint64_t)(*p - '0');
+    return p;
+}
+
+int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out)
+{
+    const char *p = kp->p, *end = kp->end, *ip, *fp;
+    uint64_t acc = 0; /* wraps on long inputs, which are then refused */
+    int neg = p < end && *p == '-';
+    p += neg;
+    p = digit_run(ip = p, end, &acc);
+    size_t il = (size_t)(p - ip), fl = 0;
+    if (il == 0 || (ip[0] == '0' && il > 1))
+        return 0;
+    if (p < end && *p == '.') {
+        p = digit_run(fp = ++p, end, &acc);
+        if ((fl = (size_t)(p - fp)) == 0)
+            return 0;
+    }
+    if (p >= end || shift < 0 || shift > 6 || fl > (size_t)shift || il + (size_t)shift > 18 ||
+        *p == 'e' || *p == 'E' || *p == '.' || *p == '+' || *p == '-')
+        return 0;
+    acc *= (uint64_t)kin_pow10[(size_t)shift - fl];
+    *out = neg ? -(int64_t)acc : (int64_t)acc;
+    kp->p = p;
+    return 1;
+}
+
 /* Digit i of the number's digit string (integer digits then fraction). */
 static int digit_at(const kin_num *n, size_t i)
 {
@@ -339,8 +426,30 @@ static int digit_at(const kin_num *n, size_t i)
     return i < n->fl ? n->fp[i] - '0' : 0;
 }
 
+/* The common case of kin_num_scaled: no exponent, no more fraction digits
+ * than the shift, at most 18 digits after scaling (so no overflow and
+ * nothing rounded).  Returns 0 with *out set, or -1 for the general path. */
+static int num_scaled_plain(const kin_num *n, int shift, int64_t *out)
+{
+    if (n->exp != 0 || shift < 0 || shift > 6 || n->fl > (size_t)shift ||
+        n->il + (size_t)shift > 18)
+        return -1;
+    int64_t acc = 0;
+    for (size_t i = 0; i < n->il; i++)
+        acc = acc * 10 + (n->ip[i] - '0');
+    for (size_t i = 0; i < n->fl; i++)
+        acc = acc * 10 + (n->fp[i] - '0');
+    acc *= kin_pow10[(size_t)shift - n->fl];
+    *out = n->neg ? -acc : acc;
+    return 0;
+}
+
 int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact)
 {
+    if (num_scaled_plain(n, shift, out) == 0) {
+        *inexact = 0;
+        return 0;
+    }
     size_t total = n->il + n->fl, first = 0;
     while (first < total && digit_at(n, first) == 0)
         first++;
@@ -408,7 +517,7 @@ static int skip_container(kin_parser *kp, int depth, char close)
             int esc;
             if (*kp->p != '"')
                 return kin_syntax(kp, kp->p, "object key (string) expected");
-            if ((r = kin_string(kp, &s, &len, &esc)) != KIN_OK)
+            if ((r = kin_key(kp, &s, &len, &esc)) != KIN_OK)
                 return r;
             if ((r = kin_ws(kp)) != KIN_OK)
                 return r;

@@ -423,6 +423,8 @@ struct kin_split {
     atomic_int published;  /* gzip: 0 not yet, 1 cut and cut_in set, -1 no cut */
     atomic_int abort;      /* set by the main parser: the guess was wrong */
     atomic_uint_fast64_t done; /* worker's bytes consumed (for progress) */
+    const kin_spill *main_spill;   /* the args file both write to (gzip), or NULL */
+    atomic_uint_fast64_t main_end; /* where the main parser's writes to it may reach */
 };
 
 /* Finds "} , {" (whitespace allowed) in buf; returns the offset just after
@@ -506,10 +508,21 @@ static void *worker_main(void *arg)
         }
         sp->w.base = sp->cut;
         sp->local.file_end = sp->cut;
+        if (sp->main_spill && !(sp->w.spill = kin_spill_at(sp->main_spill, sp->cut)))
+            rc = TP_ENOMEM;
         atomic_store(&sp->done, sp->cut_in);
-        atomic_store(&sp->published, 1);
+        atomic_store(&sp->published, rc == TP_OK ? 1 : -1);
+        /* the main parser may have written past the cut before it could
+         * know it (it only looks at each refill): then give up before
+         * writing anything (it sees the cut, or we see its writes) */
+        if (rc != TP_OK || (sp->main_spill && atomic_load(&sp->main_end) > sp->cut)) {
+            sp->rc = TP_ERR;
+            return NULL;
+        }
     }
     sp->rc = kin_parse_events(&sp->w);
+    if (sp->rc == TP_OK && kin_spill_flush(sp->w.spill) != TP_OK)
+        sp->rc = TP_EIO;
     return NULL;
 }
 
@@ -602,6 +615,10 @@ int kin_split_start(kin_parser *kp)
     w->keep_args = kp->keep_args;
     w->round_inward = kp->round_inward;
     w->args_ref = kp->args_ref;
+    sp->main_spill = kp->spill; /* gzip: the worker writes there from its cut */
+    atomic_init(&sp->main_end, 0);
+    if (kp->spill && !gzip && (w->spill = kin_spill_at(kp->spill, sp->cut)) == NULL)
+        goto no_split;
     w->line = 1;
     w->base = sp->cut;
     w->p = w->end = w->buf;
@@ -618,8 +635,10 @@ int kin_split_start(kin_parser *kp)
         goto no_split;
     kp->split = sp;
     kp->stop_at = gzip ? 0 : sp->cut; /* gzip: known once the worker publishes it */
+    kin_spill_guard(kp->spill, kp);
     return TP_OK;
 no_split:
+    kin_spill_free(w->spill);
     tp_free(sp->local.text);
     if (w->src)
         kin_src_close(w->src);
@@ -718,14 +737,27 @@ static int merge(kin_parser *kp, kin_split *sp)
     return rc;
 }
 
+void kin_split_spill_flushing(kin_parser *kp, uint64_t end)
+{
+    kin_split *sp = kp->split;
+    if (sp == NULL)
+        return;
+    atomic_store(&sp->main_end, end);
+    int known = !sp->gzip || atomic_load(&sp->published) > 0;
+    if (known && end > sp->cut)
+        kin_split_join(kp, 0); /* a wrong cut: the worker's half is thrown away anyway */
+}
+
 static void split_free(kin_parser *kp)
 {
     kin_split *sp = kp->split;
+    kin_spill_guard(kp->spill, NULL);
     kin_src_close(sp->w.src);
     tp_free(sp->w.buf);
     tp_free(sp->w.tmp);
     kin_ws_free(&sp->w);
     kin_events_free(&sp->w);
+    kin_spill_free(sp->w.spill);
     local_free(&sp->local);
     tp_free(sp);
     kp->split = NULL;

@@ -41,6 +41,24 @@ struct kin_gap {
 typedef struct kin_wsrun kin_wsrun;
 typedef struct kin_gap kin_gap;
 
+/* Past the spaces at p (a line's indentation), 8 bytes at a time. */
+static inline const char *indentation(const char *p, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        w ^= UINT64_C(0x2020202020202020);
+        if (w != 0)
+            return p + __builtin_ctzll(w) / 8;
+        p += 8;
+    }
+#else
+    (void)end;
+#endif
+    return p;
+}
+
 /* The original scanner: plain whitespace in [p, end); the file offset of
  * window byte q there is shift + (q - buf). */
 static const char *skip_plain(kin_parser *kp, const char *p, const char *end, uint64_t shift)
@@ -53,6 +71,7 @@ static const char *skip_plain(kin_parser *kp, const char *p, const char *end, ui
             p++;
             kp->line++;
             kp->line_start = shift + (uint64_t)(p - kp->buf);
+            p = indentation(p, end);
         } else {
             break;
         }

@@ -542,12 +542,20 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_ENOMEM, "%s: out of memory", cfg->path);
     }
     kp.p = kp.end = kp.buf;
+    if (kp.keep_args && !kp.args_ref && kin_spill_open(&kp) != TP_OK) {
+        kin_src_close(kp.src);
+        tp_free(kp.buf);
+        return tp_fail(st, TP_ENOMEM, "%s: out of memory", cfg->path);
+    }
     kin_split_start(&kp);
     rc = parse(&kp, (top){S_START, 0, 0, 0});
     if (kp.split) /* the parse ended before the cut (an error) */
         kin_split_join(&kp, 0);
     if (rc == TP_OK)
         rc = kin_events_finish(&kp);
+    if (rc == TP_OK && kin_spill_flush(kp.spill) != TP_OK) /* before any args read */
+        rc = tp_fail(st, TP_EIO, "%s: cannot write its args to a temporary file: %s", cfg->path,
+                     kin_spill_error(kp.spill));
     if (rc == TP_OK && kp.keep_args && (rc = kin_refine_producers(&kp)) != TP_OK)
         rc = tp_fail(st, rc, "%s: out of memory", cfg->path);
     if (rc == TP_OK)
@@ -562,6 +570,7 @@ static int kin_run(tp_stage *st, const void *config, void *state)
         rc = tp_fail(st, rc, "%s: out of memory", cfg->path);
     kin_src_close(kp.src);
     kin_events_free(&kp);
+    kin_spill_free(kp.spill);
     tp_free(kp.buf);
     tp_free(kp.tmp);
     kin_ws_free(&kp);
