@@ -123,7 +123,8 @@ then ok; else ko "ranks by name beside a ranks/ folder"; fi
 # the ranks report's summary (issue 29): GPU busy and exposed communication per rank and
 # overall, recomputed here from the batch table OUT/streams.devices.csv (busy_us / window_us;
 # comm_us x (100 - comm_comp_overlap_percent) / 100 over span_us): on the sample's 7 ranks
-# busy 43.3 % overall (rank 1: 12321 / 19951 = 61.8 %), exposed 41.4 ms = 39.6 % of the spans
+# busy 43.3 % overall (rank 1: 12321 / 19951 = 61.8 %), exposed 41.4 ms = 39.6 % of the spans;
+# top kernel and findings from the batch tables OUT/kernels.csv and OUT/advice.csv
 "$P" run ranks --set trace="$SRC/tests/data/kineto/corpus/dlrm_worker?_step12.pt.trace.json.gz" \
     --set out="$tmp/o/ranks7" -q >/dev/null 2>"$tmp/err"
 if python3 - "$tmp/o/ranks7" <<'PY'
@@ -143,10 +144,23 @@ exp = [f(r, "comm_us") * (100 - f(r, "comm_comp_overlap_percent")) / 100 for r i
 want_c = ["rank %s device %s" % (r["rank"], r["device"]) for r in rows]
 want_c.append("= %.1f %% of the spans" % (100 * sum(exp) / sum(f(r, "span_us") for r in rows)))
 bad = [w for w in want if w not in busy] + [w for w in want_c if w not in comm]
+# top kernel: the largest sum_us among every rank's kernel rows with a mean (Others has
+# none), its share and rank; findings: the warn and error rows of every rank's advice
+ks = [r for r in csv.DictReader(open(os.path.join(out, "kernels.csv"))) if r["mean_us"]]
+top = max(ks, key=lambda r: f(r, "sum_us"))
+kern = facts.get("kernel", "")
+want_k = "%.1f %% of GPU activity time, on rank %s)" % (f(top, "time_percent"), top["rank"])
+if top["name"] not in kern or want_k not in kern:
+    bad.append("top kernel %s %s" % (top["name"], want_k))
+adv = [r for r in csv.DictReader(open(os.path.join(out, "advice.csv")))
+       if r["severity"] in ("warn", "error")]
+if not facts.get("findings", "").startswith("%d findings" % len(adv)):
+    bad.append("%d findings" % len(adv))
+bad += ["%s not measured" % k for k, v in facts.items() if "not measured" in v]
 ok = len(rows) == 7 and "overall 43.3 %" in busy and "overall 41.4 ms = 39.6 %" in comm
 sys.exit("missing %s in %r / %r" % (bad, busy, comm) if bad or not ok else 0)
 PY
-then ok; else ko "ranks report: GPU busy and exposed communication per rank"; cat "$tmp/err"; fi
+then ok; else ko "ranks report: GPU busy, exposed communication, top kernel and findings per rank"; cat "$tmp/err"; fi
 # nsys ranks without collectives: ranks says what it needs (exit 1, no crash)
 cp "$NSYS" "$tmp/named/rank0.sqlite" && cp "$NSYS" "$tmp/named/rank1.sqlite"
 (cd "$tmp/named" && "$P" run ranks --input 'rank*.sqlite' --set out="$tmp/o/nsys_ranks" -q >/dev/null 2>"$tmp/err")

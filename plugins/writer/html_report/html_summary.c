@@ -86,7 +86,7 @@ static long max_row(const tp_result *r, int col, int need_col)
     for (size_t row = 0; row < tp_result_rows(r); row++) {
         if (tp_result_is_null(r, row, col) || (need_col >= 0 && tp_result_is_null(r, row, need_col)))
             continue;
-        if (best < 0 || tp_result_get_f64(r, row, col) > tp_result_get_f64(r, (size_t)best, col))
+        if (best < 0 || hr_f64(r, row, col) > hr_f64(r, (size_t)best, col))
             best = (long)row;
     }
     return best;
@@ -118,7 +118,7 @@ static int step_from_column(FILE *f, const tp_result *r)
         if (rank >= 0 && !tp_result_is_null(r, (size_t)slow, rank))
             fprintf(f, " rank %lld", (long long)tp_result_get_i64(r, (size_t)slow, rank));
         fputs(": ", f);
-        hr_duration(f, tp_result_get_f64(r, (size_t)slow, col));
+        hr_duration(f, hr_f64(r, (size_t)slow, col));
         fputs(")", f);
     }
     result_ref(f, r);
@@ -322,14 +322,16 @@ static void kernel_fact(tp_stage *st, FILE *f)
     static const char *const without[] = {"op", "parent_id", NULL};
     const tp_result *r = input_with(st, names, without);
     long row = -1;
+    /* hr_num_col: a batch table read back from CSV types whole numbers as int64 */
     if (r)
-        row = max_row(r, hr_col(r, "sum_us", TP_COL_F64), hr_col(r, "mean_us", TP_COL_F64));
+        row = max_row(r, hr_num_col(r, "sum_us"), hr_num_col(r, "mean_us"));
     if (row < 0) {
         not_measured(f, "kernel", "top kernel", "<code>name</code>, <code>sum_us</code> and "
                                                 "<code>time_percent</code>");
         return;
     }
-    int name = hr_col(r, "name", TP_COL_STR), pct = hr_col(r, "time_percent", TP_COL_F64);
+    int name = hr_col(r, "name", TP_COL_STR), pct = hr_num_col(r, "time_percent");
+    int rank = hr_col(r, "rank", TP_COL_I64);
     const char *text = tp_result_is_null(r, (size_t)row, name) ? "" : tp_result_get_str(r, (size_t)row, name);
     fact_open(f, "kernel", "top kernel");
     fputs("<span class=\"name\" title=\"", f);
@@ -337,9 +339,18 @@ static void kernel_fact(tp_stage *st, FILE *f)
     fputs("\">", f);
     hr_text(f, text);
     fputs("</span> ", f);
-    hr_duration(f, tp_result_get_f64(r, (size_t)row, hr_col(r, "sum_us", TP_COL_F64)));
-    if (!tp_result_is_null(r, (size_t)row, pct))
-        fprintf(f, " (<b>%.1f %%</b> of GPU activity time)", tp_result_get_f64(r, (size_t)row, pct));
+    hr_duration(f, hr_f64(r, (size_t)row, hr_num_col(r, "sum_us")));
+    int has_pct = pct >= 0 && !tp_result_is_null(r, (size_t)row, pct);
+    int has_rank = rank >= 0 && !tp_result_is_null(r, (size_t)row, rank);
+    if (has_pct || has_rank) {
+        fputs(" (", f);
+        if (has_pct)
+            fprintf(f, "<b>%.1f %%</b> of GPU activity time", hr_f64(r, (size_t)row, pct));
+        if (has_rank) /* a batch table of every rank's kernels: the rank it ran on */
+            fprintf(f, "%son rank %lld", has_pct ? ", " : "",
+                    (long long)tp_result_get_i64(r, (size_t)row, rank));
+        fputs(")", f);
+    }
     result_ref(f, r);
     fputs("</td></tr>\n", f);
 }
@@ -363,9 +374,16 @@ static void finding_item(FILE *f, const tp_result *r, size_t row)
     hr_text(f, tp_result_is_null(r, row, rule) ? "" : tp_result_get_str(r, row, rule));
     fputs("</a>: ", f);
     hr_text(f, tp_result_is_null(r, row, finding) ? "" : tp_result_get_str(r, row, finding));
-    if (!tp_result_is_null(r, row, where) && *tp_result_get_str(r, row, where)) {
+    /* a batch table of every rank's findings has a rank: say which */
+    int rank = hr_col(r, "rank", TP_COL_I64);
+    int has_rank = rank >= 0 && !tp_result_is_null(r, row, rank);
+    int has_where = !tp_result_is_null(r, row, where) && *tp_result_get_str(r, row, where);
+    if (has_rank || has_where) {
         fputs(" <span class=\"where\">(", f);
-        hr_text(f, tp_result_get_str(r, row, where));
+        if (has_rank)
+            fprintf(f, "rank %lld%s", (long long)tp_result_get_i64(r, row, rank), has_where ? ", " : "");
+        if (has_where)
+            hr_text(f, tp_result_get_str(r, row, where));
         fputs(")</span>", f);
     }
     fputs("</li>\n", f);
