@@ -61,6 +61,7 @@ struct tp_run_group {
     size_t turn;       /* the member that runs; n: the core */
     size_t loaded;     /* slot + 1 read for the group; 0: none */
     int read_rc;       /* how reading it went */
+    bool read_here;    /* the group read it (else an earlier stage holds it: kept) */
     size_t failed;     /* the first failed member's pipeline index + 1; 0: none */
 };
 
@@ -193,7 +194,7 @@ static void free_loaded(struct tp_run_group *g)
         return;
     size_t k = g->loaded - 1;
     g->loaded = 0;
-    if (!g->run->traces[k].loaded)
+    if (!g->read_here || !g->run->traces[k].loaded)
         return;
     char why[1024];
     tp_run_slot_husk(g->run, k, why, sizeof why);
@@ -248,7 +249,14 @@ static void schedule(struct tp_run_group *g)
     }
     free_loaded(g);
     g->loaded = lowest + 1;
-    g->read_rc = tp_run_slot_read(g->run, lowest);
+    /* a trace an earlier stage holds is used as it is, never read again */
+    g->read_here = !g->run->traces[lowest].loaded;
+    g->read_rc = g->read_here ? tp_run_slot_read(g->run, lowest) : TP_OK;
+    /* the read may have replaced a slot's trace: every member that waits
+     * or ends follows it, not only those free_loaded saw */
+    for (size_t q = 0; q < g->n; q++)
+        if (g->m[q].state == M_WAITING || g->m[q].state == M_ENDING)
+            tp_run_stage_rebind(&g->m[q].st);
     hand_over(g, first);
 }
 
@@ -291,6 +299,7 @@ int tp_run_group_end(tp_stage *st, int rc)
     schedule(g);
     wait_turn(g, st->member);
     m->state = M_RUNNING;
+    tp_run_stage_rebind(st); /* slots may have been read or freed meanwhile */
     if (!cancelled(g, m))
         return rc;
     snprintf(st->error, sizeof st->error, "not run: an earlier stage failed");
@@ -361,6 +370,12 @@ static int run_group(struct tp_run_group *g)
         return TP_ENOMEM;
     pthread_attr_setstacksize(&attr, stack_size());
     sigfillset(&all);
+    /* faults stay with the thread that makes them: tp_guard's SIGBUS handler
+     * turns a trace truncated under its mapping into an error (a blocked
+     * synchronous signal would kill the process) */
+    static const int synchronous[] = {SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+    for (size_t k = 0; k < sizeof synchronous / sizeof synchronous[0]; k++)
+        sigdelset(&all, synchronous[k]);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     pthread_mutex_lock(&g->lock);
     g->turn = g->n;

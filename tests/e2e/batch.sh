@@ -350,6 +350,25 @@ elif [ "$split" != 0 ]; then ko "threads per trace: $split traces split at -j $c
 elif [ "$cores" -ge 2 ] && [ "$split1" != 2 ]; then ko "threads per trace: $split1 of 2 split at -j 1"
 elif ! cmp -s "$tmp/gz2o/kernels.csv" "$tmp/gz2o1/kernels.csv"; then ko "threads per trace: outputs differ"
 else ok; fi
+# a streaming group after a stage that holds every rank (critical_path, batch: true) uses
+# the ranks held, reading none again: 2 reads for 2 ranks (it read 4)
+mkdir -p "$tmp/cpstream"
+cp tests/data/hand/cp_straggler_rank0.json tests/data/hand/cp_straggler_rank1.json "$tmp/cpstream/"
+"$P" run tests/pipelines/batch/cp_then_streamed_job.yaml --input "$tmp/cpstream" \
+    --set out="$tmp/cpso" -v >/dev/null 2>"$tmp/err"
+rc=$?
+reads=$(grep -c "reader (batch) done" "$tmp/err")
+if [ $rc != 0 ]; then ko "streamed after a holding stage: exit $rc"; cat "$tmp/err"
+elif [ "$reads" != 2 ]; then ko "streamed after a holding stage: $reads reads, not 2"
+elif ! cmp -s tests/pipelines/valid/critical_path_overlay/expected/job.trace.json "$tmp/cpso/job.trace.json"
+then ko "streamed after a holding stage: Chrome trace differs"
+else ok; fi
+# a later streaming stage that fails at once while an earlier one still reads: a clean
+# error at its place (the earlier one's trace was freed under it: ASan/valgrind saw it)
+mkdir -p "$tmp/onerank"
+cp tests/data/hand/cp_straggler_rank0.json "$tmp/onerank/"
+check "streamed: a later stage fails first" 1 "analysis 'job': give the ranks' traces" \
+    "$P" run tests/pipelines/batch/streamed_later_fails_job.yaml --input "$tmp/onerank" --set out="$tmp/onero"
 # one bad rank: the batch stages run over the others and the exit says a trace failed
 head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"
 "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rj2" -j 2 \

@@ -7,7 +7,8 @@
  * activity at from (it runs then); a host event -- the path enters its end,
  * after its last child or the work it waited for, a -- halfway between a's
  * end and its own, where no child of it runs (a Chrome "f" binds to the
- * innermost slice at its time).  -1: none (b ended before). */
+ * innermost slice at its time).  INT64_MIN: none (b ended before; times
+ * may be negative after a rank's clock offset, so no time is a sentinel). */
 int64_t cp_flow_to(const cp_graph *g, size_t a, size_t b, int64_t from)
 {
     int64_t to = cp_t(g, 2 * (int64_t)b), b_end = cp_t(g, 2 * (int64_t)b + 1);
@@ -15,8 +16,8 @@ int64_t cp_flow_to(const cp_graph *g, size_t a, size_t b, int64_t from)
     if (to >= from)
         return to;
     if (from > b_end)
-        return -1;
+        return INT64_MIN;
     if (tp_kind_is_activity(cp_cols_of(g, b)->kind[g->row[b]]))
         return from;
-    return a_end <= b_end ? a_end + (b_end - a_end) / 2 : -1;
+    return a_end <= b_end ? a_end + (b_end - a_end) / 2 : INT64_MIN;
 }

@@ -502,7 +502,7 @@ static int flow_row(cp_run *r, size_t a, size_t b, int8_t edge)
 {
     const cp_graph *g = &r->g;
     int64_t from = cp_t(g, 2 * (int64_t)a), to = cp_flow_to(g, a, b, from);
-    if (to < from)
+    if (to == INT64_MIN || to < from)
         return TP_OK;
     size_t x;
     int rc = tp_result_add_row(r->st, r->flows, &x);

@@ -551,10 +551,14 @@ static void decode(const nsys_payloads *p, const pl_schema *s, const unsigned ch
     for (size_t i = 0; i < s->n; i++) {
         const pl_entry *e = &s->e[i];
         size_t align = 1, size = entry_size(p, s->domain, e, &align);
+        /* hostile offsets and sizes near INT64_MAX must not overflow */
+        int64_t step = align > 0 && align <= 4096 ? (int64_t)align : 1;
         int64_t off = e->offset >= 0 ? e->offset
-                      : at >= 0 && size > 0 ? (at + (int64_t)align - 1) / (int64_t)align * (int64_t)align
-                                            : -1;
-        at = size > 0 && off >= 0 ? off + (int64_t)size : -1;
+                      : at >= 0 && size > 0 && at <= INT64_MAX - step ? (at + step - 1) / step * step
+                                                                       : -1;
+        at = size > 0 && size <= (size_t)INT64_MAX && off >= 0 && off <= INT64_MAX - (int64_t)size
+                 ? off + (int64_t)size
+                 : -1;
         if (e->name != NULL && size > 0 && off >= 0 && (uint64_t)off + size <= n)
             put_entry(p, s->domain, e, b + off, size, t);
     }
