@@ -268,19 +268,36 @@ static tp_api_run *run_released(tp_api *a, const char *pipeline, const tp_var *v
 
 /* _run(session, pipeline, [(name, value)], input or None, flags) ->
  * ([results], log) */
+/* "O&" converter: None, or a path (str in the file system's encoding, with
+ * surrogate escapes for undecodable bytes as os.listdir gives them, or
+ * bytes) as bytes. */
+static int fs_path_or_none(PyObject *o, void *out)
+{
+    if (o == Py_None) {
+        *(PyObject **)out = NULL;
+        return 1;
+    }
+    return PyUnicode_FSConverter(o, out);
+}
+
 static PyObject *py_run(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *capsule, *vlist;
+    PyObject *capsule, *vlist, *input_path = NULL;
     const char *pipeline, *input = NULL;
     unsigned int flags;
-    if (!PyArg_ParseTuple(args, "OsO!zI", &capsule, &pipeline, &PyList_Type, &vlist, &input, &flags))
+    if (!PyArg_ParseTuple(args, "OsO!O&I", &capsule, &pipeline, &PyList_Type, &vlist,
+                          fs_path_or_none, &input_path, &flags))
         return NULL;
+    if (input_path != NULL)
+        input = PyBytes_AS_STRING(input_path);
     tp_api *a = session_of(capsule);
     size_t n = 0;
     tp_var *vars = a ? vars_array(vlist, &n) : NULL;
-    if (vars == NULL)
+    if (vars == NULL) {
+        Py_XDECREF(input_path);
         return NULL;
+    }
     char *log = NULL;
     tp_api_run *r = run_released(a, pipeline, vars, n, input, flags, &log);
     free(vars);
@@ -293,6 +310,7 @@ static PyObject *py_run(PyObject *self, PyObject *args)
     tp_api_run_free(r);
     Py_END_ALLOW_THREADS
     free(log);
+    Py_XDECREF(input_path);
     return out;
 }
 
@@ -530,19 +548,26 @@ static PyObject *py_describe(PyObject *self, PyObject *args)
 static PyObject *py_expand(PyObject *self, PyObject *args)
 {
     (void)self;
-    const char *spec;
-    if (!PyArg_ParseTuple(args, "s", &spec))
+    PyObject *spec_path;
+    if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &spec_path))
         return NULL;
     char **paths, **labels, *why;
     size_t n;
-    if (tp_api_expand(spec, &paths, &labels, &n, &why) != TP_OK) {
+    int rc = tp_api_expand(PyBytes_AS_STRING(spec_path), &paths, &labels, &n, &why);
+    Py_DECREF(spec_path);
+    if (rc != TP_OK) {
         PyObject *err = raise_error(why, "out of memory");
         free(why);
         return err;
     }
     PyObject *out = PyList_New((Py_ssize_t)n);
     for (size_t i = 0; i < n; i++) {
-        PyObject *item = out ? Py_BuildValue("(ss)", paths[i], labels[i]) : NULL;
+        /* file names as os.listdir gives them: any bytes (surrogate escapes) */
+        PyObject *path = out ? PyUnicode_DecodeFSDefault(paths[i]) : NULL;
+        PyObject *label = path ? PyUnicode_DecodeFSDefault(labels[i]) : NULL;
+        PyObject *item = label ? PyTuple_Pack(2, path, label) : NULL;
+        Py_XDECREF(path);
+        Py_XDECREF(label);
         if (item == NULL)
             Py_CLEAR(out);
         else

@@ -367,6 +367,21 @@ class Batches(unittest.TestCase):
         with self.assertRaises(tracepipe.Error):
             tracepipe.batch(BATCH_YAML, "no/such/folder")
 
+    def test_a_file_name_that_is_not_utf8(self):
+        # a folder listing gives any bytes; `pipeline run --input` takes them, so does batch
+        with tempfile.TemporaryDirectory() as d:
+            name = os.path.join(os.fsencode(d), b"rank\xe9.json.gz")
+            with open(sorted(glob.glob(RANKS))[0], "rb") as src, open(name, "wb") as dst:
+                dst.write(src.read())
+            b = tracepipe.batch(BATCH_YAML, d)
+        label = os.fsdecode(b"rank\xe9")
+        self.assertEqual(b.labels, [label])
+        self.assertEqual(b.errors, {})
+        want = self.b["dlrm_worker1_step12"]
+        self.assertEqual(list(b[label]), list(want))
+        for id in want:
+            self.assertEqual(b[label][id].to_dicts(), want[id].to_dicts(), id)
+
 
 class Meanings(unittest.TestCase):
     def test_declared_meanings_reach_tables(self):
