@@ -23,7 +23,8 @@
 # rows: BENCH_BATCH, BENCH_BATCH_TRACES, BENCH_BATCH_SIZE; streamed batch
 # stages (issue 31): BENCH_RANKS.  critical_path rows (issue 28): each plain
 # trace through kineto + hierarchy + trace_info, without and with
-# critical_path (BENCH_CP=0 skips them).
+# critical_path (BENCH_CP=0 skips them).  The sqlite writer's row (issue 33): each plain
+# trace read and written to a database (BENCH_SQLITE=0 skips it).
 set -eu
 BUILD=${1:-build}
 PIPELINE="$BUILD/pipeline"
@@ -81,6 +82,17 @@ stages:
 EOF
 { sed 's/^name: bench_cp_base/name: bench_cp/' "$DIR/cp_base.yaml"; echo "  - analysis: critical_path"; } \
     > "$DIR/cp.yaml"
+cat > "$DIR/sqlite.yaml" <<'EOF'
+# the sqlite writer's row (issue 33): the reader (args kept) and the event table with its
+# indexes; the writer's own time is this row's minus "ingest (args kept)"
+name: bench_sqlite
+vars: {trace: none, db: none}
+stages:
+  - reader: kineto
+    path: ${trace}
+  - writer: sqlite
+    path: ${db}
+EOF
 cat > "$DIR/json_load.py" <<'EOF'
 import gzip, json, sys
 p = sys.argv[1]
@@ -133,6 +145,11 @@ for s in $SIZES; do
         measure "ingest (args kept)" "$in" "$bytes" "$REPEAT" \
             "$PIPELINE" -q run "$DIR/ingest.yaml" --set "trace=$in"
     done
+    if [ "${BENCH_SQLITE:-1}" != 0 ]; then
+        mkdir -p "$DIR/out"
+        measure "  + sqlite writer" "$f" "$bytes" "$REPEAT" \
+            "$PIPELINE" -q run "$DIR/sqlite.yaml" --set "trace=$f" --set "db=$DIR/out/bench.db"
+    fi
     if [ "${BENCH_CP:-1}" != 0 ]; then
         measure "hierarchy + trace_info" "$f" "$bytes" "$REPEAT" \
             "$PIPELINE" -q run "$DIR/cp_base.yaml" --set "trace=$f"
