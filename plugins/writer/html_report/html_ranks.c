@@ -150,12 +150,39 @@ void hr_traces_table(tp_stage *st, FILE *f)
 
 /* ------------------------------------------------- per-rank small charts */
 
-/* A per-rank result: a `rank` column, two rows or more, and the time
- * columns (F64 in us, never negative: offsets are left out) to draw. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each rank on one row at most (a per-rank table, not a batch table of
+ * every rank's kernels or findings, which has many rows per rank). */
+static int one_row_per_rank(const tp_result *r, int rank)
+{
+    size_t rows = tp_result_rows(r), n = 0;
+    int64_t *v = malloc(rows * sizeof *v);
+    if (v == NULL)
+        return 0;
+    for (size_t row = 0; row < rows; row++)
+        if (!tp_result_is_null(r, row, rank))
+            v[n++] = tp_result_get_i64(r, row, rank);
+    qsort(v, n, sizeof *v, cmp_i64);
+    int unique = 1;
+    for (size_t k = 1; k < n && unique; k++)
+        unique = v[k] != v[k - 1];
+    free(v);
+    return unique;
+}
+
+/* A per-rank result: a `rank` column, two rows or more, one per rank, and
+ * the time columns (F64 in us, never negative: offsets are left out) to
+ * draw. */
 static size_t rank_bars(const tp_result *r, int *cols)
 {
     size_t n = 0;
-    if (hr_col(r, "rank", TP_COL_I64) < 0 || tp_result_rows(r) < 2)
+    int rank = hr_col(r, "rank", TP_COL_I64);
+    if (rank < 0 || tp_result_rows(r) < 2 || !one_row_per_rank(r, rank))
         return 0;
     for (size_t c = 0; c < tp_result_cols(r) && n < MAX_BARS; c++) {
         const char *unit = tp_result_col_unit(r, (int)c);
