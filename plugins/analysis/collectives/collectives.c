@@ -339,7 +339,7 @@ static int match(co_calls *cs, size_t nt)
 
 static double link_of(tp_stage *st, const co_config *cfg, const tp_trace *t)
 {
-    const tp_preset *p = tp_preset_resolve(st, cfg->preset, tp_trace_info_str(t, "device.0.name"), 0);
+    const tp_preset *p = tp_preset_resolve_trace(st, cfg->preset, t, 0);
     return p ? p->link_gbps : 0;
 }
 

@@ -654,10 +654,9 @@ static int close_out(ct_out *o)
     return err;
 }
 
-/* Trace k: its events (and with several, its processes named by rank),
- * and what the overlays need of it.  Added to *events: its event count. */
-/* Trace k's events, with its marks (from t alone: in a streamed batch,
- * asking for another trace would let t go). */
+/* Trace k's events (with several, its processes named by rank), with its
+ * marks and flow ends (from t alone: in a streamed batch, asking for
+ * another trace would let t go).  Added to *events: its event count. */
 static int write_trace(ct_out *o, tp_stage *st, size_t k, ct_seen *seen, ct_flows *flows,
                        int *first, size_t *events)
 {

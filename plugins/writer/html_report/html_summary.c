@@ -362,17 +362,21 @@ static int is_judged(const char *severity)
     return severity && (strcmp(severity, "warn") == 0 || strcmp(severity, "error") == 0);
 }
 
-static void finding_item(FILE *f, const tp_result *r, size_t row)
+/* linked: the row is in the table shown (max_rows), so the rule links to it */
+static void finding_item(FILE *f, const tp_result *r, size_t row, int linked)
 {
     int rule = hr_col(r, "rule", TP_COL_STR), sev = hr_col(r, "severity", TP_COL_STR);
     int finding = hr_col(r, "finding", TP_COL_STR), where = hr_col(r, "where", TP_COL_STR);
     fputs("<li><span class=\"sev\">", f);
     hr_text(f, tp_result_get_str(r, row, sev));
-    fputs("</span> <a href=\"#", f);
-    hr_row_anchor(f, r, row);
-    fputs("\">", f);
+    fputs("</span> ", f);
+    if (linked) {
+        fputs("<a href=\"#", f);
+        hr_row_anchor(f, r, row);
+        fputs("\">", f);
+    }
     hr_text(f, tp_result_is_null(r, row, rule) ? "" : tp_result_get_str(r, row, rule));
-    fputs("</a>: ", f);
+    fputs(linked ? "</a>: " : ": ", f);
     hr_text(f, tp_result_is_null(r, row, finding) ? "" : tp_result_get_str(r, row, finding));
     /* a batch table of every rank's findings has a rank: say which */
     int rank = hr_col(r, "rank", TP_COL_I64);
@@ -408,8 +412,7 @@ static void findings_of(FILE *f, const tp_result *r, const hr_config *cfg)
     for (size_t row = 0; row < rows && shown < judged && shown < (size_t)cfg->findings; row++) {
         if (tp_result_is_null(r, row, sev) || !is_judged(tp_result_get_str(r, row, sev)))
             continue;
-        if (row < (size_t)cfg->max_rows)
-            finding_item(f, r, row);
+        finding_item(f, r, row, row < (size_t)cfg->max_rows);
         shown++;
     }
     if (judged > 0)

@@ -187,16 +187,10 @@ static int md_write(tp_stage *st, const md_config *cfg)
         md_put_text(f, title, 0);
         fputs("\n\n", f);
     }
-    unsigned char *is_findings = tp_calloc(n ? n : 1, 1);
-    if (is_findings == NULL)
-        return tp_out_close(st, f, cfg->path, tp_fail(st, TP_ENOMEM, "out of memory"));
-    for (size_t i = 0; i < n; i++)
-        is_findings[i] = (unsigned char)tp_result_is_findings(tp_input(st, i));
     for (int findings = 1; findings >= 0; findings--) /* findings first */
         for (size_t i = 0; i < n; i++)
-            if (is_findings[i] == findings)
+            if (tp_result_is_findings(tp_input(st, i)) == findings)
                 md_table(f, tp_input(st, i), findings, cfg);
-    tp_free(is_findings);
     return tp_out_close(st, f, cfg->path, TP_OK);
 }
 
