@@ -485,6 +485,8 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
         rc = st->error_code; /* the recorded failure wins: its code matches its message */
     if (check_source(st) != TP_OK)
         rc = st->error_code; /* also the cause when the stage failed on odd args */
+    if (rc == TP_OK && st->group != NULL)
+        tp_run_group_hold(st); /* completed at its place in the loop */
     finish_outputs(st, rc == TP_OK);
     rc = rc == TP_OK ? st->error_code : rc;
 
@@ -616,6 +618,7 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
             report_failure(run, s, s->id, &st, rc);
         free(st.inputs);
     }
+    tp_run_groups_discard(run); /* a group's outputs past a failed stage */
     if (out)
         *out = run;
     else
@@ -710,6 +713,8 @@ int tp_run_exec_stage(tp_run *run, const tp_stage_desc *desc, const char *id, co
 {
     return run_stage(run, desc, id, config, st, where, trace_ids, n_trace_ids);
 }
+
+void tp_run_finish_outputs(tp_stage *st, bool ok) { finish_outputs(st, ok); }
 
 void tp_run_report_failure(tp_run *run, const struct pstage *s, const char *id,
                            const tp_stage *st, int rc)

@@ -115,7 +115,14 @@ int tp_run_group_trace(tp_stage *st, size_t k);
 /* A member's run ended with rc: it waits for the members before it, and
  * fails if one of them did (its outputs are then not completed). */
 int tp_run_group_end(tp_stage *st, int rc);
+/* A member that succeeded keeps its outputs under their temporary names
+ * until the loop reaches its place (after the stages it overtook);
+ * tp_run_groups_discard removes those the loop never reached. */
+void tp_run_group_hold(tp_stage *st);
+void tp_run_groups_discard(tp_run *run);
 void tp_run_groups_free(tp_run *run);
+/* tp_run.c: a stage's outputs completed (ok) or removed, and freed. */
+void tp_run_finish_outputs(tp_stage *st, bool ok);
 int tp_run_resolve_inputs(tp_run *run, const tp_pipeline *p, size_t index, tp_stage *st);
 /* tp_run.c's own, for tp_run_defer.c. */
 int tp_run_exec_stage(tp_run *run, const tp_stage_desc *desc, const char *id, const void *config,

@@ -11,11 +11,14 @@
  * so members asking in the same order (0, 1, 2, ...) share every read.
  * Members still see one trace at a time, in the order they ask, as when
  * alone: outputs are the same bytes.  A member completes its outputs only
- * once the members before it are done (tp_run_group_end).  Stages a member overtook (a writer of
- * the first member's results) run after the group, at their place; a
- * failure is reported at the failing stage's place, and members after it
- * stop at their next request (their outputs not completed), as if never
- * run.
+ * once the members before it are done (tp_run_group_end), and only when
+ * the loop reaches its place: until then they keep their temporary names
+ * (tp_run_group_hold).  Stages a member overtook (a writer of the first
+ * member's results) run after the group, at their place; a failure is
+ * reported at the failing stage's place, members after it stop at their
+ * next request (their outputs not completed), and the held outputs of
+ * those past a failed overtaken stage are removed (tp_run_groups_discard):
+ * the run leaves the files a run of one stage after the other would.
  */
 #include "tp_loader.h"
 #include "tp_pipeline.h"
@@ -30,11 +33,15 @@
 #include <string.h>
 #include <sys/resource.h>
 
-/* What a stage run ahead of its place left for its turn in the loop. */
+/* What a stage run ahead of its place left for its turn in the loop: its
+ * status and message, and its outputs still under their temporary names
+ * (completed there, or removed when the loop stops before). */
 struct tp_run_ran {
     bool ran;
     int rc;
     char error[1024];
+    tp_output *held;
+    size_t n_held;
 };
 
 enum { M_READY, M_RUNNING, M_WAITING, M_ENDING, M_DONE };
@@ -49,6 +56,8 @@ typedef struct member {
     size_t want;       /* the slot it waits for */
     size_t had;        /* slot + 1 it was given last; 0: none */
     int rc;
+    tp_output *held;   /* its outputs, not completed yet (tp_run_group_hold) */
+    size_t n_held;
 } member;
 
 struct tp_run_group {
@@ -306,6 +315,15 @@ int tp_run_group_end(tp_stage *st, int rc)
     return st->error_code = TP_ERR;
 }
 
+void tp_run_group_hold(tp_stage *st)
+{
+    member *m = &st->group->m[st->member];
+    m->held = st->outputs;
+    m->n_held = st->n_outputs;
+    st->outputs = NULL;
+    st->n_outputs = 0;
+}
+
 /* One member's stage, as tp_pipeline_run runs one. */
 static int run_member(struct tp_run_group *g, member *m)
 {
@@ -402,6 +420,24 @@ static int run_group(struct tp_run_group *g)
 
 /* ------------------------------------------------------------ the loop */
 
+/* A stage's held outputs completed (ok) or removed; its status. */
+static int settle(tp_run *run, struct tp_run_ran *r, bool ok)
+{
+    if (r->n_held == 0)
+        return TP_OK;
+    tp_stage st;
+    memset(&st, 0, sizeof st);
+    st.run = run;
+    st.outputs = r->held;
+    st.n_outputs = r->n_held;
+    r->held = NULL;
+    r->n_held = 0;
+    tp_run_finish_outputs(&st, ok);
+    if (st.error_code != 0)
+        snprintf(r->error, sizeof r->error, "%s", st.error);
+    return st.error_code;
+}
+
 static void report(tp_run *run, size_t i, int rc, const char *error)
 {
     const pstage *s = &run->pipeline->stages[i];
@@ -415,7 +451,10 @@ bool tp_run_group_turn(tp_run *run, size_t i, int *rc)
 {
     tp_pipeline *p = run->pipeline;
     if (run->ran != NULL && run->ran[i].ran) {
-        if ((*rc = run->ran[i].rc) != TP_OK)
+        /* its files are completed at its place, after the stages it overtook */
+        if ((*rc = run->ran[i].rc) == TP_OK)
+            *rc = settle(run, &run->ran[i], true);
+        if (*rc != TP_OK)
             report(run, i, *rc, run->ran[i].error);
         return true;
     }
@@ -440,13 +479,21 @@ bool tp_run_group_turn(tp_run *run, size_t i, int *rc)
         r->ran = true;
         r->rc = grc != TP_OK ? grc : m[q].rc;
         snprintf(r->error, sizeof r->error, "%s", m[q].st.error);
+        r->held = m[q].held;
+        r->n_held = m[q].n_held;
     }
     free(m);
     return tp_run_group_turn(run, i, rc);
 }
 
+void tp_run_groups_discard(tp_run *run)
+{
+    for (size_t i = 0; run->ran != NULL && i < run->pipeline->n; i++)
+        settle(run, &run->ran[i], false);
+}
+
 void tp_run_groups_free(tp_run *run)
 {
-    free(run->ran);
+    free(run->ran); /* tp_pipeline_run settled every held output */
     run->ran = NULL;
 }

@@ -370,6 +370,17 @@ mkdir -p "$tmp/onerank"
 cp tests/data/hand/cp_straggler_rank0.json "$tmp/onerank/"
 check "streamed: a later stage fails first" 1 "analysis 'job': give the ranks' traces" \
     "$P" run tests/pipelines/batch/streamed_later_fails_job.yaml --input "$tmp/onerank" --set out="$tmp/onero"
+# a stage the streaming group overtook fails (ranks_job.yaml's csv writer of ranks' results,
+# between ranks and chrome_trace; its job.csv is a folder): exit 1 at its place, and the
+# group's later stage (chrome_trace) leaves no file, not even its temporary, as when the
+# stages ran one after the other (it had completed job.trace.json before the mend)
+mkdir -p "$tmp/overtaken/job.csv"
+check "streamed: an overtaken stage fails" 1 "writer 'csv_2': $tmp/overtaken/job.csv: is a directory" \
+    "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/cpstream" --set out="$tmp/overtaken"
+left=$(ls -A "$tmp/overtaken" | grep -c "job\.trace")
+if [ "$left" != 0 ]; then ko "streamed: an overtaken stage fails: the later stage left $left file(s)"
+elif [ ! -s "$tmp/overtaken/host.csv" ]; then ko "streamed: an overtaken stage fails: no batch table"
+else ok; fi
 # one bad rank: the batch stages run over the others and the exit says a trace failed
 head -c 2000 tests/data/hand/hier_basic.json > "$tmp/ranks/broken.json"
 "$P" run tests/pipelines/batch/ranks_job.yaml --input "$tmp/ranks" --set out="$tmp/rj2" -j 2 \
