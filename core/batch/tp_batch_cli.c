@@ -39,7 +39,7 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
             !(c->declares_out && tp_cli_is_var(&c->sets[i], "out")) &&
             !(t->capture && tp_cli_is_var(&c->sets[i], "capture")))
             sets[n++] = c->sets[i];
-    if (c->declares_capture && t->capture)
+    if (t->capture) /* paired only when the pipeline declares `capture` */
         sets[n++] = (tp_var){"capture", t->capture}; /* its rank's capture trace */
     if (c->declares_trace)
         sets[n++] = (tp_var){"trace", t->path};

@@ -177,21 +177,22 @@ static bool holds_all(const pstage *s)
 }
 
 /* Whether it holds the latest trace for the rest of the run: one trace
- * read before it runs (tp_run_stage_reads_late says which are not). */
+ * read before it runs (tp_run_stage_reads_late says which are not: readers
+ * among them). */
 static bool holds_latest(const pstage *s)
 {
-    return s->kind != TP_STAGE_READER && !(s->desc->flags & TP_STAGE_F_TRACES) &&
-           !tp_run_stage_reads_late(s);
+    return !(s->desc->flags & TP_STAGE_F_TRACES) && !tp_run_stage_reads_late(s);
 }
 
 uint64_t tp_batch_stages_bytes(const tp_pipeline *p, const char *const *paths, size_t n,
                                bool *all)
 {
-    uint64_t sum = 0, largest = 0, latest = n ? tp_batch_trace_bytes(paths[n - 1]) : 0;
+    uint64_t sum = 0, largest = 0, latest = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t b = tp_batch_trace_bytes(paths[i]);
         sum += b;
         largest = b > largest ? b : largest;
+        latest = b; /* the last one's, when the loop ends */
     }
     bool one = false, last = false;
     *all = false;
