@@ -8,7 +8,11 @@ iteration out, GMAE.  Usage: check_calibration.py TRACE FP32_GFLOPS OUTDIR [CALI
 import csv
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_attention_calib as cac  # noqa: E402
 
 
 def samples(trace, gflops):
@@ -31,34 +35,10 @@ def samples(trace, gflops):
     return out
 
 
-def wls(s, w):
-    """Weighted least squares of m ~ t0 + slope * b (one kernel per op), t0, slope >= 0."""
-    kk = sum(wi for wi, (b, m, _) in zip(w, s))
-    kb = sum(wi * b for wi, (b, m, _) in zip(w, s))
-    bb = sum(wi * b * b for wi, (b, m, _) in zip(w, s))
-    km = sum(wi * m for wi, (b, m, _) in zip(w, s))
-    bm = sum(wi * b * m for wi, (b, m, _) in zip(w, s))
-    det = kk * bb - kb * kb
-    t0, sl = (km * bb - kb * bm) / det, (kk * bm - kb * km) / det
-    if t0 < 0:
-        t0, sl = 0.0, bm / bb
-    if sl <= 0:
-        t0, sl = km / kk, 0.0
-    return t0, sl
-
-
 def fit(s):
-    """Least absolute relative error: relative least squares, then reweighted by
-    1 / max(|r|, 1e-3) until the curve stops moving (1e-12) or 200 rounds."""
-    t0, sl = wls(s, [1 / m ** 2 for b, m, _ in s])
-    for _ in range(200):
-        w = [1 / (m * m * max(abs(t0 + sl * b - m) / m, 1e-3)) for b, m, _ in s]
-        n0, ns = wls(s, w)
-        still = abs(n0 - t0) <= 1e-12 * abs(n0) and abs(ns - sl) <= 1e-12 * abs(ns)
-        t0, sl = n0, ns
-        if still:
-            break
-    return t0, sl
+    """The curve of (bound, measured, group) samples, one kernel each: least absolute
+    relative error (check_attention_calib.fit)."""
+    return cac.fit([(b, m, 1, g) for b, m, g in s])
 
 
 def gmae(errs):

@@ -3,7 +3,10 @@ issue-27 models implement) with TraceLens's own functions, read from a copy of
 TraceLens/PerfModel/perf_model.py (AMD-AGI/TraceLens; not part of this repository,
 so not run by the test suites):
 
-    python3 tests/tools/tracelens_agreement.py path/to/perf_model.py
+    python3 tests/tools/tracelens_agreement.py path/to/perf_model.py [TRACE ...]
+
+With traces, also every attention op of theirs that check_models.py models (the real
+shapes of tests/data/kineto/attention/ and the corpus) against TraceLens's SDPA.
 
 Only the pure static formulas are taken from it (SDPA, Normalization, CONV), by
 parsing the file: TraceLens's imports (torch ...) are not needed.  Prints one line
@@ -84,5 +87,39 @@ def main(path):
     return 1 if bad else 0
 
 
+def bhnd(dims, name):
+    """(B, N, H, d) of q, k, v from an attention op's Input Dims (BNHD for flash)."""
+    q, k, v = (dims[i] for i in (cm.ATTENTION[name][0] + j for j in range(3)))
+    if cm.ATTENTION[name][1] == "BNHD":
+        return [(s[0], s[1], s[2], s[3]) for s in (q, k, v)]
+    return [(s[0], s[2], s[1], s[3]) for s in (q, k, v)]
+
+
+def traces(path, files):
+    """Each distinct attention shape of files: check_models.py against TraceLens's SDPA."""
+    SDPA = tracelens(path)[0]
+    seen, bad = set(), 0
+    for f in files:
+        for e in cm.load(f):
+            a = e.get("args", {})
+            if e.get("cat") != "cpu_op" or e.get("name") not in cm.ATTENTION or \
+                    cm.ATTENTION[e["name"]][3] or "Input Dims" not in a:
+                continue
+            mine = cm.cost(e["name"], a)
+            if mine is None or (e["name"], str(a["Input Dims"]), str(a.get("Concrete Inputs"))) in seen:
+                continue
+            seen.add((e["name"], str(a["Input Dims"]), str(a.get("Concrete Inputs"))))
+            (B, NQ, HQ, D), (_, NK, HK, _), (_, _, _, DV) = bhnd(a["Input Dims"], e["name"])
+            causal = a.get("Concrete Inputs", [""] * 20)[cm.ATTENTION[e["name"]][2]] == "True"
+            flops = SDPA.flops_func(B, NQ, HQ, NK, HK, D, DV, causal)
+            nbytes = SDPA.bytes_func(B, NQ, HQ, NK, HK, D, DV, causal, mine[3])
+            ok = mine[1] == flops and mine[2] == nbytes
+            bad += not ok
+            print("%-24s %-40s %-26s FLOPs %s / %s, bytes %s / %s: %s" % (
+                os.path.basename(f)[:24], e["name"][6:46], str([B, NQ, HQ, D]) + (" causal" if causal else ""),
+                mine[1], flops, mine[2], nbytes, "agree" if ok else "DIFFER"))
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1]) | (traces(sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else 0))
