@@ -139,9 +139,11 @@ static int32_t source_row(const tp_trace *t, const tp_hier_view *h, tp_coll_memo
     return dims;
 }
 
-/* Type, sizes, dtype and group of call k from its source row s. */
-static void describe(const tp_trace *t, tp_coll_memo *memo, int32_t s, co_source how,
-                     co_comms *comms, co_call *k)
+/* Type, sizes and dtype of call k from its source row s; its process group
+ * by the SDK (tp_coll_group_of: the kernel, the ancestors of its launch,
+ * then an NCCL payload), as critical_path keys the same call. */
+static void describe(const tp_trace *t, const tp_hier_view *h, tp_coll_memo *memo, int32_t s,
+                     co_source how, co_comms *comms, co_call *k)
 {
     int dims_only = how == CO_SRC_DIMS;
     const tp_cols *c = tp_trace_cols(t);
@@ -159,8 +161,7 @@ static void describe(const tp_trace *t, tp_coll_memo *memo, int32_t s, co_source
     k->group_size = s >= 0 ? arg_i64(t, s, "Group size") : -1;
     if (k->group_size < 0)
         k->group_size = ws;
-    if (s >= 0)
-        arg_text(t, s, "Process Group Name", k->group, sizeof k->group);
+    tp_coll_group_of(t, h, k->row, k->group, sizeof k->group);
     if (s < 0)
         return;
     if (how == CO_SRC_PAYLOAD) {
@@ -239,7 +240,7 @@ static int calls_of(tp_stage *st, const tp_trace *t, uint32_t index, const tp_vo
                      .n_ranks = 1};
         co_source how;
         int32_t s = source_row(t, &h, &memo, (int32_t)i, &how);
-        describe(t, &memo, s, how, &comms, &k);
+        describe(t, &h, &memo, s, how, &comms, &k);
         rc = push(cs, &k);
     }
     tp_coll_memo_free(&memo);
