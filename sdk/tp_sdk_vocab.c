@@ -305,6 +305,30 @@ tp_coll_type tp_vocab_collective(const tp_vocab *v, const char *kernel)
     return r->what ? (tp_coll_type)r->what : type_from_name(kernel);
 }
 
+int tp_coll_memo_init(tp_coll_memo *m, tp_stage *st, const tp_vocab *v)
+{
+    size_t n = tp_str_count(st);
+    *m = (tp_coll_memo){st, v, tp_calloc(n ? n : 1, 1), n};
+    return m->type_of ? TP_OK : TP_ENOMEM;
+}
+
+tp_coll_type tp_coll_memo_type(tp_coll_memo *m, tp_str s)
+{
+    if (s < m->n && m->type_of[s] != 0)
+        return (tp_coll_type)(m->type_of[s] - 1);
+    tp_coll_type t = tp_vocab_collective(m->vocab, tp_str_text(m->st, s));
+    if (s < m->n)
+        m->type_of[s] = (uint8_t)(t + 1);
+    return t;
+}
+
+void tp_coll_memo_free(tp_coll_memo *m)
+{
+    tp_free(m->type_of);
+    m->type_of = NULL;
+    m->n = 0;
+}
+
 /* "set" in any case: Memset, MEMSET, memset, FillBuffer is given a type. */
 static int says_set(const char *s)
 {

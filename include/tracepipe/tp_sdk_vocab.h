@@ -151,6 +151,22 @@ tp_coll_type tp_vocab_collective(const tp_vocab *v, const char *kernel);
  * else TP_COLL_OTHER when no word fits. */
 tp_coll_type tp_coll_type_of_name(const char *name);
 
+/* The collective type (tp_vocab_collective) of interned names, each name's
+ * text matched once: a stage that asks per activity and per ancestor keeps
+ * one memo instead of matching the patterns per row.  tp_coll_memo_init
+ * sizes it for the names interned so far (a name interned later is matched
+ * each time it is asked) and borrows vocabulary v; TP_OK or TP_ENOMEM.
+ * tp_coll_memo_type answers for name id s; tp_coll_memo_free releases it. */
+typedef struct tp_coll_memo {
+    tp_stage *st;
+    const tp_vocab *vocab;
+    uint8_t *type_of; /* per name id: the type + 1; 0 not matched yet */
+    size_t n;
+} tp_coll_memo;
+int tp_coll_memo_init(tp_coll_memo *m, tp_stage *st, const tp_vocab *v);
+tp_coll_type tp_coll_memo_type(tp_coll_memo *m, tp_str s);
+void tp_coll_memo_free(tp_coll_memo *m);
+
 /* The memory activity an activity name is, TP_MEM_NONE when none (a rule
  * without a type: memset when the name has "set" in any case, else memcpy). */
 tp_mem_what tp_vocab_memory(const tp_vocab *v, const char *name);

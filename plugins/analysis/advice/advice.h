@@ -29,7 +29,6 @@ typedef struct adv_config {
     tp_strlist rules; /* the rules to run; empty: all */
 } adv_config;
 
-/* One GPU device's launched activities (kernels, memcpys, memsets). */
 /* A device's communication: its union's length, the part no computation
  * hides, the kernels and the device's span; computed once per trace for
  * the rules that read it (advice_gpu.c). */
@@ -38,6 +37,7 @@ typedef struct adv_comm {
     size_t count;
 } adv_comm;
 
+/* One GPU device's launched activities (kernels, memcpys, memsets). */
 typedef struct adv_device {
     int64_t device;
     uint32_t *rows; /* by start */

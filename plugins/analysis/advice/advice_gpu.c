@@ -51,20 +51,19 @@ static void dev_span(const adv *a, const adv_device *d, int64_t *lo, int64_t *hi
 }
 
 /* A device's timeline: the union of its activities (u borrowed, n
- * intervals; built once per device for the rules that read it) and its
- * span [lo, hi). */
+ * intervals; built once per device, kept on d, for the rules that read it)
+ * and its span [lo, hi). */
 typedef struct dev_tl {
     const tp_interval *u;
     size_t n;
     int64_t lo, hi;
 } dev_tl;
 
-static int dev_timeline(adv *a, const adv_device *d, dev_tl *tl)
+static int dev_timeline(adv *a, adv_device *d, dev_tl *tl)
 {
     dev_span(a, d, &tl->lo, &tl->hi);
     if (d->busy == NULL) {
-        adv_device *w = &a->dev[d - a->dev]; /* the rules hold it const */
-        int rc = dev_union(a, d, ANY_CLASS, &w->busy, &w->nbusy, NULL);
+        int rc = dev_union(a, d, ANY_CLASS, &d->busy, &d->nbusy, NULL);
         if (rc != TP_OK)
             return rc;
     }
@@ -90,8 +89,8 @@ static int no_gpu(adv *a)
 }
 
 /* Runs a device rule on every device (after the info row of a trace
- * without GPU activity). */
-static int each_device(adv *a, int (*rule)(adv *a, const adv_device *d))
+ * without GPU activity); a rule may fill the device's caches (busy). */
+static int each_device(adv *a, int (*rule)(adv *a, adv_device *d))
 {
     int rc = no_gpu(a);
     for (size_t k = 0; rc == TP_OK && k < a->ndev; k++)
@@ -101,7 +100,7 @@ static int each_device(adv *a, int (*rule)(adv *a, const adv_device *d))
 
 /* ------------------------------------------------------------ gpu_idle */
 
-static int idle_device(adv *a, const adv_device *d)
+static int idle_device(adv *a, adv_device *d)
 {
     dev_tl tl;
     int rc = dev_timeline(a, d, &tl);
@@ -244,7 +243,7 @@ static int most_per_iteration(adv *a, const adv_device *d, size_t total, int64_t
     return TP_OK;
 }
 
-static int memcpy_device(adv *a, const adv_device *d)
+static int memcpy_device(adv *a, adv_device *d)
 {
     tp_interval *u;
     size_t n, count;
@@ -278,7 +277,7 @@ int adv_memcpy_share(adv *a) { return each_device(a, memcpy_device); }
 
 /* ------------------------------------------------------------ gpu_gaps */
 
-static int gaps_device(adv *a, const adv_device *d)
+static int gaps_device(adv *a, adv_device *d)
 {
     dev_tl tl;
     int rc = dev_timeline(a, d, &tl);
@@ -314,7 +313,7 @@ static int64_t chunk_bound(int64_t lo, int64_t hi, int64_t k, int64_t chunks)
     return lo + q * k + r * k / chunks;
 }
 
-static int util_device(adv *a, const adv_device *d)
+static int util_device(adv *a, adv_device *d)
 {
     dev_tl tl;
     int rc = dev_timeline(a, d, &tl);

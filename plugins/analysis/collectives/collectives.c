@@ -110,30 +110,13 @@ static void first_input_type(const tp_trace *t, int32_t row, char *buf, size_t s
         buf[0] = '\0';
 }
 
-/* The vocabulary's collective type of name id nm, matched once per name:
- * memo[nm] holds the type + 1 (0: not asked yet). */
-typedef struct co_memo {
-    uint8_t *type_of;
-    size_t n;
-} co_memo;
-
-static tp_coll_type coll_type(co_memo *memo, const tp_vocab *vocab, tp_stage *st, tp_str nm)
-{
-    if (nm < memo->n && memo->type_of[nm] != 0)
-        return (tp_coll_type)(memo->type_of[nm] - 1);
-    tp_coll_type ty = tp_vocab_collective(vocab, tp_str_text(st, nm));
-    if (nm < memo->n)
-        memo->type_of[nm] = (uint8_t)(ty + 1);
-    return ty;
-}
-
 /* The row whose args describe kernel a: the kernel itself when it carries
  * message sizes, else the nearest op above its launch that does
  * (record_param_comms) or the nearest NVTX range with NCCL's payload (an
  * nsys export), else the nearest collective op above it with "Input Dims"
  * (the nccl:<type> annotation); *how says which. */
-static int32_t source_row(const tp_trace *t, const tp_hier_view *h, const tp_vocab *vocab,
-                          tp_stage *st, co_memo *memo, int32_t a, co_source *how)
+static int32_t source_row(const tp_trace *t, const tp_hier_view *h, tp_coll_memo *memo,
+                          int32_t a, co_source *how)
 {
     const tp_cols *c = tp_trace_cols(t);
     int32_t dims = -1;
@@ -149,16 +132,18 @@ static int32_t source_row(const tp_trace *t, const tp_hier_view *h, const tp_voc
             return x;
         }
         if (dims < 0 && arg(t, x, "Input Dims", &vlen) &&
-            coll_type(memo, vocab, st, c->name[x]) != TP_COLL_NONE)
+            tp_coll_memo_type(memo, c->name[x]) != TP_COLL_NONE)
             dims = x;
     }
     *how = CO_SRC_DIMS;
     return dims;
 }
 
-/* Type, sizes, dtype and group of call k from its source row s. */
-static void describe(tp_stage *st, const tp_trace *t, const tp_vocab *vocab, co_memo *memo,
-                     int32_t s, co_source how, co_comms *comms, co_call *k)
+/* Type, sizes and dtype of call k from its source row s; its process group
+ * by the SDK (tp_coll_group_of: the kernel, the ancestors of its launch,
+ * then an NCCL payload), as critical_path keys the same call. */
+static void describe(const tp_trace *t, const tp_hier_view *h, tp_coll_memo *memo, int32_t s,
+                     co_source how, co_comms *comms, co_call *k)
 {
     int dims_only = how == CO_SRC_DIMS;
     const tp_cols *c = tp_trace_cols(t);
@@ -168,7 +153,7 @@ static void describe(tp_stage *st, const tp_trace *t, const tp_vocab *vocab, co_
     if (s >= 0 && arg_text(t, s, "Collective name", name, sizeof name))
         ty = tp_coll_type_of_name(name);
     else if (s >= 0 && s != k->row)
-        ty = coll_type(memo, vocab, st, c->name[s]);
+        ty = tp_coll_memo_type(memo, c->name[s]);
     if (ty != TP_COLL_NONE && ty != TP_COLL_OTHER)
         k->type = ty;
     int64_t ws = -1;
@@ -176,8 +161,7 @@ static void describe(tp_stage *st, const tp_trace *t, const tp_vocab *vocab, co_
     k->group_size = s >= 0 ? arg_i64(t, s, "Group size") : -1;
     if (k->group_size < 0)
         k->group_size = ws;
-    if (s >= 0)
-        arg_text(t, s, "Process Group Name", k->group, sizeof k->group);
+    tp_coll_group_of(t, h, k->row, k->group, sizeof k->group);
     if (s < 0)
         return;
     if (how == CO_SRC_PAYLOAD) {
@@ -238,16 +222,15 @@ static int calls_of(tp_stage *st, const tp_trace *t, uint32_t index, const tp_vo
     tp_trace_info_i64(t, "rank", &rank);
     /* the vocabulary's patterns are matched once per name, not per activity
      * or ancestor */
-    size_t nnames = tp_str_count(st);
-    co_memo memo = {tp_calloc(nnames ? nnames : 1, 1), nnames};
-    if (memo.type_of == NULL)
+    tp_coll_memo memo;
+    if (tp_coll_memo_init(&memo, st, vocab) != TP_OK)
         return TP_ENOMEM;
     int rc = TP_OK;
     co_comms comms = {t, 0, NULL, 0};
     for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         if (!tp_ev_is_activity(c, i) || c->dur[i] < 0)
             continue;
-        tp_coll_type ty = coll_type(&memo, vocab, st, c->name[i]);
+        tp_coll_type ty = tp_coll_memo_type(&memo, c->name[i]);
         if (ty == TP_COLL_NONE)
             continue;
         co_call k = {.trace = index, .rank = rank, .row = (int32_t)i,
@@ -256,11 +239,11 @@ static int calls_of(tp_stage *st, const tp_trace *t, uint32_t index, const tp_vo
                      .nelems = -1, .bytes = -1, .wait_hns = -1, .skew_hns = -1, .set = -1, .seq = -1,
                      .n_ranks = 1};
         co_source how;
-        int32_t s = source_row(t, &h, vocab, st, &memo, (int32_t)i, &how);
-        describe(st, t, vocab, &memo, s, how, &comms, &k);
+        int32_t s = source_row(t, &h, &memo, (int32_t)i, &how);
+        describe(t, &h, &memo, s, how, &comms, &k);
         rc = push(cs, &k);
     }
-    tp_free(memo.type_of);
+    tp_coll_memo_free(&memo);
     co_comms_free(&comms);
     return rc;
 }

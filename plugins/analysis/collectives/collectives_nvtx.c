@@ -5,8 +5,8 @@
  * message size is one rank's part for an all_gather (its input) and a
  * reduce_scatter (its output): nccl-tests' size S is that times the group
  * size.  The group size is the communicator's "No. of ranks", from its
- * ncclCommInitRank range in the same trace; the process group, the
- * communicator's id.
+ * ncclCommInitRank range in the same trace; the process group (the
+ * communicator's id) is the SDK's, tp_coll_group_of.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +71,6 @@ void co_describe_payload(const tp_trace *t, int32_t s, co_comms *comms, co_call 
     int64_t n = comm_ranks(comms, p.comm);
     if (n > 0)
         k->group_size = n;
-    if (k->group[0] == '\0')
-        memcpy(k->group, p.comm, sizeof k->group < sizeof p.comm ? sizeof k->group : sizeof p.comm);
     if (k->dtype[0] == '\0')
         memcpy(k->dtype, p.dtype, sizeof k->dtype < sizeof p.dtype ? sizeof k->dtype : sizeof p.dtype);
     int per_rank = k->type == TP_COLL_ALL_GATHER || k->type == TP_COLL_REDUCE_SCATTER;

@@ -28,20 +28,8 @@ static int by_start(const void *x, const void *y, void *ctx)
     return (a > b) - (a < b);
 }
 
-/* The collective type of name s (memo: type + 1 per name, 0 not asked). */
-static tp_coll_type coll_type(tp_stage *st, const tp_vocab *v, uint8_t *memo, size_t n, tp_str s)
-{
-    if (s < n && memo[s] != 0)
-        return (tp_coll_type)(memo[s] - 1);
-    tp_coll_type t = tp_vocab_collective(v, tp_str_text(st, s));
-    if (s < n)
-        memo[s] = (uint8_t)(t + 1);
-    return t;
-}
-
 /* Trace tr's collective kernels (nodes), keyed by process group and type, in start order. */
-static int calls_of(tp_stage *st, const cp_trace *tr, const tp_vocab *v, uint8_t *memo,
-                    size_t nmemo, cp_calls *k)
+static int calls_of(const cp_trace *tr, tp_coll_memo *memo, cp_calls *k)
 {
     const tp_cols *c = tr->c;
     size_t n = 0;
@@ -50,7 +38,7 @@ static int calls_of(tp_stage *st, const cp_trace *tr, const tp_vocab *v, uint8_t
         return TP_ENOMEM;
     for (size_t r = 0; r < c->n; r++)
         if (tr->node_of[r] >= 0 && tp_ev_is_activity(c, r) &&
-            coll_type(st, v, memo, nmemo, c->name[r]) != TP_COLL_NONE)
+            tp_coll_memo_type(memo, c->name[r]) != TP_COLL_NONE)
             k->row[n++] = (uint32_t)r;
     k->n = n;
     k->start = tp_malloc((n ? n : 1) * sizeof *k->start);
@@ -65,7 +53,7 @@ static int calls_of(tp_stage *st, const cp_trace *tr, const tp_vocab *v, uint8_t
         tp_coll_group_of(tr->t, &tr->h, (int32_t)r, group, sizeof group);
         k->start[i] = c->ts[r];
         k->end[i] = c->ts[r] + c->dur[r];
-        k->key[i] = tp_coll_key(group, coll_type(st, v, memo, nmemo, c->name[r]));
+        k->key[i] = tp_coll_key(group, tp_coll_memo_type(memo, c->name[r]));
     }
     return rc;
 }
@@ -101,17 +89,18 @@ int cp_match_collectives(cp_graph *g, const tp_vocab *v, int32_t **coll_src)
     *coll_src = NULL;
     if (g->nt < 2)
         return TP_OK;
-    size_t nmemo = tp_str_count(g->st);
-    uint8_t *memo = tp_calloc(nmemo ? nmemo : 1, 1);
+    tp_coll_memo memo;
+    if (tp_coll_memo_init(&memo, g->st, v) != TP_OK)
+        return TP_ENOMEM;
     cp_calls *k = tp_calloc(g->nt, sizeof *k);
     tp_coll_rank *ranks = tp_calloc(g->nt, sizeof *ranks);
     tp_coll_match m = {0};
     *coll_src = tp_malloc((g->nn ? g->nn : 1) * sizeof **coll_src);
-    int rc = memo && k && ranks && *coll_src ? TP_OK : TP_ENOMEM;
+    int rc = k && ranks && *coll_src ? TP_OK : TP_ENOMEM;
     for (size_t i = 0; i < g->nn && rc == TP_OK; i++)
         (*coll_src)[i] = -1;
     for (size_t i = 0; i < g->nt && rc == TP_OK; i++) {
-        rc = calls_of(g->st, &g->tr[i], v, memo, nmemo, &k[i]);
+        rc = calls_of(&g->tr[i], &memo, &k[i]);
         ranks[i] = (tp_coll_rank){k[i].start, k[i].end, k[i].key, k[i].n};
     }
     rc = rc ? rc : tp_coll_match_ranks(ranks, g->nt, &m);
@@ -125,6 +114,6 @@ int cp_match_collectives(cp_graph *g, const tp_vocab *v, int32_t **coll_src)
         calls_free(&k[i]);
     tp_free(k);
     tp_free(ranks);
-    tp_free(memo);
+    tp_coll_memo_free(&memo);
     return rc;
 }

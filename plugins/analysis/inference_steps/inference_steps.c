@@ -286,6 +286,9 @@ typedef struct is_run {
     pcre2_match_data *md;
     tp_iterations it;    /* the steps */
     int64_t *step;       /* it.n: their step numbers */
+    tp_iter_view view;   /* when the steps are the pipeline's iterations: it and step are
+                            its arrays (borrowed), row its row map */
+    int viewed;
     is_fields *f;        /* it.n */
     size_t *off;         /* it.n + 1: each step's activities in iv[off[k], off[k + 1]) */
     tp_interval *iv;
@@ -342,28 +345,17 @@ static int steps_are_iterations(const is_run *r)
 }
 
 /* The pipeline's iterations (computed once per trace, tp_iter_view_get)
- * copied as this stage's steps, with their step numbers. */
+ * as this stage's steps, with their step numbers and the row map (each
+ * row's iteration, published once for every stage). */
 static int steps_from_iterations(is_run *r, tp_trace *t)
 {
-    tp_iter_view v;
-    int rc = tp_iter_view_get(r->st, t, NULL, &v);
+    int rc = tp_iter_view_get(r->st, t, NULL, &r->view);
     if (rc != TP_OK)
         return rc;
-    r->it.it = tp_malloc((v.n ? v.n : 1) * sizeof *r->it.it);
-    r->step = tp_malloc((v.n ? v.n : 1) * sizeof *r->step);
-    if (r->it.it == NULL || r->step == NULL)
-        rc = TP_ENOMEM;
-    else {
-        memcpy(r->it.it, v.it, v.n * sizeof *v.it);
-        memcpy(r->step, v.step, v.n * sizeof *v.step);
-        r->it.n = v.n;
-        r->it.pid = v.pid;
-        r->it.tid = v.tid;
-        r->it.threads = v.threads;
-        r->it.nested = v.nested;
-    }
-    tp_iter_view_release(&v);
-    return rc;
+    r->viewed = 1;
+    r->it = tp_iter_as_iterations(&r->view);
+    r->step = r->view.step;
+    return tp_iter_view_rows(r->st, t, &r->view);
 }
 
 /* The steps by the stage's own patterns. */
@@ -405,14 +397,17 @@ static int find_steps(is_run *r, tp_trace *t)
 }
 
 /* The step of each activity: that of its launch, else of its own start;
- * step[i] for activities, -1 for other rows (one binary search each). */
+ * step[i] for activities, -1 for other rows (the pipeline's row map, else
+ * one binary search each). */
 static void steps_of(const is_run *r, const int32_t *launcher, int32_t *step)
 {
     const tp_cols *c = r->c;
+    const int32_t *row = r->viewed ? r->view.row : NULL;
     for (size_t i = 0; i < c->n; i++) {
-        int32_t l = launcher[i];
-        step[i] = tp_ev_is_activity(c, i) ? tp_iteration_of(&r->it, c->ts[l >= 0 ? (size_t)l : i])
-                                          : -1;
+        size_t at = launcher[i] >= 0 ? (size_t)launcher[i] : i;
+        step[i] = !tp_ev_is_activity(c, i) ? -1
+                  : row                    ? row[at]
+                                           : tp_iteration_of(&r->it, c->ts[at]);
     }
 }
 
@@ -590,8 +585,12 @@ static void set_window(is_run *r)
 
 static void run_free(is_run *r)
 {
-    tp_iterations_free(&r->it);
-    tp_free(r->step);
+    if (r->viewed) {
+        tp_iter_view_release(&r->view);
+    } else {
+        tp_iterations_free(&r->it);
+        tp_free(r->step);
+    }
     tp_free(r->f);
     tp_free(r->off);
     tp_free(r->iv);

@@ -165,7 +165,8 @@ static int unowned_whys(tp_stage *st, const tp_cols *c, const pr_gpu_time *gpu, 
         return TP_ENOMEM;
     size_t nstr = tp_str_count(st);
     tp_str *memo = tp_calloc(nstr ? nstr : 1, sizeof *memo);
-    int rc = memo ? TP_OK : TP_ENOMEM;
+    tp_coll_memo coll = {0};
+    int rc = memo && tp_coll_memo_init(&coll, st, &voc) == TP_OK ? TP_OK : TP_ENOMEM;
     char buf[320];
     for (size_t k = 0; rc == TP_OK && gpu->unowned && k < gpu->n_unowned; k++) {
         size_t a = gpu->unowned[k];
@@ -173,7 +174,7 @@ static int unowned_whys(tp_stage *st, const tp_cols *c, const pr_gpu_time *gpu, 
         tp_str nm = kernel ? c->name[a] : 0; /* copies and sets: one reason */
         if ((size_t)nm >= nstr || memo[nm] == 0) {
             const char *name = tp_str_text(st, c->name[a]);
-            if (kernel && tp_vocab_collective(&voc, name) != TP_COLL_NONE)
+            if (kernel && tp_coll_memo_type(&coll, nm) != TP_COLL_NONE)
                 snprintf(buf, sizeof buf, "%s", PR_WHY_COMM_KERNEL);
             else
                 with_kernel("GPU activity no op launched", kernel ? name : NULL, buf, sizeof buf);
@@ -189,6 +190,7 @@ static int unowned_whys(tp_stage *st, const tp_cols *c, const pr_gpu_time *gpu, 
         rc = why_add(st, ws, buf, us);
     }
     tp_free(memo);
+    tp_coll_memo_free(&coll);
     tp_vocab_free(&voc);
     return rc;
 }

@@ -26,16 +26,32 @@ static int mark_order(const void *x, const void *y, void *ctx)
     return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
-/* Is row of r (rank column col) about trace t_k, the k-th?  Only t_k is
- * looked at: in a streamed batch asking for another trace would read it
- * again.  A null rank means the result's own trace (its `trace` note). */
-static int row_is_trace(const tp_result *r, size_t row, int col, const tp_trace *t_k, size_t k)
+/* Which rows of a result are about trace k, found once per result: a row
+ * whose rank is trace k's; a null rank means the result's own trace (its
+ * `trace` note), else the first.  Only t_k is looked at: in a streamed
+ * batch asking for another trace would read it again. */
+typedef struct ct_whose {
+    int64_t rank; /* trace k's rank (ct_trace_rank) */
+    int own;      /* trace k is the one the result's `trace` note names */
+    int named;    /* the result has a `trace` note */
+    size_t k;     /* the trace's place among the writer's */
+} ct_whose;
+
+static ct_whose whose(const tp_result *r, const tp_trace *t_k, size_t k, int64_t rank_k)
 {
-    if (tp_result_is_null(r, row, col)) {
-        const char *id = tp_result_meta(r, "trace"), *tid = tp_trace_id(t_k);
-        return id ? tid && strcmp(id, tid) == 0 : k == 0;
-    }
-    return tp_result_get_i64(r, row, col) == ct_trace_rank(t_k, k);
+    const char *id = tp_result_meta(r, "trace"), *tid = tp_trace_id(t_k);
+    return (ct_whose){rank_k, id && tid && strcmp(id, tid) == 0, id != NULL, k};
+}
+
+/* Is row of r (rank column col) about the trace of w?  2 surely: its rank,
+ * or a null rank and the result's own trace; 1 only for now: a null rank,
+ * the first trace and not the result's own (a flow's end until its own
+ * trace comes); 0 not. */
+static int row_in(const tp_result *r, size_t row, int col, const ct_whose *w)
+{
+    if (!tp_result_is_null(r, row, col))
+        return tp_result_get_i64(r, row, col) == w->rank ? 2 : 0;
+    return w->own ? 2 : w->k == 0 ? 1 : 0;
 }
 
 /* The columns of an `arg` overlay, by name. */
@@ -61,13 +77,17 @@ int ct_load_marks(tp_stage *st, const tp_trace *t_k, size_t k, ct_marks *m)
     size_t cap = 0;
     memset(m, 0, sizeof *m);
     size_t n = tp_trace_cols(t_k)->n;
+    int64_t rank_k = ct_trace_rank(t_k, k);
     for (size_t i = 0; i < tp_input_count(st); i++) {
         const tp_result *r = tp_input(st, i);
         ct_arg_cols col;
         int ok = arg_cols(r, &col);
+        ct_whose w = whose(r, t_k, k, rank_k);
+        /* a null rank: the result's own trace, or the first when it names none */
+        int least = w.named ? 2 : 1;
         for (size_t row = 0; ok && row < tp_result_rows(r); row++) {
             if (tp_result_is_null(r, row, col.row) || tp_result_is_null(r, row, col.key) ||
-                tp_result_is_null(r, row, col.value) || !row_is_trace(r, row, col.rank, t_k, k))
+                tp_result_is_null(r, row, col.value) || row_in(r, row, col.rank, &w) < least)
                 continue;
             int64_t ev = tp_result_get_i64(r, row, col.row);
             if (ev < 0 || (uint64_t)ev >= n)
@@ -131,34 +151,21 @@ void ct_flows_free(ct_flows *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Is the end (rank column rank_col of row) in trace k (t_k)?  A rank names
- * the first trace of that rank; null, the result's own trace (its `trace`
- * note: *exact), else trace 0 until that trace comes. */
-static int end_in(const tp_result *r, size_t row, int rank_col, const tp_trace *t_k, size_t k,
-                  int64_t rank_k, int *exact)
-{
-    *exact = 1;
-    if (!tp_result_is_null(r, row, rank_col))
-        return tp_result_get_i64(r, row, rank_col) == rank_k;
-    const char *id = tp_result_meta(r, "trace"), *tid = tp_trace_id(t_k);
-    if (id && tid && strcmp(id, tid) == 0)
-        return 1;
-    *exact = 0;
-    return k == 0;
-}
-
-/* End e (columns row_col, us_col of row) if it is in trace k: its event's
- * pid and tid, or CT_END_SKIP when it names none. */
+/* End e (columns row_col, us_col of row) if it is in trace k (t_k, w): its
+ * event's pid and tid, or CT_END_SKIP when it names none.  A rank names the
+ * first trace of that rank; a null rank, the result's own trace, else trace
+ * 0 until that trace comes (e->fallback). */
 static void keep_end(const tp_result *r, size_t row, int rank_col, int row_col, int us_col,
-                     const tp_trace *t_k, size_t k, int64_t rank_k, ct_flow_end *e)
+                     const tp_trace *t_k, const ct_whose *w, ct_flow_end *e)
 {
-    int exact;
-    if ((e->state != CT_END_NONE && !e->fallback) ||
-        !end_in(r, row, rank_col, t_k, k, rank_k, &exact) || (e->state != CT_END_NONE && !exact))
+    if (e->state != CT_END_NONE && !e->fallback)
+        return;
+    int in = row_in(r, row, rank_col, w);
+    if (in == 0 || (e->state != CT_END_NONE && in != 2))
         return;
     const tp_cols *c = tp_trace_cols(t_k);
     int64_t ev = tp_result_is_null(r, row, row_col) ? -1 : tp_result_get_i64(r, row, row_col);
-    *e = (ct_flow_end){0, 0, rank_k, (uint32_t)k, CT_END_SKIP, (uint8_t)!exact};
+    *e = (ct_flow_end){0, 0, w->rank, (uint32_t)w->k, CT_END_SKIP, (uint8_t)(in != 2)};
     if (tp_result_is_null(r, row, us_col) || ev < 0 || (uint64_t)ev >= c->n)
         return;
     e->pid = tp_ev_pid(c, (size_t)ev);
@@ -183,9 +190,10 @@ void ct_flows_keep(tp_stage *st, ct_flows *f, const tp_trace *t_k, size_t k)
         ct_flow_cols col;
         if (!flow_cols(r, &col))
             continue;
+        ct_whose w = whose(r, t_k, k, rank_k);
         for (size_t row = 0; row < tp_result_rows(r); row++, e += 2) {
-            keep_end(r, row, col.from_rank, col.from_row, col.from_us, t_k, k, rank_k, &e[0]);
-            keep_end(r, row, col.to_rank, col.to_row, col.to_us, t_k, k, rank_k, &e[1]);
+            keep_end(r, row, col.from_rank, col.from_row, col.from_us, t_k, &w, &e[0]);
+            keep_end(r, row, col.to_rank, col.to_row, col.to_us, t_k, &w, &e[1]);
         }
     }
 }
