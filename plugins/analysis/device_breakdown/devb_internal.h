@@ -122,6 +122,8 @@ int db_is_merge_op(db *d, int64_t r);
 
 /* Collects activities, owners, the pre-order and the stream list. */
 int db_prepare(db *d);
+/* The tree passes' arrays (after the streams' and devices' tables). */
+int db_alloc_pass_arrays(db *d);
 
 /* Writes <id>.streams. */
 int db_write_streams(db *d);

@@ -378,6 +378,8 @@ static int db_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = db_write_devices(&d);
     if (rc == TP_OK)
+        rc = db_alloc_pass_arrays(&d);
+    if (rc == TP_OK)
         rc = write_tree(&d);
     db_free(&d);
     if (rc != TP_OK)

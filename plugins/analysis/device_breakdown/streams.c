@@ -201,8 +201,10 @@ static int stream_actives(db *d)
     return TP_OK;
 }
 
-/* The per-position and per-activity arrays of the tree passes. */
-static int alloc_pass_arrays(db *d)
+/* The per-position and per-activity arrays of the tree passes, allocated
+ * after the streams' and devices' tables so that their interval scratch is
+ * gone by then. */
+int db_alloc_pass_arrays(db *d)
 {
     size_t np = d->npre ? d->npre : 1, na = d->nacts ? d->nacts : 1;
     d->dt = tp_calloc(np, sizeof *d->dt);
@@ -243,9 +245,7 @@ int db_prepare(db *d)
     int rc = group_by_stream(d); /* owners need the pre-order */
     if (rc == TP_OK)
         rc = stream_actives(d);
-    if (rc != TP_OK)
-        return rc;
-    return alloc_pass_arrays(d);
+    return rc;
 }
 
 /* A stream's row; window idle is the window minus the stream's union inside
