@@ -81,7 +81,8 @@ typedef struct db_act {
 typedef struct db {
     tp_stage *st;
     const db_config *cfg;
-    const tp_trace *t; /* the trace (its window) */
+    const tp_trace *t; /* the trace */
+    int64_t w0, w1;    /* its window (tp_trace_window) */
     const tp_cols *c;
     const int32_t *parent, *first_child, *next_sibling, *roots, *launcher; /* hierarchy */
     size_t nroots;
@@ -93,10 +94,9 @@ typedef struct db {
     int32_t *touched; /* pre-order positions whose dt the current stream set */
     size_t ntouched;
     uint8_t *mark; /* per position: in touched */
-    /* per pass, for touched positions only: their touched host children
-     * (positions) and the activities they own on this stream (by_stream
-     * indexes), as linked lists (-1 = end) */
-    int32_t *tfirst, *tnext; /* per position */
+    /* per pass, for touched positions only: the activities they own on this
+     * stream (by_stream indexes), as linked lists (-1 = end); their touched
+     * host children are their hierarchy children with a mark */
     int32_t *ofirst;         /* per position */
     int32_t *onext;          /* per activity */
     int32_t top_first; /* activities owned by the stream node */

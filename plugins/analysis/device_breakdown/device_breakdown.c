@@ -74,20 +74,29 @@ static tp_str leaf_name(db *d, tp_str name)
     return d->cfg->short_names ? tp_kernel_short_id(d->st, name, d->short_memo, d->nnames) : name;
 }
 
+static int push_host(db *d, int32_t p, tp_agg_buf *out);
+
+/* Appends the host children of row r that this stream touched (marked), in
+ * pre-order: the hierarchy's sibling order.  Only touched rows can have
+ * device time, so the others are skipped without a list of their own. */
+static int push_touched_children(db *d, int32_t r, tp_agg_buf *out)
+{
+    for (int32_t k = d->first_child[r]; k >= 0; k = d->next_sibling[k]) {
+        int32_t p = d->pos[k];
+        int rc = p >= 0 && d->mark[p] ? push_host(d, p, out) : TP_OK;
+        if (rc != TP_OK)
+            return rc;
+    }
+    return TP_OK;
+}
+
 /* Appends the host child at pre-order position p, or through a transparent
- * runtime call its host children.  Only rows this stream touched can have
- * device time. */
+ * runtime call its host children. */
 static int push_host(db *d, int32_t p, tp_agg_buf *out)
 {
     int32_t r = d->pre[p];
-    if (d->c->kind[r] == TP_KIND_RUNTIME) {
-        for (int32_t k = d->tfirst[p]; k >= 0; k = d->tnext[k]) {
-            int rc = push_host(d, k, out);
-            if (rc != TP_OK)
-                return rc;
-        }
-        return TP_OK;
-    }
+    if (d->c->kind[r] == TP_KIND_RUNTIME)
+        return push_touched_children(d, r, out);
     return d->dt[p] > 0 ? tp_agg_push(out, r) : TP_OK;
 }
 
@@ -131,9 +140,8 @@ static int db_children(void *ctx, int64_t item, tp_agg_buf *out)
     if (tp_kind_is_activity(d->c->kind[item]))
         return TP_OK;
     /* a merged op shows only the activities it gathered */
-    for (int32_t k = d->tfirst[d->pos[item]]; k >= 0 && rc == TP_OK && !db_is_merge_op(d, item);
-         k = d->tnext[k])
-        rc = push_host(d, k, out);
+    if (!db_is_merge_op(d, item))
+        rc = push_touched_children(d, (int32_t)item, out);
     if (rc == TP_OK)
         rc = push_owned(d, item, out);
     return rc;
@@ -210,17 +218,6 @@ static void list_prepend(int32_t *first, int32_t *next, int32_t x)
     *first = x;
 }
 
-/* Touched rows become their parents' children lists; walking them in
- * reverse pre-order and prepending leaves each list in pre-order. */
-static void link_touched_children(db *d)
-{
-    for (size_t i = d->ntouched; i-- > 0;) {
-        int32_t p = d->parent[d->pre[d->touched[i]]];
-        if (p >= 0)
-            list_prepend(&d->tfirst[d->pos[p]], d->tnext, d->touched[i]);
-    }
-}
-
 /* This stream's linked activities become their owners' lists (in row order
  * within the stream, again by prepending in reverse). */
 static void link_owned(db *d)
@@ -244,7 +241,7 @@ static void stream_times(db *d)
         int32_t p = d->touched[i];
         d->dt[p] = 0;
         d->mark[p] = 0;
-        d->tfirst[p] = d->ofirst[p] = -1;
+        d->ofirst[p] = -1;
     }
     d->ntouched = 0;
     d->top_first = -1;
@@ -267,7 +264,6 @@ static void stream_times(db *d)
         if (parent >= 0)
             d->dt[d->pos[parent]] += d->dt[p];
     }
-    link_touched_children(d);
     link_owned(d);
 }
 
@@ -339,9 +335,8 @@ static void db_free(db *d)
     tp_free(d->touched);
     tp_free(d->mark);
     tp_free(d->by_stream);
-    int32_t *lists[] = {d->tfirst, d->tnext, d->ofirst, d->onext};
-    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
-        tp_free(lists[k]);
+    tp_free(d->ofirst);
+    tp_free(d->onext);
     tp_free(d->pre);
     tp_free(d->dt);
     tp_free(d->streams);
