@@ -91,9 +91,13 @@ typedef struct db {
     size_t npre;
     int32_t *pos; /* per row: its index in pre (host rows only), -1 elsewhere */
     db_act *by_stream; /* activities sorted by (device, stream, row) */
-    int32_t *touched; /* pre-order positions whose dt the current stream set */
-    size_t ntouched;
-    uint8_t *mark; /* per position: in touched */
+    /* pre-order positions whose dt the current stream set: ntouched of
+     * them, listed while at most touched_cap (npre / 16 + 1); beyond that
+     * (scan) the marks alone say which */
+    int32_t *touched;
+    size_t ntouched, touched_cap;
+    int scan;
+    uint8_t *mark; /* per position: touched */
     /* per pass, for touched positions only: the activities they own on this
      * stream (by_stream indexes), as linked lists (-1 = end); their touched
      * host children are their hierarchy children with a mark */

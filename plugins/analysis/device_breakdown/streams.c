@@ -207,7 +207,8 @@ int db_alloc_pass_arrays(db *d)
 {
     size_t np = d->npre ? d->npre : 1, na = d->nacts ? d->nacts : 1;
     d->dt = tp_calloc(np, sizeof *d->dt);
-    d->touched = tp_malloc(np * sizeof *d->touched);
+    d->touched_cap = d->npre / 16 + 1;
+    d->touched = tp_malloc(d->touched_cap * sizeof *d->touched);
     d->mark = tp_calloc(np, 1);
     d->ofirst = tp_malloc(np * sizeof *d->ofirst);
     d->onext = tp_malloc(na * sizeof *d->onext);
