@@ -200,11 +200,13 @@ static int publish(tp_stage *st, const tp_trace *t, const tp_graphs *g)
 {
     /* a cache beside the events, which stay as they are */
     tp_trace *w = (tp_trace *)(uintptr_t)t;
-    int32_t *row = tp_trace_attach(st, w, ATT_ROW, TP_COL_I32, g->nrows);
+    size_t nrows = g->graph != NULL ? g->nrows : 0; /* none replayed: an empty row array */
+    int32_t *row = tp_trace_attach(st, w, ATT_ROW, TP_COL_I32, nrows);
     int64_t *list = tp_trace_attach(st, w, ATT_LIST, TP_COL_I64, GRAPH_CELLS * g->ngraphs);
     if (row == NULL || (list == NULL && g->ngraphs > 0))
         return TP_ENOMEM;
-    memcpy(row, g->graph, g->nrows * sizeof *row);
+    if (nrows > 0)
+        memcpy(row, g->graph, nrows * sizeof *row);
     for (size_t i = 0; i < g->ngraphs; i++) {
         const tp_graph *x = &g->graphs[i];
         int64_t *cell = list + GRAPH_CELLS * i;
@@ -217,6 +219,18 @@ static int publish(tp_stage *st, const tp_trace *t, const tp_graphs *g)
     return TP_OK;
 }
 
+/* The per-row graph array, -1 everywhere: only for a trace with replays
+ * (a trace without keeps g->graph NULL, which the accessors read as none). */
+static int graph_rows(tp_graphs *g)
+{
+    g->graph = tp_malloc((g->nrows ? g->nrows : 1) * sizeof *g->graph);
+    if (g->graph == NULL)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < g->nrows; i++)
+        g->graph[i] = -1;
+    return TP_OK;
+}
+
 /* What an earlier stage published on t: 1 adopted, 0 nothing there, -1 out
  * of memory. */
 static int adopt(const tp_trace *t, size_t nrows, tp_graphs *g)
@@ -224,8 +238,14 @@ static int adopt(const tp_trace *t, size_t nrows, tp_graphs *g)
     size_t nr = 0, nl = 0;
     const int32_t *row = tp_trace_attached(t, ATT_ROW, TP_COL_I32, &nr);
     const int64_t *list = tp_trace_attached(t, ATT_LIST, TP_COL_I64, &nl);
-    if (row == NULL || nr != nrows || nl % GRAPH_CELLS != 0 || (list == NULL && nl > 0))
+    if (row == NULL || nl % GRAPH_CELLS != 0 || (list == NULL && nl > 0))
         return 0;
+    if (nr == 0 && nl == 0) /* published with no replay: no per-row array */
+        return 1;
+    if (nr != nrows)
+        return 0;
+    if (graph_rows(g) != TP_OK)
+        return -1;
     g->ngraphs = nl / GRAPH_CELLS;
     g->graphs = tp_malloc((g->ngraphs ? g->ngraphs : 1) * sizeof *g->graphs);
     if (g->graphs == NULL)
@@ -248,6 +268,8 @@ static int find_graphs(tp_stage *st, const tp_trace *t, const tp_vocab *v,
     replay_row *r = NULL;
     size_t n = 0;
     int rc = replayed_rows(st, c, v, launcher, &r, &n);
+    if (rc == TP_OK && n > 0)
+        rc = graph_rows(g);
     if (rc == TP_OK)
         rc = group_replays(t, c, r, n, g);
     if (rc == TP_OK)
@@ -264,11 +286,6 @@ int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int
     const tp_cols *c = tp_trace_cols(t);
     memset(g, 0, sizeof *g);
     g->nrows = c->n;
-    g->graph = tp_malloc((c->n ? c->n : 1) * sizeof *g->graph);
-    if (g->graph == NULL)
-        return TP_ENOMEM;
-    for (size_t i = 0; i < c->n; i++)
-        g->graph[i] = -1;
     int rc = find_graphs(st, t, v, launcher, g);
     g->op = sid_column(t, TP_GRAPH_OP_COLUMN);
     g->inner_op = sid_column(t, TP_GRAPH_INNER_OP_COLUMN);

@@ -119,6 +119,43 @@ typedef struct linker {
     tp_link_counts n;
 } linker;
 
+/* First entries of the sorted runtime keys by correlation id, as a dense
+ * table over [lo, lo + span) when the ids are dense enough (at most ~8 bytes
+ * per call): one lookup instead of a binary search per activity. */
+typedef struct corr_index {
+    int32_t *first; /* per id - lo: the first entry with it, or -1; NULL: search */
+    int64_t lo;
+    size_t span;
+} corr_index;
+
+static void corr_index_build(corr_index *ix, const link_key *rt, size_t nrt)
+{
+    memset(ix, 0, sizeof *ix);
+    if (nrt == 0 || nrt > (size_t)INT32_MAX || rt[nrt - 1].a - rt[0].a < 0)
+        return;
+    uint64_t span = (uint64_t)(rt[nrt - 1].a - rt[0].a) + 1;
+    if (span > 2 * (uint64_t)nrt + 1024)
+        return;
+    ix->first = tp_malloc((size_t)span * sizeof *ix->first);
+    if (ix->first == NULL)
+        return; /* the binary search still works */
+    ix->lo = rt[0].a;
+    ix->span = (size_t)span;
+    memset(ix->first, 0xff, ix->span * sizeof *ix->first);
+    for (size_t k = nrt; k-- > 0;)
+        ix->first[rt[k].a - ix->lo] = (int32_t)k;
+}
+
+/* The first entry with correlation id a, or -1. */
+static int64_t corr_first(const corr_index *ix, const link_key *rt, size_t nrt, int64_t a)
+{
+    if (ix->first == NULL)
+        return first_with_a(rt, nrt, a);
+    if (a < ix->lo || (uint64_t)(a - ix->lo) >= ix->span)
+        return -1;
+    return ix->first[a - ix->lo];
+}
+
 static int link_by_corr(linker *l, size_t *unlinked)
 {
     const tp_cols *c = l->c;
@@ -133,11 +170,13 @@ static int link_by_corr(linker *l, size_t *unlinked)
         tp_free(rt);
         return TP_ENOMEM;
     }
+    corr_index ix;
+    corr_index_build(&ix, rt, nrt);
     for (size_t i = 0; i < c->n; i++) {
         if (!tp_kind_is_activity(c->kind[i]))
             continue;
         int64_t corr = tp_ev_corr(c, i);
-        int64_t at = corr == TP_NONE ? -1 : first_with_a(rt, nrt, corr);
+        int64_t at = corr == TP_NONE ? -1 : corr_first(&ix, rt, nrt, corr);
         if (at < 0) {
             (*unlinked)++;
             continue;
@@ -151,6 +190,7 @@ static int link_by_corr(linker *l, size_t *unlinked)
             (*unlinked)++; /* let the flow pass try for the exact launch */
         }
     }
+    tp_free(ix.first);
     tp_free(rt);
     return TP_OK;
 }

@@ -70,7 +70,8 @@ typedef struct tp_graph {
 } tp_graph;
 
 typedef struct tp_graphs {
-    int32_t *graph;        /* per row: the graph (index into graphs) of a replayed activity, else -1 */
+    int32_t *graph;        /* per row: the graph (index into graphs) of a replayed activity, else -1;
+                              NULL when the trace replays no graph (the accessors below read it) */
     tp_graph *graphs;      /* in order of first replay */
     size_t ngraphs;
     const tp_str *op;       /* TP_GRAPH_OP_COLUMN's cells, or NULL */

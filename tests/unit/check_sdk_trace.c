@@ -174,6 +174,32 @@ START_TEST(links_repeated_flow_ids)
 }
 END_TEST
 
+/* Correlation ids looked up densely (ids 3 and 5: a table over [3, 5]) and
+ * sparsely (3 and 2e9: a binary search) link alike: a kernel finds its
+ * call; one with an id in the gap (4), below (1) or above (6) the calls'
+ * ids stays unlinked. */
+START_TEST(links_dense_and_sparse_corr_ids)
+{
+    for (int sparse = 0; sparse < 2; sparse++) {
+        int32_t hi = sparse ? 2000000000 : 5;
+        const spec rows[] = {
+            RT(10, 100, 5, 3), RT(10, 200, 5, hi), KERNEL(7, 150, 3), KERNEL(7, 250, hi),
+            KERNEL(7, 300, 4), KERNEL(7, 310, 1),  KERNEL(7, 320, 6),
+        };
+        table t;
+        sdk_table_fill(&t, rows, 7);
+        int32_t l[MAXR];
+        tp_link_counts n;
+        ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, &n), TP_OK);
+        const int32_t want[] = {-1, -1, 0, 1, -1, -1, -1};
+        for (size_t i = 0; i < 7; i++)
+            ck_assert_int_eq(l[i], want[i]);
+        ck_assert_int_eq(n.gpu_linked, 2);
+        ck_assert_int_eq(n.gpu_unlinked, 3);
+    }
+}
+END_TEST
+
 /* With the forest's depths the least deep call wins: here the inner one
  * (depth 0) over the outer (depth 1, say it was attached under another
  * event); -1 (outside the forest) comes last. */
@@ -344,6 +370,7 @@ static Suite *sdk_trace_suite(void)
     tc = tcase_create("links");
     tcase_add_test(tc, links_by_corr_and_flows);
     tcase_add_test(tc, links_repeated_flow_ids);
+    tcase_add_test(tc, links_dense_and_sparse_corr_ids);
     tcase_add_test(tc, links_outermost_by_depth);
     tcase_add_test(tc, flows_bind);
     suite_add_tcase(s, tc);

@@ -81,7 +81,8 @@ typedef struct db_act {
 typedef struct db {
     tp_stage *st;
     const db_config *cfg;
-    const tp_trace *t; /* the trace (its window) */
+    const tp_trace *t; /* the trace */
+    int64_t w0, w1;    /* its window (tp_trace_window) */
     const tp_cols *c;
     const int32_t *parent, *first_child, *next_sibling, *roots, *launcher; /* hierarchy */
     size_t nroots;
@@ -90,13 +91,16 @@ typedef struct db {
     size_t npre;
     int32_t *pos; /* per row: its index in pre (host rows only), -1 elsewhere */
     db_act *by_stream; /* activities sorted by (device, stream, row) */
-    int32_t *touched; /* pre-order positions whose dt the current stream set */
-    size_t ntouched;
-    uint8_t *mark; /* per position: in touched */
-    /* per pass, for touched positions only: their touched host children
-     * (positions) and the activities they own on this stream (by_stream
-     * indexes), as linked lists (-1 = end) */
-    int32_t *tfirst, *tnext; /* per position */
+    /* pre-order positions whose dt the current stream set: ntouched of
+     * them, listed while at most touched_cap (npre / 16 + 1); beyond that
+     * (scan) the marks alone say which */
+    int32_t *touched;
+    size_t ntouched, touched_cap;
+    int scan;
+    uint8_t *mark; /* per position: touched */
+    /* per pass, for touched positions only: the activities they own on this
+     * stream (by_stream indexes), as linked lists (-1 = end); their touched
+     * host children are their hierarchy children with a mark */
     int32_t *ofirst;         /* per position */
     int32_t *onext;          /* per activity */
     int32_t top_first; /* activities owned by the stream node */
@@ -122,6 +126,8 @@ int db_is_merge_op(db *d, int64_t r);
 
 /* Collects activities, owners, the pre-order and the stream list. */
 int db_prepare(db *d);
+/* The tree passes' arrays (after the streams' and devices' tables). */
+int db_alloc_pass_arrays(db *d);
 
 /* Writes <id>.streams. */
 int db_write_streams(db *d);

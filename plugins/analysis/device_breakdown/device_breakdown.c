@@ -74,20 +74,51 @@ static tp_str leaf_name(db *d, tp_str name)
     return d->cfg->short_names ? tp_kernel_short_id(d->st, name, d->short_memo, d->nnames) : name;
 }
 
+static int push_host(db *d, int32_t p, tp_agg_buf *out);
+
+/* The touched positions in pre-order, from the sorted list or (scan) from
+ * the marks: the next one at or after *i, or -1 (*i starts at 0). */
+static int32_t touched_next(const db *d, size_t *i)
+{
+    if (!d->scan)
+        return *i < d->ntouched ? d->touched[(*i)++] : -1;
+    while (*i < d->npre && !d->mark[*i])
+        (*i)++;
+    return *i < d->npre ? (int32_t)(*i)++ : -1;
+}
+
+/* The same backwards: the previous one before *i (which starts at npre when
+ * scanning, else at ntouched), or -1. */
+static int32_t touched_prev(const db *d, size_t *i)
+{
+    if (!d->scan)
+        return *i > 0 ? d->touched[--(*i)] : -1;
+    while (*i > 0 && !d->mark[*i - 1])
+        (*i)--;
+    return *i > 0 ? (int32_t) --(*i) : -1;
+}
+
+/* Appends the host children of row r that this stream touched (marked), in
+ * pre-order: the hierarchy's sibling order.  Only touched rows can have
+ * device time, so the others are skipped without a list of their own. */
+static int push_touched_children(db *d, int32_t r, tp_agg_buf *out)
+{
+    for (int32_t k = d->first_child[r]; k >= 0; k = d->next_sibling[k]) {
+        int32_t p = d->pos[k];
+        int rc = p >= 0 && d->mark[p] ? push_host(d, p, out) : TP_OK;
+        if (rc != TP_OK)
+            return rc;
+    }
+    return TP_OK;
+}
+
 /* Appends the host child at pre-order position p, or through a transparent
- * runtime call its host children.  Only rows this stream touched can have
- * device time. */
+ * runtime call its host children. */
 static int push_host(db *d, int32_t p, tp_agg_buf *out)
 {
     int32_t r = d->pre[p];
-    if (d->c->kind[r] == TP_KIND_RUNTIME) {
-        for (int32_t k = d->tfirst[p]; k >= 0; k = d->tnext[k]) {
-            int rc = push_host(d, k, out);
-            if (rc != TP_OK)
-                return rc;
-        }
-        return TP_OK;
-    }
+    if (d->c->kind[r] == TP_KIND_RUNTIME)
+        return push_touched_children(d, r, out);
     return d->dt[p] > 0 ? tp_agg_push(out, r) : TP_OK;
 }
 
@@ -119,9 +150,10 @@ static int db_children(void *ctx, int64_t item, tp_agg_buf *out)
     }
     if (item == ITEM_TOP) {
         /* the roots this stream touched, in pre-order = roots order */
-        for (size_t i = 0; i < d->ntouched && rc == TP_OK; i++)
-            if (d->parent[d->pre[d->touched[i]]] < 0)
-                rc = push_host(d, d->touched[i], out);
+        size_t i = 0;
+        for (int32_t p; rc == TP_OK && (p = touched_next(d, &i)) >= 0;)
+            if (d->parent[d->pre[p]] < 0)
+                rc = push_host(d, p, out);
         if (rc == TP_OK)
             rc = push_owned(d, -1, out);
         if (rc == TP_OK && d->unlinked_ns > 0)
@@ -131,9 +163,8 @@ static int db_children(void *ctx, int64_t item, tp_agg_buf *out)
     if (tp_kind_is_activity(d->c->kind[item]))
         return TP_OK;
     /* a merged op shows only the activities it gathered */
-    for (int32_t k = d->tfirst[d->pos[item]]; k >= 0 && rc == TP_OK && !db_is_merge_op(d, item);
-         k = d->tnext[k])
-        rc = push_host(d, k, out);
+    if (!db_is_merge_op(d, item))
+        rc = push_touched_children(d, (int32_t)item, out);
     if (rc == TP_OK)
         rc = push_owned(d, item, out);
     return rc;
@@ -180,27 +211,25 @@ static int pos_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Marks row r and its not yet marked ancestors as touched by this stream. */
+/* Marks row r and its not yet marked ancestors as touched by this stream;
+ * the list keeps the first touched_cap of them. */
 static void touch_chain(db *d, int32_t r)
 {
     for (; r >= 0 && !d->mark[d->pos[r]]; r = d->parent[r]) {
         d->mark[d->pos[r]] = 1;
-        d->touched[d->ntouched++] = d->pos[r];
+        if (d->ntouched < d->touched_cap)
+            d->touched[d->ntouched] = d->pos[r];
+        d->ntouched++;
     }
 }
 
-/* Puts touched in pre-order: a sort when few rows were touched, a scan of
- * the marks in pre-order when many were (the "all streams" pass). */
+/* Puts touched in pre-order: a sort when few rows were touched; when many
+ * were (the "all streams" pass) the marks, scanned in pre-order, say it. */
 static void sort_touched(db *d)
 {
-    if (d->ntouched < d->npre / 16) {
+    d->scan = d->ntouched >= d->npre / 16; /* then the list may be partial */
+    if (!d->scan)
         qsort(d->touched, d->ntouched, sizeof *d->touched, pos_cmp);
-        return;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < d->npre; i++)
-        if (d->mark[i])
-            d->touched[k++] = (int32_t)i;
 }
 
 /* Prepends x to the list starting at *first, threaded through next. */
@@ -208,17 +237,6 @@ static void list_prepend(int32_t *first, int32_t *next, int32_t x)
 {
     next[x] = *first;
     *first = x;
-}
-
-/* Touched rows become their parents' children lists; walking them in
- * reverse pre-order and prepending leaves each list in pre-order. */
-static void link_touched_children(db *d)
-{
-    for (size_t i = d->ntouched; i-- > 0;) {
-        int32_t p = d->parent[d->pre[d->touched[i]]];
-        if (p >= 0)
-            list_prepend(&d->tfirst[d->pos[p]], d->tnext, d->touched[i]);
-    }
 }
 
 /* This stream's linked activities become their owners' lists (in row order
@@ -240,13 +258,14 @@ static void link_owned(db *d)
  * next stream), so a pass costs the stream's share, not the whole trace. */
 static void stream_times(db *d)
 {
-    for (size_t i = 0; i < d->ntouched; i++) {
-        int32_t p = d->touched[i];
+    size_t at = 0;
+    for (int32_t p; (p = touched_next(d, &at)) >= 0;) {
         d->dt[p] = 0;
         d->mark[p] = 0;
-        d->tfirst[p] = d->ofirst[p] = -1;
+        d->ofirst[p] = -1;
     }
     d->ntouched = 0;
+    d->scan = 0;
     d->top_first = -1;
     d->total_ns = d->unlinked_ns = 0;
     d->count = 0;
@@ -262,12 +281,12 @@ static void stream_times(db *d)
         }
     }
     sort_touched(d);
-    for (size_t i = d->ntouched; i-- > 0;) {
-        int32_t p = d->touched[i], parent = d->parent[d->pre[p]];
+    at = d->scan ? d->npre : d->ntouched;
+    for (int32_t p; (p = touched_prev(d, &at)) >= 0;) {
+        int32_t parent = d->parent[d->pre[p]];
         if (parent >= 0)
             d->dt[d->pos[parent]] += d->dt[p];
     }
-    link_touched_children(d);
     link_owned(d);
 }
 
@@ -339,9 +358,8 @@ static void db_free(db *d)
     tp_free(d->touched);
     tp_free(d->mark);
     tp_free(d->by_stream);
-    int32_t *lists[] = {d->tfirst, d->tnext, d->ofirst, d->onext};
-    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
-        tp_free(lists[k]);
+    tp_free(d->ofirst);
+    tp_free(d->onext);
     tp_free(d->pre);
     tp_free(d->dt);
     tp_free(d->streams);
@@ -377,6 +395,8 @@ static int db_run(tp_stage *st, const void *config, void *state)
         rc = db_write_streams(&d);
     if (rc == TP_OK)
         rc = db_write_devices(&d);
+    if (rc == TP_OK)
+        rc = db_alloc_pass_arrays(&d);
     if (rc == TP_OK)
         rc = write_tree(&d);
     db_free(&d);

@@ -185,8 +185,7 @@ static int stream_actives(db *d)
     if (iv == NULL)
         return TP_ENOMEM;
     const tp_cols *c = d->c;
-    int64_t w0, w1;
-    tp_trace_window(d->t, &w0, &w1);
+    int64_t w0 = d->w0, w1 = d->w1;
     for (size_t s = 0; s < d->nstreams; s++) {
         db_stream *st = &d->streams[s];
         for (size_t i = 0; i < st->count; i++) {
@@ -201,22 +200,21 @@ static int stream_actives(db *d)
     return TP_OK;
 }
 
-/* The per-position and per-activity arrays of the tree passes. */
-static int alloc_pass_arrays(db *d)
+/* The per-position and per-activity arrays of the tree passes, allocated
+ * after the streams' and devices' tables so that their interval scratch is
+ * gone by then. */
+int db_alloc_pass_arrays(db *d)
 {
     size_t np = d->npre ? d->npre : 1, na = d->nacts ? d->nacts : 1;
     d->dt = tp_calloc(np, sizeof *d->dt);
-    d->touched = tp_malloc(np * sizeof *d->touched);
+    d->touched_cap = d->npre / 16 + 1;
+    d->touched = tp_malloc(d->touched_cap * sizeof *d->touched);
     d->mark = tp_calloc(np, 1);
-    d->tfirst = tp_malloc(np * sizeof *d->tfirst);
-    d->tnext = tp_malloc(np * sizeof *d->tnext);
     d->ofirst = tp_malloc(np * sizeof *d->ofirst);
     d->onext = tp_malloc(na * sizeof *d->onext);
-    if (!d->dt || !d->touched || !d->mark || !d->tfirst || !d->tnext || !d->ofirst || !d->onext)
+    if (!d->dt || !d->touched || !d->mark || !d->ofirst || !d->onext)
         return TP_ENOMEM;
-    memset(d->tfirst, 0xff, np * sizeof *d->tfirst); /* -1 everywhere */
-    memset(d->tnext, 0xff, np * sizeof *d->tnext);
-    memset(d->ofirst, 0xff, np * sizeof *d->ofirst);
+    memset(d->ofirst, 0xff, np * sizeof *d->ofirst); /* -1 everywhere */
     memset(d->onext, 0xff, na * sizeof *d->onext);
     return TP_OK;
 }
@@ -225,6 +223,7 @@ int db_prepare(db *d)
 {
     const tp_cols *c = d->c;
     size_t n = c->n ? c->n : 1;
+    tp_trace_window(d->t, &d->w0, &d->w1); /* once: without a clip it scans the trace */
     d->nnames = tp_str_count(d->st);
     d->short_memo = tp_calloc(d->nnames ? d->nnames : 1, sizeof *d->short_memo);
     d->module_memo = tp_calloc(d->nnames ? d->nnames : 1, 1);
@@ -243,9 +242,7 @@ int db_prepare(db *d)
     int rc = group_by_stream(d); /* owners need the pre-order */
     if (rc == TP_OK)
         rc = stream_actives(d);
-    if (rc != TP_OK)
-        return rc;
-    return alloc_pass_arrays(d);
+    return rc;
 }
 
 /* A stream's row; window idle is the window minus the stream's union inside
@@ -274,11 +271,9 @@ int db_write_streams(db *d)
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(d->st, r, "title", "GPU stream activity");
-    int64_t w0, w1; /* the trace's window: the same for every stream */
-    tp_trace_window(d->t, &w0, &w1);
-    int rc = TP_OK;
+    int rc = TP_OK; /* the trace's window: the same for every stream */
     for (size_t s = 0; s < d->nstreams && rc == TP_OK; s++)
-        rc = stream_row(d, r, &d->streams[s], w1 - w0);
+        rc = stream_row(d, r, &d->streams[s], d->w1 - d->w0);
     return rc;
 }
 
@@ -323,8 +318,7 @@ int db_write_devices(db *d)
     tp_interval *iv = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *iv);
     if (iv == NULL)
         return TP_ENOMEM;
-    int64_t w0, w1;
-    tp_trace_window(d->t, &w0, &w1);
+    int64_t w0 = d->w0, w1 = d->w1;
     int rc = TP_OK;
     for (size_t s = 0, e; s < d->nstreams && rc == TP_OK; s = e) {
         for (e = s + 1; e < d->nstreams && d->streams[e].device == d->streams[s].device; e++)
