@@ -40,14 +40,14 @@ static int is_int(tp_coltype type) { return type == TP_COL_I32 || type == TP_COL
 /* ---------------------------------------------- integers at a narrow width */
 
 /* The smallest value of a width: it stands for null in a block of it. */
-static int64_t width_min(unsigned w)
+static inline int64_t width_min(unsigned w)
 {
     return w == 1 ? INT8_MIN : w == 2 ? INT16_MIN : w == 4 ? INT32_MIN : INT64_MIN;
 }
 
 /* An integer cell as int64, null as INT64_MIN (a non-null int64 is never
  * INT64_MIN: that is TP_EXT_NULL_I64). */
-static int64_t int_of(tp_coltype type, const void *v)
+static inline int64_t int_of(tp_coltype type, const void *v)
 {
     if (type == TP_COL_I64) {
         int64_t x;
@@ -113,7 +113,7 @@ static int64_t narrow_get(const uint8_t *b, unsigned w, size_t i)
 }
 
 /* Stores x, which fits w. */
-static void narrow_put(uint8_t *b, unsigned w, size_t i, int64_t x)
+static inline void narrow_put(uint8_t *b, unsigned w, size_t i, int64_t x)
 {
     if (x == INT64_MIN)
         x = width_min(w);
@@ -180,31 +180,61 @@ static void fill_null(tp_coltype type, void *cells, size_t from, size_t to)
 
 /* ----------------------------------------------------------------- blocks */
 
-/* A block of null cells at width w (F64, SID: their own size). */
-static uint8_t *new_block(tp_coltype type, unsigned w)
+/* Rows of block k: TP_EXTCOL_BLOCK, or fewer for the last block of a
+ * column whose cap ends inside it (a small trace's blocks stay small). */
+static size_t block_rows(const tp_extcol *c, size_t k)
 {
-    uint8_t *b = malloc(TP_EXTCOL_BLOCK * w);
-    if (b == NULL)
-        return NULL;
+    size_t from = k << TP_EXTCOL_SHIFT;
+    return c->cap - from < TP_EXTCOL_BLOCK ? c->cap - from : TP_EXTCOL_BLOCK;
+}
+
+/* Sets cells [from, to) of block b, at width w, to null. */
+static void null_cells(tp_coltype type, uint8_t *b, unsigned w, size_t from, size_t to)
+{
     if (is_int(type))
-        for (size_t i = 0; i < TP_EXTCOL_BLOCK; i++)
+        for (size_t i = from; i < to; i++)
             narrow_put(b, w, i, INT64_MIN);
     else
-        fill_null(type, b, 0, TP_EXTCOL_BLOCK);
-    return b;
+        fill_null(type, b, from, to);
+}
+
+/* Block k made of null cells at width w (F64, SID: their own size). */
+static int new_block(tp_extcol *c, size_t k, unsigned w)
+{
+    size_t rows = block_rows(c, k);
+    if ((c->block[k] = malloc(rows * w)) == NULL)
+        return TP_ENOMEM;
+    null_cells(c->type, c->block[k], w, 0, rows);
+    c->width[k] = (uint8_t)w;
+    return TP_OK;
 }
 
 /* Widens block k of an integer column to w bytes a cell. */
 static int widen(tp_extcol *c, size_t k, unsigned w)
 {
-    uint8_t *b = malloc(TP_EXTCOL_BLOCK * w), *old = c->block[k];
+    size_t rows = block_rows(c, k);
+    uint8_t *b = malloc(rows * w), *old = c->block[k];
     if (b == NULL)
         return TP_ENOMEM;
-    for (size_t i = 0; i < TP_EXTCOL_BLOCK; i++)
+    for (size_t i = 0; i < rows; i++)
         narrow_put(b, w, i, narrow_get(old, c->width[k], i));
     free(old);
     c->block[k] = b;
     c->width[k] = (uint8_t)w;
+    return TP_OK;
+}
+
+/* Grows the last block, which held old_rows rows, to the rows cap now gives it. */
+static int grow_last(tp_extcol *c, size_t k, size_t old_rows)
+{
+    size_t rows = block_rows(c, k);
+    if (c->block[k] == NULL || rows == old_rows)
+        return TP_OK;
+    uint8_t *b = realloc(c->block[k], rows * c->width[k]);
+    if (b == NULL)
+        return TP_ENOMEM;
+    null_cells(c->type, b, c->width[k], old_rows, rows);
+    c->block[k] = b;
     return TP_OK;
 }
 
@@ -245,9 +275,14 @@ int tp_extcol_reserve(tp_extcol *c, size_t cap)
         c->width = w;
         memset(c->block + c->n_blocks, 0, (n - c->n_blocks) * sizeof *b);
         memset(c->width + c->n_blocks, 0, n - c->n_blocks);
-        c->n_blocks = n;
     }
+    size_t last = c->n_blocks, last_rows = last ? block_rows(c, last - 1) : 0;
+    c->n_blocks = n > c->n_blocks ? n : c->n_blocks;
     c->cap = cap;
+    if (last && grow_last(c, last - 1, last_rows) != TP_OK) {
+        c->cap = ((last - 1) << TP_EXTCOL_SHIFT) + last_rows; /* as it was: still valid */
+        return TP_ENOMEM;
+    }
     return TP_OK;
 }
 
@@ -262,9 +297,8 @@ static int set_slow(tp_extcol *c, size_t k, size_t i, const void *v)
         null_cell(c->type, null);
         if (memcmp(v, null, size) == 0)
             return TP_OK; /* the cell already reads so */
-        if ((c->block[k] = new_block(c->type, w)) == NULL)
+        if (new_block(c, k, w) != TP_OK)
             return TP_ENOMEM;
-        c->width[k] = (uint8_t)w;
     }
     if (!is_int(c->type)) {
         memcpy(c->block[k] + i * size, v, size);
@@ -284,10 +318,15 @@ int tp_extcol_set(tp_extcol *c, size_t row, const void *v)
         return TP_OK;
     }
     size_t k = row >> TP_EXTCOL_SHIFT, i = row & (TP_EXTCOL_BLOCK - 1);
-    if (c->block[k] != NULL && is_int(c->type)) { /* the common case: a block that fits */
+    uint8_t *b = c->block[k];
+    if (b != NULL && is_int(c->type)) { /* the common case: a block that fits */
         int64_t x = int_of(c->type, v);
-        if (fits(x, c->width[k])) {
-            narrow_put(c->block[k], c->width[k], i, x);
+        unsigned w = c->width[k];
+        if (x != INT64_MIN && x > width_min(w) && x <= -(width_min(w) + 1)) {
+            if (w == 1)
+                b[i] = (uint8_t)(int8_t)x;
+            else
+                narrow_put(b, w, i, x);
             return TP_OK;
         }
     }
@@ -337,6 +376,6 @@ size_t tp_extcol_memory(const tp_extcol *c)
         return c->cap * tp_extcol_cell_size(c->type);
     size_t bytes = c->n_blocks * (sizeof *c->block + 1);
     for (size_t k = 0; k < c->n_blocks; k++)
-        bytes += c->block[k] ? TP_EXTCOL_BLOCK * c->width[k] : 0;
+        bytes += c->block[k] ? block_rows(c, k) * c->width[k] : 0;
     return bytes;
 }

@@ -137,6 +137,62 @@ START_TEST(a_gather_keeps_the_kept_rows_cells)
 }
 END_TEST
 
+START_TEST(a_small_column_grows_its_last_block)
+{
+    tp_extcol c = {.type = TP_COL_I64};
+    int64_t five = 5, six = 6, out;
+    ck_assert_int_eq(tp_extcol_reserve(&c, 100), TP_OK);
+    ck_assert_int_eq(tp_extcol_set(&c, 99, &five), TP_OK);
+    ck_assert_uint_eq(tp_extcol_memory(&c), 100 + sizeof(uint8_t *) + 1); /* 100 rows of 1 byte */
+    ck_assert_int_eq(tp_extcol_reserve(&c, TP_EXTCOL_BLOCK + 1), TP_OK);
+    ck_assert_int_eq(tp_extcol_set(&c, TP_EXTCOL_BLOCK - 1, &six), TP_OK);
+    tp_extcol_get(&c, 99, &out);
+    ck_assert_int_eq(out, 5);
+    tp_extcol_get(&c, 100, &out); /* a row the growth added */
+    ck_assert_int_eq(out, TP_EXT_NULL_I64);
+    tp_extcol_get(&c, TP_EXTCOL_BLOCK - 1, &out);
+    ck_assert_int_eq(out, 6);
+    ck_assert_uint_eq(tp_extcol_memory(&c), TP_EXTCOL_BLOCK + 2 * (sizeof(uint8_t *) + 1));
+    tp_extcol_free(&c);
+}
+END_TEST
+
+/* The nsys reader's 13 columns on a real export (Perlmutter saxpy, 115 rows
+ * in a trace of 1024 rows' room): 5 kernels of grid (2,1,1), block
+ * (512,1,1), 26 registers, no shared memory; 15 copies of 262144000 bytes
+ * (sqlite3: SELECT ... FROM CUPTI_ACTIVITY_KIND_KERNEL / _MEMCPY).  Held
+ * compactly: one block of 1024 rows a column, 1 byte a cell but block_x (2)
+ * and memory.bytes (4): 17 × 1024 bytes plus each column's index (8 + 1
+ * bytes), where the dense columns took 13 × 8 × 1024. */
+START_TEST(an_nsys_export_holds_its_columns_compactly)
+{
+    tp_run *run = tp_test_run_yaml("name: t\nstages:\n  - reader: nsys\n    path: "
+                                   "tests/data/nsys/pipit_saxpy_mpi_cuda_perlmutter0.sqlite\n");
+    const tp_trace *t = tp_run_trace(run);
+    const tp_cols *c = tp_trace_columns(t);
+    const tp_extcols *x = tp_trace_ext_of(t);
+    ck_assert_uint_eq(tp_ext_count(x), 13);
+    ck_assert_uint_eq(tp_ext_memory(x), 17 * 1024 + 13 * (sizeof(uint8_t *) + 1));
+    const int64_t *block_x = tp_ext_data(x, tp_ext_find(x, "kernel.block_x"));
+    const int64_t *bytes = tp_ext_data(x, tp_ext_find(x, "memory.bytes"));
+    int64_t kernels = 0, sum_block = 0, copies = 0, sum_bytes = 0;
+    for (size_t r = 0; r < c->n; r++) {
+        kernels += block_x[r] != TP_EXT_NULL_I64;
+        sum_block += block_x[r] != TP_EXT_NULL_I64 ? block_x[r] : 0;
+        copies += bytes[r] != TP_EXT_NULL_I64;
+        sum_bytes += bytes[r] != TP_EXT_NULL_I64 ? bytes[r] : 0;
+    }
+    ck_assert_int_eq(kernels, 5);
+    ck_assert_int_eq(sum_block, 2560);
+    ck_assert_int_eq(copies, 15);
+    ck_assert_int_eq(sum_bytes, 3932160000LL);
+    /* the two columns asked for are dense now (8 bytes a row), the rest as before */
+    ck_assert_uint_eq(tp_ext_memory(x),
+                      2 * 8 * 1024 + (17 - 2 - 4) * 1024 + 11 * (sizeof(uint8_t *) + 1));
+    tp_run_free(run);
+}
+END_TEST
+
 static Suite *extcol_suite(void)
 {
     Suite *s = suite_create("extcol");
@@ -144,6 +200,8 @@ static Suite *extcol_suite(void)
     tcase_add_test(tc, null_blocks_hold_nothing_and_widths_grow);
     tcase_add_test(tc, other_types_read_back_bit_for_bit);
     tcase_add_test(tc, a_gather_keeps_the_kept_rows_cells);
+    tcase_add_test(tc, a_small_column_grows_its_last_block);
+    tcase_add_test(tc, an_nsys_export_holds_its_columns_compactly);
     suite_add_tcase(s, tc);
     return s;
 }
