@@ -238,17 +238,24 @@ static int grow_last(tp_extcol *c, size_t k, size_t old_rows)
     return TP_OK;
 }
 
-void tp_extcol_free(tp_extcol *c)
+/* Frees the blocks (the column holds none after). */
+static void free_blocks(tp_extcol *c)
 {
     for (size_t k = 0; k < c->n_blocks; k++)
         free(c->block[k]);
     free(c->block);
     free(c->width);
-    free(c->dense);
     c->block = NULL;
     c->width = NULL;
+    c->n_blocks = 0;
+}
+
+void tp_extcol_free(tp_extcol *c)
+{
+    free_blocks(c);
+    free(c->dense);
     c->dense = NULL;
-    c->n_blocks = c->cap = 0;
+    c->cap = 0;
 }
 
 int tp_extcol_reserve(tp_extcol *c, size_t cap)
@@ -359,13 +366,7 @@ const void *tp_extcol_dense(tp_extcol *c)
         return NULL;
     for (size_t r = 0; r < c->cap; r++)
         tp_extcol_get(c, r, d + r * size);
-    for (size_t k = 0; k < c->n_blocks; k++)
-        free(c->block[k]);
-    free(c->block);
-    free(c->width);
-    c->block = NULL;
-    c->width = NULL;
-    c->n_blocks = 0;
+    free_blocks(c);
     c->dense = d;
     return d;
 }
