@@ -94,38 +94,34 @@ int tp_host_ext_add(tp_stage *st, tp_trace *t, const char *name, tp_coltype type
     return col;
 }
 
-static void *ext_cell(tp_stage *st, tp_trace *t, int col, size_t row, tp_coltype type)
+static int ext_set(tp_stage *st, tp_trace *t, int col, size_t row, tp_coltype type,
+                   const void *v)
 {
-    void *cell =
-        tp_ext_cell(*tp_trace_ext_slot(t), col, row, tp_trace_columns(t)->n, type);
-    if (cell == NULL && st->error_code == 0)
+    int rc = tp_ext_set(*tp_trace_ext_slot(t), col, row, tp_trace_columns(t)->n, type, v);
+    if (rc == TP_EINVAL && st->error_code == 0)
         snprintf(st->error, sizeof st->error,
                  "plugin bug: extension column %d, row %zu: no such cell of that type", col, row);
-    return cell;
+    return rc;
 }
 
 int tp_host_ext_set_i32(tp_stage *st, tp_trace *t, int col, size_t row, int32_t v)
 {
-    int32_t *c = ext_cell(st, t, col, row, TP_COL_I32);
-    return c ? (*c = v, TP_OK) : TP_EINVAL;
+    return ext_set(st, t, col, row, TP_COL_I32, &v);
 }
 
 int tp_host_ext_set_i64(tp_stage *st, tp_trace *t, int col, size_t row, int64_t v)
 {
-    int64_t *c = ext_cell(st, t, col, row, TP_COL_I64);
-    return c ? (*c = v, TP_OK) : TP_EINVAL;
+    return ext_set(st, t, col, row, TP_COL_I64, &v);
 }
 
 int tp_host_ext_set_f64(tp_stage *st, tp_trace *t, int col, size_t row, double v)
 {
-    double *c = ext_cell(st, t, col, row, TP_COL_F64);
-    return c ? (*c = v, TP_OK) : TP_EINVAL;
+    return ext_set(st, t, col, row, TP_COL_F64, &v);
 }
 
 int tp_host_ext_set_sid(tp_stage *st, tp_trace *t, int col, size_t row, tp_str v)
 {
-    tp_str *c = ext_cell(st, t, col, row, TP_COL_SID);
-    return c ? (*c = v, TP_OK) : TP_EINVAL;
+    return ext_set(st, t, col, row, TP_COL_SID, &v);
 }
 
 size_t tp_host_ext_count(const tp_trace *t) { return tp_ext_count(tp_trace_ext_of(t)); }

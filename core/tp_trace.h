@@ -75,8 +75,9 @@ size_t tp_ext_count(const tp_extcols *x);
 const char *tp_ext_name(const tp_extcols *x, int col);
 tp_coltype tp_ext_type(const tp_extcols *x, int col);
 const void *tp_ext_data(const tp_extcols *x, int col);
-/* The cell, if col has that type and row < nrows; else NULL. */
-void *tp_ext_cell(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type);
+/* Sets the cell to *v (of type): TP_OK, TP_EINVAL unless col has that type
+ * and row < nrows, or TP_ENOMEM. */
+int tp_ext_set(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type, const void *v);
 /* Adds to *to every column of from, holding the kept rows in order. */
 int tp_ext_gather(const tp_extcols *from, const uint8_t *keep, size_t n_from, tp_extcols **to,
                   size_t cap);

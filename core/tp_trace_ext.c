@@ -4,13 +4,15 @@
  * (named, typed per-row columns).  tp_trace.c owns one of each per trace and
  * calls in here to grow, copy through filters and free them.
  *
- * Extension cells are created holding the column's null value (see
- * tp_types.h: TP_EXT_NULL_*), when a column is added and whenever the trace
- * grows, so appending an event costs nothing per extension column.
+ * Extension cells read as the column's null value (see tp_types.h:
+ * TP_EXT_NULL_*) until set, so appending an event costs nothing per
+ * extension column; their storage is tp_extcol.c's.
  */
+#include "tp_extcol.h"
 #include "tp_trace.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,10 +143,14 @@ int tp_info_copy(const tp_info *from, tp_info **to)
 
 /* ------------------------------------------------------ extension columns */
 
+/* Cells are stored compactly (tp_extcol.c); a column asked for as an array
+ * is made dense once, under this lock: stages may read a trace from
+ * threads of their own. */
+static pthread_mutex_t dense_lock = PTHREAD_MUTEX_INITIALIZER;
+
 typedef struct ext_col {
     char *name;
-    tp_coltype type; /* TP_COL_I32, TP_COL_I64, TP_COL_F64 or TP_COL_SID */
-    void *data;
+    tp_extcol cells;
 } ext_col;
 
 struct tp_extcols {
@@ -153,53 +159,13 @@ struct tp_extcols {
     size_t cap; /* rows allocated in every column */
 };
 
-static size_t ext_cell_size(tp_coltype type)
-{
-    switch (type) {
-    case TP_COL_I32:
-        return sizeof(int32_t);
-    case TP_COL_I64:
-        return sizeof(int64_t);
-    case TP_COL_F64:
-        return sizeof(double);
-    case TP_COL_SID:
-        return sizeof(tp_str);
-    case TP_COL_STR:
-        break;
-    }
-    return 0;
-}
-
-/* Sets cells [from, to) of a column to its null value. */
-static void fill_null(ext_col *c, size_t from, size_t to)
-{
-    for (size_t r = from; r < to; r++) {
-        switch (c->type) {
-        case TP_COL_I32:
-            ((int32_t *)c->data)[r] = TP_EXT_NULL_I32;
-            break;
-        case TP_COL_I64:
-            ((int64_t *)c->data)[r] = TP_EXT_NULL_I64;
-            break;
-        case TP_COL_F64:
-            ((double *)c->data)[r] = NAN;
-            break;
-        case TP_COL_SID:
-            ((tp_str *)c->data)[r] = 0;
-            break;
-        case TP_COL_STR:
-            break;
-        }
-    }
-}
-
 void tp_ext_free(tp_extcols *x)
 {
     if (x == NULL)
         return;
     for (size_t k = 0; k < x->n; k++) {
         free(x->v[k].name);
-        free(x->v[k].data);
+        tp_extcol_free(&x->v[k].cells);
     }
     free(x->v);
     free(x);
@@ -209,28 +175,23 @@ int tp_ext_reserve(tp_extcols *x, size_t cap)
 {
     if (x == NULL || cap <= x->cap)
         return TP_OK;
-    for (size_t k = 0; k < x->n; k++) {
-        ext_col *c = &x->v[k];
-        void *d = realloc(c->data, cap * ext_cell_size(c->type));
-        if (d == NULL)
+    for (size_t k = 0; k < x->n; k++)
+        if (tp_extcol_reserve(&x->v[k].cells, cap) != TP_OK)
             return TP_ENOMEM; /* columns grown so far keep their larger size */
-        c->data = d;
-        fill_null(c, x->cap, cap);
-    }
     x->cap = cap;
     return TP_OK;
 }
 
 int tp_ext_add(tp_extcols **xp, const char *name, tp_coltype type, size_t cap)
 {
-    if (name == NULL || name[0] == '\0' || ext_cell_size(type) == 0)
+    if (name == NULL || name[0] == '\0' || tp_extcol_cell_size(type) == 0)
         return TP_EINVAL;
     if (*xp == NULL && (*xp = calloc(1, sizeof **xp)) == NULL)
         return TP_ENOMEM;
     tp_extcols *x = *xp;
     int k = tp_ext_find(x, name);
     if (k >= 0)
-        return x->v[k].type == type ? k : TP_EINVAL;
+        return x->v[k].cells.type == type ? k : TP_EINVAL;
     if (x->n >= 1024)
         return TP_EINVAL;
     if (cap < x->cap)
@@ -239,13 +200,12 @@ int tp_ext_add(tp_extcols **xp, const char *name, tp_coltype type, size_t cap)
     if (v == NULL)
         return TP_ENOMEM;
     x->v = v;
-    ext_col c = {strdup(name), type, malloc((cap ? cap : 1) * ext_cell_size(type))};
-    if (c.name == NULL || c.data == NULL) {
+    ext_col c = {strdup(name), {.type = type}};
+    if (c.name == NULL || tp_extcol_reserve(&c.cells, cap) != TP_OK) {
         free(c.name);
-        free(c.data);
+        tp_extcol_free(&c.cells);
         return TP_ENOMEM;
     }
-    fill_null(&c, 0, cap);
     x->v[x->n] = c;
     x->cap = cap;
     return (int)x->n++;
@@ -268,34 +228,48 @@ const char *tp_ext_name(const tp_extcols *x, int col)
 
 tp_coltype tp_ext_type(const tp_extcols *x, int col)
 {
-    return x && col >= 0 && (size_t)col < x->n ? x->v[col].type : (tp_coltype)0;
+    return x && col >= 0 && (size_t)col < x->n ? x->v[col].cells.type : (tp_coltype)0;
 }
 
+/* The column as an array: made dense the first time (the columns are the
+ * trace's own, not const: only the pointer handed here is). */
 const void *tp_ext_data(const tp_extcols *x, int col)
 {
-    return x && col >= 0 && (size_t)col < x->n ? x->v[col].data : NULL;
+    if (x == NULL || col < 0 || (size_t)col >= x->n)
+        return NULL;
+    pthread_mutex_lock(&dense_lock);
+    const void *d = tp_extcol_dense((tp_extcol *)&x->v[col].cells);
+    pthread_mutex_unlock(&dense_lock);
+    return d;
 }
 
-void *tp_ext_cell(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type)
+int tp_ext_set(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type, const void *v)
 {
-    if (x == NULL || col < 0 || (size_t)col >= x->n || row >= nrows || x->v[col].type != type)
-        return NULL;
-    return (char *)x->v[col].data + row * ext_cell_size(type);
+    if (x == NULL || col < 0 || (size_t)col >= x->n || row >= nrows ||
+        x->v[col].cells.type != type)
+        return TP_EINVAL;
+    return tp_extcol_set(&x->v[col].cells, row, v);
 }
 
 int tp_ext_gather(const tp_extcols *from, const uint8_t *keep, size_t n_from,
                   tp_extcols **to, size_t cap)
 {
     for (size_t k = 0; from && k < from->n; k++) {
-        const ext_col *c = &from->v[k];
-        int col = tp_ext_add(to, c->name, c->type, cap);
+        const tp_extcol *c = &from->v[k].cells;
+        int col = tp_ext_add(to, from->v[k].name, c->type, cap);
         if (col < 0)
             return col;
-        size_t size = ext_cell_size(c->type), out = 0;
-        char *dst = (*to)->v[col].data;
-        for (size_t r = 0; r < n_from; r++)
-            if (keep[r])
-                memcpy(dst + size * out++, (const char *)c->data + size * r, size);
+        tp_extcol *dst = &(*to)->v[col].cells;
+        char cell[8];
+        size_t out = 0;
+        for (size_t r = 0; r < n_from; r++) {
+            if (!keep[r])
+                continue;
+            tp_extcol_get(c, r, cell);
+            int rc = tp_extcol_set(dst, out++, cell);
+            if (rc != TP_OK)
+                return rc;
+        }
     }
     return TP_OK;
 }
@@ -304,6 +278,6 @@ size_t tp_ext_memory(const tp_extcols *x)
 {
     size_t bytes = 0;
     for (size_t k = 0; x && k < x->n; k++)
-        bytes += x->cap * ext_cell_size(x->v[k].type);
+        bytes += tp_extcol_memory(&x->v[k].cells);
     return bytes;
 }

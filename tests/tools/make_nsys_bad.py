@@ -12,6 +12,9 @@ CASE:
   generated   StringIds.value a generated column (the input's code)
   big_id      string ids 2^28 (no 2 GiB table) and 2^40, a kernel named by each
   span        two kernels at -9e18 and +9e18 ns (each fits, the span not)
+  cells       kernels of grid_x 77 (first, text in correlationId: skipped), 2 (kept)
+              and 99 (text in correlationId: skipped): the kept one's cells
+              are its own (issue 31: a skipped row's went to the row before)
   wal         one kernel, written in WAL mode, the rows left in OUT-wal
   nvtx N      N NVTX push/pop ranges, each in its own domain (lookups)
   payload     NVTX extended payloads with hostile schema rows and blobs (issue 30):
@@ -86,6 +89,12 @@ elif case == "big_id":
     string(1 << 40, "k_huge")
     kernel(1000, 1500, 1 << 28)
     kernel(2000, 2100, 1 << 40)
+elif case == "cells":
+    string(1, "k")
+    for start, corr, grid in ((1000, "x", 77), (2000, 5, 2), (3000, "y", 99)):
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, "
+                   "streamId, correlationId, globalPid, demangledName, shortName, gridX) VALUES "
+                   "(?, ?, 0, 1, 7, ?, ?, 1, 1, ?)", (start, start + 100, corr, PID, grid))
 elif case == "span":
     string(1, "k")
     kernel(-9000000000000000000, -8999999999999999000, 1)

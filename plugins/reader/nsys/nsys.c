@@ -158,12 +158,17 @@ static int64_t col_i64(nsys *n, sqlite3_stmt *q, int col)
     return value_i64(n, sqlite3_column_value(q, col));
 }
 
-static tp_str string_id(nsys *n, sqlite3_stmt *q, int col)
+/* A StringIds id cell's string: NULL is 0. */
+static tp_str string_of(nsys *n, sqlite3_value *v)
 {
-    sqlite3_value *v = sqlite3_column_value(q, col);
     if (sqlite3_value_type(v) == SQLITE_NULL)
         return 0;
     return nsys_string(&n->strings, &n->bad, value_i64(n, v));
+}
+
+static tp_str string_id(nsys *n, sqlite3_stmt *q, int col)
+{
+    return string_of(n, sqlite3_column_value(q, col));
 }
 
 static int load_strings(nsys *n)
@@ -178,10 +183,11 @@ static int load_strings(nsys *n)
     while (rc == TP_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
         const char *v = (const char *)sqlite3_column_blob(q, 1); /* bytes: not all UTF-8 */
         size_t len = (size_t)sqlite3_column_bytes(q, 1);
-        if (sqlite3_column_type(q, 0) != SQLITE_INTEGER)
+        sqlite3_value *id = sqlite3_column_value(q, 0);
+        if (sqlite3_value_type(id) != SQLITE_INTEGER)
             n->bad.not_integer++;
         else
-            rc = nsys_string_put(n->st, &n->strings, sqlite3_column_int64(q, 0), v, len);
+            rc = nsys_string_put(n->st, &n->strings, sqlite3_value_int64(id), v, len);
     }
     if (rc == TP_OK && step != SQLITE_DONE)
         rc = db_error(n, "StringIds");
@@ -241,9 +247,16 @@ static size_t runtime_args(char *buf, size_t size, const char *name, int64_t ret
 {
     static const char head[] = "{\"name\": \"", mid[] = "\", \"returnValue\": ";
     size_t len = strlen(name), k = 0;
-    char digits[24];
-    int dlen = snprintf(digits, sizeof digits, "%lld", (long long)ret);
-    if (strpbrk(name, "\"\\") || sizeof head + len + sizeof mid + (size_t)dlen - 1 >= size)
+    char digits[24]; /* ret in decimal, at its end (snprintf was 1 % of a read) */
+    size_t d = sizeof digits;
+    uint64_t mag = ret < 0 ? 0 - (uint64_t)ret : (uint64_t)ret;
+    do
+        digits[--d] = (char)('0' + mag % 10);
+    while ((mag /= 10) != 0);
+    if (ret < 0)
+        digits[--d] = '-';
+    size_t dlen = sizeof digits - d;
+    if (strpbrk(name, "\"\\") || sizeof head + len + sizeof mid + dlen - 1 >= size)
         return 0;
     memcpy(buf + k, head, sizeof head - 1);
     k += sizeof head - 1;
@@ -251,8 +264,8 @@ static size_t runtime_args(char *buf, size_t size, const char *name, int64_t ret
     k += len;
     memcpy(buf + k, mid, sizeof mid - 1);
     k += sizeof mid - 1;
-    memcpy(buf + k, digits, (size_t)dlen);
-    k += (size_t)dlen;
+    memcpy(buf + k, digits + d, dlen);
+    k += dlen;
     buf[k++] = '}';
     buf[k] = '\0';
     return k;
@@ -326,6 +339,8 @@ static int kernel_row(nsys *n, sqlite3_stmt *q)
     e.cat = n->cat_kernel;
     e.name = nsys_kernel_name(n->short_names, string_id(n, q, 17), string_id(n, q, 7));
     int rc = append(n, &e);
+    if (rc != TP_OK || n->row_bad)
+        return rc; /* a damaged row is skipped: its cells too */
     static const int which[] = {X_GRID_X, X_GRID_Y, X_GRID_Z, X_BLOCK_X, X_BLOCK_Y, X_BLOCK_Z,
                                 X_REGS, X_SMEM_STATIC, X_SMEM_DYNAMIC};
     for (int i = 0; i < 9 && rc == TP_OK; i++)
@@ -338,9 +353,10 @@ static int kernel_row(nsys *n, sqlite3_stmt *q)
  * documented numbering; left null when not recorded or unknown. */
 static int set_memkind(nsys *n, int which, sqlite3_stmt *q, int col)
 {
-    if (sqlite3_column_type(q, col) != SQLITE_INTEGER)
+    sqlite3_value *v = sqlite3_column_value(q, col);
+    if (sqlite3_value_type(v) != SQLITE_INTEGER)
         return TP_OK;
-    int64_t id = sqlite3_column_int64(q, col);
+    int64_t id = sqlite3_value_int64(v);
     tp_memkind k = n->has_memkinds ? (id >= 0 && id < 16 ? n->memkinds[id] : TP_MEMKIND_UNKNOWN)
                                    : tp_memkind_of_nsys(id);
     if (k == TP_MEMKIND_UNKNOWN)
@@ -369,10 +385,12 @@ static int memcpy_row(nsys *n, sqlite3_stmt *q)
     int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(col_i64(n, q, 8)));
     e.name = intern(n, name, (size_t)len);
     int rc = append(n, &e);
-    rc = rc ? rc : set_ext(n, X_BYTES, q, 7);
+    if (rc != TP_OK || n->row_bad)
+        return rc; /* a damaged row is skipped: its cells too */
+    rc = set_ext(n, X_BYTES, q, 7);
     rc = rc ? rc : set_ext(n, X_COPY_KIND, q, 8);
-    rc = rc || n->row_bad ? rc : set_memkind(n, X_SRC_KIND, q, 9);
-    return rc || n->row_bad ? rc : set_memkind(n, X_DST_KIND, q, 10);
+    rc = rc ? rc : set_memkind(n, X_SRC_KIND, q, 9);
+    return rc ? rc : set_memkind(n, X_DST_KIND, q, 10);
 }
 
 static int memset_row(nsys *n, sqlite3_stmt *q)
@@ -384,7 +402,7 @@ static int memset_row(nsys *n, sqlite3_stmt *q)
     e.cat = n->cat_memset;
     e.name = intern(n, "Memset", 6);
     int rc = append(n, &e);
-    return rc ? rc : set_ext(n, X_BYTES, q, 7);
+    return rc || n->row_bad ? rc : set_ext(n, X_BYTES, q, 7); /* damaged: skipped */
 }
 
 static int sync_row(nsys *n, sqlite3_stmt *q)
@@ -426,19 +444,20 @@ static const char *json_object(const char *s, size_t *len)
 
 /* The range's payload as the event's args: jsonText (column c) or
  * StringIds[jsonTextId] (column c + 1) when it is a JSON object, else its
- * extended payload (eventId, domainId, binaryData in columns c + 3, c - 1,
- * c + 2: nsys_payload.h). */
-static void nvtx_payload(nsys *n, sqlite3_stmt *q, int c, tp_event *e)
+ * extended payload (eventId, binaryData in columns c + 3, c + 2, of the
+ * row's domain: nsys_payload.h).  Each cell is read once. */
+static void nvtx_payload(nsys *n, sqlite3_stmt *q, int c, int64_t domain, tp_event *e)
 {
     const char *s = (const char *)sqlite3_column_blob(q, c);
     size_t len = (size_t)sqlite3_column_bytes(q, c);
-    if (s == NULL && sqlite3_column_type(q, c + 1) == SQLITE_INTEGER) {
-        tp_str id = string_id(n, q, c + 1);
+    sqlite3_value *text_id = s == NULL ? sqlite3_column_value(q, c + 1) : NULL;
+    if (text_id != NULL && sqlite3_value_type(text_id) == SQLITE_INTEGER) {
+        tp_str id = string_of(n, text_id);
         s = id ? tp_str_text(n->st, id) : NULL;
         len = s ? strlen(s) : 0;
     }
     if ((s = json_object(s, &len)) == NULL && n->payloads != NULL)
-        s = nsys_payload_json(n->payloads, sqlite3_column_int64(q, c + 3), sqlite3_column_int64(q, c - 1),
+        s = nsys_payload_json(n->payloads, sqlite3_column_int64(q, c + 3), domain,
                               sqlite3_column_blob(q, c + 2), (size_t)sqlite3_column_bytes(q, c + 2),
                               &len);
     if (s != NULL) {
@@ -461,10 +480,14 @@ static int nvtx_row(nsys *n, sqlite3_stmt *q)
     if (type != 34 && type != 59 && type != 60)
         return TP_OK; /* names of domains, categories, threads: not events */
     tp_event e = nsys_base_event();
-    if (type == 34 || sqlite3_column_type(q, 1) == SQLITE_NULL)
+    sqlite3_value *end = sqlite3_column_value(q, 1);
+    if (type == 34 || sqlite3_value_type(end) == SQLITE_NULL) {
         e.ts = col_i64(n, q, 0); /* a mark, or a range never closed: zero length */
-    else if (!row_times(n, q, 0, &e))
-        return TP_OK;
+    } else {
+        int64_t start = col_i64(n, q, 0), stop = value_i64(n, end);
+        if (!nsys_times(&n->bad, n->row_bad, start, stop, &e))
+            return TP_OK;
+    }
     e.kind = TP_KIND_ANNOTATION;
     int64_t g = col_i64(n, q, 3);
     e.pid = pid_of(g);
@@ -474,7 +497,7 @@ static int nvtx_row(nsys *n, sqlite3_stmt *q)
                   : string_id(n, q, 5);
     int64_t domain = col_i64(n, q, 6);
     e.cat = domain == 0 ? intern(n, "nvtx", 4) : nsys_domain_cat(n->st, &n->domains, e.pid, domain);
-    nvtx_payload(n, q, 7, &e);
+    nvtx_payload(n, q, 7, domain, &e);
     return append(n, &e);
 }
 
