@@ -185,6 +185,8 @@ static void fill_null(tp_coltype type, void *cells, size_t from, size_t to)
 static size_t block_rows(const tp_extcol *c, size_t k)
 {
     size_t from = k << TP_EXTCOL_SHIFT;
+    if (from >= c->cap)
+        return 0;
     return c->cap - from < TP_EXTCOL_BLOCK ? c->cap - from : TP_EXTCOL_BLOCK;
 }
 
@@ -287,7 +289,9 @@ int tp_extcol_reserve(tp_extcol *c, size_t cap)
     c->n_blocks = n > c->n_blocks ? n : c->n_blocks;
     c->cap = cap;
     if (last && grow_last(c, last - 1, last_rows) != TP_OK) {
-        c->cap = ((last - 1) << TP_EXTCOL_SHIFT) + last_rows; /* as it was: still valid */
+        /* as it was: still valid (the slots past it stay NULL) */
+        c->cap = ((last - 1) << TP_EXTCOL_SHIFT) + last_rows;
+        c->n_blocks = last;
         return TP_ENOMEM;
     }
     return TP_OK;

@@ -131,10 +131,13 @@ typedef struct corr_index {
 static void corr_index_build(corr_index *ix, const link_key *rt, size_t nrt)
 {
     memset(ix, 0, sizeof *ix);
-    if (nrt == 0 || nrt > (size_t)INT32_MAX || rt[nrt - 1].a - rt[0].a < 0)
+    if (nrt == 0 || nrt > (size_t)INT32_MAX)
         return;
-    uint64_t span = (uint64_t)(rt[nrt - 1].a - rt[0].a) + 1;
-    if (span > 2 * (uint64_t)nrt + 1024)
+    /* unsigned: ids spanning the int64 range must not overflow (sorted, so
+     * the difference is the true distance modulo 2^64, and such a span is
+     * far beyond the density bound anyway) */
+    uint64_t span = (uint64_t)rt[nrt - 1].a - (uint64_t)rt[0].a + 1;
+    if (span == 0 || span > 2 * (uint64_t)nrt + 1024)
         return;
     ix->first = tp_malloc((size_t)span * sizeof *ix->first);
     if (ix->first == NULL)
@@ -143,7 +146,7 @@ static void corr_index_build(corr_index *ix, const link_key *rt, size_t nrt)
     ix->span = (size_t)span;
     memset(ix->first, 0xff, ix->span * sizeof *ix->first);
     for (size_t k = nrt; k-- > 0;)
-        ix->first[rt[k].a - ix->lo] = (int32_t)k;
+        ix->first[(uint64_t)rt[k].a - (uint64_t)ix->lo] = (int32_t)k;
 }
 
 /* The first entry with correlation id a, or -1. */
@@ -151,9 +154,9 @@ static int64_t corr_first(const corr_index *ix, const link_key *rt, size_t nrt, 
 {
     if (ix->first == NULL)
         return first_with_a(rt, nrt, a);
-    if (a < ix->lo || (uint64_t)(a - ix->lo) >= ix->span)
+    if (a < ix->lo || (uint64_t)a - (uint64_t)ix->lo >= ix->span)
         return -1;
-    return ix->first[a - ix->lo];
+    return ix->first[(uint64_t)a - (uint64_t)ix->lo];
 }
 
 static int link_by_corr(linker *l, size_t *unlinked)

@@ -392,7 +392,8 @@ struct tp_host_api {
     int (*trace_ext_find)(const tp_trace *t, const char *name); /* index or -1 */
     const char *(*trace_ext_name)(const tp_trace *t, int col);  /* borrowed */
     tp_coltype (*trace_ext_type)(const tp_trace *t, int col);
-    /* n cells of the column's type; borrowed, invalidated by append */
+    /* n cells of the column's type; borrowed, invalidated by append; NULL
+     * when out of memory (the first read makes a compact column an array) */
     const void *(*trace_ext_data)(const tp_trace *t, int col);
 
     /* --- clipping filters (since 3.0) --- */

@@ -76,15 +76,22 @@ static int by_int(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-static double value_at(const tp_trace *t, int col, size_t row, int *ok)
+/* The value column's cells, read once (the first read may make a compact
+ * column an array). */
+typedef struct ss_values {
+    tp_coltype type;
+    const void *data;
+} ss_values;
+
+static double value_at(const ss_values *vals, size_t row, int *ok)
 {
-    const void *data = tp_trace_ext_data(t, col);
-    if (tp_trace_ext_type(t, col) == TP_COL_I64) {
+    const void *data = vals->data;
+    if (vals->type == TP_COL_I64) {
         int64_t v = ((const int64_t *)data)[row];
         *ok = v != TP_EXT_NULL_I64;
         return (double)v;
     }
-    if (tp_trace_ext_type(t, col) == TP_COL_I32) {
+    if (vals->type == TP_COL_I32) {
         int32_t v = ((const int32_t *)data)[row];
         *ok = v != TP_EXT_NULL_I32;
         return (double)v;
@@ -95,14 +102,14 @@ static double value_at(const tp_trace *t, int col, size_t row, int *ok)
 }
 
 /* The distinct iterations holding a value, sorted (steps[0..*n)). */
-static int distinct_steps(const tp_trace *t, int col, const int32_t *iter, int32_t *steps,
-                          size_t *n)
+static int distinct_steps(const tp_trace *t, const ss_values *vals, const int32_t *iter,
+                          int32_t *steps, size_t *n)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t m = 0;
     for (size_t i = 0; i < c->n; i++) {
         int ok;
-        value_at(t, col, i, &ok);
+        value_at(vals, i, &ok);
         if (ok && iter[i] != TP_EXT_NULL_I32)
             steps[m++] = iter[i];
     }
@@ -172,14 +179,16 @@ static int ss_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EINVAL, "the trace has no 'iteration' column (one step per row)");
     const tp_cols *c = tp_trace_cols(t);
     const int32_t *iter = tp_trace_ext_data(t, it);
+    ss_values vals = {tp_trace_ext_type(t, col), tp_trace_ext_data(t, col)};
     size_t n = 0, nsteps = 0;
     int to_us = column_in_ns(cfg);
     ss_entry *e = tp_malloc((c->n ? c->n : 1) * sizeof *e);
     int32_t *steps = tp_malloc((c->n ? c->n : 1) * sizeof *steps);
-    int rc = e && steps ? distinct_steps(t, col, iter, steps, &nsteps) : TP_ENOMEM;
+    int rc = e && steps && iter && vals.data ? distinct_steps(t, &vals, iter, steps, &nsteps)
+                                             : TP_ENOMEM;
     for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         int ok;
-        double v = value_at(t, col, i, &ok);
+        double v = value_at(&vals, i, &ok);
         if (ok && iter[i] != TP_EXT_NULL_I32)
             e[n++] = (ss_entry){c->name[i], step_index(steps, nsteps, iter[i]), to_us ? v / 1000.0 : v};
     }

@@ -219,6 +219,8 @@ static int ext_load(const tp_trace *t, ct_ext *x)
         x->name[k] = tp_trace_ext_name(t, (int)k);
         x->type[k] = tp_trace_ext_type(t, (int)k);
         x->data[k] = tp_trace_ext_data(t, (int)k);
+        if (x->data[k] == NULL)
+            return TP_ENOMEM; /* making a compact column an array */
     }
     return TP_OK;
 }
