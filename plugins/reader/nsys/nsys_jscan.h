@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum { NJ_OBJ = 1, NJ_ARR, NJ_STR, NJ_INT, NJ_REAL, NJ_TRUE, NJ_FALSE, NJ_NULL };
 
@@ -33,8 +34,7 @@ typedef struct nj_doc {
     size_t n, cap;
 } nj_doc;
 
-/* Scans line[0, len) (its bytes stay; the scanner writes a NUL after each
- * string only when the whole line was taken).  1: d holds the line, value 1
+/* Scans line[0, len) (its bytes stay until nj_cstr).  1: d holds the line, value 1
  * its top-level object (value 0 stands for "absent"); 0: not taken (parse it with nj_doc_from_json);
  * TP_ENOMEM. */
 int nj_doc_scan(nj_doc *d, char *line, size_t len);
@@ -42,18 +42,70 @@ int nj_doc_scan(nj_doc *d, char *line, size_t len);
 /* d as a copy of jansson's value o (strings borrowed from o), value 1. */
 int nj_doc_from_json(nj_doc *d, json_t *o);
 
+/* A key's quick hash: length and three of its bytes (a filter before
+ * memcmp), kept in the key's num.i (a literal's folds to a constant). */
+static inline int64_t nj_key_hash(const char *k, size_t len)
+{
+    if (len == 0)
+        return 0;
+    return (int64_t)(len | (size_t)(unsigned char)k[0] << 32 |
+                     (size_t)(unsigned char)k[len / 2] << 40 |
+                     (size_t)(unsigned char)k[len - 1] << 48);
+}
+
+static inline int nj_same_key(const nj_val *k, int64_t h, const char *key, size_t len)
+{
+    return k->num.i == h && memcmp(k->s, key, len) == 0;
+}
+
+/* The last value of a key given twice in the object at obj. */
+size_t nj_get_last(const nj_doc *d, size_t obj, int64_t h, const char *key, size_t len);
+
 /* The value of key in the object at index obj, the last one when given
- * twice; 0 when absent or obj is not an object.  (It keeps where it found
- * the key in the object, so the next key is found in a step or two.) */
-size_t nj_get(nj_doc *d, size_t obj, const char *key);
+ * twice; 0 when absent or obj is not an object.  Keys are mostly asked for
+ * in the order an export writes them: the search starts where the last
+ * one was found in that object and wraps.  Inline, so that a literal key's
+ * length and hash are constants. */
+static inline size_t nj_get(nj_doc *d, size_t obj, const char *key)
+{
+    if (obj == 0 || obj >= d->n || d->v[obj].type != NJ_OBJ)
+        return 0;
+    size_t len = strlen(key), end = d->v[obj].end, from = (size_t)d->v[obj].num.i;
+    int64_t h = nj_key_hash(key, len);
+    if (d->v[obj].len) /* a repeated key */
+        return nj_get_last(d, obj, h, key, len);
+    for (size_t k = from; k < end; k = d->v[k + 1].end)
+        if (nj_same_key(&d->v[k], h, key, len)) {
+            d->v[obj].num.i = (int64_t)d->v[k + 1].end;
+            return k + 1;
+        }
+    for (size_t k = obj + 1; k < from; k = d->v[k + 1].end)
+        if (nj_same_key(&d->v[k], h, key, len)) {
+            d->v[obj].num.i = (int64_t)d->v[k + 1].end;
+            return k + 1;
+        }
+    return 0;
+}
 
 /* The type of value at (0: absent). */
 static inline int nj_type(const nj_doc *d, size_t at) { return at ? d->v[at].type : 0; }
 
-/* A string's text, or NULL (absent, not a string). */
+/* A string's text, or NULL (absent, not a string): its nj_str_len bytes,
+ * not NUL-terminated (a scanned string is followed by its quote). */
 static inline const char *nj_str(const nj_doc *d, size_t at)
 {
     return nj_type(d, at) == NJ_STR ? d->v[at].s : NULL;
+}
+
+/* nj_str NUL-terminated: a scanned string's closing quote in the line is
+ * overwritten (jansson's strings end with a NUL already). */
+static inline const char *nj_cstr(nj_doc *d, size_t at)
+{
+    if (nj_type(d, at) != NJ_STR)
+        return NULL;
+    if (d->v[at].s[d->v[at].len] != '\0')
+        ((char *)d->v[at].s)[d->v[at].len] = '\0';
+    return d->v[at].s;
 }
 
 /* A string's length, 0 for other values. */
