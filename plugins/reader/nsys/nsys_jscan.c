@@ -304,11 +304,31 @@ int nj_doc_from_json(nj_doc *d, json_t *o)
 }
 
 /* The last value of key in obj, by every member. */
-size_t nj_get_last(const nj_doc *d, size_t obj, int64_t h, const char *key, size_t len)
+static size_t get_last(const nj_doc *d, size_t obj, int64_t h, const char *key, size_t len)
 {
     size_t found = 0;
     for (size_t k = obj + 1; k < d->v[obj].end; k = d->v[k + 1].end)
         if (nj_same_key(&d->v[k], h, key, len))
             found = k + 1;
     return found;
+}
+
+/* Keys are unique: the search starts where the last one ended (keys are
+ * mostly asked for in the order an export writes them) and wraps. */
+size_t nj_find(nj_doc *d, size_t obj, const char *key, size_t len, int64_t h)
+{
+    if (obj == 0 || obj >= d->n || d->v[obj].type != NJ_OBJ)
+        return 0;
+    size_t end = d->v[obj].end, from = (size_t)d->v[obj].num.i;
+    if (d->v[obj].len) /* a repeated key */
+        return get_last(d, obj, h, key, len);
+    for (int lap = 0; lap < 2; lap++) {
+        size_t stop = lap == 0 ? end : from;
+        for (size_t k = lap == 0 ? from : obj + 1; k < stop; k = d->v[k + 1].end)
+            if (nj_same_key(&d->v[k], h, key, len)) {
+                d->v[obj].num.i = (int64_t)d->v[k + 1].end;
+                return k + 1;
+            }
+    }
+    return 0;
 }

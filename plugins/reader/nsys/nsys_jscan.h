@@ -58,33 +58,17 @@ static inline int nj_same_key(const nj_val *k, int64_t h, const char *key, size_
     return k->num.i == h && memcmp(k->s, key, len) == 0;
 }
 
-/* The last value of a key given twice in the object at obj. */
-size_t nj_get_last(const nj_doc *d, size_t obj, int64_t h, const char *key, size_t len);
+/* nj_get with the key's length and hash given. */
+size_t nj_find(nj_doc *d, size_t obj, const char *key, size_t len, int64_t h);
 
 /* The value of key in the object at index obj, the last one when given
- * twice; 0 when absent or obj is not an object.  Keys are mostly asked for
- * in the order an export writes them: the search starts where the last
- * one was found in that object and wraps.  Inline, so that a literal key's
- * length and hash are constants. */
+ * twice; 0 when absent or obj is not an object.  (It keeps where it found
+ * the key in the object, so the next key is found in a step or two.)  A
+ * literal key's length and hash fold to constants here. */
 static inline size_t nj_get(nj_doc *d, size_t obj, const char *key)
 {
-    if (obj == 0 || obj >= d->n || d->v[obj].type != NJ_OBJ)
-        return 0;
-    size_t len = strlen(key), end = d->v[obj].end, from = (size_t)d->v[obj].num.i;
-    int64_t h = nj_key_hash(key, len);
-    if (d->v[obj].len) /* a repeated key */
-        return nj_get_last(d, obj, h, key, len);
-    for (size_t k = from; k < end; k = d->v[k + 1].end)
-        if (nj_same_key(&d->v[k], h, key, len)) {
-            d->v[obj].num.i = (int64_t)d->v[k + 1].end;
-            return k + 1;
-        }
-    for (size_t k = obj + 1; k < from; k = d->v[k + 1].end)
-        if (nj_same_key(&d->v[k], h, key, len)) {
-            d->v[obj].num.i = (int64_t)d->v[k + 1].end;
-            return k + 1;
-        }
-    return 0;
+    size_t len = strlen(key);
+    return nj_find(d, obj, key, len, nj_key_hash(key, len));
 }
 
 /* The type of value at (0: absent). */

@@ -201,8 +201,9 @@ static int api_event(nj *n, size_t o)
             : cls == 28 ? n->cat_cudnn
             : cls == 29 ? n->cat_cublas
                         : n->cat_runtime;
-    e.pid = pid_of(num(n, o, "globalTid"));
-    e.tid = tid_of(num(n, o, "globalTid"));
+    int64_t tid = num(n, o, "globalTid");
+    e.pid = pid_of(tid);
+    e.tid = tid_of(tid);
     int64_t corr = num(n, o, "correlationId");
     e.corr = corr > 0 && cls != 27 ? corr : TP_NONE;
     tp_str raw;
