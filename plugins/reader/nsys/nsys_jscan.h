@@ -16,6 +16,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Inlined wherever called, so that a literal key's length and hash are
+ * constants (the compiler left nj_get and its wrappers out of line). */
+#if defined(__GNUC__)
+#define NJ_INLINE static inline __attribute__((always_inline))
+#else
+#define NJ_INLINE static inline
+#endif
+
 enum { NJ_OBJ = 1, NJ_ARR, NJ_STR, NJ_INT, NJ_REAL, NJ_TRUE, NJ_FALSE, NJ_NULL };
 
 typedef struct nj_val {
@@ -53,9 +61,27 @@ static inline int64_t nj_key_hash(const char *k, size_t len)
                      (size_t)(unsigned char)k[len - 1] << 48);
 }
 
+static inline uint64_t nj_load(const char *p, size_t n)
+{
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    return w;
+}
+
+/* a[0, len) == b[0, len) in at most two overlapping loads of each for keys
+ * up to 16 bytes (the hash has compared the lengths). */
+static inline int nj_key_eq(const char *a, const char *b, size_t len)
+{
+    if (len >= 8 && len <= 16)
+        return nj_load(a, 8) == nj_load(b, 8) && nj_load(a + len - 8, 8) == nj_load(b + len - 8, 8);
+    if (len >= 4 && len < 8)
+        return nj_load(a, 4) == nj_load(b, 4) && nj_load(a + len - 4, 4) == nj_load(b + len - 4, 4);
+    return memcmp(a, b, len) == 0;
+}
+
 static inline int nj_same_key(const nj_val *k, int64_t h, const char *key, size_t len)
 {
-    return k->num.i == h && memcmp(k->s, key, len) == 0;
+    return k->num.i == h && nj_key_eq(k->s, key, len);
 }
 
 /* nj_get with the key's length and hash given. */
@@ -65,7 +91,7 @@ size_t nj_find(nj_doc *d, size_t obj, const char *key, size_t len, int64_t h);
  * twice; 0 when absent or obj is not an object.  (It keeps where it found
  * the key in the object, so the next key is found in a step or two.)  A
  * literal key's length and hash fold to constants here. */
-static inline size_t nj_get(nj_doc *d, size_t obj, const char *key)
+NJ_INLINE size_t nj_get(nj_doc *d, size_t obj, const char *key)
 {
     size_t len = strlen(key);
     return nj_find(d, obj, key, len, nj_key_hash(key, len));

@@ -92,9 +92,9 @@ static int64_t num_at(nj *n, size_t at)
     return 0;
 }
 
-static int64_t num(nj *n, size_t o, const char *key) { return num_at(n, nj_get(&n->doc, o, key)); }
+NJ_INLINE int64_t num(nj *n, size_t o, const char *key) { return num_at(n, nj_get(&n->doc, o, key)); }
 
-static int has(nj *n, size_t o, const char *key) { return nj_get(&n->doc, o, key) != 0; }
+NJ_INLINE int has(nj *n, size_t o, const char *key) { return nj_get(&n->doc, o, key) != 0; }
 
 static int put_string(nj *n, int64_t id, const char *v, size_t len)
 {
@@ -104,7 +104,7 @@ static int put_string(nj *n, int64_t id, const char *v, size_t len)
 static tp_str string_of(nj *n, int64_t id) { return nsys_string(&n->strings, &n->bad, id); }
 
 /* The event's times into e: 1, or 0 (counted) when the event is damaged. */
-static int event_times(nj *n, size_t o, const char *start, const char *end, tp_event *e)
+NJ_INLINE int event_times(nj *n, size_t o, const char *start, const char *end, tp_event *e)
 {
     int64_t first = num(n, o, start), last = num(n, o, end);
     return nsys_times(&n->bad, n->row_bad, first, last, e);
