@@ -85,6 +85,50 @@ START_TEST(jansson_lines)
 }
 END_TEST
 
+/* A kernel named by string 1, value as written in the export (JSON text
+ * between the quotes): its name must be want. */
+static void check_kernel_name(const char *value, const char *want)
+{
+    char path[] = "/tmp/tp_nsys_json_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "{\"type\":\"String\",\"id\":\"1\",\"value\":\"%s\"}\n", value);
+    fprintf(f, "{\"Type\":79,\"CudaEvent\":{\"startNs\":\"200\",\"endNs\":\"400\",\"deviceId\":0,"
+               "\"streamId\":\"7\",\"globalPid\":\"16777216\",\"kernel\":{\"shortName\":\"1\"}}}\n");
+    fclose(f);
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, "name: nsys_json_test\nstages:\n  - reader: nsys_json\n    path: '%s'\n",
+             path);
+    tp_run *run = tp_test_run_yaml(yaml);
+    const tp_cols *c = api()->trace_cols(tp_run_trace(run));
+    ck_assert_uint_eq(c->n, 1);
+    ck_assert_str_eq(tp_run_str(run, c->name[0]), want);
+    tp_run_free(run);
+    unlink(path);
+}
+
+/* The scanner finds a string's end 8 bytes at a time: a quote, a
+ * backslash (an escape: jansson's line) or the end at every offset of the
+ * 8-byte window, after bytes that borrow in the test ('!' = 0x21, just
+ * above the control bytes; '"' + 1; '\\' + 1). */
+START_TEST(string_ends_at_every_offset)
+{
+    static const char fill[] = "!#]!#]!#]!#]!#]!#]!#]";
+    char value[64], want[64];
+    for (int k = 0; k <= 17; k++) {
+        snprintf(value, sizeof value, "%.*s", k, fill);
+        check_kernel_name(value, value);                  /* plain: scanned */
+        snprintf(value, sizeof value, "%.*s\\u0041z", k, fill);
+        snprintf(want, sizeof want, "%.*sAz", k, fill);
+        check_kernel_name(value, want);                   /* an escape at offset k */
+        snprintf(value, sizeof value, "%.*s\xc3\xa9", k, fill);
+        check_kernel_name(value, value);                  /* a byte >= 0x80 at offset k */
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("nsys_json");
@@ -92,6 +136,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, scanned_lines);
     tcase_add_test(tc, jansson_lines);
+    tcase_add_test(tc, string_ends_at_every_offset);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -86,20 +86,7 @@ static int db_error(nsys *n, const char *what)
     return tp_fail(n->st, TP_EFORMAT, "%s: %s: %s", n->path, what, sqlite3_errmsg(n->db));
 }
 
-static int has_table(nsys *n, const char *name)
-{
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(n->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
-                           &q, NULL) != SQLITE_OK) {
-        n->broken = 1;
-        return 0;
-    }
-    sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-    int step = sqlite3_step(q);
-    n->broken |= step != SQLITE_ROW && step != SQLITE_DONE;
-    sqlite3_finalize(q);
-    return step == SQLITE_ROW;
-}
+static int has_table(nsys *n, const char *name) { return nsys_has_table(n->db, name, &n->broken); }
 
 /* A table the reader reads must hold its values: a virtual table or a
  * generated column would run the input's code on every row read. */

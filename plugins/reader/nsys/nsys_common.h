@@ -3,6 +3,7 @@
 #ifndef TRACEPIPE_NSYS_COMMON_H
 #define TRACEPIPE_NSYS_COMMON_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,6 +80,23 @@ static inline int nsys_set_label(tp_stage *st, tp_trace *t, const char *path)
 }
 
 #include "nsys_tables.h"
+
+/* Whether the SQLite export holds a table of that name; a query that
+ * cannot run or step sets *broken (when given) and finds none. */
+static inline int nsys_has_table(sqlite3 *db, const char *name, int *broken)
+{
+    sqlite3_stmt *q;
+    int step = SQLITE_ERROR;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &q,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+        step = sqlite3_step(q);
+        sqlite3_finalize(q);
+    }
+    if (broken != NULL && step != SQLITE_ROW && step != SQLITE_DONE)
+        *broken = 1;
+    return step == SQLITE_ROW;
+}
 
 /* Option kernel_name of both readers: a kernel is named by its demangled
  * signature, as Kineto (CUPTI) names it, so a run profiled both ways compares

@@ -15,28 +15,12 @@ typedef struct nj_scan {
     size_t len, pos;
 } nj_scan;
 
-/* A key's quick hash: length and three of its bytes (a filter before
- * memcmp), kept in the key's num.i. */
-static inline int64_t key_hash(const char *k, size_t len)
-{
-    if (len == 0)
-        return 0;
-    return (int64_t)(len | (size_t)(unsigned char)k[0] << 32 |
-                     (size_t)(unsigned char)k[len / 2] << 40 |
-                     (size_t)(unsigned char)k[len - 1] << 48);
-}
-
-static inline int same_key(const nj_val *k, int64_t h, const char *key, size_t len)
-{
-    return k->num.i == h && memcmp(k->s, key, len) == 0;
-}
-
 /* An object's key at k given before (from its first key at first): the
  * object then has a repeated key, and lookups take the last. */
 static int repeated(const nj_doc *d, size_t first, size_t k)
 {
     for (size_t j = first; j < k; j = d->v[j + 1].end)
-        if (same_key(&d->v[j], d->v[k].num.i, d->v[k].s, d->v[k].len))
+        if (nj_same_key(&d->v[j], d->v[k].num.i, d->v[k].s, d->v[k].len))
             return 1;
     return 0;
 }
@@ -80,13 +64,45 @@ static const uint8_t plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
+/* Where the first byte a scanned string may not hold is among the 8 at
+ * p (little-endian), else 8: a quote, a backslash, a control byte (< 0x20)
+ * or a byte >= 0x80.  Each test may flag bytes above a true one (a
+ * borrow), never below, so the lowest flag is exact. */
+static inline unsigned stop8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t x, q, b;
+    memcpy(&x, p, 8);
+    q = x ^ (ones * '"');
+    b = x ^ (ones * '\\');
+    uint64_t flags = ((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x;
+    flags &= high;
+    return flags ? (unsigned)__builtin_ctzll(flags) / 8 : 8;
+}
+
+/* The end of the plain bytes from p (at most len): 8 at a time where the
+ * byte order allows. */
+static inline size_t plain_run(const unsigned char *s, size_t p, size_t len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (p + 8 <= len) {
+        unsigned k = stop8(s + p);
+        p += k;
+        if (k < 8)
+            return p;
+    }
+#endif
+    while (p < len && plain[s[p]])
+        p++;
+    return p;
+}
+
 /* A string without escapes, control or non-ASCII bytes. */
 static int scan_string(nj_scan *sc)
 {
-    size_t start = ++sc->pos, at, p = start;
+    size_t start = ++sc->pos, at;
     const unsigned char *s = (const unsigned char *)sc->s;
-    while (p < sc->len && plain[s[p]])
-        p++;
+    size_t p = plain_run(s, start, sc->len);
     sc->pos = p;
     if (p >= sc->len || s[p] != '"')
         return 0;
@@ -156,7 +172,7 @@ static int scan_members(nj_scan *sc, size_t obj, int depth)
             if ((rc = scan_string(sc)) != 1)
                 return rc;
             nj_val *k = &sc->d->v[sc->d->n - 1];
-            k->num.i = key_hash(k->s, k->len);
+            k->num.i = nj_key_hash(k->s, k->len);
             uint64_t bit = 1ull << ((uint64_t)k->num.i * 0x9E3779B97F4A7C15ull >> 58);
             if ((seen & bit) && !sc->d->v[obj].len)
                 sc->d->v[obj].len = (size_t)repeated(sc->d, obj + 1, sc->d->n - 1);
@@ -220,9 +236,6 @@ int nj_doc_scan(nj_doc *d, char *line, size_t len)
     ws(&sc);
     if (rc != 1 || sc.pos != len)
         return rc == TP_ENOMEM ? rc : 0;
-    for (size_t i = 0; i < d->n; i++)
-        if (d->v[i].type == NJ_STR)
-            line[d->v[i].s - line + (ptrdiff_t)d->v[i].len] = '\0'; /* its closing quote */
     return 1;
 }
 
@@ -273,7 +286,7 @@ static int from_json(nj_doc *d, json_t *o, const char *key)
             return rc == 0 ? TP_ENOMEM : rc;
         d->v[at].s = key;
         d->v[at].len = strlen(key);
-        d->v[at].num.i = key_hash(key, d->v[at].len);
+        d->v[at].num.i = nj_key_hash(key, d->v[at].len);
         d->v[at].end = (uint32_t)(at + 1);
     }
     return from_json_value(d, o);
@@ -295,25 +308,24 @@ static size_t get_last(const nj_doc *d, size_t obj, int64_t h, const char *key, 
 {
     size_t found = 0;
     for (size_t k = obj + 1; k < d->v[obj].end; k = d->v[k + 1].end)
-        if (same_key(&d->v[k], h, key, len))
+        if (nj_same_key(&d->v[k], h, key, len))
             found = k + 1;
     return found;
 }
 
 /* Keys are unique: the search starts where the last one ended (keys are
  * mostly asked for in the order an export writes them) and wraps. */
-size_t nj_get(nj_doc *d, size_t obj, const char *key)
+size_t nj_find(nj_doc *d, size_t obj, const char *key, size_t len, int64_t h)
 {
     if (obj == 0 || obj >= d->n || d->v[obj].type != NJ_OBJ)
         return 0;
-    size_t len = strlen(key), end = d->v[obj].end, from = (size_t)d->v[obj].num.i;
-    int64_t h = key_hash(key, len);
+    size_t end = d->v[obj].end, from = (size_t)d->v[obj].num.i;
     if (d->v[obj].len) /* a repeated key */
         return get_last(d, obj, h, key, len);
     for (int lap = 0; lap < 2; lap++) {
         size_t stop = lap == 0 ? end : from;
         for (size_t k = lap == 0 ? from : obj + 1; k < stop; k = d->v[k + 1].end)
-            if (same_key(&d->v[k], h, key, len)) {
+            if (nj_same_key(&d->v[k], h, key, len)) {
                 d->v[obj].num.i = (int64_t)d->v[k + 1].end;
                 return k + 1;
             }

@@ -77,7 +77,7 @@ static int64_t num_at(nj *n, size_t at)
     if (at == 0 || v->type == NJ_INT)
         return at ? v->num.i : 0;
     if (v->type == NJ_STR) {
-        const char *text = v->s;
+        const char *text = nj_cstr(&n->doc, at);
         char *end;
         if (short_digits(text, v->len, &out))
             return out;
@@ -92,9 +92,9 @@ static int64_t num_at(nj *n, size_t at)
     return 0;
 }
 
-static int64_t num(nj *n, size_t o, const char *key) { return num_at(n, nj_get(&n->doc, o, key)); }
+NJ_INLINE int64_t num(nj *n, size_t o, const char *key) { return num_at(n, nj_get(&n->doc, o, key)); }
 
-static int has(nj *n, size_t o, const char *key) { return nj_get(&n->doc, o, key) != 0; }
+NJ_INLINE int has(nj *n, size_t o, const char *key) { return nj_get(&n->doc, o, key) != 0; }
 
 static int put_string(nj *n, int64_t id, const char *v, size_t len)
 {
@@ -104,7 +104,7 @@ static int put_string(nj *n, int64_t id, const char *v, size_t len)
 static tp_str string_of(nj *n, int64_t id) { return nsys_string(&n->strings, &n->bad, id); }
 
 /* The event's times into e: 1, or 0 (counted) when the event is damaged. */
-static int event_times(nj *n, size_t o, const char *start, const char *end, tp_event *e)
+NJ_INLINE int event_times(nj *n, size_t o, const char *start, const char *end, tp_event *e)
 {
     int64_t first = num(n, o, start), last = num(n, o, end);
     return nsys_times(&n->bad, n->row_bad, first, last, e);
@@ -122,9 +122,9 @@ static int strings_line(nj *n, size_t o)
             n->bad.not_integer++;
             return TP_OK;
         }
-        return nsys_domain_add(n->st, &n->domains, pid, domain, nj_str(d, nj_get(d, nvtx, "Text")));
+        return nsys_domain_add(n->st, &n->domains, pid, domain, nj_cstr(d, nj_get(d, nvtx, "Text")));
     }
-    const char *type = nj_str(d, nj_get(d, o, "type"));
+    const char *type = nj_cstr(d, nj_get(d, o, "type"));
     if (type && strcmp(type, "String") == 0) {
         size_t v = nj_get(d, o, "value");
         int64_t id = num(n, o, "id");
@@ -201,8 +201,9 @@ static int api_event(nj *n, size_t o)
             : cls == 28 ? n->cat_cudnn
             : cls == 29 ? n->cat_cublas
                         : n->cat_runtime;
-    e.pid = pid_of(num(n, o, "globalTid"));
-    e.tid = tid_of(num(n, o, "globalTid"));
+    int64_t tid = num(n, o, "globalTid");
+    e.pid = pid_of(tid);
+    e.tid = tid_of(tid);
     int64_t corr = num(n, o, "correlationId");
     e.corr = corr > 0 && cls != 27 ? corr : TP_NONE;
     tp_str raw;
@@ -318,6 +319,7 @@ static int event_not_domain(const char *line, size_t len)
 typedef struct nj_lines {
     FILE *in; /* rewound before each pass; its descriptor read directly */
     int fd, eof, err;
+    tp_digest *bytes; /* every byte read, a block at a time */
     char *buf;
     size_t cap, start, end, scanned; /* scanned: bytes after start without a newline */
 } nj_lines;
@@ -372,6 +374,7 @@ static ssize_t next_line(nj_lines *r, char **line)
             return TP_EIO;
         }
         r->eof = got == 0;
+        tp_digest_add(r->bytes, r->buf + r->end, (size_t)got);
         r->end += (size_t)got;
     }
 }
@@ -451,7 +454,6 @@ static int each_line(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
         size_t len = (size_t)got;
         json_t *owner = NULL;
         n->line_no++;
-        tp_digest_add(&n->bytes, line, len);
         last_newline = line[len - 1] == '\n';
         if (line[0] == '\n' || (fn == strings_line && event_not_domain(line, len)))
             continue;
@@ -499,7 +501,7 @@ int nsys_json_run(tp_stage *st, const void *config, void *state)
         return tp_fail(st, TP_EIO, "%s: not a regular file (the export is read twice, so a pipe "
                        "or device cannot be)", cfg->path);
     }
-    nj_lines lines = {.in = in, .fd = fileno(in)};
+    nj_lines lines = {.in = in, .fd = fileno(in), .bytes = &n.bytes};
     int rc = prepare(&n);
     if (rc == TP_OK)
         rc = each_line(&n, &lines, strings_line);

@@ -3,6 +3,7 @@
  * rule comes from: docs/plugins/nsys.md "NVTX payloads").
  */
 #include "nsys_payload.h"
+#include "nsys_common.h"
 
 #include <tracepipe/tp_sdk.h>
 
@@ -126,18 +127,6 @@ static void put_member_name(pl_text *t, const char *name)
 
 /* ------------------------------------------------------------ loading */
 
-static int exists(sqlite3 *db, const char *table)
-{
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &q,
-                           NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
-    int found = sqlite3_step(q) == SQLITE_ROW;
-    sqlite3_finalize(q);
-    return found;
-}
-
 typedef struct pl_names {
     char **orig, **sane;
     size_t n;
@@ -156,7 +145,7 @@ typedef struct pl_load {
 /* Runs sql over table (absent: no rows) and row(l, q) per row. */
 static int each(pl_load *l, const char *table, const char *sql, int (*row)(pl_load *, sqlite3_stmt *))
 {
-    if (!exists(l->db, table))
+    if (!nsys_has_table(l->db, table, NULL))
         return TP_OK;
     int rc = l->plain(l->ctx, table), step = SQLITE_DONE;
     sqlite3_stmt *q = NULL;
@@ -358,7 +347,7 @@ static int link_row(pl_load *l, sqlite3_stmt *q)
     char name[128];
     snprintf(name, sizeof name, "DYNAMIC_NVTXPAYLOAD_DATATYPE_%" PRId64 "_%" PRId64 "_%" PRId64,
              int_or(q, 0, 0), int_or(q, 1, 0), int_or(q, 2, 0));
-    if (!exists(l->db, name))
+    if (!nsys_has_table(l->db, name, NULL))
         return TP_OK;
     char **v = realloc(l->tables, (l->ntables + 1) * sizeof *v);
     if (v == NULL)
