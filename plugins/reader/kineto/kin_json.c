@@ -407,26 +407,46 @@ static inline int scale_exact(uint64_t acc, size_t il, size_t fl, int neg, int s
     return 0;
 }
 
-int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out)
+/* Digits at p (before end) skipped; returns the end of the run. */
+static inline const char *digit_skip(const char *p, const char *end)
+{
+    while (p < end && (unsigned)(*p - '0') < 10)
+        p++;
+    return p;
+}
+
+/* The plain number at kp->p, [-]digits[.digits] ended in the window by a
+ * byte that cannot continue it: with value, scaled (scale_exact) into *out;
+ * without, only passed over (any length).  Moves kp->p past it and returns
+ * 1, or returns 0 (nothing moved) for anything else.  Inline: each caller
+ * gets the half it uses. */
+static inline int plain_number(kin_parser *kp, int value, int shift, int64_t *out)
 {
     const char *p = kp->p, *end = kp->end, *ip, *fp;
     uint64_t acc = 0; /* wraps on long inputs, which are then refused */
     int neg = p < end && *p == '-';
     p += neg;
-    p = digit_run(ip = p, end, &acc);
+    ip = p;
+    p = value ? digit_run(p, end, &acc) : digit_skip(p, end);
     size_t il = (size_t)(p - ip), fl = 0;
     if (il == 0 || (ip[0] == '0' && il > 1))
         return 0;
     if (p < end && *p == '.') {
-        p = digit_run(fp = ++p, end, &acc);
+        fp = ++p;
+        p = value ? digit_run(p, end, &acc) : digit_skip(p, end);
         if ((fl = (size_t)(p - fp)) == 0)
             return 0;
     }
     if (p >= end || *p == 'e' || *p == 'E' || *p == '.' || *p == '+' || *p == '-' ||
-        scale_exact(acc, il, fl, neg, shift, out) != 0)
+        (value && scale_exact(acc, il, fl, neg, shift, out) != 0))
         return 0;
     kp->p = p;
     return 1;
+}
+
+int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out)
+{
+    return plain_number(kp, 1, shift, out);
 }
 
 /* Digit i of the number's digit string (integer digits then fraction). */
@@ -569,10 +589,8 @@ int kin_skip_value(kin_parser *kp, int depth)
     case 'f': return literal(kp, "false", 5);
     case 'n': return literal(kp, "null", 4);
     default:
-        if (*kp->p == '-' || is_digit(*kp->p)) {
-            int64_t v; /* the common short ones in one pass; the same bytes pass */
-            return kin_number_scaled_fast(kp, 6, &v) ? KIN_OK : kin_number(kp, &num);
-        }
+        if (*kp->p == '-' || is_digit(*kp->p)) /* plain ones in one pass, as kin_number would */
+            return plain_number(kp, 0, 0, NULL) ? KIN_OK : kin_number(kp, &num);
         int nf = nonfinite(kp);
         if (nf >= 0)
             return nf;
