@@ -3,9 +3,8 @@
  *
  * JSON cannot be cut at an arbitrary byte: whether a byte is inside a
  * string depends on everything before it.  So the cut is a guess that is
- * verified.  Near the middle of the file (SPLIT_MAIN_PERCENT) we look for
- *  } , {  (an event's end, a comma, the next event's start) and a worker
- * thread parses from just
+ * verified.  Near the middle (SPLIT_MAIN_PERCENT) we look for  } , {  (an
+ * event's end, a comma, the next event's start); a worker thread parses from
  * after that comma to the end of the file, as if it were inside traceEvents
  * after an element.  It interns into its own small string table and
  * stores its events locally, never touching the run (the core is not
@@ -41,14 +40,9 @@
 #define GZ_SPLIT_MIN_SIZE (1u << 20) /* compressed: ~10 MB of text or more */
 #define GZ_PROBE_CHUNKS 4          /* windows searched for a cut after the skip */
 #define PROBE_SIZE (1u << 20)      /* bytes searched for a cut */
-/* Where the cut goes, in percent of the file (of its compressed bytes for
- * gzip), so that both threads finish together: the main parser also appends
- * the worker's events once both are done (~12 % of parsing them), so on a
- * plain file the worker takes a little more than half; on gzip it first
- * inflates, and discards, the main parser's share, so it takes a little
- * less (issue 31, docs/performance.md). */
-#define SPLIT_MAIN_PERCENT 45
-#define GZ_SPLIT_MAIN_PERCENT 52
+/* The cut, in % of the file, so both threads end together (docs/performance.md) */
+#define SPLIT_MAIN_PERCENT 45    /* the main parser then appends the worker's events */
+#define GZ_SPLIT_MAIN_PERCENT 52 /* of compressed bytes: the worker inflates ours too */
 #define LOC_CHUNK 65536            /* events per chunk of the worker's list */
 #define LOC_ARENA UINT32_MAX       /* args_gap: the args text is the arena's next */
 
@@ -458,10 +452,9 @@ static long find_cut(const char *buf, size_t n)
     return -1;
 }
 
-/* Gzip: inflates and discards the main parser's share (the compressed
- * bytes before main_in), then
- * finds a cut in the next windows and leaves the text after it in the
- * worker's window.  Returns TP_OK with sp->cut set, or a code. */
+/* Gzip: inflates and discards the main parser's share (compressed bytes
+ * before main_in), then finds a cut in the next windows and leaves the text
+ * after it in the worker's window.  Returns TP_OK with sp->cut set, or a code. */
 static int gz_skip_to_cut(kin_split *sp, uint64_t main_in)
 {
     kin_parser *w = &sp->w;
@@ -574,8 +567,8 @@ uint64_t kin_split_worker_done(const kin_parser *kp)
     return d > sp->cut_in ? d - sp->cut_in : 0;
 }
 
-/* Plain file: the cut near SPLIT_MAIN_PERCENT (found by reading there), and the
- * worker's source positioned at it.  Returns 0, or -1 for no split. */
+/* Plain file: the cut near SPLIT_MAIN_PERCENT (found by reading there), and
+ * the worker's source positioned at it.  Returns 0, or -1 for no split. */
 static int plain_cut(kin_parser *kp, kin_split *sp)
 {
     uint64_t size = kin_src_size(kp->src), at = size / 100 * SPLIT_MAIN_PERCENT;
