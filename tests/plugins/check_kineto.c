@@ -707,6 +707,40 @@ START_TEST(test_number_fast_path_limits)
 }
 END_TEST
 
+/* Flow ids and skipped args numbers take the one-pass path when plain and
+ * short (issue 31); the others read as before: a 19-digit id exactly, a
+ * negative or fractional one as its text; a skipped number with a leading
+ * zero is still a syntax error at its place. */
+START_TEST(test_number_fast_path_ids_and_skips)
+{
+    static const char text[] =
+        "{\"traceEvents\": ["
+        "{\"ph\": \"s\", \"id\": 303784, \"ts\": 1, \"args\": {\"n\": 0.1234567, \"m\": -12}},"
+        "{\"ph\": \"f\", \"id\": 1234567890123456789, \"ts\": 2, \"args\": {\"n\": 1e3}},"
+        "{\"ph\": \"s\", \"id\": 2.5, \"ts\": 3, \"args\": {\"n\": 123456789012.5}},"
+        "{\"ph\": \"f\", \"id\": -3, \"ts\": 4}]}";
+    char path[128];
+    tp_run *run = load_text(text, path, sizeof path);
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, 4);
+    ck_assert_int_eq(tp_ev_flow_id(c, 0), 303784);
+    ck_assert_int_eq(tp_ev_flow_id(c, 1), 1234567890123456789);
+    ck_assert_str_eq(id_text(run, tp_ev_flow_id(c, 2)), "2.5");
+    ck_assert_str_eq(id_text(run, tp_ev_flow_id(c, 3)), "-3");
+    tp_run_free(run);
+    unlink(path);
+    static const char bad[] = "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {\"n\": 012}}]}";
+    write_file(path, bad, strlen(bad));
+    char yaml[512], msg[512];
+    snprintf(yaml, sizeof yaml, "name: kineto_test\nstages:\n  - reader: kineto\n    path: '%s'\n",
+             path);
+    ck_assert(tp_test_run_yaml_fails(yaml, msg, sizeof msg));
+    ck_assert_msg(strstr(msg, "t.json:1:54: invalid number") != NULL, "%s", msg);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 /* on_error: skip drops events with \u0000 or a long ph under their reason;
  * distinct names stay distinct. */
 START_TEST(test_skip_nul_and_long_ph)
@@ -961,6 +995,7 @@ static Suite *kineto_suite(void)
     tcase_add_test(tc, test_whitespace_positions_kept);
     tcase_add_test(tc, test_time_limits);
     tcase_add_test(tc, test_number_fast_path_limits);
+    tcase_add_test(tc, test_number_fast_path_ids_and_skips);
     tcase_add_test(tc, test_skip_nul_and_long_ph);
     tcase_add_test(tc, test_gzip_flags_and_double);
     suite_add_tcase(s, tc);

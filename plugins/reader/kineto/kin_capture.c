@@ -188,43 +188,84 @@ int64_t kin_row_node_id(const tp_trace *t, size_t row)
     return v && tp_json_i64(v, vlen, &id) == TP_OK && id >= 0 ? id : -1;
 }
 
-/* Does the run trace begin a capture anywhere? */
-static int has_capture(tp_stage *st, const tp_cols *c)
+/* What the vocabulary says of a run trace's name, asked once per name id
+ * (a trace has millions of rows and a few thousand names). */
+enum { NC_MODULE_KNOWN = 1, NC_MODULE = 2, NC_CALL_KNOWN = 4 };
+typedef struct name_cls {
+    uint8_t flags;
+    int8_t type;   /* call_type's: CE_BEGIN, CE_END, CE_LAUNCH or -1 */
+    uint8_t what;  /* tp_launch_what */
+} name_cls;
+
+typedef struct name_memo {
+    tp_stage *st;
+    const tp_vocab *v;
+    name_cls *cls; /* per name id; NULL when out of memory: asked per row */
+    size_t n;
+} name_memo;
+
+static void memo_init(name_memo *m, tp_stage *st, const tp_vocab *v)
 {
-    size_t nnames = tp_str_count(st);
-    uint8_t *memo = tp_calloc(nnames ? nnames : 1, 1); /* 1 begin, 2 not */
-    int found = 0;
-    for (size_t i = 0; i < c->n && !found; i++) {
-        if (c->kind[i] != TP_KIND_RUNTIME)
-            continue;
-        tp_str s = c->name[i];
-        if (memo && s < nnames && memo[s])
-            found = memo[s] == 1;
-        else {
-            found = tp_graph_capture_call(tp_str_text(st, s)) == 1;
-            if (memo && s < nnames)
-                memo[s] = found ? 1 : 2;
-        }
-    }
-    tp_free(memo);
-    return found;
+    size_t n = tp_str_count(st);
+    *m = (name_memo){st, v, tp_calloc(n ? n : 1, sizeof *m->cls), n};
 }
 
-static int classify_row(capture *cp, const tp_vocab *v, const tp_trace *t, size_t i, cap_ev *out)
+static name_cls *memo_entry(name_memo *m, tp_str s)
+{
+    return m->cls && s < m->n ? &m->cls[s] : NULL;
+}
+
+static int name_is_module(name_memo *m, tp_str s)
+{
+    name_cls *e = memo_entry(m, s);
+    if (e && (e->flags & NC_MODULE_KNOWN))
+        return (e->flags & NC_MODULE) != 0;
+    int module = tp_vocab_is_module(m->v, tp_str_text(m->st, s));
+    if (e)
+        e->flags |= (uint8_t)(NC_MODULE_KNOWN | (module ? NC_MODULE : 0));
+    return module;
+}
+
+static int name_call_type(name_memo *m, tp_str s, tp_launch_what *what)
+{
+    name_cls *e = memo_entry(m, s);
+    if (e && (e->flags & NC_CALL_KNOWN)) {
+        *what = (tp_launch_what)e->what;
+        return e->type;
+    }
+    int type = call_type(m->v, tp_str_text(m->st, s), what);
+    if (e) {
+        e->flags |= NC_CALL_KNOWN;
+        e->type = (int8_t)type;
+        e->what = (uint8_t)*what;
+    }
+    return type;
+}
+
+/* Does the run trace begin a capture anywhere? */
+static int has_capture(name_memo *m, const tp_cols *c)
+{
+    tp_launch_what what;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->kind[i] == TP_KIND_RUNTIME && name_call_type(m, c->name[i], &what) == CE_BEGIN)
+            return 1;
+    return 0;
+}
+
+static int classify_row(capture *cp, name_memo *m, const tp_trace *t, size_t i, cap_ev *out)
 {
     const tp_cols *c = tp_trace_cols(t);
     if (!tp_ev_is_complete(c, i) || (c->kind[i] != TP_KIND_CPU_OP && c->kind[i] != TP_KIND_RUNTIME))
         return 0;
-    const char *name = tp_str_text(cp->st, c->name[i]);
     memset(out, 0, sizeof *out);
     out->row = -1;
     out->node = -1;
     if (c->kind[i] == TP_KIND_CPU_OP) {
         out->type = CE_OP;
-        out->module = tp_vocab_is_module(v, name);
+        out->module = name_is_module(m, c->name[i]);
         out->row = (int64_t)i;
     } else {
-        if ((out->type = call_type(v, name, &out->what)) < 0)
+        if ((out->type = name_call_type(m, c->name[i], &out->what)) < 0)
             return 0;
         out->row = (int64_t)i;
         if (out->type == CE_LAUNCH) {
@@ -245,16 +286,17 @@ static int classify_row(capture *cp, const tp_vocab *v, const tp_trace *t, size_
 static int collect_trace(capture *cp, const tp_vocab *v, const tp_trace *t)
 {
     const tp_cols *c = tp_trace_cols(t);
-    if (!has_capture(cp->st, c))
-        return TP_OK;
-    int k = 0, rc = TP_OK;
+    name_memo m;
+    memo_init(&m, cp->st, v);
+    int k = 0, rc = TP_OK, any = has_capture(&m, c);
     cap_ev e;
-    for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
-        if ((k = classify_row(cp, v, t, i, &e)) < 0)
+    for (size_t i = 0; rc == TP_OK && any && i < c->n; i++) {
+        if ((k = classify_row(cp, &m, t, i, &e)) < 0)
             rc = TP_ENOMEM;
         else if (k > 0)
             rc = push(cp, &e);
     }
+    tp_free(m.cls);
     return rc;
 }
 

@@ -329,6 +329,8 @@ static int flow_id_value(kin_parser *kp, ev_fields *f)
         int64_t v;
         int inexact;
         tp_str id;
+        if (*at != '-' && kin_number_scaled_fast(kp, 0, &f->id))
+            return KIN_OK; /* a plain integer, as below */
         if ((r = kin_number(kp, &n)) != KIN_OK)
             return r;
         if (kin_num_scaled(&n, 0, &v, &inexact) == 0 && !inexact && v >= 0) {

@@ -393,28 +393,60 @@ static inline const char *digit_run(const char *p, const char *end, uint64_t *ac
     return p;
 }
 
-int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out)
+/* What both number paths share: the value of il integer and fl fraction
+ * digits (acc, their digit string read as an integer) times 10^shift, when
+ * that is exact and fits: no more fraction digits than the shift (0..6), at
+ * most 18 digits once scaled.  Returns 0 with *out set, or -1 (acc may then
+ * have wrapped: it is not used). */
+static inline int scale_exact(uint64_t acc, size_t il, size_t fl, int neg, int shift, int64_t *out)
+{
+    if (shift < 0 || shift > 6 || fl > (size_t)shift || il + (size_t)shift > 18)
+        return -1;
+    acc *= (uint64_t)kin_pow10[(size_t)shift - fl];
+    *out = neg ? -(int64_t)acc : (int64_t)acc;
+    return 0;
+}
+
+/* Digits at p (before end) skipped; returns the end of the run. */
+static inline const char *digit_skip(const char *p, const char *end)
+{
+    while (p < end && (unsigned)(*p - '0') < 10)
+        p++;
+    return p;
+}
+
+/* The plain number at kp->p, [-]digits[.digits] ended in the window by a
+ * byte that cannot continue it: with value, scaled (scale_exact) into *out;
+ * without, only passed over (any length).  Moves kp->p past it and returns
+ * 1, or returns 0 (nothing moved) for anything else.  Inline: each caller
+ * gets the half it uses. */
+static inline int plain_number(kin_parser *kp, int value, int shift, int64_t *out)
 {
     const char *p = kp->p, *end = kp->end, *ip, *fp;
     uint64_t acc = 0; /* wraps on long inputs, which are then refused */
     int neg = p < end && *p == '-';
     p += neg;
-    p = digit_run(ip = p, end, &acc);
+    ip = p;
+    p = value ? digit_run(p, end, &acc) : digit_skip(p, end);
     size_t il = (size_t)(p - ip), fl = 0;
     if (il == 0 || (ip[0] == '0' && il > 1))
         return 0;
     if (p < end && *p == '.') {
-        p = digit_run(fp = ++p, end, &acc);
+        fp = ++p;
+        p = value ? digit_run(p, end, &acc) : digit_skip(p, end);
         if ((fl = (size_t)(p - fp)) == 0)
             return 0;
     }
-    if (p >= end || shift < 0 || shift > 6 || fl > (size_t)shift || il + (size_t)shift > 18 ||
-        *p == 'e' || *p == 'E' || *p == '.' || *p == '+' || *p == '-')
+    if (p >= end || *p == 'e' || *p == 'E' || *p == '.' || *p == '+' || *p == '-' ||
+        (value && scale_exact(acc, il, fl, neg, shift, out) != 0))
         return 0;
-    acc *= (uint64_t)kin_pow10[(size_t)shift - fl];
-    *out = neg ? -(int64_t)acc : (int64_t)acc;
     kp->p = p;
     return 1;
+}
+
+int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out)
+{
+    return plain_number(kp, 1, shift, out);
 }
 
 /* Digit i of the number's digit string (integer digits then fraction). */
@@ -426,22 +458,18 @@ static int digit_at(const kin_num *n, size_t i)
     return i < n->fl ? n->fp[i] - '0' : 0;
 }
 
-/* The common case of kin_num_scaled: no exponent, no more fraction digits
- * than the shift, at most 18 digits after scaling (so no overflow and
- * nothing rounded).  Returns 0 with *out set, or -1 for the general path. */
+/* The common case of kin_num_scaled: no exponent, and scale_exact's (so
+ * no overflow and nothing rounded).  Returns 0 with *out set, or -1 for the
+ * general path. */
 static int num_scaled_plain(const kin_num *n, int shift, int64_t *out)
 {
-    if (n->exp != 0 || shift < 0 || shift > 6 || n->fl > (size_t)shift ||
-        n->il + (size_t)shift > 18)
+    uint64_t acc = 0;
+    if (n->exp != 0 || n->il + n->fl > 18) /* scale_exact would refuse it */
         return -1;
-    int64_t acc = 0;
-    for (size_t i = 0; i < n->il; i++)
-        acc = acc * 10 + (n->ip[i] - '0');
-    for (size_t i = 0; i < n->fl; i++)
-        acc = acc * 10 + (n->fp[i] - '0');
-    acc *= kin_pow10[(size_t)shift - n->fl];
-    *out = n->neg ? -acc : acc;
-    return 0;
+    digit_run(n->ip, n->ip + n->il, &acc);
+    if (n->fl > 0)
+        digit_run(n->fp, n->fp + n->fl, &acc);
+    return scale_exact(acc, n->il, n->fl, n->neg, shift, out);
 }
 
 int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact)
@@ -561,8 +589,8 @@ int kin_skip_value(kin_parser *kp, int depth)
     case 'f': return literal(kp, "false", 5);
     case 'n': return literal(kp, "null", 4);
     default:
-        if (*kp->p == '-' || is_digit(*kp->p))
-            return kin_number(kp, &num);
+        if (*kp->p == '-' || is_digit(*kp->p)) /* plain ones in one pass, as kin_number would */
+            return plain_number(kp, 0, 0, NULL) ? KIN_OK : kin_number(kp, &num);
         int nf = nonfinite(kp);
         if (nf >= 0)
             return nf;

@@ -3,8 +3,8 @@
  *
  * JSON cannot be cut at an arbitrary byte: whether a byte is inside a
  * string depends on everything before it.  So the cut is a guess that is
- * verified.  Near the middle of the file we look for  } , {  (an event's
- * end, a comma, the next event's start) and a worker thread parses from just
+ * verified.  Near the middle (SPLIT_MAIN_PERCENT) we look for  } , {  (an
+ * event's end, a comma, the next event's start); a worker thread parses from
  * after that comma to the end of the file, as if it were inside traceEvents
  * after an element.  It interns into its own small string table and
  * stores its events locally, never touching the run (the core is not
@@ -40,6 +40,9 @@
 #define GZ_SPLIT_MIN_SIZE (1u << 20) /* compressed: ~10 MB of text or more */
 #define GZ_PROBE_CHUNKS 4          /* windows searched for a cut after the skip */
 #define PROBE_SIZE (1u << 20)      /* bytes searched for a cut */
+/* The cut, in % of the file, so both threads end together (docs/performance.md) */
+#define SPLIT_MAIN_PERCENT 45    /* the main parser then appends the worker's events */
+#define GZ_SPLIT_MAIN_PERCENT 52 /* of compressed bytes: the worker inflates ours too */
 #define LOC_CHUNK 65536            /* events per chunk of the worker's list */
 #define LOC_ARENA UINT32_MAX       /* args_gap: the args text is the arena's next */
 
@@ -449,16 +452,16 @@ static long find_cut(const char *buf, size_t n)
     return -1;
 }
 
-/* Gzip: inflates and discards the first half (by compressed bytes), then
- * finds a cut in the next windows and leaves the text after it in the
- * worker's window.  Returns TP_OK with sp->cut set, or a code. */
-static int gz_skip_to_cut(kin_split *sp, uint64_t half_in)
+/* Gzip: inflates and discards the main parser's share (compressed bytes
+ * before main_in), then finds a cut in the next windows and leaves the text
+ * after it in the worker's window.  Returns TP_OK with sp->cut set, or a code. */
+static int gz_skip_to_cut(kin_split *sp, uint64_t main_in)
 {
     kin_parser *w = &sp->w;
     char err[200];
     uint64_t pos = 0; /* text offset of w->buf[0] */
     int first = 1;
-    while (kin_src_consumed(w->src) < half_in) {
+    while (kin_src_consumed(w->src) < main_in) {
         if (atomic_load(&sp->abort))
             return TP_ERR;
         long n = kin_src_read(w->src, w->buf, w->cap, err, sizeof err);
@@ -500,7 +503,7 @@ static void *worker_main(void *arg)
         int rc = TP_ERR;
         if ((sp->w.src = kin_src_open_sync(sp->w.path, err, sizeof err)) != NULL &&
             kin_src_is_gzip(sp->w.src))
-            rc = gz_skip_to_cut(sp, kin_src_size(sp->w.src) / 2);
+            rc = gz_skip_to_cut(sp, kin_src_size(sp->w.src) / 100 * GZ_SPLIT_MAIN_PERCENT);
         if (rc != TP_OK) {
             sp->rc = rc;
             atomic_store(&sp->published, -1);
@@ -564,11 +567,11 @@ uint64_t kin_split_worker_done(const kin_parser *kp)
     return d > sp->cut_in ? d - sp->cut_in : 0;
 }
 
-/* Plain file: the cut near the middle (found by reading there), and the
- * worker's source positioned at it.  Returns 0, or -1 for no split. */
+/* Plain file: the cut near SPLIT_MAIN_PERCENT (found by reading there), and
+ * the worker's source positioned at it.  Returns 0, or -1 for no split. */
 static int plain_cut(kin_parser *kp, kin_split *sp)
 {
-    uint64_t size = kin_src_size(kp->src);
+    uint64_t size = kin_src_size(kp->src), at = size / 100 * SPLIT_MAIN_PERCENT;
     char err[200];
     kin_parser *w = &sp->w;
     char *probe = tp_malloc(PROBE_SIZE);
@@ -579,12 +582,12 @@ static int plain_cut(kin_parser *kp, kin_split *sp)
         i++;
     w->object_form = i < n && probe[i] == '{';
     n = (i < n && (probe[i] == '{' || probe[i] == '['))
-            ? kin_src_pread(kp->src, probe, PROBE_SIZE, size / 2) : -1;
+            ? kin_src_pread(kp->src, probe, PROBE_SIZE, at) : -1;
     long cut = n > 0 ? find_cut(probe, (size_t)n) : -1;
     tp_free(probe);
     if (cut < 0 || !(w->src = kin_src_open(kp->path, err, sizeof err)))
         return -1;
-    sp->cut = sp->cut_in = size / 2 + (uint64_t)cut;
+    sp->cut = sp->cut_in = at + (uint64_t)cut;
     return kin_src_seek(w->src, sp->cut);
 }
 
