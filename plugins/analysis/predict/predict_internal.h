@@ -65,6 +65,7 @@ typedef struct pr_occ {
     tp_str kernel;           /* its longest kernel's name (0: none): the calibration's type */
     double fp32_flops, bytes; /* the model's FLOPs at the FP32 rate and bytes (0: not known):
                                * the calibration's bound of a TF32 kernel */
+    const char *why; /* no model: what its own args lack (tp_op_cost.why, static text), or NULL */
 } pr_occ;
 
 /* A trace's GPU activity time: all of it, and what no op owns by category
