@@ -337,8 +337,18 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
             er[ke++] = e;
         }
     }
+    size_t nrow = k; /* the ops' own occurrences: identical launches' donors */
     if (rc == TP_OK)
         replay_occurrences(st, t, &gr, v.launcher, &voc, m, rrows, rstart, nrep, o, &k);
+    int32_t *kr = rc == TP_OK ? tp_malloc((nrow ? nrow : 1) * sizeof *kr) : NULL;
+    rc = rc == TP_OK && kr == NULL ? TP_ENOMEM : rc;
+    for (size_t i = 0; rc == TP_OK && i < nrow; i++) { /* one kernel and no other activity */
+        int32_t r = o[i].row, l = longest[r];
+        kr[i] = kernels[r] == 1 && l >= 0 && owned[r] == c->dur[l] ? l : -1;
+    }
+    if (rc == TP_OK)
+        rc = pr_identical_launches(st, t, m->p, &voc, kr, &o, &k, nrow, gpu);
+    tp_free(kr);
     tp_vocab_free(&voc);
     tp_graphs_free(&gr);
     tp_free(rrows);
