@@ -40,5 +40,6 @@
 #include "tp_sdk_digest.h"
 #include "tp_sdk_rows.h"
 #include "tp_sdk_memkind.h"
+#include "tp_sdk_launch.h"
 
 #endif

@@ -92,13 +92,21 @@ static tp_calib_sample sample_of(const cal_run *r, size_t i)
     return s;
 }
 
-/* Distinct groups >= 0 among the cell ix[0, m) (traces or iterations: small
- * numbers), by a seen flag per group: one pass.  0 when memory runs out. */
-static size_t distinct_groups(const cal_run *r, const size_t *ix, size_t m)
+/* The largest group among the cell ix[0, m) (traces or iterations: small
+ * numbers; -1: none). */
+static int32_t largest_group(const cal_run *r, const size_t *ix, size_t m)
 {
     int32_t most = -1;
     for (size_t i = 0; i < m; i++)
         most = r->group[ix[i]] > most ? r->group[ix[i]] : most;
+    return most;
+}
+
+/* Distinct groups >= 0 among the cell ix[0, m) whose largest group is most
+ * (largest_group), by a seen flag per group: one pass.  0 when memory runs
+ * out. */
+static size_t distinct_groups(const cal_run *r, const size_t *ix, size_t m, int32_t most)
+{
     unsigned char *seen = most >= 0 ? tp_calloc((size_t)most + 1, 1) : NULL;
     size_t k = 0;
     for (size_t i = 0; seen && i < m; i++) {
@@ -112,14 +120,11 @@ static size_t distinct_groups(const cal_run *r, const size_t *ix, size_t m)
     return k;
 }
 
-/* Leave one group out over the cell ix[0, m): each group's occurrences
- * predicted by the curve fitted on the others. */
-static int leave_one_out(cal_run *r, const size_t *ix, size_t m, tp_calib_sample *s,
-                         unsigned char *keep)
+/* Leave one group out over the cell ix[0, m) (its largest group most): each
+ * group's occurrences predicted by the curve fitted on the others. */
+static int leave_one_out(cal_run *r, const size_t *ix, size_t m, int32_t most,
+                         tp_calib_sample *s, unsigned char *keep)
 {
-    int32_t most = -1;
-    for (size_t i = 0; i < m; i++)
-        most = r->group[ix[i]] > most ? r->group[ix[i]] : most;
     unsigned char *done = most >= 0 ? tp_calloc((size_t)most + 1, 1) : NULL;
     if (most >= 0 && done == NULL)
         return TP_ENOMEM;
@@ -159,9 +164,10 @@ static int fit_cell(cal_run *r, const size_t *ix, size_t m)
         snprintf(c->device, sizeof c->device, "%s", r->o[ix[0]].device);
         c->category = r->o[ix[0]].category;
         snprintf(c->dtype, sizeof c->dtype, "%s", r->cell[ix[0]]);
-        c->n_groups = (int64_t)distinct_groups(r, ix, m);
+        int32_t most = largest_group(r, ix, m);
+        c->n_groups = (int64_t)distinct_groups(r, ix, m, most);
         r->fit.n += tp_calib_fit(s, m, NULL, &c->c) ? 1u : 0u;
-        rc = leave_one_out(r, ix, m, s, keep);
+        rc = leave_one_out(r, ix, m, most, s, keep);
     }
     tp_free(s);
     tp_free(keep);
@@ -275,7 +281,7 @@ static const char *no_figure(const cal_run *r, const pr_calib *f, const pr_curve
     if (c == NULL)
         return f ? "the calibration file has no curve of this category"
                  : "fewer than 2 samples to fit";
-    if (distinct_groups(r, ix, m) < 2)
+    if (distinct_groups(r, ix, m, largest_group(r, ix, m)) < 2)
         return strcmp(r->holdout, "trace") == 0 ? "one trace: nothing to hold out"
                                                 : "one iteration: nothing to hold out; give "
                                                   "several traces (trace: [...] or a batch)";
@@ -341,10 +347,10 @@ static size_t cell_end(const cal_run *r, size_t i)
 /* The bound of occurrence x whose kernels are of type dtype: its model's
  * (x->bound_us), except a TF32 kernel's, whose FP32 inputs the model
  * bounds at the FP32 rate: the roofline at the preset's TF32 rate (a
- * built-in preset's) is its lower bound. */
-static double kernel_bound(const pr_occ *x, const char *dtype)
+ * built-in preset's: p, tp_preset_find of its device, NULL for none) is its
+ * lower bound. */
+static double kernel_bound(const pr_occ *x, const tp_preset *p, const char *dtype)
 {
-    const tp_preset *p = tp_preset_find(x->device);
     if (strcmp(dtype, "tf32") != 0 || p == NULL || p->tf32 <= 0 || x->fp32_flops <= 0)
         return x->bound_us;
     return pm_roofline_at(x->fp32_flops, x->bytes, p->tf32, p->dram_gbps);
@@ -364,15 +370,19 @@ static int kernel_types(cal_run *r)
         tp_free(memo);
         return TP_ENOMEM;
     }
+    const char *device = NULL; /* the occurrences' device, resolved once per run of them */
+    const tp_preset *p = NULL;
     for (size_t i = 0; i < r->n; i++) {
         tp_str k = r->o[i].kernel;
+        if (device == NULL || strcmp(device, r->o[i].device) != 0)
+            device = r->o[i].device, p = tp_preset_find(device);
         if (k && (size_t)k < nstr && memo[k] == NULL) {
             tp_gemm_kname d;
             memo[k] = tp_gemm_kernel_decode(tp_str_text(r->st, k), &d) ? d.dtype : "";
         }
         r->dtype[i] = k && (size_t)k < nstr ? memo[k] : "";
         r->cell[i] = r->dtype[i];
-        r->bound[i] = kernel_bound(&r->o[i], r->dtype[i]);
+        r->bound[i] = kernel_bound(&r->o[i], p, r->dtype[i]);
     }
     tp_free(memo);
     return TP_OK;
@@ -397,7 +407,8 @@ static int type_cells(cal_run *r)
         }
         for (size_t a = i; a < end;) {
             size_t b = cell_end(r, a);
-            int own = b - a >= PR_CAL_TYPE_MIN && distinct_groups(r, r->ix + a, b - a) >= 2;
+            int own = b - a >= PR_CAL_TYPE_MIN &&
+                      distinct_groups(r, r->ix + a, b - a, largest_group(r, r->ix + a, b - a)) >= 2;
             for (size_t k = a; !own && k < b; k++)
                 r->cell[r->ix[k]] = "";
             a = b;

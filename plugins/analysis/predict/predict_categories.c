@@ -16,6 +16,7 @@ typedef struct pr_cat {
     const char *name;
     int64_t count, modelled;
     double gpu_us, modelled_us;
+    double launch_us;     /* of modelled_us, by an identical launch (pr_model_launch) */
     int pick[TP_OPCAT_N]; /* the categories this row sums */
     double cal_gmae;      /* calibrating: the calibrated GMAE (NaN: none), for the title */
 } pr_cat;
@@ -66,6 +67,7 @@ static int category_row(tp_stage *st, tp_result *r, pr_cat *c, const pr_occ *o, 
     if (rc == TP_OK && c->gpu_us > 0)
         rc = tp_result_set_f64(st, r, row, pr_category_coverage_percent,
                                100 * c->modelled_us / c->gpu_us);
+    rc = rc ? rc : tp_result_set_f64(st, r, row, pr_category_identical_launch_us, c->launch_us);
     if (rc == TP_OK && k > 0) {
         double g, mean, sd;
         pr_error_stats(m, 0, k, &g, &mean, &sd);
@@ -125,7 +127,7 @@ int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_ti
     tp_result *r = tp_result_declared(st, "categories");
     if (r == NULL)
         return TP_ENOMEM;
-    pr_cat c[TP_OPCAT_N], all = {"(all)", 0, 0, 0, 0, {0}, NAN}, nocomm;
+    pr_cat c[TP_OPCAT_N], all = {"(all)", 0, 0, 0, 0, 0, {0}, NAN}, nocomm;
     memset(c, 0, sizeof c);
     for (int k = 0; k < TP_OPCAT_N; k++) {
         c[k].name = tp_op_category_name((tp_op_category)k);
@@ -139,10 +141,12 @@ int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_ti
         x->gpu_us += o[i].measured_us;
         x->modelled += o[i].model != NULL;
         x->modelled_us += o[i].model ? o[i].measured_us : 0;
+        x->launch_us += o[i].model == pr_model_launch ? o[i].measured_us : 0;
     }
     for (int k = 0; k < TP_OPCAT_N; k++) {
         all.count += c[k].count, all.modelled += c[k].modelled;
         all.gpu_us += c[k].gpu_us, all.modelled_us += c[k].modelled_us;
+        all.launch_us += c[k].launch_us;
     }
     const pr_cat *comm = &c[TP_OPCAT_COMMUNICATION];
     nocomm = all;
@@ -150,6 +154,7 @@ int pr_category_results(tp_stage *st, const pr_occ *o, size_t n, const pr_gpu_ti
     nocomm.pick[TP_OPCAT_COMMUNICATION] = 0;
     nocomm.count -= comm->count, nocomm.modelled -= comm->modelled;
     nocomm.gpu_us -= comm->gpu_us, nocomm.modelled_us -= comm->modelled_us;
+    nocomm.launch_us -= comm->launch_us;
     int rc = tp_sort(c, TP_OPCAT_N, sizeof *c, by_gpu_desc, NULL);
     for (int k = 0; k < TP_OPCAT_N && rc == TP_OK; k++)
         rc = category_row(st, r, &c[k], o, n, gpu->all_us, cal);

@@ -65,6 +65,7 @@ typedef struct pr_occ {
     tp_str kernel;           /* its longest kernel's name (0: none): the calibration's type */
     double fp32_flops, bytes; /* the model's FLOPs at the FP32 rate and bytes (0: not known):
                                * the calibration's bound of a TF32 kernel */
+    const char *why; /* no model: what its own args lack (tp_op_cost.why, static text), or NULL */
 } pr_occ;
 
 /* A trace's GPU activity time: all of it, and what no op owns by category
@@ -97,6 +98,19 @@ typedef struct pr_models {
  * embedding ops among them in *emb. */
 int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
                    size_t *nout, pr_gpu_time *gpu, pr_emb_row **emb, size_t *nemb);
+
+/* ---- kernels no op launched, by an identical launch (predict_launch.c) */
+/* The model of such a kernel ("identical_launch"). */
+extern const char pr_model_launch[];
+/* Each kernel among gpu's unowned activities whose identical launch (same
+ * name, grid, block, registers, shared memory) is the only kernel of a
+ * modelled occurrence among (*o)[0, ndonors) (kernel_row[i]: occurrence
+ * i's only kernel's row, -1 for none or when it owns other activity too), and of no op of another name or
+ * shape, appended to *o (*n of them) with that occurrence's model, and
+ * taken out of gpu's unowned time and rows. */
+int pr_identical_launches(tp_stage *st, const tp_trace *t, const tp_preset *p,
+                          const tp_vocab *voc, const int32_t *kernel_row, pr_occ **o, size_t *n,
+                          size_t ndonors, pr_gpu_time *gpu);
 
 /* ---- coverage and accuracy per category (predict_categories.c) */
 /* <id>.categories: per category the GPU time, the modelled share and GMAE

@@ -51,13 +51,18 @@ static const char *registered_model(const tp_trace *t, size_t row, double *us)
  * element-wise ops by bytes): the roofline of the op's FLOPs at its type's
  * peak (tensor-core rate for attention, the FP32 rate otherwise) and its
  * bytes at the DRAM bandwidth; NULL when no model takes the op or the
- * preset lacks a figure it needs. */
+ * preset lacks a figure it needs, and then in *why what the op's args do
+ * not say (the SDK model's reason) or NULL. */
 static const char *today_model(const tp_preset *p, const char *name, const char *args,
-                               size_t alen, double *us, double *fb)
+                               size_t alen, double *us, double *fb, const char **why)
 {
     tp_op_cost oc;
-    if (args == NULL || !tp_op_cost_of(name, args, alen, &oc))
+    if (args == NULL)
         return NULL;
+    if (!tp_op_cost_of(name, args, alen, &oc)) {
+        *why = oc.why; /* what its args lack (static text), or NULL */
+        return NULL;
+    }
     double peak = oc.matrix ? tp_preset_peak(p, oc.bpe, 0, oc.bf16) : p->fp32;
     double t = pm_roofline_at(oc.flops, oc.bytes, peak, p->dram_gbps);
     if (t < 0)
@@ -68,7 +73,18 @@ static const char *today_model(const tp_preset *p, const char *name, const char 
 }
 
 static const char *model_args(const tp_preset *p, const char *name, const char *args, size_t alen,
-                              double *us, double *fb);
+                              double *us, double *fb, const char **why);
+
+/* A GEMM wrapper has no model of its own (its inner product has): NULL,
+ * and in *why what its args lack when the SDK model says so. */
+static const char *wrapper_why(const char *name, const char *args, size_t alen,
+                               const char **why)
+{
+    tp_op_cost oc;
+    if (args && !tp_op_cost_of(name, args, alen, &oc))
+        *why = oc.why;
+    return NULL;
+}
 
 /* The op's model and prediction (per call), or NULL: a model another
  * plugin registered for it, else fbgemm's embedding lookups by 5.2-5.4
@@ -76,10 +92,11 @@ static const char *model_args(const tp_preset *p, const char *name, const char *
  * (section 4) when they are products (tp_gemm_roles: a wrapper's FLOPs are
  * its inner product's, not those of the bias or copy it launched beside
  * it), element-wise ops by 5.6's table. An embedding op the models cannot
- * take fills e->why. */
+ * take fills e->why; an op no model takes, *why (the SDK model's reason
+ * its args do not say enough, or NULL). */
 static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const pr_models *m,
                               uint8_t role, double *us, double *fb, tp_str *dims_id,
-                              pr_emb_row *e)
+                              pr_emb_row *e, const char **why)
 {
     const tp_preset *p = m->p;
     const tp_cols *c = tp_trace_cols(t);
@@ -98,18 +115,19 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
         return emb;
     double flops, elems;
     if (role == TP_GEMM_WRAPPER)
-        return NULL;
+        return wrapper_why(name, args, alen, why);
     if (m->fc && have && tp_gemm_is_name(name) && tp_gemm_counts(name, &sh, &flops, &elems) &&
         pf_predict_op(st, m->fc, (int32_t)row, c->name[row], *dims_id, &sh, p, us) == 1)
         return PF_MODEL; /* the benchmark table (5.5); else (logged) the roofline */
-    return model_args(p, name, args, alen, us, fb);
+    return model_args(p, name, args, alen, us, fb, why);
 }
 
 /* The models that need only the op's name and args: GEMMs by the roofline
  * of their FLOPs and bytes (section 4), element-wise ops by 5.6's table,
- * issue 27's (today_model); NULL when none takes the op. */
+ * issue 27's (today_model); NULL when none takes the op (*why: the SDK
+ * model's reason, or NULL). */
 static const char *model_args(const tp_preset *p, const char *name, const char *args, size_t alen,
-                              double *us, double *fb)
+                              double *us, double *fb, const char **why)
 {
     size_t dlen = 0;
     const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
@@ -131,7 +149,7 @@ static const char *model_args(const tp_preset *p, const char *name, const char *
         *us = pm_elementwise_us(ew, (int64_t)tp_gemm_prod(sh.dim[0], sh.rank[0]), p);
         return "elementwise";
     }
-    return today_model(p, name, args, alen, us, fb);
+    return today_model(p, name, args, alen, us, fb, why);
 }
 
 /* The capture-time call (tp_graph_op_args) of replayed activity a whose
@@ -228,7 +246,9 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
     x->measured_us = (double)dur / 1000.0;
     x->predicted_us = 0;
     double fb[2] = {0, 0};
-    x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us, fb);
+    const char *why = NULL; /* not kept: the reason looks at a replay's kernel only */
+    x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us, fb, &why);
+    x->why = NULL;
     x->fp32_flops = fb[0], x->bytes = fb[1];
     x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_in(voc, tp_str_text(st, x->name));
     x->bound_us = x->predicted_us;
@@ -301,7 +321,8 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         x->measured_us = (double)owned[r] / 1000.0;
         x->predicted_us = 0;
         double fb[2] = {0, 0};
-        x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, fb, &x->dims, &e);
+        x->why = NULL;
+        x->model = predict_op(st, t, r, m, role[r], &x->predicted_us, fb, &x->dims, &e, &x->why);
         x->fp32_flops = fb[0], x->bytes = fb[1];
         x->category =
             comm[r] ? TP_OPCAT_COMMUNICATION : tp_op_category_in(&voc, tp_str_text(st, x->name));
@@ -316,8 +337,18 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
             er[ke++] = e;
         }
     }
+    size_t nrow = k; /* the ops' own occurrences: identical launches' donors */
     if (rc == TP_OK)
         replay_occurrences(st, t, &gr, v.launcher, &voc, m, rrows, rstart, nrep, o, &k);
+    int32_t *kr = rc == TP_OK ? tp_malloc((nrow ? nrow : 1) * sizeof *kr) : NULL;
+    rc = rc == TP_OK && kr == NULL ? TP_ENOMEM : rc;
+    for (size_t i = 0; rc == TP_OK && i < nrow; i++) { /* one kernel and no other activity */
+        int32_t r = o[i].row, l = longest[r];
+        kr[i] = kernels[r] == 1 && l >= 0 && owned[r] == c->dur[l] ? l : -1;
+    }
+    if (rc == TP_OK)
+        rc = pr_identical_launches(st, t, m->p, &voc, kr, &o, &k, nrow, gpu);
+    tp_free(kr);
     tp_vocab_free(&voc);
     tp_graphs_free(&gr);
     tp_free(rrows);

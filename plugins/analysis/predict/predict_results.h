@@ -77,7 +77,11 @@ TP_COLUMNS(pr_unsupported, PR_UNSUPPORTED_COLS);
                                      "calibrated prediction (null when not calibrating)")       \
     X(P, calibrated_gmae_percent, F64, "percent", "their GMAE x 100, as <id>.calibration's "    \
                                                   "gmae_percent over the category's types "     \
-                                                  "(null when none)")
+                                                  "(null when none)")                            \
+    X(P, identical_launch_us, F64, "us", "of modelled_us, the time of kernels no op launched "   \
+                                         "that an identical launch modelled (same kernel, "      \
+                                         "grid, block, registers, shared memory as an op's "     \
+                                         "only kernel)")
 TP_COLUMNS(pr_category, PR_CATEGORY_COLS);
 
 /* <id>.unmodelled: the GPU time no model predicted, one row per reason (issue 27). */

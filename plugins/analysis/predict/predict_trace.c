@@ -306,7 +306,8 @@ int pr_trace_mode(tp_stage *st, const tp_preset *p, const pr_config *cfg, const 
     for (size_t k = 0; rc == TP_OK && k < ntr; k++)
         rc = trace_occurrences(st, k, cfg, &m, &o, &n, &gpu, &first, &emb, &nemb);
     for (size_t i = 0; rc == TP_OK && with_table && i < n; i++)
-        pf_measured(&fc, o[i].row, o[i].measured_us, o[i].predicted_us, o[i].model);
+        if (o[i].model != pr_model_launch) /* a kernel's row, not an op's: not in row order */
+            pf_measured(&fc, o[i].row, o[i].measured_us, o[i].predicted_us, o[i].model);
     if (rc == TP_OK)
         rc = trace_results(st, o, n, gpu.all_us, p);
     if (rc == TP_OK)

@@ -36,9 +36,11 @@ typedef struct pr_whys {
     size_t n, cap;
 } pr_whys;
 
-static int why_add(tp_stage *st, pr_whys *ws, const char *reason, double us)
+/* Adds us to the reason interned as id. */
+static int why_add(pr_whys *ws, tp_str id, double us)
 {
-    tp_str id = tp_intern(st, reason, strlen(reason));
+    if (id == TP_STR_ERROR)
+        return TP_ENOMEM;
     for (size_t i = 0; i < ws->n; i++)
         if (ws->w[i].reason == id) {
             ws->w[i].count++, ws->w[i].gpu_us += us;
@@ -76,11 +78,8 @@ static void with_kernel(const char *what, const char *kernel, char *buf, size_t 
 /* Why occurrence x (no model) was not predicted; 1 when the trace records
  * no shapes for its time (no Input Dims, a tensor list written without
  * its shapes), else 0. */
-static int occ_reason(tp_stage *st, const tp_trace *t, const pr_occ *x, const char *kernel,
-                       int refused, char *buf, size_t size)
+static int occ_reason(const pr_occ *x, const char *kernel, int refused, char *buf, size_t size)
 {
-    const tp_cols *c = tp_trace_cols(t);
-    const char *name = tp_str_text(st, x->name);
     if (x->category == TP_OPCAT_COMMUNICATION) {
         snprintf(buf, size, "%s", PR_WHY_COMM);
         return 0;
@@ -93,13 +92,9 @@ static int occ_reason(tp_stage *st, const tp_trace *t, const pr_occ *x, const ch
         with_kernel("op without shapes (no Input Dims)", kernel, buf, size);
         return 1;
     }
-    size_t alen = 0;
-    size_t row = (size_t)x->row;
-    const char *args = x->name == c->name[row] ? tp_trace_args(t, row, &alen) : NULL;
-    tp_op_cost oc;
-    if (args && !tp_op_cost_of(name, args, alen, &oc) && oc.why) {
-        snprintf(buf, size, "%s", oc.why);
-        return strstr(oc.why, "tensor list") != NULL;
+    if (x->why) { /* what its args lack, as the model found (pr_occ.why) */
+        snprintf(buf, size, "%s", x->why);
+        return strstr(x->why, "tensor list") != NULL;
     }
     char what[96];
     snprintf(what, sizeof what, "no model for the op (%s)",
@@ -168,26 +163,26 @@ static int unowned_whys(tp_stage *st, const tp_cols *c, const pr_gpu_time *gpu, 
     tp_coll_memo coll = {0};
     int rc = memo && tp_coll_memo_init(&coll, st, &voc) == TP_OK ? TP_OK : TP_ENOMEM;
     char buf[320];
+    tp_str comm = tp_intern(st, PR_WHY_COMM_KERNEL, strlen(PR_WHY_COMM_KERNEL));
     for (size_t k = 0; rc == TP_OK && gpu->unowned && k < gpu->n_unowned; k++) {
         size_t a = gpu->unowned[k];
         int kernel = c->kind[a] == TP_KIND_KERNEL;
         tp_str nm = kernel ? c->name[a] : 0; /* copies and sets: one reason */
-        if ((size_t)nm >= nstr || memo[nm] == 0) {
+        tp_str id = (size_t)nm < nstr ? memo[nm] : 0;
+        if (id == 0) {
             const char *name = tp_str_text(st, c->name[a]);
             if (kernel && tp_coll_memo_type(&coll, nm) != TP_COLL_NONE)
-                snprintf(buf, sizeof buf, "%s", PR_WHY_COMM_KERNEL);
-            else
+                id = comm;
+            else {
                 with_kernel("GPU activity no op launched", kernel ? name : NULL, buf, sizeof buf);
-            tp_str id = tp_intern(st, buf, strlen(buf));
+                id = tp_intern(st, buf, strlen(buf));
+            }
             if ((size_t)nm < nstr)
                 memo[nm] = id;
-            snprintf(buf, sizeof buf, "%s", tp_str_text(st, id));
-        } else {
-            snprintf(buf, sizeof buf, "%s", tp_str_text(st, memo[nm]));
         }
         double us = (double)c->dur[a] / 1000.0;
-        *(strcmp(buf, PR_WHY_COMM_KERNEL) == 0 ? &sh->comm_us : &sh->shapeless_us) += us;
-        rc = why_add(st, ws, buf, us);
+        *(id == comm ? &sh->comm_us : &sh->shapeless_us) += us;
+        rc = why_add(ws, id, us);
     }
     tp_free(memo);
     tp_coll_memo_free(&coll);
@@ -242,11 +237,11 @@ int pr_unmodelled_results(tp_stage *st, const tp_trace *t, const pr_occ *o, size
         }
         /* its longest kernel (pr_occ.kernel), not a graph replay's */
         tp_str k = o[i].name == c->name[o[i].row] ? o[i].kernel : 0;
-        int shapeless = occ_reason(st, t, &o[i], k ? tp_str_text(st, k) : NULL, refused[i], buf,
+        int shapeless = occ_reason(&o[i], k ? tp_str_text(st, k) : NULL, refused[i], buf,
                                    sizeof buf);
         sh.shapeless_us += shapeless ? o[i].measured_us : 0;
         sh.comm_us += o[i].category == TP_OPCAT_COMMUNICATION ? o[i].measured_us : 0;
-        rc = why_add(st, &ws, buf, o[i].measured_us);
+        rc = why_add(&ws, tp_intern(st, buf, strlen(buf)), o[i].measured_us);
     }
     rc = rc ? rc : unowned_whys(st, c, gpu, &ws, &sh);
     tp_result *r = NULL;
