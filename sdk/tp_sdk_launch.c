@@ -23,9 +23,9 @@ void tp_kernel_launch_source(const tp_trace *t, tp_launch_source *s)
 /* Extension column c's value at row (-1 when absent). */
 static int64_t ext_value(const tp_trace *t, int c, size_t row)
 {
-    if (c < 0)
+    const void *d = c >= 0 ? tp_trace_ext_data(t, c) : NULL;
+    if (d == NULL) /* absent, or out of memory */
         return -1;
-    const void *d = tp_trace_ext_data(t, c);
     return tp_trace_ext_type(t, c) == TP_COL_I64 ? ((const int64_t *)d)[row]
                                                   : ((const int32_t *)d)[row];
 }

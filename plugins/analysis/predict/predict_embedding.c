@@ -89,8 +89,9 @@ static int read_op(const tp_trace *t, size_t row, int role, const char *name, pe
 /* block.y of a kernel: Nsight's extension column, or Kineto's args "block". */
 static int64_t block_y(const tp_trace *t, size_t row, int ext)
 {
-    if (ext >= 0)
-        return ((const int64_t *)tp_trace_ext_data(t, ext))[row];
+    const int64_t *cells = ext >= 0 ? tp_trace_ext_data(t, ext) : NULL;
+    if (cells) /* NULL: no column, or out of memory: the args then */
+        return cells[row];
     size_t alen = 0, blen = 0;
     const char *args = tp_trace_args(t, row, &alen);
     const char *b = args ? tp_json_get(args, alen, "block", &blen) : NULL;

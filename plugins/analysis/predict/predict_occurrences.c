@@ -38,7 +38,8 @@ static const char *registered_model(const tp_trace *t, size_t row, double *us)
         if (strncmp(name, PR_MODEL_PREFIX, sizeof PR_MODEL_PREFIX - 1) != 0 ||
             tp_trace_ext_type(t, (int)k) != TP_COL_F64)
             continue;
-        double v = ((const double *)tp_trace_ext_data(t, (int)k))[row];
+        const double *cells = tp_trace_ext_data(t, (int)k);
+        double v = cells ? cells[row] : NAN; /* NULL: out of memory */
         if (isfinite(v) && v >= 0) {
             *us = v;
             return name + sizeof PR_MODEL_PREFIX - 1;
