@@ -18,6 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_models as cm  # noqa: E402
+import check_launch as cl  # noqa: E402
 
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset")
 
@@ -73,7 +74,33 @@ def samples(trace, preset, group):
         if c and c[0].startswith("attention"):
             g = group(op) if callable(group) else group
             out.append((cm.predict_us(c, peaks), float(sum(durs)), len(durs), g))
+    out += _inherited(events, peaks, group)
     return out, gpu_time(events)
+
+
+def _inherited(events, peaks, group):
+    """Attention kernels no op launched that take an attention op's bound by an
+    identical launch (check_launch.py's independent version of the rule): one sample
+    each, one kernel.  group: a label (a function of the op: such kernels have none,
+    so they are left out, and predict's grouping by iterations is not replayed here)."""
+    import json
+    unowned, owned, ops = cl.kernels_by_op(events)
+    donors = {}
+    for i, ks in owned.items():
+        dims = ops[i].get("args", {}).get("Input Dims")
+        key = cl.launch(ks[0]) if len(ks) == 1 and ks[0]["cat"] == "kernel" else None
+        if key and dims is not None:
+            donors.setdefault(key, {})[(ops[i]["name"], json.dumps(dims))] = ops[i]
+    out = []
+    for k in unowned:
+        d = donors.get(cl.launch(k)) if cl.launch(k) else None
+        if callable(group) or not d or len(d) != 1:
+            continue
+        op = next(iter(d.values()))
+        c = cm.cost(op["name"], op["args"])
+        if c and c[0].startswith("attention"):
+            out.append((cm.predict_us(c, peaks), float(k["dur"]), 1, group))
+    return out
 
 
 def _solve(s, w):

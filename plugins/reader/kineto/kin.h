@@ -225,8 +225,8 @@ int kin_skip_value(kin_parser *kp, int depth);
 int kin_parse_events(kin_parser *kp);
 
 /* ---- two-core parsing (kin_split.c) */
-/* Main parser: for a big plain file, guesses a cut near the middle
- * (SPLIT_MAIN_PERCENT) and starts a worker on the rest (sets kp->split,
+/* Main parser: for a big plain file, guesses a cut at SPLIT_MAIN_PERCENT
+ * of the file (45 %: it also appends the worker's events) and starts a worker on the rest (sets kp->split,
  * kp->stop_at).  Any problem just means no split.  Returns TP_OK. */
 int kin_split_start(kin_parser *kp);
 /* Main parser at (met = 1) or past (met = 0) kp->stop_at: stops or joins

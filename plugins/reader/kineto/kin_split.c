@@ -22,8 +22,8 @@
  * as by the serial reader (same message, line and column).
  *
  * A gzip file cannot be entered in the middle, so there the worker inflates
- * it from the start on its own, discarding the bytes, until half of the
- * compressed file is behind it (ISA-L inflates ~10 times faster than we
+ * it from the start on its own, discarding the bytes, until GZ_SPLIT_MAIN_PERCENT
+ * of the compressed file is behind it (ISA-L inflates ~10 times faster than we
  * parse, so this costs little), looks for the cut in what follows, and only
  * then publishes it: the main parser learns where to stop when it next
  * refills its window.  Offsets are then positions in the inflated text.

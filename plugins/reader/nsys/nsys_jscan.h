@@ -27,7 +27,7 @@
 enum { NJ_OBJ = 1, NJ_ARR, NJ_STR, NJ_INT, NJ_REAL, NJ_TRUE, NJ_FALSE, NJ_NULL };
 
 typedef struct nj_val {
-    const char *s; /* a string: its text, NUL-terminated (an object's key too) */
+    const char *s; /* a string: its text, len bytes, not NUL-terminated (nj_cstr makes it one) */
     size_t len;    /* a string's length; an object: 1 when it repeats a key */
     union {
         int64_t i; /* an integer; a key: its quick hash; an object: where lookups resume */

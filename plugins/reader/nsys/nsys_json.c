@@ -77,10 +77,11 @@ static int64_t num_at(nj *n, size_t at)
     if (at == 0 || v->type == NJ_INT)
         return at ? v->num.i : 0;
     if (v->type == NJ_STR) {
-        const char *text = nj_cstr(&n->doc, at);
-        char *end;
-        if (short_digits(text, v->len, &out))
+        /* an empty string's s[0] is its closing quote: in the line */
+        if (short_digits(v->s, v->len, &out))
             return out;
+        const char *text = nj_cstr(&n->doc, at); /* strtoll needs the NUL */
+        char *end;
         errno = 0;
         out = strtoll(text, &end, 10);
         if (errno == 0 && end != text && *end == '\0')
