@@ -84,6 +84,8 @@ def _inherited(events, peaks, group):
     each, one kernel.  group: a label (a function of the op: such kernels have none,
     so they are left out, and predict's grouping by iterations is not replayed here)."""
     import json
+    if callable(group):
+        return []
     unowned, owned, ops = cl.kernels_by_op(events)
     donors = {}
     for i, ks in owned.items():
@@ -94,7 +96,7 @@ def _inherited(events, peaks, group):
     out = []
     for k in unowned:
         d = donors.get(cl.launch(k)) if cl.launch(k) else None
-        if callable(group) or not d or len(d) != 1:
+        if not d or len(d) != 1:
             continue
         op = next(iter(d.values()))
         c = cm.cost(op["name"], op["args"])

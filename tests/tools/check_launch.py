@@ -11,6 +11,7 @@ checks predict's <id> table: every `identical_launch` row's count, measured time
 input dims and predicted time (the op's own row's), and that no kernel the rule
 takes is missing; prints how many kernels it checked.
 """
+import bisect
 import csv
 import json
 import os
@@ -39,17 +40,24 @@ def kernels_by_op(events):
     by_thread = {}
     for i, o in enumerate(ops):
         by_thread.setdefault((o["pid"], o["tid"]), []).append(i)
+    for idx in by_thread.values():  # by start, the longer first: scanning back meets
+        idx.sort(key=lambda i: (ops[i]["ts"], -ops[i]["dur"]))  # the inner op first
+    starts = {key: [ops[i]["ts"] for i in idx] for key, idx in by_thread.items()}
     unowned, owned = [], {}
     for k in events:
         if k.get("ph") != "X" or k.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset"):
             continue
         c = calls.get(k.get("args", {}).get("correlation"))
         best = None
-        for i in by_thread.get((c["pid"], c["tid"]), []) if c else []:
-            o = ops[i]
-            if o["ts"] <= c["ts"] and c["ts"] + c.get("dur", 0) <= o["ts"] + o["dur"]:
-                if best is None or o["dur"] < ops[best]["dur"]:
-                    best = i
+        key = (c["pid"], c["tid"]) if c else None
+        idx = by_thread.get(key, [])
+        # the shortest op enclosing the whole call (properly nested ops: the one
+        # with the latest start that encloses it)
+        for j in range(bisect.bisect_right(starts.get(key, []), c["ts"]) - 1 if c else -1, -1, -1):
+            o = ops[idx[j]]
+            if c["ts"] + c.get("dur", 0) <= o["ts"] + o["dur"]:
+                best = idx[j]
+                break
         if best is None:
             if k["cat"] == "kernel":
                 unowned.append(k)
