@@ -199,6 +199,16 @@ START_TEST(gen_40m_two_threads_exact)
 }
 END_TEST
 
+/* Whether a gzip trace's split must have happened: its worker races the
+ * main parser to the cut (the main parser stops there only if it learns of
+ * the cut in time), which valgrind's one-thread-at-a-time scheduling can
+ * lose; tests/tools/valgrind.sh sets TP_UNDER_VALGRIND.  The figures are
+ * checked either way. */
+static int gzip_split_expected(void)
+{
+    return getenv("TP_UNDER_VALGRIND") == NULL;
+}
+
 /* The same trace gzipped: the worker skips to the middle of the inflated
  * text on its own and the numbers are the same. */
 START_TEST(gen_40m_gzip_two_threads_exact)
@@ -210,7 +220,8 @@ START_TEST(gen_40m_gzip_two_threads_exact)
     gzip_copy(trace, gz, sizeof gz);
     snprintf(yaml, sizeof yaml, BREAKDOWN_YAML, gz);
     ck_assert_int_eq(run_logged(yaml, &run, &log), TP_OK);
-    ck_assert_msg(strstr(log, "parsed on two threads (the second from decompressed byte") != NULL,
+    ck_assert_msg(!gzip_split_expected() ||
+                      strstr(log, "parsed on two threads (the second from decompressed byte") != NULL,
                   "no split: %s", log);
     check_against_expected(run, trace);
     free(log);
@@ -244,7 +255,8 @@ START_TEST(gen_40m_args_from_file)
     else
         unsetenv("TMPDIR");
     free(tmp_env);
-    ck_assert_msg(strstr(log, "parsed on two threads") != NULL, "no split: %s", log);
+    ck_assert_msg((_i >= 1 && !gzip_split_expected()) || strstr(log, "parsed on two threads") != NULL,
+                  "no split: %s", log);
     const tp_host_api *h = tp_core_host_api();
     const tp_trace *t = tp_run_trace(run);
     const tp_cols *c = h->trace_cols(t);
