@@ -120,8 +120,12 @@ int pr_identical_launches(tp_stage *st, const tp_trace *t, const tp_preset *p,
     size_t nd = 0;
     pr_donor *d = donors_of(st, t, &src, *o, ndonors, kernel_row, &nd);
     pr_occ *grown = d ? tp_realloc(*o, (*n + gpu->n_unowned) * sizeof **o) : NULL;
-    if (grown == NULL) {
+    tp_coll_memo coll = {0};
+    if (grown == NULL || tp_coll_memo_init(&coll, st, voc) != TP_OK) {
         tp_free(d);
+        if (grown)
+            *o = grown;
+        tp_coll_memo_free(&coll);
         return TP_ENOMEM;
     }
     *o = grown;
@@ -130,7 +134,7 @@ int pr_identical_launches(tp_stage *st, const tp_trace *t, const tp_preset *p,
         size_t a = gpu->unowned[k];
         const pr_donor *x = NULL;
         if (nd > 0 && c->kind[a] == TP_KIND_KERNEL &&
-            tp_vocab_collective(voc, tp_str_text(st, c->name[a])) == TP_COLL_NONE)
+            tp_coll_memo_type(&coll, c->name[a]) == TP_COLL_NONE)
             x = find_donor(d, nd, c->name[a], launch_key(st, t, &src, a));
         if (x == NULL || x->ambiguous) {
             gpu->unowned[kept++] = (uint32_t)a;
@@ -141,5 +145,6 @@ int pr_identical_launches(tp_stage *st, const tp_trace *t, const tp_preset *p,
     }
     gpu->n_unowned = kept;
     tp_free(d);
+    tp_coll_memo_free(&coll);
     return TP_OK;
 }
