@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_ext.h>
 #include <tracepipe/tp_sdk_graphs.h>
 #include <tracepipe/tp_sdk_vocab.h>
 #include <tracepipe/tp_sdk_json.h>
@@ -139,12 +140,17 @@ static int32_t graph_of(tp_graphs *g, graph_key **keys, size_t *cap, const graph
     return (int32_t)g->ngraphs++;
 }
 
-static const tp_str *sid_column(const tp_trace *t, const char *name)
+/* The capture columns a reader filled (tp_ext_column_cells: NULL when
+ * absent; TP_ENOMEM when one exists but could not be read as an array). */
+static int capture_columns(const tp_trace *t, tp_graphs *g)
 {
-    int col = tp_trace_ext_find(t, name);
-    if (col < 0 || tp_trace_ext_type(t, col) != TP_COL_SID)
-        return NULL;
-    return (const tp_str *)tp_trace_ext_data(t, col);
+    const void *op = NULL, *inner = NULL, *args = NULL, *call = NULL;
+    int rc = tp_ext_column_cells(t, TP_GRAPH_OP_COLUMN, TP_COL_SID, &op);
+    rc = rc ? rc : tp_ext_column_cells(t, TP_GRAPH_INNER_OP_COLUMN, TP_COL_SID, &inner);
+    rc = rc ? rc : tp_ext_column_cells(t, TP_GRAPH_OP_ARGS_COLUMN, TP_COL_SID, &args);
+    rc = rc ? rc : tp_ext_column_cells(t, TP_GRAPH_OP_CALL_COLUMN, TP_COL_I64, &call);
+    g->op = op, g->inner_op = inner, g->op_args = args, g->op_call = call;
+    return rc;
 }
 
 static int name_graphs(tp_stage *st, tp_graphs *g)
@@ -287,12 +293,8 @@ int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int
     memset(g, 0, sizeof *g);
     g->nrows = c->n;
     int rc = find_graphs(st, t, v, launcher, g);
-    g->op = sid_column(t, TP_GRAPH_OP_COLUMN);
-    g->inner_op = sid_column(t, TP_GRAPH_INNER_OP_COLUMN);
-    g->op_args = sid_column(t, TP_GRAPH_OP_ARGS_COLUMN);
-    int call = tp_trace_ext_find(t, TP_GRAPH_OP_CALL_COLUMN);
-    if (call >= 0 && tp_trace_ext_type(t, call) == TP_COL_I64)
-        g->op_call = (const int64_t *)tp_trace_ext_data(t, call);
+    if (rc == TP_OK && capture_columns(t, g) != TP_OK)
+        rc = tp_fail(st, TP_ENOMEM, "out of memory reading the graph capture columns");
     if (rc != TP_OK)
         tp_graphs_free(g);
     return rc;

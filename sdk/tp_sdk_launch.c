@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_ext.h>
 #include <tracepipe/tp_sdk_json.h>
 #include <tracepipe/tp_sdk_launch.h>
 
@@ -11,23 +12,30 @@ static const char *const tp_launch_ext[9] = {
     "kernel.block_x", "kernel.block_y",   "kernel.block_z",
     "kernel.registers", "kernel.static_shared_bytes", "kernel.dynamic_shared_bytes"};
 
-void tp_kernel_launch_source(const tp_trace *t, tp_launch_source *s)
+int tp_kernel_launch_source(const tp_trace *t, tp_launch_source *s)
 {
+    int rc = TP_OK;
     for (int i = 0; i < 9; i++) {
         int c = tp_trace_ext_find(t, tp_launch_ext[i]);
         int type = c >= 0 ? (int)tp_trace_ext_type(t, c) : -1;
         s->ext[i] = type == TP_COL_I64 || type == TP_COL_I32 ? c : -1;
+        s->i64[i] = type == TP_COL_I64;
+        if (tp_ext_column_at(t, s->ext[i], &s->cells[i]) != TP_OK)
+            rc = TP_ENOMEM;
     }
+    if (rc != TP_OK)
+        for (int i = 0; i < 9; i++)
+            s->ext[i] = -1, s->cells[i] = NULL;
+    return rc;
 }
 
-/* Extension column c's value at row (-1 when absent). */
-static int64_t ext_value(const tp_trace *t, int c, size_t row)
+/* Column i's value at row (-1 when absent). */
+static int64_t ext_value(const tp_launch_source *s, int i, size_t row)
 {
-    const void *d = c >= 0 ? tp_trace_ext_data(t, c) : NULL;
-    if (d == NULL) /* absent, or out of memory */
+    const void *d = s->cells[i];
+    if (d == NULL)
         return -1;
-    return tp_trace_ext_type(t, c) == TP_COL_I64 ? ((const int64_t *)d)[row]
-                                                  : ((const int32_t *)d)[row];
+    return s->i64[i] ? ((const int64_t *)d)[row] : ((const int32_t *)d)[row];
 }
 
 /* The three integers of a JSON array [x, y, z] (a missing one is 1). */
@@ -59,11 +67,11 @@ int tp_kernel_launch_of(const tp_trace *t, const tp_launch_source *s, size_t row
 {
     if (s->ext[0] >= 0 && s->ext[3] >= 0) {
         for (int i = 0; i < 3; i++) {
-            k->grid[i] = ext_value(t, s->ext[i], row);
-            k->block[i] = ext_value(t, s->ext[3 + i], row);
+            k->grid[i] = ext_value(s, i, row);
+            k->block[i] = ext_value(s, 3 + i, row);
         }
-        k->registers = ext_value(t, s->ext[6], row);
-        int64_t st = ext_value(t, s->ext[7], row), dy = ext_value(t, s->ext[8], row);
+        k->registers = ext_value(s, 6, row);
+        int64_t st = ext_value(s, 7, row), dy = ext_value(s, 8, row);
         k->shared_bytes = st < 0 && dy < 0 ? -1 : (st > 0 ? st : 0) + (dy > 0 ? dy : 0);
         return k->grid[0] > 0 && k->block[0] > 0;
     }
@@ -92,4 +100,25 @@ int tp_kernel_launch_text(const tp_kernel_launch *k, char *buf, size_t size)
     if (k->shared_bytes >= 0 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " smem %lld", (long long)k->shared_bytes);
     return n;
+}
+
+/* A field not recorded (negative) as -1. */
+static int64_t recorded(int64_t v) { return v < 0 ? -1 : v; }
+
+static int cmp_i64(int64_t x, int64_t y) { return (x > y) - (x < y); }
+
+int tp_kernel_launch_cmp(const tp_kernel_launch *a, const tp_kernel_launch *b)
+{
+    for (int i = 0; i < 3; i++) {
+        int d = cmp_i64(a->grid[i], b->grid[i]);
+        if (d)
+            return d;
+    }
+    for (int i = 0; i < 3; i++) {
+        int d = cmp_i64(a->block[i], b->block[i]);
+        if (d)
+            return d;
+    }
+    int d = cmp_i64(recorded(a->registers), recorded(b->registers));
+    return d ? d : cmp_i64(recorded(a->shared_bytes), recorded(b->shared_bytes));
 }

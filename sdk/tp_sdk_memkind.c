@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include <tracepipe/tp_sdk_ext.h>
 #include <tracepipe/tp_sdk_memkind.h>
 
 static const char *const kind_words[] = {"unknown", "pageable",      "pinned",        "device",
@@ -52,23 +53,29 @@ static int kinds_of_name(const char *name, tp_memkind *src, tp_memkind *dst)
     return 1;
 }
 
-static tp_memkind ext_kind(const tp_trace *t, const char *col_name, size_t row)
+int tp_memkind_columns(const tp_trace *t, tp_memkind_cols *m)
 {
-    int col = tp_trace_ext_find(t, col_name);
-    if (col < 0 || tp_trace_ext_type(t, col) != TP_COL_I64)
-        return TP_MEMKIND_UNKNOWN;
-    const int64_t *v = tp_trace_ext_data(t, col);
-    if (v == NULL || row >= tp_trace_cols(t)->n || v[row] == TP_EXT_NULL_I64 || v[row] < 0 ||
-        v[row] > TP_MEMKIND_MANAGED_STATIC)
-        return TP_MEMKIND_UNKNOWN;
-    return (tp_memkind)v[row];
+    const void *src = NULL, *dst = NULL;
+    int rc = tp_ext_column_cells(t, TP_EXT_MEMCPY_SRC_KIND, TP_COL_I64, &src);
+    rc = rc ? rc : tp_ext_column_cells(t, TP_EXT_MEMCPY_DST_KIND, TP_COL_I64, &dst);
+    *m = (tp_memkind_cols){src, dst, tp_trace_cols(t)->n};
+    return rc;
 }
 
-int tp_memcpy_kinds(const tp_trace *t, size_t row, const char *name, tp_memkind *src,
+/* The kind in cells at row (NULL cells: the column is absent). */
+static tp_memkind ext_kind(const int64_t *cells, size_t n, size_t row)
+{
+    if (cells == NULL || row >= n || cells[row] == TP_EXT_NULL_I64 || cells[row] < 0 ||
+        cells[row] > TP_MEMKIND_MANAGED_STATIC)
+        return TP_MEMKIND_UNKNOWN;
+    return (tp_memkind)cells[row];
+}
+
+int tp_memcpy_kinds(const tp_memkind_cols *m, size_t row, const char *name, tp_memkind *src,
                     tp_memkind *dst)
 {
-    *src = ext_kind(t, TP_EXT_MEMCPY_SRC_KIND, row);
-    *dst = ext_kind(t, TP_EXT_MEMCPY_DST_KIND, row);
+    *src = ext_kind(m->src, m->n, row);
+    *dst = ext_kind(m->dst, m->n, row);
     if (*src != TP_MEMKIND_UNKNOWN || *dst != TP_MEMKIND_UNKNOWN)
         return 1;
     return kinds_of_name(name, src, dst);

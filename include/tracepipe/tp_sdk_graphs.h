@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "tp_plugin.h"
+#include "tp_sdk_ext.h"
 #include "tp_sdk_vocab.h"
 
 #ifdef __cplusplus
@@ -51,13 +52,15 @@ extern "C" {
  * counts those through the replays (tp_graph_op_calls), not these rows. */
 #define TP_GRAPH_CAPTURED_COLUMN "graph_captured"
 
-/* TP_GRAPH_CAPTURED_COLUMN's cells (one per row), or NULL. */
-static inline const int64_t *tp_graph_captured_rows(const tp_trace *t)
+/* TP_GRAPH_CAPTURED_COLUMN's cells (one per row) into *rows, NULL when
+ * the trace has no such column: TP_OK, or TP_ENOMEM when it has one that
+ * could not be read as an array (tp_sdk_ext.h; the stage reports it). */
+static inline int tp_graph_captured_rows(const tp_trace *t, const int64_t **rows)
 {
-    int col = tp_trace_ext_find(t, TP_GRAPH_CAPTURED_COLUMN);
-    if (col < 0 || tp_trace_ext_type(t, col) != TP_COL_I64)
-        return NULL;
-    return (const int64_t *)tp_trace_ext_data(t, col);
+    const void *cells = NULL;
+    int rc = tp_ext_column_cells(t, TP_GRAPH_CAPTURED_COLUMN, TP_COL_I64, &cells);
+    *rows = (const int64_t *)cells;
+    return rc;
 }
 
 /* One graph: its id, how often it was replayed, its activities. */

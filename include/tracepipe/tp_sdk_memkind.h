@@ -44,10 +44,20 @@ tp_memkind tp_memkind_of_nsys(int64_t id);
 /* The word of a kind ("pageable", ..., "unknown"). */
 const char *tp_memkind_name(tp_memkind k);
 
-/* A copy's memory kinds: from the extension columns when the trace has
- * them for this row, else from its name's "(SRC -> DST)".  1 when either
- * is known, else 0 (both TP_MEMKIND_UNKNOWN). */
-int tp_memcpy_kinds(const tp_trace *t, size_t row, const char *name, tp_memkind *src,
+/* A trace's memory kind columns (TP_EXT_MEMCPY_SRC_KIND's and _DST_KIND's
+ * cells, NULL when absent), read once per stage and trace by
+ * tp_memkind_columns: TP_OK, or TP_ENOMEM when a column exists but could
+ * not be read as an array (tp_sdk_ext.h; the stage reports it). */
+typedef struct tp_memkind_cols {
+    const int64_t *src, *dst;
+    size_t n; /* rows */
+} tp_memkind_cols;
+int tp_memkind_columns(const tp_trace *t, tp_memkind_cols *m);
+
+/* A copy's memory kinds: from the columns m when the trace has them for
+ * this row, else from its name's "(SRC -> DST)".  1 when either is known,
+ * else 0 (both TP_MEMKIND_UNKNOWN). */
+int tp_memcpy_kinds(const tp_memkind_cols *m, size_t row, const char *name, tp_memkind *src,
                     tp_memkind *dst);
 
 #endif

@@ -14,14 +14,18 @@
  * "(Pageable -> Device)"). */
 int adv_pageable_memcpy(adv *a)
 {
-    int known = 0, rc = TP_OK;
+    int known = 0;
+    tp_memkind_cols kinds;
+    int rc = tp_memkind_columns(a->t, &kinds);
+    if (rc != TP_OK)
+        return tp_fail(a->st, rc, "out of memory reading the memory kind columns");
     for (size_t k = 0; k < a->ndev; k++) {
         const adv_device *d = &a->dev[k];
         int64_t count = 0, sum = 0, lo = INT64_MAX, hi = INT64_MIN;
         for (size_t i = 0; i < d->n; i++) {
             uint32_t r = d->rows[i];
             tp_memkind src, dst;
-            if (!adv_is_memcpy(a, r) || !tp_memcpy_kinds(a->t, r, adv_name(a, r), &src, &dst))
+            if (!adv_is_memcpy(a, r) || !tp_memcpy_kinds(&kinds, r, adv_name(a, r), &src, &dst))
                 continue;
             known = 1;
             if (src != TP_MEMKIND_PAGEABLE && dst != TP_MEMKIND_PAGEABLE)

@@ -144,8 +144,11 @@ static tp_str dims_key(tp_stage *st, const tp_gemm_shape *s)
 static int find_calls(gt *g)
 {
     const tp_cols *c = g->c;
-    const int64_t *captured = tp_graph_captured_rows(g->t); /* seen through their replays */
-    int rc = tp_gemm_roles(g->st, g->t, &g->v, g->role);
+    const int64_t *captured = NULL; /* seen through their replays */
+    int rc = tp_graph_captured_rows(g->t, &captured);
+    if (rc != TP_OK)
+        return tp_fail(g->st, rc, "out of memory reading column " TP_GRAPH_CAPTURED_COLUMN);
+    rc = tp_gemm_roles(g->st, g->t, &g->v, g->role);
     for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         g->call_of[i] = -1;
         tp_gemm_call k;

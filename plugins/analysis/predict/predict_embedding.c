@@ -87,10 +87,9 @@ static int read_op(const tp_trace *t, size_t row, int role, const char *name, pe
 }
 
 /* block.y of a kernel: Nsight's extension column, or Kineto's args "block". */
-static int64_t block_y(const tp_trace *t, size_t row, int ext)
+static int64_t block_y(const tp_trace *t, size_t row, const int64_t *cells)
 {
-    const int64_t *cells = ext >= 0 ? tp_trace_ext_data(t, ext) : NULL;
-    if (cells) /* NULL: no column, or out of memory: the args then */
+    if (cells) /* NULL: no column: the args then */
         return cells[row];
     size_t alen = 0, blen = 0;
     const char *args = tp_trace_args(t, row, &alen);
@@ -186,9 +185,9 @@ int pe_index_build(tp_stage *st, const tp_trace *t, const tp_hier_view *v, const
         ix->slot[r] = (int32_t)ix->n++;
     }
     tp_free(role);
-    int ext = tp_trace_ext_find(t, "kernel.block_y");
-    if (ext >= 0 && tp_trace_ext_type(t, ext) != TP_COL_I64)
-        ext = -1;
+    const void *block = NULL;
+    if (tp_ext_column_cells(t, "kernel.block_y", TP_COL_I64, &block) != TP_OK)
+        return tp_fail(st, TP_ENOMEM, "out of memory reading column kernel.block_y");
     for (size_t a = 0; a < c->n && ix->n > 0; a++) {
         if (!tp_ev_is_activity(c, a) || c->dur[a] < 0)
             continue;
@@ -198,7 +197,7 @@ int pe_index_build(tp_stage *st, const tp_trace *t, const tp_hier_view *v, const
         pe_op *op = &ix->op[ix->slot[x]];
         if (c->kind[a] == TP_KIND_KERNEL && c->dur[a] > op->longest_ns) {
             op->longest_ns = c->dur[a];
-            op->rows_per_block = block_y(t, a, ext);
+            op->rows_per_block = block_y(t, a, block);
         }
     }
     return pair_ops(ix, c);

@@ -84,13 +84,23 @@ typedef struct pr_emb_row {
     char why[160];
 } pr_emb_row;
 
+/* The models other plugins registered on a trace (predict_occurrences.c):
+ * its "predict.MODEL" F64 columns, in column order, read once per trace. */
+typedef struct pr_registered {
+    size_t n;
+    const char **model;   /* MODEL */
+    const double **cells; /* per row: the prediction in us (NaN: none) */
+} pr_registered;
+
 /* What predict_op needs besides the op: the preset, the trace's
- * embedding ops and the FC benchmark table (NULL: none). */
+ * embedding ops, the FC benchmark table (NULL: none) and the models
+ * registered on the trace. */
 typedef struct pr_models {
     const tp_preset *p;
     pe_options emb_opt;
     pe_index emb;
     pf_ops *fc;
+    pr_registered reg;
 } pr_models;
 
 /* Each op occurrence owning GPU work (the innermost cpu_op above the
@@ -107,9 +117,10 @@ extern const char pr_model_launch[];
  * modelled occurrence among (*o)[0, ndonors) (kernel_row[i]: occurrence
  * i's only kernel's row, -1 for none or when it owns other activity too), and of no op of another name or
  * shape, appended to *o (*n of them) with that occurrence's model, and
- * taken out of gpu's unowned time and rows. */
+ * taken out of gpu's unowned time and rows (coll: the vocabulary's
+ * collectives, which are never modelled so). */
 int pr_identical_launches(tp_stage *st, const tp_trace *t, const tp_preset *p,
-                          const tp_vocab *voc, const int32_t *kernel_row, pr_occ **o, size_t *n,
+                          tp_coll_memo *coll, const int32_t *kernel_row, pr_occ **o, size_t *n,
                           size_t ndonors, pr_gpu_time *gpu);
 
 /* ---- coverage and accuracy per category (predict_categories.c) */

@@ -17,42 +17,36 @@
 
 const char pr_model_launch[] = "identical_launch";
 
-/* A modelled op owning one kernel: its kernel's name and launch (the
- * interned text of tp_kernel_launch_text), and its occurrence. */
+/* A modelled op owning one kernel: its kernel's name and launch, and its
+ * occurrence. */
 typedef struct pr_donor {
-    tp_str kernel, launch;
+    tp_str kernel;
+    tp_kernel_launch launch;
     size_t occ;
     int ambiguous; /* another donor of the same key has another op name or shape */
 } pr_donor;
+
+/* Orders (kernel, launch) keys. */
+static int key_cmp(tp_str kernel, const tp_kernel_launch *launch, const pr_donor *d)
+{
+    if (kernel != d->kernel)
+        return kernel < d->kernel ? -1 : 1;
+    return tp_kernel_launch_cmp(launch, &d->launch);
+}
 
 static int by_key(const void *a, const void *b, void *ctx)
 {
     const pr_donor *x = a, *y = b;
     (void)ctx;
-    if (x->kernel != y->kernel)
-        return x->kernel < y->kernel ? -1 : 1;
-    if (x->launch != y->launch)
-        return x->launch < y->launch ? -1 : 1;
-    return (x->occ > y->occ) - (x->occ < y->occ);
-}
-
-/* The interned launch text of kernel row (0: the trace records no grid
- * and block for it). */
-static tp_str launch_key(tp_stage *st, const tp_trace *t, const tp_launch_source *src, size_t row)
-{
-    tp_kernel_launch k;
-    char buf[160];
-    if (!tp_kernel_launch_of(t, src, row, &k))
-        return 0;
-    int len = tp_kernel_launch_text(&k, buf, sizeof buf);
-    return len > 0 && (size_t)len < sizeof buf ? tp_intern(st, buf, (size_t)len) : 0;
+    int d = key_cmp(x->kernel, &x->launch, y);
+    return d ? d : (x->occ > y->occ) - (x->occ < y->occ);
 }
 
 /* The donors among o[0, n) (kernel_row[i]: occurrence i's only kernel's
  * row, -1 for none), sorted by key, each marked ambiguous when its key's
  * donors disagree on the op's name or shape. */
-static pr_donor *donors_of(tp_stage *st, const tp_trace *t, const tp_launch_source *src,
-                           const pr_occ *o, size_t n, const int32_t *kernel_row, size_t *nd)
+static pr_donor *donors_of(const tp_trace *t, const tp_launch_source *src, const pr_occ *o,
+                           size_t n, const int32_t *kernel_row, size_t *nd)
 {
     const tp_cols *c = tp_trace_cols(t);
     pr_donor *d = tp_malloc((n ? n : 1) * sizeof *d);
@@ -60,9 +54,9 @@ static pr_donor *donors_of(tp_stage *st, const tp_trace *t, const tp_launch_sour
     for (size_t i = 0; d && i < n; i++) {
         if (o[i].model == NULL || kernel_row[i] < 0 || o[i].category == TP_OPCAT_COMMUNICATION)
             continue;
-        tp_str key = launch_key(st, t, src, (size_t)kernel_row[i]);
-        if (key != 0 && key != TP_STR_ERROR)
-            d[(*nd)++] = (pr_donor){c->name[kernel_row[i]], key, i, 0};
+        tp_kernel_launch k;
+        if (tp_kernel_launch_of(t, src, (size_t)kernel_row[i], &k))
+            d[(*nd)++] = (pr_donor){c->name[kernel_row[i]], k, i, 0};
     }
     if (d == NULL || tp_sort(d, *nd, sizeof *d, by_key, NULL) != TP_OK) {
         tp_free(d);
@@ -71,7 +65,7 @@ static pr_donor *donors_of(tp_stage *st, const tp_trace *t, const tp_launch_sour
     for (size_t i = 0; i < *nd;) {
         size_t j = i;
         int amb = 0;
-        for (; j < *nd && d[j].kernel == d[i].kernel && d[j].launch == d[i].launch; j++)
+        for (; j < *nd && key_cmp(d[j].kernel, &d[j].launch, &d[i]) == 0; j++)
             amb |= o[d[j].occ].name != o[d[i].occ].name || o[d[j].occ].dims != o[d[i].occ].dims;
         for (; i < j; i++)
             d[i].ambiguous = amb;
@@ -79,18 +73,24 @@ static pr_donor *donors_of(tp_stage *st, const tp_trace *t, const tp_launch_sour
     return d;
 }
 
-/* The first donor of (kernel, launch), or NULL. */
-static const pr_donor *find_donor(const pr_donor *d, size_t nd, tp_str kernel, tp_str launch)
+/* The first donor of kernel row a's (kernel, launch), or NULL (also when
+ * the trace records no launch for it). */
+static const pr_donor *find_donor(const pr_donor *d, size_t nd, const tp_trace *t,
+                                  const tp_launch_source *src, size_t a)
 {
+    tp_kernel_launch k;
+    if (!tp_kernel_launch_of(t, src, a, &k))
+        return NULL;
+    tp_str kernel = tp_trace_cols(t)->name[a];
     size_t lo = 0, hi = nd;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (d[mid].kernel < kernel || (d[mid].kernel == kernel && d[mid].launch < launch))
+        if (key_cmp(kernel, &k, &d[mid]) > 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < nd && d[lo].kernel == kernel && d[lo].launch == launch ? &d[lo] : NULL;
+    return lo < nd && key_cmp(kernel, &k, &d[lo]) == 0 ? &d[lo] : NULL;
 }
 
 /* The occurrence of kernel row a inheriting donor x's model. */
@@ -109,23 +109,20 @@ static pr_occ inherit(const tp_cols *c, size_t a, const pr_occ *x, const tp_pres
 }
 
 int pr_identical_launches(tp_stage *st, const tp_trace *t, const tp_preset *p,
-                          const tp_vocab *voc, const int32_t *kernel_row, pr_occ **o, size_t *n,
+                          tp_coll_memo *coll, const int32_t *kernel_row, pr_occ **o, size_t *n,
                           size_t ndonors, pr_gpu_time *gpu)
 {
     const tp_cols *c = tp_trace_cols(t);
     if (gpu->unowned == NULL || gpu->n_unowned == 0)
         return TP_OK;
     tp_launch_source src;
-    tp_kernel_launch_source(t, &src);
+    if (tp_kernel_launch_source(t, &src) != TP_OK)
+        return tp_fail(st, TP_ENOMEM, "out of memory reading the kernel launch columns");
     size_t nd = 0;
-    pr_donor *d = donors_of(st, t, &src, *o, ndonors, kernel_row, &nd);
+    pr_donor *d = donors_of(t, &src, *o, ndonors, kernel_row, &nd);
     pr_occ *grown = d ? tp_realloc(*o, (*n + gpu->n_unowned) * sizeof **o) : NULL;
-    tp_coll_memo coll = {0};
-    if (grown == NULL || tp_coll_memo_init(&coll, st, voc) != TP_OK) {
+    if (grown == NULL) {
         tp_free(d);
-        if (grown)
-            *o = grown;
-        tp_coll_memo_free(&coll);
         return TP_ENOMEM;
     }
     *o = grown;
@@ -134,8 +131,8 @@ int pr_identical_launches(tp_stage *st, const tp_trace *t, const tp_preset *p,
         size_t a = gpu->unowned[k];
         const pr_donor *x = NULL;
         if (nd > 0 && c->kind[a] == TP_KIND_KERNEL &&
-            tp_coll_memo_type(&coll, c->name[a]) == TP_COLL_NONE)
-            x = find_donor(d, nd, c->name[a], launch_key(st, t, &src, a));
+            tp_coll_memo_type(coll, c->name[a]) == TP_COLL_NONE)
+            x = find_donor(d, nd, t, &src, a);
         if (x == NULL || x->ambiguous) {
             gpu->unowned[kept++] = (uint32_t)a;
             continue;
@@ -145,6 +142,5 @@ int pr_identical_launches(tp_stage *st, const tp_trace *t, const tp_preset *p,
     }
     gpu->n_unowned = kept;
     tp_free(d);
-    tp_coll_memo_free(&coll);
     return TP_OK;
 }

@@ -31,18 +31,46 @@ static void model_name(const char *name, char *out, size_t size)
  * the ops it models (docs/plugins.md, "A model for predict"). */
 #define PR_MODEL_PREFIX "predict."
 
-static const char *registered_model(const tp_trace *t, size_t row, double *us)
+/* The trace's registered models (pr_registered): TP_OK or TP_ENOMEM (a
+ * column that could not be read as an array is reported). */
+static int registered_models(tp_stage *st, const tp_trace *t, pr_registered *reg)
 {
-    for (size_t k = 0; k < tp_trace_ext_count(t); k++) {
+    size_t n = tp_trace_ext_count(t);
+    reg->n = 0;
+    reg->model = tp_malloc((n ? n : 1) * sizeof *reg->model);
+    reg->cells = tp_malloc((n ? n : 1) * sizeof *reg->cells);
+    if (reg->model == NULL || reg->cells == NULL)
+        return TP_ENOMEM;
+    for (size_t k = 0; k < n; k++) {
         const char *name = tp_trace_ext_name(t, (int)k);
         if (strncmp(name, PR_MODEL_PREFIX, sizeof PR_MODEL_PREFIX - 1) != 0 ||
             tp_trace_ext_type(t, (int)k) != TP_COL_F64)
             continue;
-        const double *cells = tp_trace_ext_data(t, (int)k);
-        double v = cells ? cells[row] : NAN; /* NULL: out of memory */
+        const void *cells = NULL;
+        if (tp_ext_column_at(t, (int)k, &cells) != TP_OK)
+            return tp_fail(st, TP_ENOMEM, "out of memory reading column %s", name);
+        reg->model[reg->n] = name + sizeof PR_MODEL_PREFIX - 1;
+        reg->cells[reg->n++] = cells;
+    }
+    return TP_OK;
+}
+
+static void registered_free(pr_registered *reg)
+{
+    tp_free(reg->model);
+    tp_free(reg->cells);
+    memset(reg, 0, sizeof *reg);
+}
+
+/* The first registered model predicting row (its name, the prediction in
+ * *us), or NULL. */
+static const char *registered_model(const pr_registered *reg, size_t row, double *us)
+{
+    for (size_t k = 0; k < reg->n; k++) {
+        double v = reg->cells[k][row];
         if (isfinite(v) && v >= 0) {
             *us = v;
-            return name + sizeof PR_MODEL_PREFIX - 1;
+            return reg->model[k];
         }
     }
     return NULL;
@@ -108,7 +136,7 @@ static const char *predict_op(tp_stage *st, const tp_trace *t, size_t row, const
     tp_gemm_shape sh;
     int have = dims && tp_gemm_parse_dims(dims, dlen, &sh);
     *dims_id = dims ? tp_intern(st, dims, dlen) : 0;
-    const char *theirs = registered_model(t, row, us);
+    const char *theirs = registered_model(&m->reg, row, us);
     if (theirs)
         return theirs;
     const char *emb = pe_predict(&m->emb, row, &m->emb_opt, p, &e->x, us, e->why, sizeof e->why);
@@ -168,7 +196,7 @@ static int64_t replay_call(tp_stage *st, const tp_graphs *gr, size_t a)
  * floor's count), in comm[row] whether one is a collective kernel (the
  * vocabulary's); the time no op owns into gpu by category. */
 static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *v,
-                           const tp_vocab *voc, const tp_graphs *gr, pr_gpu_time *gpu,
+                           tp_coll_memo *coll, const tp_graphs *gr, pr_gpu_time *gpu,
                            int32_t **kernels, uint8_t **comm, int32_t **longest)
 {
     const tp_cols *c = tp_trace_cols(t);
@@ -192,20 +220,20 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
             continue;
         double us = (double)c->dur[a] / 1000.0;
         gpu->all_us += us;
-        int coll = c->kind[a] == TP_KIND_KERNEL &&
-                   tp_vocab_collective(voc, tp_str_text(st, c->name[a])) != TP_COLL_NONE;
         if (replay_call(st, gr, a) > 0)
             continue; /* its capturing op's occurrence (replay_occurrences) */
+        int comm_kernel = c->kind[a] == TP_KIND_KERNEL &&
+                          tp_coll_memo_type(coll, c->name[a]) != TP_COLL_NONE;
         int32_t op = tp_hier_launching_op(c, v, a);
         if (op >= 0) {
             owned[op] += c->dur[a];
             (*kernels)[op] += c->kind[a] == TP_KIND_KERNEL;
-            (*comm)[op] |= (uint8_t)coll;
+            (*comm)[op] |= (uint8_t)comm_kernel;
             int32_t *l = &(*longest)[op];
             if (c->kind[a] == TP_KIND_KERNEL && (*l < 0 || c->dur[a] > c->dur[*l]))
                 *l = (int32_t)a;
         } else {
-            gpu->unowned_us[coll ? TP_OPCAT_COMMUNICATION : TP_OPCAT_OTHER] += us;
+            gpu->unowned_us[comm_kernel ? TP_OPCAT_COMMUNICATION : TP_OPCAT_OTHER] += us;
             if (gpu->unowned)
                 gpu->unowned[gpu->n_unowned++] = (uint32_t)a;
         }
@@ -221,7 +249,7 @@ static int64_t *owned_work(tp_stage *st, const tp_trace *t, const tp_hier_view *
  * row, for the ops above it and time order) under the capturing op's
  * name, modelled from that op's args (model_args). */
 static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *gr,
-                              const int32_t *launcher, const tp_vocab *voc, const pr_models *m,
+                              const int32_t *launcher, tp_coll_memo *coll, const pr_models *m,
                               const uint32_t *rows, size_t n, pr_occ *x)
 {
     const tp_cols *c = tp_trace_cols(t);
@@ -236,8 +264,7 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
             x->kernel = c->name[a], best = a;
         dur += c->dur[a] > 0 ? c->dur[a] : 0;
         kernels += c->kind[a] == TP_KIND_KERNEL;
-        comm |= c->kind[a] == TP_KIND_KERNEL &&
-                tp_vocab_collective(voc, tp_str_text(st, c->name[a])) != TP_COLL_NONE;
+        comm |= c->kind[a] == TP_KIND_KERNEL && tp_coll_memo_type(coll, c->name[a]) != TP_COLL_NONE;
     }
     const char *args = tp_graph_op_args(st, gr, rows[0], &alen, &call);
     const char *dims = args ? tp_json_get(args, alen, "Input Dims", &dlen) : NULL;
@@ -251,7 +278,8 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
     x->model = model_args(m->p, tp_str_text(st, x->name), args, alen, &x->predicted_us, fb, &why);
     x->why = NULL;
     x->fp32_flops = fb[0], x->bytes = fb[1];
-    x->category = comm ? TP_OPCAT_COMMUNICATION : tp_op_category_in(voc, tp_str_text(st, x->name));
+    x->category =
+        comm ? TP_OPCAT_COMMUNICATION : tp_op_category_in(coll->vocab, tp_str_text(st, x->name));
     x->bound_us = x->predicted_us;
     x->kernels = kernels;
     x->device = m->p->name;
@@ -262,13 +290,13 @@ static void replay_occurrence(tp_stage *st, const tp_trace *t, const tp_graphs *
 /* The graph replays' calls of their capturing ops, appended to o[*k ..):
  * o has room for ncalls more. */
 static void replay_occurrences(tp_stage *st, const tp_trace *t, const tp_graphs *gr,
-                               const int32_t *launcher, const tp_vocab *voc, const pr_models *m,
+                               const int32_t *launcher, tp_coll_memo *coll, const pr_models *m,
                                const uint32_t *rows, const size_t *start, size_t ncalls,
                                pr_occ *o, size_t *k)
 {
     for (size_t i = 0; i < ncalls; i++)
         if (launcher[rows[start[i]]] >= 0)
-            replay_occurrence(st, t, gr, launcher, voc, m, rows + start[i],
+            replay_occurrence(st, t, gr, launcher, coll, m, rows + start[i],
                               start[i + 1] - start[i], &o[(*k)++]);
 }
 
@@ -283,6 +311,7 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     if (tp_vocab_get(st, &voc) != TP_OK)
         return TP_ENOMEM;
     tp_graphs gr;
+    tp_coll_memo coll = {0};
     if (tp_graphs_find(st, t, &voc, v.launcher, &gr) != TP_OK) {
         tp_vocab_free(&voc);
         return TP_ENOMEM;
@@ -291,8 +320,10 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     size_t *rstart = NULL, nrep = 0;
     int32_t *kernels = NULL, *longest = NULL;
     uint8_t *comm = NULL;
-    int64_t *owned = tp_graph_op_calls(st, &gr, v.launcher, &rrows, &rstart, &nrep) == TP_OK
-                         ? owned_work(st, t, &v, &voc, &gr, gpu, &kernels, &comm, &longest)
+    int64_t *owned = tp_coll_memo_init(&coll, st, &voc) == TP_OK &&
+                             registered_models(st, t, &m->reg) == TP_OK &&
+                             tp_graph_op_calls(st, &gr, v.launcher, &rrows, &rstart, &nrep) == TP_OK
+                         ? owned_work(st, t, &v, &coll, &gr, gpu, &kernels, &comm, &longest)
                          : NULL;
     uint8_t *role = tp_malloc(c->n ? c->n : 1);
     size_t n = nrep, ne = 0;
@@ -340,7 +371,7 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
     }
     size_t nrow = k; /* the ops' own occurrences: identical launches' donors */
     if (rc == TP_OK)
-        replay_occurrences(st, t, &gr, v.launcher, &voc, m, rrows, rstart, nrep, o, &k);
+        replay_occurrences(st, t, &gr, v.launcher, &coll, m, rrows, rstart, nrep, o, &k);
     int32_t *kr = rc == TP_OK ? tp_malloc((nrow ? nrow : 1) * sizeof *kr) : NULL;
     rc = rc == TP_OK && kr == NULL ? TP_ENOMEM : rc;
     for (size_t i = 0; rc == TP_OK && i < nrow; i++) { /* one kernel and no other activity */
@@ -348,8 +379,10 @@ int pr_occurrences(tp_stage *st, const tp_trace *t, pr_models *m, pr_occ **out,
         kr[i] = kernels[r] == 1 && l >= 0 && owned[r] == c->dur[l] ? l : -1;
     }
     if (rc == TP_OK)
-        rc = pr_identical_launches(st, t, m->p, &voc, kr, &o, &k, nrow, gpu);
+        rc = pr_identical_launches(st, t, m->p, &coll, kr, &o, &k, nrow, gpu);
     tp_free(kr);
+    tp_coll_memo_free(&coll);
+    registered_free(&m->reg);
     tp_vocab_free(&voc);
     tp_graphs_free(&gr);
     tp_free(rrows);
