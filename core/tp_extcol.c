@@ -360,6 +360,29 @@ void tp_extcol_get(const tp_extcol *c, size_t row, void *out)
         memcpy(out, c->block[k] + i * size, size);
 }
 
+void tp_extcol_read(const tp_extcol *c, size_t row, size_t n, void *out)
+{
+    size_t size = tp_extcol_cell_size(c->type);
+    char *o = out;
+    if (c->dense) {
+        memcpy(o, (const char *)c->dense + row * size, n * size);
+        return;
+    }
+    while (n > 0) { /* a block's part at a time */
+        size_t k = row >> TP_EXTCOL_SHIFT, i = row & (TP_EXTCOL_BLOCK - 1);
+        size_t m = TP_EXTCOL_BLOCK - i < n ? TP_EXTCOL_BLOCK - i : n;
+        const uint8_t *b = c->block[k];
+        if (b == NULL)
+            fill_null(c->type, o, 0, m);
+        else if (!is_int(c->type))
+            memcpy(o, b + i * size, m * size);
+        else
+            for (size_t j = 0; j < m; j++)
+                int_to(c->type, narrow_get(b, c->width[k], i + j), o + j * size);
+        o += m * size, row += m, n -= m;
+    }
+}
+
 const void *tp_extcol_dense(tp_extcol *c)
 {
     if (c->dense)

@@ -31,6 +31,9 @@ int tp_extcol_reserve(tp_extcol *c, size_t cap);
 int tp_extcol_set(tp_extcol *c, size_t row, const void *v);
 /* The cell of row (< cap) into *out, of the column's type. */
 void tp_extcol_get(const tp_extcol *c, size_t row, void *out);
+/* Cells [row, row + n) (row + n <= cap) into out, n cells of the column's
+ * type, read in place: the column stays as it is stored. */
+void tp_extcol_read(const tp_extcol *c, size_t row, size_t n, void *out);
 /* 1 when *v (of type) is the type's null value. */
 int tp_extcol_is_null(tp_coltype type, const void *v);
 /* The column as cap cells of its type (held from now on), or NULL (no memory). */

@@ -398,6 +398,7 @@ static const tp_host_api host_api = {
     .pipeline_name = tp_host_pipeline_name,
     .threads = tp_host_threads,
     .trace_set_args_file = host_trace_set_args_file,
+    .trace_ext_read = tp_host_ext_read,
 };
 
 /* ------------------------------------------------------------ threads */

@@ -29,6 +29,7 @@ int tp_host_ext_find(const tp_trace *t, const char *name);
 const char *tp_host_ext_name(const tp_trace *t, int col);
 tp_coltype tp_host_ext_type(const tp_trace *t, int col);
 const void *tp_host_ext_data(const tp_trace *t, int col);
+int tp_host_ext_read(const tp_trace *t, int col, size_t row, size_t n, void *out);
 int tp_host_clip(tp_stage *st, size_t row, int64_t ts, int64_t dur);
 size_t tp_host_run_output_count(tp_stage *st);
 const char *tp_host_run_output(tp_stage *st, size_t i);

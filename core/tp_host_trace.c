@@ -142,6 +142,14 @@ const void *tp_host_ext_data(const tp_trace *t, int col)
     return tp_ext_data(tp_trace_ext_of(t), col);
 }
 
+int tp_host_ext_read(const tp_trace *t, int col, size_t row, size_t n, void *out)
+{
+    const tp_cols *c = tp_trace_columns(t);
+    if (row > c->n || n > c->n - row)
+        return TP_EINVAL;
+    return tp_ext_read(tp_trace_ext_of(t), col, row, n, out);
+}
+
 /* ------------------------------------------------------------ clipping */
 
 /* A filter cuts kept row `row` to [ts, ts + dur), inside its own interval. */

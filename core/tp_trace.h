@@ -75,6 +75,9 @@ size_t tp_ext_count(const tp_extcols *x);
 const char *tp_ext_name(const tp_extcols *x, int col);
 tp_coltype tp_ext_type(const tp_extcols *x, int col);
 const void *tp_ext_data(const tp_extcols *x, int col);
+/* Cells [row, row + n) of column col into out, the column left as stored;
+ * TP_OK or TP_EINVAL (no such column, rows past its cells). */
+int tp_ext_read(const tp_extcols *x, int col, size_t row, size_t n, void *out);
 /* Sets the cell to *v (of type): TP_OK, TP_EINVAL unless col has that type
  * and row < nrows, or TP_ENOMEM. */
 int tp_ext_set(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type, const void *v);

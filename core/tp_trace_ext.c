@@ -243,6 +243,19 @@ const void *tp_ext_data(const tp_extcols *x, int col)
     return d;
 }
 
+/* Under the lock too: a compact column's blocks are freed when another
+ * thread makes it an array. */
+int tp_ext_read(const tp_extcols *x, int col, size_t row, size_t n, void *out)
+{
+    if (x == NULL || col < 0 || (size_t)col >= x->n || row > x->v[col].cells.cap ||
+        n > x->v[col].cells.cap - row)
+        return TP_EINVAL;
+    pthread_mutex_lock(&dense_lock);
+    tp_extcol_read(&x->v[col].cells, row, n, out);
+    pthread_mutex_unlock(&dense_lock);
+    return TP_OK;
+}
+
 int tp_ext_set(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type, const void *v)
 {
     if (x == NULL || col < 0 || (size_t)col >= x->n || row >= nrows ||

@@ -107,18 +107,19 @@ static int64_t recorded(int64_t v) { return v < 0 ? -1 : v; }
 
 static int cmp_i64(int64_t x, int64_t y) { return (x > y) - (x < y); }
 
+/* Orders two triples of dimensions. */
+static int cmp_dim3(const int64_t *a, const int64_t *b)
+{
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return cmp_i64(a[i], b[i]);
+    return 0;
+}
+
 int tp_kernel_launch_cmp(const tp_kernel_launch *a, const tp_kernel_launch *b)
 {
-    for (int i = 0; i < 3; i++) {
-        int d = cmp_i64(a->grid[i], b->grid[i]);
-        if (d)
-            return d;
-    }
-    for (int i = 0; i < 3; i++) {
-        int d = cmp_i64(a->block[i], b->block[i]);
-        if (d)
-            return d;
-    }
-    int d = cmp_i64(recorded(a->registers), recorded(b->registers));
+    int d = cmp_dim3(a->grid, b->grid);
+    d = d ? d : cmp_dim3(a->block, b->block);
+    d = d ? d : cmp_i64(recorded(a->registers), recorded(b->registers));
     return d ? d : cmp_i64(recorded(a->shared_bytes), recorded(b->shared_bytes));
 }

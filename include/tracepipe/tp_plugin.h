@@ -464,6 +464,12 @@ struct tp_host_api {
      * first args read, so the reader writes every text before any stage,
      * itself included, reads args. */
     int (*trace_set_args_file)(tp_stage *st, tp_trace *t, int fd);
+    /* Cells [row, row + n) of extension column col, n cells of its type,
+     * copied into out: read where they are, so a compact column stays
+     * compact (trace_ext_data makes it an array for good; a writer going
+     * through the rows once reads them in windows).  TP_OK, or TP_EINVAL
+     * (no such column, rows past the trace).  Since 3.4 (issue 31). */
+    int (*trace_ext_read)(const tp_trace *t, int col, size_t row, size_t n, void *out);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -595,6 +601,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_trace_ext_name(t, c) tp_host->trace_ext_name(t, c)
 #define tp_trace_ext_type(t, c) tp_host->trace_ext_type(t, c)
 #define tp_trace_ext_data(t, c) tp_host->trace_ext_data(t, c)
+#define tp_trace_ext_read(t, c, row, n, out) tp_host->trace_ext_read(t, c, row, n, out)
 #define tp_clip(st, row, ts, dur) tp_host->clip(st, row, ts, dur)
 #define tp_trace_refine(st, t, row, kind, device, stream) \
     tp_host->trace_refine(st, t, row, kind, device, stream)

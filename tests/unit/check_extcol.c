@@ -193,6 +193,87 @@ START_TEST(an_nsys_export_holds_its_columns_compactly)
 }
 END_TEST
 
+/* Cells read a range at a time (tp_extcol_read, the host's
+ * trace_ext_read) are tp_extcol_get's, across a 1-byte block, a null
+ * block, an 8-byte block and the last, partial block; the column stays
+ * compact.  Ranges past the cells are refused. */
+START_TEST(ranges_read_in_place)
+{
+    tp_extcols *x = NULL;
+    int col = tp_ext_add(&x, "k.v", TP_COL_I64, ROWS);
+    int f = tp_ext_add(&x, "k.f", TP_COL_F64, ROWS);
+    ck_assert_int_ge(col, 0);
+    for (size_t r = 0; r < ROWS; r += 3) {
+        int64_t v = r < TP_EXTCOL_BLOCK ? (int64_t)(r % 100) : (int64_t)r << 40;
+        double d = (double)r / 4;
+        if (r < TP_EXTCOL_BLOCK || r >= 2 * TP_EXTCOL_BLOCK)
+            ck_assert_int_eq(tp_ext_set(x, col, r, ROWS, TP_COL_I64, &v), TP_OK);
+        ck_assert_int_eq(tp_ext_set(x, f, r, ROWS, TP_COL_F64, &d), TP_OK);
+    }
+    size_t before = tp_ext_memory(x);
+    int64_t *got = malloc(ROWS * sizeof *got);
+    double *gf = malloc(ROWS * sizeof *gf);
+    size_t from = TP_EXTCOL_BLOCK - 2, n = ROWS - from;
+    ck_assert_int_eq(tp_ext_read(x, col, from, n, got), TP_OK);
+    ck_assert_int_eq(tp_ext_read(x, f, from, n, gf), TP_OK);
+    for (size_t j = 0; j < n; j++) {
+        size_t r = from + j;
+        int64_t want = r % 3 ? TP_EXT_NULL_I64
+                       : r < TP_EXTCOL_BLOCK ? (int64_t)(r % 100)
+                       : r < 2 * TP_EXTCOL_BLOCK ? TP_EXT_NULL_I64
+                                                 : (int64_t)r << 40;
+        ck_assert_int_eq(got[j], want);
+        if (r % 3)
+            ck_assert(isnan(gf[j]));
+        else
+            ck_assert(gf[j] == (double)r / 4);
+    }
+    ck_assert_int_eq(got[2], TP_EXT_NULL_I64); /* row 4096: block 1, none set */
+    ck_assert_uint_eq(tp_ext_memory(x), before); /* still compact */
+    ck_assert_int_eq(tp_ext_read(x, col, from, n + 1, got), TP_EINVAL);
+    ck_assert_int_eq(tp_ext_read(x, 2, 0, 1, got), TP_EINVAL);
+    const int64_t *d = tp_ext_data(x, col); /* dense: the same cells */
+    ck_assert_int_eq(tp_ext_read(x, col, 0, ROWS, got), TP_OK);
+    ck_assert_int_eq(memcmp(d, got, ROWS * sizeof *got), 0);
+    free(got);
+    free(gf);
+    tp_ext_free(x);
+}
+END_TEST
+
+/* chrome_trace writes the saxpy export's cells (5 kernels' block_x 512, 15
+ * copies of 262144000 bytes) reading them in place: the columns stay
+ * compact (17 x 1024 bytes and their indexes, as after reading). */
+START_TEST(chrome_trace_leaves_the_columns_compact)
+{
+    char dir[] = "/tmp/tp_extcol_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char yaml[512], path[64], line[4096];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    snprintf(yaml, sizeof yaml,
+             "name: t\nstages:\n  - reader: nsys\n    path: "
+             "tests/data/nsys/pipit_saxpy_mpi_cuda_perlmutter0.sqlite\n"
+             "  - writer: chrome_trace\n    path: %s\n",
+             path);
+    tp_run *run = tp_test_run_yaml(yaml);
+    const tp_extcols *x = tp_trace_ext_of(tp_run_trace(run));
+    ck_assert_uint_eq(tp_ext_memory(x), 17 * 1024 + 13 * (sizeof(uint8_t *) + 1));
+    FILE *fp = fopen(path, "r");
+    ck_assert_ptr_nonnull(fp);
+    int blocks = 0, copies = 0;
+    while (fgets(line, sizeof line, fp)) {
+        blocks += strstr(line, "\"kernel.block_x\": 512") != NULL;
+        copies += strstr(line, "\"memory.bytes\": 262144000") != NULL;
+    }
+    fclose(fp);
+    ck_assert_int_eq(blocks, 5);
+    ck_assert_int_eq(copies, 15);
+    remove(path);
+    remove(dir);
+    tp_run_free(run);
+}
+END_TEST
+
 static Suite *extcol_suite(void)
 {
     Suite *s = suite_create("extcol");
@@ -202,6 +283,8 @@ static Suite *extcol_suite(void)
     tcase_add_test(tc, a_gather_keeps_the_kept_rows_cells);
     tcase_add_test(tc, a_small_column_grows_its_last_block);
     tcase_add_test(tc, an_nsys_export_holds_its_columns_compactly);
+    tcase_add_test(tc, ranges_read_in_place);
+    tcase_add_test(tc, chrome_trace_leaves_the_columns_compact);
     suite_add_tcase(s, tc);
     return s;
 }

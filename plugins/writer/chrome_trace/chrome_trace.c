@@ -197,12 +197,18 @@ void out_pid(ct_out *o, tp_stage *st, int64_t v, size_t n_str)
     }
 }
 
-/* The trace's extension columns, written back into each event's args. */
+/* The trace's extension columns, written back into each event's args,
+ * read a window of rows at a time (tp_trace_ext_read): a compact column
+ * stays compact (asking for its array would make it dense for good). */
+#define CT_EXT_WINDOW 4096
+
 typedef struct ct_ext {
     size_t n;
     const char **name;
     tp_coltype *type;
-    const void **data;
+    void **cells;      /* per column: the window's cells, of its type */
+    size_t base, rows; /* the window: rows [base, base + rows) */
+    int rc;            /* a failed read (TP_EINVAL: a plugin bug) */
 } ct_ext;
 
 static int ext_load(const tp_trace *t, ct_ext *x)
@@ -212,37 +218,51 @@ static int ext_load(const tp_trace *t, ct_ext *x)
         return TP_OK;
     x->name = tp_calloc(x->n, sizeof *x->name);
     x->type = tp_calloc(x->n, sizeof *x->type);
-    x->data = tp_calloc(x->n, sizeof *x->data);
-    if (!x->name || !x->type || !x->data)
+    x->cells = tp_calloc(x->n, sizeof *x->cells);
+    if (!x->name || !x->type || !x->cells)
         return TP_ENOMEM;
     for (size_t k = 0; k < x->n; k++) {
         x->name[k] = tp_trace_ext_name(t, (int)k);
         x->type[k] = tp_trace_ext_type(t, (int)k);
-        x->data[k] = tp_trace_ext_data(t, (int)k);
-        if (x->data[k] == NULL)
-            return TP_ENOMEM; /* making a compact column an array */
+        x->cells[k] = tp_malloc(CT_EXT_WINDOW * sizeof(int64_t)); /* the widest cell */
+        if (x->cells[k] == NULL)
+            return TP_ENOMEM;
     }
     return TP_OK;
 }
 
 static void ext_free(ct_ext *x)
 {
+    for (size_t k = 0; x->cells && k < x->n; k++)
+        tp_free(x->cells[k]);
     tp_free(x->name);
     tp_free(x->type);
-    tp_free(x->data);
+    tp_free(x->cells);
+}
+
+/* Moves the window to hold row i (rows are written in order). */
+static void ext_window(const tp_trace *t, ct_ext *x, size_t i, size_t nrows)
+{
+    if (x->n == 0 || (i >= x->base && i < x->base + x->rows))
+        return;
+    x->base = i;
+    x->rows = nrows - i < CT_EXT_WINDOW ? nrows - i : CT_EXT_WINDOW;
+    for (size_t k = 0; k < x->n && x->rc == TP_OK; k++)
+        x->rc = tp_trace_ext_read(t, (int)k, x->base, x->rows, x->cells[k]);
 }
 
 static int ext_is_null(const ct_ext *x, size_t k, size_t i)
 {
+    i -= x->base;
     switch (x->type[k]) {
     case TP_COL_I32:
-        return ((const int32_t *)x->data[k])[i] == TP_EXT_NULL_I32;
+        return ((const int32_t *)x->cells[k])[i] == TP_EXT_NULL_I32;
     case TP_COL_I64:
-        return ((const int64_t *)x->data[k])[i] == TP_EXT_NULL_I64;
+        return ((const int64_t *)x->cells[k])[i] == TP_EXT_NULL_I64;
     case TP_COL_F64:
-        return !isfinite(((const double *)x->data[k])[i]); /* NaN is null; JSON has no inf */
+        return !isfinite(((const double *)x->cells[k])[i]); /* NaN is null; JSON has no inf */
     case TP_COL_SID:
-        return ((const tp_str *)x->data[k])[i] == 0;
+        return ((const tp_str *)x->cells[k])[i] == 0;
     case TP_COL_STR:
         break;
     }
@@ -263,18 +283,19 @@ static void out_ext_cell(ct_out *o, tp_stage *st, const ct_ext *x, size_t k, siz
     char num[40];
     out_json_str(o, x->name[k], strlen(x->name[k]));
     out_str(o, ": ");
+    i -= x->base;
     switch (x->type[k]) {
     case TP_COL_I32:
-        snprintf(num, sizeof num, "%" PRId32, ((const int32_t *)x->data[k])[i]);
+        snprintf(num, sizeof num, "%" PRId32, ((const int32_t *)x->cells[k])[i]);
         break;
     case TP_COL_I64:
-        snprintf(num, sizeof num, "%" PRId64, ((const int64_t *)x->data[k])[i]);
+        snprintf(num, sizeof num, "%" PRId64, ((const int64_t *)x->cells[k])[i]);
         break;
     case TP_COL_F64:
-        tp_fmt_f64(num, sizeof num, ((const double *)x->data[k])[i]);
+        tp_fmt_f64(num, sizeof num, ((const double *)x->cells[k])[i]);
         break;
     case TP_COL_SID:
-        out_interned(o, st, ((const tp_str *)x->data[k])[i]);
+        out_interned(o, st, ((const tp_str *)x->cells[k])[i]);
         return;
     case TP_COL_STR:
         return;
@@ -455,8 +476,8 @@ static int is_process_name(tp_stage *st, const tp_cols *c, size_t i)
     return n && strcmp(n, "process_name") == 0;
 }
 
-static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ext *x,
-                         ct_marks *m, int *first)
+static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, ct_ext *x, ct_marks *m,
+                         int *first)
 {
     const tp_cols *c = tp_trace_cols(t);
     size_t n_str = tp_str_count(st);
@@ -468,6 +489,9 @@ static void write_events(ct_out *o, tp_stage *st, const tp_trace *t, const ct_ex
         if (!*first)
             out_str(o, ",\n");
         *first = 0;
+        ext_window(t, x, i, c->n);
+        if (x->rc != TP_OK)
+            break;
         write_event(o, st, t, c, i, n_str, x, m);
         if ((i & 0xFFFF) == 0xFFFF && !o->multi)
             tp_progress(st, i + 1, c->n);
@@ -672,6 +696,7 @@ static int write_trace(ct_out *o, tp_stage *st, size_t k, ct_seen *seen, ct_flow
         o->rank = ct_trace_rank(t, k);
         o->pid_base = ((int64_t)k + 1) * CT_PID_STRIDE;
         write_events(o, st, t, &x, &m, first);
+        rc = x.rc != TP_OK ? tp_fail(st, x.rc, "plugin bug: reading extension columns") : TP_OK;
         if (o->multi)
             process_names(o, st, t, first);
         ct_flows_keep(st, flows, t, k);
