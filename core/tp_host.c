@@ -145,6 +145,12 @@ static int host_trace_append_ref(tp_stage *st, tp_trace *t, const tp_event *ev, 
     return tp_trace_push_ref(t, ev, off);
 }
 
+static int host_trace_append_rows(tp_stage *st, tp_trace *t, const tp_rows *rows)
+{
+    (void)st;
+    return tp_trace_push_rows(t, rows);
+}
+
 static int host_trace_set_meta(tp_stage *st, tp_trace *t, const char *key, const char *json,
                                size_t len)
 {
@@ -399,6 +405,7 @@ static const tp_host_api host_api = {
     .threads = tp_host_threads,
     .trace_set_args_file = host_trace_set_args_file,
     .trace_ext_read = tp_host_ext_read,
+    .trace_append_rows = host_trace_append_rows,
 };
 
 /* ------------------------------------------------------------ threads */

@@ -418,6 +418,99 @@ int tp_trace_push_ref(tp_trace *t, const tp_event *ev, uint64_t file_off)
     return push_row(t, ev, alen ? file_off | ARGS_IN_FILE : 0, alen);
 }
 
+/* ---- rows appended as columns (tp_rows, since ABI 3.4) */
+
+/* EINVAL for a block the trace cannot take as it is: a place out of range,
+ * an args offset that is not one, args without a source file.  *has_args:
+ * some row has args. */
+static int rows_check(const tp_trace *t, const tp_rows *r, bool *has_args)
+{
+    *has_args = false;
+    if (!r->ts || !r->dur || !r->name || !r->cat || !r->kind || !r->phase || !r->ext_id ||
+        !r->corr || !r->flow_id || !r->place || !r->places || (r->args_len && !r->args_off))
+        return TP_EINVAL;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->place[i] >= r->n_places)
+            return TP_EINVAL;
+    for (size_t i = 0; r->args_len && i < r->n; i++) {
+        if (r->args_len[i] > 0 && r->args_off[i] & ARGS_IN_FILE)
+            return TP_EINVAL;
+        *has_args = *has_args || r->args_len[i] > 0;
+    }
+    return *has_args && t->src == NULL ? TP_EINVAL : TP_OK;
+}
+
+/* tr[k]: the trace's track of place k (added in the places' order, which a
+ * reader keeps in order of first use, as row-by-row appends number them). */
+static int rows_tracks(tp_trace *t, const tp_rows *r, uint32_t *tr)
+{
+    int rc = TP_OK;
+    for (size_t k = 0; k < r->n_places && rc == TP_OK; k++) {
+        const tp_track *p = &r->places[k];
+        tp_track where = {p->pid, p->tid, p->device, p->stream, p->context, {0, 0, 0}};
+        rc = track_find_or_add(&t->tracks, &where, &tr[k]);
+    }
+    t->cols.tracks = t->tracks.v;
+    t->cols.n_tracks = t->tracks.n;
+    return rc;
+}
+
+/* Rows [at, at + r->n): the cells that are not plain copies (ids row by row,
+ * so the wide-id table is in the order row-by-row appends give it). */
+static int rows_cells(tp_trace *t, const tp_rows *r, const uint32_t *tr, size_t at)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        size_t j = at + i;
+        uint8_t kind = r->kind[i];
+        t->kind[j] = kind < TP_KIND__COUNT ? kind : (uint8_t)TP_KIND_OTHER; /* unknown: other */
+        t->track[j] = tr[r->place[i]];
+        if (id_cell(t, r->ext_id[i], &t->ext_id[j]) != TP_OK ||
+            id_cell(t, r->corr[i], &t->corr[j]) != TP_OK ||
+            id_cell(t, r->flow_id[i], &t->flow_id[j]) != TP_OK)
+            return TP_ENOMEM;
+    }
+    for (size_t i = 0; t->args_off && i < r->n; i++) {
+        uint32_t len = r->args_len ? r->args_len[i] : 0;
+        t->args_off[at + i] = len ? r->args_off[i] | ARGS_IN_FILE : 0;
+        t->args_len[at + i] = len;
+    }
+    return TP_OK;
+}
+
+int tp_trace_push_rows(tp_trace *t, const tp_rows *r)
+{
+    size_t at = t->cols.n, n = r->n;
+    bool has_args;
+    if (n == 0)
+        return TP_OK;
+    int rc = rows_check(t, r, &has_args);
+    if (rc != TP_OK)
+        return rc;
+    if (at + n > t->cap &&
+        tp_trace_reserve_rows(t, at + n > t->cap * 2 ? at + n : t->cap * 2) != TP_OK)
+        return TP_ENOMEM;
+    if (has_args && t->args_off == NULL && args_columns(t) != TP_OK)
+        return TP_ENOMEM;
+    if (has_args)
+        source_hold(t->src);
+    uint32_t *tr = malloc((r->n_places ? r->n_places : 1) * sizeof *tr);
+    if (tr == NULL)
+        return TP_ENOMEM;
+    rc = rows_tracks(t, r, tr);
+    if (rc == TP_OK)
+        rc = rows_cells(t, r, tr, at);
+    free(tr);
+    if (rc != TP_OK)
+        return rc; /* n unchanged: the rows written are not part of the trace */
+    memcpy(t->ts + at, r->ts, n * sizeof *t->ts);
+    memcpy(t->dur + at, r->dur, n * sizeof *t->dur);
+    memcpy(t->name + at, r->name, n * sizeof *t->name);
+    memcpy(t->cat + at, r->cat, n * sizeof *t->cat);
+    memcpy(t->phase + at, r->phase, n * sizeof *t->phase);
+    t->cols.n = at + n;
+    return TP_OK;
+}
+
 /* Maps the source file on the first args read, if it is still what was
  * read; NULL (and a problem) if not. */
 static source_file *source_map(const tp_trace *t)

@@ -19,6 +19,9 @@ int tp_trace_push(tp_trace *t, const tp_event *ev);
 int tp_trace_refine_row(tp_trace *t, size_t row, uint8_t kind, int32_t device, int32_t stream);
 /* Appends an event whose args text stays in the source file at file_off. */
 int tp_trace_push_ref(tp_trace *t, const tp_event *ev, uint64_t file_off);
+/* Appends r->n rows given as columns (tp_rows): the same rows as appending
+ * them one by one.  TP_EINVAL (nothing appended) for a malformed block. */
+int tp_trace_push_rows(tp_trace *t, const tp_rows *r);
 const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len);
 int tp_trace_meta_set(tp_trace *t, const char *key, const char *json, size_t len);
 const char *tp_trace_meta_get(const tp_trace *t, const char *key);

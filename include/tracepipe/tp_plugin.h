@@ -470,6 +470,11 @@ struct tp_host_api {
      * through the rows once reads them in windows).  TP_OK, or TP_EINVAL
      * (no such column, rows past the trace).  Since 3.4 (issue 31). */
     int (*trace_ext_read)(const tp_trace *t, int col, size_t row, size_t n, void *out);
+    /* Appends rows->n rows given as columns (tp_rows), the same rows as
+     * appending them one by one (since 3.4, issue 31: a reader's second
+     * thread's events joined at once).  TP_EINVAL, nothing appended, for a
+     * malformed block; TP_ENOMEM. */
+    int (*trace_append_rows)(tp_stage *st, tp_trace *t, const tp_rows *rows);
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -557,6 +562,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_trace_source(t) tp_host->trace_source(t)
 #define tp_trace_set_source(st, t, p) tp_host->trace_set_source(st, t, p)
 #define tp_trace_set_args_file(st, t, fd) tp_host->trace_set_args_file(st, t, fd) /* since 3.4 */
+#define tp_trace_append_rows(st, t, rows) tp_host->trace_append_rows(st, t, rows) /* since 3.4 */
 #define tp_trace_attach(st, t, name, type, n) tp_host->trace_attach(st, t, name, type, n)
 #define tp_trace_attached(t, name, type, n) tp_host->trace_attached(t, name, type, n)
 #define tp_result_new(st, name) tp_host->result_new(st, name)
@@ -601,7 +607,7 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_trace_ext_name(t, c) tp_host->trace_ext_name(t, c)
 #define tp_trace_ext_type(t, c) tp_host->trace_ext_type(t, c)
 #define tp_trace_ext_data(t, c) tp_host->trace_ext_data(t, c)
-#define tp_trace_ext_read(t, c, row, n, out) tp_host->trace_ext_read(t, c, row, n, out)
+#define tp_trace_ext_read(t, c, row, n, out) tp_host->trace_ext_read(t, c, row, n, out) /* since 3.4 */
 #define tp_clip(st, row, ts, dur) tp_host->clip(st, row, ts, dur)
 #define tp_trace_refine(st, t, row, kind, device, stream) \
     tp_host->trace_refine(st, t, row, kind, device, stream)

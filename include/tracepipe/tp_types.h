@@ -197,6 +197,28 @@ typedef struct tp_event {
     uint64_t reserved[4];
 } tp_event;
 
+/* Since 3.4: n rows given column by column, appended at once
+ * (trace_append_rows) -- what a reader that parsed them apart, on a second
+ * thread, holds.  Each array has n cells.  place[i] indexes places[], the
+ * distinct (pid, tid, device, stream, context) of these rows (tp_track's
+ * fields: the trace numbers its own tracks).  Kinds as tp_event's (unknown:
+ * other); ids any int64.  args_len NULL: no row has args; else row i's args
+ * text (args_len[i] > 0) lies at args_off[i] of the trace's args file, as
+ * trace_append_ref's offset says. */
+typedef struct tp_rows {
+    size_t n;
+    const int64_t *ts, *dur;
+    const tp_str *name, *cat;
+    const uint8_t *kind, *phase;
+    const int64_t *ext_id, *corr, *flow_id;
+    const uint32_t *place;
+    const tp_track *places;
+    size_t n_places;
+    const uint64_t *args_off;
+    const uint32_t *args_len;
+    const void *reserved[4]; /* NULL */
+} tp_rows;
+
 /* Result tables: typed columns. */
 typedef enum tp_coltype {
     TP_COL_STR = 1, /* text (const char *) */

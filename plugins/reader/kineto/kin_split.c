@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "kin.h"
+#include "kin_local.h"
 
 #define SPLIT_MIN_SIZE (32u << 20) /* smaller files are not worth a thread */
 #define GZ_SPLIT_MIN_SIZE (1u << 20) /* compressed: ~10 MB of text or more */
@@ -43,74 +44,6 @@
 /* The cut, in % of the file, so both threads end together (docs/performance.md) */
 #define SPLIT_MAIN_PERCENT 45    /* the main parser then appends the worker's events */
 #define GZ_SPLIT_MAIN_PERCENT 52 /* of compressed bytes: the worker inflates ours too */
-#define LOC_CHUNK 65536            /* events per chunk of the worker's list */
-#define LOC_ARENA UINT32_MAX       /* args_gap: the args text is the arena's next */
-
-/* ---- the worker's string table, threads and events */
-
-/* The worker's events live in chunks mapped straight from the kernel, so
- * each can be given back (munmap) as soon as the merge has appended it:
- * the trace grows while the worker's list shrinks.  An event takes 62
- * bytes here against 74 in the trace, so the peak is the final trace, at
- * the end of the merge: columns (no padding), pid/tid/device/stream as an
- * index into the few distinct ones, and the args text's place as the gap
- * after the previous args in the file (they come in file order), not as
- * an offset. */
-typedef struct loc_chunk {
-    int64_t ts[LOC_CHUNK], dur[LOC_CHUNK];
-    int64_t ext_id[LOC_CHUNK], corr[LOC_CHUNK], flow_id[LOC_CHUNK];
-    tp_str name[LOC_CHUNK], cat[LOC_CHUNK]; /* local string ids */
-    uint32_t thread[LOC_CHUNK];   /* index into kin_local.thr */
-    uint32_t args_len[LOC_CHUNK];
-    uint32_t args_gap[LOC_CHUNK]; /* args_len > 0: bytes from the end of the
-                                     previous args left in the file (or from
-                                     the cut) to these, or LOC_ARENA */
-    uint8_t kind[LOC_CHUNK], phase[LOC_CHUNK];
-} loc_chunk;
-
-/* Where an event happened; compared and hashed as bytes. */
-typedef struct loc_thread {
-    int64_t pid, tid; /* local string ids when TP_ID_IS_STR */
-    int32_t device, stream;
-} loc_thread;
-_Static_assert(sizeof(loc_thread) == 24, "loc_thread has no padding");
-
-typedef struct loc_block {
-    char *data;
-    size_t used, cap;
-} loc_block;
-
-#define LOC_ARENA_BLOCK (16u << 20)
-
-typedef struct loc_text {
-    const char *s;
-    uint32_t len;
-} loc_text;
-
-struct kin_local {
-    loc_text *text;   /* id -> text; id 0 is "" */
-    size_t ntext, cap_text;
-    uint32_t *slots;  /* open addressing, power of two, at most half full */
-    size_t nslots;
-    char **blocks;    /* text storage */
-    size_t nblocks, block_used, block_size;
-    loc_thread *thr;  /* distinct (pid, tid, device, stream) */
-    size_t nthr, cap_thr;
-    uint32_t *thr_slots; /* index + 1, open addressing like slots */
-    size_t nthr_slots;
-    uint32_t thr_last;   /* the previous event's, tried first */
-    loc_chunk **chunks;
-    size_t nchunks, nev;
-    uint64_t file_end;   /* end of the last args left in the file (or the cut) */
-    /* args texts that are not in the file (gzip input), in blocks mapped
-     * from the kernel and unmapped as the merge passes them, like the
-     * chunks: the trace's copy grows while this one shrinks */
-    loc_block *arena;
-    size_t narena, cap_arena;
-    char **meta_key, **meta_json; /* top-level members after traceEvents */
-    size_t *meta_len, nmeta;
-};
-
 static uint64_t hash64(const char *s, size_t len)
 {
     const uint64_t m = 0x9E3779B97F4A7C15u;
@@ -208,7 +141,7 @@ const char *kin_local_text(const kin_local *l, tp_str id, size_t *len)
     return l->text[id].s;
 }
 
-static void chunk_unmap(loc_chunk *c)
+void kin_local_chunk_unmap(loc_chunk *c)
 {
     if (c)
         munmap(c, sizeof *c);
@@ -401,7 +334,7 @@ static void local_free(kin_local *l)
     tp_free(l->thr);
     tp_free(l->thr_slots);
     for (size_t i = 0; i < l->nchunks; i++)
-        chunk_unmap(l->chunks[i]);
+        kin_local_chunk_unmap(l->chunks[i]);
     tp_free(l->chunks);
     for (size_t i = 0; i < l->narena; i++)
         if (l->arena[i].data != NULL)
@@ -650,89 +583,10 @@ no_split:
     return TP_OK; /* no split: still correct, only slower */
 }
 
-/* Maps the worker's string ids into the run's pool: map[local] = run id. */
-static tp_str *map_strings(kin_parser *kp, const kin_local *l)
-{
-    tp_str *map = tp_malloc(l->ntext * sizeof *map);
-    if (map == NULL)
-        return NULL;
-    map[0] = 0;
-    for (size_t i = 1; i < l->ntext; i++)
-        if ((map[i] = tp_intern(kp->st, l->text[i].s, l->text[i].len)) == TP_STR_ERROR) {
-            tp_free(map);
-            return NULL;
-        }
-    return map;
-}
-
-static int64_t map_id(int64_t v, const tp_str *map, size_t ntext)
-{
-    /* TP_NONE (flow_id) is string 0, which maps to itself; the reader only
-     * makes negative ids from its own strings, the bound is a safeguard */
-    if (!TP_ID_IS_STR(v))
-        return v;
-    return TP_ID_STR(v) < ntext ? TP_ID_FROM_STR(map[TP_ID_STR(v)]) : TP_NONE;
-}
-
-/* Event k of chunk c with run string ids (thread table already mapped),
- * without args. */
-static tp_event chunk_event(const kin_local *l, const loc_chunk *c, size_t k, const tp_str *map)
-{
-    const loc_thread *t = &l->thr[c->thread[k]];
-    return (tp_event){
-        .ts = c->ts[k], .dur = c->dur[k],
-        .name = map[c->name[k]], .cat = map[c->cat[k]],
-        .pid = t->pid, .tid = t->tid,
-        .kind = c->kind[k], .phase = c->phase[k],
-        .ext_id = c->ext_id[k], .corr = c->corr[k], .flow_id = map_id(c->flow_id[k], map, l->ntext),
-        .device = t->device, .stream = t->stream,
-    };
-}
-
 /* Appends the worker's events and metadata to the run's trace. */
 static int merge(kin_parser *kp, kin_split *sp)
 {
-    kin_local *l = &sp->local;
-    tp_str *map = map_strings(kp, l);
-    if (map == NULL)
-        return TP_ENOMEM;
-    for (size_t t = 0; t < l->nthr; t++) { /* the table is not used after */
-        l->thr[t].pid = map_id(l->thr[t].pid, map, l->ntext);
-        l->thr[t].tid = map_id(l->thr[t].tid, map, l->ntext);
-    }
-    int rc = tp_trace_reserve(kp->st, kp->trace, tp_trace_cols(kp->trace)->n + l->nev);
-    uint64_t file_at = sp->cut; /* args_gap counts from here */
-    size_t blk = 0, blk_at = 0; /* the next copied args text */
-    for (size_t i = 0; rc == TP_OK && i < l->nev; i++) {
-        loc_chunk *c = l->chunks[i / LOC_CHUNK];
-        size_t k = i % LOC_CHUNK;
-        tp_event ev = chunk_event(l, c, k, map);
-        ev.args_len = c->args_len[k];
-        if (ev.args_len == 0) {
-            rc = tp_trace_append(kp->st, kp->trace, &ev);
-        } else if (c->args_gap[k] == LOC_ARENA) {
-            while (blk_at == l->arena[blk].used) { /* block passed: give it back */
-                munmap(l->arena[blk].data, l->arena[blk].cap);
-                l->arena[blk].data = NULL;
-                blk++;
-                blk_at = 0;
-            }
-            ev.args = l->arena[blk].data + blk_at;
-            blk_at += ev.args_len;
-            rc = tp_trace_append(kp->st, kp->trace, &ev);
-        } else {
-            file_at += c->args_gap[k];
-            rc = tp_trace_append_ref(kp->st, kp->trace, &ev, file_at);
-            file_at += ev.args_len;
-        }
-        if (k + 1 == LOC_CHUNK || i + 1 == l->nev) { /* chunk done: give it back */
-            chunk_unmap(c);
-            l->chunks[i / LOC_CHUNK] = NULL;
-        }
-    }
-    tp_free(map);
-    for (size_t i = 0; rc == TP_OK && i < l->nmeta; i++)
-        rc = tp_trace_set_meta(kp->st, kp->trace, l->meta_key[i], l->meta_json[i], l->meta_len[i]);
+    int rc = kin_local_merge(kp, &sp->local, sp->cut);
     if (rc == TP_OK) {
         kp->n_events += sp->w.n_events;
         kp->n_big_int += sp->w.n_big_int;
