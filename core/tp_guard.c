@@ -69,10 +69,14 @@ void tp_temp_unregister(tp_temp_slot *s)
 
 void tp_remove_temp_files(void)
 {
-    /* async-signal-safe: atomics and unlink only */
+    /* async-signal-safe: atomics, unlink and rmdir only */
     for (tp_temp_slot *s = atomic_load(&temp_head); s; s = s->next)
         if (atomic_load(&s->state) == SLOT_LIVE)
             unlink(s->path);
+    /* then folders (a batch's hand-off folder), emptied above */
+    for (tp_temp_slot *s = atomic_load(&temp_head); s; s = s->next)
+        if (atomic_load(&s->state) == SLOT_LIVE)
+            rmdir(s->path);
 }
 
 /* ---- guarded mappings */

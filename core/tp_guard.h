@@ -7,8 +7,8 @@
 #include <stddef.h>
 
 typedef struct tp_temp_slot tp_temp_slot;
-/* Remembers a temporary output file until unregistered, so that
- * tp_remove_temp_files() can remove it; NULL on ENOMEM or a path too long. */
+/* Remembers a temporary output file (or an empty folder: removed after
+ * the files) until unregistered, so that tp_remove_temp_files() can remove it; NULL on ENOMEM or a path too long. */
 tp_temp_slot *tp_temp_register(const char *path);
 void tp_temp_unregister(tp_temp_slot *slot);
 typedef struct tp_map_slot tp_map_slot;

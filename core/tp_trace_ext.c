@@ -243,6 +243,11 @@ const void *tp_ext_data(const tp_extcols *x, int col)
     return d;
 }
 
+void tp_ext_get(const tp_extcols *x, int col, size_t row, void *out)
+{
+    tp_extcol_get(&x->v[col].cells, row, out);
+}
+
 int tp_ext_set(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type, const void *v)
 {
     if (x == NULL || col < 0 || (size_t)col >= x->n || row >= nrows ||
