@@ -24,10 +24,11 @@ uint64_t tp_handoff_reader_key(const tp_stage_desc *desc, const void *config);
 int tp_handoff_write(const tp_trace *t, const tp_strpool *pool, uint64_t key, const char *input,
                      const char *path, char *why, size_t why_size);
 /* Loads the trace at path into a new trace over pool: its texts interned
- * in the order written, ids remapped, the track index rebuilt, the input
- * file checked unchanged since the trace was written.  TP_OK and *out, or
- * an error with why set (*out NULL). */
-int tp_handoff_load(const char *path, tp_strpool *pool, uint64_t key, tp_trace **out, char *why,
-                    size_t why_size);
+ * in the order written, ids remapped, the track index rebuilt; refused
+ * unless it was read from the file input (the same path), unchanged since,
+ * with the reader key key.  TP_OK and *out, or an error with why set (*out
+ * NULL). */
+int tp_handoff_load(const char *path, tp_strpool *pool, uint64_t key, const char *input,
+                    tp_trace **out, char *why, size_t why_size);
 
 #endif

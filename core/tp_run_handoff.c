@@ -87,8 +87,8 @@ int tp_run_handoff_load(tp_run *run, size_t k)
     char why[1024] = "", msg[1400];
     tp_trace *t = NULL;
     size_t latest = run->latest;
-    int rc = tp_handoff_load(r->handoff, run->pool, tp_handoff_reader_key(r->desc, r->config), &t,
-                             why, sizeof why);
+    int rc = tp_handoff_load(r->handoff, run->pool, tp_handoff_reader_key(r->desc, r->config),
+                             reader_input(r), &t, why, sizeof why);
     unlink(r->handoff); /* tried once: used, or of no use */
     if (rc == TP_OK && (rc = tp_run_keep_trace(run, r->id, t)) != TP_OK)
         tp_trace_free(t);

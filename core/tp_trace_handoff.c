@@ -336,6 +336,7 @@ int tp_handoff_write(const tp_trace *t, const tp_strpool *pool, uint64_t key, co
 
 typedef struct loader {
     FILE *f;
+    const char *input; /* the file the loading run's reader would read */
     uint64_t pos, size; /* size: the bytes before the digest */
     bool bad;
     char *why;
@@ -441,6 +442,8 @@ static char *check_input(loader *r, bool *has)
     struct stat sb;
     if (path == NULL || r->bad)
         ;
+    else if (r->input == NULL || strcmp(path, r->input) != 0)
+        refuse(r, "it holds another trace file");
     else if (stat(path, &sb) != 0 || (uint64_t)sb.st_dev != v[0] || (uint64_t)sb.st_ino != v[1] ||
              (uint64_t)sb.st_size != v[2] || (uint64_t)sb.st_mtim.tv_sec != v[3] ||
              (uint64_t)sb.st_mtim.tv_nsec != v[4])
@@ -773,11 +776,11 @@ static tp_trace *load_all(loader *r, tp_strpool *pool, uint64_t key, const char 
     return t;
 }
 
-int tp_handoff_load(const char *path, tp_strpool *pool, uint64_t key, tp_trace **out, char *why,
-                    size_t why_size)
+int tp_handoff_load(const char *path, tp_strpool *pool, uint64_t key, const char *input,
+                    tp_trace **out, char *why, size_t why_size)
 {
     *out = NULL;
-    loader r = {fopen(path, "rbe"), 0, 0, false, why, why_size};
+    loader r = {fopen(path, "rbe"), input, 0, 0, false, why, why_size};
     struct stat sb;
     if (r.f == NULL || fstat(fileno(r.f), &sb) != 0) {
         snprintf(why, why_size, "%s", strerror(errno));

@@ -303,10 +303,9 @@ static int gates_refused(tp_ctx *ctx, const cli *c, const char *first)
 /* The batch's hand-off folder (issue 31): the traces' processes write
  * their traces there for the batch stages, which load and remove them; the
  * folder and every file in it are removed at the end, or on SIGINT,
- * SIGTERM or SIGHUP (registered as temporaries). */
+ * SIGTERM or SIGHUP (tp_temp_register_numbered). */
 typedef struct handoffs {
     char *dir;
-    tp_temp_slot **slots; /* the folder's, then each file's and its .tmp's */
     char buf[4200];
 } handoffs;
 
@@ -314,20 +313,13 @@ static void handoffs_begin(handoffs *h, size_t n)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(h->buf, sizeof h->buf, "%s/tracepipe-handoff-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (mkdtemp(h->buf) == NULL || (h->dir = strdup(h->buf)) == NULL ||
-        (h->slots = calloc(2 * n + 1, sizeof *h->slots)) == NULL) {
-        if (h->dir)
-            rmdir(h->dir);
-        free(h->dir);
-        h->dir = NULL;
+    if (mkdtemp(h->buf) == NULL || (h->dir = strdup(h->buf)) == NULL)
         return;
-    }
-    h->slots[0] = tp_temp_register(h->dir);
-    for (size_t i = 0; i < n; i++) {
-        handoff_path(h->dir, i, h->buf, sizeof h->buf);
-        h->slots[1 + 2 * i] = tp_temp_register(h->buf);
-        strcat(h->buf, ".tmp");
-        h->slots[2 + 2 * i] = tp_temp_register(h->buf);
+    strcat(h->buf, "/");
+    if (tp_temp_register_numbered(h->buf, n, ".trace") != 0) {
+        rmdir(h->dir);
+        free(h->dir);
+        h->dir = NULL; /* every trace is read again */
     }
 }
 
@@ -342,9 +334,7 @@ static void handoffs_end(handoffs *h, size_t n)
         unlink(h->buf);
     }
     rmdir(h->dir);
-    for (size_t i = 0; i < 2 * n + 1; i++)
-        tp_temp_unregister(h->slots[i]);
-    free(h->slots);
+    tp_temp_unregister_numbered();
     free(h->dir);
 }
 

@@ -51,10 +51,11 @@ static void write_ok(const tp_run *run, const char *input, const char *path)
                                    sizeof why) == TP_OK, "%s", why);
 }
 
-static tp_trace *load(const char *path, tp_strpool *pool, uint64_t key, char *why, size_t size)
+static tp_trace *load(const char *path, tp_strpool *pool, uint64_t key, const char *input,
+                      char *why, size_t size)
 {
     tp_trace *t = NULL;
-    int rc = tp_handoff_load(path, pool, key, &t, why, size);
+    int rc = tp_handoff_load(path, pool, key, input, &t, why, size);
     ck_assert(rc == TP_OK ? t != NULL : t == NULL);
     return t;
 }
@@ -164,10 +165,10 @@ static void round_trip(const char *reader, const char *path)
     tp_strpool *fresh = tp_strpool_new(), *used = tp_strpool_new();
     ck_assert_uint_gt(tp_strpool_intern(used, "not in the trace", 16), 0);
     ck_assert_uint_gt(tp_strpool_intern(used, "cpu_op", 6), 0);
-    tp_trace *u = load(file, fresh, KEY, why, sizeof why);
+    tp_trace *u = load(file, fresh, KEY, path, why, sizeof why);
     ck_assert_msg(u != NULL, "%s: %s", path, why);
     same_trace(tp_run_trace(run), run->pool, u, fresh, true);
-    tp_trace *v = load(file, used, KEY, why, sizeof why);
+    tp_trace *v = load(file, used, KEY, path, why, sizeof why);
     ck_assert_msg(v != NULL, "%s: %s", path, why);
     same_trace(tp_run_trace(run), run->pool, v, used, false);
     tp_trace_free(u);
@@ -226,12 +227,14 @@ START_TEST(a_touched_source_or_another_key_is_refused)
     temp_path(file, sizeof file);
     write_ok(run, copy, file);
     tp_strpool *pool = tp_strpool_new();
-    ck_assert_ptr_null(load(file, pool, KEY + 1, why, sizeof why));
+    ck_assert_ptr_null(load(file, pool, KEY + 1, copy, why, sizeof why));
     ck_assert_ptr_nonnull(strstr(why, "another reader or options"));
+    ck_assert_ptr_null(load(file, pool, KEY, "tests/data/hand/hier_basic.json", why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "another trace file"));
     ck_assert_uint_eq(tp_strpool_count(pool), 1); /* nothing interned */
     struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
     ck_assert_int_eq(utimensat(AT_FDCWD, copy, old, 0), 0);
-    ck_assert_ptr_null(load(file, pool, KEY, why, sizeof why));
+    ck_assert_ptr_null(load(file, pool, KEY, copy, why, sizeof why));
     ck_assert_ptr_nonnull(strstr(why, "changed since its process read it"));
     ck_assert_uint_eq(tp_strpool_count(pool), 1);
     tp_strpool_free(pool);
@@ -271,7 +274,7 @@ START_TEST(a_truncated_or_damaged_file_is_refused)
         write_ok(run, DLRM0, file);
         damage(file, cuts[k], -1);
         tp_strpool *pool = tp_strpool_new();
-        ck_assert_ptr_null(load(file, pool, KEY, why, sizeof why));
+        ck_assert_ptr_null(load(file, pool, KEY, DLRM0, why, sizeof why));
         ck_assert_uint_eq(tp_strpool_count(pool), 1);
         tp_strpool_free(pool);
     }
@@ -279,7 +282,7 @@ START_TEST(a_truncated_or_damaged_file_is_refused)
         write_ok(run, DLRM0, file);
         damage(file, -1, at);
         tp_strpool *pool = tp_strpool_new();
-        ck_assert_ptr_null(load(file, pool, KEY, why, sizeof why));
+        ck_assert_ptr_null(load(file, pool, KEY, DLRM0, why, sizeof why));
         ck_assert_uint_eq(tp_strpool_count(pool), 1);
         tp_strpool_free(pool);
     }
