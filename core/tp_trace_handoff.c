@@ -82,6 +82,29 @@ uint64_t tp_handoff_reader_key(const tp_stage_desc *desc, const void *config)
     return key ? key : 1;
 }
 
+/* ------------------------------------------------------------ the rows */
+
+/* The row columns in file order (the args columns last, when present):
+ * each array and its bytes per row.  The one list both sides follow. */
+typedef struct row_column {
+    void *data;
+    size_t size;
+} row_column;
+
+static size_t row_columns(const tp_trace *t, row_column *c)
+{
+    row_column v[] = {{t->ts, sizeof *t->ts},         {t->dur, sizeof *t->dur},
+                      {t->ext_id, sizeof *t->ext_id}, {t->corr, sizeof *t->corr},
+                      {t->flow_id, sizeof *t->flow_id}, {t->name, sizeof *t->name},
+                      {t->cat, sizeof *t->cat},       {t->track, sizeof *t->track},
+                      {t->kind, 1},                   {t->phase, 1},
+                      {t->args_off, sizeof *t->args_off}, {t->args_len, sizeof *t->args_len}};
+    size_t n = sizeof v / sizeof *v - (t->args_off ? 0 : 2);
+    memcpy(c, v, n * sizeof *v);
+    return n;
+}
+#define ROW_COLUMNS 12
+
 /* ------------------------------------------------------------ writing */
 
 typedef struct writer {
@@ -136,22 +159,11 @@ static void put_texts(writer *w, const tp_strpool *pool)
 static void put_rows(writer *w, const tp_trace *t)
 {
     size_t n = t->cols.n;
+    row_column c[ROW_COLUMNS];
     put_u64(w, n);
-    put(w, t->ts, n * sizeof *t->ts);
-    put(w, t->dur, n * sizeof *t->dur);
-    put(w, t->ext_id, n * sizeof *t->ext_id);
-    put(w, t->corr, n * sizeof *t->corr);
-    put(w, t->flow_id, n * sizeof *t->flow_id);
-    put(w, t->name, n * sizeof *t->name);
-    put(w, t->cat, n * sizeof *t->cat);
-    put(w, t->track, n * sizeof *t->track);
-    put(w, t->kind, n);
-    put(w, t->phase, n);
     put_u8(w, t->args_off != NULL);
-    if (t->args_off) {
-        put(w, t->args_off, n * sizeof *t->args_off);
-        put(w, t->args_len, n * sizeof *t->args_len);
-    }
+    for (size_t k = 0, nc = row_columns(t, c); k < nc; k++)
+        put(w, c[k].data, n * c[k].size);
     put_u64(w, t->tracks.n);
     put(w, t->tracks.v, t->tracks.n * sizeof *t->tracks.v);
     put_u64(w, t->n_wide);
@@ -508,24 +520,15 @@ static void load_rows(loader *r, tp_trace *t)
         refuse(r, "damaged (rows) or out of memory");
         return;
     }
-    get(r, t->ts, n * sizeof *t->ts);
-    get(r, t->dur, n * sizeof *t->dur);
-    get(r, t->ext_id, n * sizeof *t->ext_id);
-    get(r, t->corr, n * sizeof *t->corr);
-    get(r, t->flow_id, n * sizeof *t->flow_id);
-    get(r, t->name, n * sizeof *t->name);
-    get(r, t->cat, n * sizeof *t->cat);
-    get(r, t->track, n * sizeof *t->track);
-    get(r, t->kind, n);
-    get(r, t->phase, n);
     if (get_u8(r) && !r->bad) {
         t->args_off = calloc(t->cap, sizeof *t->args_off);
         t->args_len = calloc(t->cap, sizeof *t->args_len);
         if (t->args_off == NULL || t->args_len == NULL)
             refuse(r, "out of memory");
-        get(r, t->args_off, n * sizeof *t->args_off);
-        get(r, t->args_len, n * sizeof *t->args_len);
     }
+    row_column c[ROW_COLUMNS];
+    for (size_t k = 0, nc = r->bad ? 0 : row_columns(t, c); k < nc; k++)
+        get(r, c[k].data, n * c[k].size);
     t->cols.n = r->bad ? 0 : n;
 }
 
