@@ -227,6 +227,7 @@ static void load_tracks(loader *r, tp_trace *t, const tp_str *map, uint64_t m)
         return;
     for (uint64_t j = 0; j < nt && !r->bad; j++) {
         tp_track k;
+        memset(&k, 0, sizeof k);
         uint32_t at;
         get(r, &k, sizeof k);
         k.pid = remap_id(k.pid, map, m, r);
