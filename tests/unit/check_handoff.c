@@ -21,12 +21,21 @@
 
 #define KEY 0x1234u
 
+/* The registry lives as long as the test process: runs borrow from it. */
+static tp_ctx *registry(void)
+{
+    static tp_ctx *ctx;
+    if (ctx == NULL)
+        ctx = tp_test_ctx();
+    return ctx;
+}
+
 static tp_run *read_trace(const char *reader, const char *path)
 {
     char yaml[1024];
     snprintf(yaml, sizeof yaml, "stages:\n  - reader: %s\n    path: %s\n", reader, path);
     tp_diags d = {0};
-    tp_pipeline *p = tp_pipeline_load_string(tp_test_ctx(), yaml, strlen(yaml), "t.yaml", NULL, 0,
+    tp_pipeline *p = tp_pipeline_load_string(registry(), yaml, strlen(yaml), "t.yaml", NULL, 0,
                                              &d);
     ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
     tp_run *run = NULL;
