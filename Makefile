@@ -54,9 +54,10 @@ CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard core/batch
 # the SDK's JSON access is also the core's (host json_find), its safe text
 # the core's diagnostics (tp_diag.c), its vocabulary rules the validation of
 # `vocabulary:` (tp_vocabulary.c), its serving presets the markers of
-# `iterations: preset:` (tp_iterations.c): one implementation each
+# `iterations: preset:` (tp_iterations.c), its digest a batch's hand-off file
+# (tp_trace_handoff.c): one implementation each
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sdk/tp_sdk_json.o $(BUILD)/obj/sdk/tp_sdk_vocab_rule.o \
-            $(BUILD)/obj/sdk/tp_sdk_text.o $(BUILD)/obj/sdk/tp_sdk_serving.o
+            $(BUILD)/obj/sdk/tp_sdk_text.o $(BUILD)/obj/sdk/tp_sdk_serving.o $(BUILD)/obj/sdk/tp_sdk_digest.o
 LIB := $(BUILD)/$(SONAME)
 BIN := $(BUILD)/pipeline
 CORE_LIBS := $(PKG_LIBS) -ldl -lpthread -lm

@@ -113,6 +113,8 @@ typedef struct tp_run_opts {
     int has_rank_hint;      /* a rank for traces that record none (from the file name) */
     int64_t rank_hint;
     int skip_writers;       /* leave out writer stages (the embedding API's in-memory runs) */
+    const char *handoff;    /* a batch's trace process: where its first reader's trace
+                               goes for the batch stages (tp_run_handoff.c), or NULL */
 } tp_run_opts;
 
 /* Runs every stage in order.  Returns TP_OK or the first stage's error

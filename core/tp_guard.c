@@ -67,12 +67,63 @@ void tp_temp_unregister(tp_temp_slot *s)
         atomic_store(&s->state, SLOT_FREE);
 }
 
+/* A folder of numbered files (a batch's hand-offs): DIR/I.SUFFIX and
+ * DIR/I.SUFFIX.tmp for I < n, then DIR itself.  One at a time per process;
+ * its names are made when removed, so any number of files costs nothing. */
+static char numbered_dir[PATH_MAX - 64], numbered_suffix[16];
+static atomic_size_t numbered_n; /* 0: none */
+
+int tp_temp_register_numbered(const char *dir, size_t n, const char *suffix)
+{
+    if (strlen(dir) >= sizeof numbered_dir || strlen(suffix) >= sizeof numbered_suffix ||
+        atomic_load(&numbered_n) != 0)
+        return -1;
+    strcpy(numbered_dir, dir);
+    strcpy(numbered_suffix, suffix);
+    atomic_store(&numbered_n, n + 1);
+    return 0;
+}
+
+void tp_temp_unregister_numbered(void) { atomic_store(&numbered_n, 0); }
+
+/* Appends the decimal digits of v at p; returns the end. */
+static char *put_decimal(char *p, size_t v)
+{
+    char digits[24];
+    size_t k = 0;
+    do
+        digits[k++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    while (k > 0)
+        *p++ = digits[--k];
+    return p;
+}
+
+static void remove_numbered(void)
+{
+    size_t n = atomic_load(&numbered_n);
+    char path[PATH_MAX];
+    size_t dl = strlen(numbered_dir), sl = strlen(numbered_suffix);
+    for (size_t i = 0; n > 0 && i < n - 1; i++) {
+        memcpy(path, numbered_dir, dl);
+        char *p = put_decimal(path + dl, i);
+        memcpy(p, numbered_suffix, sl);
+        memcpy(p + sl, ".tmp", 5);
+        unlink(path);
+        p[sl] = '\0';
+        unlink(path);
+    }
+    if (n > 0)
+        rmdir(numbered_dir);
+}
+
 void tp_remove_temp_files(void)
 {
-    /* async-signal-safe: atomics and unlink only */
+    /* async-signal-safe: atomics, string copies, unlink and rmdir only */
     for (tp_temp_slot *s = atomic_load(&temp_head); s; s = s->next)
         if (atomic_load(&s->state) == SLOT_LIVE)
             unlink(s->path);
+    remove_numbered();
 }
 
 /* ---- guarded mappings */

@@ -11,6 +11,12 @@ typedef struct tp_temp_slot tp_temp_slot;
  * tp_remove_temp_files() can remove it; NULL on ENOMEM or a path too long. */
 tp_temp_slot *tp_temp_register(const char *path);
 void tp_temp_unregister(tp_temp_slot *slot);
+/* Remembers a folder of numbered files, DIR + I + SUFFIX and that with
+ * ".tmp" for I < n (DIR ends in '/'; a batch's hand-offs), removed with the
+ * folder by tp_remove_temp_files() until unregistered; one per process.
+ * 0, or -1 (one registered already, a name too long). */
+int tp_temp_register_numbered(const char *dir, size_t n, const char *suffix);
+void tp_temp_unregister_numbered(void);
 typedef struct tp_map_slot tp_map_slot;
 /* Watches a read-only file mapping: a SIGBUS inside it (the file was
  * truncated) maps zero pages over the rest and sets the faulted flag instead

@@ -25,6 +25,7 @@ static void free_stage(pstage *s)
 {
     free(s->plugin);
     free(s->id);
+    free(s->handoff);
     for (size_t i = 0; i < s->n_inputs; i++)
         free(s->inputs[i]);
     free(s->inputs);

@@ -54,6 +54,9 @@ typedef struct pstage {
     /* a batch's reader of one trace (issue 31): read only when a stage
      * asks for its trace (tp_run_stage_trace_ready), not where it stands */
     bool deferred;
+    /* a deferred reader's hand-off file (the trace as its batch process
+     * read it, tp_run_handoff.c), or NULL */
+    char *handoff;
 } pstage;
 
 struct tp_pipeline {

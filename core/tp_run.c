@@ -605,6 +605,7 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
     else
         run->opts.verbosity = 1;
     int rc = tp_run_add_source(run, p->file, "the pipeline file");
+    bool reader_seen = false;
     for (size_t i = 0; i < p->n && rc == TP_OK; i++) {
         const pstage *s = &p->stages[i];
         if (s->batch && run->opts.skip_batch)
@@ -625,10 +626,15 @@ int tp_pipeline_run(tp_pipeline *p, const tp_run_opts *opts, tp_run **out)
         tp_stage st;
         memset(&st, 0, sizeof st);
         st.ps = s;
+        bool first_reader = s->kind == TP_STAGE_READER && !reader_seen;
+        size_t pool_before = tp_strpool_count(run->pool);
+        reader_seen |= s->kind == TP_STAGE_READER;
         rc = resolve_inputs(run, p, i, &st);
         if (rc == TP_OK)
             rc = run_stage(run, s->desc, s->id, s->config, &st, tp_stage_kind_name(s->kind),
                            s->traces, s->n_traces);
+        if (rc == TP_OK && first_reader && run->opts.handoff)
+            tp_run_handoff_write(run, s, pool_before); /* a batch's trace process */
         if (rc != TP_OK)
             report_failure(run, s, s->id, &st, rc);
         free(st.inputs);

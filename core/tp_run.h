@@ -121,6 +121,12 @@ int tp_run_group_end(tp_stage *st, int rc);
 void tp_run_group_hold(tp_stage *st);
 void tp_run_groups_discard(tp_run *run);
 void tp_run_groups_free(tp_run *run);
+/* tp_run_handoff.c (issue 31): a batch's trace process writes the trace
+ * of its first reader s (the pool held pool_before texts when s began)
+ * to opts.handoff when batch stages will read traces; the batch's read of
+ * slot k loads it instead (TP_OK), or says why not and the caller reads. */
+void tp_run_handoff_write(tp_run *run, const struct pstage *s, size_t pool_before);
+int tp_run_handoff_load(tp_run *run, size_t k);
 /* tp_run.c: a stage's outputs completed (ok) or removed, and freed. */
 void tp_run_finish_outputs(tp_stage *st, bool ok);
 int tp_run_resolve_inputs(tp_run *run, const tp_pipeline *p, size_t index, tp_stage *st);

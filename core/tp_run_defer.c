@@ -45,11 +45,16 @@ static bool streams(const tp_stage *st)
     return st->ps != NULL && (st->desc->flags & TP_STAGE_F_STREAM);
 }
 
-/* Reads a deferred slot's trace: its reader run again, the latest trace
- * left as it was. */
+/* Reads a deferred slot's trace: loaded from its trace process's hand-off
+ * when there is one that matches (tp_run_handoff.c), else its reader run
+ * again; the latest trace left as it was. */
 int tp_run_slot_read(tp_run *run, size_t k)
 {
     const pstage *r = run->traces[k].reader;
+    if (tp_run_handoff_load(run, k) == TP_OK) {
+        run->traces[k].loaded = true;
+        return TP_OK;
+    }
     size_t latest = run->latest;
     int had = run->has_rank_hint;
     int64_t hint = run->rank_hint;

@@ -668,6 +668,21 @@ int tp_trace_args_file_set(tp_trace *t, int fd)
     return TP_OK;
 }
 
+void tp_trace_refresh_views(tp_trace *t) { refresh_views(t); }
+
+void tp_trace_source_hold(tp_trace *t)
+{
+    if (t->src != NULL)
+        source_hold(t->src);
+}
+
+int tp_trace_add_track(tp_trace *t, const tp_track *k, uint32_t *index)
+{
+    int rc = track_find_or_add(&t->tracks, k, index);
+    refresh_views(t);
+    return rc;
+}
+
 int tp_trace_source_set(tp_trace *t, const char *path)
 {
     source_file *src = source_new(path ? path : "");

@@ -84,6 +84,9 @@ int tp_ext_read(const tp_extcols *x, int col, size_t row, size_t n, void *out);
 /* Sets the cell to *v (of type): TP_OK, TP_EINVAL unless col has that type
  * and row < nrows, or TP_ENOMEM. */
 int tp_ext_set(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type, const void *v);
+/* The cell of row (< the column's rows) into *out, of the column's type,
+ * without making the column dense (tp_ext_data would). */
+void tp_ext_get(const tp_extcols *x, int col, size_t row, void *out);
 /* Adds to *to every column of from, holding the kept rows in order. */
 int tp_ext_gather(const tp_extcols *from, const uint8_t *keep, size_t n_from, tp_extcols **to,
                   size_t cap);

@@ -256,6 +256,11 @@ int tp_ext_read(const tp_extcols *x, int col, size_t row, size_t n, void *out)
     return TP_OK;
 }
 
+void tp_ext_get(const tp_extcols *x, int col, size_t row, void *out)
+{
+    tp_extcol_get(&x->v[col].cells, row, out);
+}
+
 int tp_ext_set(tp_extcols *x, int col, size_t row, size_t nrows, tp_coltype type, const void *v)
 {
     if (x == NULL || col < 0 || (size_t)col >= x->n || row >= nrows ||

@@ -93,4 +93,11 @@ struct tp_trace {
     source_file *src; /* NULL until set; shared by filtered copies */
 };
 
+/* tp_trace.c, for the trace module's other files (tp_trace_handoff.c):
+ * the const views after the arrays changed; the source file held open
+ * (args references into it); a track's index, added if new. */
+void tp_trace_refresh_views(tp_trace *t);
+void tp_trace_source_hold(tp_trace *t);
+int tp_trace_add_track(tp_trace *t, const tp_track *k, uint32_t *index);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #include "tp_batch.h"
 #include "tp_cli.h"
+#include "tp_pipeline.h"
 #include "tp_result.h"
 #include "tp_run.h"
 
@@ -20,7 +21,14 @@
 typedef struct batch_ctx {
     tp_ctx *ctx;
     const cli *c;
+    const char *handoff_dir; /* the traces' hand-offs to the batch stages, or NULL */
 } batch_ctx;
+
+/* Trace i's hand-off file in the batch's folder (tp_run_handoff.c). */
+static void handoff_path(const char *dir, size_t i, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%zu.trace", dir, i);
+}
 
 /* One trace of a batch, in its child process: the pipeline loaded with
  * trace, trace_name and out set for it, then run. */
@@ -28,7 +36,6 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
 {
     const batch_ctx *b = arg;
     const cli *c = b->c;
-    (void)l;
     tp_var *sets = calloc(c->n_sets + 4, sizeof *sets);
     char *out = NULL;
     if (sets == NULL)
@@ -61,6 +68,11 @@ static int run_one_trace(void *arg, const tp_batch_trace *t, const tp_batch_list
     if (p != NULL) {
         tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0,
                             .skip_batch = 1};
+        char handoff[4200];
+        if (b->handoff_dir) {
+            handoff_path(b->handoff_dir, (size_t)(t - l->v), handoff, sizeof handoff);
+            opts.handoff = handoff;
+        }
         opts.has_rank_hint = tp_batch_rank_of_label(t->label, &opts.rank_hint);
         tp_run *run = NULL;
         rc = tp_pipeline_run(p, &opts, &run) == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
@@ -128,23 +140,38 @@ static tp_pipeline *load_batch_pipeline(tp_ctx *ctx, const cli *c, const char *f
     return p;
 }
 
+/* Each deferred reader of the batch pipeline b (the first n stages) gets
+ * its trace's hand-off file, trace index[k] of the batch (no file: read). */
+static void give_handoffs(tp_pipeline *b, const char *dir, const size_t *index, size_t n)
+{
+    char path[4200];
+    for (size_t k = 0; dir && k < n && k < b->n; k++) {
+        handoff_path(dir, index[k], path, sizeof path);
+        b->stages[k].handoff = strdup(path); /* NULL (no memory): read */
+    }
+}
+
 /* The `batch: true` stages, once, over every trace that went through: the
  * pipeline loaded with the first of them as `trace` (and `out` as given),
  * then a reader per trace and the batch stages (tp_pipeline_for_batch).
  * rc is the status so far. */
-static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, int rc)
+static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, int rc,
+                            const char *handoff_dir)
 {
     size_t nok = 0;
     const char **paths = calloc(l->n ? l->n : 1, sizeof *paths);
     const char **labels = calloc(l->n ? l->n : 1, sizeof *labels);
-    if (paths == NULL || labels == NULL) {
+    size_t *index = calloc(l->n ? l->n : 1, sizeof *index);
+    if (paths == NULL || labels == NULL || index == NULL) {
         free(paths);
         free(labels);
+        free(index);
         return TP_EXIT_FAIL;
     }
     for (size_t i = 0; i < l->n; i++)
         if (tp_batch_went_through(&l->v[i])) {
             labels[nok] = l->v[i].label;
+            index[nok] = i;
             paths[nok++] = l->v[i].path;
         }
     tp_pipeline *p = nok > 0 ? load_batch_pipeline(ctx, c, paths[0]) : NULL;
@@ -168,6 +195,7 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
             tp_print_line(stderr, "pipeline: error: %s", err);
             rc = tp_exit_worst(rc, TP_EXIT_USAGE);
         } else {
+            give_handoffs(b, handoff_dir, index, nok);
             if (c->verbosity > 0)
                 fprintf(stderr, "pipeline: batch: %zu batch stage(s) over %zu trace(s)\n", nb, nok);
             tp_run_opts opts = {.verbosity = c->verbosity, .report_outputs = c->verbosity > 0};
@@ -182,6 +210,7 @@ static int run_batch_stages(tp_ctx *ctx, const cli *c, const tp_batch_list *l, i
     tp_pipeline_free(p);
     free(paths);
     free(labels);
+    free(index);
     return rc;
 }
 
@@ -271,6 +300,44 @@ static int gates_refused(tp_ctx *ctx, const cli *c, const char *first)
     return refused;
 }
 
+/* The batch's hand-off folder (issue 31): the traces' processes write
+ * their traces there for the batch stages, which load and remove them; the
+ * folder and every file in it are removed at the end, or on SIGINT,
+ * SIGTERM or SIGHUP (tp_temp_register_numbered). */
+typedef struct handoffs {
+    char *dir;
+    char buf[4200];
+} handoffs;
+
+static void handoffs_begin(handoffs *h, size_t n)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(h->buf, sizeof h->buf, "%s/tracepipe-handoff-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (mkdtemp(h->buf) == NULL || (h->dir = strdup(h->buf)) == NULL)
+        return;
+    strcat(h->buf, "/");
+    if (tp_temp_register_numbered(h->buf, n, ".trace") != 0) {
+        rmdir(h->dir);
+        free(h->dir);
+        h->dir = NULL; /* every trace is read again */
+    }
+}
+
+static void handoffs_end(handoffs *h, size_t n)
+{
+    if (h->dir == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        handoff_path(h->dir, i, h->buf, sizeof h->buf);
+        unlink(h->buf);
+        strcat(h->buf, ".tmp");
+        unlink(h->buf);
+    }
+    rmdir(h->dir);
+    tp_temp_unregister_numbered();
+    free(h->dir);
+}
+
 int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
 {
     read_declared_vars(c);
@@ -313,7 +380,11 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
         return TP_EXIT_FAIL;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    batch_ctx b = {ctx, c};
+    handoffs hand;
+    memset(&hand, 0, sizeof hand);
+    if (c->nshards == 0)
+        handoffs_begin(&hand, l.n); /* none: every trace is read again */
+    batch_ctx b = {ctx, c, hand.dir};
     tp_batch_opts o = {.jobs = c->jobs ? c->jobs : (int)(cores > 0 ? cores : 1),
                        .max_memory = c->max_memory,
                        .verbosity = c->verbosity,
@@ -343,8 +414,9 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
             l.v[i].root = c->out_base ? c->out_base : ".";
         if (c->declares_out)
             rc = merge_into(c, &l, c->out_base, rc);
-        rc = run_batch_stages(ctx, c, &l, rc);
+        rc = run_batch_stages(ctx, c, &l, rc, hand.dir);
     }
+    handoffs_end(&hand, l.n);
     free(positions);
     tp_batch_list_free(&l);
     return rc;
@@ -449,7 +521,7 @@ int tp_cli_merge(tp_ctx *ctx, cli *c)
         rc = merge_into(c, nshards > 0 ? &l : &found, out, TP_EXIT_OK);
     tp_batch_list_free(&found);
     if (rc == TP_EXIT_OK && c->batch_pipeline)
-        rc = run_batch_stages(ctx, c, &l, rc);
+        rc = run_batch_stages(ctx, c, &l, rc, NULL);
     rc = tp_exit_worst(rc, report_shard_failures(&l));
     free(c->out_base);
     c->out_base = NULL;

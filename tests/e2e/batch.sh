@@ -250,14 +250,17 @@ elif ! cmp -s "$RANKS/job.straggler.csv" "$tmp/rjm/job.straggler.csv"; then ko "
 elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rjm/job.trace.json"; then ko "streamed: Chrome trace"
 else ok; fi
 # ranks, collectives and the merged Chrome trace side by side: each rank
-# read once for the three (8 reads, not 24), the same files as each alone
+# obtained once for the three (8, not 24), the same files as each alone; and
+# obtained from its trace process's hand-off (issue 31), not read again: no
+# `reader (batch)` line, 8 `loaded` lines (gzip traces: their args copied)
 "$P" run tests/pipelines/batch/ranks_collectives_job.yaml --input "$tmp/ranks" --set out="$tmp/rcj" \
     -j 2 -v >/dev/null 2>"$tmp/err"
 rc=$?
 coll_same "$tmp/rcj"
 reads=$(grep -c "reader (batch) done" "$tmp/err")
+loads=$(grep -c "loaded from its trace process's hand-off" "$tmp/err")
 if [ $rc != 0 ]; then ko "three streaming stages: exit $rc"
-elif [ "$reads" != 8 ]; then ko "three streaming stages: $reads reads, not 8"
+elif [ "$reads" != 0 ] || [ "$loads" != 8 ]; then ko "three streaming stages: $reads reads and $loads hand-offs, not 0 and 8"
 elif [ $same != 1 ]; then ko "three streaming stages: collectives' tables differ"
 elif ! cmp -s "$RANKS/job.csv" "$tmp/rcj/job.csv"; then ko "three streaming stages: job.csv"
 elif ! cmp -s "$tmp/rj1/job.trace.json" "$tmp/rcj/job.trace.json"; then ko "three streaming stages: Chrome trace"
@@ -318,10 +321,86 @@ elif ! cmp -s tests/pipelines/valid/critical_path_overlay/expected/job.trace.jso
     "$tmp/cpo_out/job.trace.json"; then ko "batch critical_path overlay: Chrome trace differs"
 else ok; fi
 # ranks and the merged Chrome trace stream side by side (core/tp_run_group.c):
-# each rank is read once for both, not once per stage (8 reads, not 16)
+# each rank is obtained once for both, not once per stage (8, not 16), from
+# its hand-off (0 reads)
 reads=$(grep -c "reader (batch) done" "$tmp/err8")
-if [ "$reads" != 8 ]; then ko "8 generated ranks: $reads reads for the batch stages, not 8"
+loads=$(grep -c "loaded from its trace process's hand-off" "$tmp/err8")
+if [ "$reads" != 0 ] || [ "$loads" != 8 ]; then
+    ko "8 generated ranks: $reads reads and $loads hand-offs for the batch stages, not 0 and 8"
 else ok; fi
+# the hand-off (issue 31, docs/batch.md): each rank's process writes its parsed trace
+# for the batch stages, which load it instead of reading the rank again.  A rank whose
+# file changed after its process read it, or whose hand-off is truncated or damaged, is
+# read again (one `reader (batch)` line, the others loaded): the same files every time,
+# and the hand-off folder ($TMPDIR/tracepipe-handoff-*) gone at the end, or on SIGTERM.
+# handoff_held WHAT: handoff_job.yaml over 3 generated ranks, -j 1, rank0's process held
+# at its json writer (a FIFO) once its hand-off is written, WHAT done, then let go
+mkdir -p "$tmp/ho/in"
+cp "$tmp/job8/rank0.json" "$tmp/job8/rank1.json" "$tmp/job8/rank2.json" "$tmp/ho/in/"
+HOJ=tests/pipelines/batch/handoff_job.yaml
+handoff_held() {
+    rm -rf "$tmp/ho/out" "$tmp/ho/tmp"
+    mkdir -p "$tmp/ho/out/rank0" "$tmp/ho/tmp"
+    mkfifo "$tmp/ho/out/rank0/kernels.json"
+    TMPDIR="$tmp/ho/tmp" "$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/out" -j 1 -v \
+        >/dev/null 2>"$tmp/ho/err" &
+    pid=$!
+    n=0
+    while [ $n -lt 3000 ] && ! ls "$tmp/ho/tmp"/tracepipe-handoff-*/0.trace >/dev/null 2>&1; do
+        sleep 0.01
+        n=$((n + 1))
+    done
+    f=$(ls "$tmp/ho/tmp"/tracepipe-handoff-*/0.trace 2>/dev/null)
+    case $1 in
+    touch) touch -d '2001-01-01 00:00:00' "$tmp/ho/in/rank0.json" ;;
+    truncate) truncate -s 5000 "$f" ;;
+    damage) printf 'X' | dd of="$f" bs=1 seek=3000 conv=notrunc 2>/dev/null ;;
+    term) kill -TERM $pid ;; # rank0's process dies of it too, never opening the FIFO
+    esac
+    [ "$1" = term ] || cat "$tmp/ho/out/rank0/kernels.json" >/dev/null 2>&1
+    wait $pid
+    rc=$?
+}
+"$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/ref" -j 1 -q >/dev/null 2>&1
+for what in none touch truncate damage; do
+    handoff_held $what
+    reads=$(grep -c "reader (batch) done" "$tmp/ho/err")
+    loads=$(grep -c "loaded from its trace process's hand-off" "$tmp/ho/err")
+    case $what in
+    none) want_reads=0 why="" ;;
+    touch) want_reads=1 why="hand-off not used (the trace file changed since its process read it)" ;;
+    truncate) want_reads=1 why="hand-off not used (damaged (its digest differs))" ;;
+    damage) want_reads=1 why="hand-off not used (damaged (its digest differs))" ;;
+    esac
+    same=1
+    for f in job.csv job.straggler.csv job.trace.json; do
+        cmp -s "$tmp/ho/ref/$f" "$tmp/ho/out/$f" || same=0
+    done
+    if [ $rc != 0 ]; then ko "hand-off ($what): exit $rc"; cat "$tmp/ho/err"
+    elif [ "$reads" != $want_reads ] || [ $((reads + loads)) != 3 ]; then
+        ko "hand-off ($what): $reads reads and $loads hand-offs, not $want_reads and $((3 - want_reads))"
+    elif [ -n "$why" ] && ! grep -qF "[kineto_0] $why" "$tmp/ho/err"; then ko "hand-off ($what): no '$why'"
+    elif [ $same != 1 ]; then ko "hand-off ($what): the batch stages' files differ"
+    elif [ -n "$(ls -A "$tmp/ho/tmp")" ]; then ko "hand-off ($what): left $(ls -A "$tmp/ho/tmp")"
+    else ok; fi
+done
+handoff_held term
+if [ $rc != 143 ]; then ko "hand-off: SIGTERM: exit $rc, expected 143"
+elif [ -n "$(ls -A "$tmp/ho/tmp")" ]; then ko "hand-off: SIGTERM left $(ls -A "$tmp/ho/tmp"/*)"
+else ok; fi
+# a rank given a capture trace is read with the capture by its process, without by the
+# batch's reader: its hand-off is refused (other options) and the rank read again
+cp tests/data/hand/graph_cuda_capture.json "$tmp/ho/in/graph_capture_rank_1.json"
+"$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/cap" -j 2 -v >/dev/null 2>"$tmp/ho/err"
+rc=$?
+reads=$(grep -c "reader (batch) done" "$tmp/ho/err")
+if [ $rc != 0 ]; then ko "hand-off with a capture: exit $rc"; cat "$tmp/ho/err"
+elif [ "$reads" != 1 ]; then ko "hand-off with a capture: $reads reads, not 1"
+elif ! grep -qF "[kineto_1] hand-off not used (the trace process read it with another reader or options)" "$tmp/ho/err"
+then ko "hand-off with a capture: not refused"
+elif ! cmp -s "$tmp/ho/ref/job.csv" "$tmp/ho/cap/job.csv"; then ko "hand-off with a capture: job.csv differs"
+else ok; fi
+rm -f "$tmp/ho/in/graph_capture_rank_1.json"
 # the streaming stages run side by side, but a failure still stops the
 # pipeline at its place: ranks fails (a rank without communication), so the
 # Chrome trace after it is not written, as when they ran one after the other
@@ -352,15 +431,17 @@ elif [ "$cores" -ge 2 ] && [ "$split1" != 2 ]; then ko "threads per trace: $spli
 elif ! cmp -s "$tmp/gz2o/kernels.csv" "$tmp/gz2o1/kernels.csv"; then ko "threads per trace: outputs differ"
 else ok; fi
 # a streaming group after a stage that holds every rank (critical_path, batch: true) uses
-# the ranks held, reading none again: 2 reads for 2 ranks (it read 4)
+# the ranks held, reading none again: each of the 2 ranks obtained once (it read 4), from its
+# hand-off
 mkdir -p "$tmp/cpstream"
 cp tests/data/hand/cp_straggler_rank0.json tests/data/hand/cp_straggler_rank1.json "$tmp/cpstream/"
 "$P" run tests/pipelines/batch/cp_then_streamed_job.yaml --input "$tmp/cpstream" \
     --set out="$tmp/cpso" -v >/dev/null 2>"$tmp/err"
 rc=$?
 reads=$(grep -c "reader (batch) done" "$tmp/err")
+loads=$(grep -c "loaded from its trace process's hand-off" "$tmp/err")
 if [ $rc != 0 ]; then ko "streamed after a holding stage: exit $rc"; cat "$tmp/err"
-elif [ "$reads" != 2 ]; then ko "streamed after a holding stage: $reads reads, not 2"
+elif [ "$reads" != 0 ] || [ "$loads" != 2 ]; then ko "streamed after a holding stage: $reads reads and $loads hand-offs, not 0 and 2"
 elif ! cmp -s tests/pipelines/valid/critical_path_overlay/expected/job.trace.json "$tmp/cpso/job.trace.json"
 then ko "streamed after a holding stage: Chrome trace differs"
 else ok; fi
