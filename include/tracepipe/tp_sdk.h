@@ -41,5 +41,6 @@
 #include "tp_sdk_rows.h"
 #include "tp_sdk_memkind.h"
 #include "tp_sdk_launch.h"
+#include "tp_sdk_spill.h"
 
 #endif

@@ -18,10 +18,10 @@
  * stops the worker before writing there (kin_split_spill_flushing).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include <tracepipe/tp_sdk_spill.h>
 
 #include "kin.h"
 
@@ -35,30 +35,6 @@ struct kin_spill {
     int err;         /* errno of a failed write, kept for the message */
     kin_parser *guard; /* the main parser while a split worker may write too */
 };
-
-/* An unlinked temporary file, or -1. */
-static int temp_file(void)
-{
-    const char *dir = getenv("TMPDIR");
-    if (dir == NULL || dir[0] == '\0')
-        dir = "/tmp";
-#ifdef O_TMPFILE
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        return fd;
-#endif
-    size_t n = strlen(dir) + sizeof "/tracepipe-args-XXXXXX";
-    char *path = tp_malloc(n);
-    if (path == NULL)
-        return -1;
-    memcpy(path, dir, strlen(dir));
-    memcpy(path + strlen(dir), "/tracepipe-args-XXXXXX", sizeof "/tracepipe-args-XXXXXX");
-    int fd2 = mkostemp(path, O_CLOEXEC);
-    if (fd2 >= 0)
-        unlink(path);
-    tp_free(path);
-    return fd2;
-}
 
 static kin_spill *spill_new(int fd, uint64_t at)
 {
@@ -74,7 +50,7 @@ static kin_spill *spill_new(int fd, uint64_t at)
 
 int kin_spill_open(kin_parser *kp)
 {
-    int fd = temp_file();
+    int fd = tp_spill_temp_file();
     if (fd < 0) {
         tp_log(kp->st, TP_LOG_DEBUG, "%s: no temporary file for the args (%s): kept in memory",
                kp->path, strerror(errno));
@@ -98,28 +74,13 @@ void kin_spill_guard(kin_spill *s, kin_parser *kp)
         s->guard = kp;
 }
 
-/* Writes n bytes at off; 0, or an errno. */
-static int write_all(int fd, const char *p, size_t n, uint64_t off)
-{
-    size_t done = 0;
-    while (done < n) {
-        ssize_t w = pwrite(fd, p + done, n - done, (off_t)(off + done));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? errno : ENOSPC;
-        done += (size_t)w;
-    }
-    return 0;
-}
-
 int kin_spill_flush(kin_spill *s)
 {
     if (s == NULL || s->used == 0)
         return TP_OK;
     if (s->guard != NULL)
         kin_split_spill_flushing(s->guard, s->at + s->used);
-    if ((s->err = write_all(s->fd, s->buf, s->used, s->at)) != 0)
+    if ((s->err = tp_spill_pwrite(s->fd, s->buf, s->used, s->at)) != 0)
         return TP_EIO;
     s->at += s->used;
     s->used = 0;
