@@ -15,6 +15,8 @@ struct tp_spill {
     size_t used;
     uint64_t at; /* file offset of buf[0] */
     int err;     /* errno of a failed write, kept for the message */
+    void (*on_flush)(void *ctx, uint64_t end);
+    void *ctx;
 };
 
 int tp_spill_temp_file(void)
@@ -55,31 +57,51 @@ int tp_spill_pwrite(int fd, const char *p, size_t n, uint64_t off)
     return 0;
 }
 
-int tp_spill_open(tp_stage *st, tp_trace *t, tp_spill **out)
+static tp_spill *spill_new(int fd, uint64_t at)
+{
+    tp_spill *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->buf = malloc(SPILL_BUF)) == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->fd = fd;
+    s->at = at;
+    return s;
+}
+
+int tp_spill_open(tp_stage *st, tp_trace *t, const char *path, tp_spill **out)
 {
     *out = NULL;
     int fd = tp_spill_temp_file();
     if (fd < 0) {
-        tp_log(st, TP_LOG_DEBUG, "no temporary file for the args (%s): kept in memory",
+        tp_log(st, TP_LOG_DEBUG, "%s: no temporary file for the args (%s): kept in memory", path,
                strerror(errno));
         return TP_OK;
     }
     if (tp_trace_set_args_file(st, t, fd) != TP_OK) /* fd is the trace's now */
         return TP_ENOMEM;
-    tp_spill *s = calloc(1, sizeof *s);
-    if (s == NULL || (s->buf = malloc(SPILL_BUF)) == NULL) {
-        free(s);
-        return TP_ENOMEM;
+    return (*out = spill_new(fd, 0)) != NULL ? TP_OK : TP_ENOMEM;
+}
+
+tp_spill *tp_spill_at(const tp_spill *s, uint64_t at)
+{
+    return spill_new(s->fd, at);
+}
+
+void tp_spill_on_flush(tp_spill *s, void (*fn)(void *ctx, uint64_t end), void *ctx)
+{
+    if (s != NULL) {
+        s->on_flush = fn;
+        s->ctx = ctx;
     }
-    s->fd = fd;
-    *out = s;
-    return TP_OK;
 }
 
 int tp_spill_flush(tp_spill *s)
 {
     if (s == NULL || s->used == 0)
         return TP_OK;
+    if (s->on_flush != NULL)
+        s->on_flush(s->ctx, s->at + s->used);
     if ((s->err = tp_spill_pwrite(s->fd, s->buf, s->used, s->at)) != 0)
         return TP_EIO;
     s->at += s->used;

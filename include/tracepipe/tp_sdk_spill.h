@@ -32,9 +32,18 @@ int tp_spill_temp_file(void);
 int tp_spill_pwrite(int fd, const char *p, size_t n, uint64_t off);
 
 /* Trace t's args go to a new temporary file from now on: TP_OK with *out,
- * or TP_OK with *out NULL when no temporary file can be made (logged; the
- * reader keeps its args in memory, as before); TP_ENOMEM. */
-int tp_spill_open(tp_stage *st, tp_trace *t, tp_spill **out);
+ * or TP_OK with *out NULL when no temporary file can be made (logged with
+ * path; the reader keeps its args in memory, as before); TP_ENOMEM. */
+int tp_spill_open(tp_stage *st, tp_trace *t, const char *path, tp_spill **out);
+
+/* Another writer of s's file from offset at, with a buffer of its own (a
+ * second thread's texts, which start at at); NULL when out of memory. */
+tp_spill *tp_spill_at(const tp_spill *s, uint64_t at);
+
+/* fn(ctx, end) before each write of s's buffer, end the offset the write
+ * reaches (a writer below another one's start checks it does not pass
+ * it); fn NULL: none. */
+void tp_spill_on_flush(tp_spill *s, void (*fn)(void *ctx, uint64_t end), void *ctx);
 
 /* Appends len bytes of text; *off: where they start in the file. TP_OK or
  * TP_EIO (tp_spill_error). */
@@ -46,7 +55,7 @@ int tp_spill_flush(tp_spill *s);
 /* Why a write failed (strerror). */
 const char *tp_spill_error(const tp_spill *s);
 
-/* Frees the buffer (the file belongs to the trace); NULL is fine. */
+/* Frees the writer (the file belongs to the trace); NULL is fine. */
 void tp_spill_free(tp_spill *s);
 
 #ifdef __cplusplus

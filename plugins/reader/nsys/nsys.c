@@ -837,7 +837,7 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
     int64_t size = 0;
     int rc = check_head(st, cfg->path, &size);
     rc = rc ? rc : open_export(&n, cfg->path, size);
-    rc = rc ? rc : tp_spill_open(st, n.t, &n.spill); /* the API calls' args: not in memory */
+    rc = rc ? rc : tp_spill_open(st, n.t, cfg->path, &n.spill); /* the API calls' args: not in memory */
     rc = rc ? rc : read_export(&n, cfg->path);
     if (rc == TP_OK) {
         nsys_bad_warn(st, cfg->path, &n.bad);
