@@ -11,7 +11,8 @@
  * appended kernels (bench_kernel_00 .. 47) last 229382482 ns in all
  * (SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds
  * s ON s.id = k.shortName WHERE s.value LIKE 'bench_kernel_%'); the last
- * runtime row is cudaLaunchKernel_v7000 returning 0.
+ * runtime row is cudaLaunchKernel_v7000 returning 0.  Read once more with
+ * no temporary file to be had, the args kept in memory give the same texts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,21 @@ START_TEST(second_thread_same_trace)
     static const char want[] = "{\"name\": \"cudaLaunchKernel_v7000\", \"returnValue\": 0}";
     ck_assert_uint_eq(len, sizeof want - 1);
     ck_assert(memcmp(args, want, len) == 0);
+    /* no temporary file can be made (TMPDIR missing): the args stay in
+     * memory, the same texts */
+    const char *tmpdir = getenv("TMPDIR");
+    char *saved = tmpdir ? strdup(tmpdir) : NULL;
+    setenv("TMPDIR", "/nonexistent/tp_nsys_tmp", 1);
+    tp_run *kept = read_with(2);
+    if (saved) {
+        setenv("TMPDIR", saved, 1);
+        free(saved);
+    } else
+        unsetenv("TMPDIR");
+    ck_assert_uint_eq(api()->trace_cols(tp_run_trace(kept))->n, c->n);
+    for (size_t i = 0; i < c->n; i++)
+        same_row(kept, two, i);
+    tp_run_free(kept);
     tp_run_free(one);
     tp_run_free(two);
     remove_export();
