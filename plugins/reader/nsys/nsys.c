@@ -25,26 +25,18 @@
  * of different processes may collide, which the SDK's launch links resolve
  * by pid.
  */
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
 #include "nsys_common.h"
+#include "nsys_open.h"
 #include "nsys_payload.h"
 #include "nsys_rows.h"
-
-/* The VM-step budget of one export: a base plus steps per byte of file (a
- * real export takes a few per byte), checked every NSYS_STEPS_EVERY steps. */
-#define NSYS_STEPS_BASE 50000000LL
-#define NSYS_STEPS_PER_BYTE 200LL
-#define NSYS_STEPS_EVERY 1000
 
 typedef struct nsys_config {
     const char *path;
@@ -618,8 +610,6 @@ static int prepare(nsys *n)
     return rc ? rc : load_strings(n);
 }
 
-static int open_db(nsys *n, sqlite3 **db);
-
 /* The jobs' queries (their columns as the row functions read them), each
  * table checked here (has_table, plain), then the jobs started: on a second
  * connection and thread when the stage may keep two busy. */
@@ -662,7 +652,7 @@ static int start_jobs(nsys *n)
                 sql[k] = NULL;
     }
     sqlite3 *own = NULL;
-    if (tp_threads(n->st) >= 2 && open_db(n, &own) != TP_OK) {
+    if (tp_threads(n->st) >= 2 && nsys_db_open(n->uri, n->size, &n->budget, &own) != TP_OK) {
         sqlite3_close(own);
         own = NULL; /* in line, then */
     }
@@ -703,109 +693,23 @@ static int read_all(nsys *n)
     return rc;
 }
 
-/* Refuses an export whose latest writes sit beside it (a -wal file or a hot
- * journal): read immutable, those would be missed (CONVENTIONS "SQLite
- * inputs"). */
-static int refuse_side_files(tp_stage *st, const char *path, const char *abs)
-{
-    static const char *const sides[] = {"-wal", "-journal"};
-    for (int i = 0; i < 2; i++) {
-        char side[PATH_MAX + 16];
-        struct stat sb;
-        snprintf(side, sizeof side, "%s%s", abs, sides[i]);
-        if (stat(side, &sb) == 0 && sb.st_size > 0)
-            return tp_fail(st, TP_EFORMAT, "%s: a %s file beside it holds changes not yet in the "
-                           "export (open it once with sqlite3 to fold them in, or remove it)",
-                           path, sides[i]);
-    }
-    return TP_OK;
-}
-
-/* "file:" + the percent-encoded absolute path + "?immutable=1": the user's
- * text is never read as a URI (a path starting with file: is a file). */
-static int export_uri(tp_stage *st, const char *path, char *abs, char *uri, size_t size)
-{
-    if (realpath(path, abs) == NULL)
-        return tp_fail(st, TP_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t k = (size_t)snprintf(uri, size, "file:");
-    for (const unsigned char *c = (const unsigned char *)abs; *c && k + 4 < size; c++) {
-        if (isalnum(*c) || strchr("/-._~", *c))
-            uri[k++] = (char)*c;
-        else
-            k += (size_t)snprintf(uri + k, size - k, "%%%02X", *c);
-    }
-    if (k + 16 >= size)
-        return tp_fail(st, TP_EIO, "%s: cannot open: the path is too long", path);
-    snprintf(uri + k, size - k, "?immutable=1");
-    return refuse_side_files(st, path, abs);
-}
-
-/* Work done by SQLite for one export is bounded: a schema from the input
- * (a generated column, say) must not turn a small file into minutes.  The
- * budget is shared by the reader's two connections. */
-static int over_budget(void *budget)
-{
-    return __atomic_sub_fetch((int64_t *)budget, 1, __ATOMIC_RELAXED) < 0;
-}
-
-/* A connection to n->uri: read-only and immutable (no -shm/-wal created,
- * fine in a read-only folder), schema untrusted, defensive, values no longer
- * than the file, VM steps counted against the budget.  TP_EIO (*db closed
- * and NULL) when SQLite cannot open it. */
-static int open_db(nsys *n, sqlite3 **db)
-{
-    if (sqlite3_open_v2(n->uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
-                        NULL) != SQLITE_OK)
-        return TP_EIO;
-    sqlite3_db_config(*db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
-    sqlite3_db_config(*db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
-    sqlite3_db_config(*db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
-    sqlite3_db_config(*db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
-    sqlite3_limit(*db, SQLITE_LIMIT_LENGTH, n->size < (1 << 30) ? (int)n->size + 1024 : 1 << 30);
-    sqlite3_progress_handler(*db, NSYS_STEPS_EVERY, over_budget, &n->budget);
-    return TP_OK;
-}
-
-/* Opens the export (open_db), its VM steps bounded by the file's size. */
+/* Opens the export (nsys_db_open), its VM steps bounded by the file's size. */
 static int open_export(nsys *n, const char *path, int64_t size)
 {
     char abs[PATH_MAX], uri[3 * PATH_MAX + 32];
-    int rc = export_uri(n->st, path, abs, uri, sizeof uri);
+    int rc = nsys_export_uri(n->st, path, abs, uri, sizeof uri);
     if (rc != TP_OK)
         return rc;
     if ((n->uri = strdup(uri)) == NULL)
         return tp_fail(n->st, TP_ENOMEM, "%s: out of memory", path);
     n->size = size;
     n->budget = (NSYS_STEPS_BASE + size * NSYS_STEPS_PER_BYTE) / NSYS_STEPS_EVERY;
-    if (open_db(n, &n->db) != TP_OK) {
+    if (nsys_db_open(n->uri, n->size, &n->budget, &n->db) != TP_OK) {
         rc = tp_fail(n->st, TP_EIO, "%s: cannot open: %s", path, sqlite3_errmsg(n->db));
         sqlite3_close(n->db);
         n->db = NULL;
     }
     return rc;
-}
-
-/* Checks the head: an SQLite file, else what the file is instead. */
-static int check_head(tp_stage *st, const char *path, int64_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    char head[256] = {0};
-    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
-    struct stat sb;
-    *size = f && fstat(fileno(f), &sb) == 0 ? (int64_t)sb.st_size : 0;
-    if (f)
-        fclose(f);
-    if (f == NULL)
-        return tp_fail(st, TP_EIO, "%s: cannot open: %s", path, "No such file or unreadable");
-    int sqlite = got >= 16 && memcmp(head, "SQLite format 3", 16) == 0;
-    if (!sqlite && nsys_json_probe((const unsigned char *)head, got, path) > 0)
-        return tp_fail(st, TP_EFORMAT, "%s: an Nsight Systems JSON-lines export, not SQLite (read "
-                       "it with `reader: nsys_json`, or `reader: auto`)", path);
-    if (!sqlite)
-        return tp_fail(st, TP_EFORMAT, "%s: not an SQLite database (the nsys reader reads "
-                       "`nsys export --type sqlite` files; a Kineto JSON trace needs the kineto "
-                       "reader)", path);
-    return TP_OK;
 }
 
 static int read_export(nsys *n, const char *path)
@@ -835,7 +739,7 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
     if (n.t == NULL)
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
     int64_t size = 0;
-    int rc = check_head(st, cfg->path, &size);
+    int rc = nsys_check_head(st, cfg->path, &size);
     rc = rc ? rc : open_export(&n, cfg->path, size);
     rc = rc ? rc : tp_spill_open(st, n.t, cfg->path, &n.spill); /* the API calls' args: not in memory */
     rc = rc ? rc : read_export(&n, cfg->path);
