@@ -652,7 +652,9 @@ static int start_jobs(nsys *n)
                 sql[k] = NULL;
     }
     sqlite3 *own = NULL;
-    if (tp_threads(n->st) >= 2 && nsys_db_open(n->uri, n->size, &n->budget, &own) != TP_OK) {
+    /* (a libsqlite3 built single-threaded never gets a second thread) */
+    if (tp_threads(n->st) >= 2 && sqlite3_threadsafe() &&
+        nsys_db_open(n->uri, n->size, &n->budget, &own) != TP_OK) {
         sqlite3_close(own);
         own = NULL; /* in line, then */
     }
