@@ -42,5 +42,6 @@
 #include "tp_sdk_memkind.h"
 #include "tp_sdk_launch.h"
 #include "tp_sdk_ext.h"
+#include "tp_sdk_spill.h"
 
 #endif

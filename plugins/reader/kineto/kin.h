@@ -70,7 +70,7 @@ int kin_num_scaled(const kin_num *n, int shift, int64_t *out, int *inexact);
 typedef struct kin_pend kin_pend; /* a "B" event waiting for its "E" */
 typedef struct kin_local kin_local; /* a split worker's strings and events */
 typedef struct kin_split kin_split;
-typedef struct kin_spill kin_spill; /* args texts written to a file (kin_spill.c) */
+typedef struct tp_spill kin_spill; /* args texts written to a file (kin_spill.c, tp_sdk_spill.h) */
 
 typedef struct kin_parser {
     tp_stage *st;

@@ -16,140 +16,50 @@
  * the merge needs no copy.  Only when the main parser passes the cut (a
  * wrong guess) could its texts reach the worker's; the main parser then
  * stops the worker before writing there (kin_split_spill_flushing).
+ *
+ * The file and its buffered writers are the SDK's (tp_sdk_spill.h), which
+ * the nsys reader uses too; here is what the Kineto reader adds.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include <tracepipe/tp_sdk_spill.h>
 
 #include "kin.h"
 
-#define SPILL_BUF (1u << 20)
-
-struct kin_spill {
-    int fd;          /* owned by the trace (or, for a copy, borrowed) */
-    char *buf;
-    size_t used;
-    uint64_t at;     /* file offset of buf[0] */
-    int err;         /* errno of a failed write, kept for the message */
-    kin_parser *guard; /* the main parser while a split worker may write too */
-};
-
-/* An unlinked temporary file, or -1. */
-static int temp_file(void)
-{
-    const char *dir = getenv("TMPDIR");
-    if (dir == NULL || dir[0] == '\0')
-        dir = "/tmp";
-#ifdef O_TMPFILE
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        return fd;
-#endif
-    size_t n = strlen(dir) + sizeof "/tracepipe-args-XXXXXX";
-    char *path = tp_malloc(n);
-    if (path == NULL)
-        return -1;
-    memcpy(path, dir, strlen(dir));
-    memcpy(path + strlen(dir), "/tracepipe-args-XXXXXX", sizeof "/tracepipe-args-XXXXXX");
-    int fd2 = mkostemp(path, O_CLOEXEC);
-    if (fd2 >= 0)
-        unlink(path);
-    tp_free(path);
-    return fd2;
-}
-
-static kin_spill *spill_new(int fd, uint64_t at)
-{
-    kin_spill *s = tp_calloc(1, sizeof *s);
-    if (s == NULL || (s->buf = tp_malloc(SPILL_BUF)) == NULL) {
-        tp_free(s);
-        return NULL;
-    }
-    s->fd = fd;
-    s->at = at;
-    return s;
-}
-
 int kin_spill_open(kin_parser *kp)
 {
-    int fd = temp_file();
-    if (fd < 0) {
-        tp_log(kp->st, TP_LOG_DEBUG, "%s: no temporary file for the args (%s): kept in memory",
-               kp->path, strerror(errno));
-        return TP_OK;
-    }
-    if (tp_trace_set_args_file(kp->st, kp->trace, fd) != TP_OK) /* fd is the trace's now */
-        return TP_ENOMEM;
-    if ((kp->spill = spill_new(fd, 0)) == NULL)
-        return TP_ENOMEM;
-    return TP_OK;
+    return tp_spill_open(kp->st, kp->trace, kp->path, &kp->spill);
 }
 
 kin_spill *kin_spill_at(const kin_spill *s, uint64_t at)
 {
-    return spill_new(s->fd, at);
+    return tp_spill_at(s, at);
+}
+
+static void flushing(void *kp, uint64_t end)
+{
+    kin_split_spill_flushing(kp, end);
 }
 
 void kin_spill_guard(kin_spill *s, kin_parser *kp)
 {
-    if (s != NULL)
-        s->guard = kp;
-}
-
-/* Writes n bytes at off; 0, or an errno. */
-static int write_all(int fd, const char *p, size_t n, uint64_t off)
-{
-    size_t done = 0;
-    while (done < n) {
-        ssize_t w = pwrite(fd, p + done, n - done, (off_t)(off + done));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? errno : ENOSPC;
-        done += (size_t)w;
-    }
-    return 0;
+    tp_spill_on_flush(s, kp ? flushing : NULL, kp);
 }
 
 int kin_spill_flush(kin_spill *s)
 {
-    if (s == NULL || s->used == 0)
-        return TP_OK;
-    if (s->guard != NULL)
-        kin_split_spill_flushing(s->guard, s->at + s->used);
-    if ((s->err = write_all(s->fd, s->buf, s->used, s->at)) != 0)
-        return TP_EIO;
-    s->at += s->used;
-    s->used = 0;
-    return TP_OK;
+    return tp_spill_flush(s);
 }
 
 int kin_spill_put(kin_spill *s, const char *text, size_t len, uint64_t *off)
 {
-    *off = s->at + s->used;
-    while (len > 0) {
-        if (s->used == SPILL_BUF && kin_spill_flush(s) != TP_OK)
-            return TP_EIO;
-        size_t n = SPILL_BUF - s->used < len ? SPILL_BUF - s->used : len;
-        memcpy(s->buf + s->used, text, n);
-        s->used += n;
-        text += n;
-        len -= n;
-    }
-    return TP_OK;
+    return tp_spill_put(s, text, len, off);
 }
 
 const char *kin_spill_error(const kin_spill *s)
 {
-    return strerror(s && s->err ? s->err : EIO);
+    return tp_spill_error(s);
 }
 
 void kin_spill_free(kin_spill *s)
 {
-    if (s != NULL) {
-        tp_free(s->buf);
-        tp_free(s);
-    }
+    tp_spill_free(s);
 }

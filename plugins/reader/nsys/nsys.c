@@ -4,7 +4,10 @@
  *
  * Rows are streamed table by table with sqlite3_step, never a table in
  * memory; only the string table (StringIds) and the NVTX domain names are
- * held, as interned ids.  Mapping (FORMATS.md 1.5):
+ * held, as interned ids.  The integer tables (API calls, kernels, copies,
+ * sets, syncs, OS runtime calls) are decoded a few blocks ahead by a second
+ * thread on its own connection when the stage may keep two busy
+ * (nsys_rows.h), appended here in the same order.  Mapping (FORMATS.md 1.5):
  *   CUPTI RUNTIME class 0/1  runtime calls (cuda_runtime / cuda_driver;
  *                            class 67, the backtrace copies, dropped), the
  *                            `_vNNNN` suffix stripped (raw name in args)
@@ -22,25 +25,18 @@
  * of different processes may collide, which the SDK's launch links resolve
  * by pid.
  */
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
 #include "nsys_common.h"
+#include "nsys_open.h"
 #include "nsys_payload.h"
-
-/* The VM-step budget of one export: a base plus steps per byte of file (a
- * real export takes a few per byte), checked every NSYS_STEPS_EVERY steps. */
-#define NSYS_STEPS_BASE 50000000LL
-#define NSYS_STEPS_PER_BYTE 200LL
-#define NSYS_STEPS_EVERY 1000
+#include "nsys_rows.h"
 
 typedef struct nsys_config {
     const char *path;
@@ -53,12 +49,24 @@ static const tp_option nsys_options[] = {
     NSYS_KERNEL_NAME_OPTION(nsys_config),
     TP_OPTION_END};
 
-/* Extension columns this reader fills. */
+/* The integer tables, read through nsys_rows (on a second thread when the
+ * stage may use two) in this order. */
+enum { J_RUNTIME, J_KERNEL, J_MEMCPY, J_MEMSET, J_SYNC, J_OSRT, N_JOBS };
+static const char *const job_tables[N_JOBS] = {
+    "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "OSRT_API"};
+enum { JOB_ABSENT, JOB_READ, JOB_REFUSED }; /* a job's table: none, read, not plain */
+
 typedef struct nsys {
     tp_stage *st;
     tp_trace *t;
     sqlite3 *db;
     const char *path;
+    char *uri;    /* what db was opened with (a second connection opens it too) */
+    int64_t size; /* the file's */
+    nsys_rows *jobs; /* the integer tables' rows (nsys_rows.h) */
+    tp_spill *spill; /* where args texts go (a temporary file), or NULL: in memory */
+    int job_state[N_JOBS];
     nsys_table strings; /* StringIds id -> interned */
     int ext[N_X];
     tp_str cat_runtime, cat_driver, cat_kernel, cat_memcpy, cat_memset, cat_sync, cat_osrt;
@@ -76,39 +84,49 @@ typedef struct nsys {
     nsys_payloads *payloads; /* NVTX extended payloads (nsys_payload.h) */
 } nsys;
 
-/* An SQLite error: the work budget spent, or what SQLite says. */
-static int db_error(nsys *n, const char *what)
+/* An SQLite error: the work budget spent (by either connection), or what
+ * SQLite says (message). */
+static int db_failed(nsys *n, const char *what, const char *message)
 {
-    if (n->budget < 0)
+    if (__atomic_load_n(&n->budget, __ATOMIC_RELAXED) < 0)
         return tp_fail(n->st, TP_EFORMAT, "%s: reading %s took more work than the export's size "
                        "allows (a schema computing values, such as a generated column?)",
                        n->path, what);
-    return tp_fail(n->st, TP_EFORMAT, "%s: %s: %s", n->path, what, sqlite3_errmsg(n->db));
+    return tp_fail(n->st, TP_EFORMAT, "%s: %s: %s", n->path, what, message);
+}
+
+static int db_error(nsys *n, const char *what)
+{
+    return db_failed(n, what, sqlite3_errmsg(n->db));
 }
 
 static int has_table(nsys *n, const char *name) { return nsys_has_table(n->db, name, &n->broken); }
 
 /* A table the reader reads must hold its values: a virtual table or a
- * generated column would run the input's code on every row read. */
-static int plain_table(nsys *n, const char *table)
+ * generated column would run the input's code on every row read.  say: the
+ * refusal (or SQLite's error) is the stage's failure; else only its code. */
+static int check_plain(nsys *n, const char *table, int say)
 {
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(n->db, "SELECT (SELECT sql NOT LIKE 'CREATE TABLE%' FROM sqlite_master "
                            "WHERE type='table' AND name=?1), (SELECT name FROM "
                            "pragma_table_xinfo(?1) WHERE hidden IN (2, 3))", -1, &q, NULL) !=
         SQLITE_OK)
-        return db_error(n, table);
+        return say ? db_error(n, table) : TP_EFORMAT;
     sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(q) == SQLITE_ROW ? TP_OK : db_error(n, table);
+    int rc = sqlite3_step(q) == SQLITE_ROW ? TP_OK : say ? db_error(n, table) : TP_EFORMAT;
     const char *generated = rc == TP_OK ? (const char *)sqlite3_column_text(q, 1) : NULL;
     if (rc == TP_OK && (sqlite3_column_int(q, 0) || generated))
-        rc = tp_fail(n->st, TP_EFORMAT, "%s: table %s %s%s: an export's tables hold values, "
-                     "they never compute them (refused: the input's code would run)", n->path,
-                     table, generated ? "has a generated column " : "is a virtual table",
-                     generated ? generated : "");
+        rc = !say ? TP_EFORMAT
+                  : tp_fail(n->st, TP_EFORMAT, "%s: table %s %s%s: an export's tables hold "
+                            "values, they never compute them (refused: the input's code would "
+                            "run)", n->path, table, generated ? "has a generated column "
+                            : "is a virtual table", generated ? generated : "");
     sqlite3_finalize(q);
     return rc;
 }
+
+static int plain_table(nsys *n, const char *table) { return check_plain(n, table, 1); }
 
 static int has_column(nsys *n, const char *table, const char *col)
 {
@@ -128,15 +146,22 @@ static tp_str intern(nsys *n, const char *s, size_t len)
     return tp_intern(n->st, s ? s : "", s ? len : 0);
 }
 
-/* An integer column: NULL is 0; text, a real (1e400 is inf) or a blob
- * marks the row damaged. */
+/* An integer cell (NSYS_CELL_* type, value): NULL is 0; text, a real
+ * (1e400 is inf) or a blob marks the row damaged. */
+static int64_t int_cell(nsys *n, int type, int64_t v)
+{
+    if (type == NSYS_CELL_OTHER)
+        n->row_bad = 1;
+    return type == NSYS_CELL_INT ? v : 0;
+}
+
 static int64_t value_i64(nsys *n, sqlite3_value *v)
 {
-    int type = sqlite3_value_type(v);
-    if (type != SQLITE_INTEGER && type != SQLITE_NULL)
-        n->row_bad = 1;
-    return type == SQLITE_INTEGER ? sqlite3_value_int64(v) : 0;
+    int type = nsys_cell_type(v);
+    return int_cell(n, type, type == NSYS_CELL_INT ? sqlite3_value_int64(v) : 0);
 }
+
+static int64_t cell_i64(nsys *n, const nsys_row *r, int c) { return int_cell(n, r->type[c], r->v[c]); }
 
 /* (One sqlite3_column_value per cell: each column_* call decodes the cell
  * again.) */
@@ -146,11 +171,20 @@ static int64_t col_i64(nsys *n, sqlite3_stmt *q, int col)
 }
 
 /* A StringIds id cell's string: NULL is 0. */
+static tp_str string_cell(nsys *n, int type, int64_t v)
+{
+    return type == NSYS_CELL_NULL ? 0 : nsys_string(&n->strings, &n->bad, int_cell(n, type, v));
+}
+
 static tp_str string_of(nsys *n, sqlite3_value *v)
 {
-    if (sqlite3_value_type(v) == SQLITE_NULL)
-        return 0;
-    return nsys_string(&n->strings, &n->bad, value_i64(n, v));
+    int type = nsys_cell_type(v);
+    return string_cell(n, type, type == NSYS_CELL_INT ? sqlite3_value_int64(v) : 0);
+}
+
+static tp_str cell_string(nsys *n, const nsys_row *r, int c)
+{
+    return string_cell(n, r->type[c], r->v[c]);
 }
 
 static tp_str string_id(nsys *n, sqlite3_stmt *q, int col)
@@ -185,12 +219,20 @@ static int load_strings(nsys *n)
 
 /* The row's times (start, end in columns c, c + 1) into e: 1, or 0 (counted)
  * when the row is damaged. */
-static int row_times(nsys *n, sqlite3_stmt *q, int c, tp_event *e)
+static int row_times(nsys *n, const nsys_row *r, int c, tp_event *e)
 {
-    int64_t start = col_i64(n, q, c), end = col_i64(n, q, c + 1);
+    int64_t start = cell_i64(n, r, c), end = cell_i64(n, r, c + 1);
     return nsys_times(&n->bad, n->row_bad, start, end, e);
 }
 
+static int spill_failed(nsys *n)
+{
+    return tp_fail(n->st, TP_EIO, "%s: cannot write its args to a temporary file: %s", n->path,
+                   tp_spill_error(n->spill));
+}
+
+/* Appends the row, its args text (if any) into the temporary file when
+ * there is one. */
 static int append(nsys *n, tp_event *ev)
 {
     if (n->row_bad) {
@@ -198,7 +240,12 @@ static int append(nsys *n, tp_event *ev)
         return TP_OK;
     }
     nsys_bad_row_done(&n->bad);
-    int rc = tp_trace_append(n->st, n->t, ev);
+    uint64_t off = 0;
+    int rc = n->spill == NULL || ev->args_len == 0
+                 ? tp_trace_append(n->st, n->t, ev)
+             : tp_spill_put(n->spill, ev->args, ev->args_len, &off) == TP_OK
+                 ? tp_trace_append_ref(n->st, n->t, ev, off)
+                 : spill_failed(n);
     if (rc == TP_OK)
         n->rows++;
     return rc;
@@ -223,6 +270,23 @@ static int each_row(nsys *n, const char *table, const char *sql, int (*row)(nsys
         rc = db_error(n, table);
     sqlite3_finalize(q);
     return rc;
+}
+
+/* Calls row(n, r) for each row of job j's table (nsys_rows); an absent
+ * table is no rows, one not plain is refused here, in the tables' order. */
+static int each_job(nsys *n, int j, int (*row)(nsys *, const nsys_row *))
+{
+    if (n->job_state[j] != JOB_READ)
+        return n->job_state[j] == JOB_ABSENT ? TP_OK : plain_table(n, job_tables[j]);
+    const nsys_block *b = NULL;
+    int rc = TP_OK, got;
+    while (rc == TP_OK && (got = nsys_rows_next(n->jobs, j, &b)) > 0)
+        for (size_t i = 0; i < b->rows && rc == TP_OK; i++) {
+            nsys_row r = nsys_block_row(b, i);
+            n->row_bad = n->bad.row_unknown = n->bad.row_nul = 0;
+            rc = row(n, &r);
+        }
+    return rc == TP_OK && got < 0 ? db_failed(n, job_tables[j], nsys_rows_error(n->jobs)) : rc;
 }
 
 /* ------------------------------------------------------------- runtime */
@@ -258,28 +322,27 @@ static size_t runtime_args(char *buf, size_t size, const char *name, int64_t ret
     return k;
 }
 
-static int runtime_row(nsys *n, sqlite3_stmt *q)
+static int runtime_row(nsys *n, const nsys_row *r)
 {
-    int64_t cls = col_i64(n, q, 2);
+    int64_t cls = cell_i64(n, r, 2);
     if (cls == 67) { /* the backtrace copy of a call already listed */
         n->dropped_backtrace++;
         return TP_OK;
     }
     tp_event e = nsys_base_event();
-    if (!row_times(n, q, 0, &e))
+    if (!row_times(n, r, 0, &e))
         return TP_OK;
     e.kind = TP_KIND_RUNTIME;
     e.cat = cls == 1 ? n->cat_driver : n->cat_runtime;
-    e.pid = pid_of(col_i64(n, q, 3));
-    e.tid = tid_of(col_i64(n, q, 3));
-    int64_t corr = col_i64(n, q, 4);
+    e.pid = pid_of(cell_i64(n, r, 3));
+    e.tid = tid_of(cell_i64(n, r, 3));
+    int64_t corr = cell_i64(n, r, 4);
     e.corr = corr > 0 ? corr : TP_NONE;
     tp_str raw = 0;
-    sqlite3_value *name = sqlite3_column_value(q, 5);
-    if (sqlite3_value_type(name) != SQLITE_NULL)
-        e.name = nsys_string_base(n->st, &n->strings, &n->bad, value_i64(n, name), &raw);
+    if (r->type[5] != NSYS_CELL_NULL)
+        e.name = nsys_string_base(n->st, &n->strings, &n->bad, cell_i64(n, r, 5), &raw);
     char args[512];
-    int64_t ret = col_i64(n, q, 6);
+    int64_t ret = cell_i64(n, r, 6);
     size_t alen = e.name != raw ? runtime_args(args, sizeof args, tp_str_text(n->st, raw), ret) : 0;
     if (alen > 0) {
         e.args = args;
@@ -290,60 +353,58 @@ static int runtime_row(nsys *n, sqlite3_stmt *q)
 
 /* ------------------------------------------------------ GPU activities */
 
-static int set_ext(nsys *n, int which, sqlite3_stmt *q, int col)
+static int set_ext(nsys *n, int which, const nsys_row *r, int col)
 {
-    sqlite3_value *v = col < 0 ? NULL : sqlite3_column_value(q, col);
-    if (v == NULL || sqlite3_value_type(v) != SQLITE_INTEGER)
+    if (r->type[col] != NSYS_CELL_INT)
         return TP_OK; /* absent (NULL), or a damaged extension value: left unset */
-    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, sqlite3_value_int64(v));
+    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, r->v[col]);
 }
 
 /* start, end, deviceId, streamId, correlationId, globalPid, contextId: 1,
  * or 0 when the row is damaged (counted). */
-static int device_fields(nsys *n, sqlite3_stmt *q, tp_event *e)
+static int device_fields(nsys *n, const nsys_row *r, tp_event *e)
 {
-    if (!row_times(n, q, 0, e))
+    if (!row_times(n, r, 0, e))
         return 0;
-    int64_t device = col_i64(n, q, 2), stream = col_i64(n, q, 3), corr = col_i64(n, q, 4);
+    int64_t device = cell_i64(n, r, 2), stream = cell_i64(n, r, 3), corr = cell_i64(n, r, 4);
     if (!nsys_device_ok(&n->bad, device) ||
         !nsys_device_ok(&n->bad, stream == 4294967295LL ? 0 : stream))
         return 0;
     e->device = (int32_t)device;
     e->stream = stream == 4294967295LL ? -1 : (int32_t)stream;
     e->corr = corr > 0 ? corr : TP_NONE;
-    e->pid = pid_of(col_i64(n, q, 5));
+    e->pid = pid_of(cell_i64(n, r, 5));
     e->tid = e->stream; /* one row of the timeline per stream, as Kineto draws it */
-    e->context = nsys_context(col_i64(n, q, 6));
+    e->context = nsys_context(cell_i64(n, r, 6));
     return 1;
 }
 
-static int kernel_row(nsys *n, sqlite3_stmt *q)
+static int kernel_row(nsys *n, const nsys_row *r)
 {
     tp_event e = nsys_base_event();
-    if (!device_fields(n, q, &e))
+    if (!device_fields(n, r, &e))
         return TP_OK;
     e.kind = TP_KIND_KERNEL;
     e.cat = n->cat_kernel;
-    e.name = nsys_kernel_name(n->short_names, string_id(n, q, 17), string_id(n, q, 7));
+    e.name = nsys_kernel_name(n->short_names, cell_string(n, r, 17), cell_string(n, r, 7));
     int rc = append(n, &e);
     if (rc != TP_OK || n->row_bad)
         return rc; /* a damaged row is skipped: its cells too */
     static const int which[] = {X_GRID_X, X_GRID_Y, X_GRID_Z, X_BLOCK_X, X_BLOCK_Y, X_BLOCK_Z,
                                 X_REGS, X_SMEM_STATIC, X_SMEM_DYNAMIC};
     for (int i = 0; i < 9 && rc == TP_OK; i++)
-        rc = set_ext(n, which[i], q, 8 + i);
+        rc = set_ext(n, which[i], r, 8 + i);
     return rc;
 }
 
 /* A copy's memory kind (srcKind or dstKind in column col) as the SDK's
  * tp_memkind, by the export's ENUM_CUDA_MEM_KIND labels, else by its
  * documented numbering; left null when not recorded or unknown. */
-static int set_memkind(nsys *n, int which, sqlite3_stmt *q, int col)
+static int set_memkind(nsys *n, int which, const nsys_row *r, int col)
 {
-    sqlite3_value *v = sqlite3_column_value(q, col);
-    if (sqlite3_value_type(v) != SQLITE_INTEGER)
+    if (r->type[col] != NSYS_CELL_INT)
         return TP_OK;
-    int64_t id = sqlite3_value_int64(v);
+    int64_t id = r->v[col];
     tp_memkind k = n->has_memkinds ? (id >= 0 && id < 16 ? n->memkinds[id] : TP_MEMKIND_UNKNOWN)
                                    : tp_memkind_of_nsys(id);
     if (k == TP_MEMKIND_UNKNOWN)
@@ -361,47 +422,47 @@ static int memkind_row(nsys *n, sqlite3_stmt *q)
     return TP_OK;
 }
 
-static int memcpy_row(nsys *n, sqlite3_stmt *q)
+static int memcpy_row(nsys *n, const nsys_row *r)
 {
     tp_event e = nsys_base_event();
-    if (!device_fields(n, q, &e))
+    if (!device_fields(n, r, &e))
         return TP_OK;
     e.kind = TP_KIND_MEMCPY;
     e.cat = n->cat_memcpy;
     char name[32];
-    int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(col_i64(n, q, 8)));
+    int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(cell_i64(n, r, 8)));
     e.name = intern(n, name, (size_t)len);
     int rc = append(n, &e);
     if (rc != TP_OK || n->row_bad)
         return rc; /* a damaged row is skipped: its cells too */
-    rc = set_ext(n, X_BYTES, q, 7);
-    rc = rc ? rc : set_ext(n, X_COPY_KIND, q, 8);
-    rc = rc ? rc : set_memkind(n, X_SRC_KIND, q, 9);
-    return rc ? rc : set_memkind(n, X_DST_KIND, q, 10);
+    rc = set_ext(n, X_BYTES, r, 7);
+    rc = rc ? rc : set_ext(n, X_COPY_KIND, r, 8);
+    rc = rc ? rc : set_memkind(n, X_SRC_KIND, r, 9);
+    return rc ? rc : set_memkind(n, X_DST_KIND, r, 10);
 }
 
-static int memset_row(nsys *n, sqlite3_stmt *q)
+static int memset_row(nsys *n, const nsys_row *r)
 {
     tp_event e = nsys_base_event();
-    if (!device_fields(n, q, &e))
+    if (!device_fields(n, r, &e))
         return TP_OK;
     e.kind = TP_KIND_MEMSET;
     e.cat = n->cat_memset;
     e.name = intern(n, "Memset", 6);
     int rc = append(n, &e);
-    return rc || n->row_bad ? rc : set_ext(n, X_BYTES, q, 7); /* damaged: skipped */
+    return rc || n->row_bad ? rc : set_ext(n, X_BYTES, r, 7); /* damaged: skipped */
 }
 
-static int sync_row(nsys *n, sqlite3_stmt *q)
+static int sync_row(nsys *n, const nsys_row *r)
 {
     static const char *const types[] = {"Unknown sync", "Event sync", "Stream wait event",
                                         "Stream sync", "Context sync"};
     tp_event e = nsys_base_event();
-    if (!device_fields(n, q, &e))
+    if (!device_fields(n, r, &e))
         return TP_OK;
     e.kind = TP_KIND_SYNC;
     e.cat = n->cat_sync;
-    int64_t t = col_i64(n, q, 7);
+    int64_t t = cell_i64(n, r, 7);
     const char *name = t >= 0 && t < 5 ? types[t] : "Sync";
     e.name = intern(n, name, strlen(name));
     return append(n, &e);
@@ -488,16 +549,16 @@ static int nvtx_row(nsys *n, sqlite3_stmt *q)
     return append(n, &e);
 }
 
-static int osrt_row(nsys *n, sqlite3_stmt *q)
+static int osrt_row(nsys *n, const nsys_row *r)
 {
     tp_event e = nsys_base_event();
-    if (!row_times(n, q, 0, &e))
+    if (!row_times(n, r, 0, &e))
         return TP_OK;
     e.kind = TP_KIND_OS_RUNTIME;
     e.cat = n->cat_osrt;
-    e.pid = pid_of(col_i64(n, q, 2));
-    e.tid = tid_of(col_i64(n, q, 2));
-    e.name = string_id(n, q, 3);
+    e.pid = pid_of(cell_i64(n, r, 2));
+    e.tid = tid_of(cell_i64(n, r, 2));
+    e.name = cell_string(n, r, 3);
     return append(n, &e);
 }
 
@@ -549,45 +610,74 @@ static int prepare(nsys *n)
     return rc ? rc : load_strings(n);
 }
 
-static int read_all(nsys *n)
+/* The jobs' queries (their columns as the row functions read them), each
+ * table checked here (has_table, plain), then the jobs started: on a second
+ * connection and thread when the stage may keep two busy. */
+static int start_jobs(nsys *n)
 {
-    const char *ctx = has_column(n, "CUPTI_ACTIVITY_KIND_KERNEL", "contextId") ? "contextId" : "0";
+    static const int ncols[N_JOBS] = {7, 18, 11, 8, 8, 4};
+    char kernel[512], copy[512];
+    const char *ctx = has_column(n, job_tables[J_KERNEL], "contextId") ? "contextId" : "0";
     const char *demangled =
-        has_column(n, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName" : "NULL";
-    char sql[1024];
-    int rc = each_row(n, "CUPTI_ACTIVITY_KIND_RUNTIME",
-                      "SELECT start, end, eventClass, globalTid, correlationId, nameId, "
-                      "returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME",
-                      runtime_row);
-    snprintf(sql, sizeof sql,
+        has_column(n, job_tables[J_KERNEL], "demangledName") ? "demangledName" : "NULL";
+    snprintf(kernel, sizeof kernel,
              "SELECT start, end, deviceId, streamId, correlationId, globalPid, %s, shortName, "
              "gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, "
              "staticSharedMemory, dynamicSharedMemory, %s FROM CUPTI_ACTIVITY_KIND_KERNEL", ctx,
              demangled);
-    rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_KERNEL", sql, kernel_row);
-    const char *kinds = has_column(n, "CUPTI_ACTIVITY_KIND_MEMCPY", "srcKind") &&
-                                has_column(n, "CUPTI_ACTIVITY_KIND_MEMCPY", "dstKind")
+    const char *kinds = has_column(n, job_tables[J_MEMCPY], "srcKind") &&
+                                has_column(n, job_tables[J_MEMCPY], "dstKind")
                             ? "srcKind, dstKind"
                             : "NULL, NULL";
-    rc = rc ? rc : each_row(n, "ENUM_CUDA_MEM_KIND", "SELECT id, label FROM ENUM_CUDA_MEM_KIND",
-                            memkind_row);
-    snprintf(sql, sizeof sql,
+    snprintf(copy, sizeof copy,
              "SELECT start, end, deviceId, streamId, correlationId, globalPid, contextId, bytes, "
              "copyKind, %s FROM CUPTI_ACTIVITY_KIND_MEMCPY", kinds);
-    rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_MEMCPY", sql, memcpy_row);
-    rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_MEMSET",
-                            "SELECT start, end, deviceId, streamId, correlationId, globalPid, "
-                            "contextId, bytes FROM CUPTI_ACTIVITY_KIND_MEMSET",
-                            memset_row);
-    rc = rc ? rc : each_row(n, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-                            "SELECT start, end, deviceId, streamId, correlationId, globalPid, "
-                            "contextId, syncType FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-                            sync_row);
+    const char *sql[N_JOBS] = {
+        "SELECT start, end, eventClass, globalTid, correlationId, nameId, returnValue "
+        "FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+        kernel, copy,
+        "SELECT start, end, deviceId, streamId, correlationId, globalPid, contextId, bytes "
+        "FROM CUPTI_ACTIVITY_KIND_MEMSET",
+        "SELECT start, end, deviceId, streamId, correlationId, globalPid, contextId, syncType "
+        "FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        "SELECT start, end, globalTid, nameId FROM OSRT_API"};
+    for (int j = 0; j < N_JOBS; j++) {
+        n->job_state[j] = !has_table(n, job_tables[j])              ? JOB_ABSENT
+                          : check_plain(n, job_tables[j], 0) == TP_OK ? JOB_READ
+                                                                      : JOB_REFUSED;
+        if (n->job_state[j] != JOB_READ)
+            sql[j] = NULL;
+        if (n->job_state[j] == JOB_REFUSED)
+            for (int k = j + 1; k < N_JOBS; k++) /* the read stops there: nothing after it */
+                sql[k] = NULL;
+    }
+    sqlite3 *own = NULL;
+    /* (a libsqlite3 built single-threaded never gets a second thread) */
+    if (tp_threads(n->st) >= 2 && sqlite3_threadsafe() &&
+        nsys_db_open(n->uri, n->size, &n->budget, &own) != TP_OK) {
+        sqlite3_close(own);
+        own = NULL; /* in line, then */
+    }
+    n->jobs = nsys_rows_start(n->db, own, sql, ncols, N_JOBS);
+    return n->jobs ? TP_OK : tp_fail(n->st, TP_ENOMEM, "%s: out of memory", n->path);
+}
+
+static int read_all(nsys *n)
+{
+    int rc = start_jobs(n);
+    rc = rc ? rc : each_job(n, J_RUNTIME, runtime_row);
+    rc = rc ? rc : each_job(n, J_KERNEL, kernel_row);
+    rc = rc ? rc : each_row(n, "ENUM_CUDA_MEM_KIND", "SELECT id, label FROM ENUM_CUDA_MEM_KIND",
+                            memkind_row);
+    rc = rc ? rc : each_job(n, J_MEMCPY, memcpy_row);
+    rc = rc ? rc : each_job(n, J_MEMSET, memset_row);
+    rc = rc ? rc : each_job(n, J_SYNC, sync_row);
     rc = rc ? rc : each_row(n, "NVTX_EVENTS",
                             "SELECT globalTid, domainId, text FROM NVTX_EVENTS WHERE eventType = 75",
                             domain_row);
     if (rc == TP_OK)
         nsys_table_seal(&n->domains);
+    char sql[1024];
     int json = has_column(n, "NVTX_EVENTS", "jsonText") && has_column(n, "NVTX_EVENTS", "jsonTextId");
     int bin = has_column(n, "NVTX_EVENTS", "binaryData") && has_column(n, "NVTX_EVENTS", "eventId");
     snprintf(sql, sizeof sql, "SELECT start, end, eventType, globalTid, text, textId, domainId, %s, "
@@ -596,105 +686,32 @@ static int read_all(nsys *n)
     if (rc == TP_OK && bin && has_table(n, "NVTX_EVENTS"))
         rc = nsys_payloads_load(n->db, payload_table, n, &n->payloads);
     rc = rc ? rc : each_row(n, "NVTX_EVENTS", sql, nvtx_row);
-    rc = rc ? rc : each_row(n, "OSRT_API",
-                            "SELECT start, end, globalTid, nameId FROM OSRT_API", osrt_row);
+    rc = rc ? rc : each_job(n, J_OSRT, osrt_row);
     rc = rc ? rc : each_row(n, "TARGET_INFO_GPU",
                             "SELECT cuDevice, name, smCount, totalMemory FROM TARGET_INFO_GPU",
                             gpu_row);
+    if (rc == TP_OK && tp_spill_flush(n->spill) != TP_OK) /* before any stage reads args */
+        rc = spill_failed(n);
     return rc;
 }
 
-/* Refuses an export whose latest writes sit beside it (a -wal file or a hot
- * journal): read immutable, those would be missed (CONVENTIONS "SQLite
- * inputs"). */
-static int refuse_side_files(tp_stage *st, const char *path, const char *abs)
-{
-    static const char *const sides[] = {"-wal", "-journal"};
-    for (int i = 0; i < 2; i++) {
-        char side[PATH_MAX + 16];
-        struct stat sb;
-        snprintf(side, sizeof side, "%s%s", abs, sides[i]);
-        if (stat(side, &sb) == 0 && sb.st_size > 0)
-            return tp_fail(st, TP_EFORMAT, "%s: a %s file beside it holds changes not yet in the "
-                           "export (open it once with sqlite3 to fold them in, or remove it)",
-                           path, sides[i]);
-    }
-    return TP_OK;
-}
-
-/* "file:" + the percent-encoded absolute path + "?immutable=1": the user's
- * text is never read as a URI (a path starting with file: is a file). */
-static int export_uri(tp_stage *st, const char *path, char *abs, char *uri, size_t size)
-{
-    if (realpath(path, abs) == NULL)
-        return tp_fail(st, TP_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t k = (size_t)snprintf(uri, size, "file:");
-    for (const unsigned char *c = (const unsigned char *)abs; *c && k + 4 < size; c++) {
-        if (isalnum(*c) || strchr("/-._~", *c))
-            uri[k++] = (char)*c;
-        else
-            k += (size_t)snprintf(uri + k, size - k, "%%%02X", *c);
-    }
-    if (k + 16 >= size)
-        return tp_fail(st, TP_EIO, "%s: cannot open: the path is too long", path);
-    snprintf(uri + k, size - k, "?immutable=1");
-    return refuse_side_files(st, path, abs);
-}
-
-/* Work done by SQLite for one export is bounded: a schema from the input
- * (a generated column, say) must not turn a small file into minutes. */
-static int over_budget(void *budget)
-{
-    return --*(int64_t *)budget < 0;
-}
-
-/* Opens read-only and immutable (no -shm/-wal created, fine in a read-only
- * folder), schema untrusted, defensive, values no longer than the file,
- * VM steps bounded by the file's size. */
+/* Opens the export (nsys_db_open), its VM steps bounded by the file's size. */
 static int open_export(nsys *n, const char *path, int64_t size)
 {
     char abs[PATH_MAX], uri[3 * PATH_MAX + 32];
-    int rc = export_uri(n->st, path, abs, uri, sizeof uri);
+    int rc = nsys_export_uri(n->st, path, abs, uri, sizeof uri);
     if (rc != TP_OK)
         return rc;
-    if (sqlite3_open_v2(uri, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
-                        NULL) != SQLITE_OK) {
+    if ((n->uri = strdup(uri)) == NULL)
+        return tp_fail(n->st, TP_ENOMEM, "%s: out of memory", path);
+    n->size = size;
+    n->budget = (NSYS_STEPS_BASE + size * NSYS_STEPS_PER_BYTE) / NSYS_STEPS_EVERY;
+    if (nsys_db_open(n->uri, n->size, &n->budget, &n->db) != TP_OK) {
         rc = tp_fail(n->st, TP_EIO, "%s: cannot open: %s", path, sqlite3_errmsg(n->db));
         sqlite3_close(n->db);
         n->db = NULL;
-        return rc;
     }
-    sqlite3_db_config(n->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
-    sqlite3_db_config(n->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
-    sqlite3_db_config(n->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
-    sqlite3_db_config(n->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
-    sqlite3_limit(n->db, SQLITE_LIMIT_LENGTH, size < (1 << 30) ? (int)size + 1024 : 1 << 30);
-    n->budget = (NSYS_STEPS_BASE + size * NSYS_STEPS_PER_BYTE) / NSYS_STEPS_EVERY;
-    sqlite3_progress_handler(n->db, NSYS_STEPS_EVERY, over_budget, &n->budget);
-    return TP_OK;
-}
-
-/* Checks the head: an SQLite file, else what the file is instead. */
-static int check_head(tp_stage *st, const char *path, int64_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    char head[256] = {0};
-    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
-    struct stat sb;
-    *size = f && fstat(fileno(f), &sb) == 0 ? (int64_t)sb.st_size : 0;
-    if (f)
-        fclose(f);
-    if (f == NULL)
-        return tp_fail(st, TP_EIO, "%s: cannot open: %s", path, "No such file or unreadable");
-    int sqlite = got >= 16 && memcmp(head, "SQLite format 3", 16) == 0;
-    if (!sqlite && nsys_json_probe((const unsigned char *)head, got, path) > 0)
-        return tp_fail(st, TP_EFORMAT, "%s: an Nsight Systems JSON-lines export, not SQLite (read "
-                       "it with `reader: nsys_json`, or `reader: auto`)", path);
-    if (!sqlite)
-        return tp_fail(st, TP_EFORMAT, "%s: not an SQLite database (the nsys reader reads "
-                       "`nsys export --type sqlite` files; a Kineto JSON trace needs the kineto "
-                       "reader)", path);
-    return TP_OK;
+    return rc;
 }
 
 static int read_export(nsys *n, const char *path)
@@ -724,16 +741,20 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
     if (n.t == NULL)
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
     int64_t size = 0;
-    int rc = check_head(st, cfg->path, &size);
+    int rc = nsys_check_head(st, cfg->path, &size);
     rc = rc ? rc : open_export(&n, cfg->path, size);
+    rc = rc ? rc : tp_spill_open(st, n.t, cfg->path, &n.spill); /* the API calls' args: not in memory */
     rc = rc ? rc : read_export(&n, cfg->path);
     if (rc == TP_OK) {
         nsys_bad_warn(st, cfg->path, &n.bad);
         tp_log(st, TP_LOG_INFO, "%s: %zu events (%zu backtrace copies of API rows dropped)",
                cfg->path, n.rows, n.dropped_backtrace);
     }
+    nsys_rows_stop(n.jobs);
+    tp_spill_free(n.spill);
     nsys_payloads_free(n.payloads);
     sqlite3_close(n.db);
+    free(n.uri);
     nsys_table_free(&n.strings);
     nsys_table_free(&n.domains);
     return rc;
