@@ -93,7 +93,7 @@ NJ_INLINE int event_times(nj *n, size_t o, const char *start, const char *end, t
 }
 
 /* Pass 1: the string table, in either form, and the NVTX domains. */
-static int strings_line(nj *n, size_t o)
+int nj_strings_line(nj *n, size_t o)
 {
     nj_doc *d = &n->doc;
     size_t nvtx = nj_get(d, o, "NvtxEvent");
@@ -472,11 +472,21 @@ static int part_cut_short(nj *n)
                    "ends early): its events cannot be read whole", n->path, n->line_no);
 }
 
+int nj_line(nj *n, char *line, size_t len, int (*fn)(nj *, size_t))
+{
+    json_t *owner = NULL;
+    int rc = parse_line(n, line, len, &owner);
+    if (rc == TP_OK)
+        rc = fn(n, 1);
+    json_decref(owner);
+    return rc;
+}
+
 int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
 {
     char *line;
     ssize_t got;
-    int rc = TP_OK;
+    int rc = TP_OK, first_pass = fn != nj_event_line;
     tp_digest_init(&n->bytes);
     r->bytes = &n->bytes;
     r->off = part == 0 ? 0 : n->cut;
@@ -485,17 +495,13 @@ int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
     r->eof = 0;
     while (rc == TP_OK && (got = next_line(r, &line)) > 0) {
         size_t len = (size_t)got;
-        json_t *owner = NULL;
         n->line_no++;
         n->last_newline = line[len - 1] == '\n';
         if (!n->last_newline && r->stop != UINT64_MAX)
             return part_cut_short(n);
-        if (line[0] == '\n' || (fn == strings_line && event_not_domain(line, len)))
+        if (line[0] == '\n' || (first_pass && event_not_domain(line, len)))
             continue;
-        rc = parse_line(n, line, len, &owner);
-        if (rc == TP_OK)
-            rc = fn(n, 1);
-        json_decref(owner);
+        rc = fn != NULL ? nj_line(n, line, len, fn) : nj_local_keep(n, line, len);
     }
     n->now[part] = tp_digest_value(&n->bytes);
     if (rc == TP_OK && got == TP_EIO && n->local == NULL)
@@ -503,16 +509,15 @@ int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
     return rc == TP_OK && got < 0 ? (int)got : rc;
 }
 
-/* One pass over the parts; the events' on two threads when the file is
- * cut. */
+/* One pass over the parts, on two threads when the file is cut. */
 static int each_line(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
 {
     int rc = TP_OK;
     n->line_no = 0;
     n->last_newline = 1;
     rewind(r->in);
-    if (fn == nj_event_line && n->cut)
-        rc = nj_split_pass(n, r);
+    if (n->cut)
+        rc = nj_split_pass(n, r, fn);
     else
         for (int k = 0; rc == TP_OK && k < parts(n); k++)
             rc = nj_each_part(n, r, fn, k);
@@ -555,7 +560,7 @@ int nsys_json_run(tp_stage *st, const void *config, void *state)
     nj_split_plan(&n, lines.fd);
     int rc = prepare(&n);
     if (rc == TP_OK)
-        rc = each_line(&n, &lines, strings_line);
+        rc = each_line(&n, &lines, nj_strings_line);
     nsys_table_seal(&n.strings);
     nsys_table_seal(&n.domains);
     if (rc == TP_OK)

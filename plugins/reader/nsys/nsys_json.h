@@ -64,9 +64,16 @@ enum {
     NJ_SKIP = 8       /* a damaged row: its texts are interned, the row is not appended */
 };
 
-/* Reads one part's lines through fn (the strings or events of a line);
- * with fail, a read or parse error is reported (else only returned). */
+/* Reads one part's lines through fn (nj_strings_line, nj_event_line), or
+ * keeps the lines the first pass reads (fn NULL: the worker's first pass);
+ * a read or parse error is reported, but by the worker (only returned). */
 int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part);
+
+/* One line parsed and given to fn. */
+int nj_line(nj *n, char *line, size_t len, int (*fn)(nj *, size_t));
+
+/* Pass 1's line: string table records, NVTX domains. */
+int nj_strings_line(nj *n, size_t o);
 
 /* Pass 2's line: its event, if any. */
 int nj_event_line(nj *n, size_t o);
@@ -75,13 +82,16 @@ int nj_event_line(nj *n, size_t o);
 int nj_local_row(nj *n, const tp_event *e);
 int nj_local_ext(nj *n, int which, int64_t v);
 tp_str nj_local_text(nj *n, const char *s, size_t len, unsigned how);
+int nj_local_keep(nj *n, const char *line, size_t len); /* a first-pass line, for the main thread */
 
 /* Where the file is cut for two threads (sets n->cut), when it is worth
  * it: big enough, and two cores for this trace. */
 void nj_split_plan(nj *n, int fd);
 
-/* Pass 2 over both parts: the second on a worker thread, its rows then
- * appended after the first part's; read again here if the worker gave up. */
-int nj_split_pass(nj *n, nj_lines *r);
+/* A pass over both parts, the second on a worker thread: the first pass's
+ * lines of the second part (string table records) are then read here in
+ * order, the second pass's rows appended after the first part's; the part
+ * is read again here if the worker gave up. */
+int nj_split_pass(nj *n, nj_lines *r, int (*fn)(nj *, size_t));
 
 #endif

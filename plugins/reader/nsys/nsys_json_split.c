@@ -1,11 +1,14 @@
 /*
  * reader nsys_json: the second pass on two threads (issue 31).
  *
- * After the first pass the string table and the NVTX domains are sealed:
- * from then on they are only read.  The file is cut at a line start near
- * the middle (chosen before the first pass, which counts and digests each
- * part on its own), and a worker thread reads the second part's events
- * while the main thread reads the first part's.  The worker never touches
+ * The file is cut at a line start near the middle, chosen before the
+ * first pass; each pass counts and digests each part on its own, the main
+ * thread the first, a worker thread the second.  In the first pass the
+ * worker keeps the few lines that are not events (string table records,
+ * NVTX domains), which the main thread then reads after its own, in
+ * order.  After it the string table and the domains are sealed: from then
+ * on they are only read, and in the second pass the worker reads the
+ * second part's events while the main thread reads the first part's.  The worker never touches
  * the run (the core is not thread-safe): it keeps its rows here, in chunks,
  * with the texts it would have interned (NVTX texts, copy names, the "nvtx"
  * category) in an arena of its own and the API calls' string ids, whose
@@ -50,10 +53,19 @@ typedef struct nj_chunk {
     int64_t val[CHUNK_ROWS * N_X];
 } nj_chunk;
 
+/* A first-pass line the worker kept: its text in the arena, its number
+ * counted from the cut. */
+typedef struct nj_kept {
+    tp_str at;
+    size_t line;
+} nj_kept;
+
 struct nj_local {
     nj_chunk *first, *last;
     char *text; /* texts back to back, each after its length (uint32_t) */
     size_t ntext, cap_text;
+    nj_kept *kept;
+    size_t nkept, cap_kept;
     int failed; /* out of memory: the worker gives up */
 };
 
@@ -139,6 +151,24 @@ int nj_local_ext(nj *n, int which, int64_t v)
     return TP_OK;
 }
 
+int nj_local_keep(nj *n, const char *line, size_t len)
+{
+    nj_local *l = n->local;
+    if (l->nkept == l->cap_kept) {
+        size_t cap = l->cap_kept ? l->cap_kept * 2 : 256;
+        nj_kept *kept = tp_realloc(l->kept, cap * sizeof *kept);
+        if (kept == NULL)
+            return TP_ENOMEM;
+        l->kept = kept;
+        l->cap_kept = cap;
+    }
+    tp_str at = nj_local_text(n, line, len, 0);
+    if (l->failed)
+        return TP_ENOMEM;
+    l->kept[l->nkept++] = (nj_kept){at, n->line_no};
+    return TP_OK;
+}
+
 /* ---- the cut */
 
 void nj_split_plan(nj *n, int fd)
@@ -164,6 +194,7 @@ typedef struct nj_worker {
     nj w;        /* the reader's state as the worker sees it */
     nj_lines r;  /* its own buffer; the descriptor shared (pread) */
     nj_local local;
+    int (*fn)(nj *, size_t); /* nj_event_line, or NULL: keep the first pass's lines */
     pthread_t thread;
     int rc;
 } nj_worker;
@@ -171,7 +202,7 @@ typedef struct nj_worker {
 static void *worker_main(void *arg)
 {
     nj_worker *k = arg;
-    k->rc = nj_each_part(&k->w, &k->r, nj_event_line, 1);
+    k->rc = nj_each_part(&k->w, &k->r, k->fn, 1);
     if (k->rc == TP_OK && k->local.failed)
         k->rc = TP_ENOMEM;
     return NULL;
@@ -185,17 +216,27 @@ static void worker_free(nj_worker *k)
     }
     k->local.first = k->local.last = NULL;
     tp_free(k->local.text);
+    tp_free(k->local.kept);
     tp_free(k->r.buf);
     tp_free(k->w.doc.v);
+}
+
+/* A text of the worker's arena: its bytes, *len of them. */
+static char *arena_at(const nj_local *l, tp_str at, size_t *len)
+{
+    uint32_t len32;
+    memcpy(&len32, l->text + at, sizeof len32);
+    *len = len32;
+    return l->text + at + sizeof len32;
 }
 
 /* A text of the worker's arena interned, as the main thread interns it. */
 static tp_str arena_text(nj *n, const nj_local *l, tp_str at)
 {
-    uint32_t len;
+    size_t len;
     int nul;
-    memcpy(&len, l->text + at, sizeof len);
-    return nsys_escaped(n->st, l->text + at + sizeof len, len, &nul);
+    const char *s = arena_at(l, at, &len);
+    return nsys_escaped(n->st, s, len, &nul);
 }
 
 /* One of the worker's rows appended as the main thread appends its own:
@@ -237,8 +278,24 @@ static void add_bad(nsys_bad *to, const nsys_bad *b)
     to->nul_names += b->nul_names;
 }
 
+/* The first pass's lines the worker kept, read in order, numbered as one
+ * thread numbers them. */
+static int kept_lines(nj *n, nj_worker *k)
+{
+    size_t base = n->line_no;
+    int rc = TP_OK;
+    for (size_t i = 0; i < k->local.nkept && rc == TP_OK; i++) {
+        size_t len;
+        char *line = arena_at(&k->local, k->local.kept[i].at, &len);
+        n->line_no = base + k->local.kept[i].line;
+        rc = nj_line(n, line, len, nj_strings_line);
+    }
+    n->line_no = base;
+    return rc;
+}
+
 /* The worker's rows after the main thread's, each chunk given back once
- * appended; then its counts, lines and digest. */
+ * appended. */
 static int merge(nj *n, nj_worker *k)
 {
     int rc = TP_OK;
@@ -253,39 +310,49 @@ static int merge(nj *n, nj_worker *k)
             return rc;
     }
     n->bad.row_unknown = n->bad.row_nul = 0;
-    add_bad(&n->bad, &k->w.bad);
-    n->records += k->w.records;
-    n->line_no += k->w.line_no;
-    n->now[1] = k->w.now[1];
-    n->last_newline = k->w.last_newline;
     tp_log(n->st, TP_LOG_INFO, "%s: events parsed on two threads (cut at byte %llu)", n->path,
            (unsigned long long)n->cut);
     return TP_OK;
 }
 
-int nj_split_pass(nj *n, nj_lines *r)
+/* The worker's part as if read here: its lines, counts and digest. */
+static int adopt(nj *n, nj_worker *k)
+{
+    int rc = k->fn ? merge(n, k) : kept_lines(n, k);
+    if (rc != TP_OK)
+        return rc;
+    add_bad(&n->bad, &k->w.bad);
+    n->records += k->w.records;
+    n->line_no += k->w.line_no;
+    n->now[1] = k->w.now[1];
+    n->last_newline = k->w.last_newline;
+    return TP_OK;
+}
+
+int nj_split_pass(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
 {
     nj_worker *k = tp_calloc(1, sizeof *k);
     int started = 0;
     if (k != NULL) {
-        k->w = *n; /* the sealed tables shared, read only */
+        k->w = *n; /* the second pass: the sealed tables shared, read only */
         k->w.local = &k->local;
         k->w.line_no = k->w.records = k->w.rows = 0;
         memset(&k->w.bad, 0, sizeof k->w.bad);
         memset(&k->w.doc, 0, sizeof k->w.doc);
         k->r = (nj_lines){.fd = r->fd};
+        k->fn = fn == nj_event_line ? fn : NULL;
         started = pthread_create(&k->thread, NULL, worker_main, k) == 0;
     }
-    int rc = nj_each_part(n, r, nj_event_line, 0);
+    int rc = nj_each_part(n, r, fn, 0);
     if (started)
         pthread_join(k->thread, NULL);
     if (rc == TP_OK && started && k->rc == TP_OK)
-        rc = merge(n, k);
+        rc = adopt(n, k);
     else if (rc == TP_OK) { /* the worker gave up: its part read here, errors as one thread's */
         if (started)
             tp_log(n->st, TP_LOG_INFO, "%s: second thread gave up (code %d); its part read "
                    "on this one", n->path, k->rc);
-        rc = nj_each_part(n, r, nj_event_line, 1);
+        rc = nj_each_part(n, r, fn, 1);
     }
     if (k != NULL)
         worker_free(k);
