@@ -484,8 +484,9 @@ int nj_line(nj *n, char *line, size_t len, int (*fn)(nj *, size_t))
 
 int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
 {
-    char *line;
+    char *line = NULL;
     ssize_t got;
+    size_t len = 0;
     int rc = TP_OK, first_pass = fn != nj_event_line;
     tp_digest_init(&n->bytes);
     r->bytes = &n->bytes;
@@ -494,7 +495,7 @@ int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
     r->start = r->end = r->scanned = 0;
     r->eof = 0;
     while (rc == TP_OK && (got = next_line(r, &line)) > 0) {
-        size_t len = (size_t)got;
+        len = (size_t)got;
         n->line_no++;
         n->last_newline = line[len - 1] == '\n';
         if (!n->last_newline && r->stop != UINT64_MAX)
@@ -504,6 +505,10 @@ int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
         rc = fn != NULL ? nj_line(n, line, len, fn) : nj_local_keep(n, line, len);
     }
     n->now[part] = tp_digest_value(&n->bytes);
+    if (rc != TP_OK && line != NULL) { /* where the line starts in the file */
+        n->fail_off = r->off - (r->end - (size_t)(line - r->buf));
+        n->fail_len = len;
+    }
     if (rc == TP_OK && got == TP_EIO && n->local == NULL)
         return tp_fail(n->st, TP_EIO, "%s: read error: %s", n->path, strerror(r->err));
     return rc == TP_OK && got < 0 ? (int)got : rc;

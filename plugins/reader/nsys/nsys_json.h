@@ -42,6 +42,8 @@ typedef struct nj {
     nj_local *local; /* the worker's rows: set on the worker's copy only */
     unsigned row_how; /* the worker: how the row's name and category are given (NJ_*) */
     int64_t row_sid;  /* the worker: the string id an API call is named by */
+    uint64_t fail_off; /* the worker: where the line it could not read starts, */
+    size_t fail_len;   /* and its length */
 } nj;
 
 /* Lines of [off, stop) of the file read in blocks (pread: the two threads
@@ -90,8 +92,9 @@ void nj_split_plan(nj *n, int fd);
 
 /* A pass over both parts, the second on a worker thread: the first pass's
  * lines of the second part (string table records) are then read here in
- * order, the second pass's rows appended after the first part's; the part
- * is read again here if the worker gave up. */
+ * order, the second pass's rows appended after the first part's as the
+ * worker hands them over; where the worker stopped is reported as one
+ * thread reports it. */
 int nj_split_pass(nj *n, nj_lines *r, int (*fn)(nj *, size_t));
 
 #endif
