@@ -96,6 +96,27 @@ int tp_test_run_yaml_fails(const char *yaml, char *msg, size_t msg_size)
     return rc == TP_OK ? TP_EXIT_OK : TP_EXIT_FAIL;
 }
 
+int tp_test_run_logged(const char *yaml, tp_run **out, char **log)
+{
+    tp_diags d = {0};
+    tp_pipeline *p = load_yaml(yaml, &d);
+    if (p == NULL)
+        ck_abort_msg("pipeline did not validate: %s", d.n ? d.lines[0] : "?");
+    tp_diags_free(&d);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    tp_run_opts o = {.verbosity = 2, .progress = 0, .log = f};
+    int rc = tp_pipeline_run(p, &o, out);
+    long n = ftell(f);
+    *log = calloc(1, (size_t)(n > 0 ? n : 0) + 1);
+    rewind(f);
+    if (n > 0)
+        ck_assert_uint_eq(fread(*log, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    tp_pipeline_free(p);
+    return rc;
+}
+
 const tp_result *tp_test_result(tp_run *run, const char *id)
 {
     const tp_result *r = tp_run_result(run, id);

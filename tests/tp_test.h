@@ -36,6 +36,10 @@ tp_run *tp_test_run_yaml(const char *yaml);
  * running) and copies the first message into msg (may be NULL). */
 int tp_test_run_yaml_fails(const char *yaml, char *msg, size_t msg_size);
 
+/* Runs a pipeline at verbosity 2, its log captured into *log (malloc'd);
+ * returns the pipeline's status; *out gets the run (free both). */
+int tp_test_run_logged(const char *yaml, tp_run **out, char **log);
+
 /* Looks up a result by id, failing the test if absent. */
 const tp_result *tp_test_result(tp_run *run, const char *id);
 

@@ -41,30 +41,9 @@ static void remove_tmpdir(void)
     ck_assert_int_eq(system(cmd), 0);
 }
 
-/* Runs a pipeline at verbosity 2, its log captured into *log (malloc'd);
- * returns the pipeline's status; *out gets the run. */
 static int run_logged(const char *yaml, tp_run **out, char **log)
 {
-    static tp_ctx *ctx;
-    if (ctx == NULL)
-        ctx = tp_test_ctx();
-    tp_diags d = {0};
-    tp_pipeline *p = tp_pipeline_load_string(ctx, yaml, strlen(yaml), "<test>", NULL, 0, &d);
-    if (p == NULL)
-        ck_abort_msg("pipeline did not validate: %s", d.n ? d.lines[0] : "?");
-    tp_diags_free(&d);
-    FILE *f = tmpfile();
-    ck_assert_ptr_nonnull(f);
-    tp_run_opts o = {.verbosity = 2, .progress = 0, .log = f};
-    int rc = tp_pipeline_run(p, &o, out);
-    long n = ftell(f);
-    *log = calloc(1, (size_t)(n > 0 ? n : 0) + 1);
-    rewind(f);
-    if (n > 0)
-        ck_assert_uint_eq(fread(*log, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    tp_pipeline_free(p);
-    return rc;
+    return tp_test_run_logged(yaml, out, log);
 }
 
 #define BREAKDOWN_YAML                                                                      \

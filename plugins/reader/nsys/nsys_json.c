@@ -8,7 +8,8 @@
  * NvtxEvent: ranges and marks), table records a lowercase "type" (String,
  * ThreadName) or, without --separate-strings, one {"data": [...]} line of
  * strings.  The string table may come after the events, so the file is read
- * twice: strings first, then events.  64-bit values are quoted strings
+ * twice: strings first, then events (a big file's second half on a thread
+ * of its own: nsys_json_split.c).  64-bit values are quoted strings
  * (protobuf's JSON mapping) and are parsed from their digits; both forms
  * are accepted for every number.  A line that is not JSON fails with its
  * line number.
@@ -23,32 +24,12 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
-#include "nsys_common.h"
-#include "nsys_jscan.h"
+#include "nsys_json.h"
 
 TP_HIDDEN const tp_option nsys_json_options[] = {
     TP_OPTION_REQUIRED_INPUT_FILE("path", nj_config, path, "the JSON-lines export"),
     NSYS_KERNEL_NAME_OPTION(nj_config),
     TP_OPTION_END};
-
-typedef struct nj {
-    tp_stage *st;
-    tp_trace *t;
-    const char *path;
-    size_t line_no, rows, records;
-    nsys_table strings, domains;
-    nsys_bad bad;
-    int row_bad; /* the event being read holds a number that is not an int64 */
-    struct stat at_open; /* the file as first seen: it must not change */
-    size_t lines;        /* lines of the first pass */
-    tp_digest bytes;     /* the bytes of the pass being read */
-    uint64_t first;      /* the first pass's digest */
-    int ext[N_X];
-    tp_str cat_runtime, cat_driver, cat_osrt, cat_kernel, cat_memcpy, cat_memset, cat_sync,
-        cat_cudnn, cat_cublas;
-    int short_names; /* kernel_name: short */
-    nj_doc doc;      /* the line being read */
-} nj;
 
 /* Up to 18 digits, after an optional '-': *out and 1 (strtoll's value), else
  * 0 (strtoll decides). */
@@ -112,7 +93,7 @@ NJ_INLINE int event_times(nj *n, size_t o, const char *start, const char *end, t
 }
 
 /* Pass 1: the string table, in either form, and the NVTX domains. */
-static int strings_line(nj *n, size_t o)
+int nj_strings_line(nj *n, size_t o)
 {
     nj_doc *d = &n->doc;
     size_t nvtx = nj_get(d, o, "NvtxEvent");
@@ -149,6 +130,8 @@ static int strings_line(nj *n, size_t o)
 
 static int append(nj *n, tp_event *e)
 {
+    if (n->local != NULL)
+        return nj_local_row(n, e);
     if (n->row_bad) {
         n->bad.not_integer++;
         return TP_OK;
@@ -160,6 +143,42 @@ static int append(nj *n, tp_event *e)
     return rc;
 }
 
+/* An extension value of the row just appended. */
+static int ext_put(nj *n, int which, int64_t v)
+{
+    if (n->local != NULL)
+        return nj_local_ext(n, which, v);
+    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, v);
+}
+
+/* A text named or categorised by (NJ_NAME_TEXT, NJ_CAT_TEXT), interned with
+ * its NUL bytes escaped; the worker keeps it for the main thread. */
+static tp_str row_text(nj *n, const char *s, size_t len, unsigned how)
+{
+    if (n->local != NULL)
+        return nj_local_text(n, s, len, how);
+    return nsys_name(n->st, &n->bad, s, len);
+}
+
+/* An NVTX domain's category (nsys_domain_cat), "nvtx" as a text. */
+static tp_str domain_cat(nj *n, int64_t pid, int64_t domain)
+{
+    const nsys_entry *e = nsys_table_get(&n->domains, pid, domain);
+    return e ? e->value : row_text(n, "nvtx", 4, NJ_CAT_TEXT);
+}
+
+/* An API call's name: string id without its _vNNNN suffix (the worker
+ * leaves it to the main thread, which keeps each id's once worked out). */
+static tp_str api_name(nj *n, int64_t id)
+{
+    tp_str raw;
+    if (n->local == NULL)
+        return nsys_string_base(n->st, &n->strings, &n->bad, id, &raw);
+    n->row_how |= NJ_NAME_BASE;
+    n->row_sid = id;
+    return 0;
+}
+
 static int set_ext(nj *n, int which, size_t o, const char *key)
 {
     size_t at = nj_get(&n->doc, o, key);
@@ -169,7 +188,7 @@ static int set_ext(nj *n, int which, size_t o, const char *key)
     int64_t v = num_at(n, at);
     int bad = n->row_bad;
     n->row_bad = was_bad; /* a damaged extension value is left unset */
-    return bad ? TP_OK : tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, v);
+    return bad ? TP_OK : ext_put(n, which, v);
 }
 
 /* A copy's memory kind (srcKind, dstKind: ENUM_CUDA_MEM_KIND's numbering)
@@ -185,7 +204,7 @@ static int set_memkind(nj *n, int which, size_t o, const char *key)
     n->row_bad = was_bad;
     if (bad || k == TP_MEMKIND_UNKNOWN)
         return TP_OK;
-    return tp_trace_ext_set_i64(n->st, n->t, n->ext[which], n->rows - 1, (int64_t)k);
+    return ext_put(n, which, (int64_t)k);
 }
 
 static int api_event(nj *n, size_t o)
@@ -207,8 +226,7 @@ static int api_event(nj *n, size_t o)
     e.tid = tid_of(tid);
     int64_t corr = num(n, o, "correlationId");
     e.corr = corr > 0 && cls != 27 ? corr : TP_NONE;
-    tp_str raw;
-    e.name = nsys_string_base(n->st, &n->strings, &n->bad, num(n, o, "name"), &raw);
+    e.name = api_name(n, num(n, o, "name"));
     return append(n, &e);
 }
 
@@ -241,15 +259,15 @@ static int cuda_event(nj *n, size_t o)
         e.kind = TP_KIND_MEMCPY;
         e.cat = n->cat_memcpy;
         int len = snprintf(name, sizeof name, "Memcpy %s", copy_kind(num(n, cp, "copyKind")));
-        e.name = tp_intern(n->st, name, (size_t)len);
+        e.name = row_text(n, name, (size_t)len, NJ_NAME_TEXT);
     } else if (ms) {
         e.kind = TP_KIND_MEMSET;
         e.cat = n->cat_memset;
-        e.name = tp_intern(n->st, "Memset", 6);
+        e.name = row_text(n, "Memset", 6, NJ_NAME_TEXT);
     } else if (sy) {
         e.kind = TP_KIND_SYNC;
         e.cat = n->cat_sync;
-        e.name = tp_intern(n->st, "Sync", 4);
+        e.name = row_text(n, "Sync", 4, NJ_NAME_TEXT);
     } else {
         return TP_OK; /* a CUDA event of a kind not mapped */
     }
@@ -282,20 +300,21 @@ static int nvtx_event(nj *n, size_t o)
         return TP_OK;
     e.kind = TP_KIND_ANNOTATION;
     e.pid = pid_of(num(n, o, "GlobalTid"));
-    e.cat = nsys_domain_cat(n->st, &n->domains, e.pid, num(n, o, "DomainId"));
+    e.cat = domain_cat(n, e.pid, num(n, o, "DomainId"));
     e.tid = tid_of(num(n, o, "GlobalTid"));
-    size_t text = nj_get(&n->doc, o, "Text");
-    e.name = nj_type(&n->doc, text) == NJ_STR
-                 ? nsys_name(n->st, &n->bad, nj_str(&n->doc, text), nj_str_len(&n->doc, text))
+    size_t at = nj_get(&n->doc, o, "Text");
+    e.name = nj_type(&n->doc, at) == NJ_STR
+                 ? row_text(n, nj_str(&n->doc, at), nj_str_len(&n->doc, at), NJ_NAME_TEXT)
                  : string_of(n, num(n, o, "TextId"));
     return append(n, &e);
 }
 
 /* Pass 2: one event line. */
-static int event_line(nj *n, size_t o)
+int nj_event_line(nj *n, size_t o)
 {
     size_t v;
     n->row_bad = n->bad.row_unknown = n->bad.row_nul = 0;
+    n->row_how = 0;
     if (has(n, o, "Type") || has(n, o, "type") || has(n, o, "data"))
         n->records++;
     if ((v = nj_get(&n->doc, o, "TraceProcessEvent")))
@@ -314,16 +333,6 @@ static int event_not_domain(const char *line, size_t len)
     return len >= 8 && memcmp(line, "{\"Type\":", 8) == 0 &&
            (len < 11 || memcmp(line + 8, "75,", 3) != 0);
 }
-
-/* Lines read in blocks (the file is regular), each a pointer into the
- * buffer, valid until the next call. */
-typedef struct nj_lines {
-    FILE *in; /* rewound before each pass; its descriptor read directly */
-    int fd, eof, err;
-    tp_digest *bytes; /* every byte read, a block at a time */
-    char *buf;
-    size_t cap, start, end, scanned; /* scanned: bytes after start without a newline */
-} nj_lines;
 
 #define NJ_BLOCK (1u << 20)
 
@@ -348,7 +357,7 @@ static int lines_room(nj_lines *r)
 }
 
 /* The next line, its newline included (the last may lack one): its length,
- * 0 at the end of the file, or an error (r->err holds errno on TP_EIO). */
+ * 0 at the end of the part, or an error (r->err holds errno on TP_EIO). */
 static ssize_t next_line(nj_lines *r, char **line)
 {
     for (;;) {
@@ -367,7 +376,10 @@ static ssize_t next_line(nj_lines *r, char **line)
         int rc = lines_room(r);
         if (rc != TP_OK)
             return rc;
-        ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
+        size_t want = r->cap - r->end;
+        if (r->stop - r->off < want)
+            want = (size_t)(r->stop - r->off);
+        ssize_t got = want ? pread(r->fd, r->buf + r->end, want, (off_t)r->off) : 0;
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
@@ -377,6 +389,7 @@ static ssize_t next_line(nj_lines *r, char **line)
         r->eof = got == 0;
         tp_digest_add(r->bytes, r->buf + r->end, (size_t)got);
         r->end += (size_t)got;
+        r->off += (uint64_t)got;
     }
 }
 
@@ -395,8 +408,10 @@ static const char *changed(const nj *n, int fd)
     return NULL;
 }
 
+static int parts(const nj *n) { return n->cut ? 2 : 1; }
+
 /* After a pass: the file read to its end, unchanged, the last line whole. */
-static int pass_done(nj *n, const nj_lines *r, int last_newline)
+static int pass_done(nj *n, const nj_lines *r)
 {
     const char *why = changed(n, r->fd);
     if (why != NULL)
@@ -405,20 +420,24 @@ static int pass_done(nj *n, const nj_lines *r, int last_newline)
     if (n->lines != 0 && n->line_no != n->lines)
         return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (%zu lines "
                        "read, then %zu)", n->path, n->lines, n->line_no);
-    if (n->lines != 0 && tp_digest_value(&n->bytes) != n->first)
+    int same = 1;
+    for (int k = 0; k < parts(n); k++)
+        same &= n->now[k] == n->first[k];
+    if (n->lines != 0 && !same)
         return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (its bytes "
                        "differ between the two passes, size and mtime kept): its events cannot be "
                        "read whole", n->path);
-    if (!last_newline)
+    if (!n->last_newline)
         return tp_fail(n->st, TP_EFORMAT, "%s:%zu: the last line has no end (a file cut short; "
                        "an export ends every line with a newline)", n->path, n->line_no);
     n->lines = n->line_no;
-    n->first = tp_digest_value(&n->bytes);
+    memcpy(n->first, n->now, sizeof n->first);
     return TP_OK;
 }
 
 /* The line as values in n->doc: scanned, else parsed by jansson (*owner
- * then holds jansson's value, to free after the line is mapped). */
+ * then holds jansson's value, to free after the line is mapped).  The
+ * worker only says it cannot (the main thread reads its part again). */
 static int parse_line(nj *n, char *line, size_t len, json_t **owner)
 {
     int rc = nj_doc_scan(&n->doc, line, len);
@@ -428,6 +447,8 @@ static int parse_line(nj *n, char *line, size_t len, json_t **owner)
     json_t *o = json_loadb(line, len, JSON_ALLOW_NUL, &err);
     if (!json_is_object(o)) {
         json_decref(o);
+        if (n->local != NULL)
+            return TP_EFORMAT;
         return tp_fail(n->st, TP_EFORMAT, "%s:%zu:%d: %s%s", n->path, n->line_no,
                        err.column > 0 ? err.column : 1,
                        o ? "a line that is not a JSON object (an nsys JSON export has one "
@@ -441,33 +462,71 @@ static int parse_line(nj *n, char *line, size_t len, json_t **owner)
     return nj_doc_from_json(&n->doc, o);
 }
 
-static int each_line(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
+/* The first part ends after a newline: one lacking it was cut there (the
+ * file changed after the cut was chosen). */
+static int part_cut_short(nj *n)
 {
-    char *line;
+    if (n->local != NULL)
+        return TP_EIO;
+    return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (line %zu "
+                   "ends early): its events cannot be read whole", n->path, n->line_no);
+}
+
+int nj_line(nj *n, char *line, size_t len, int (*fn)(nj *, size_t))
+{
+    json_t *owner = NULL;
+    int rc = parse_line(n, line, len, &owner);
+    if (rc == TP_OK)
+        rc = fn(n, 1);
+    json_decref(owner);
+    return rc;
+}
+
+int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
+{
+    char *line = NULL;
     ssize_t got;
-    int rc = TP_OK, last_newline = 1;
-    n->line_no = 0;
+    size_t len = 0;
+    int rc = TP_OK, first_pass = fn != nj_event_line;
     tp_digest_init(&n->bytes);
+    r->bytes = &n->bytes;
+    r->off = part == 0 ? 0 : n->cut;
+    r->stop = part == 0 && n->cut ? n->cut : UINT64_MAX;
     r->start = r->end = r->scanned = 0;
     r->eof = 0;
-    rewind(r->in);
     while (rc == TP_OK && (got = next_line(r, &line)) > 0) {
-        size_t len = (size_t)got;
-        json_t *owner = NULL;
+        len = (size_t)got;
         n->line_no++;
-        last_newline = line[len - 1] == '\n';
-        if (line[0] == '\n' || (fn == strings_line && event_not_domain(line, len)))
+        n->last_newline = line[len - 1] == '\n';
+        if (!n->last_newline && r->stop != UINT64_MAX)
+            return part_cut_short(n);
+        if (line[0] == '\n' || (first_pass && event_not_domain(line, len)))
             continue;
-        rc = parse_line(n, line, len, &owner);
-        if (rc == TP_OK)
-            rc = fn(n, 1);
-        json_decref(owner);
+        rc = fn != NULL ? nj_line(n, line, len, fn) : nj_local_keep(n, line, len);
     }
-    if (rc == TP_OK && got == TP_EIO)
+    n->now[part] = tp_digest_value(&n->bytes);
+    if (rc != TP_OK && line != NULL) { /* where the line starts in the file */
+        n->fail_off = r->off - (r->end - (size_t)(line - r->buf));
+        n->fail_len = len;
+    }
+    if (rc == TP_OK && got == TP_EIO && n->local == NULL)
         return tp_fail(n->st, TP_EIO, "%s: read error: %s", n->path, strerror(r->err));
-    if (rc == TP_OK && got < 0)
-        return (int)got;
-    return rc == TP_OK ? pass_done(n, r, last_newline) : rc;
+    return rc == TP_OK && got < 0 ? (int)got : rc;
+}
+
+/* One pass over the parts, on two threads when the file is cut. */
+static int each_line(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
+{
+    int rc = TP_OK;
+    n->line_no = 0;
+    n->last_newline = 1;
+    rewind(r->in);
+    if (n->cut)
+        rc = nj_split_pass(n, r, fn);
+    else
+        for (int k = 0; rc == TP_OK && k < parts(n); k++)
+            rc = nj_each_part(n, r, fn, k);
+    return rc == TP_OK ? pass_done(n, r) : rc;
 }
 
 static int prepare(nj *n)
@@ -503,13 +562,14 @@ int nsys_json_run(tp_stage *st, const void *config, void *state)
                        "or device cannot be)", cfg->path);
     }
     nj_lines lines = {.in = in, .fd = fileno(in), .bytes = &n.bytes};
+    nj_split_plan(&n, lines.fd);
     int rc = prepare(&n);
     if (rc == TP_OK)
-        rc = each_line(&n, &lines, strings_line);
+        rc = each_line(&n, &lines, nj_strings_line);
     nsys_table_seal(&n.strings);
     nsys_table_seal(&n.domains);
     if (rc == TP_OK)
-        rc = each_line(&n, &lines, event_line);
+        rc = each_line(&n, &lines, nj_event_line);
     fclose(in);
     tp_free(lines.buf);
     tp_free(n.doc.v);
