@@ -13,6 +13,7 @@
  * summary and the exit status say how many failed.
  */
 #include "tp_batch.h"
+#include "tp_guard.h"
 #include "tp_host.h"
 
 #include <dirent.h>
@@ -429,6 +430,9 @@ static int start_child(const tp_batch_opts *o, tp_batch_list *l, size_t i, child
     if (pid < 0)
         return TP_ERR;
     if (pid == 0) {
+        /* the batch's hand-off folder is the batch's to remove: a trace's
+         * process dying of a signal must not take the others' with it */
+        tp_temp_unregister_numbered();
         restore_signals(); /* the command's own, as in one run */
         int fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd >= 0) {

@@ -388,6 +388,30 @@ handoff_held term
 if [ $rc != 143 ]; then ko "hand-off: SIGTERM: exit $rc, expected 143"
 elif [ -n "$(ls -A "$tmp/ho/tmp")" ]; then ko "hand-off: SIGTERM left $(ls -A "$tmp/ho/tmp"/*)"
 else ok; fi
+# a rank's process killed by a signal takes only its own trace with it: the batch's
+# hand-off folder is the batch's to remove (its processes forget it), so the other
+# ranks are still loaded, none read again
+rm -rf "$tmp/ho/out" "$tmp/ho/tmp"
+mkdir -p "$tmp/ho/out/rank1" "$tmp/ho/tmp"
+mkfifo "$tmp/ho/out/rank1/kernels.json"
+TMPDIR="$tmp/ho/tmp" "$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/out" -j 1 -v \
+    >/dev/null 2>"$tmp/ho/err" &
+pid=$!
+n=0
+while [ $n -lt 3000 ] && ! ls "$tmp/ho/tmp"/tracepipe-handoff-*/1.trace >/dev/null 2>&1; do
+    sleep 0.01
+    n=$((n + 1))
+done
+kill -TERM $(pgrep -P $pid) 2>/dev/null
+wait $pid
+rc=$?
+reads=$(grep -c "reader (batch) done" "$tmp/ho/err")
+loads=$(grep -c "loaded from its trace process's hand-off" "$tmp/ho/err")
+if [ $rc = 0 ]; then ko "hand-off: a rank's process killed: exit 0"
+elif [ "$reads" != 0 ] || [ "$loads" != 2 ]; then
+    ko "hand-off: a rank's process killed: $reads reads and $loads hand-offs, not 0 and 2"; cat "$tmp/ho/err"
+elif [ -n "$(ls -A "$tmp/ho/tmp")" ]; then ko "hand-off: a rank's process killed: left $(ls -A "$tmp/ho/tmp")"
+else ok; fi
 # a rank given a capture trace is read with the capture by its process, without by the
 # batch's reader: its hand-off is refused (other options) and the rank read again
 cp tests/data/hand/graph_cuda_capture.json "$tmp/ho/in/graph_capture_rank_1.json"
