@@ -18,7 +18,7 @@
 uint64_t tp_handoff_reader_key(const tp_stage_desc *desc, const void *config);
 /* Writes trace t, whose strings are the texts 1 .. count-1 of pool in
  * that order (the pool held nothing else before its reader ran), read from
- * the file input (its identity kept: dev, inode, size, mtime), to path
+ * the file input (its identity kept: dev, inode, size, mtime, ctime), to path
  * (through path.tmp, renamed).  TP_OK, or an error with why set (nothing
  * left at path). */
 int tp_handoff_write(const tp_trace *t, const tp_strpool *pool, uint64_t key, const char *input,

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <tracepipe/tp_sdk_digest.h>
 #include <unistd.h>
 
@@ -115,6 +116,10 @@ static void put_source(writer *w, const char *path, const struct stat *sb)
     put_u64(w, (uint64_t)sb->st_size);
     put_u64(w, (uint64_t)sb->st_mtim.tv_sec);
     put_u64(w, (uint64_t)sb->st_mtim.tv_nsec);
+    /* the inode's change time too: a rewrite that keeps the size and
+     * puts the mtime back (cp -p, touch -r) still moves it */
+    put_u64(w, (uint64_t)sb->st_ctim.tv_sec);
+    put_u64(w, (uint64_t)sb->st_ctim.tv_nsec);
 }
 
 static void put_texts(writer *w, const tp_strpool *pool)
@@ -275,6 +280,56 @@ static void write_all(writer *w, const tp_trace *t, const tp_strpool *pool, uint
         w->err = errno ? errno : EIO;
 }
 
+/* An upper bound of the file's size: the columns, the texts, copied args,
+ * the reader's own args file, extension columns as if dense. */
+static uint64_t size_bound(const tp_trace *t, const tp_strpool *pool)
+{
+    uint64_t bytes = (uint64_t)t->cols.n * (64 + 8 * (uint64_t)tp_ext_count(t->ext)) + t->arena_used +
+                     t->tracks.n * sizeof *t->tracks.v + t->n_wide * sizeof *t->wide + 4096;
+    for (tp_str j = 1, m = (tp_str)tp_strpool_count(pool); j < m; j++)
+        bytes += tp_strpool_len(pool, j) + 8;
+    struct stat sb;
+    if (t->src != NULL && t->src->own && fstat(t->src->fd, &sb) == 0)
+        bytes += (uint64_t)sb.st_size;
+    return bytes;
+}
+
+/* The hand-offs of a batch live in its temporary folder until the batch
+ * stages end, beside what the traces' readers write there (a gzip trace's
+ * args): a hand-off is written only if the file system keeps at least
+ * TRACEPIPE_HANDOFF_RESERVE_MB free after it (default: a twentieth of
+ * its size, at least 256 MiB, at most 4 GiB).  Without one the batch
+ * reads the trace again. */
+static bool room_for(const char *path, uint64_t bytes, char *why, size_t why_size)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0';
+    struct statvfs fs;
+    if (statvfs(dir, &fs) != 0)
+        return true; /* the write itself will say what is wrong */
+    uint64_t total = (uint64_t)fs.f_blocks * fs.f_frsize;
+    uint64_t avail = (uint64_t)fs.f_bavail * fs.f_frsize;
+    uint64_t reserve = total / 20 < (4ull << 30) ? total / 20 : (4ull << 30);
+    if (reserve < (256u << 20))
+        reserve = 256u << 20;
+    const char *env = getenv("TRACEPIPE_HANDOFF_RESERVE_MB");
+    if (env != NULL && env[0] != '\0') {
+        unsigned long long mb = strtoull(env, NULL, 10);
+        reserve = mb > (UINT64_MAX >> 20) ? UINT64_MAX : (uint64_t)mb << 20;
+    }
+    if (avail >= bytes && avail - bytes >= reserve)
+        return true;
+    snprintf(why, why_size, "%s has %.0f MiB free; the hand-off takes up to %.0f MiB and %.0f MiB must "
+             "stay free (TRACEPIPE_HANDOFF_RESERVE_MB)",
+             dir, (double)avail / 1048576.0, (double)bytes / 1048576.0, (double)reserve / 1048576.0);
+    return false;
+}
+
 int tp_handoff_write(const tp_trace *t, const tp_strpool *pool, uint64_t key, const char *input,
                      const char *path, char *why, size_t why_size)
 {
@@ -286,6 +341,8 @@ int tp_handoff_write(const tp_trace *t, const tp_strpool *pool, uint64_t key, co
     int rc = input_now(t, input, &sb, why, why_size);
     if (rc != TP_OK)
         return rc;
+    if (!room_for(path, size_bound(t, pool), why, why_size))
+        return TP_EIO;
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     tp_temp_slot *slot = tp_temp_register(tmp);

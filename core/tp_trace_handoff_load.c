@@ -124,8 +124,8 @@ static void check_header(loader *r, uint64_t key)
 static char *check_input(loader *r, bool *has)
 {
     char *path = get_str(r, NULL);
-    uint64_t v[5];
-    for (size_t i = 0; i < 5; i++)
+    uint64_t v[7];
+    for (size_t i = 0; i < 7; i++)
         v[i] = get_u64(r);
     struct stat sb;
     if (path == NULL || r->bad)
@@ -134,7 +134,8 @@ static char *check_input(loader *r, bool *has)
         refuse(r, "it holds another trace file");
     else if (stat(path, &sb) != 0 || (uint64_t)sb.st_dev != v[0] || (uint64_t)sb.st_ino != v[1] ||
              (uint64_t)sb.st_size != v[2] || (uint64_t)sb.st_mtim.tv_sec != v[3] ||
-             (uint64_t)sb.st_mtim.tv_nsec != v[4])
+             (uint64_t)sb.st_mtim.tv_nsec != v[4] || (uint64_t)sb.st_ctim.tv_sec != v[5] ||
+             (uint64_t)sb.st_ctim.tv_nsec != v[6])
         refuse(r, "the trace file changed since its process read it");
     free(path);
     *has = get_u8(r) != 0;
