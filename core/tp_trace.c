@@ -442,29 +442,34 @@ static int rows_check(const tp_trace *t, const tp_rows *r, bool *has_args)
 
 /* tr[k]: the trace's track of place k (added in the places' order, which a
  * reader keeps in order of first use, as row-by-row appends number them). */
-static int rows_tracks(tp_trace *t, const tp_rows *r, uint32_t *tr)
+/* Row i's track: its place's, found or added on the place's first use, so
+ * tracks are numbered in the order row-by-row appends give them (a place
+ * no row uses adds none).  tr[k] is UINT32_MAX until place k is used. */
+static int row_track(tp_trace *t, const tp_rows *r, uint32_t *tr, uint32_t place, uint32_t *out)
 {
-    int rc = TP_OK;
-    for (size_t k = 0; k < r->n_places && rc == TP_OK; k++) {
-        const tp_track *p = &r->places[k];
+    if (tr[place] == UINT32_MAX) {
+        const tp_track *p = &r->places[place];
         tp_track where = {p->pid, p->tid, p->device, p->stream, p->context, {0, 0, 0}};
-        rc = track_find_or_add(&t->tracks, &where, &tr[k]);
+        int rc = track_find_or_add(&t->tracks, &where, &tr[place]);
+        t->cols.tracks = t->tracks.v;
+        t->cols.n_tracks = t->tracks.n;
+        if (rc != TP_OK)
+            return rc;
     }
-    t->cols.tracks = t->tracks.v;
-    t->cols.n_tracks = t->tracks.n;
-    return rc;
+    *out = tr[place];
+    return TP_OK;
 }
 
 /* Rows [at, at + r->n): the cells that are not plain copies (ids row by row,
  * so the wide-id table is in the order row-by-row appends give it). */
-static int rows_cells(tp_trace *t, const tp_rows *r, const uint32_t *tr, size_t at)
+static int rows_cells(tp_trace *t, const tp_rows *r, uint32_t *tr, size_t at)
 {
     for (size_t i = 0; i < r->n; i++) {
         size_t j = at + i;
         uint8_t kind = r->kind[i];
         t->kind[j] = kind < TP_KIND__COUNT ? kind : (uint8_t)TP_KIND_OTHER; /* unknown: other */
-        t->track[j] = tr[r->place[i]];
-        if (id_cell(t, r->ext_id[i], &t->ext_id[j]) != TP_OK ||
+        if (row_track(t, r, tr, r->place[i], &t->track[j]) != TP_OK ||
+            id_cell(t, r->ext_id[i], &t->ext_id[j]) != TP_OK ||
             id_cell(t, r->corr[i], &t->corr[j]) != TP_OK ||
             id_cell(t, r->flow_id[i], &t->flow_id[j]) != TP_OK)
             return TP_ENOMEM;
@@ -496,9 +501,9 @@ int tp_trace_push_rows(tp_trace *t, const tp_rows *r)
     uint32_t *tr = malloc((r->n_places ? r->n_places : 1) * sizeof *tr);
     if (tr == NULL)
         return TP_ENOMEM;
-    rc = rows_tracks(t, r, tr);
-    if (rc == TP_OK)
-        rc = rows_cells(t, r, tr, at);
+    for (size_t k = 0; k < r->n_places; k++)
+        tr[k] = UINT32_MAX;
+    rc = rows_cells(t, r, tr, at);
     free(tr);
     if (rc != TP_OK)
         return rc; /* n unchanged: the rows written are not part of the trace */

@@ -472,8 +472,10 @@ struct tp_host_api {
     int (*trace_ext_read)(const tp_trace *t, int col, size_t row, size_t n, void *out);
     /* Appends rows->n rows given as columns (tp_rows), the same rows as
      * appending them one by one (since 3.4, issue 31: a reader's second
-     * thread's events joined at once).  TP_EINVAL, nothing appended, for a
-     * malformed block; TP_ENOMEM. */
+     * thread's events joined at once; tracks numbered by first use, a
+     * place no row uses adds none).  TP_EINVAL, nothing appended, for a
+     * malformed block; TP_ENOMEM: no row appended (tracks and wide ids met
+     * before it may stay, unused). */
     int (*trace_append_rows)(tp_stage *st, tp_trace *t, const tp_rows *rows);
 };
 

@@ -170,12 +170,42 @@ START_TEST(rows_malformed_refused_whole)
 }
 END_TEST
 
+/* Tracks numbered by first use, as row by row: places listed out of that
+ * order, and one no row uses (it adds no track). */
+START_TEST(rows_tracks_by_first_use)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    static const int64_t ts[2] = {1, 2}, dur[2] = {1, 1};
+    static const int64_t none[2] = {TP_NONE, TP_NONE};
+    static const tp_str name[2] = {1, 1}, cat[2] = {0, 0};
+    static const uint8_t kind[2] = {TP_KIND_CPU_OP, TP_KIND_CPU_OP}, phase[2] = {'X', 'X'};
+    static const uint32_t place[2] = {2, 1};
+    static const tp_track places[3] = {{1, 1, -1, -1, 0, {0, 0, 0}},
+                                       {2, 2, -1, -1, 0, {0, 0, 0}},
+                                       {3, 3, -1, -1, 0, {0, 0, 0}}};
+    tp_rows r = {.n = 2, .ts = ts, .dur = dur, .name = name, .cat = cat, .kind = kind,
+                 .phase = phase, .ext_id = none, .corr = none, .flow_id = none,
+                 .place = place, .places = places, .n_places = 3};
+    ck_assert_int_eq(tp_trace_push_rows(t, &r), TP_OK);
+    const tp_cols *c = tp_trace_columns(t);
+    ck_assert_uint_eq(c->n_tracks, 2); /* place 0 unused */
+    ck_assert_uint_eq(c->track[0], 0);
+    ck_assert_uint_eq(c->track[1], 1);
+    ck_assert_int_eq(tp_ev_pid(c, 0), 3);
+    ck_assert_int_eq(tp_ev_pid(c, 1), 2);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
 static Suite *trace_rows_suite(void)
 {
     Suite *s = suite_create("trace_rows");
     TCase *tc = tcase_create("rows");
     tcase_add_test(tc, rows_as_one_by_one);
     tcase_add_test(tc, rows_malformed_refused_whole);
+    tcase_add_test(tc, rows_tracks_by_first_use);
     suite_add_tcase(s, tc);
     return s;
 }
