@@ -71,7 +71,7 @@ static tp_memkind ext_kind(const int64_t *cells, size_t n, size_t row)
     return (tp_memkind)cells[row];
 }
 
-int tp_memcpy_kinds(const tp_memkind_cols *m, size_t row, const char *name, tp_memkind *src,
+int tp_memcpy_kinds_at(const tp_memkind_cols *m, size_t row, const char *name, tp_memkind *src,
                     tp_memkind *dst)
 {
     *src = ext_kind(m->src, m->n, row);

@@ -57,7 +57,7 @@ int tp_memkind_columns(const tp_trace *t, tp_memkind_cols *m);
 /* A copy's memory kinds: from the columns m when the trace has them for
  * this row, else from its name's "(SRC -> DST)".  1 when either is known,
  * else 0 (both TP_MEMKIND_UNKNOWN). */
-int tp_memcpy_kinds(const tp_memkind_cols *m, size_t row, const char *name, tp_memkind *src,
+int tp_memcpy_kinds_at(const tp_memkind_cols *m, size_t row, const char *name, tp_memkind *src,
                     tp_memkind *dst);
 
 #endif

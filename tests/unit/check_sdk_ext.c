@@ -109,17 +109,17 @@ START_TEST(memory_kinds_from_columns_read_once)
     tp_memkind_cols m;
     tp_memkind src, dst;
     ck_assert_int_eq(tp_memkind_columns(f.t, &m), TP_OK); /* none yet: names */
-    ck_assert_int_eq(tp_memcpy_kinds(&m, 1, name, &src, &dst), 1);
+    ck_assert_int_eq(tp_memcpy_kinds_at(&m, 1, name, &src, &dst), 1);
     ck_assert_int_eq(src, TP_MEMKIND_PINNED);
     add_i64(&f, TP_EXT_MEMCPY_SRC_KIND, TP_MEMKIND_PAGEABLE);
     ck_assert_int_eq(tp_memkind_columns(f.t, &m), TP_OK);
-    ck_assert_int_eq(tp_memcpy_kinds(&m, 1, name, &src, &dst), 1);
+    ck_assert_int_eq(tp_memcpy_kinds_at(&m, 1, name, &src, &dst), 1);
     ck_assert_int_eq(src, TP_MEMKIND_PAGEABLE);
     ck_assert_int_eq(dst, TP_MEMKIND_UNKNOWN); /* the column knows one side */
-    ck_assert_int_eq(tp_memcpy_kinds(&m, 0, name, &src, &dst), 1);
+    ck_assert_int_eq(tp_memcpy_kinds_at(&m, 0, name, &src, &dst), 1);
     ck_assert_int_eq(src, TP_MEMKIND_PINNED);
     ck_assert_int_eq(dst, TP_MEMKIND_DEVICE);
-    ck_assert_int_eq(tp_memcpy_kinds(&m, 3, "Memcpy DtoD", &src, &dst), 0); /* past the rows */
+    ck_assert_int_eq(tp_memcpy_kinds_at(&m, 3, "Memcpy DtoD", &src, &dst), 0); /* past the rows */
     break_arrays();
     ck_assert_int_eq(tp_memkind_columns(f.t, &m), TP_ENOMEM);
     teardown(&f);

@@ -25,7 +25,7 @@ int adv_pageable_memcpy(adv *a)
         for (size_t i = 0; i < d->n; i++) {
             uint32_t r = d->rows[i];
             tp_memkind src, dst;
-            if (!adv_is_memcpy(a, r) || !tp_memcpy_kinds(&kinds, r, adv_name(a, r), &src, &dst))
+            if (!adv_is_memcpy(a, r) || !tp_memcpy_kinds_at(&kinds, r, adv_name(a, r), &src, &dst))
                 continue;
             known = 1;
             if (src != TP_MEMKIND_PAGEABLE && dst != TP_MEMKIND_PAGEABLE)
