@@ -390,6 +390,43 @@ START_TEST(two_threads_error_after_cut)
 }
 END_TEST
 
+/* The main thread's part fails at its first events (a line that is not
+ * JSON after the first unit): the worker, started on the second part's
+ * ~60 % of the file, is stopped at its next line instead of reading its
+ * part whole for rows that are dropped (issue 31 review: 34 MB and 4x the
+ * time for the same message).  It has parsed far less than its part when
+ * the main thread joins it: the log says how many lines. */
+START_TEST(two_threads_main_fails_worker_stops)
+{
+    char path[] = "/tmp/tp_nsys_json_big_XXXXXX";
+    big_counts n;
+    big_export(path, &n, 1, 0);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t lines = 0;
+    for (int ch; (ch = fgetc(f)) != EOF;)
+        lines += ch == '\n';
+    fclose(f);
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, "name: nsys_json_big\nstages:\n  - reader: nsys_json\n"
+             "    path: '%s'\n", path);
+    tp_run *run = NULL;
+    char *log;
+    tp_host_set_threads(2);
+    ck_assert_int_ne(tp_test_run_logged(yaml, &run, &log), TP_OK);
+    tp_host_set_threads(0);
+    ck_assert_msg(strstr(log, "string or '}' expected") != NULL, "%s", log);
+    const char *at = strstr(log, "second thread stopped early, after ");
+    ck_assert_msg(at != NULL, "the worker read its part whole: %s", log);
+    size_t read = strtoul(at + strlen("second thread stopped early, after "), NULL, 10);
+    ck_assert_msg(read < lines / 2 * 6 / 10, "%zu of its part's ~%zu lines", read,
+                  lines * 6 / 10);
+    free(log);
+    tp_run_free(run);
+    unlink(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("nsys_json");
@@ -403,6 +440,7 @@ static Suite *suite(void)
     tcase_set_timeout(two, 120);
     tcase_add_test(two, two_threads_same_trace);
     tcase_add_loop_test(two, two_threads_error_after_cut, 0, 2);
+    tcase_add_test(two, two_threads_main_fails_worker_stops);
     suite_add_tcase(s, two);
     return s;
 }

@@ -496,6 +496,8 @@ int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
     r->eof = 0;
     while (rc == TP_OK && (got = next_line(r, &line)) > 0) {
         len = (size_t)got;
+        if (nj_local_stopped(n))
+            return NJ_STOPPED; /* the main thread failed: nothing of this part is kept */
         n->line_no++;
         n->last_newline = line[len - 1] == '\n';
         if (!n->last_newline && r->stop != UINT64_MAX)

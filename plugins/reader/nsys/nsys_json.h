@@ -19,6 +19,9 @@ typedef struct nj_local nj_local;
  * and compared by the second. */
 #define NJ_PARTS 2
 
+/* The worker's part left unread: the main thread failed (never reported). */
+#define NJ_STOPPED (-100)
+
 typedef struct nj {
     tp_stage *st;
     tp_trace *t;
@@ -70,6 +73,9 @@ enum {
  * keeps the lines the first pass reads (fn NULL: the worker's first pass);
  * a read or parse error is reported, but by the worker (only returned). */
 int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part);
+
+/* The worker: the main thread failed, its part is not to be read on. */
+int nj_local_stopped(const nj *n);
 
 /* One line parsed and given to fn. */
 int nj_line(nj *n, char *line, size_t len, int (*fn)(nj *, size_t));

@@ -20,10 +20,13 @@
  * stops at the first line it cannot read (not JSON, a read error, no
  * memory) and says where: the main thread, having taken what came before,
  * reports it as one thread would there (it parses that line again for
- * jansson's message).
+ * jansson's message).  When the main thread's own part fails, or
+ * appending the worker's rows does, it stops the worker (a flag checked per
+ * line) before joining it: what the worker read would be dropped.
  */
 #include <pthread.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -81,6 +84,7 @@ struct nj_local {
     size_t nchunks;        /* made (the worker's) */
     size_t ready;          /* chunks handed over (under lock) */
     int done;              /* the worker ended (under lock) */
+    atomic_int stop;       /* the main thread failed: the worker stops at its next line */
 };
 
 /* ---- the worker's side */
@@ -219,6 +223,11 @@ int nj_local_keep(nj *n, const char *line, size_t len)
     return TP_OK;
 }
 
+int nj_local_stopped(const nj *n)
+{
+    return n->local != NULL && atomic_load_explicit(&n->local->stop, memory_order_relaxed);
+}
+
 /* ---- the cut */
 
 void nj_split_plan(nj *n, int fd)
@@ -330,6 +339,18 @@ static int merge_chunk(nj *n, nj_chunk *c)
     return rc;
 }
 
+/* The worker joined; when this side failed (rc), stopped first: its part
+ * is not read on for a result that is dropped (issue 31 review). */
+static void stop_worker(nj *n, nj_worker *k, int rc)
+{
+    if (rc != TP_OK)
+        atomic_store(&k->local.stop, 1);
+    pthread_join(k->thread, NULL);
+    if (rc != TP_OK && k->rc == NJ_STOPPED)
+        tp_log(n->st, TP_LOG_INFO, "%s: second thread stopped early, after %zu lines of its part",
+               n->path, k->w.line_no);
+}
+
 /* The worker's chunks appended as it hands them over, until it ends. */
 static int merge(nj *n, nj_worker *k)
 {
@@ -350,7 +371,7 @@ static int merge(nj *n, nj_worker *k)
             rc = merge_chunk(n, c);
         }
     } while (!done && rc == TP_OK);
-    pthread_join(k->thread, NULL);
+    stop_worker(n, k, rc);
     l->first = merged == 0 ? l->first : next; /* what is left, for worker_free */
     n->bad.row_unknown = n->bad.row_nul = 0;
     return rc;
@@ -459,7 +480,7 @@ int nj_split_pass(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
     if (rc == TP_OK)
         rc = take(n, k);
     else
-        pthread_join(k->thread, NULL); /* the first error is this part's */
+        stop_worker(n, k, rc); /* the first error is this part's */
     worker_free(k);
     tp_free(k);
     return rc;
