@@ -427,6 +427,45 @@ START_TEST(two_threads_main_fails_worker_stops)
 }
 END_TEST
 
+/* A string-record-heavy export: after the units (past the cut), 20 000
+ * string records of ~1 KB and one of 2.5 MiB (longer than the window of
+ * 1 MiB the main thread reads kept lines back in), then a kernel named by
+ * the last record.  The worker notes where they are, the main thread reads
+ * them again from the file: the same trace and pool as one thread, the
+ * late kernel named from the table. */
+START_TEST(two_threads_string_records_after_cut)
+{
+    char path[] = "/tmp/tp_nsys_json_big_XXXXXX";
+    big_counts n;
+    big_export(path, &n, 0, 0);
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 20000; i++)
+        fprintf(f, "{\"type\":\"String\",\"id\":\"%d\",\"value\":\"s%d %s%s%s%s\"}\n",
+                100 + i, i, PAD, PAD, PAD, PAD);
+    fprintf(f, "{\"type\":\"String\",\"id\":\"99\",\"value\":\"");
+    for (int i = 0; i < 8000; i++)
+        fputs(PAD, f);
+    fprintf(f, "\"}\n{\"type\":\"String\",\"id\":\"20100\",\"value\":\"the_last_one\"}\n");
+    fprintf(f, "{\"Type\":79,\"CudaEvent\":{\"startNs\":\"1\",\"endNs\":\"2\","
+               "\"correlationId\":1,\"deviceId\":0,\"contextId\":\"1\",\"streamId\":\"7\","
+               "\"globalPid\":" GPID ",\"kernel\":{\"shortName\":\"20100\"}}}\n");
+    fclose(f);
+    char *log1, *log2;
+    tp_run *one = read_big(path, 1, &log1), *two = read_big(path, 2, &log2);
+    ck_assert_msg(strstr(log2, "events parsed on two threads") != NULL, "no split: %s", log2);
+    same_traces(one, two);
+    const tp_cols *c = api()->trace_cols(tp_run_trace(two));
+    ck_assert_uint_eq(count_kind(c, TP_KIND_KERNEL), (size_t)n.kernel + 1);
+    ck_assert_str_eq(tp_run_str(two, c->name[c->n - 1]), "the_last_one");
+    free(log1);
+    free(log2);
+    tp_run_free(one);
+    tp_run_free(two);
+    unlink(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("nsys_json");
@@ -441,6 +480,7 @@ static Suite *suite(void)
     tcase_add_test(two, two_threads_same_trace);
     tcase_add_loop_test(two, two_threads_error_after_cut, 0, 2);
     tcase_add_test(two, two_threads_main_fails_worker_stops);
+    tcase_add_test(two, two_threads_string_records_after_cut);
     suite_add_tcase(s, two);
     return s;
 }

@@ -90,7 +90,7 @@ int nj_event_line(nj *n, size_t o);
 int nj_local_row(nj *n, const tp_event *e);
 int nj_local_ext(nj *n, int which, int64_t v);
 tp_str nj_local_text(nj *n, const char *s, size_t len, unsigned how);
-int nj_local_keep(nj *n, const char *line, size_t len); /* a first-pass line, for the main thread */
+int nj_local_keep(nj *n, uint64_t off, size_t len); /* a first-pass line, for the main thread */
 
 /* Where the file is cut for two threads (sets n->cut), when it is worth
  * it: big enough, and two cores for this trace. */

@@ -4,9 +4,10 @@
  * The file is cut at a line start near the middle, chosen before the
  * first pass; each pass counts and digests each part on its own, the main
  * thread the first, a worker thread the second.  In the first pass the
- * worker keeps the few lines that are not events (string table records,
- * NVTX domains), which the main thread then reads after its own, in
- * order.  After it the string table and the domains are sealed: from then
+ * worker notes where the lines that are not events are (string table
+ * records, NVTX domains), which the main thread then reads again from the
+ * file after its own part, in order (their texts are not held: a
+ * string-heavy export's would be most of it).  After it the string table and the domains are sealed: from then
  * on they are only read, and in the second pass the worker reads the
  * second part's events while the main thread reads the first part's.  The
  * worker never touches the run (the core is not thread-safe): it keeps its
@@ -66,16 +67,18 @@ typedef struct nj_chunk {
     int64_t val[CHUNK_ROWS * N_X];
 } nj_chunk;
 
-/* A first-pass line the worker kept: its text in the arena, its number
- * counted from the cut. */
+/* A first-pass line the worker kept: where it is in the file (read again by
+ * the main thread: the second pass's digests see a file rewritten since),
+ * its length and its number counted from the cut. */
 typedef struct nj_kept {
-    tp_str at;
-    size_t line;
+    uint64_t off;
+    size_t len, line;
 } nj_kept;
+
+#define KEPT_WINDOW (1u << 20) /* kept lines read back in windows of this many bytes */
 
 struct nj_local {
     nj_chunk *first, *last;
-    nj_arena kept_text;
     nj_kept *kept;
     size_t nkept, cap_kept;
     int failed; /* out of memory: the worker stops */
@@ -205,7 +208,7 @@ int nj_local_ext(nj *n, int which, int64_t v)
     return TP_OK;
 }
 
-int nj_local_keep(nj *n, const char *line, size_t len)
+int nj_local_keep(nj *n, uint64_t off, size_t len)
 {
     nj_local *l = n->local;
     if (l->nkept == l->cap_kept) {
@@ -216,10 +219,7 @@ int nj_local_keep(nj *n, const char *line, size_t len)
         l->kept = kept;
         l->cap_kept = cap;
     }
-    tp_str at = arena_put(&l->kept_text, line, len, &l->failed);
-    if (l->failed)
-        return TP_ENOMEM;
-    l->kept[l->nkept++] = (nj_kept){at, n->line_no};
+    l->kept[l->nkept++] = (nj_kept){off, len, n->line_no};
     return TP_OK;
 }
 
@@ -280,7 +280,6 @@ static void worker_free(nj_worker *k)
         tp_free(c->texts.text);
         munmap(c, sizeof *c);
     }
-    tp_free(k->local.kept_text.text);
     tp_free(k->local.kept);
     tp_free(k->r.buf);
     tp_free(k->w.doc.v);
@@ -377,19 +376,59 @@ static int merge(nj *n, nj_worker *k)
     return rc;
 }
 
-/* The first pass's lines the worker kept, read in order, numbered as one
- * thread numbers them. */
+/* The kept lines from kept[i] on that end within KEPT_WINDOW bytes of its
+ * start (one at least): how many. */
+static size_t kept_window(const nj_kept *kept, size_t i, size_t nkept)
+{
+    size_t j = i + 1;
+    while (j < nkept && kept[j].off + kept[j].len - kept[i].off <= KEPT_WINDOW)
+        j++;
+    return j - i;
+}
+
+/* n bytes at off of fd into buf: TP_OK, else reported (a short read: the
+ * file shrank since the first pass read it). */
+static int read_at(nj *n, int fd, char *buf, size_t len, uint64_t off)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t got = pread(fd, buf + done, len - done, (off_t)(off + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return tp_fail(n->st, TP_EIO, "%s: read error: %s", n->path, strerror(errno));
+        if (got == 0)
+            return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (it "
+                           "ends early): its events cannot be read whole", n->path);
+        done += (size_t)got;
+    }
+    return TP_OK;
+}
+
+/* The first pass's lines the worker kept, read again from the file a
+ * window at a time, in order, numbered as one thread numbers them. */
 static int kept_lines(nj *n, nj_worker *k)
 {
-    size_t base = n->line_no;
+    pthread_join(k->thread, NULL); /* its list complete */
+    const nj_kept *kept = k->local.kept;
+    size_t base = n->line_no, cap = 0;
+    char *buf = NULL;
     int rc = TP_OK;
-    pthread_join(k->thread, NULL);
-    for (size_t i = 0; i < k->local.nkept && rc == TP_OK; i++) {
-        size_t len;
-        char *line = arena_at(&k->local.kept_text, k->local.kept[i].at, &len);
-        n->line_no = base + k->local.kept[i].line;
-        rc = nj_line(n, line, len, nj_strings_line);
+    for (size_t i = 0, w; i < k->local.nkept && rc == TP_OK; i += w) {
+        w = kept_window(kept, i, k->local.nkept);
+        size_t span = (size_t)(kept[i + w - 1].off + kept[i + w - 1].len - kept[i].off);
+        if (span > cap) {
+            tp_free(buf);
+            if ((buf = tp_malloc(cap = span)) == NULL)
+                return tp_fail(n->st, TP_ENOMEM, "%s: out of memory", n->path);
+        }
+        rc = read_at(n, k->r.fd, buf, span, kept[i].off);
+        for (size_t j = i; j < i + w && rc == TP_OK; j++) {
+            n->line_no = base + kept[j].line;
+            rc = nj_line(n, buf + (kept[j].off - kept[i].off), kept[j].len, nj_strings_line);
+        }
     }
+    tp_free(buf);
     n->line_no = base;
     return rc;
 }
