@@ -266,12 +266,18 @@ static void big_export(char *path, big_counts *n, long bad, int bad_record)
     write_big(path, n, bad, bad_record);
 }
 
+/* The pipeline that reads path with nsys_json. */
+static void big_yaml(char *yaml, size_t cap, const char *path)
+{
+    snprintf(yaml, cap, "name: nsys_json_big\nstages:\n  - reader: nsys_json\n    path: '%s'\n",
+             path);
+}
+
 static tp_run *read_big(const char *path, int threads, char **log)
 {
     char yaml[512];
     tp_run *run = NULL;
-    snprintf(yaml, sizeof yaml, "name: nsys_json_big\nstages:\n  - reader: nsys_json\n"
-             "    path: '%s'\n", path);
+    big_yaml(yaml, sizeof yaml, path);
     tp_host_set_threads(threads);
     int rc = tp_test_run_logged(yaml, &run, log);
     tp_host_set_threads(0);
@@ -365,8 +371,7 @@ START_TEST(two_threads_error_after_cut)
     big_counts n;
     big_export(path, &n, 30L << 20, _i); /* after 30 MB of ~40: past the cut (40 %) */
     char yaml[512], msg1[1024], msg2[1024];
-    snprintf(yaml, sizeof yaml, "name: nsys_json_big\nstages:\n  - reader: nsys_json\n"
-             "    path: '%s'\n", path);
+    big_yaml(yaml, sizeof yaml, path);
     tp_host_set_threads(1);
     ck_assert_int_eq(tp_test_run_yaml_fails(yaml, msg1, sizeof msg1), TP_EXIT_FAIL);
     tp_host_set_threads(2);
@@ -408,8 +413,7 @@ START_TEST(two_threads_main_fails_worker_stops)
         lines += ch == '\n';
     fclose(f);
     char yaml[512];
-    snprintf(yaml, sizeof yaml, "name: nsys_json_big\nstages:\n  - reader: nsys_json\n"
-             "    path: '%s'\n", path);
+    big_yaml(yaml, sizeof yaml, path);
     tp_run *run = NULL;
     char *log;
     tp_host_set_threads(2);
