@@ -33,6 +33,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "nsys_args.h"
 #include "nsys_common.h"
 #include "nsys_open.h"
 #include "nsys_payload.h"
@@ -51,10 +52,6 @@ static const tp_option nsys_options[] = {
 
 /* The integer tables, read through nsys_rows (on a second thread when the
  * stage may use two) in this order. */
-/* Args texts (API calls, NVTX payloads) kept in memory before they go to a
- * temporary file: below it a read needs no room in TMPDIR. */
-#define NSYS_ARGS_IN_MEMORY ((size_t)32 << 20)
-
 enum { J_RUNTIME, J_KERNEL, J_MEMCPY, J_MEMSET, J_SYNC, J_OSRT, N_JOBS };
 static const char *const job_tables[N_JOBS] = {
     "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
@@ -69,10 +66,7 @@ typedef struct nsys {
     char *uri;    /* what db was opened with (a second connection opens it too) */
     int64_t size; /* the file's */
     nsys_rows *jobs; /* the integer tables' rows (nsys_rows.h) */
-    tp_spill *spill; /* where args texts go (a temporary file), or NULL: in memory */
-    size_t args_in_memory; /* bytes of args texts kept in memory (before spill) */
-    int spill_tried;       /* the temporary file was asked for (made or not) */
-    size_t args_cap;       /* NSYS_ARGS_IN_MEMORY, or the tests' TP_TEST_NSYS_ARGS_IN_MEMORY */
+    nsys_args args; /* where args texts go: memory, then a temporary file */
     int job_state[N_JOBS];
     nsys_table strings; /* StringIds id -> interned */
     int ext[N_X];
@@ -232,32 +226,8 @@ static int row_times(nsys *n, const nsys_row *r, int c, tp_event *e)
     return nsys_times(&n->bad, n->row_bad, start, end, e);
 }
 
-static int spill_failed(nsys *n)
-{
-    return tp_fail(n->st, TP_EIO, "%s: cannot write its args to a temporary file in %s: %s "
-                   "(TMPDIR chooses the folder)", n->path, tp_spill_dir(),
-                   tp_spill_error(n->spill));
-}
-
-/* A row's args text of len bytes is about to be appended: the temporary
- * file is made once the texts kept in memory would pass
- * NSYS_ARGS_IN_MEMORY, so a small export's texts stay in memory (its read
- * needs no room in TMPDIR) and a large one's go to the file. */
-static int args_place(nsys *n, size_t len)
-{
-    if (n->spill == NULL && !n->spill_tried && n->args_in_memory + len > n->args_cap) {
-        n->spill_tried = 1;
-        tp_log(n->st, TP_LOG_DEBUG, "%s: args texts past %zu bytes go to a temporary file",
-               n->path, n->args_in_memory);
-        return tp_spill_open(n->st, n->t, n->path, &n->spill);
-    }
-    if (n->spill == NULL)
-        n->args_in_memory += len;
-    return TP_OK;
-}
-
-/* Appends the row, its args text (if any) into the temporary file when
- * there is one. */
+/* Appends the row, its args text (if any) in memory or in the temporary
+ * file (nsys_args.h). */
 static int append(nsys *n, tp_event *ev)
 {
     if (n->row_bad) {
@@ -265,15 +235,7 @@ static int append(nsys *n, tp_event *ev)
         return TP_OK;
     }
     nsys_bad_row_done(&n->bad);
-    uint64_t off = 0;
-    int rc = args_place(n, ev->args_len);
-    if (rc != TP_OK)
-        return rc;
-    rc = n->spill == NULL || ev->args_len == 0
-                 ? tp_trace_append(n->st, n->t, ev)
-             : tp_spill_put(n->spill, ev->args, ev->args_len, &off) == TP_OK
-                 ? tp_trace_append_ref(n->st, n->t, ev, off)
-                 : spill_failed(n);
+    int rc = nsys_args_append(&n->args, ev);
     if (rc == TP_OK)
         n->rows++;
     return rc;
@@ -718,17 +680,9 @@ static int read_all(nsys *n)
     rc = rc ? rc : each_row(n, "TARGET_INFO_GPU",
                             "SELECT cuDevice, name, smCount, totalMemory FROM TARGET_INFO_GPU",
                             gpu_row);
-    if (rc == TP_OK && tp_spill_flush(n->spill) != TP_OK) /* before any stage reads args */
-        rc = spill_failed(n);
+    if (rc == TP_OK) /* before any stage reads args */
+        rc = nsys_args_flush(&n->args);
     return rc;
-}
-
-/* The args bytes kept in memory before a temporary file is made (the tests
- * set fewer, to read an export both ways). */
-static size_t args_cap(void)
-{
-    const char *v = getenv("TP_TEST_NSYS_ARGS_IN_MEMORY");
-    return v != NULL && v[0] != '\0' ? (size_t)strtoull(v, NULL, 10) : NSYS_ARGS_IN_MEMORY;
 }
 
 /* Opens the export (nsys_db_open), its VM steps bounded by the file's size. */
@@ -773,9 +727,10 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
     (void)state;
     const nsys_config *cfg = config;
     nsys n = {.st = st, .t = tp_stage_trace(st), .path = cfg->path,
-              .short_names = nsys_short_names(cfg->kernel_name), .args_cap = args_cap()};
+              .short_names = nsys_short_names(cfg->kernel_name)};
     if (n.t == NULL)
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
+    nsys_args_init(&n.args, st, n.t, cfg->path);
     int64_t size = 0;
     int rc = nsys_check_head(st, cfg->path, &size);
     rc = rc ? rc : open_export(&n, cfg->path, size);
@@ -786,7 +741,7 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
                cfg->path, n.rows, n.dropped_backtrace);
     }
     nsys_rows_stop(n.jobs);
-    tp_spill_free(n.spill);
+    nsys_args_free(&n.args);
     nsys_payloads_free(n.payloads);
     sqlite3_close(n.db);
     free(n.uri);
