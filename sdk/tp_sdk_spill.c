@@ -19,11 +19,15 @@ struct tp_spill {
     void *ctx;
 };
 
-int tp_spill_temp_file(void)
+const char *tp_spill_dir(void)
 {
     const char *dir = getenv("TMPDIR");
-    if (dir == NULL || dir[0] == '\0')
-        dir = "/tmp";
+    return dir == NULL || dir[0] == '\0' ? "/tmp" : dir;
+}
+
+int tp_spill_temp_file(void)
+{
+    const char *dir = tp_spill_dir();
 #ifdef O_TMPFILE
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0)

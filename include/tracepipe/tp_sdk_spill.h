@@ -24,6 +24,9 @@ extern "C" {
 
 typedef struct tp_spill tp_spill;
 
+/* The folder temporary files are made in: TMPDIR, else /tmp. */
+const char *tp_spill_dir(void);
+
 /* An unlinked temporary file in TMPDIR (else /tmp), open read-write, or -1
  * (errno says why). */
 int tp_spill_temp_file(void);

@@ -21,6 +21,8 @@
 #   in_work        run `pipeline` from WORK (relative paths in the pipeline
 #                  are WORK's; the pipeline file and the build are absolute)
 #   env            VAR=VALUE lines for the run ("@WORK@" stands for WORK)
+#   ulimit_f       the run's file size limit (`ulimit -f`, SIGXFSZ ignored: a
+#                  write past it fails with EFBIG, as a full TMPDIR would; root too)
 # A pipeline naming ${out} / ${work} gets --set out=WORK/out / work=WORK.
 # "@BUILD@" in args and error stands for the build directory, "@WORK@" in
 # error for WORK.
@@ -109,7 +111,9 @@ run_case() { # case dir
         case $prog in /*) ;; *) prog=$PWD/$prog ;; esac
     fi
     # shellcheck disable=SC2086
-    (cd "$rundir" && env $envs timeout "$limit" $as $WRAP "$prog" $cmd "$spec" --no-progress \
+    fsize=unlimited
+    [ -f "$dir/ulimit_f" ] && fsize=$(cat "$dir/ulimit_f")
+    (cd "$rundir" && trap '' XFSZ && ulimit -f "$fsize" && env $envs timeout "$limit" $as $WRAP "$prog" $cmd "$spec" --no-progress \
         $args) >"$work/stdout" 2>"$work/stderr.all"
     got_exit=$?
     # "wrote PATH" lines say where outputs went (tests/e2e/run.sh checks

@@ -11,8 +11,11 @@
  * appended kernels (bench_kernel_00 .. 47) last 229382482 ns in all
  * (SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds
  * s ON s.id = k.shortName WHERE s.value LIKE 'bench_kernel_%'); the last
- * runtime row is cudaLaunchKernel_v7000 returning 0.  Read once more with
- * no temporary file to be had, the args kept in memory give the same texts.
+ * runtime row is cudaLaunchKernel_v7000 returning 0.  Its args texts (~0.25
+ * MB) stay in memory below the reader's 32 MiB: read with the test's
+ * threshold at 0 (every text in the temporary file) and at 100 000 bytes
+ * (the first rows' texts in memory, the rest in the file), then with no
+ * temporary file to be had, the args give the same texts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +44,20 @@ static void remove_export(void)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The export read with the stage allowed `threads` threads and args texts
+ * in memory up to `in_memory` bytes (TP_TEST_NSYS_ARGS_IN_MEMORY). */
+static tp_run *read_args(int threads, const char *in_memory)
+{
+    setenv("TP_TEST_NSYS_ARGS_IN_MEMORY", in_memory, 1);
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, "name: nsys_test\nstages:\n  - reader: nsys\n    path: '%s'\n", db);
+    tp_host_set_threads(threads);
+    tp_run *run = tp_test_run_yaml(yaml);
+    tp_host_set_threads(0);
+    unsetenv("TP_TEST_NSYS_ARGS_IN_MEMORY");
+    return run;
 }
 
 /* The export read with the stage allowed `threads` threads. */
@@ -87,7 +104,7 @@ static void same_row(tp_run *ra, tp_run *rb, size_t i)
 START_TEST(second_thread_same_trace)
 {
     make_export();
-    tp_run *one = read_with(1), *two = read_with(2);
+    tp_run *one = read_args(1, "0"), *two = read_args(2, "0");
     const tp_cols *c = api()->trace_cols(tp_run_trace(two));
     ck_assert_uint_eq(c->n, api()->trace_cols(tp_run_trace(one))->n);
     ck_assert_uint_eq(api()->trace_ext_count(tp_run_trace(one)),
@@ -117,21 +134,30 @@ START_TEST(second_thread_same_trace)
     static const char want[] = "{\"name\": \"cudaLaunchKernel_v7000\", \"returnValue\": 0}";
     ck_assert_uint_eq(len, sizeof want - 1);
     ck_assert(memcmp(args, want, len) == 0);
+    /* the first texts in memory, the rest in the file; all in memory */
+    tp_run *mixed = read_args(2, "100000"), *small = read_with(2);
     /* no temporary file can be made (TMPDIR missing): the args stay in
      * memory, the same texts */
     const char *tmpdir = getenv("TMPDIR");
     char *saved = tmpdir ? strdup(tmpdir) : NULL;
     setenv("TMPDIR", "/nonexistent/tp_nsys_tmp", 1);
-    tp_run *kept = read_with(2);
+    tp_run *kept = read_args(2, "0");
     if (saved) {
         setenv("TMPDIR", saved, 1);
         free(saved);
     } else
         unsetenv("TMPDIR");
     ck_assert_uint_eq(api()->trace_cols(tp_run_trace(kept))->n, c->n);
-    for (size_t i = 0; i < c->n; i++)
+    ck_assert_uint_eq(api()->trace_cols(tp_run_trace(mixed))->n, c->n);
+    ck_assert_uint_eq(api()->trace_cols(tp_run_trace(small))->n, c->n);
+    for (size_t i = 0; i < c->n; i++) {
         same_row(kept, two, i);
+        same_row(mixed, two, i);
+        same_row(small, two, i);
+    }
     tp_run_free(kept);
+    tp_run_free(mixed);
+    tp_run_free(small);
     tp_run_free(one);
     tp_run_free(two);
     remove_export();

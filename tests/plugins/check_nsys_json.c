@@ -266,12 +266,18 @@ static void big_export(char *path, big_counts *n, long bad, int bad_record)
     write_big(path, n, bad, bad_record);
 }
 
+/* The pipeline that reads path with nsys_json. */
+static void big_yaml(char *yaml, size_t cap, const char *path)
+{
+    snprintf(yaml, cap, "name: nsys_json_big\nstages:\n  - reader: nsys_json\n    path: '%s'\n",
+             path);
+}
+
 static tp_run *read_big(const char *path, int threads, char **log)
 {
     char yaml[512];
     tp_run *run = NULL;
-    snprintf(yaml, sizeof yaml, "name: nsys_json_big\nstages:\n  - reader: nsys_json\n"
-             "    path: '%s'\n", path);
+    big_yaml(yaml, sizeof yaml, path);
     tp_host_set_threads(threads);
     int rc = tp_test_run_logged(yaml, &run, log);
     tp_host_set_threads(0);
@@ -365,8 +371,7 @@ START_TEST(two_threads_error_after_cut)
     big_counts n;
     big_export(path, &n, 30L << 20, _i); /* after 30 MB of ~40: past the cut (40 %) */
     char yaml[512], msg1[1024], msg2[1024];
-    snprintf(yaml, sizeof yaml, "name: nsys_json_big\nstages:\n  - reader: nsys_json\n"
-             "    path: '%s'\n", path);
+    big_yaml(yaml, sizeof yaml, path);
     tp_host_set_threads(1);
     ck_assert_int_eq(tp_test_run_yaml_fails(yaml, msg1, sizeof msg1), TP_EXIT_FAIL);
     tp_host_set_threads(2);
@@ -390,6 +395,81 @@ START_TEST(two_threads_error_after_cut)
 }
 END_TEST
 
+/* The main thread's part fails at its first events (a line that is not
+ * JSON after the first unit): the worker, started on the second part's
+ * ~60 % of the file, is stopped at its next line instead of reading its
+ * part whole for rows that are dropped (issue 31 review: 34 MB and 4x the
+ * time for the same message).  It has parsed far less than its part when
+ * the main thread joins it: the log says how many lines. */
+START_TEST(two_threads_main_fails_worker_stops)
+{
+    char path[] = "/tmp/tp_nsys_json_big_XXXXXX";
+    big_counts n;
+    big_export(path, &n, 1, 0);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t lines = 0;
+    for (int ch; (ch = fgetc(f)) != EOF;)
+        lines += ch == '\n';
+    fclose(f);
+    char yaml[512];
+    big_yaml(yaml, sizeof yaml, path);
+    tp_run *run = NULL;
+    char *log;
+    tp_host_set_threads(2);
+    ck_assert_int_ne(tp_test_run_logged(yaml, &run, &log), TP_OK);
+    tp_host_set_threads(0);
+    ck_assert_msg(strstr(log, "string or '}' expected") != NULL, "%s", log);
+    const char *at = strstr(log, "second thread stopped early, after ");
+    ck_assert_msg(at != NULL, "the worker read its part whole: %s", log);
+    size_t read = strtoul(at + strlen("second thread stopped early, after "), NULL, 10);
+    ck_assert_msg(read < lines / 2 * 6 / 10, "%zu of its part's ~%zu lines", read,
+                  lines * 6 / 10);
+    free(log);
+    tp_run_free(run);
+    unlink(path);
+}
+END_TEST
+
+/* A string-record-heavy export: after the units (past the cut), 20 000
+ * string records of ~1 KB and one of 2.5 MiB (longer than the window of
+ * 1 MiB the main thread reads kept lines back in), then a kernel named by
+ * the last record.  The worker notes where they are, the main thread reads
+ * them again from the file: the same trace and pool as one thread, the
+ * late kernel named from the table. */
+START_TEST(two_threads_string_records_after_cut)
+{
+    char path[] = "/tmp/tp_nsys_json_big_XXXXXX";
+    big_counts n;
+    big_export(path, &n, 0, 0);
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 20000; i++)
+        fprintf(f, "{\"type\":\"String\",\"id\":\"%d\",\"value\":\"s%d %s%s%s%s\"}\n",
+                100 + i, i, PAD, PAD, PAD, PAD);
+    fprintf(f, "{\"type\":\"String\",\"id\":\"99\",\"value\":\"");
+    for (int i = 0; i < 8000; i++)
+        fputs(PAD, f);
+    fprintf(f, "\"}\n{\"type\":\"String\",\"id\":\"20100\",\"value\":\"the_last_one\"}\n");
+    fprintf(f, "{\"Type\":79,\"CudaEvent\":{\"startNs\":\"1\",\"endNs\":\"2\","
+               "\"correlationId\":1,\"deviceId\":0,\"contextId\":\"1\",\"streamId\":\"7\","
+               "\"globalPid\":" GPID ",\"kernel\":{\"shortName\":\"20100\"}}}\n");
+    fclose(f);
+    char *log1, *log2;
+    tp_run *one = read_big(path, 1, &log1), *two = read_big(path, 2, &log2);
+    ck_assert_msg(strstr(log2, "events parsed on two threads") != NULL, "no split: %s", log2);
+    same_traces(one, two);
+    const tp_cols *c = api()->trace_cols(tp_run_trace(two));
+    ck_assert_uint_eq(count_kind(c, TP_KIND_KERNEL), (size_t)n.kernel + 1);
+    ck_assert_str_eq(tp_run_str(two, c->name[c->n - 1]), "the_last_one");
+    free(log1);
+    free(log2);
+    tp_run_free(one);
+    tp_run_free(two);
+    unlink(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("nsys_json");
@@ -403,6 +483,8 @@ static Suite *suite(void)
     tcase_set_timeout(two, 120);
     tcase_add_test(two, two_threads_same_trace);
     tcase_add_loop_test(two, two_threads_error_after_cut, 0, 2);
+    tcase_add_test(two, two_threads_main_fails_worker_stops);
+    tcase_add_test(two, two_threads_string_records_after_cut);
     suite_add_tcase(s, two);
     return s;
 }

@@ -33,6 +33,7 @@
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk.h>
 
+#include "nsys_args.h"
 #include "nsys_common.h"
 #include "nsys_open.h"
 #include "nsys_payload.h"
@@ -65,7 +66,7 @@ typedef struct nsys {
     char *uri;    /* what db was opened with (a second connection opens it too) */
     int64_t size; /* the file's */
     nsys_rows *jobs; /* the integer tables' rows (nsys_rows.h) */
-    tp_spill *spill; /* where args texts go (a temporary file), or NULL: in memory */
+    nsys_args args; /* where args texts go: memory, then a temporary file */
     int job_state[N_JOBS];
     nsys_table strings; /* StringIds id -> interned */
     int ext[N_X];
@@ -225,14 +226,8 @@ static int row_times(nsys *n, const nsys_row *r, int c, tp_event *e)
     return nsys_times(&n->bad, n->row_bad, start, end, e);
 }
 
-static int spill_failed(nsys *n)
-{
-    return tp_fail(n->st, TP_EIO, "%s: cannot write its args to a temporary file: %s", n->path,
-                   tp_spill_error(n->spill));
-}
-
-/* Appends the row, its args text (if any) into the temporary file when
- * there is one. */
+/* Appends the row, its args text (if any) in memory or in the temporary
+ * file (nsys_args.h). */
 static int append(nsys *n, tp_event *ev)
 {
     if (n->row_bad) {
@@ -240,12 +235,7 @@ static int append(nsys *n, tp_event *ev)
         return TP_OK;
     }
     nsys_bad_row_done(&n->bad);
-    uint64_t off = 0;
-    int rc = n->spill == NULL || ev->args_len == 0
-                 ? tp_trace_append(n->st, n->t, ev)
-             : tp_spill_put(n->spill, ev->args, ev->args_len, &off) == TP_OK
-                 ? tp_trace_append_ref(n->st, n->t, ev, off)
-                 : spill_failed(n);
+    int rc = nsys_args_append(&n->args, ev);
     if (rc == TP_OK)
         n->rows++;
     return rc;
@@ -690,8 +680,8 @@ static int read_all(nsys *n)
     rc = rc ? rc : each_row(n, "TARGET_INFO_GPU",
                             "SELECT cuDevice, name, smCount, totalMemory FROM TARGET_INFO_GPU",
                             gpu_row);
-    if (rc == TP_OK && tp_spill_flush(n->spill) != TP_OK) /* before any stage reads args */
-        rc = spill_failed(n);
+    if (rc == TP_OK) /* before any stage reads args */
+        rc = nsys_args_flush(&n->args);
     return rc;
 }
 
@@ -740,10 +730,10 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
               .short_names = nsys_short_names(cfg->kernel_name)};
     if (n.t == NULL)
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
+    nsys_args_init(&n.args, st, n.t, cfg->path);
     int64_t size = 0;
     int rc = nsys_check_head(st, cfg->path, &size);
     rc = rc ? rc : open_export(&n, cfg->path, size);
-    rc = rc ? rc : tp_spill_open(st, n.t, cfg->path, &n.spill); /* the API calls' args: not in memory */
     rc = rc ? rc : read_export(&n, cfg->path);
     if (rc == TP_OK) {
         nsys_bad_warn(st, cfg->path, &n.bad);
@@ -751,7 +741,7 @@ static int nsys_run(tp_stage *st, const void *config, void *state)
                cfg->path, n.rows, n.dropped_backtrace);
     }
     nsys_rows_stop(n.jobs);
-    tp_spill_free(n.spill);
+    nsys_args_free(&n.args);
     nsys_payloads_free(n.payloads);
     sqlite3_close(n.db);
     free(n.uri);

@@ -482,6 +482,12 @@ int nj_line(nj *n, char *line, size_t len, int (*fn)(nj *, size_t))
     return rc;
 }
 
+/* Where a line of r's buffer starts in the file. */
+static uint64_t line_offset(const nj_lines *r, const char *line)
+{
+    return r->off - (r->end - (size_t)(line - r->buf));
+}
+
 int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
 {
     char *line = NULL;
@@ -496,17 +502,19 @@ int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part)
     r->eof = 0;
     while (rc == TP_OK && (got = next_line(r, &line)) > 0) {
         len = (size_t)got;
+        if (nj_local_stopped(n))
+            return NJ_STOPPED; /* the main thread failed: nothing of this part is kept */
         n->line_no++;
         n->last_newline = line[len - 1] == '\n';
         if (!n->last_newline && r->stop != UINT64_MAX)
             return part_cut_short(n);
         if (line[0] == '\n' || (first_pass && event_not_domain(line, len)))
             continue;
-        rc = fn != NULL ? nj_line(n, line, len, fn) : nj_local_keep(n, line, len);
+        rc = fn != NULL ? nj_line(n, line, len, fn) : nj_local_keep(n, line_offset(r, line), len);
     }
     n->now[part] = tp_digest_value(&n->bytes);
-    if (rc != TP_OK && line != NULL) { /* where the line starts in the file */
-        n->fail_off = r->off - (r->end - (size_t)(line - r->buf));
+    if (rc != TP_OK && line != NULL) {
+        n->fail_off = line_offset(r, line);
         n->fail_len = len;
     }
     if (rc == TP_OK && got == TP_EIO && n->local == NULL)

@@ -19,6 +19,9 @@ typedef struct nj_local nj_local;
  * and compared by the second. */
 #define NJ_PARTS 2
 
+/* The worker's part left unread: the main thread failed (never reported). */
+#define NJ_STOPPED (-100)
+
 typedef struct nj {
     tp_stage *st;
     tp_trace *t;
@@ -71,6 +74,9 @@ enum {
  * a read or parse error is reported, but by the worker (only returned). */
 int nj_each_part(nj *n, nj_lines *r, int (*fn)(nj *, size_t), int part);
 
+/* The worker: the main thread failed, its part is not to be read on. */
+int nj_local_stopped(const nj *n);
+
 /* One line parsed and given to fn. */
 int nj_line(nj *n, char *line, size_t len, int (*fn)(nj *, size_t));
 
@@ -84,7 +90,7 @@ int nj_event_line(nj *n, size_t o);
 int nj_local_row(nj *n, const tp_event *e);
 int nj_local_ext(nj *n, int which, int64_t v);
 tp_str nj_local_text(nj *n, const char *s, size_t len, unsigned how);
-int nj_local_keep(nj *n, const char *line, size_t len); /* a first-pass line, for the main thread */
+int nj_local_keep(nj *n, uint64_t off, size_t len); /* a first-pass line, for the main thread */
 
 /* Where the file is cut for two threads (sets n->cut), when it is worth
  * it: big enough, and two cores for this trace. */

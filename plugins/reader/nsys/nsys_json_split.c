@@ -4,9 +4,10 @@
  * The file is cut at a line start near the middle, chosen before the
  * first pass; each pass counts and digests each part on its own, the main
  * thread the first, a worker thread the second.  In the first pass the
- * worker keeps the few lines that are not events (string table records,
- * NVTX domains), which the main thread then reads after its own, in
- * order.  After it the string table and the domains are sealed: from then
+ * worker notes where the lines that are not events are (string table
+ * records, NVTX domains), which the main thread then reads again from the
+ * file after its own part, in order (their texts are not held: a
+ * string-heavy export's would be most of it).  After it the string table and the domains are sealed: from then
  * on they are only read, and in the second pass the worker reads the
  * second part's events while the main thread reads the first part's.  The
  * worker never touches the run (the core is not thread-safe): it keeps its
@@ -20,10 +21,13 @@
  * stops at the first line it cannot read (not JSON, a read error, no
  * memory) and says where: the main thread, having taken what came before,
  * reports it as one thread would there (it parses that line again for
- * jansson's message).
+ * jansson's message).  When the main thread's own part fails, or
+ * appending the worker's rows does, it stops the worker (a flag checked per
+ * line) before joining it: what the worker read would be dropped.
  */
 #include <pthread.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -63,16 +67,18 @@ typedef struct nj_chunk {
     int64_t val[CHUNK_ROWS * N_X];
 } nj_chunk;
 
-/* A first-pass line the worker kept: its text in the arena, its number
- * counted from the cut. */
+/* A first-pass line the worker kept: where it is in the file (read again by
+ * the main thread: the second pass's digests see a file rewritten since),
+ * its length and its number counted from the cut. */
 typedef struct nj_kept {
-    tp_str at;
-    size_t line;
+    uint64_t off;
+    size_t len, line;
 } nj_kept;
+
+#define KEPT_WINDOW (1u << 20) /* kept lines read back in windows of this many bytes */
 
 struct nj_local {
     nj_chunk *first, *last;
-    nj_arena kept_text;
     nj_kept *kept;
     size_t nkept, cap_kept;
     int failed; /* out of memory: the worker stops */
@@ -81,6 +87,7 @@ struct nj_local {
     size_t nchunks;        /* made (the worker's) */
     size_t ready;          /* chunks handed over (under lock) */
     int done;              /* the worker ended (under lock) */
+    atomic_int stop;       /* the main thread failed: the worker stops at its next line */
 };
 
 /* ---- the worker's side */
@@ -201,7 +208,7 @@ int nj_local_ext(nj *n, int which, int64_t v)
     return TP_OK;
 }
 
-int nj_local_keep(nj *n, const char *line, size_t len)
+int nj_local_keep(nj *n, uint64_t off, size_t len)
 {
     nj_local *l = n->local;
     if (l->nkept == l->cap_kept) {
@@ -212,11 +219,13 @@ int nj_local_keep(nj *n, const char *line, size_t len)
         l->kept = kept;
         l->cap_kept = cap;
     }
-    tp_str at = arena_put(&l->kept_text, line, len, &l->failed);
-    if (l->failed)
-        return TP_ENOMEM;
-    l->kept[l->nkept++] = (nj_kept){at, n->line_no};
+    l->kept[l->nkept++] = (nj_kept){off, len, n->line_no};
     return TP_OK;
+}
+
+int nj_local_stopped(const nj *n)
+{
+    return n->local != NULL && atomic_load_explicit(&n->local->stop, memory_order_relaxed);
 }
 
 /* ---- the cut */
@@ -271,7 +280,6 @@ static void worker_free(nj_worker *k)
         tp_free(c->texts.text);
         munmap(c, sizeof *c);
     }
-    tp_free(k->local.kept_text.text);
     tp_free(k->local.kept);
     tp_free(k->r.buf);
     tp_free(k->w.doc.v);
@@ -330,6 +338,18 @@ static int merge_chunk(nj *n, nj_chunk *c)
     return rc;
 }
 
+/* The worker joined; when this side failed (rc), stopped first: its part
+ * is not read on for a result that is dropped (issue 31 review). */
+static void stop_worker(nj *n, nj_worker *k, int rc)
+{
+    if (rc != TP_OK)
+        atomic_store(&k->local.stop, 1);
+    pthread_join(k->thread, NULL);
+    if (rc != TP_OK && k->rc == NJ_STOPPED)
+        tp_log(n->st, TP_LOG_INFO, "%s: second thread stopped early, after %zu lines of its part",
+               n->path, k->w.line_no);
+}
+
 /* The worker's chunks appended as it hands them over, until it ends. */
 static int merge(nj *n, nj_worker *k)
 {
@@ -350,25 +370,65 @@ static int merge(nj *n, nj_worker *k)
             rc = merge_chunk(n, c);
         }
     } while (!done && rc == TP_OK);
-    pthread_join(k->thread, NULL);
+    stop_worker(n, k, rc);
     l->first = merged == 0 ? l->first : next; /* what is left, for worker_free */
     n->bad.row_unknown = n->bad.row_nul = 0;
     return rc;
 }
 
-/* The first pass's lines the worker kept, read in order, numbered as one
- * thread numbers them. */
+/* The kept lines from kept[i] on that end within KEPT_WINDOW bytes of its
+ * start (one at least): how many. */
+static size_t kept_window(const nj_kept *kept, size_t i, size_t nkept)
+{
+    size_t j = i + 1;
+    while (j < nkept && kept[j].off + kept[j].len - kept[i].off <= KEPT_WINDOW)
+        j++;
+    return j - i;
+}
+
+/* n bytes at off of fd into buf: TP_OK, else reported (a short read: the
+ * file shrank since the first pass read it). */
+static int read_at(nj *n, int fd, char *buf, size_t len, uint64_t off)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t got = pread(fd, buf + done, len - done, (off_t)(off + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return tp_fail(n->st, TP_EIO, "%s: read error: %s", n->path, strerror(errno));
+        if (got == 0)
+            return tp_fail(n->st, TP_EIO, "%s: the trace changed on disk during the run (it "
+                           "ends early): its events cannot be read whole", n->path);
+        done += (size_t)got;
+    }
+    return TP_OK;
+}
+
+/* The first pass's lines the worker kept, read again from the file a
+ * window at a time, in order, numbered as one thread numbers them. */
 static int kept_lines(nj *n, nj_worker *k)
 {
-    size_t base = n->line_no;
+    pthread_join(k->thread, NULL); /* its list complete */
+    const nj_kept *kept = k->local.kept;
+    size_t base = n->line_no, cap = 0;
+    char *buf = NULL;
     int rc = TP_OK;
-    pthread_join(k->thread, NULL);
-    for (size_t i = 0; i < k->local.nkept && rc == TP_OK; i++) {
-        size_t len;
-        char *line = arena_at(&k->local.kept_text, k->local.kept[i].at, &len);
-        n->line_no = base + k->local.kept[i].line;
-        rc = nj_line(n, line, len, nj_strings_line);
+    for (size_t i = 0, w; i < k->local.nkept && rc == TP_OK; i += w) {
+        w = kept_window(kept, i, k->local.nkept);
+        size_t span = (size_t)(kept[i + w - 1].off + kept[i + w - 1].len - kept[i].off);
+        if (span > cap) {
+            tp_free(buf);
+            if ((buf = tp_malloc(cap = span)) == NULL)
+                return tp_fail(n->st, TP_ENOMEM, "%s: out of memory", n->path);
+        }
+        rc = read_at(n, k->r.fd, buf, span, kept[i].off);
+        for (size_t j = i; j < i + w && rc == TP_OK; j++) {
+            n->line_no = base + kept[j].line;
+            rc = nj_line(n, buf + (kept[j].off - kept[i].off), kept[j].len, nj_strings_line);
+        }
     }
+    tp_free(buf);
     n->line_no = base;
     return rc;
 }
@@ -459,7 +519,7 @@ int nj_split_pass(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
     if (rc == TP_OK)
         rc = take(n, k);
     else
-        pthread_join(k->thread, NULL); /* the first error is this part's */
+        stop_worker(n, k, rc); /* the first error is this part's */
     worker_free(k);
     tp_free(k);
     return rc;
