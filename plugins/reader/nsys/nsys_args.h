@@ -8,7 +8,7 @@
 
 /* Args texts (API calls, NVTX payloads) kept in memory before they go to a
  * temporary file: below it a read needs no room in TMPDIR. */
-#define NSYS_ARGS_IN_MEMORY ((size_t)32 << 20)
+#define NSYS_ARGS_IN_MEMORY ((size_t)4 << 20)
 
 /* The texts of one read: in memory up to cap bytes, then in a temporary
  * file (spill) when one can be made. */
