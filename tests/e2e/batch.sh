@@ -336,24 +336,26 @@ else ok; fi
 # file changed after its process read it, or whose hand-off is truncated or damaged, is
 # read again (one `reader (batch)` line, the others loaded): the same files every time,
 # and the hand-off folder ($TMPDIR/tracepipe-handoff-*) gone at the end, or on SIGTERM.
-# handoff_held WHAT: handoff_job.yaml over 3 generated ranks, -j 1, rank0's process held
-# at its json writer (a FIFO) once its hand-off is written, WHAT done, then let go
+# handoff_held WHAT [R]: handoff_job.yaml over 3 generated ranks, -j 1, rank R's (0's)
+# process held at its json writer (a FIFO) once its hand-off is written, WHAT done, then
+# let go
 mkdir -p "$tmp/ho/in"
 cp "$tmp/job8/rank0.json" "$tmp/job8/rank1.json" "$tmp/job8/rank2.json" "$tmp/ho/in/"
 HOJ=tests/pipelines/batch/handoff_job.yaml
 handoff_held() {
+    r=${2:-0}
     rm -rf "$tmp/ho/out" "$tmp/ho/tmp"
-    mkdir -p "$tmp/ho/out/rank0" "$tmp/ho/tmp"
-    mkfifo "$tmp/ho/out/rank0/kernels.json"
+    mkdir -p "$tmp/ho/out/rank$r" "$tmp/ho/tmp"
+    mkfifo "$tmp/ho/out/rank$r/kernels.json"
     TMPDIR="$tmp/ho/tmp" "$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/out" -j 1 -v \
         >/dev/null 2>"$tmp/ho/err" &
     pid=$!
     n=0
-    while [ $n -lt 3000 ] && ! ls "$tmp/ho/tmp"/tracepipe-handoff-*/0.trace >/dev/null 2>&1; do
+    while [ $n -lt 3000 ] && ! ls "$tmp/ho/tmp"/tracepipe-handoff-*/$r.trace >/dev/null 2>&1; do
         sleep 0.01
         n=$((n + 1))
     done
-    f=$(ls "$tmp/ho/tmp"/tracepipe-handoff-*/0.trace 2>/dev/null)
+    f=$(ls "$tmp/ho/tmp"/tracepipe-handoff-*/$r.trace 2>/dev/null)
     case $1 in
     touch) touch -d '2001-01-01 00:00:00' "$tmp/ho/in/rank0.json" ;;
     rewrite) # the same size and mtime after a rewrite in place: only the ctime moves
@@ -362,9 +364,10 @@ handoff_held() {
         touch -r "$tmp/ho/r0" "$tmp/ho/in/rank0.json" ;;
     truncate) truncate -s 5000 "$f" ;;
     damage) printf 'X' | dd of="$f" bs=1 seek=3000 conv=notrunc 2>/dev/null ;;
-    term) kill -TERM $pid ;; # rank0's process dies of it too, never opening the FIFO
+    term) kill -TERM $pid ;; # rank R's process dies of it too, never opening the FIFO
+    killrank) kill -TERM $(pgrep -P $pid) 2>/dev/null ;; # rank R's process alone
     esac
-    [ "$1" = term ] || cat "$tmp/ho/out/rank0/kernels.json" >/dev/null 2>&1
+    [ "$1" = term ] || [ "$1" = killrank ] || cat "$tmp/ho/out/rank$r/kernels.json" >/dev/null 2>&1
     wait $pid
     rc=$?
 }
@@ -398,20 +401,7 @@ else ok; fi
 # a rank's process killed by a signal takes only its own trace with it: the batch's
 # hand-off folder is the batch's to remove (its processes forget it), so the other
 # ranks are still loaded, none read again
-rm -rf "$tmp/ho/out" "$tmp/ho/tmp"
-mkdir -p "$tmp/ho/out/rank1" "$tmp/ho/tmp"
-mkfifo "$tmp/ho/out/rank1/kernels.json"
-TMPDIR="$tmp/ho/tmp" "$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/out" -j 1 -v \
-    >/dev/null 2>"$tmp/ho/err" &
-pid=$!
-n=0
-while [ $n -lt 3000 ] && ! ls "$tmp/ho/tmp"/tracepipe-handoff-*/1.trace >/dev/null 2>&1; do
-    sleep 0.01
-    n=$((n + 1))
-done
-kill -TERM $(pgrep -P $pid) 2>/dev/null
-wait $pid
-rc=$?
+handoff_held killrank 1
 reads=$(grep -c "reader (batch) done" "$tmp/ho/err")
 loads=$(grep -c "loaded from its trace process's hand-off" "$tmp/ho/err")
 if [ $rc = 0 ]; then ko "hand-off: a rank's process killed: exit 0"
