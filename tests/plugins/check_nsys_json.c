@@ -360,6 +360,18 @@ START_TEST(two_threads_same_trace)
 }
 END_TEST
 
+/* The log of a read on two threads that fails. */
+static char *failed_read_log(const char *yaml)
+{
+    tp_run *run = NULL;
+    char *log;
+    tp_host_set_threads(2);
+    ck_assert_int_ne(tp_test_run_logged(yaml, &run, &log), TP_OK);
+    tp_host_set_threads(0);
+    tp_run_free(run);
+    return log;
+}
+
 /* A line that is not JSON after the cut, an event (_i 0) or a string
  * record (_i 1): the same message as one thread's.  An event: the worker
  * stops there, the main thread takes its rows and parses that line again;
@@ -383,14 +395,9 @@ START_TEST(two_threads_error_after_cut)
         unlink(path);
         return;
     }
-    tp_run *run = NULL;
-    char *log;
-    tp_host_set_threads(2);
-    ck_assert_int_ne(tp_test_run_logged(yaml, &run, &log), TP_OK);
-    tp_host_set_threads(0);
+    char *log = failed_read_log(yaml);
     ck_assert_msg(strstr(log, "second thread stopped at line") != NULL, "%s", log);
     free(log);
-    tp_run_free(run);
     unlink(path);
 }
 END_TEST
@@ -414,11 +421,7 @@ START_TEST(two_threads_main_fails_worker_stops)
     fclose(f);
     char yaml[512];
     big_yaml(yaml, sizeof yaml, path);
-    tp_run *run = NULL;
-    char *log;
-    tp_host_set_threads(2);
-    ck_assert_int_ne(tp_test_run_logged(yaml, &run, &log), TP_OK);
-    tp_host_set_threads(0);
+    char *log = failed_read_log(yaml);
     ck_assert_msg(strstr(log, "string or '}' expected") != NULL, "%s", log);
     const char *at = strstr(log, "second thread stopped early, after ");
     ck_assert_msg(at != NULL, "the worker read its part whole: %s", log);
@@ -426,7 +429,6 @@ START_TEST(two_threads_main_fails_worker_stops)
     ck_assert_msg(read < lines / 2 * 6 / 10, "%zu of its part's ~%zu lines", read,
                   lines * 6 / 10);
     free(log);
-    tp_run_free(run);
     unlink(path);
 }
 END_TEST
