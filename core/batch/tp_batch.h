@@ -107,4 +107,10 @@ int tp_shard_manifest_write(const char *out, long shard, long nshards, tp_shard_
 int tp_shard_manifests_read(const char *const *roots, size_t nroots, tp_batch_list *l,
                             long *nshards, char *err, size_t errsz);
 
+/* tp_handoff_dir.c: the batch's hand-off folder made in TMPDIR (/tmp
+ * without it) into buf, its owner (this process) in its name, after the
+ * folders of batches provably gone are removed (-v names them).  0, or -1
+ * (no folder: every trace is read again). */
+int tp_handoff_dir_make(char *buf, size_t size, int verbosity);
+
 #endif

@@ -309,11 +309,10 @@ typedef struct handoffs {
     char buf[4200];
 } handoffs;
 
-static void handoffs_begin(handoffs *h, size_t n)
+static void handoffs_begin(handoffs *h, size_t n, int verbosity)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(h->buf, sizeof h->buf, "%s/tracepipe-handoff-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (mkdtemp(h->buf) == NULL || (h->dir = strdup(h->buf)) == NULL)
+    if (tp_handoff_dir_make(h->buf, sizeof h->buf, verbosity) != 0 ||
+        (h->dir = strdup(h->buf)) == NULL)
         return;
     strcat(h->buf, "/");
     if (tp_temp_register_numbered(h->buf, n, ".trace") != 0) {
@@ -383,7 +382,7 @@ int tp_cli_batch(tp_ctx *ctx, cli *c, const char *spec)
     handoffs hand;
     memset(&hand, 0, sizeof hand);
     if (c->nshards == 0)
-        handoffs_begin(&hand, l.n); /* none: every trace is read again */
+        handoffs_begin(&hand, l.n, c->verbosity); /* none: every trace is read again */
     batch_ctx b = {ctx, c, hand.dir};
     tp_batch_opts o = {.jobs = c->jobs ? c->jobs : (int)(cores > 0 ? cores : 1),
                        .max_memory = c->max_memory,
