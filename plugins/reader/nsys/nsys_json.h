@@ -47,6 +47,8 @@ typedef struct nj {
     int64_t row_sid;  /* the worker: the string id an API call is named by */
     uint64_t fail_off; /* the worker: where the line it could not read starts, */
     size_t fail_len;   /* and its length */
+    int test_hold;     /* tests only (TP_TEST_NSYS_SPLIT_HOLD, read at open): the worker
+                          starts its part once the main thread's has ended */
 } nj;
 
 /* Lines of [off, stop) of the file read in blocks (pread: the two threads

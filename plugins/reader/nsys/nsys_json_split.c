@@ -28,8 +28,10 @@
 #include <pthread.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nsys_json.h"
@@ -88,6 +90,7 @@ struct nj_local {
     size_t ready;          /* chunks handed over (under lock) */
     int done;              /* the worker ended (under lock) */
     atomic_int stop;       /* the main thread failed: the worker stops at its next line */
+    atomic_int main_ended; /* the main thread's part read (test_hold waits for it) */
 };
 
 /* ---- the worker's side */
@@ -233,6 +236,8 @@ int nj_local_stopped(const nj *n)
 void nj_split_plan(nj *n, int fd)
 {
     uint64_t size = (uint64_t)n->at_open.st_size;
+    const char *hold = getenv("TP_TEST_NSYS_SPLIT_HOLD"); /* tests only: worker_hold */
+    n->test_hold = hold != NULL && hold[0] == '1';
     n->cut = 0;
     if (size < SPLIT_MIN_SIZE || tp_threads(n->st) < 2)
         return; /* one core for this trace (a batch's traces at once) */
@@ -258,10 +263,22 @@ typedef struct nj_worker {
     int rc;
 } nj_worker;
 
+/* Tests only (TP_TEST_NSYS_SPLIT_HOLD=1): the worker waits until the main
+ * thread's part has ended, failed (stop set) or not, so a test sees it
+ * stopped before its first line whatever the threads' timing. */
+static void worker_hold(const nj_local *l)
+{
+    const struct timespec ms = {0, 1000000};
+    while (!atomic_load(&l->stop) && !atomic_load(&l->main_ended))
+        nanosleep(&ms, NULL);
+}
+
 static void *worker_main(void *arg)
 {
     nj_worker *k = arg;
     nj_local *l = &k->local;
+    if (k->w.test_hold)
+        worker_hold(l);
     k->rc = nj_each_part(&k->w, &k->r, k->fn, 1);
     if (k->rc == TP_OK && l->failed)
         k->rc = TP_ENOMEM;
@@ -514,6 +531,10 @@ int nj_split_pass(nj *n, nj_lines *r, int (*fn)(nj *, size_t))
 {
     nj_worker *k = worker_start(n, r, fn);
     int rc = nj_each_part(n, r, fn, 0);
+    if (k != NULL && rc != TP_OK)
+        atomic_store(&k->local.stop, 1); /* before main_ended: a held worker reads nothing */
+    if (k != NULL)
+        atomic_store(&k->local.main_ended, 1);
     if (k == NULL) /* no thread: one thread reads on */
         return rc == TP_OK ? nj_each_part(n, r, fn, 1) : rc;
     if (rc == TP_OK)
