@@ -9,7 +9,7 @@
 #include "tp_trace_impl.h"
 
 static const char tp_handoff_magic[8] = {'T', 'P', 'H', 'A', 'N', 'D', 'O', 'F'};
-#define HANDOFF_VERSION 2u /* 2: the input file's ctime */
+#define HANDOFF_VERSION 3u /* 2: the input file's ctime; 3: the own args file's data ranges */
 #define BYTE_ORDER_MARK 0x01020304u
 #define IO_BUFFER (1u << 20)
 

@@ -84,7 +84,7 @@ int tp_run_handoff_load(tp_run *run, size_t k)
     if (r == NULL || r->handoff == NULL || access(r->handoff, F_OK) != 0)
         return TP_ENOTFOUND;
     double t0 = seconds_now();
-    char why[1024] = "", msg[1400];
+    char why[1024] = "", msg[4200 + 1400];
     tp_trace *t = NULL;
     size_t latest = run->latest;
     int rc = tp_handoff_load(r->handoff, run->pool, tp_handoff_reader_key(r->desc, r->config),
@@ -99,7 +99,7 @@ int tp_run_handoff_load(tp_run *run, size_t k)
         snprintf(msg, sizeof msg, "loaded from its trace process's hand-off in %.3f s (%zu events)",
                  seconds_now() - t0, tp_trace_columns(t)->n);
     else
-        snprintf(msg, sizeof msg, "hand-off not used (%s): reading the trace",
+        snprintf(msg, sizeof msg, "hand-off %s not used (%s): reading the trace", r->handoff,
                  why[0] ? why : "out of memory");
     tp_run_log(run, TP_LOG_INFO, r->id, msg);
     return rc;

@@ -146,29 +146,67 @@ static void put_rows(writer *w, const tp_trace *t)
     put(w, t->arena, t->arena_used);
 }
 
-/* The reader's own args file (a gzip trace's), copied whole. */
-static void put_own_args(writer *w, const source_file *src)
+/* Bytes [from, to) of fd, copied. */
+static void put_range(writer *w, int fd, off_t from, off_t to, char *buf)
 {
-    struct stat sb;
-    if (fstat(src->fd, &sb) != 0) {
-        w->err = errno;
-        return;
-    }
-    put_u64(w, (uint64_t)sb.st_size);
-    char *buf = malloc(IO_BUFFER);
-    off_t at = 0;
-    while (buf && !w->err && at < sb.st_size) {
-        size_t want = (size_t)(sb.st_size - at) < IO_BUFFER ? (size_t)(sb.st_size - at) : IO_BUFFER;
-        ssize_t got = pread(src->fd, buf, want, at);
+    while (!w->err && from < to) {
+        size_t want = (size_t)(to - from) < IO_BUFFER ? (size_t)(to - from) : IO_BUFFER;
+        ssize_t got = pread(fd, buf, want, from);
         if (got <= 0) {
             w->err = got < 0 ? errno : EIO;
             break;
         }
         put(w, buf, (size_t)got);
-        at += got;
+        from += got;
     }
-    if (buf == NULL)
-        w->err = ENOMEM;
+}
+
+/* The data ranges of fd's first size bytes (the file system's holes left
+ * out: a gzip trace read on two threads leaves one between the halves'
+ * texts), at most max of them; the whole file when holes cannot be told. */
+static size_t data_ranges(int fd, off_t size, off_t (*r)[2], size_t max)
+{
+    size_t n = 0;
+    for (off_t at = 0; at < size && n < max;) {
+        off_t data = lseek(fd, at, SEEK_DATA), hole;
+        if (data < 0 && errno == ENXIO)
+            break; /* nothing but a hole from at on */
+        if (data < 0 || (hole = lseek(fd, data, SEEK_HOLE)) < 0)
+            return 0;
+        r[n][0] = data;
+        r[n][1] = hole < size ? hole : size;
+        at = r[n++][1];
+    }
+    return n < max ? n : 0; /* too many: copied whole */
+}
+
+#define MAX_RANGES 64
+
+/* The reader's own args file (a gzip trace's): its size, then its data
+ * ranges (offset, length, bytes), its holes left out (issue 31). */
+static void put_own_args(writer *w, const source_file *src)
+{
+    struct stat sb;
+    off_t ranges[MAX_RANGES][2];
+    char *buf = malloc(IO_BUFFER);
+    if (fstat(src->fd, &sb) != 0 || buf == NULL) {
+        w->err = buf ? errno : ENOMEM;
+        free(buf);
+        return;
+    }
+    size_t n = sb.st_size > 0 ? data_ranges(src->fd, sb.st_size, ranges, MAX_RANGES) : 0;
+    if (n == 0 && sb.st_size > 0) {
+        ranges[0][0] = 0;
+        ranges[0][1] = sb.st_size;
+        n = 1;
+    }
+    put_u64(w, (uint64_t)sb.st_size);
+    put_u64(w, n);
+    for (size_t k = 0; k < n; k++) {
+        put_u64(w, (uint64_t)ranges[k][0]);
+        put_u64(w, (uint64_t)(ranges[k][1] - ranges[k][0]));
+        put_range(w, src->fd, ranges[k][0], ranges[k][1], buf);
+    }
     free(buf);
 }
 

@@ -26,6 +26,7 @@ typedef struct loader {
     FILE *f;
     const char *input; /* the file the loading run's reader would read */
     uint64_t pos, size; /* size: the bytes before the digest */
+    uint64_t input_size; /* the input file's, as its process read it (checked unchanged) */
     bool bad;
     char *why;
     size_t why_size;
@@ -76,6 +77,15 @@ static uint8_t get_u8(loader *r)
     uint8_t v = 0;
     get(r, &v, 1);
     return v;
+}
+
+/* A yes/no byte: the writer writes 0 or 1, nothing else. */
+static bool get_flag(loader *r, const char *what)
+{
+    uint8_t v = get_u8(r);
+    if (v > 1)
+        refuse(r, what);
+    return v == 1;
 }
 
 /* A text, NUL-terminated (malloc'd), or NULL. */
@@ -138,13 +148,32 @@ static char *check_input(loader *r, bool *has)
              (uint64_t)sb.st_ctim.tv_nsec != v[6])
         refuse(r, "the trace file changed since its process read it");
     free(path);
-    *has = get_u8(r) != 0;
+    r->input_size = v[2];
+    *has = get_flag(r, "damaged (the source flag)");
     char *source = get_str(r, NULL);
+    /* a reader names its input file as the trace's source, or none ("":
+     * its own args file only) */
+    if (source && !r->bad && source[0] && strcmp(source, r->input) != 0)
+        refuse(r, "damaged (its source is not its trace file)");
+    if (source == NULL || !*has || source[0] == '\0')
+        r->input_size = 0; /* no args may be in the input file */
     if (r->bad) {
         free(source);
         return NULL;
     }
     return source;
+}
+
+/* Whether text id s, just interned, is a text this load met before: the
+ * writer writes a pool's texts, each once.  A text new to the pool gets
+ * its next id; one it held before (below before) is marked in seen. */
+static bool text_again(tp_str s, size_t count_before, size_t count_then, uint8_t *seen)
+{
+    if (s >= count_before)
+        return s != count_then;
+    bool again = seen[s / 8] & (1u << (s % 8));
+    seen[s / 8] |= (uint8_t)(1u << (s % 8));
+    return again;
 }
 
 /* The texts, interned in order into pool: map[child id] = pool id. */
@@ -153,11 +182,16 @@ static tp_str *load_texts(loader *r, tp_strpool *pool, uint64_t *m)
     *m = get_u64(r);
     if (r->bad || *m == 0 || !fits(r, *m - 1, sizeof(uint32_t)))
         return refuse(r, "damaged (string table)"), NULL;
+    size_t before = tp_strpool_count(pool);
     tp_str *map = malloc(*m * sizeof *map);
+    uint8_t *seen = calloc(before / 8 + 1, 1);
     char *buf = NULL;
     size_t cap = 0;
-    if (map == NULL)
+    if (map == NULL || seen == NULL) {
+        free(map);
+        free(seen);
         return refuse(r, "out of memory"), NULL;
+    }
     map[0] = 0;
     for (uint64_t j = 1; j < *m && !r->bad; j++) {
         uint32_t len = get_u32(r);
@@ -170,9 +204,13 @@ static tp_str *load_texts(loader *r, tp_strpool *pool, uint64_t *m)
                 buf = b;
         }
         get(r, buf, len);
+        size_t then = tp_strpool_count(pool);
         if (!r->bad && ((map[j] = tp_strpool_intern(pool, buf, len)) == TP_STR_NOMEM || len == 0))
             refuse(r, len == 0 ? "damaged (an empty text)" : "out of memory");
+        else if (!r->bad && text_again(map[j], before, then, seen))
+            refuse(r, "damaged (a text twice)");
     }
+    free(seen);
     free(buf);
     if (r->bad) {
         free(map);
@@ -197,7 +235,7 @@ static void load_rows(loader *r, tp_trace *t)
         refuse(r, "damaged (rows) or out of memory");
         return;
     }
-    if (get_u8(r) && !r->bad) {
+    if (get_flag(r, "damaged (the args flag)") && !r->bad) {
         t->args_off = calloc(t->cap, sizeof *t->args_off);
         t->args_len = calloc(t->cap, sizeof *t->args_len);
         if (t->args_off == NULL || t->args_len == NULL)
@@ -213,7 +251,7 @@ static int64_t remap_id(int64_t v, const tp_str *map, uint64_t m, loader *r)
 {
     if (!TP_ID_IS_STR(v))
         return v;
-    if (TP_ID_STR(v) >= m) {
+    if ((uint64_t)(-1 - v) >= m) { /* before TP_ID_STR's cast to 32 bits */
         refuse(r, "damaged (a text id)");
         return v;
     }
@@ -244,21 +282,100 @@ static void load_tracks(loader *r, tp_trace *t, const tp_str *map, uint64_t m)
     t->arena_used = t->arena_cap = r->bad ? 0 : au;
 }
 
-static bool cell_ok(int32_t cell, size_t n_wide)
+/* A row's id cell: a wide one must hold the next slot of the wide table,
+ * as the writer's trace fills it (row by row: External id, correlation,
+ * flow), so every slot is held by exactly one cell. */
+static bool cell_ok(int32_t cell, size_t *next_wide)
 {
-    return !TP_ID32_WIDE(cell) || (size_t)(-2 - (int64_t)cell) < n_wide;
+    if (!TP_ID32_WIDE(cell))
+        return true;
+    return (size_t)(-2 - (int64_t)cell) == (*next_wide)++;
+}
+
+/* The reader's own args file (a gzip trace's) as the hand-off holds it:
+ * its data ranges, each at base in the hand-off, its holes left out. */
+typedef struct own_range {
+    uint64_t off, len, base;
+} own_range;
+typedef struct own_args {
+    bool present;
+    size_t n, last; /* last: the range the previous row's args were in */
+    own_range *v;
+} own_args;
+
+/* Reads the ranges, in order, apart, inside the file's size. */
+static void load_own(loader *r, own_args *o)
+{
+    uint64_t size = get_u64(r), n = get_u64(r), end = 0;
+    if (!fits(r, n, 16) || (o->v = calloc(n ? n : 1, sizeof *o->v)) == NULL) {
+        refuse(r, "damaged (its args file) or out of memory");
+        return;
+    }
+    for (o->n = 0; o->n < n && !r->bad; o->n++) {
+        own_range *g = &o->v[o->n];
+        g->off = get_u64(r);
+        g->len = get_u64(r);
+        g->base = r->pos;
+        if (!r->bad && (g->off < end || g->len == 0 || g->off > size || g->len > size - g->off))
+            refuse(r, "damaged (a range of its args file)");
+        end = g->off + g->len;
+        skip(r, g->len);
+    }
+}
+
+/* Where [off, off + len) of the own args file is in the hand-off, or
+ * UINT64_MAX outside its data ranges.  Rows mostly follow the file: the
+ * range of the row before is tried first. */
+static uint64_t own_at(own_args *o, uint64_t off, uint64_t len)
+{
+    size_t lo = 0, hi = o->n;
+    const own_range *g = o->n ? &o->v[o->last] : NULL;
+    if (g == NULL || off < g->off || off - g->off >= g->len) {
+        while (lo < hi) { /* the last range starting at or before off */
+            size_t mid = lo + (hi - lo) / 2;
+            if (o->v[mid].off <= off)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == 0)
+            return UINT64_MAX;
+        o->last = lo - 1;
+        g = &o->v[o->last];
+    }
+    if (off - g->off > g->len || len > g->len - (off - g->off))
+        return UINT64_MAX;
+    return g->base + (off - g->off);
+}
+
+/* Row i's args: inside the arena or the input file; in the own args file,
+ * moved to where the hand-off holds them. */
+static bool args_ok(const loader *r, tp_trace *t, size_t i, own_args *own)
+{
+    uint64_t off = t->args_off[i] & ~ARGS_IN_FILE, len = t->args_len[i];
+    if ((t->args_off[i] & ARGS_IN_FILE) && own->present) {
+        uint64_t at = own_at(own, off, len);
+        t->args_off[i] = at | ARGS_IN_FILE;
+        return at != UINT64_MAX;
+    }
+    uint64_t room = !(t->args_off[i] & ARGS_IN_FILE) ? t->arena_used : r->input_size;
+    return off <= room && len <= room - off;
 }
 
 /* Every row's ids, texts and args checked and remapped; args in the own
- * file (own_len bytes from own_base of the hand-off) moved there. */
-static void remap_rows(loader *r, tp_trace *t, const tp_str *map, uint64_t m, bool own,
-                       uint64_t own_base, uint64_t own_len)
+ * file moved to where the hand-off holds them. */
+static void remap_rows(loader *r, tp_trace *t, const tp_str *map, uint64_t m, own_args *own)
 {
+    size_t next_wide = 0;
     for (size_t i = 0; i < t->cols.n && !r->bad; i++) {
         if (t->name[i] >= m || t->cat[i] >= m || t->track[i] >= t->tracks.n ||
-            t->kind[i] >= TP_KIND__COUNT || !cell_ok(t->ext_id[i], t->n_wide) ||
-            !cell_ok(t->corr[i], t->n_wide) || !cell_ok(t->flow_id[i], t->n_wide)) {
+            t->kind[i] >= TP_KIND__COUNT) {
             refuse(r, "damaged (a row)");
+            break;
+        }
+        if (!cell_ok(t->ext_id[i], &next_wide) || !cell_ok(t->corr[i], &next_wide) ||
+            !cell_ok(t->flow_id[i], &next_wide) || next_wide > t->n_wide) {
+            refuse(r, "damaged (a wide id not the next of its table)");
             break;
         }
         t->name[i] = map[t->name[i]];
@@ -269,16 +386,11 @@ static void remap_rows(loader *r, tp_trace *t, const tp_str *map, uint64_t m, bo
         }
         if (t->args_off == NULL || t->args_len[i] == 0)
             continue;
-        uint64_t off = t->args_off[i] & ~ARGS_IN_FILE, len = t->args_len[i];
-        if (!(t->args_off[i] & ARGS_IN_FILE)) {
-            if (off > t->arena_used || len > t->arena_used - off)
-                refuse(r, "damaged (args)");
-        } else if (own) {
-            if (off > own_len || len > own_len - off)
-                refuse(r, "damaged (args)");
-            t->args_off[i] = (own_base + off) | ARGS_IN_FILE;
-        }
+        if (!args_ok(r, t, i, own))
+            refuse(r, "damaged (args past their file)");
     }
+    if (!r->bad && next_wide != t->n_wide)
+        refuse(r, "damaged (a wide id no row holds)");
 }
 
 static void load_meta_info(loader *r, tp_trace *t)
@@ -350,7 +462,7 @@ static void load_ext(loader *r, tp_trace *t, const tp_str *map, uint64_t m)
         }
         for (size_t from = 0; from < n && !r->bad; from += TP_EXTCOL_BLOCK) {
             size_t rows = n - from < TP_EXTCOL_BLOCK ? n - from : TP_EXTCOL_BLOCK;
-            if (get_u8(r))
+            if (get_flag(r, "damaged (an extension block's flag)"))
                 load_ext_block(r, t, col, from, rows, map, m, cells);
         }
     }
@@ -427,27 +539,24 @@ static tp_trace *load_all(loader *r, tp_strpool *pool, uint64_t key, const char 
     tp_trace *t = map ? tp_trace_new(pool) : NULL;
     if (map && t == NULL)
         refuse(r, "out of memory");
-    uint64_t own_base = 0, own_len = 0;
-    bool own = false;
+    own_args own = {0};
     if (t) {
         load_rows(r, t);
         load_tracks(r, t, map, m);
-        if ((own = get_u8(r)) != 0) {
-            own_len = get_u64(r);
-            own_base = r->pos;
-            skip(r, own_len);
-        }
+        if ((own.present = get_flag(r, "damaged (the args file flag)")))
+            load_own(r, &own);
         load_meta_info(r, t);
         load_ext(r, t, map, m);
         if (!r->bad && r->pos != r->size)
             refuse(r, "damaged (bytes past its end)");
-        remap_rows(r, t, map, m, own, own_base, own_len);
+        remap_rows(r, t, map, m, &own);
         tp_trace_refresh_views(t);
-        if (!r->bad && own && !has_source)
+        if (!r->bad && own.present && !has_source)
             refuse(r, "damaged (an args file without a source)");
         if (!r->bad)
-            attach_source(r, t, has_source ? source : NULL, own, path);
+            attach_source(r, t, has_source ? source : NULL, own.present, path);
     }
+    free(own.v);
     free(map);
     free(source);
     if (r->bad) {
@@ -461,7 +570,7 @@ int tp_handoff_load(const char *path, tp_strpool *pool, uint64_t key, const char
                     tp_trace **out, char *why, size_t why_size)
 {
     *out = NULL;
-    loader r = {fopen(path, "rbe"), input, 0, 0, false, why, why_size};
+    loader r = {fopen(path, "rbe"), input, 0, 0, 0, false, why, why_size};
     struct stat sb;
     if (r.f == NULL || fstat(fileno(r.f), &sb) != 0) {
         snprintf(why, why_size, "%s", strerror(errno));

@@ -378,9 +378,9 @@ for what in none touch rewrite truncate damage; do
     loads=$(grep -c "loaded from its trace process's hand-off" "$tmp/ho/err")
     case $what in
     none) want_reads=0 why="" ;;
-    touch | rewrite) want_reads=1 why="hand-off not used (the trace file changed since its process read it)" ;;
-    truncate) want_reads=1 why="hand-off not used (damaged (its digest differs))" ;;
-    damage) want_reads=1 why="hand-off not used (damaged (its digest differs))" ;;
+    touch | rewrite) want_reads=1 why="not used (the trace file changed since its process read it)" ;;
+    truncate) want_reads=1 why="not used (damaged (its digest differs))" ;;
+    damage) want_reads=1 why="not used (damaged (its digest differs))" ;;
     esac
     same=1
     for f in job.csv job.straggler.csv job.trace.json; do
@@ -389,7 +389,8 @@ for what in none touch rewrite truncate damage; do
     if [ $rc != 0 ]; then ko "hand-off ($what): exit $rc"; cat "$tmp/ho/err"
     elif [ "$reads" != $want_reads ] || [ $((reads + loads)) != 3 ]; then
         ko "hand-off ($what): $reads reads and $loads hand-offs, not $want_reads and $((3 - want_reads))"
-    elif [ -n "$why" ] && ! grep -qF "[kineto_0] $why" "$tmp/ho/err"; then ko "hand-off ($what): no '$why'"
+    elif [ -n "$why" ] && ! grep -F "[kineto_0] hand-off $tmp/ho/tmp/tracepipe-handoff-" "$tmp/ho/err" |
+        grep -qF "/0.trace $why: reading the trace"; then ko "hand-off ($what): no '$why'"
     elif [ $same != 1 ]; then ko "hand-off ($what): the batch stages' files differ"
     elif [ -n "$(ls -A "$tmp/ho/tmp")" ]; then ko "hand-off ($what): left $(ls -A "$tmp/ho/tmp")"
     else ok; fi
@@ -409,6 +410,78 @@ elif [ "$reads" != 0 ] || [ "$loads" != 2 ]; then
     ko "hand-off: a rank's process killed: $reads reads and $loads hand-offs, not 0 and 2"; cat "$tmp/ho/err"
 elif [ -n "$(ls -A "$tmp/ho/tmp")" ]; then ko "hand-off: a rank's process killed: left $(ls -A "$tmp/ho/tmp")"
 else ok; fi
+# a batch killed with SIGKILL cannot remove its hand-off folder: the next batch does, its
+# owner (pid and start time, in the folder's name) being gone, while a live batch's folder
+# survives another batch's start.  held_batch OUT [OLD]: handoff_job.yaml into OUT, rank
+# 0's process held at its FIFO once its hand-off is written in a folder other than OLD
+# (pid: the batch; folder: its hand-off folder)
+held_batch() {
+    rm -rf "$1"
+    mkdir -p "$1/rank0"
+    mkfifo "$1/rank0/kernels.json"
+    TMPDIR="$tmp/ho/tmp" "$P" run "$HOJ" --input "$tmp/ho/in" --set out="$1" -j 1 -v \
+        >/dev/null 2>"$1.err" &
+    pid=$!
+    n=0
+    folder=
+    while [ $n -lt 3000 ] && [ -z "$folder" ]; do
+        sleep 0.01
+        n=$((n + 1))
+        folder=$(ls "$tmp/ho/tmp"/tracepipe-handoff-*/0.trace 2>/dev/null | grep -vF "${2:-//}/" |
+            sed 's,/0\.trace$,,')
+    done
+}
+rm -rf "$tmp/ho/tmp"
+mkdir -p "$tmp/ho/tmp"
+held_batch "$tmp/ho/killed"
+stale=$folder
+kill -KILL $(pgrep -P $pid) $pid 2>/dev/null
+wait $pid 2>/dev/null
+left_by_kill=$(ls -d "$stale" 2>/dev/null)
+held_batch "$tmp/ho/live" "$stale"
+TMPDIR="$tmp/ho/tmp" "$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/next" -j 1 -q \
+    >/dev/null 2>&1
+rc_next=$?
+survived=$(ls "$folder/0.trace" 2>/dev/null)
+cat "$tmp/ho/live/rank0/kernels.json" >/dev/null
+wait $pid
+rc_live=$?
+if [ -z "$left_by_kill" ] || [ -z "$folder" ]; then ko "hand-off, SIGKILL: no folder to find ($stale, $folder)"
+elif [ $rc_next != 0 ] || [ $rc_live != 0 ]; then ko "hand-off, SIGKILL: exits $rc_next and $rc_live"
+elif [ -e "$stale" ]; then ko "hand-off, SIGKILL: the next batch left $stale"
+elif ! grep -qF "pipeline: batch: removed $stale, the hand-off folder of a batch that is gone" "$tmp/ho/live.err"
+then ko "hand-off, SIGKILL: no -v line for the stale folder"; cat "$tmp/ho/live.err"
+elif [ -z "$survived" ]; then ko "hand-off, SIGKILL: another batch removed a live batch's hand-off"
+elif [ "$(grep -c "loaded from its trace process's hand-off" "$tmp/ho/live.err")" != 3 ]; then
+    ko "hand-off, SIGKILL: the live batch lost its hand-offs"; cat "$tmp/ho/live.err"
+elif ! cmp -s "$tmp/ho/ref/job.csv" "$tmp/ho/live/job.csv"; then ko "hand-off, SIGKILL: the live batch's job.csv differs"
+elif [ -n "$(ls -A "$tmp/ho/tmp")" ]; then ko "hand-off, SIGKILL: left $(ls -A "$tmp/ho/tmp")"
+else ok; fi
+# only what is provably stale: a pid reused (another start time) or another boot goes; a
+# live owner, another pid namespace, a folder of another mode, a symbolic link (never
+# followed) and a folder holding more than hand-offs stay
+start=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
+boot=$(head -c 8 /proc/sys/kernel/random/boot_id)
+ns=$(stat -L -c %i /proc/self/ns/pid)
+other_boot=$(printf '%s' "$boot" | tr '0-9a-f' '1-9a-f0')
+H="$tmp/ho/tmp/tracepipe-handoff"
+mkdir -m 700 "$H-$$-$((start + 1))-$boot-$ns-reused" "$H-$$-$start-$other_boot-$ns-booted" \
+    "$H-$$-$start-$boot-$ns-liveok" "$H-999999999-1-$boot-1-otherns" \
+    "$H-999999999-1-$boot-$ns-extras" "$tmp/ho/target"
+mkdir -m 755 "$H-999999999-1-$boot-$ns-mode55"
+: >"$H-$$-$((start + 1))-$boot-$ns-reused/0.trace"
+: >"$H-999999999-1-$boot-$ns-extras/0.trace"
+: >"$H-999999999-1-$boot-$ns-extras/notes.txt"
+: >"$tmp/ho/target/0.trace"
+ln -s "$tmp/ho/target" "$H-999999999-1-$boot-$ns-linked"
+TMPDIR="$tmp/ho/tmp" "$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/next" -j 1 -q \
+    >/dev/null 2>&1
+left=$(cd "$tmp/ho/tmp" && ls -d tracepipe-handoff-* | sed 's/.*-//' | sort | tr '\n' ' ')
+if [ "$left" != "extras linked liveok mode55 otherns " ]; then ko "hand-off: stale folders: left $left"
+elif [ ! -e "$tmp/ho/target/0.trace" ] || [ ! -e "$H-999999999-1-$boot-$ns-extras/notes.txt" ]; then
+    ko "hand-off: stale folders: a file not its own removed"
+else ok; fi
+rm -rf "$tmp/ho/tmp" "$tmp/ho/target"
 # a file system with less room than a hand-off plus the reserve gets none: the batch
 # reads the ranks, with the same files
 rm -rf "$tmp/ho/out" "$tmp/ho/tmp"
@@ -436,7 +509,7 @@ rc=$?
 reads=$(grep -c "reader (batch) done" "$tmp/ho/err")
 if [ $rc != 0 ]; then ko "hand-off with a capture: exit $rc"; cat "$tmp/ho/err"
 elif [ "$reads" != 1 ]; then ko "hand-off with a capture: $reads reads, not 1"
-elif ! grep -qF "[kineto_1] hand-off not used (the trace process read it with another reader or options)" "$tmp/ho/err"
+elif ! grep -q "\[kineto_1\] hand-off .*/1\.trace not used (the trace process read it with another reader or options): reading the trace" "$tmp/ho/err"
 then ko "hand-off with a capture: not refused"
 elif ! cmp -s "$tmp/ho/ref/job.csv" "$tmp/ho/cap/job.csv"; then ko "hand-off with a capture: job.csv differs"
 else ok; fi
