@@ -26,27 +26,11 @@
 #define TEXT_IDS "tests/data/hand/handoff_text_ids.json"
 #define DLRM_GZ "tests/data/dlrm_worker0_step12.pt.trace.json.gz"
 
-static tp_ctx *registry(void)
-{
-    static tp_ctx *ctx;
-    if (ctx == NULL)
-        ctx = tp_test_ctx();
-    return ctx;
-}
-
 static tp_run *read_trace(const char *path)
 {
     char yaml[1024];
     snprintf(yaml, sizeof yaml, "stages:\n  - reader: kineto\n    path: %s\n", path);
-    tp_diags d = {0};
-    tp_pipeline *p = tp_pipeline_load_string(registry(), yaml, strlen(yaml), "t.yaml", NULL, 0,
-                                             &d);
-    ck_assert_msg(p != NULL, "%s", d.n ? d.lines[0] : "");
-    tp_run *run = NULL;
-    tp_run_opts o = {0};
-    ck_assert_msg(tp_pipeline_run(p, &o, &run) == TP_OK, "%s", run ? tp_run_error(run) : "");
-    tp_pipeline_free(p);
-    return run;
+    return tp_test_run_yaml(yaml);
 }
 
 /* A hand-off in memory: its bytes, digest last. */
