@@ -11,9 +11,9 @@
  * boot differs (every process of that boot is), or, in the same boot and
  * pid namespace, when /proc/PID does not exist or holds a process that
  * started at another time (the pid reused).  Anything else — another pid
- * namespace (a container sharing TMPDIR), a /proc that cannot be read, a
- * name of another shape (an older version's) — is not proof: the folder
- * stays.  Only folders of this user with mode 0700 are touched, never
+ * namespace (a container sharing TMPDIR), a /proc that cannot be read or
+ * is another pid namespace's, a name of another shape (an older
+ * version's) — is not proof: the folder stays.  Only folders of this user with mode 0700 are touched, never
  * through a symbolic link (lstat, O_NOFOLLOW, then the folder's own
  * descriptor), and in them only the hand-off files (N.trace, N.trace.tmp):
  * a folder holding anything else is left.
@@ -57,6 +57,19 @@ static unsigned long long start_time(long pid)
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+/* Whether /proc is this process's pid namespace's: /proc/self names its pid
+ * (a /proc mounted from another namespace would name another process). */
+static bool proc_is_ours(void)
+{
+    char link[32], want[32];
+    ssize_t n = readlink("/proc/self", link, sizeof link - 1);
+    if (n <= 0)
+        return false;
+    link[n] = '\0';
+    snprintf(want, sizeof want, "%ld", (long)getpid());
+    return strcmp(link, want) == 0;
+}
+
 /* This process: false when /proc does not tell (no sweeping then). */
 static bool owner_self(owner *o)
 {
@@ -68,7 +81,8 @@ static bool owner_self(owner *o)
     struct stat ns;
     o->pid = (long)getpid();
     o->start = start_time(o->pid);
-    if (!read_id || strlen(id) < 8 || o->start == 0 || stat("/proc/self/ns/pid", &ns) != 0)
+    if (!read_id || strlen(id) < 8 || o->start == 0 || !proc_is_ours() ||
+        stat("/proc/self/ns/pid", &ns) != 0)
         return false;
     memcpy(o->boot, id, 8);
     o->boot[8] = '\0';
