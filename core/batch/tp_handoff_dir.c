@@ -4,28 +4,36 @@
  * batches that are provably gone removed first (a batch killed by SIGKILL,
  * or by the OOM killer, cannot remove its own).
  *
- * The name is tracepipe-handoff-PID-START-BOOT-PIDNS-XXXXXX: the batch
- * process's pid, its start time (/proc/PID/stat field 22, clock ticks since
- * boot), the first 8 hex digits of the kernel's boot id, the inode of its
- * pid namespace, then mkdtemp's letters.  A folder's batch is gone when the
- * boot differs (every process of that boot is), or, in the same boot and
- * pid namespace, when /proc/PID does not exist or holds a process that
- * started at another time (the pid reused).  Anything else — another pid
- * namespace (a container sharing TMPDIR), a /proc that cannot be read or
- * is another pid namespace's, a name of another shape (an older
- * version's) — is not proof: the folder stays.  Only folders of this user with mode 0700 are touched, never
- * through a symbolic link (lstat, O_NOFOLLOW, then the folder's own
- * descriptor), and in them only the hand-off files (N.trace, N.trace.tmp):
- * a folder holding anything else is left.
+ * The name is tracepipe-handoff-PID-START-BOOT-HOST-PIDNS-TIMENS-XXXXXX:
+ * the batch process's pid, its start time (/proc/PID/stat field 22, clock
+ * ticks since boot as its time namespace sees them), the first 8 hex digits
+ * of the kernel's boot id, 8 hex digits of a hash of the host's name, the
+ * inodes of its pid and time namespaces (0 without time namespaces), then
+ * mkdtemp's letters.  A folder's batch is gone when, on this host, its boot
+ * is another one and the folder has not changed since before this boot
+ * (TMPDIR on a disk kept across a reboot); or, in this boot and these namespaces, when no
+ * process has that pid (kill(pid, 0) fails with ESRCH: /proc may hide
+ * processes) or /proc/PID holds one that started at another time (the pid
+ * reused).  Anything else is not proof and the folder stays: another host
+ * (a TMPDIR shared by nodes or by a virtual machine: another boot id says
+ * nothing of a batch running there), another pid or time namespace (a
+ * container sharing TMPDIR; start times shifted), a /proc that cannot be
+ * read or is another pid namespace's, a name of another shape.  Only
+ * folders of this user with mode 0700 are touched, never through a
+ * symbolic link (lstat, O_NOFOLLOW, then the folder's own descriptor), and
+ * in them only the hand-off files (N.trace, N.trace.tmp): a folder holding
+ * anything else is left.
  */
 #include "tp_batch.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define PREFIX "tracepipe-handoff-"
@@ -35,7 +43,9 @@ typedef struct owner {
     long pid;
     unsigned long long start;
     char boot[9];
+    char host[9];
     unsigned long long pidns;
+    unsigned long long timens;
 } owner;
 
 /* Field 22 of /proc/PID/stat (the process's start time), or 0. */
@@ -70,6 +80,33 @@ static bool proc_is_ours(void)
     return strcmp(link, want) == 0;
 }
 
+/* 8 hex digits of a hash (FNV-1a) of this host's name, or false. */
+static bool host_id(char out[9])
+{
+    struct utsname u;
+    if (uname(&u) != 0)
+        return false;
+    uint32_t h = 2166136261u;
+    for (const char *p = u.nodename; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    snprintf(out, 9, "%08x", (unsigned)h);
+    return true;
+}
+
+/* This kernel's boot time (/proc/stat btime, seconds since the epoch), or 0. */
+static long long boot_time(void)
+{
+    char line[256];
+    long long btime = 0;
+    FILE *f = fopen("/proc/stat", "re");
+    while (f != NULL && btime == 0 && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "btime ", 6) == 0)
+            btime = strtoll(line + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    return btime;
+}
+
 /* This process: false when /proc does not tell (no sweeping then). */
 static bool owner_self(owner *o)
 {
@@ -78,15 +115,17 @@ static bool owner_self(owner *o)
     bool read_id = f != NULL && fgets(id, sizeof id, f) != NULL;
     if (f)
         fclose(f);
-    struct stat ns;
+    struct stat ns, tns;
     o->pid = (long)getpid();
     o->start = start_time(o->pid);
-    if (!read_id || strlen(id) < 8 || o->start == 0 || !proc_is_ours() ||
+    if (!read_id || strlen(id) < 8 || o->start == 0 || !proc_is_ours() || !host_id(o->host) ||
         stat("/proc/self/ns/pid", &ns) != 0)
         return false;
     memcpy(o->boot, id, 8);
     o->boot[8] = '\0';
     o->pidns = (unsigned long long)ns.st_ino;
+    /* a kernel without time namespaces has no such file: 0 on both sides */
+    o->timens = stat("/proc/self/ns/time", &tns) == 0 ? (unsigned long long)tns.st_ino : 0;
     return true;
 }
 
@@ -95,13 +134,14 @@ static bool owner_of(const char *name, owner *o)
 {
     int used = 0;
     if (strncmp(name, PREFIX, strlen(PREFIX)) != 0 ||
-        sscanf(name + strlen(PREFIX), "%ld-%llu-%8[0-9a-f]-%llu-%n", &o->pid, &o->start, o->boot,
-               &o->pidns, &used) != 4 ||
-        used == 0 || o->pid <= 0 || strlen(o->boot) != 8)
+        sscanf(name + strlen(PREFIX), "%ld-%llu-%8[0-9a-f]-%8[0-9a-f]-%llu-%llu-%n", &o->pid,
+               &o->start, o->boot, o->host, &o->pidns, &o->timens, &used) != 6 ||
+        used == 0 || o->pid <= 0 || strlen(o->boot) != 8 || strlen(o->host) != 8)
         return false;
     const char *rest = name + strlen(PREFIX) + used;
     char canonical[256]; /* no leading zeros, signs or spaces: the writer's digits only */
-    snprintf(canonical, sizeof canonical, "%ld-%llu-%s-%llu-", o->pid, o->start, o->boot, o->pidns);
+    snprintf(canonical, sizeof canonical, "%ld-%llu-%s-%s-%llu-%llu-", o->pid, o->start, o->boot,
+             o->host, o->pidns, o->timens);
     if (strncmp(canonical, name + strlen(PREFIX), (size_t)used) != 0 || strlen(rest) != 6)
         return false;
     for (const char *p = rest; *p; p++)
@@ -110,18 +150,20 @@ static bool owner_of(const char *name, owner *o)
     return true;
 }
 
-/* Whether folder owner o is provably gone, seen from process me. */
-static bool owner_gone(const owner *o, const owner *me)
+/* Whether the owner o of a folder last modified at mtime is provably gone,
+ * seen from process me. */
+static bool owner_gone(const owner *o, time_t mtime, const owner *me)
 {
-    if (strcmp(o->boot, me->boot) != 0)
-        return true; /* another boot: all its processes are */
-    if (o->pidns != me->pidns)
-        return false; /* another pid namespace: its pids mean nothing here */
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld", o->pid);
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return errno == ENOENT;
+    if (strcmp(o->host, me->host) != 0)
+        return false; /* another host's boot ids and pids mean nothing here */
+    if (strcmp(o->boot, me->boot) != 0) { /* an earlier boot of this host's, if older than ours */
+        long long btime = boot_time();
+        return btime > 0 && (long long)mtime < btime;
+    }
+    if (o->pidns != me->pidns || o->timens != me->timens)
+        return false; /* its pids, or its start times, mean nothing here */
+    if (kill((pid_t)o->pid, 0) != 0 && errno == ESRCH)
+        return true;
     unsigned long long start = start_time(o->pid);
     return start != 0 && start != o->start; /* the pid reused by another process */
 }
@@ -170,7 +212,9 @@ static void sweep(const char *tmp, const owner *me, int verbosity)
     }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         owner o;
-        if (!owner_of(e->d_name, &o) || !owner_gone(&o, me) || !remove_stale(dirfd, e->d_name))
+        struct stat st;
+        if (!owner_of(e->d_name, &o) || fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !owner_gone(&o, st.st_mtime, me) || !remove_stale(dirfd, e->d_name))
             continue;
         if (verbosity > 0)
             tp_print_line(stderr, "pipeline: batch: removed %s/%s, the hand-off folder of a batch "
@@ -187,8 +231,8 @@ int tp_handoff_dir_make(char *buf, size_t size, int verbosity)
     int n;
     if (owner_self(&me)) {
         sweep(tmp, &me, verbosity);
-        n = snprintf(buf, size, "%s/" PREFIX "%ld-%llu-%s-%llu-XXXXXX", tmp, me.pid, me.start,
-                     me.boot, me.pidns);
+        n = snprintf(buf, size, "%s/" PREFIX "%ld-%llu-%s-%s-%llu-%llu-XXXXXX", tmp, me.pid,
+                     me.start, me.boot, me.host, me.pidns, me.timens);
     } else { /* no owner to record: a folder no later batch can prove stale */
         n = snprintf(buf, size, "%s/" PREFIX "XXXXXX", tmp);
     }

@@ -457,28 +457,44 @@ elif [ "$(grep -c "loaded from its trace process's hand-off" "$tmp/ho/live.err")
 elif ! cmp -s "$tmp/ho/ref/job.csv" "$tmp/ho/live/job.csv"; then ko "hand-off, SIGKILL: the live batch's job.csv differs"
 elif [ -n "$(ls -A "$tmp/ho/tmp")" ]; then ko "hand-off, SIGKILL: left $(ls -A "$tmp/ho/tmp")"
 else ok; fi
-# only what is provably stale: a pid reused (another start time) or another boot goes; a
-# live owner, another pid namespace, a folder of another mode, a symbolic link (never
-# followed) and a folder holding more than hand-offs stay
+# only what is provably stale: a pid reused (another start time), or on this host an earlier
+# boot whose folder has not changed since before this boot, goes; a live owner, another host
+# (a TMPDIR shared by nodes), another boot's folder changed since this boot (a virtual
+# machine sharing TMPDIR), another pid or time namespace, a folder of another mode, a symbolic
+# link (never followed) and a folder holding more than hand-offs stay. The host's hash and
+# the time namespace are read from the killed batch's folder name (PID-START-BOOT-HOST-PIDNS-
+# TIMENS-XXXXXX).
 start=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
 boot=$(head -c 8 /proc/sys/kernel/random/boot_id)
 ns=$(stat -L -c %i /proc/self/ns/pid)
+host=$(basename "$stale" | cut -d- -f6)
+tns=$(basename "$stale" | cut -d- -f8)
+btime=$(sed -n 's/^btime //p' /proc/stat)
 other_boot=$(printf '%s' "$boot" | tr '0-9a-f' '1-9a-f0')
+other_host=$(printf '%s' "$host" | tr '0-9a-f' '1-9a-f0')
 H="$tmp/ho/tmp/tracepipe-handoff"
-mkdir -m 700 "$H-$$-$((start + 1))-$boot-$ns-reused" "$H-$$-$start-$other_boot-$ns-booted" \
-    "$H-$$-$start-$boot-$ns-liveok" "$H-999999999-1-$boot-1-otherns" \
-    "$H-999999999-1-$boot-$ns-extras" "$tmp/ho/target"
-mkdir -m 755 "$H-999999999-1-$boot-$ns-mode55"
-: >"$H-$$-$((start + 1))-$boot-$ns-reused/0.trace"
-: >"$H-999999999-1-$boot-$ns-extras/0.trace"
-: >"$H-999999999-1-$boot-$ns-extras/notes.txt"
+mkdir -m 700 "$H-$$-$((start + 1))-$boot-$host-$ns-$tns-reused" \
+    "$H-$$-$start-$other_boot-$host-$ns-$tns-booted" \
+    "$H-$$-$start-$other_boot-$host-$ns-$tns-bootednew" \
+    "$H-999999999-1-$other_boot-$other_host-$ns-$tns-otherhost" \
+    "$H-$$-$start-$boot-$host-$ns-$tns-liveok" "$H-999999999-1-$boot-$host-1-$tns-otherns" \
+    "$H-999999999-1-$boot-$host-$ns-$((tns + 1))-othertime" \
+    "$H-999999999-1-$boot-$host-$ns-$tns-extras" "$tmp/ho/target"
+mkdir -m 755 "$H-999999999-1-$boot-$host-$ns-$tns-mode55"
+: >"$H-$$-$((start + 1))-$boot-$host-$ns-$tns-reused/0.trace"
+: >"$H-999999999-1-$boot-$host-$ns-$tns-extras/0.trace"
+: >"$H-999999999-1-$boot-$host-$ns-$tns-extras/notes.txt"
 : >"$tmp/ho/target/0.trace"
-ln -s "$tmp/ho/target" "$H-999999999-1-$boot-$ns-linked"
+touch -d "@$((btime - 60))" "$H-$$-$start-$other_boot-$host-$ns-$tns-booted" \
+    "$H-999999999-1-$other_boot-$other_host-$ns-$tns-otherhost"
+ln -s "$tmp/ho/target" "$H-999999999-1-$boot-$host-$ns-$tns-linked"
 TMPDIR="$tmp/ho/tmp" "$P" run "$HOJ" --input "$tmp/ho/in" --set out="$tmp/ho/next" -j 1 -q \
     >/dev/null 2>&1
 left=$(cd "$tmp/ho/tmp" && ls -d tracepipe-handoff-* | sed 's/.*-//' | sort | tr '\n' ' ')
-if [ "$left" != "extras linked liveok mode55 otherns " ]; then ko "hand-off: stale folders: left $left"
-elif [ ! -e "$tmp/ho/target/0.trace" ] || [ ! -e "$H-999999999-1-$boot-$ns-extras/notes.txt" ]; then
+if [ -z "$host" ] || [ -z "$tns" ] || [ -z "$btime" ]; then ko "hand-off: stale folders: no host, time namespace or boot time ($stale)"
+elif [ "$left" != "bootednew extras linked liveok mode55 otherhost otherns othertime " ]; then
+    ko "hand-off: stale folders: left $left"
+elif [ ! -e "$tmp/ho/target/0.trace" ] || [ ! -e "$H-999999999-1-$boot-$host-$ns-$tns-extras/notes.txt" ]; then
     ko "hand-off: stale folders: a file not its own removed"
 else ok; fi
 rm -rf "$tmp/ho/tmp" "$tmp/ho/target"

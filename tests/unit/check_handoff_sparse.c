@@ -12,6 +12,7 @@
 #include "tp_test.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,10 @@
 
 static const char *const texts[] = {"{\"a\": 1}", "{\"b\": \"two\"}", "{\"c\": 3}"};
 static const uint64_t offsets[] = {0, 9, FAR};
+
+/* Whether /tmp's file system reports the hole (SEEK_HOLE before the end):
+ * one that does not (NFSv3, some FUSE) gets the whole file copied, rightly. */
+static bool fs_reports_holes;
 
 /* A trace over pool of three rows, their args at offsets of a sparse file
  * of its own, read from input. */
@@ -44,6 +49,7 @@ static tp_trace *sparse_trace(tp_strpool *pool, const char *input)
                        .args_len = len};
         ck_assert_int_eq(tp_trace_push_ref(t, &ev, offsets[i]), TP_OK);
     }
+    fs_reports_holes = lseek(fd, 0, SEEK_HOLE) < (off_t)FAR;
     return t;
 }
 
@@ -62,7 +68,7 @@ START_TEST(a_hole_in_the_args_file_is_left_out)
                   why);
     struct stat sb;
     ck_assert_int_eq(stat(file, &sb), 0);
-    ck_assert_msg(sb.st_size < 64 * 1024, "the hand-off is %lld bytes: the hole copied",
+    ck_assert_msg(!fs_reports_holes || sb.st_size < 64 * 1024, "the hand-off is %lld bytes: the hole copied",
                   (long long)sb.st_size);
     tp_strpool *other = tp_strpool_new();
     tp_trace *u = NULL;
