@@ -972,6 +972,148 @@ START_TEST(test_whitespace_positions_kept)
 }
 END_TEST
 
+/* ---- args objects at every alignment (issue 31, fourth pass) */
+
+/* The args text of event i: its ids, a padding key moving everything else
+ * one byte further per event (so each byte meets every position of a
+ * 64-byte block), backslash runs of one to four (even runs end the string,
+ * odd ones escape a quote), UTF-8, every kind of value, on several lines. */
+static int scan_args(char *out, size_t size, unsigned i)
+{
+    char pad[160];
+    unsigned n = i % 150;
+    memset(pad, 'x', n);
+    pad[n] = '\0';
+    return snprintf(out, size,
+                    "{\"pad\": \"%s\", \"s1\": \"a\\\\\", \"s2\": \"b\\\\\\\\\","
+                    " \"s3\": \"c\\\\\\\"d\", \"s4\": \"e\\\\\\\\\\\\\\\\\\\"\","
+                    "\n      \"External id\": %u, \"u\": \"\xc3\xa9\\u00e9\\ud83d\\ude00\","
+                    " \"n\": [1, -2.5e3, 0.4, true, false, null, {\"x\": [[], {}]}],\n"
+                    "      \"correlation\": %u, \"device\": %u, \"stream\": %u}",
+                    pad, 1000 + i, 7000 + i, i % 8, 7 + i % 3);
+}
+
+/* Writes `count` events with scan_args to path; a `big` string in some
+ * args makes args objects straddle the reader's 4 MiB window refills. */
+static void write_scan_trace(const char *path, unsigned count, size_t big)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert(f != NULL);
+    char *filler = malloc(big + 1);
+    ck_assert(filler != NULL);
+    memset(filler, 'y', big);
+    filler[big] = '\0';
+    fputs("{\"traceEvents\": [\n", f);
+    for (unsigned i = 0; i < count; i++) {
+        char args[1024];
+        scan_args(args, sizeof args, i);
+        if (big && i % 7 == 3) /* a long string before the ids */
+            fprintf(f, "  {\"ph\": \"X\", \"ts\": %u, \"dur\": 1, \"name\": \"k\", \"args\": "
+                       "{\"long\": \"%s\", \"v\": %s}}%s\n",
+                    i, filler, args, i + 1 < count ? "," : "");
+        else
+            fprintf(f, "  {\"ph\": \"X\", \"ts\": %u, \"dur\": 1, \"name\": \"k\", \"args\": %s}%s\n",
+                    i, args, i + 1 < count ? "," : "");
+    }
+    fputs("]}\n", f);
+    fclose(f);
+    free(filler);
+}
+
+/* Every event's ids and args text as written. */
+static void expect_scan_trace(tp_run *run, unsigned count, size_t big)
+{
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, count);
+    for (unsigned i = 0; i < count; i++) {
+        char args[1024];
+        int len = scan_args(args, sizeof args, i);
+        int nested = big && i % 7 == 3;
+        ck_assert_msg(tp_ev_ext_id(c, i) == (nested ? TP_NONE : 1000 + i), "row %u ext", i);
+        ck_assert_msg(tp_ev_corr(c, i) == (nested ? TP_NONE : 7000 + i), "row %u corr", i);
+        ck_assert_int_eq(tp_ev_device(c, i), nested ? -1 : (int32_t)(i % 8));
+        ck_assert_int_eq(tp_ev_stream(c, i), nested ? -1 : (int32_t)(7 + i % 3));
+        size_t alen;
+        const char *a = args_of(run, i, &alen);
+        ck_assert(a != NULL);
+        if (nested) {
+            ck_assert(alen == (size_t)len + big + 19);
+            ck_assert(memcmp(a + big + 18, args, (size_t)len) == 0);
+        } else {
+            ck_assert_msg(alen == (size_t)len && memcmp(a, args, alen) == 0, "row %u args", i);
+        }
+    }
+}
+
+/* The scan's versions (TP_TEST_KINETO_SCAN: the portable one, SSE2, the
+ * best this CPU has) read the same values, plain and across refills. */
+static const char *const scan_modes[] = {"scalar", "sse2", NULL};
+
+START_TEST(test_scan_paths_agree)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/scan.json", tmpdir);
+    static const struct {
+        unsigned count;
+        size_t big;
+    } cases[] = {{600, 0}, {5000, 6000}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        write_scan_trace(path, cases[k].count, cases[k].big);
+        for (size_t m = 0; m < sizeof scan_modes / sizeof scan_modes[0]; m++) {
+            if (scan_modes[m])
+                setenv("TP_TEST_KINETO_SCAN", scan_modes[m], 1);
+            else
+                unsetenv("TP_TEST_KINETO_SCAN");
+            tp_run *run = load(path, NULL);
+            expect_scan_trace(run, cases[k].count, cases[k].big);
+            tp_run_free(run);
+        }
+    }
+    unsetenv("TP_TEST_KINETO_SCAN");
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* Malformed args: the same one-line message whichever version reads them
+ * (the scan leaves what it cannot vouch for to the old path). */
+static const struct {
+    const char *args, *want;
+} scan_bad[] = {
+    {"{\"a\": [1,,2]}", ":1:56: value expected"},
+    {"{\"a\" 1}", ":1:52: ':' expected after object key"},
+    {"{\"a\": 01}", ":1:54: invalid number"},
+    {"{\"a\": [tru]}", ":1:57: invalid literal (expected 'true')"},
+    {"{\"a\": \"x\\q\"}", ":1:55: invalid escape sequence in string"},
+    {"{\"a\": [1 2]}", ":1:56: ',' or ']' expected"},
+    {"{\"a\": {\"b\": 1,}}", ":1:61: object key (string) expected"},
+    {"{\"a\": \"\xc3\x28\"}", ":1:54: invalid UTF-8 byte 0xc3 in string"},
+    {"{\"a\": \"\\\\\\\\\\\"}", ":1:64: unexpected end of file"},
+    {"{\"a\": [1], \"device\": [2}", ":1:70: ',' or ']' expected"},
+};
+
+START_TEST(test_scan_bad_args)
+{
+    char path[128], json[512];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/bad.json", tmpdir);
+    snprintf(json, sizeof json, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": %s}]}",
+             scan_bad[_i].args);
+    write_file(path, json, strlen(json));
+    for (size_t m = 0; m < sizeof scan_modes / sizeof scan_modes[0]; m++) {
+        if (scan_modes[m])
+            setenv("TP_TEST_KINETO_SCAN", scan_modes[m], 1);
+        else
+            unsetenv("TP_TEST_KINETO_SCAN");
+        expect_fail(path, NULL, scan_bad[_i].want);
+    }
+    unsetenv("TP_TEST_KINETO_SCAN");
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 static Suite *kineto_suite(void)
 {
     Suite *s = suite_create("kineto");
@@ -1006,6 +1148,8 @@ static Suite *kineto_suite(void)
     tcase_add_test(tc, test_number_fast_path_ids_and_skips);
     tcase_add_test(tc, test_skip_nul_and_long_ph);
     tcase_add_test(tc, test_gzip_flags_and_double);
+    tcase_add_test(tc, test_scan_paths_agree);
+    tcase_add_loop_test(tc, test_scan_bad_args, 0, (int)(sizeof scan_bad / sizeof scan_bad[0]));
     suite_add_tcase(s, tc);
     return s;
 }
