@@ -71,7 +71,6 @@ typedef struct kin_pend kin_pend; /* a "B" event waiting for its "E" */
 typedef struct kin_local kin_local; /* a split worker's strings and events */
 typedef struct kin_split kin_split;
 typedef struct tp_spill kin_spill; /* args texts written to a file (kin_spill.c, tp_sdk_spill.h) */
-typedef struct kin_scan_impl kin_scan_impl; /* a block classifier (kin_scan.c) */
 
 typedef struct kin_parser {
     tp_stage *st;
@@ -82,7 +81,6 @@ typedef struct kin_parser {
     int args_ref;         /* plain regular file: args stay in it (trace_append_ref) */
     kin_spill *spill;     /* otherwise, with args kept: where they are written, or NULL */
     kin_src *src;
-    const kin_scan_impl *scan; /* the structural scan's version; NULL: none */
 
     char *buf;            /* window: buf[0, len) holds file bytes */
     size_t cap, len;
@@ -221,26 +219,6 @@ int kin_number(kin_parser *kp, kin_num *n);
 int kin_number_scaled_fast(kin_parser *kp, int shift, int64_t *out);
 /* Validates and skips any value. */
 int kin_skip_value(kin_parser *kp, int depth);
-
-/* ---- structural scan (kin_scan.c) */
-/* The best block classifier this CPU has (AVX2, SSE2, portable), or the one
- * TP_TEST_KINETO_SCAN names (scalar, sse2), and its name. */
-const kin_scan_impl *kin_scan_pick(void);
-const char *kin_scan_name(const kin_scan_impl *im);
-/* A member of the scanned container: its key (raw, no escapes) and where
- * its value starts (never an object or array). */
-typedef struct kin_scan_key {
-    const char *key, *value;
-    size_t key_len;
-} kin_scan_key;
-/* The object or array at kp->p, when it ends in the window and the scan
- * can vouch for all of it (valid JSON of printable ASCII strings, no long
- * whitespace run; kin_scan.c): moves kp->p past it, counts its lines and
- * returns 1; keys: up to max_keys of its own members whose key length is a
- * bit of key_lens, in order (*n_keys).  Otherwise returns 0 with nothing
- * moved, and the caller reads it the old way (which reports any error). */
-int kin_scan_container(kin_parser *kp, kin_scan_key *keys, size_t max_keys, size_t *n_keys,
-                       uint64_t key_lens);
 
 /* Worker: parses from kp->base (just after a comma inside traceEvents) to
  * the end of the file; returns TP_OK or a code (never reported). */

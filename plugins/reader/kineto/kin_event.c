@@ -348,28 +348,19 @@ static int flow_id_value(kin_parser *kp, ev_fields *f)
     return kin_skip_value(kp, 1);
 }
 
-enum { A_EXT, A_CORR, A_DEV, A_STREAM, A_NONE };
-/* The lengths of the args keys read (a bit each), for the structural scan. */
-#define ARGS_KEY_LENS ((UINT64_C(1) << 11) | (UINT64_C(1) << 6))
-
-static int args_key(const char *k, size_t kl)
-{
-    if (kl == 11 && (memcmp(k, "External id", 11) == 0 || memcmp(k, "external id", 11) == 0))
-        return A_EXT;
-    if (kl == 11 && memcmp(k, "correlation", 11) == 0)
-        return A_CORR;
-    if (kl == 6 && memcmp(k, "device", 6) == 0)
-        return A_DEV;
-    if (kl == 6 && memcmp(k, "stream", 6) == 0)
-        return A_STREAM;
-    return A_NONE;
-}
-
 /* Fields of args we extract; anything else (or of another type) is only
  * validated. */
 static int args_member(kin_parser *kp, ev_fields *f, const char *k, size_t kl)
 {
-    int which = args_key(k, kl);
+    enum { A_EXT, A_CORR, A_DEV, A_STREAM, A_NONE } which = A_NONE;
+    if (kl == 11 && (memcmp(k, "External id", 11) == 0 || memcmp(k, "external id", 11) == 0))
+        which = A_EXT;
+    else if (kl == 11 && memcmp(k, "correlation", 11) == 0)
+        which = A_CORR;
+    else if (kl == 6 && memcmp(k, "device", 6) == 0)
+        which = A_DEV;
+    else if (kl == 6 && memcmp(k, "stream", 6) == 0)
+        which = A_STREAM;
     if (which == A_NONE)
         return kin_skip_value(kp, 2);
     /* A key written twice counts with its last value, whatever its type, as
@@ -446,31 +437,6 @@ static int each_member(kin_parser *kp, ev_fields *f,
     }
 }
 
-/* The args object at kp->p by the structural scan, when it vouches for it:
- * the ids' values, already validated, are then read where the scan saw
- * them, in order (a key written twice counts with its last value).
- * Returns 1 (kp->p past the object), or 0 with nothing moved. */
-static int args_scanned(kin_parser *kp, ev_fields *f)
-{
-    kin_scan_key keys[16];
-    size_t n = 0;
-    const char *at = kp->p;
-    if (!kin_scan_container(kp, keys, sizeof keys / sizeof *keys, &n, ARGS_KEY_LENS))
-        return 0;
-    const char *past = kp->p;
-    for (size_t i = 0; i < n; i++) {
-        if (args_key(keys[i].key, keys[i].key_len) == A_NONE)
-            continue;
-        kp->p = keys[i].value;
-        if (args_member(kp, f, keys[i].key, keys[i].key_len) != KIN_OK) { /* cannot happen */
-            kp->p = at;
-            return 0;
-        }
-    }
-    kp->p = past;
-    return 1;
-}
-
 static int args_value(kin_parser *kp, ev_fields *f)
 {
     const char *at = kp->p;
@@ -478,7 +444,7 @@ static int args_value(kin_parser *kp, ev_fields *f)
         mark_bad(kp, f, at, KIN_DROP_TYPE, "\"args\" must be an object, not %s", json_type(*at));
         return kin_skip_value(kp, 1);
     }
-    int r = args_scanned(kp, f) ? KIN_OK : each_member(kp, f, args_member);
+    int r = each_member(kp, f, args_member);
     if (r == KIN_OK) {
         f->args = at;
         f->args_len = (size_t)(kp->p - at);

@@ -582,13 +582,8 @@ int kin_skip_value(kin_parser *kp, int depth)
     if (depth > KIN_MAX_DEPTH)
         return kin_syntax(kp, kp->p, "nesting deeper than %d levels", KIN_MAX_DEPTH);
     switch (*kp->p) {
-    case '{':
-    case '[':
-        /* the structural scan when it vouches for the whole container; a
-         * nested one within 64 levels of it stays under KIN_MAX_DEPTH */
-        if (depth + 64 <= KIN_MAX_DEPTH && kin_scan_container(kp, NULL, 0, NULL, 0))
-            return KIN_OK;
-        return skip_container(kp, depth, *kp->p == '{' ? '}' : ']');
+    case '{': return skip_container(kp, depth, '}');
+    case '[': return skip_container(kp, depth, ']');
     case '"': return kin_string(kp, &s, &len, &esc);
     case 't': return literal(kp, "true", 4);
     case 'f': return literal(kp, "false", 5);

@@ -549,7 +549,6 @@ int kin_split_start(kin_parser *kp)
     atomic_init(&sp->published, 0);
     w->st = kp->st;
     w->keep_args = kp->keep_args;
-    w->scan = kp->scan;
     w->round_inward = kp->round_inward;
     w->args_ref = kp->args_ref;
     sp->main_spill = kp->spill; /* gzip: the worker writes there from its cut */

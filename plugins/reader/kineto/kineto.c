@@ -519,7 +519,6 @@ static int kin_run(tp_stage *st, const void *config, void *state)
     kp.skip_bad = cfg->on_error && strcmp(cfg->on_error, "skip") == 0;
     kp.round_inward = cfg->compat && strcmp(cfg->compat, "hta") == 0;
     kp.line = 1;
-    kp.scan = kin_scan_pick();
     if (!(kp.trace = tp_stage_trace(st)))
         return tp_fail(st, TP_ERR, "%s: no trace to fill", cfg->path);
     if (!(kp.src = kin_src_open(cfg->path, err, sizeof err))) {
