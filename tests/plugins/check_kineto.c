@@ -405,6 +405,7 @@ static void expect_fail(const char *path, const char *extra, const char *want)
     ck_assert_msg(!strchr(msg, '\n') || strchr(msg, '\n')[1] == '\0', "more than one line: %s", msg);
 }
 
+#define ARGS_BAD(args) "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": " args "}]}"
 static const struct {
     const char *json, *want;
 } bad_inputs[] = {
@@ -455,7 +456,19 @@ static const struct {
      ":6:25: value expected"},
     {"{\"traceEvents\": [                    \n                         {\"ph\" 1}]}",
      ":2:32: ':' expected after object key"},
+    /* malformed args objects (issue 31, fourth pass) */
+    {ARGS_BAD("{\"a\": [1,,2]}"), ":1:56: value expected"},
+    {ARGS_BAD("{\"a\" 1}"), ":1:52: ':' expected after object key"},
+    {ARGS_BAD("{\"a\": 01}"), ":1:54: invalid number"},
+    {ARGS_BAD("{\"a\": [tru]}"), ":1:57: invalid literal (expected 'true')"},
+    {ARGS_BAD("{\"a\": \"x\\q\"}"), ":1:55: invalid escape sequence in string"},
+    {ARGS_BAD("{\"a\": [1 2]}"), ":1:56: ',' or ']' expected"},
+    {ARGS_BAD("{\"a\": {\"b\": 1,}}"), ":1:61: object key (string) expected"},
+    {ARGS_BAD("{\"a\": \"\xc3\x28\"}"), ":1:54: invalid UTF-8 byte 0xc3 in string"},
+    {ARGS_BAD("{\"a\": \"\\\\\\\\\\\"}"), ":1:64: unexpected end of file"},
+    {ARGS_BAD("{\"a\": [1], \"device\": [2}"), ":1:70: ',' or ']' expected"},
 };
+#undef ARGS_BAD
 
 /* Flow ids: numbers >= 0 as they are; text, and numbers the non-negative
  * range cannot hold, as interned text (the negative range means text). */
@@ -972,6 +985,102 @@ START_TEST(test_whitespace_positions_kept)
 }
 END_TEST
 
+/* ---- args objects at every alignment (issue 31, fourth pass: what a
+ * structural scan of them must read exactly as the scanner does) */
+
+/* The args text of event i: its ids, a padding key moving everything else
+ * one byte further per event (so each byte meets every position of a
+ * 64-byte block), backslash runs of one to four (even runs end the string,
+ * odd ones escape a quote), UTF-8, every kind of value, on several lines. */
+static int scan_args(char *out, size_t size, unsigned i)
+{
+    char pad[160];
+    unsigned n = i % 150;
+    memset(pad, 'x', n);
+    pad[n] = '\0';
+    return snprintf(out, size,
+                    "{\"pad\": \"%s\", \"s1\": \"a\\\\\", \"s2\": \"b\\\\\\\\\","
+                    " \"s3\": \"c\\\\\\\"d\", \"s4\": \"e\\\\\\\\\\\\\\\\\\\"\","
+                    "\n      \"External id\": %u, \"u\": \"\xc3\xa9\\u00e9\\ud83d\\ude00\","
+                    " \"n\": [1, -2.5e3, 0.4, true, false, null, {\"x\": [[], {}]}],\n"
+                    "      \"correlation\": %u, \"device\": %u, \"stream\": %u}",
+                    pad, 1000 + i, 7000 + i, i % 8, 7 + i % 3);
+}
+
+/* Writes `count` events with scan_args to path; a `big` string in some
+ * args makes args objects straddle the reader's 4 MiB window refills. */
+static void write_scan_trace(const char *path, unsigned count, size_t big)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert(f != NULL);
+    char *filler = malloc(big + 1);
+    ck_assert(filler != NULL);
+    memset(filler, 'y', big);
+    filler[big] = '\0';
+    fputs("{\"traceEvents\": [\n", f);
+    for (unsigned i = 0; i < count; i++) {
+        char args[1024];
+        scan_args(args, sizeof args, i);
+        if (big && i % 7 == 3) /* a long string before the ids */
+            fprintf(f, "  {\"ph\": \"X\", \"ts\": %u, \"dur\": 1, \"name\": \"k\", \"args\": "
+                       "{\"long\": \"%s\", \"v\": %s}}%s\n",
+                    i, filler, args, i + 1 < count ? "," : "");
+        else
+            fprintf(f, "  {\"ph\": \"X\", \"ts\": %u, \"dur\": 1, \"name\": \"k\", \"args\": %s}%s\n",
+                    i, args, i + 1 < count ? "," : "");
+    }
+    fputs("]}\n", f);
+    fclose(f);
+    free(filler);
+}
+
+/* Every event's ids and args text as written. */
+static void expect_scan_trace(tp_run *run, unsigned count, size_t big)
+{
+    const tp_cols *c = cols_of(run);
+    ck_assert_uint_eq(c->n, count);
+    for (unsigned i = 0; i < count; i++) {
+        char args[1024];
+        int len = scan_args(args, sizeof args, i);
+        int nested = big && i % 7 == 3;
+        ck_assert_msg(tp_ev_ext_id(c, i) == (nested ? TP_NONE : 1000 + i), "row %u ext", i);
+        ck_assert_msg(tp_ev_corr(c, i) == (nested ? TP_NONE : 7000 + i), "row %u corr", i);
+        ck_assert_int_eq(tp_ev_device(c, i), nested ? -1 : (int32_t)(i % 8));
+        ck_assert_int_eq(tp_ev_stream(c, i), nested ? -1 : (int32_t)(7 + i % 3));
+        size_t alen;
+        const char *a = args_of(run, i, &alen);
+        ck_assert(a != NULL);
+        if (nested) {
+            ck_assert(alen == (size_t)len + big + 19);
+            ck_assert(memcmp(a + big + 18, args, (size_t)len) == 0);
+        } else {
+            ck_assert_msg(alen == (size_t)len && memcmp(a, args, alen) == 0, "row %u args", i);
+        }
+    }
+}
+
+/* Args objects at every alignment read exact ids and keep their text, in
+ * a window and across refills. */
+START_TEST(test_args_alignment)
+{
+    char path[128];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/scan.json", tmpdir);
+    static const struct {
+        unsigned count;
+        size_t big;
+    } cases[] = {{600, 0}, {5000, 6000}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        write_scan_trace(path, cases[k].count, cases[k].big);
+        tp_run *run = load(path, NULL);
+        expect_scan_trace(run, cases[k].count, cases[k].big);
+        tp_run_free(run);
+    }
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 static Suite *kineto_suite(void)
 {
     Suite *s = suite_create("kineto");
@@ -1006,6 +1115,7 @@ static Suite *kineto_suite(void)
     tcase_add_test(tc, test_number_fast_path_ids_and_skips);
     tcase_add_test(tc, test_skip_nul_and_long_ph);
     tcase_add_test(tc, test_gzip_flags_and_double);
+    tcase_add_test(tc, test_args_alignment);
     suite_add_tcase(s, tc);
     return s;
 }
