@@ -200,6 +200,30 @@ START_TEST(links_dense_and_sparse_corr_ids)
 }
 END_TEST
 
+/* The dense table (issue 31) keeps the outermost call of each id whatever
+ * the order the calls come in: corr 1's inner call (row 0, [110, 120))
+ * comes before its outer one (row 1, [100, 150)), corr 2's outer (row 3)
+ * before its inner (row 4); both kernels go to the outer call.  No
+ * ambiguity, so the sorted path never runs. */
+START_TEST(links_dense_outermost_any_order)
+{
+    static const spec rows[] = {
+        RT(10, 110, 10, 1), RT(10, 100, 50, 1), KERNEL(7, 200, 1),
+        RT(10, 300, 50, 2), RT(10, 310, 10, 2), KERNEL(7, 400, 2),
+    };
+    table t;
+    sdk_table_fill(&t, rows, 6);
+    int32_t l[MAXR];
+    tp_link_counts n;
+    ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, &n), TP_OK);
+    ck_assert_int_eq(l[2], 1);
+    ck_assert_int_eq(l[5], 3);
+    ck_assert_int_eq(n.gpu_linked, 2);
+    ck_assert_int_eq(n.launches_linked, 2);
+    ck_assert_int_eq(n.ambiguous, 0);
+}
+END_TEST
+
 /* With the forest's depths the least deep call wins: here the inner one
  * (depth 0) over the outer (depth 1, say it was attached under another
  * event); -1 (outside the forest) comes last. */
@@ -371,6 +395,7 @@ static Suite *sdk_trace_suite(void)
     tcase_add_test(tc, links_by_corr_and_flows);
     tcase_add_test(tc, links_repeated_flow_ids);
     tcase_add_test(tc, links_dense_and_sparse_corr_ids);
+    tcase_add_test(tc, links_dense_outermost_any_order);
     tcase_add_test(tc, links_outermost_by_depth);
     tcase_add_test(tc, flows_bind);
     suite_add_tcase(s, tc);
