@@ -131,14 +131,29 @@ typedef struct db {
     int64_t total_ns, unlinked_ns, count;
 } db;
 
+/* Set bits of w, inline (the builtin is a library call without -mpopcnt). */
+static inline uint32_t db_popcount(uint64_t w)
+{
+    w = w - ((w >> 1) & 0x5555555555555555u);
+    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (uint32_t)((w * 0x0101010101010101u) >> 56);
+}
+
+/* The rank of set member r: its index among the members in row order. */
+static inline uint32_t db_rank(const db *d, int64_t r)
+{
+    uint64_t below = ((uint64_t)1 << (r & 63)) - 1;
+    return d->rank_dir[r >> 6] + db_popcount(d->inset[r >> 6] & below);
+}
+
 /* Row r's index in pre: -1 when the tree cannot show it (outside the set
  * or the host forest). */
 static inline int32_t db_pos(const db *d, int64_t r)
 {
-    uint64_t w = d->inset[r >> 6], bit = (uint64_t)1 << (r & 63);
-    if (!(w & bit))
+    if (!((d->inset[r >> 6] >> (r & 63)) & 1))
         return -1;
-    return d->pos[d->rank_dir[r >> 6] + (uint32_t)__builtin_popcountll(w & (bit - 1))];
+    return d->pos[db_rank(d, r)];
 }
 
 /* The position in pre of the op shown above entry position e (>= 0), or

@@ -36,13 +36,6 @@ static int in_set(const db *d, int32_t r)
     return (d->inset[r >> 6] >> (r & 63)) & 1;
 }
 
-/* The rank of set member r: its index among the members in row order. */
-static uint32_t set_rank(const db *d, int32_t r)
-{
-    uint64_t below = ((uint64_t)1 << (r & 63)) - 1;
-    return d->rank_dir[r >> 6] + (uint32_t)__builtin_popcountll(d->inset[r >> 6] & below);
-}
-
 /* Sibling k or the first set member after it, or -1. */
 static int32_t member_from(const db *d, int32_t k)
 {
@@ -57,7 +50,7 @@ static void walk_preorder(db *d, int32_t root)
 {
     int32_t node = root, k;
     for (;;) {
-        d->pos[set_rank(d, node)] = (int32_t)d->npre;
+        d->pos[db_rank(d, node)] = (int32_t)d->npre;
         d->pre[d->npre++] = node;
         if ((k = member_from(d, d->first_child[node])) >= 0) {
             node = k;
@@ -92,36 +85,28 @@ static int32_t entry_of(const db *d, int32_t l)
     return top_merge >= 0 ? top_merge : l;
 }
 
-/* The set: every activity's entry and its ancestors, a bit per row, with
- * the rank directory; returns the number of members. */
-static size_t mark_owning_rows(db *d, size_t nwords)
+/* Puts row l's entry and its ancestors in the set; returns the entry. */
+static int32_t add_entry(db *d, int32_t l)
 {
-    const tp_cols *c = d->c;
-    for (size_t i = 0; i < c->n; i++) {
-        if (!tp_ev_is_activity(c, i) || d->launcher[i] < 0)
-            continue;
-        for (int32_t r = entry_of(d, d->launcher[i]); r >= 0 && !in_set(d, r);
-             r = d->parent[r])
-            d->inset[r >> 6] |= (uint64_t)1 << (r & 63);
-    }
-    uint32_t members = 0;
-    for (size_t w = 0; w < nwords; w++) {
-        d->rank_dir[w] = members;
-        members += (uint32_t)__builtin_popcountll(d->inset[w]);
-    }
-    return members;
+    int32_t e = entry_of(d, l);
+    for (int32_t r = e; r >= 0 && !in_set(d, r); r = d->parent[r])
+        d->inset[r >> 6] |= (uint64_t)1 << (r & 63);
+    return e;
 }
 
 /* The set's rows in the host forest's pre-order (d->pre) and their
- * positions (d->pos, by rank; -1 for members outside the forest). */
+ * positions (d->pos, by rank; -1 for members outside the forest), once
+ * the set is marked (group_by_stream); the activities' entries become
+ * positions. */
 static int owning_preorder(db *d)
 {
     size_t nwords = d->c->n / 64 + 1;
-    d->inset = tp_calloc(nwords, sizeof *d->inset);
-    d->rank_dir = tp_malloc(nwords * sizeof *d->rank_dir);
-    if (!d->inset || !d->rank_dir)
-        return TP_ENOMEM;
-    size_t members = mark_owning_rows(d, nwords), m = members ? members : 1;
+    uint32_t members = 0;
+    for (size_t w = 0; w < nwords; w++) {
+        d->rank_dir[w] = members;
+        members += db_popcount(d->inset[w]);
+    }
+    size_t m = members ? members : 1;
     d->pre = tp_malloc(m * sizeof *d->pre);
     d->pos = tp_malloc(m * sizeof *d->pos);
     if (!d->pre || !d->pos)
@@ -130,6 +115,9 @@ static int owning_preorder(db *d)
     for (size_t i = 0; i < d->nroots; i++)
         if (d->roots[i] >= 0 && (size_t)d->roots[i] < d->c->n && in_set(d, d->roots[i]))
             walk_preorder(d, d->roots[i]);
+    for (size_t i = 0; i < d->nacts; i++)
+        if (d->by_stream[i].entry >= 0)
+            d->by_stream[i].entry = db_pos(d, d->by_stream[i].entry);
     return TP_OK;
 }
 
@@ -174,7 +162,8 @@ static int stream_slots(db *d, uint32_t *slot)
 }
 
 /* Places the activities in by_stream grouped by stream, in row order within
- * each (a counting sort on the stream slot), with their entries. */
+ * each (a counting sort on the stream slot), with their entries (rows, for
+ * now) marked in the set. */
 static int group_by_stream(db *d)
 {
     const tp_cols *c = d->c;
@@ -204,8 +193,7 @@ static int group_by_stream(db *d)
             continue;
         db_stream *st = &d->streams[slot[c->track[i]]];
         int32_t l = d->launcher[i];
-        d->by_stream[st->first + st->count++] =
-            (db_act){(int32_t)i, l >= 0 ? db_pos(d, entry_of(d, l)) : -1};
+        d->by_stream[st->first + st->count++] = (db_act){(int32_t)i, l >= 0 ? add_entry(d, l) : -1};
     }
     tp_free(slot);
     /* drop the pairs no activity uses (host tracks' -1/-1, say) */
@@ -277,9 +265,14 @@ int db_prepare(db *d)
     d->module_memo = tp_calloc(d->nnames ? d->nnames : 1, 1);
     if (!d->short_memo || !d->module_memo)
         return TP_ENOMEM;
-    int rc = owning_preorder(d);
+    size_t nwords = d->c->n / 64 + 1;
+    d->inset = tp_calloc(nwords, sizeof *d->inset);
+    d->rank_dir = tp_malloc(nwords * sizeof *d->rank_dir);
+    if (!d->inset || !d->rank_dir)
+        return TP_ENOMEM;
+    int rc = group_by_stream(d);
     if (rc == TP_OK)
-        rc = group_by_stream(d); /* entries need the pre-order */
+        rc = owning_preorder(d);
     if (rc == TP_OK)
         rc = stream_actives(d);
     return rc;

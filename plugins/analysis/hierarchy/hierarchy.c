@@ -208,6 +208,23 @@ static int attach_cross_thread(hier *h, uint32_t *stack)
     return TP_OK;
 }
 
+/* Rows in nesting order: a short list (most events adopt a child or two)
+ * by insertion, without the merge sort's scratch allocation; the order is
+ * total, so the result is the same. */
+static int sort_few(const tp_cols *c, uint32_t *rows, size_t k)
+{
+    if (k > 32)
+        return tp_rows_sort_nesting(c, NULL, rows, k);
+    for (size_t i = 1; i < k; i++) {
+        uint32_t x = rows[i];
+        size_t j = i;
+        for (; j > 0 && tp_nest_before(c, x, rows[j - 1]); j--)
+            rows[j] = rows[j - 1];
+        rows[j] = x;
+    }
+    return TP_OK;
+}
+
 /* Puts the children of p in nesting order (start, longest first, row):
  * gathered into *kids (grown as needed), sorted, relinked. */
 static int sort_children(hier *h, int32_t p, uint32_t **kids, size_t *cap)
@@ -224,7 +241,7 @@ static int sort_children(hier *h, int32_t p, uint32_t **kids, size_t *cap)
         }
         (*kids)[k++] = (uint32_t)x;
     }
-    if (tp_rows_sort_nesting(h->c, NULL, *kids, k) != TP_OK)
+    if (sort_few(h->c, *kids, k) != TP_OK)
         return TP_ENOMEM;
     h->first_child[p] = (int32_t)(*kids)[0];
     for (size_t i = 0; i + 1 < k; i++)
