@@ -146,6 +146,14 @@ START_TEST(links_by_corr_and_flows)
 }
 END_TEST
 
+/* Launch links of the rows (no thread ranks, no depths), into l and *n. */
+static void link_spec(const spec *rows, size_t nrows, int32_t *l, tp_link_counts *n)
+{
+    table t;
+    sdk_table_fill(&t, rows, nrows);
+    ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, n), TP_OK);
+}
+
 /* Repeated flow ids (merged ranks, each restarting ids): corr 9 launched
  * in pid 10 at 700 and pid 20 at 710, each with an ac2g s flow of id 9.
  * Kernel 4 (f at 705) pairs with the latest s at or before it, pid 10's;
@@ -161,11 +169,9 @@ START_TEST(links_repeated_flow_ids)
         KERNEL(8, 800, 9),  FLOW('f', 0, 8, 800, 9, AC2G),
         KERNEL(9, 650, 9),  FLOW('f', 0, 9, 650, 9, AC2G),
     };
-    table t;
-    sdk_table_fill(&t, rows, 10);
     int32_t l[MAXR];
     tp_link_counts n;
-    ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, &n), TP_OK);
+    link_spec(rows, 10, l, &n);
     ck_assert_int_eq(l[4], 0);
     ck_assert_int_eq(l[6], 1);
     ck_assert_int_eq(l[8], 0);
@@ -211,11 +217,9 @@ START_TEST(links_dense_outermost_any_order)
         RT(10, 110, 10, 1), RT(10, 100, 50, 1), KERNEL(7, 200, 1),
         RT(10, 300, 50, 2), RT(10, 310, 10, 2), KERNEL(7, 400, 2),
     };
-    table t;
-    sdk_table_fill(&t, rows, 6);
     int32_t l[MAXR];
     tp_link_counts n;
-    ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, &n), TP_OK);
+    link_spec(rows, 6, l, &n);
     ck_assert_int_eq(l[2], 1);
     ck_assert_int_eq(l[5], 3);
     ck_assert_int_eq(n.gpu_linked, 2);
