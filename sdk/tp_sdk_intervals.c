@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <tracepipe/tp_plugin.h>
 #include <tracepipe/tp_sdk_intervals.h>
+#include <tracepipe/tp_sdk_sort.h>
 
 #include "tp_sdk_msort.h"
 
@@ -73,6 +74,45 @@ int64_t tp_intervals_within(const tp_interval *u, size_t n, int64_t lo, int64_t 
 {
     tp_interval w = {lo, hi};
     return hi > lo ? tp_intervals_overlap(u, n, &w, 1) : 0;
+}
+
+/* Adds the disjoint interval [s, e) to a union's length and its part
+ * inside [lo, hi). */
+static void add_disjoint(int64_t s, int64_t e, int64_t lo, int64_t hi, int64_t *length,
+                         int64_t *within)
+{
+    int64_t a = s > lo ? s : lo, b = e < hi ? e : hi;
+    *length += e - s;
+    if (b > a)
+        *within += b - a;
+}
+
+int tp_intervals_rows_union(uint32_t *rows, size_t n, const int64_t *ts, const int64_t *dur,
+                            int64_t lo, int64_t hi, int64_t *length, int64_t *within)
+{
+    if (tp_sort_rows_by_key(rows, n, ts) != TP_OK)
+        return TP_ENOMEM;
+    int64_t len = 0, in = 0, s = 0, e = 0;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t rs = ts[rows[i]], re = rs + dur[rows[i]];
+        if (re <= rs)
+            continue; /* empty or inverted */
+        if (open && rs <= e) {
+            e = re > e ? re : e;
+            continue;
+        }
+        if (open)
+            add_disjoint(s, e, lo, hi, &len, &in);
+        s = rs;
+        e = re;
+        open = 1;
+    }
+    if (open)
+        add_disjoint(s, e, lo, hi, &len, &in);
+    *length = len;
+    *within = in;
+    return TP_OK;
 }
 
 /* An interval's end point for the concurrency sweep: ends sort before

@@ -1,8 +1,10 @@
 /*
  * Trace semantics: linking GPU activity (kernels, memcpys, memsets) to the
  * runtime call that launched it.  See tp_link_launches() in
- * include/tracepipe/tp_sdk_trace.h.  Sorted 16-byte keys and binary
- * search: O(n log n), four arrays of at most n keys.
+ * include/tracepipe/tp_sdk_trace.h.  Dense correlation ids (Kineto's): a
+ * table of the outermost call per id, O(n), 4 bytes per id.  Otherwise
+ * sorted 16-byte keys and binary search: O(n log n), four arrays of at most
+ * n keys.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -115,9 +117,95 @@ typedef struct linker {
     const uint32_t *thread_of;
     const int32_t *depth;
     int32_t *launcher;
-    uint8_t *amb; /* per row: an ambiguous activity (flows may relink it) */
+    uint64_t *amb; /* a bit per row: an ambiguous activity (flows may relink it) */
     tp_link_counts n;
 } linker;
+
+static int bit_get(const uint64_t *bits, size_t i)
+{
+    return (int)((bits[i >> 6] >> (i & 63)) & 1);
+}
+
+static void bit_put(uint64_t *bits, size_t i, int v)
+{
+    uint64_t m = (uint64_t)1 << (i & 63);
+    bits[i >> 6] = v ? bits[i >> 6] | m : bits[i >> 6] & ~m;
+}
+
+/* A runtime call that carries a correlation id. */
+static int corr_call(const tp_cols *c, size_t i)
+{
+    return c->kind[i] == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE;
+}
+
+/* Are the calls' ids dense enough for a table over their span (at most
+ * ~8 bytes per call)?  lo and span set when they are. */
+static int corr_dense(size_t nrt, int64_t lo, int64_t hi, uint64_t *span)
+{
+    /* unsigned: ids spanning the int64 range must not overflow */
+    *span = (uint64_t)hi - (uint64_t)lo + 1;
+    return nrt > 0 && nrt <= (size_t)INT32_MAX && *span != 0 && *span <= 2 * (uint64_t)nrt + 1024;
+}
+
+/* The outermost call per id of dense ids, in one pass without sorting:
+ * outer_than is a total order, so the outermost of a group does not depend
+ * on the order its calls come in.  0 when a group's calls lie in several
+ * pids (then the sorted path decides) or memory is short. */
+static int32_t *dense_outermost(const linker *l, int64_t lo, uint64_t span)
+{
+    const tp_cols *c = l->c;
+    int32_t *best = tp_malloc((size_t)span * sizeof *best);
+    if (best == NULL)
+        return NULL;
+    memset(best, 0xff, (size_t)span * sizeof *best);
+    for (size_t i = 0; i < c->n; i++) {
+        if (!corr_call(c, i))
+            continue;
+        int32_t *b = &best[(uint64_t)tp_ev_corr(c, i) - (uint64_t)lo];
+        if (*b >= 0 && tp_ev_pid(c, (size_t)*b) != tp_ev_pid(c, i)) {
+            tp_free(best); /* ambiguous: needs the groups */
+            return NULL;
+        }
+        if (*b < 0 || outer_than(c, l->depth, (uint32_t)i, (uint32_t)*b))
+            *b = (int32_t)i;
+    }
+    return best;
+}
+
+/* Links by dense correlation ids with a table of the outermost call per
+ * id (4 bytes per id, nothing sorted: issue 31); 0 when it cannot (sparse
+ * ids, an ambiguous group, no memory) and link_by_corr's sorted keys must. */
+static int link_dense(linker *l, size_t *unlinked)
+{
+    const tp_cols *c = l->c;
+    size_t nrt = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!corr_call(c, i))
+            continue;
+        int64_t id = tp_ev_corr(c, i);
+        lo = id < lo ? id : lo;
+        hi = id > hi ? id : hi;
+        nrt++;
+    }
+    uint64_t span;
+    int32_t *best = corr_dense(nrt, lo, hi, &span) ? dense_outermost(l, lo, span) : NULL;
+    if (best == NULL)
+        return 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!tp_kind_is_activity(c->kind[i]))
+            continue;
+        int64_t corr = tp_ev_corr(c, i);
+        int32_t at = corr == TP_NONE || corr < lo || corr > hi
+                         ? -1 : best[(uint64_t)corr - (uint64_t)lo];
+        if (at < 0)
+            (*unlinked)++;
+        else
+            l->launcher[i] = at;
+    }
+    tp_free(best);
+    return 1;
+}
 
 /* First entries of the sorted runtime keys by correlation id, as a dense
  * table over [lo, lo + span) when the ids are dense enough (at most ~8 bytes
@@ -131,13 +219,8 @@ typedef struct corr_index {
 static void corr_index_build(corr_index *ix, const link_key *rt, size_t nrt)
 {
     memset(ix, 0, sizeof *ix);
-    if (nrt == 0 || nrt > (size_t)INT32_MAX)
-        return;
-    /* unsigned: ids spanning the int64 range must not overflow (sorted, so
-     * the difference is the true distance modulo 2^64, and such a span is
-     * far beyond the density bound anyway) */
-    uint64_t span = (uint64_t)rt[nrt - 1].a - (uint64_t)rt[0].a + 1;
-    if (span == 0 || span > 2 * (uint64_t)nrt + 1024)
+    uint64_t span; /* sorted: the difference is the true distance modulo 2^64 */
+    if (!corr_dense(nrt, nrt ? rt[0].a : 0, nrt ? rt[nrt - 1].a : 0, &span))
         return;
     ix->first = tp_malloc((size_t)span * sizeof *ix->first);
     if (ix->first == NULL)
@@ -162,12 +245,14 @@ static int64_t corr_first(const corr_index *ix, const link_key *rt, size_t nrt, 
 static int link_by_corr(linker *l, size_t *unlinked)
 {
     const tp_cols *c = l->c;
+    if (link_dense(l, unlinked))
+        return TP_OK;
     link_key *rt = tp_malloc((c->n ? c->n : 1) * sizeof *rt);
     if (rt == NULL)
         return TP_ENOMEM;
     size_t nrt = 0;
     for (size_t i = 0; i < c->n; i++)
-        if (c->kind[i] == TP_KIND_RUNTIME && tp_ev_corr(c, i) != TP_NONE)
+        if (corr_call(c, i))
             rt[nrt++] = (link_key){tp_ev_corr(c, i), 0, (uint32_t)i};
     if (link_sort(NULL, rt, nrt) != TP_OK) {
         tp_free(rt);
@@ -188,7 +273,7 @@ static int link_by_corr(linker *l, size_t *unlinked)
         l->launcher[i] = (int32_t)outermost(c, l->depth, rt, nrt, (size_t)at, &several);
         if (several) {
             l->launcher[i] = (int32_t)nearest_launch(c, l->depth, rt, nrt, (size_t)at, c->ts[i]);
-            l->amb[i] = 1;
+            bit_put(l->amb, i, 1);
             l->n.ambiguous++;
             (*unlinked)++; /* let the flow pass try for the exact launch */
         }
@@ -233,7 +318,7 @@ static void link_one_flow(linker *l, size_t f, const link_key *rt, size_t nrt,
     if (s < 0 || g < 0)
         return;
     uint32_t gr = gpu[g].row;
-    if (l->launcher[gr] >= 0 && !l->amb[gr])
+    if (l->launcher[gr] >= 0 && !bit_get(l->amb, gr))
         return; /* linked by an earlier flow */
     int64_t best_start = -1, best_launch = -1;
     for (size_t k = (size_t)s; k < ns && starts[k].a == id && starts[k].b == cat; k++) {
@@ -246,7 +331,7 @@ static void link_one_flow(linker *l, size_t f, const link_key *rt, size_t nrt,
     }
     if (best_launch >= 0) {
         l->launcher[gr] = (int32_t)best_launch;
-        l->amb[gr] = 0;
+        bit_put(l->amb, gr, 0);
     }
 }
 
@@ -261,7 +346,7 @@ static int link_by_flows(linker *l)
     for (size_t i = 0; rc == TP_OK && i < c->n; i++) {
         if (c->kind[i] == TP_KIND_RUNTIME && c->phase[i] == 'X')
             rt[nrt++] = (link_key){c->ts[i], thread_rank(l, i), (uint32_t)i};
-        else if (tp_kind_is_activity(c->kind[i]) && (l->launcher[i] < 0 || l->amb[i]))
+        else if (tp_kind_is_activity(c->kind[i]) && (l->launcher[i] < 0 || bit_get(l->amb, i)))
             gpu[ngpu++] = (link_key){c->ts[i], thread_rank(l, i), (uint32_t)i};
         else if (c->kind[i] == TP_KIND_FLOW && c->phase[i] == 's' && tp_ev_flow_id(c, i) != TP_NONE)
             starts[ns++] = (link_key){tp_ev_flow_id(c, i), (int32_t)c->cat[i], (uint32_t)i};
@@ -283,9 +368,10 @@ static int link_by_flows(linker *l)
 static void count_links(linker *l)
 {
     const tp_cols *c = l->c;
-    for (size_t i = 0; i < c->n; i++)
-        l->n.ambiguous_left += l->amb[i];
-    memset(l->amb, 0, c->n);
+    size_t nwords = c->n / 64 + 1;
+    for (size_t w = 0; w < nwords; w++)
+        l->n.ambiguous_left += __builtin_popcountll(l->amb[w]);
+    memset(l->amb, 0, nwords * sizeof *l->amb);
     for (size_t i = 0; i < c->n; i++) {
         if (!tp_kind_is_activity(c->kind[i]))
             continue;
@@ -295,8 +381,8 @@ static void count_links(linker *l)
             continue;
         }
         l->n.gpu_linked++;
-        if (!l->amb[r]) {
-            l->amb[r] = 1;
+        if (!bit_get(l->amb, (size_t)r)) {
+            bit_put(l->amb, (size_t)r, 1);
             l->n.launches_linked++;
         }
     }
@@ -309,7 +395,7 @@ int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t 
     uint32_t *ranks = NULL;
     for (size_t i = 0; i < c->n; i++)
         launcher[i] = -1;
-    l.amb = tp_calloc(c->n ? c->n : 1, 1);
+    l.amb = tp_calloc(c->n / 64 + 1, sizeof *l.amb);
     if (l.amb != NULL && thread_of == NULL) {
         size_t nthreads;
         ranks = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *ranks);

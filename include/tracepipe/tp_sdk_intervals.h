@@ -40,6 +40,16 @@ int64_t tp_intervals_at_least(const tp_interval *iv, size_t n, int k);
 /* Length of the part of a union inside [lo, hi). */
 int64_t tp_intervals_within(const tp_interval *u, size_t n, int64_t lo, int64_t hi);
 
+/* The union of the trace rows' intervals [ts[r], ts[r] + dur[r]) for the n
+ * rows at rows[], without copying them out (4 bytes of sort scratch per row
+ * at most, none when they come in start order; issue 31): rows is sorted in
+ * place by start (tp_sort_rows_by_key), *length gets the union's length and
+ * *within its part inside [lo, hi), both exactly as tp_intervals_union,
+ * tp_intervals_length and tp_intervals_within give them.  TP_OK, or
+ * TP_ENOMEM (rows unchanged, nothing set). */
+int tp_intervals_rows_union(uint32_t *rows, size_t n, const int64_t *ts, const int64_t *dur,
+                            int64_t lo, int64_t hi, int64_t *length, int64_t *within);
+
 #ifdef __cplusplus
 }
 #endif

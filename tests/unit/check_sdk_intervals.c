@@ -24,6 +24,31 @@ START_TEST(union_merges_overlapping_and_touching)
 }
 END_TEST
 
+/* The same intervals as rows of ts/dur columns (issue 31): union 25 ns
+ * ([0,15) and [20,30)); inside the window [8, 25): [8,15) + [20,25) = 12;
+ * an empty window (hi <= lo) holds nothing.  Rows come back sorted by
+ * start, ties by row. */
+START_TEST(rows_union_matches_the_interval_union)
+{
+    tp_host = tp_core_host_api();
+    const int64_t ts[] = {20, 5, 40, 0, 12, 50}, dur[] = {10, 7, 0, 10, 3, -5};
+    uint32_t rows[] = {0, 1, 2, 3, 4, 5};
+    int64_t len = -1, in = -1;
+    ck_assert_int_eq(tp_intervals_rows_union(rows, 6, ts, dur, 8, 25, &len, &in), TP_OK);
+    ck_assert_int_eq(len, 25);
+    ck_assert_int_eq(in, 12);
+    const uint32_t want[] = {3, 1, 4, 0, 2, 5};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_uint_eq(rows[i], want[i]);
+    ck_assert_int_eq(tp_intervals_rows_union(rows, 6, ts, dur, 25, 8, &len, &in), TP_OK);
+    ck_assert_int_eq(len, 25);
+    ck_assert_int_eq(in, 0);
+    ck_assert_int_eq(tp_intervals_rows_union(rows, 0, ts, dur, 0, 100, &len, &in), TP_OK);
+    ck_assert_int_eq(len, 0);
+    ck_assert_int_eq(in, 0);
+}
+END_TEST
+
 START_TEST(overlap_of_two_unions)
 {
     tp_host = tp_core_host_api();
@@ -98,6 +123,7 @@ static Suite *sdk_intervals_suite(void)
     TCase *tc = tcase_create("intervals");
     tcase_add_test(tc, union_merges_overlapping_and_touching);
     tcase_add_test(tc, overlap_of_two_unions);
+    tcase_add_test(tc, rows_union_matches_the_interval_union);
     tcase_add_test(tc, sort_is_stable_and_passes_the_context);
     tcase_add_test(tc, rows_by_key_ties_by_row);
     suite_add_tcase(s, tc);

@@ -146,6 +146,14 @@ START_TEST(links_by_corr_and_flows)
 }
 END_TEST
 
+/* Launch links of the rows (no thread ranks, no depths), into l and *n. */
+static void link_spec(const spec *rows, size_t nrows, int32_t *l, tp_link_counts *n)
+{
+    table t;
+    sdk_table_fill(&t, rows, nrows);
+    ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, n), TP_OK);
+}
+
 /* Repeated flow ids (merged ranks, each restarting ids): corr 9 launched
  * in pid 10 at 700 and pid 20 at 710, each with an ac2g s flow of id 9.
  * Kernel 4 (f at 705) pairs with the latest s at or before it, pid 10's;
@@ -161,11 +169,9 @@ START_TEST(links_repeated_flow_ids)
         KERNEL(8, 800, 9),  FLOW('f', 0, 8, 800, 9, AC2G),
         KERNEL(9, 650, 9),  FLOW('f', 0, 9, 650, 9, AC2G),
     };
-    table t;
-    sdk_table_fill(&t, rows, 10);
     int32_t l[MAXR];
     tp_link_counts n;
-    ck_assert_int_eq(tp_link_launches(&t.c, NULL, NULL, l, &n), TP_OK);
+    link_spec(rows, 10, l, &n);
     ck_assert_int_eq(l[4], 0);
     ck_assert_int_eq(l[6], 1);
     ck_assert_int_eq(l[8], 0);
@@ -197,6 +203,28 @@ START_TEST(links_dense_and_sparse_corr_ids)
         ck_assert_int_eq(n.gpu_linked, 2);
         ck_assert_int_eq(n.gpu_unlinked, 3);
     }
+}
+END_TEST
+
+/* The dense table (issue 31) keeps the outermost call of each id whatever
+ * the order the calls come in: corr 1's inner call (row 0, [110, 120))
+ * comes before its outer one (row 1, [100, 150)), corr 2's outer (row 3)
+ * before its inner (row 4); both kernels go to the outer call.  No
+ * ambiguity, so the sorted path never runs. */
+START_TEST(links_dense_outermost_any_order)
+{
+    static const spec rows[] = {
+        RT(10, 110, 10, 1), RT(10, 100, 50, 1), KERNEL(7, 200, 1),
+        RT(10, 300, 50, 2), RT(10, 310, 10, 2), KERNEL(7, 400, 2),
+    };
+    int32_t l[MAXR];
+    tp_link_counts n;
+    link_spec(rows, 6, l, &n);
+    ck_assert_int_eq(l[2], 1);
+    ck_assert_int_eq(l[5], 3);
+    ck_assert_int_eq(n.gpu_linked, 2);
+    ck_assert_int_eq(n.launches_linked, 2);
+    ck_assert_int_eq(n.ambiguous, 0);
 }
 END_TEST
 
@@ -371,6 +399,7 @@ static Suite *sdk_trace_suite(void)
     tcase_add_test(tc, links_by_corr_and_flows);
     tcase_add_test(tc, links_repeated_flow_ids);
     tcase_add_test(tc, links_dense_and_sparse_corr_ids);
+    tcase_add_test(tc, links_dense_outermost_any_order);
     tcase_add_test(tc, links_outermost_by_depth);
     tcase_add_test(tc, flows_bind);
     suite_add_tcase(s, tc);

@@ -66,17 +66,25 @@ typedef struct db_stream {
     int64_t in_window;   /* the part of active inside the trace's window */
 } db_stream;
 
-/* An activity, grouped by stream, with the host op it is shown under (-1:
- * directly under the stream node). */
+/* An activity, grouped by stream, with the position in pre of its entry:
+ * the lowest host event above it that the tree can show, where its time is
+ * added (-1: unlinked, its launcher outside the host forest).  The op it is
+ * shown under is the entry's nearest ancestor-or-self that is not a runtime
+ * call (db_owner). */
 typedef struct db_act {
-    int32_t row, owner;
+    int32_t row, entry;
 } db_act;
 
 /*
- * Memory: everything per host event is indexed by the event's position in
- * the forest's pre-order (pos[row]), everything per activity by its index
- * in by_stream, so only pos[] has one cell per trace row.  int32 rows and
- * positions: the plugin refuses traces of 2^31 rows or more.
+ * Memory: only the host events the tree can show count (the "set", a bit
+ * per row with a rank directory: ~1.5 bits per row): the activities' entries
+ * and their ancestors.  An activity's entry is the topmost merge op above its
+ * launcher (below it the tree shows the op's activities only, never its
+ * host children), else the launcher.  Everything per set member is indexed
+ * by its position in the set's forest pre-order (db_pos), everything per
+ * activity by its index in by_stream, so no array has one int per trace
+ * row.  int32 rows and positions: the plugin refuses traces of 2^31 rows
+ * or more.
  */
 typedef struct db {
     tp_stage *st;
@@ -87,9 +95,11 @@ typedef struct db {
     const int32_t *parent, *first_child, *next_sibling, *roots, *launcher; /* hierarchy */
     size_t nroots;
     size_t nacts;
-    int32_t *pre; /* host forest rows in pre-order */
+    uint64_t *inset;    /* per row, a bit: an entry or an ancestor of one */
+    uint32_t *rank_dir; /* per 64 rows: set bits before them */
+    int32_t *pre; /* the set's rows in the host forest's pre-order */
     size_t npre;
-    int32_t *pos; /* per row: its index in pre (host rows only), -1 elsewhere */
+    int32_t *pos; /* per set member (by rank): its index in pre, -1 outside the forest */
     db_act *by_stream; /* activities sorted by (device, stream, row) */
     /* pre-order positions whose dt the current stream set: ntouched of
      * them, listed while at most touched_cap (npre / 16 + 1); beyond that
@@ -120,6 +130,41 @@ typedef struct db {
     int64_t *dt; /* device time per position */
     int64_t total_ns, unlinked_ns, count;
 } db;
+
+/* Set bits of w, inline (the builtin is a library call without -mpopcnt). */
+static inline uint32_t db_popcount(uint64_t w)
+{
+    w = w - ((w >> 1) & 0x5555555555555555u);
+    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (uint32_t)((w * 0x0101010101010101u) >> 56);
+}
+
+/* The rank of set member r: its index among the members in row order. */
+static inline uint32_t db_rank(const db *d, int64_t r)
+{
+    uint64_t below = ((uint64_t)1 << (r & 63)) - 1;
+    return d->rank_dir[r >> 6] + db_popcount(d->inset[r >> 6] & below);
+}
+
+/* Row r's index in pre: -1 when the tree cannot show it (outside the set
+ * or the host forest). */
+static inline int32_t db_pos(const db *d, int64_t r)
+{
+    if (!((d->inset[r >> 6] >> (r & 63)) & 1))
+        return -1;
+    return d->pos[db_rank(d, r)];
+}
+
+/* The position in pre of the op shown above entry position e (>= 0), or
+ * -1: the stream node. */
+static inline int32_t db_owner(const db *d, int32_t e)
+{
+    int32_t r = d->pre[e];
+    while (r >= 0 && d->c->kind[r] == TP_KIND_RUNTIME)
+        r = d->parent[r];
+    return r >= 0 ? db_pos(d, r) : -1;
+}
 
 /* With merge_ops: row r is an op that gathers its subtree's activities. */
 int db_is_merge_op(db *d, int64_t r);

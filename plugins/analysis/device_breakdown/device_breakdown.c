@@ -62,12 +62,6 @@ static const tp_result_decl db_results[] = {
 #define KEY_KERNEL ((uint64_t)1 << 32)
 #define KEY_UNLINKED UINT64_MAX
 
-/* A launcher row the tree can show (in the host forest). */
-static int in_forest(const db *d, int64_t row)
-{
-    return row >= 0 && d->pos[row] >= 0;
-}
-
 /* The leaf label of an activity: its name, shortened as the seed does. */
 static tp_str leaf_name(db *d, tp_str name)
 {
@@ -104,7 +98,7 @@ static int32_t touched_prev(const db *d, size_t *i)
 static int push_touched_children(db *d, int32_t r, tp_agg_buf *out)
 {
     for (int32_t k = d->first_child[r]; k >= 0; k = d->next_sibling[k]) {
-        int32_t p = d->pos[k];
+        int32_t p = db_pos(d, k);
         int rc = p >= 0 && d->mark[p] ? push_host(d, p, out) : TP_OK;
         if (rc != TP_OK)
             return rc;
@@ -125,7 +119,7 @@ static int push_host(db *d, int32_t p, tp_agg_buf *out)
 /* Appends the current stream's activities owned by `owner` (-1: the stream node). */
 static int push_owned(db *d, int64_t owner, tp_agg_buf *out)
 {
-    int32_t a = owner >= 0 ? d->ofirst[d->pos[owner]] : d->top_first;
+    int32_t a = owner >= 0 ? d->ofirst[db_pos(d, owner)] : d->top_first;
     for (; a >= 0; a = d->onext[a]) {
         int32_t row = d->by_stream[a].row;
         int rc = tp_agg_push(out, tp_graph_replayed(&d->graphs, (size_t)row) ? ITEM_GRAPH_OP(row)
@@ -144,7 +138,7 @@ static int db_children(void *ctx, int64_t item, tp_agg_buf *out)
         return tp_agg_push(out, GRAPH_OP_ROW(item));
     if (item == ITEM_UNLINKED) {
         for (size_t i = d->cur_first; i < d->cur_first + d->cur_count && rc == TP_OK; i++)
-            if (!in_forest(d, d->launcher[d->by_stream[i].row]))
+            if (d->by_stream[i].entry < 0)
                 rc = tp_agg_push(out, d->by_stream[i].row);
         return rc;
     }
@@ -181,7 +175,7 @@ static int64_t db_time(void *ctx, int64_t item)
         return d->c->dur[GRAPH_OP_ROW(item)];
     if (tp_kind_is_activity(d->c->kind[item]))
         return d->c->dur[item];
-    return d->dt[d->pos[item]];
+    return d->dt[db_pos(d, item)];
 }
 
 static uint64_t db_key(void *ctx, int64_t item)
@@ -215,10 +209,10 @@ static int pos_cmp(const void *a, const void *b)
  * the list keeps the first touched_cap of them. */
 static void touch_chain(db *d, int32_t r)
 {
-    for (; r >= 0 && !d->mark[d->pos[r]]; r = d->parent[r]) {
-        d->mark[d->pos[r]] = 1;
+    for (int32_t p; r >= 0 && !d->mark[p = db_pos(d, r)]; r = d->parent[r]) {
+        d->mark[p] = 1;
         if (d->ntouched < d->touched_cap)
-            d->touched[d->ntouched] = d->pos[r];
+            d->touched[d->ntouched] = p;
         d->ntouched++;
     }
 }
@@ -245,17 +239,18 @@ static void link_owned(db *d)
 {
     for (size_t i = d->cur_first + d->cur_count; i-- > d->cur_first;) {
         const db_act *a = &d->by_stream[i];
-        if (!in_forest(d, d->launcher[a->row]))
+        if (a->entry < 0)
             continue;
-        int32_t *first = a->owner >= 0 ? &d->ofirst[d->pos[a->owner]] : &d->top_first;
+        int32_t owner = db_owner(d, a->entry);
+        int32_t *first = owner >= 0 ? &d->ofirst[owner] : &d->top_first;
         list_prepend(first, d->onext, (int32_t)i);
     }
 }
 
-/* Device time per host event for the current stream: the activities' time
- * added at their launcher, then summed up the forest in reverse pre-order.
- * Only the launchers and their ancestors are visited (and reset for the
- * next stream), so a pass costs the stream's share, not the whole trace. */
+/* Device time per shown host event for the current stream: the activities'
+ * time added at their entry, then summed up the forest in reverse pre-order.
+ * Only the entries and their ancestors are visited (and reset for the next
+ * stream), so a pass costs the stream's share, not the whole trace. */
 static void stream_times(db *d)
 {
     size_t at = 0;
@@ -270,12 +265,12 @@ static void stream_times(db *d)
     d->total_ns = d->unlinked_ns = 0;
     d->count = 0;
     for (size_t i = d->cur_first; i < d->cur_first + d->cur_count; i++) {
-        int32_t a = d->by_stream[i].row, l = d->launcher[a];
+        int32_t a = d->by_stream[i].row, e = d->by_stream[i].entry;
         d->total_ns += d->c->dur[a];
         d->count++;
-        if (in_forest(d, l)) {
-            d->dt[d->pos[l]] += d->c->dur[a];
-            touch_chain(d, l);
+        if (e >= 0) {
+            d->dt[e] += d->c->dur[a];
+            touch_chain(d, d->pre[e]);
         } else {
             d->unlinked_ns += d->c->dur[a];
         }
@@ -285,7 +280,7 @@ static void stream_times(db *d)
     for (int32_t p; (p = touched_prev(d, &at)) >= 0;) {
         int32_t parent = d->parent[d->pre[p]];
         if (parent >= 0)
-            d->dt[d->pos[parent]] += d->dt[p];
+            d->dt[db_pos(d, parent)] += d->dt[p];
     }
     link_owned(d);
 }
@@ -355,6 +350,8 @@ static int load_hierarchy(db *d, const tp_trace *t)
 static void db_free(db *d)
 {
     tp_free(d->pos);
+    tp_free(d->inset);
+    tp_free(d->rank_dir);
     tp_free(d->touched);
     tp_free(d->mark);
     tp_free(d->by_stream);

@@ -31,55 +31,94 @@ int db_is_merge_op(db *d, int64_t r)
     return d->module_memo[name] == 2;
 }
 
-/*
- * The op an activity is shown under: its launcher's nearest ancestor that
- * is not itself a runtime call, or -1.  With merge_ops, the topmost op on
- * the chain instead (seed 001: the first operator below modules gathers all
- * kernels of its subtree).  Computed once per host position in pre-order,
- * from the parent's answer, so a deep chain costs its length once, not once
- * per kernel launched inside it.
- */
-static int32_t *owners_by_position(db *d)
+static int in_set(const db *d, int32_t r)
 {
-    size_t np = d->npre ? d->npre : 1;
-    int32_t *owner = tp_malloc(np * sizeof *owner);
-    int32_t *top_merge = tp_malloc(np * sizeof *top_merge); /* topmost merge op at or above */
-    if (owner == NULL || top_merge == NULL) {
-        tp_free(owner);
-        tp_free(top_merge);
-        return NULL;
-    }
-    for (size_t p = 0; p < d->npre; p++) {
-        int32_t r = d->pre[p], parent = d->parent[r];
-        int32_t pp = parent >= 0 ? d->pos[parent] : -1; /* parents come first in pre-order */
-        int32_t above = pp >= 0 ? top_merge[pp] : -1;
-        top_merge[p] = above >= 0 ? above : db_is_merge_op(d, r) ? r : -1;
-        if (d->c->kind[r] == TP_KIND_RUNTIME)
-            owner[p] = pp >= 0 ? owner[pp] : -1;
-        else
-            owner[p] = top_merge[p] >= 0 ? top_merge[p] : r;
-    }
-    tp_free(top_merge);
-    return owner;
+    return (d->inset[r >> 6] >> (r & 63)) & 1;
 }
 
-/* Appends the subtree of root to d->pre in pre-order (no recursion). */
+/* Sibling k or the first set member after it, or -1. */
+static int32_t member_from(const db *d, int32_t k)
+{
+    while (k >= 0 && !in_set(d, k))
+        k = d->next_sibling[k];
+    return k;
+}
+
+/* Appends the set members of root's subtree to d->pre in pre-order, setting
+ * their positions (no recursion).  A member's parent is a member. */
 static void walk_preorder(db *d, int32_t root)
 {
-    int32_t node = root;
-    d->pre[d->npre++] = root;
+    int32_t node = root, k;
     for (;;) {
-        if (d->first_child[node] >= 0) {
-            node = d->first_child[node];
-        } else {
-            while (node != root && d->next_sibling[node] < 0)
-                node = d->parent[node];
-            if (node == root)
-                return;
-            node = d->next_sibling[node];
-        }
+        d->pos[db_rank(d, node)] = (int32_t)d->npre;
         d->pre[d->npre++] = node;
+        if ((k = member_from(d, d->first_child[node])) >= 0) {
+            node = k;
+            continue;
+        }
+        while (node != root && (k = member_from(d, d->next_sibling[node])) < 0)
+            node = d->parent[node];
+        if (node == root)
+            return;
+        node = k;
     }
+}
+
+/*
+ * The entry of an activity launched by row l (>= 0): with merge_ops, the
+ * topmost merge op of the launcher's chain (seed 001: the first operator
+ * below modules gathers all kernels of its subtree; the tree shows nothing
+ * below it), else the launcher.  The climb stops at the first set member: a
+ * member has no merge op above it, so a member merge op is the topmost, and
+ * the answer does not depend on how much of the set is built.  It costs the
+ * distance to the set (from a kernel's launch to its op's top), not the
+ * depth.
+ */
+static int32_t entry_of(const db *d, int32_t l)
+{
+    int32_t top_merge = -1, r = l;
+    for (; r >= 0 && !in_set(d, r); r = d->parent[r])
+        if (db_is_merge_op((db *)d, r))
+            top_merge = r;
+    if (r >= 0 && db_is_merge_op((db *)d, r))
+        top_merge = r;
+    return top_merge >= 0 ? top_merge : l;
+}
+
+/* Puts row l's entry and its ancestors in the set; returns the entry. */
+static int32_t add_entry(db *d, int32_t l)
+{
+    int32_t e = entry_of(d, l);
+    for (int32_t r = e; r >= 0 && !in_set(d, r); r = d->parent[r])
+        d->inset[r >> 6] |= (uint64_t)1 << (r & 63);
+    return e;
+}
+
+/* The set's rows in the host forest's pre-order (d->pre) and their
+ * positions (d->pos, by rank; -1 for members outside the forest), once
+ * the set is marked (group_by_stream); the activities' entries become
+ * positions. */
+static int owning_preorder(db *d)
+{
+    size_t nwords = d->c->n / 64 + 1;
+    uint32_t members = 0;
+    for (size_t w = 0; w < nwords; w++) {
+        d->rank_dir[w] = members;
+        members += db_popcount(d->inset[w]);
+    }
+    size_t m = members ? members : 1;
+    d->pre = tp_malloc(m * sizeof *d->pre);
+    d->pos = tp_malloc(m * sizeof *d->pos);
+    if (!d->pre || !d->pos)
+        return TP_ENOMEM;
+    memset(d->pos, 0xff, m * sizeof *d->pos); /* -1: not in the host forest */
+    for (size_t i = 0; i < d->nroots; i++)
+        if (d->roots[i] >= 0 && (size_t)d->roots[i] < d->c->n && in_set(d, d->roots[i]))
+            walk_preorder(d, d->roots[i]);
+    for (size_t i = 0; i < d->nacts; i++)
+        if (d->by_stream[i].entry >= 0)
+            d->by_stream[i].entry = db_pos(d, d->by_stream[i].entry);
+    return TP_OK;
 }
 
 /* A track's stream key, for ranking the tracks. */
@@ -123,15 +162,14 @@ static int stream_slots(db *d, uint32_t *slot)
 }
 
 /* Places the activities in by_stream grouped by stream, in row order within
- * each (a counting sort on the stream slot), with their owners. */
+ * each (a counting sort on the stream slot), with their entries (rows, for
+ * now) marked in the set. */
 static int group_by_stream(db *d)
 {
     const tp_cols *c = d->c;
     uint32_t *slot = tp_malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *slot);
-    int32_t *owner = owners_by_position(d);
-    if (slot == NULL || owner == NULL || stream_slots(d, slot) != TP_OK) {
+    if (slot == NULL || stream_slots(d, slot) != TP_OK) {
         tp_free(slot);
-        tp_free(owner);
         return TP_ENOMEM;
     }
     for (size_t i = 0; i < c->n; i++)
@@ -146,7 +184,6 @@ static int group_by_stream(db *d)
     d->by_stream = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *d->by_stream);
     if (d->by_stream == NULL) {
         tp_free(slot);
-        tp_free(owner);
         return TP_ENOMEM;
     }
     for (size_t s = 0; s < d->nstreams; s++)
@@ -155,11 +192,10 @@ static int group_by_stream(db *d)
         if (!tp_ev_is_activity(c, i))
             continue;
         db_stream *st = &d->streams[slot[c->track[i]]];
-        int32_t l = d->launcher[i], lp = l >= 0 ? d->pos[l] : -1;
-        d->by_stream[st->first + st->count++] = (db_act){(int32_t)i, lp >= 0 ? owner[lp] : -1};
+        int32_t l = d->launcher[i];
+        d->by_stream[st->first + st->count++] = (db_act){(int32_t)i, l >= 0 ? add_entry(d, l) : -1};
     }
     tp_free(slot);
-    tp_free(owner);
     /* drop the pairs no activity uses (host tracks' -1/-1, say) */
     size_t k = 0;
     for (size_t s = 0; s < d->nstreams; s++)
@@ -172,32 +208,34 @@ static int group_by_stream(db *d)
     return TP_OK;
 }
 
+/* The union of by_stream[first, first + count)'s intervals: its length and
+ * its part inside the trace's window, sorting their rows in rows[]. */
+static int acts_union(const db *d, size_t first, size_t count, uint32_t *rows, int64_t *length,
+                      int64_t *within)
+{
+    for (size_t i = 0; i < count; i++)
+        rows[i] = (uint32_t)d->by_stream[first + i].row;
+    return tp_intervals_rows_union(rows, count, d->c->ts, d->c->dur, d->w0, d->w1, length,
+                                   within);
+}
+
 /* Each stream's active time: the length of the union of its activities'
- * intervals (tp_intervals_union), and its part inside the trace's window,
- * from one scratch array sized for the largest stream. */
+ * intervals, and its part inside the trace's window, from one row array
+ * sized for the largest stream. */
 static int stream_actives(db *d)
 {
     size_t most = 0;
     for (size_t s = 0; s < d->nstreams; s++)
         if (d->streams[s].count > most)
             most = d->streams[s].count;
-    tp_interval *iv = tp_malloc((most ? most : 1) * sizeof *iv);
-    if (iv == NULL)
-        return TP_ENOMEM;
-    const tp_cols *c = d->c;
-    int64_t w0 = d->w0, w1 = d->w1;
-    for (size_t s = 0; s < d->nstreams; s++) {
+    uint32_t *rows = tp_malloc((most ? most : 1) * sizeof *rows);
+    int rc = rows ? TP_OK : TP_ENOMEM;
+    for (size_t s = 0; s < d->nstreams && rc == TP_OK; s++) {
         db_stream *st = &d->streams[s];
-        for (size_t i = 0; i < st->count; i++) {
-            int32_t a = d->by_stream[st->first + i].row;
-            iv[i] = (tp_interval){c->ts[a], c->ts[a] + c->dur[a]};
-        }
-        size_t n = tp_intervals_union(iv, st->count);
-        st->active = tp_intervals_length(iv, n);
-        st->in_window = tp_intervals_within(iv, n, w0, w1);
+        rc = acts_union(d, st->first, st->count, rows, &st->active, &st->in_window);
     }
-    tp_free(iv);
-    return TP_OK;
+    tp_free(rows);
+    return rc;
 }
 
 /* The per-position and per-activity arrays of the tree passes, allocated
@@ -221,25 +259,20 @@ int db_alloc_pass_arrays(db *d)
 
 int db_prepare(db *d)
 {
-    const tp_cols *c = d->c;
-    size_t n = c->n ? c->n : 1;
     tp_trace_window(d->t, &d->w0, &d->w1); /* once: without a clip it scans the trace */
     d->nnames = tp_str_count(d->st);
     d->short_memo = tp_calloc(d->nnames ? d->nnames : 1, sizeof *d->short_memo);
     d->module_memo = tp_calloc(d->nnames ? d->nnames : 1, 1);
     if (!d->short_memo || !d->module_memo)
         return TP_ENOMEM;
-    d->pre = tp_malloc(n * sizeof *d->pre);
-    d->pos = tp_malloc(n * sizeof *d->pos);
-    if (!d->pre || !d->pos)
+    size_t nwords = d->c->n / 64 + 1;
+    d->inset = tp_calloc(nwords, sizeof *d->inset);
+    d->rank_dir = tp_malloc(nwords * sizeof *d->rank_dir);
+    if (!d->inset || !d->rank_dir)
         return TP_ENOMEM;
-    for (size_t i = 0; i < d->nroots; i++)
-        if (d->roots[i] >= 0 && (size_t)d->roots[i] < c->n)
-            walk_preorder(d, d->roots[i]);
-    memset(d->pos, 0xff, n * sizeof *d->pos); /* -1: not in the host forest */
-    for (size_t i = 0; i < d->npre; i++)
-        d->pos[d->pre[i]] = (int32_t)i;
-    int rc = group_by_stream(d); /* owners need the pre-order */
+    int rc = group_by_stream(d);
+    if (rc == TP_OK)
+        rc = owning_preorder(d);
     if (rc == TP_OK)
         rc = stream_actives(d);
     return rc;
@@ -279,25 +312,17 @@ int db_write_streams(db *d)
 
 /* One device's row: its streams s[0, n), whose activities are contiguous in
  * by_stream (sorted by device first); busy = the union over all of them. */
-static int device_row(db *d, tp_result *r, const db_stream *s, size_t n, int64_t w0, int64_t w1,
-                      tp_interval *iv)
+static int device_row(db *d, tp_result *r, const db_stream *s, size_t n, uint32_t *rows)
 {
-    const tp_cols *c = d->c;
     size_t first = s[0].first, count = s[n - 1].first + s[n - 1].count - first;
-    int64_t sum = 0;
+    int64_t sum = 0, busy, inside, window = d->w1 - d->w0;
     for (size_t k = 0; k < n; k++)
         sum += s[k].active;
-    for (size_t i = 0; i < count; i++) {
-        int32_t a = d->by_stream[first + i].row;
-        iv[i] = (tp_interval){c->ts[a], c->ts[a] + c->dur[a]};
-    }
-    size_t nu = tp_intervals_union(iv, count);
-    int64_t busy = tp_intervals_length(iv, nu), window = w1 - w0;
-    int64_t idle = window - tp_intervals_within(iv, nu, w0, w1); /* never negative */
     size_t row;
-    int rc = tp_result_add_row(d->st, r, &row);
-    if (rc != TP_OK)
+    int rc = acts_union(d, first, count, rows, &busy, &inside);
+    if (rc != TP_OK || (rc = tp_result_add_row(d->st, r, &row)) != TP_OK)
         return rc;
+    int64_t idle = window - inside; /* never negative */
     rc |= tp_result_set_i64(d->st, r, row, db_devices_device, s[0].device);
     rc |= tp_result_set_i64(d->st, r, row, db_devices_n_streams, (int64_t)n);
     rc |= tp_result_set_f64(d->st, r, row, db_devices_busy_us, (double)busy / 1000.0);
@@ -315,16 +340,15 @@ int db_write_devices(db *d)
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(d->st, r, "title", "GPU device activity (busy: union over its streams)");
-    tp_interval *iv = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *iv);
-    if (iv == NULL)
+    uint32_t *rows = tp_malloc((d->nacts ? d->nacts : 1) * sizeof *rows);
+    if (rows == NULL)
         return TP_ENOMEM;
-    int64_t w0 = d->w0, w1 = d->w1;
     int rc = TP_OK;
     for (size_t s = 0, e; s < d->nstreams && rc == TP_OK; s = e) {
         for (e = s + 1; e < d->nstreams && d->streams[e].device == d->streams[s].device; e++)
             ;
-        rc = device_row(d, r, &d->streams[s], e - s, w0, w1, iv);
+        rc = device_row(d, r, &d->streams[s], e - s, rows);
     }
-    tp_free(iv);
+    tp_free(rows);
     return rc;
 }

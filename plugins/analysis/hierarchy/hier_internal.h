@@ -23,6 +23,7 @@ typedef struct hier {
     uint32_t *thread_of; /* per track: rank of its (pid, tid) in (pid, tid) order */
     size_t nranks;
     uint32_t *ev; /* rows of the complete host events, sorted by thread then time */
+    uint64_t *adopted; /* a bit per row: has children from another thread (NULL: none) */
     size_t nev;
     tp_thread_run *threads;
     size_t nthreads, main;

@@ -166,8 +166,11 @@ static int attach_cross_thread(hier *h, uint32_t *stack)
     int64_t main_pid = tp_ev_pid(c, h->ev[m->begin]);
     size_t nq = 0;
     uint32_t *q = tp_malloc((h->nev ? h->nev : 1) * sizeof *q);
-    if (q == NULL)
+    h->adopted = tp_calloc(c->n / 64 + 1, sizeof *h->adopted);
+    if (q == NULL || h->adopted == NULL) {
+        tp_free(q);
         return TP_ENOMEM;
+    }
     for (size_t t = 0; t < h->nthreads; t++) {
         const tp_thread_run *th = &h->threads[t];
         if (t == h->main || tp_ev_pid(c, h->ev[th->begin]) != main_pid)
@@ -197,6 +200,7 @@ static int attach_cross_thread(hier *h, uint32_t *stack)
         uint32_t holder = h->ev[stack[at]];
         if (c->ts[holder] <= qts && hier_end(c, holder) > qts) {
             h->parent[q[k]] = (int32_t)holder;
+            h->adopted[holder >> 6] |= (uint64_t)1 << (holder & 63);
             h->attached++;
         }
     }
@@ -204,15 +208,57 @@ static int attach_cross_thread(hier *h, uint32_t *stack)
     return TP_OK;
 }
 
-/* Links children in (start, longest first) order.  The thread-sorted rows
- * are re-sorted by time in place (nothing needs the thread order any more),
- * and hierarchy.depth serves as the per-parent "last child" scratch (reset
- * to -1 afterwards; depths are filled from the roots), so linking allocates
- * nothing of its own but the sort's scratch. */
+/* Rows in nesting order: a short list (most events adopt a child or two)
+ * by insertion, without the merge sort's scratch allocation; the order is
+ * total, so the result is the same. */
+static int sort_few(const tp_cols *c, uint32_t *rows, size_t k)
+{
+    if (k > 32)
+        return tp_rows_sort_nesting(c, NULL, rows, k);
+    for (size_t i = 1; i < k; i++) {
+        uint32_t x = rows[i];
+        size_t j = i;
+        for (; j > 0 && tp_nest_before(c, x, rows[j - 1]); j--)
+            rows[j] = rows[j - 1];
+        rows[j] = x;
+    }
+    return TP_OK;
+}
+
+/* Puts the children of p in nesting order (start, longest first, row):
+ * gathered into *kids (grown as needed), sorted, relinked. */
+static int sort_children(hier *h, int32_t p, uint32_t **kids, size_t *cap)
+{
+    size_t k = 0;
+    for (int32_t x = h->first_child[p]; x >= 0; x = h->next_sibling[x]) {
+        if (k == *cap) {
+            size_t ncap = *cap ? 2 * *cap : 64;
+            uint32_t *grown = tp_realloc(*kids, ncap * sizeof *grown);
+            if (grown == NULL)
+                return TP_ENOMEM;
+            *kids = grown;
+            *cap = ncap;
+        }
+        (*kids)[k++] = (uint32_t)x;
+    }
+    if (sort_few(h->c, *kids, k) != TP_OK)
+        return TP_ENOMEM;
+    h->first_child[p] = (int32_t)(*kids)[0];
+    for (size_t i = 0; i + 1 < k; i++)
+        h->next_sibling[(*kids)[i]] = (int32_t)(*kids)[i + 1];
+    h->next_sibling[(*kids)[k - 1]] = -1;
+    return TP_OK;
+}
+
+/* Children lists in (start, longest first) order.  A thread's events come
+ * in that order in the thread-sorted rows, and children share their
+ * parent's thread except those the cross-thread attach adopted: linking in
+ * thread order, then sorting the adopters' lists, gives the order of one
+ * sort of all the rows by time (issue 31: no scratch as large as the host
+ * events).  hierarchy.depth serves as the per-parent "last child" scratch
+ * (reset to -1 afterwards; depths are filled from the roots). */
 static int link_children(hier *h)
 {
-    if (tp_rows_sort_nesting(h->c, NULL, h->ev, h->nev) != TP_OK)
-        return TP_ENOMEM;
     int32_t *last = h->depth;
     for (size_t i = 0; i < h->nev; i++) {
         int32_t row = (int32_t)h->ev[i], p = h->parent[row];
@@ -227,7 +273,14 @@ static int link_children(hier *h)
     }
     for (size_t i = 0; i < h->c->n; i++)
         h->depth[i] = -1;
-    return TP_OK;
+    uint32_t *kids = NULL;
+    size_t cap = 0;
+    int rc = TP_OK;
+    for (size_t w = 0; h->adopted && w <= h->c->n / 64 && rc == TP_OK; w++)
+        for (uint64_t bits = h->adopted[w]; bits && rc == TP_OK; bits &= bits - 1)
+            rc = sort_children(h, (int32_t)(w * 64 + (size_t)__builtin_ctzll(bits)), &kids, &cap);
+    tp_free(kids);
+    return rc;
 }
 
 /* Depth of every node of the tree under root, by an iterative pre-order walk. */
@@ -365,6 +418,7 @@ static int write_counts(hier *h)
 static void hier_free(hier *h)
 {
     tp_free(h->ev);
+    tp_free(h->adopted);
     tp_free(h->threads);
     tp_free(h->thread_of);
 }
