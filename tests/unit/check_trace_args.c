@@ -1,0 +1,187 @@
+/*
+ * A trace's args slots, dense or sparse (core/tp_trace_args.c, issue 31):
+ * whichever layout the rows make the trace choose, every row reads back the
+ * args it was given (none, arena text, a file reference), through a filtered
+ * copy and a batch's hand-off too.  Hand-computed: 5000 rows, args on every
+ * row of the first 2048 (dense: 100 %), then on every third (at the growth
+ * to 4096 rows 2048 + 683 of 4096 = 67 %: sparse).
+ */
+#include "tp_handoff.h"
+#include "tp_internal.h"
+#include "tp_test.h"
+
+#include "tp_trace_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ROWS 5000
+#define ALL_UNTIL 2048
+
+static int has_args(size_t i) { return i < ALL_UNTIL || i % 3 == 0; }
+
+static size_t args_of(size_t i, char *buf, size_t size)
+{
+    return (size_t)snprintf(buf, size, "{\"row\": %zu}", i);
+}
+
+static void push_rows(tp_trace *t, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        char buf[64];
+        tp_event e = {.ts = (int64_t)i, .dur = 1, .phase = 'X', .ext_id = TP_NONE,
+                      .corr = TP_NONE, .flow_id = TP_NONE, .device = -1, .stream = -1};
+        if (has_args(i)) {
+            e.args = buf;
+            e.args_len = args_of(i, buf, sizeof buf);
+        }
+        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
+    }
+}
+
+/* Every row of t (rows of the pattern at from, from + step, ...) reads its
+ * own args back. */
+static void args_back(const tp_trace *t, size_t step)
+{
+    const tp_cols *c = tp_trace_columns(t);
+    for (size_t k = 0; k < c->n; k++) {
+        size_t i = k * step, len = 7;
+        char want[64];
+        const char *got = tp_trace_args_text(t, k, &len);
+        if (!has_args(i)) {
+            ck_assert_ptr_null(got);
+            ck_assert_uint_eq(len, 0);
+            continue;
+        }
+        size_t wlen = args_of(i, want, sizeof want);
+        ck_assert_uint_eq(len, wlen);
+        ck_assert(memcmp(got, want, len) == 0);
+    }
+}
+
+START_TEST(rows_read_their_args_dense_then_sparse)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    push_rows(t, 0, ALL_UNTIL + 1); /* the growth at 2048 rows: all have args */
+    ck_assert_ptr_null(t->args_words);
+    args_back(t, 1);
+    size_t dense = tp_trace_args_memory(t);
+    ck_assert_uint_eq(dense, 4096 * 12);
+    push_rows(t, ALL_UNTIL + 1, ROWS); /* the growth at 4096: 2731 of 4096 */
+    ck_assert_ptr_nonnull(t->args_words);
+    ck_assert_uint_eq(t->args_slots, 2048 + (ROWS - 2048 + 2) / 3);
+    args_back(t, 1);
+    /* 3032 slots (2731 at the change, then doubled: 5462) and 128 words of 16
+     * bytes for 8192 rows, against 8192 x 12 = 98304 bytes dense */
+    ck_assert_uint_eq(tp_trace_args_memory(t), 5462 * 12 + 128 * 16);
+    /* a filtered copy: every second row */
+    uint8_t *keep = calloc(ROWS, 1);
+    for (size_t i = 0; i < ROWS; i += 2)
+        keep[i] = 1;
+    tp_trace *f = tp_trace_filtered(t, keep);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(tp_trace_columns(f)->n, ROWS / 2);
+    /* settled sparse: the 1024 even rows below 2048 and the 492 multiples
+     * of 6 from 2052 to 4998, of 2500; no slot to spare */
+    ck_assert_ptr_nonnull(f->args_words);
+    ck_assert_uint_eq(f->args_slots, 1024 + 492);
+    ck_assert_uint_eq(f->args_slot_cap, 1024 + 492);
+    args_back(f, 2);
+    free(keep);
+    tp_trace_free(f);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
+START_TEST(a_sparse_trace_settles_dense_again_when_args_come_back)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    for (size_t i = 0; i < 40000; i++) { /* 1 row in 10 has args until 2000, then all */
+        char buf[64];
+        tp_event e = {.ts = (int64_t)i, .phase = 'X', .ext_id = TP_NONE, .corr = TP_NONE,
+                      .flow_id = TP_NONE, .device = -1, .stream = -1};
+        if (i % 10 == 0 || i >= 2000) {
+            e.args = buf;
+            e.args_len = (size_t)snprintf(buf, sizeof buf, "%zu", i);
+        }
+        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
+    }
+    /* sparse from the growth at 1024 rows (103 of 1024 have args); at the
+     * growth at 32768 rows 200 + 30768 = 94.5 %: still sparse */
+    ck_assert_ptr_nonnull(t->args_words);
+    for (size_t i = 40000; i < 140000; i++) {
+        char buf[64];
+        tp_event e = {.ts = (int64_t)i, .phase = 'X', .ext_id = TP_NONE, .corr = TP_NONE,
+                      .flow_id = TP_NONE, .device = -1, .stream = -1, .args = buf};
+        e.args_len = (size_t)snprintf(buf, sizeof buf, "%zu", i);
+        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
+    }
+    /* at the growth at 65536 rows 1800 without = 97.3 % (sparse: below 98),
+     * at 131072 rows 98.6 %: dense again */
+    ck_assert_ptr_null(t->args_words);
+    const tp_cols *c = tp_trace_columns(t);
+    for (size_t i = 0; i < c->n; i++) {
+        size_t len = 0;
+        char want[64];
+        const char *got = tp_trace_args_text(t, i, &len);
+        if (i % 10 != 0 && i < 2000) {
+            ck_assert_ptr_null(got);
+            continue;
+        }
+        ck_assert_uint_eq(len, (size_t)snprintf(want, sizeof want, "%zu", i));
+        ck_assert(memcmp(got, want, len) == 0);
+    }
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
+/* The hand-off writes sparse slots a row each and loads them sparse again. */
+START_TEST(sparse_slots_survive_a_hand_off)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    push_rows(t, 0, ROWS);
+    ck_assert_ptr_nonnull(t->args_words);
+    char src[64] = "/tmp/tp_args_src_XXXXXX", file[64] = "/tmp/tp_args_handoff_XXXXXX";
+    int fd = mkstemp(src);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "{}", 2), 2);
+    close(fd);
+    fd = mkstemp(file);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(tp_trace_source_set(t, src), TP_OK);
+    char why[1024] = "";
+    ck_assert_msg(tp_handoff_write(t, pool, 7, src, file, why, sizeof why) == TP_OK, "%s", why);
+    tp_strpool *pool2 = tp_strpool_new();
+    tp_trace *u = NULL;
+    ck_assert_msg(tp_handoff_load(file, pool2, 7, src, &u, why, sizeof why) == TP_OK, "%s", why);
+    ck_assert_ptr_nonnull(u->args_words);
+    ck_assert_uint_eq(u->args_slots, t->args_slots);
+    args_back(u, 1);
+    tp_trace_free(u);
+    tp_trace_free(t);
+    tp_strpool_free(pool2);
+    tp_strpool_free(pool);
+    unlink(file);
+    unlink(src);
+}
+END_TEST
+
+static Suite *trace_args_suite(void)
+{
+    Suite *s = suite_create("trace_args");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, rows_read_their_args_dense_then_sparse);
+    tcase_add_test(tc, a_sparse_trace_settles_dense_again_when_args_come_back);
+    tcase_add_test(tc, sparse_slots_survive_a_hand_off);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TP_TEST_SUITE(trace_args_suite)
