@@ -115,15 +115,19 @@ int tp_trace_args_make(tp_trace *t)
 
 /* Row's slot in the sparse layout (rows written in order; a row written
  * again drops the slots from it on), its word started on its first row. */
-static int sparse_put(tp_trace *t, size_t row, uint64_t off, uint32_t len)
+int tp_trace_args_put_sparse(tp_trace *t, size_t row, uint64_t off, uint32_t len)
 {
     args_word *w = &t->args_words[row / 64];
     uint64_t bit = UINT64_C(1) << (row % 64);
-    if (row % 64 == 0)
+    if (row % 64 == 0) {
         w->rank = row == 0 ? 0 : w[-1].rank + (uint64_t)popcount64(w[-1].bits);
-    w->bits &= bit - 1;
-    size_t slot = (size_t)w->rank + (size_t)popcount64(w->bits);
-    t->args_slots = slot;
+        w->bits = 0;
+        t->args_slots = (size_t)w->rank;
+    } else if ((w->bits & ~(bit - 1)) != 0) { /* written again (a block that failed) */
+        w->bits &= bit - 1;
+        t->args_slots = (size_t)w->rank + (size_t)popcount64(w->bits);
+    }
+    size_t slot = t->args_slots;
     if (len == 0)
         return TP_OK;
     if (slot >= t->args_slot_cap) {
@@ -139,15 +143,6 @@ static int sparse_put(tp_trace *t, size_t row, uint64_t off, uint32_t len)
     t->args_len[slot] = len;
     w->bits |= bit;
     t->args_slots = slot + 1;
-    return TP_OK;
-}
-
-int tp_trace_args_put(tp_trace *t, size_t row, uint64_t off, uint32_t len)
-{
-    if (t->args_words != NULL)
-        return sparse_put(t, row, off, len);
-    t->args_off[row] = off;
-    t->args_len[row] = len;
     return TP_OK;
 }
 

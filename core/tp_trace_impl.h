@@ -122,7 +122,15 @@ size_t tp_trace_args_memory(const tp_trace *t);
 int tp_trace_args_grow(tp_trace *t, size_t cap);
 void tp_trace_args_grown(tp_trace *t); /* after the rows grew: settled, room kept */
 int tp_trace_args_make(tp_trace *t);
-int tp_trace_args_put(tp_trace *t, size_t row, uint64_t off, uint32_t len);
+int tp_trace_args_put_sparse(tp_trace *t, size_t row, uint64_t off, uint32_t len);
+static inline int tp_trace_args_put(tp_trace *t, size_t row, uint64_t off, uint32_t len)
+{
+    if (t->args_words != NULL)
+        return tp_trace_args_put_sparse(t, row, off, len);
+    t->args_off[row] = off;
+    t->args_len[row] = len;
+    return TP_OK;
+}
 void tp_trace_args_free(tp_trace *t);
 void tp_trace_source_hold(tp_trace *t);
 int tp_trace_add_track(tp_trace *t, const tp_track *k, uint32_t *index);
