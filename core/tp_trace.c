@@ -181,6 +181,8 @@ static int grow(void **p, size_t elem, size_t cap)
     return 0;
 }
 
+int tp_trace_grow(void **p, size_t elem, size_t cap) { return grow(p, elem, cap); }
+
 int tp_trace_reserve_rows(tp_trace *t, size_t n)
 {
     if (n <= t->cap)

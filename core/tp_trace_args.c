@@ -72,14 +72,7 @@ void tp_trace_args_free(tp_trace *t)
     t->args_slots = t->args_slot_cap = 0;
 }
 
-static int grow(void **p, size_t elem, size_t cap)
-{
-    void *q = realloc(*p, elem * (cap ? cap : 1));
-    if (q == NULL)
-        return -1;
-    *p = q;
-    return 0;
-}
+static int grow(void **p, size_t elem, size_t cap) { return tp_trace_grow(p, elem, cap ? cap : 1); }
 
 int tp_trace_args_grow(tp_trace *t, size_t cap)
 {

@@ -112,6 +112,7 @@ struct tp_trace {
  * the const views after the arrays changed; the source file held open
  * (args references into it); a track's index, added if new. */
 void tp_trace_refresh_views(tp_trace *t);
+int tp_trace_grow(void **p, size_t elem, size_t cap); /* realloc'd to cap cells: 0, or -1 */
 /* Row's args length (0: none) and raw offset (ARGS_IN_FILE for the file),
  * dense or sparse; the memory the args slots take. */
 uint32_t tp_trace_args_ref(const tp_trace *t, size_t row, uint64_t *off);

@@ -19,14 +19,18 @@
 #define ROWS 5000
 #define ALL_UNTIL 2048
 
-static int has_args(size_t i) { return i < ALL_UNTIL || i % 3 == 0; }
+/* Which rows have args: every row of the first 2048, then every third;
+ * every tenth row until 2000, then all. */
+typedef int (*pattern)(size_t i);
+static int all_then_thirds(size_t i) { return i < ALL_UNTIL || i % 3 == 0; }
+static int tenths_then_all(size_t i) { return i % 10 == 0 || i >= 2000; }
 
 static size_t args_of(size_t i, char *buf, size_t size)
 {
     return (size_t)snprintf(buf, size, "{\"row\": %zu}", i);
 }
 
-static void push_rows(tp_trace *t, size_t from, size_t to)
+static void push_rows(tp_trace *t, size_t from, size_t to, pattern has_args)
 {
     for (size_t i = from; i < to; i++) {
         char buf[64];
@@ -42,7 +46,7 @@ static void push_rows(tp_trace *t, size_t from, size_t to)
 
 /* Every row of t (rows of the pattern at from, from + step, ...) reads its
  * own args back. */
-static void args_back(const tp_trace *t, size_t step)
+static void args_back(const tp_trace *t, size_t step, pattern has_args)
 {
     const tp_cols *c = tp_trace_columns(t);
     for (size_t k = 0; k < c->n; k++) {
@@ -64,15 +68,15 @@ START_TEST(rows_read_their_args_dense_then_sparse)
 {
     tp_strpool *pool = tp_strpool_new();
     tp_trace *t = tp_trace_new(pool);
-    push_rows(t, 0, ALL_UNTIL + 1); /* the growth at 2048 rows: all have args */
+    push_rows(t, 0, ALL_UNTIL + 1, all_then_thirds); /* the growth at 2048 rows: all have args */
     ck_assert_ptr_null(t->args_words);
-    args_back(t, 1);
+    args_back(t, 1, all_then_thirds);
     size_t dense = tp_trace_args_memory(t);
     ck_assert_uint_eq(dense, 4096 * 12);
-    push_rows(t, ALL_UNTIL + 1, ROWS); /* the growth at 4096: 2731 of 4096 */
+    push_rows(t, ALL_UNTIL + 1, ROWS, all_then_thirds); /* the growth at 4096: 2731 of 4096 */
     ck_assert_ptr_nonnull(t->args_words);
     ck_assert_uint_eq(t->args_slots, 2048 + (ROWS - 2048 + 2) / 3);
-    args_back(t, 1);
+    args_back(t, 1, all_then_thirds);
     /* 3032 slots (2731 at the change, then doubled: 5462) and 128 words of 16
      * bytes for 8192 rows, against 8192 x 12 = 98304 bytes dense */
     ck_assert_uint_eq(tp_trace_args_memory(t), 5462 * 12 + 128 * 16);
@@ -88,7 +92,7 @@ START_TEST(rows_read_their_args_dense_then_sparse)
     ck_assert_ptr_nonnull(f->args_words);
     ck_assert_uint_eq(f->args_slots, 1024 + 492);
     ck_assert_uint_eq(f->args_slot_cap, 1024 + 492);
-    args_back(f, 2);
+    args_back(f, 2, all_then_thirds);
     free(keep);
     tp_trace_free(f);
     tp_trace_free(t);
@@ -100,41 +104,15 @@ START_TEST(a_sparse_trace_settles_dense_again_when_args_come_back)
 {
     tp_strpool *pool = tp_strpool_new();
     tp_trace *t = tp_trace_new(pool);
-    for (size_t i = 0; i < 40000; i++) { /* 1 row in 10 has args until 2000, then all */
-        char buf[64];
-        tp_event e = {.ts = (int64_t)i, .phase = 'X', .ext_id = TP_NONE, .corr = TP_NONE,
-                      .flow_id = TP_NONE, .device = -1, .stream = -1};
-        if (i % 10 == 0 || i >= 2000) {
-            e.args = buf;
-            e.args_len = (size_t)snprintf(buf, sizeof buf, "%zu", i);
-        }
-        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
-    }
+    push_rows(t, 0, 40000, tenths_then_all);
     /* sparse from the growth at 1024 rows (103 of 1024 have args); at the
      * growth at 32768 rows 200 + 30768 = 94.5 %: still sparse */
     ck_assert_ptr_nonnull(t->args_words);
-    for (size_t i = 40000; i < 140000; i++) {
-        char buf[64];
-        tp_event e = {.ts = (int64_t)i, .phase = 'X', .ext_id = TP_NONE, .corr = TP_NONE,
-                      .flow_id = TP_NONE, .device = -1, .stream = -1, .args = buf};
-        e.args_len = (size_t)snprintf(buf, sizeof buf, "%zu", i);
-        ck_assert_int_eq(tp_trace_push(t, &e), TP_OK);
-    }
+    push_rows(t, 40000, 140000, tenths_then_all);
     /* at the growth at 65536 rows 1800 without = 97.3 % (sparse: below 98),
      * at 131072 rows 98.6 %: dense again */
     ck_assert_ptr_null(t->args_words);
-    const tp_cols *c = tp_trace_columns(t);
-    for (size_t i = 0; i < c->n; i++) {
-        size_t len = 0;
-        char want[64];
-        const char *got = tp_trace_args_text(t, i, &len);
-        if (i % 10 != 0 && i < 2000) {
-            ck_assert_ptr_null(got);
-            continue;
-        }
-        ck_assert_uint_eq(len, (size_t)snprintf(want, sizeof want, "%zu", i));
-        ck_assert(memcmp(got, want, len) == 0);
-    }
+    args_back(t, 1, tenths_then_all);
     tp_trace_free(t);
     tp_strpool_free(pool);
 }
@@ -145,7 +123,7 @@ START_TEST(sparse_slots_survive_a_hand_off)
 {
     tp_strpool *pool = tp_strpool_new();
     tp_trace *t = tp_trace_new(pool);
-    push_rows(t, 0, ROWS);
+    push_rows(t, 0, ROWS, all_then_thirds);
     ck_assert_ptr_nonnull(t->args_words);
     char src[64] = "/tmp/tp_args_src_XXXXXX", file[64] = "/tmp/tp_args_handoff_XXXXXX";
     int fd = mkstemp(src);
@@ -163,7 +141,7 @@ START_TEST(sparse_slots_survive_a_hand_off)
     ck_assert_msg(tp_handoff_load(file, pool2, 7, src, &u, why, sizeof why) == TP_OK, "%s", why);
     ck_assert_ptr_nonnull(u->args_words);
     ck_assert_uint_eq(u->args_slots, t->args_slots);
-    args_back(u, 1);
+    args_back(u, 1, all_then_thirds);
     tp_trace_free(u);
     tp_trace_free(t);
     tp_strpool_free(pool2);
