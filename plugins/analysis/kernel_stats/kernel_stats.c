@@ -194,7 +194,8 @@ typedef struct ks {
     tp_graphs graphs; /* the graph replays (tp_sdk_graphs.h) */
     uint32_t *acts; /* activity rows */
     size_t nacts;
-    int64_t *key;   /* per activity (aligned with acts): the current result's grouping key */
+    uint32_t *lab;  /* per activity (aligned with acts): its label's string id (per_name) */
+    uint32_t *op;   /* per activity: its op's name id + 1, 0 for none (op_keys) */
     int32_t *iter;  /* per activity (aligned with acts): its iteration, or NULL */
     size_t niters;
     tp_str *label;  /* per name id: the kernel's label (short name), 0 = not yet */
@@ -219,82 +220,89 @@ static tp_str kernel_label(ks *k, uint32_t row)
     return k->cfg->short_names ? tp_kernel_short_id(k->st, name, k->label, k->nnames) : name;
 }
 
-/* a (n cells of size bytes, 4 or 8) reordered: cell i of the copy is cell
- * perm[i] of a; NULL when out of memory. */
-static void *permuted(const void *a, size_t size, const uint32_t *perm, size_t n)
+/* a (n cells) in the order of a stable counting sort by `by`: cell i goes
+ * to next[by[i]]++, next starting as start (bound cells); NULL when out of
+ * memory. */
+static uint32_t *scattered(const uint32_t *a, const uint32_t *by, const size_t *start,
+                           size_t *next, size_t bound, size_t n)
 {
-    char *to = tp_malloc((n ? n : 1) * size);
-    const char *from = a;
-    if (to != NULL && size == sizeof(int64_t))
-        for (size_t i = 0; i < n; i++)
-            memcpy(to + i * size, from + (size_t)perm[i] * size, sizeof(int64_t));
-    else if (to != NULL)
-        for (size_t i = 0; i < n; i++)
-            memcpy(to + i * size, from + (size_t)perm[i] * size, sizeof(int32_t));
+    uint32_t *to = tp_malloc((n ? n : 1) * sizeof *to);
+    if (to == NULL)
+        return NULL;
+    memcpy(next, start, bound * sizeof *next);
+    for (size_t i = 0; i < n; i++)
+        to[next[by[i]]++] = a[i];
     return to;
 }
 
-/* Stable counting sort of the activities (acts, key and iter together) by
- * the 32 bits of key at shift, values in [0, bound): the keys are string
- * ids, so this is O(n + bound) where a comparison sort cost a third of the
- * analysis on a 1 GB trace; keys travel with the rows so no pass reads a
- * row-indexed table at random.  The order is found as a permutation, then
- * applied to one array at a time: a copy of the widest (key) at most. */
-static int counting_sort(ks *k, int shift, size_t bound)
+/* *a replaced by its scattered copy (scattered); 0, or -1 out of memory. */
+static int scatter(uint32_t **a, const uint32_t *by, const size_t *start, size_t *next,
+                   size_t bound, size_t n)
 {
-    size_t n = k->nacts ? k->nacts : 1;
-    size_t *count = tp_calloc(bound + 1, sizeof *count);
-    uint32_t *perm = tp_malloc(n * sizeof *perm);
-    int rc = count && perm ? TP_OK : TP_ENOMEM;
-    for (size_t i = 0; rc == TP_OK && i < k->nacts; i++)
-        count[((uint64_t)k->key[i] >> shift & 0xFFFFFFFFu) + 1]++;
-    for (size_t b = 1; rc == TP_OK && b <= bound; b++)
-        count[b] += count[b - 1];
-    for (size_t i = 0; rc == TP_OK && i < k->nacts; i++)
-        perm[count[(uint64_t)k->key[i] >> shift & 0xFFFFFFFFu]++] = (uint32_t)i;
-    tp_free(count);
-    uint32_t *acts = rc == TP_OK ? permuted(k->acts, sizeof *acts, perm, k->nacts) : NULL;
-    if (acts != NULL) {
-        tp_free(k->acts);
-        k->acts = acts;
-    }
-    int64_t *key = acts != NULL ? permuted(k->key, sizeof *key, perm, k->nacts) : NULL;
-    if (key != NULL) {
-        tp_free(k->key);
-        k->key = key;
-    }
-    int32_t *iter = key != NULL && k->iter ? permuted(k->iter, sizeof *iter, perm, k->nacts) : NULL;
-    if (iter != NULL) {
-        tp_free(k->iter);
-        k->iter = iter;
-    }
-    tp_free(perm);
-    return key == NULL || (k->iter && iter == NULL) ? TP_ENOMEM : TP_OK;
+    uint32_t *to = *a ? scattered(*a, by, start, next, bound, n) : NULL;
+    if (*a != NULL && to == NULL)
+        return -1;
+    tp_free(*a);
+    *a = to;
+    return 0;
 }
 
-/* The groups of acts by k->key & mask (acts sorted by it): the keys hold a
- * string id in the low half, and in the high half one more, or 0; bound
- * exceeds every id.  Sorted by the high half only when high (the low
- * halves already in order), else by the low half; the groups are counted
- * before they are made. */
-static ks_group *group_by_key(ks *k, size_t bound, int high, size_t *ng)
+/* Stable counting sort of the activities (acts, lab, op and iter together)
+ * by *by (lab or op), values in [0, bound): the keys are string ids, so
+ * this is O(n + bound) where a comparison sort cost a third of the analysis
+ * on a 1 GB trace; keys travel with the rows so no pass reads a row-indexed
+ * table at random.  One array is moved at a time, the key sorted by last:
+ * a copy of one 4-byte array at most beside them. */
+static int counting_sort(ks *k, uint32_t **by, size_t bound)
 {
-    uint64_t mask = high ? UINT64_MAX : 0xFFFFFFFFu;
-    int two = 0;
-    for (size_t i = 0; i < k->nacts && high && !two; i++)
-        two = (uint64_t)k->key[i] >> 32 != 0;
-    if ((!high && counting_sort(k, 0, bound) != TP_OK) ||
-        (two && counting_sort(k, 32, bound) != TP_OK))
+    size_t n = k->nacts;
+    size_t *start = tp_calloc(bound + 1, sizeof *start), *next = tp_malloc((bound + 1) * sizeof *next);
+    int rc = start && next ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < n; i++)
+        start[(*by)[i] + 1]++;
+    for (size_t b = 1; rc == TP_OK && b <= bound; b++)
+        start[b] += start[b - 1];
+    uint32_t **other = by == &k->lab ? &k->op : &k->lab;
+    uint32_t *iter = (uint32_t *)k->iter; /* int32 cells, moved as their unsigned type */
+    if (rc == TP_OK && (scatter(&k->acts, *by, start, next, bound, n) ||
+                        scatter(&iter, *by, start, next, bound, n) ||
+                        scatter(other, *by, start, next, bound, n) ||
+                        scatter(by, *by, start, next, bound, n)))
+        rc = TP_ENOMEM;
+    k->iter = (int32_t *)iter;
+    tp_free(start);
+    tp_free(next);
+    return rc;
+}
+
+/* Whether activities i and j fall in one group: the same label, and with
+ * ops the same op. */
+static int same_group(const ks *k, int ops, size_t i, size_t j)
+{
+    return k->lab[i] == k->lab[j] && (!ops || k->op[i] == k->op[j]);
+}
+
+/* The groups of acts by label, or with ops by (op, label): sorted by label,
+ * or, when the activities are grouped by label already (per_name), by op
+ * only when some has one; bound exceeds every id.  The groups are counted
+ * before they are made. */
+static ks_group *group_by_key(ks *k, size_t bound, int ops, size_t *ng)
+{
+    int any = 0;
+    for (size_t i = 0; i < k->nacts && ops && !any; i++)
+        any = k->op[i] != 0;
+    if ((!ops && counting_sort(k, &k->lab, bound) != TP_OK) ||
+        (any && counting_sort(k, &k->op, bound) != TP_OK))
         return NULL;
     size_t n = 0;
     for (size_t i = 0; i < k->nacts; i++)
-        n += i == 0 || (((uint64_t)k->key[i] ^ (uint64_t)k->key[i - 1]) & mask) != 0;
+        n += i == 0 || !same_group(k, ops, i, i - 1);
     ks_group *g = tp_malloc((n ? n : 1) * sizeof *g);
     if (g == NULL)
         return NULL;
     n = 0;
     for (size_t i = 0; i < k->nacts; i++) {
-        if (n == 0 || (((uint64_t)k->key[i] ^ (uint64_t)k->key[g[n - 1].first]) & mask) != 0)
+        if (n == 0 || !same_group(k, ops, i, g[n - 1].first))
             g[n++] = (ks_group){.first = i};
         g[n - 1].n++;
         g[n - 1].sum_us += dur_us(k, k->acts[i]);
@@ -392,15 +400,14 @@ static int per_name(ks *k, ks_group **out, size_t *nout)
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Kernels by total time");
-    for (size_t i = 0; i < k->nacts; i++) /* the op (op_keys) stays in the high half */
-        k->key[i] = (int64_t)((uint64_t)k->key[i] & ~(uint64_t)0xFFFFFFFFu) |
-                    (int64_t)kernel_label(k, k->acts[i]);
+    for (size_t i = 0; i < k->nacts; i++)
+        k->lab[i] = kernel_label(k, k->acts[i]);
     size_t ng = 0;
     ks_group *g = group_by_key(k, tp_str_count(k->st), 0, &ng);
     if (g == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < ng; i++)
-        g[i].name = text_of(k, (tp_str)k->key[g[i].first]);
+        g[i].name = text_of(k, (tp_str)k->lab[g[i].first]);
     int rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
     size_t keep = kept(k, ng), most = 1;
     for (size_t i = 0; i < keep; i++) /* the durations of the largest group kept */
@@ -431,9 +438,9 @@ static int per_op(ks *k)
     if (g == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < ng; i++) {
-        uint64_t key = (uint64_t)k->key[g[i].first];
-        g[i].name = key >> 32 == 0 ? "(no op)" : text_of(k, (tp_str)((key >> 32) - 1));
-        g[i].name2 = text_of(k, (tp_str)(key & 0xFFFFFFFFu));
+        uint32_t op = k->op[g[i].first];
+        g[i].name = op == 0 ? "(no op)" : text_of(k, (tp_str)(op - 1));
+        g[i].name2 = text_of(k, (tp_str)k->lab[g[i].first]);
     }
     int rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
     size_t keep = kept(k, ng);
@@ -643,10 +650,11 @@ static int collect(ks *k)
     for (size_t i = 0; i < c->n; i++) /* counted first: the arrays are the activities' */
         n += tp_ev_is_activity(c, i) != 0;
     k->acts = tp_malloc((n ? n : 1) * sizeof *k->acts);
-    k->key = tp_calloc(n ? n : 1, sizeof *k->key);
+    k->lab = tp_malloc((n ? n : 1) * sizeof *k->lab);
+    k->op = tp_malloc((n ? n : 1) * sizeof *k->op);
     k->nnames = tp_str_count(k->st);
     k->label = tp_calloc(k->nnames ? k->nnames : 1, sizeof *k->label);
-    if (!k->acts || !k->key || !k->label)
+    if (!k->acts || !k->lab || !k->op || !k->label)
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++)
         if (tp_ev_is_activity(c, i)) {
@@ -723,10 +731,10 @@ static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
     return rc;
 }
 
-/* Each activity's op in the high half of its key (the op's name id + 1,
- * 0 for none; a graph's kernels are under the op that captured them, else
- * graph <id>), found while acts are in row order; the row-indexed memo is
- * freed before the activities are sorted. */
+/* Each activity's op (op: the op's name id + 1, 0 for none; a graph's
+ * kernels are under the op that captured them, else graph <id>), found
+ * while acts are in row order; the row-indexed memo is freed before the
+ * activities are sorted. */
 static int op_keys(ks *k, const int32_t *parent)
 {
     int32_t *top_op = NULL;
@@ -734,10 +742,10 @@ static int op_keys(ks *k, const int32_t *parent)
     for (size_t i = 0; rc == TP_OK && i < k->nacts; i++) {
         uint32_t a = k->acts[i];
         int32_t l = k->launcher[a], op = l >= 0 ? top_op[l] : -1;
-        uint64_t opname = op >= 0 ? (uint64_t)k->c->name[op] + 1 : 0;
+        uint32_t opname = op >= 0 ? k->c->name[op] + 1 : 0;
         if (tp_graph_replayed(&k->graphs, a))
-            opname = (uint64_t)tp_graph_op_of(&k->graphs, a, 0) + 1;
-        k->key[i] = (int64_t)(opname << 32);
+            opname = tp_graph_op_of(&k->graphs, a, 0) + 1;
+        k->op[i] = opname;
     }
     tp_free(top_op);
     return rc;
@@ -777,7 +785,8 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     tp_graphs_free(&k.graphs);
     tp_free(by_kernel);
     tp_free(k.acts);
-    tp_free(k.key);
+    tp_free(k.lab);
+    tp_free(k.op);
     tp_free(k.iter);
     tp_free(k.vals);
     tp_free(k.label);
