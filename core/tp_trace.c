@@ -457,11 +457,8 @@ static int rows_cells(tp_trace *t, const tp_rows *r, uint32_t *tr, size_t at)
             id_cell(t, r->flow_id[i], &t->flow_id[j]) != TP_OK)
             return TP_ENOMEM;
     }
-    for (size_t i = 0; t->args_off && i < r->n; i++) {
-        uint32_t len = r->args_len ? r->args_len[i] : 0;
-        if (tp_trace_args_put(t, at + i, len ? r->args_off[i] | ARGS_IN_FILE : 0, len) != TP_OK)
-            return TP_ENOMEM;
-    }
+    if (t->args_off && tp_trace_args_put_block(t, at, r->n, r->args_off, r->args_len) != TP_OK)
+        return TP_ENOMEM;
     return TP_OK;
 }
 

@@ -106,6 +106,20 @@ int tp_trace_args_make(tp_trace *t)
     return TP_OK;
 }
 
+/* Room for need slots: doubled, but never past the rows' own capacity. */
+static int slot_room(tp_trace *t, size_t need)
+{
+    if (need <= t->args_slot_cap)
+        return TP_OK;
+    size_t cap = t->args_slot_cap * 2 > 1024 ? t->args_slot_cap * 2 : 1024;
+    cap = cap < need ? need : cap > t->cap && t->cap >= need ? t->cap : cap;
+    if (grow((void **)&t->args_off, sizeof *t->args_off, cap) ||
+        grow((void **)&t->args_len, sizeof *t->args_len, cap))
+        return TP_ENOMEM;
+    t->args_slot_cap = cap;
+    return TP_OK;
+}
+
 /* Row's slot in the sparse layout (rows written in order; a row written
  * again drops the slots from it on), its word started on its first row. */
 int tp_trace_args_put_sparse(tp_trace *t, size_t row, uint64_t off, uint32_t len)
@@ -123,19 +137,50 @@ int tp_trace_args_put_sparse(tp_trace *t, size_t row, uint64_t off, uint32_t len
     size_t slot = t->args_slots;
     if (len == 0)
         return TP_OK;
-    if (slot >= t->args_slot_cap) {
-        /* doubled, but never past the rows' own capacity */
-        size_t cap = t->args_slot_cap * 2 > 1024 ? t->args_slot_cap * 2 : 1024;
-        cap = cap < t->cap ? cap : t->cap > slot ? t->cap : slot + 1;
-        if (grow((void **)&t->args_off, sizeof *t->args_off, cap) ||
-            grow((void **)&t->args_len, sizeof *t->args_len, cap))
-            return TP_ENOMEM;
-        t->args_slot_cap = cap;
-    }
+    if (slot_room(t, slot + 1) != TP_OK)
+        return TP_ENOMEM;
     t->args_off[slot] = off;
     t->args_len[slot] = len;
     w->bits |= bit;
     t->args_slots = slot + 1;
+    return TP_OK;
+}
+
+int tp_trace_args_put_block(tp_trace *t, size_t at, size_t n, const uint64_t *off,
+                            const uint32_t *len)
+{
+    if (t->args_words == NULL) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t l = len ? len[i] : 0;
+            t->args_off[at + i] = l ? off[i] | ARGS_IN_FILE : 0;
+            t->args_len[at + i] = l;
+        }
+        return TP_OK;
+    }
+    uint32_t first = n > 0 && len ? len[0] : 0;
+    if (n == 0 || tp_trace_args_put_sparse(t, at, first ? off[0] | ARGS_IN_FILE : 0, first))
+        return n == 0 ? TP_OK : TP_ENOMEM;
+    /* sparse: the first row placed above; the rest in order, the running
+     * count of slots in a local */
+    size_t slot = t->args_slots, more = 0;
+    for (size_t i = 1; len && i < n; i++)
+        more += len[i] != 0;
+    if (slot_room(t, slot + more) != TP_OK)
+        return TP_ENOMEM;
+    for (size_t i = 1; i < n; i++) {
+        size_t row = at + i;
+        args_word *w = &t->args_words[row / 64];
+        if (row % 64 == 0) {
+            w->rank = slot;
+            w->bits = 0;
+        }
+        if (len == NULL || len[i] == 0)
+            continue;
+        t->args_off[slot] = off[i] | ARGS_IN_FILE;
+        t->args_len[slot++] = len[i];
+        w->bits |= UINT64_C(1) << (row % 64);
+    }
+    t->args_slots = slot;
     return TP_OK;
 }
 

@@ -124,6 +124,10 @@ int tp_trace_args_grow(tp_trace *t, size_t cap);
 void tp_trace_args_grown(tp_trace *t); /* after the rows grew: settled, room kept */
 int tp_trace_args_make(tp_trace *t);
 int tp_trace_args_put_sparse(tp_trace *t, size_t row, uint64_t off, uint32_t len);
+/* Rows [at, at + n) of a block of rows (tp_rows): lengths len (NULL: no
+ * args), offsets off into the source file (ARGS_IN_FILE added here). */
+int tp_trace_args_put_block(tp_trace *t, size_t at, size_t n, const uint64_t *off,
+                            const uint32_t *len);
 static inline int tp_trace_args_put(tp_trace *t, size_t row, uint64_t off, uint32_t len)
 {
     if (t->args_words != NULL)

@@ -151,6 +151,63 @@ START_TEST(sparse_slots_survive_a_hand_off)
 }
 END_TEST
 
+/* Rows appended as blocks of columns (tp_trace_push_rows, the Kineto
+ * reader's way), args left in a file: row i's text at 16 i, 8 bytes, on the
+ * rows all_then_thirds picks; the slots go sparse at the growth at 4 096
+ * rows as above, and a block of 1000 rows spans words and the change. */
+START_TEST(blocks_of_rows_with_file_args_dense_then_sparse)
+{
+    char src[64] = "/tmp/tp_args_rows_XXXXXX";
+    int fd = mkstemp(src);
+    ck_assert_int_ge(fd, 0);
+    for (size_t i = 0; i < ROWS; i++) {
+        char text[17];
+        snprintf(text, sizeof text, "%-8zu--------", i);
+        ck_assert_int_eq(write(fd, text, 16), 16);
+    }
+    close(fd);
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    ck_assert_int_eq(tp_trace_source_set(t, src), TP_OK);
+    enum { B = 1000 };
+    static int64_t ts[B], dur[B], ids[B];
+    static tp_str name[B];
+    static uint8_t kind[B], phase[B];
+    static uint32_t place[B], len[B];
+    static uint64_t off[B];
+    const tp_track places[1] = {{1, 2, -1, -1, 0, {0, 0, 0}}};
+    for (size_t from = 0; from < ROWS; from += B) {
+        for (size_t k = 0; k < B; k++) {
+            ids[k] = TP_NONE;
+            phase[k] = 'X';
+            off[k] = 16 * (from + k);
+            len[k] = all_then_thirds(from + k) ? 8 : 0;
+        }
+        tp_rows r = {.n = B, .ts = ts, .dur = dur, .name = name, .cat = name, .kind = kind,
+                     .phase = phase, .ext_id = ids, .corr = ids, .flow_id = ids, .place = place,
+                     .places = places, .n_places = 1, .args_off = off, .args_len = len};
+        ck_assert_int_eq(tp_trace_push_rows(t, &r), TP_OK);
+        ck_assert(from + B < 4096 ? t->args_words == NULL : t->args_words != NULL);
+    }
+    ck_assert_uint_eq(t->args_slots, 2048 + (ROWS - 2048 + 2) / 3);
+    for (size_t i = 0; i < ROWS; i++) {
+        size_t l = 0;
+        char want[9];
+        const char *got = tp_trace_args_text(t, i, &l);
+        if (!all_then_thirds(i)) {
+            ck_assert_ptr_null(got);
+            continue;
+        }
+        snprintf(want, sizeof want, "%-8zu", i);
+        ck_assert_uint_eq(l, 8);
+        ck_assert(memcmp(got, want, 8) == 0);
+    }
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+    unlink(src);
+}
+END_TEST
+
 static Suite *trace_args_suite(void)
 {
     Suite *s = suite_create("trace_args");
@@ -158,6 +215,7 @@ static Suite *trace_args_suite(void)
     tcase_add_test(tc, rows_read_their_args_dense_then_sparse);
     tcase_add_test(tc, a_sparse_trace_settles_dense_again_when_args_come_back);
     tcase_add_test(tc, sparse_slots_survive_a_hand_off);
+    tcase_add_test(tc, blocks_of_rows_with_file_args_dense_then_sparse);
     suite_add_tcase(s, tc);
     return s;
 }
