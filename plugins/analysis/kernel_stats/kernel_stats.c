@@ -220,28 +220,18 @@ static tp_str kernel_label(ks *k, uint32_t row)
     return k->cfg->short_names ? tp_kernel_short_id(k->st, name, k->label, k->nnames) : name;
 }
 
-/* a (n cells) in the order of a stable counting sort by `by`: cell i goes
- * to next[by[i]]++, next starting as start (bound cells); NULL when out of
- * memory. */
-static uint32_t *scattered(const uint32_t *a, const uint32_t *by, const size_t *start,
-                           size_t *next, size_t bound, size_t n)
-{
-    uint32_t *to = tp_malloc((n ? n : 1) * sizeof *to);
-    if (to == NULL)
-        return NULL;
-    memcpy(next, start, bound * sizeof *next);
-    for (size_t i = 0; i < n; i++)
-        to[next[by[i]]++] = a[i];
-    return to;
-}
-
-/* *a replaced by its scattered copy (scattered); 0, or -1 out of memory. */
+/* *a (n cells, or NULL) replaced by its copy in the order of a stable
+ * counting sort by `by`: cell i goes to next[by[i]]++, next starting as
+ * start (bound cells); 0, or -1 out of memory (*a kept). */
 static int scatter(uint32_t **a, const uint32_t *by, const size_t *start, size_t *next,
                    size_t bound, size_t n)
 {
-    uint32_t *to = *a ? scattered(*a, by, start, next, bound, n) : NULL;
+    uint32_t *to = *a ? tp_malloc((n ? n : 1) * sizeof *to) : NULL;
     if (*a != NULL && to == NULL)
         return -1;
+    memcpy(next, start, bound * sizeof *next);
+    for (size_t i = 0; to && i < n; i++)
+        to[next[by[i]]++] = (*a)[i];
     tp_free(*a);
     *a = to;
     return 0;
@@ -500,16 +490,12 @@ static int class_room(ks_group **g, tp_str **ids, size_t ng, size_t *cap)
     if (ng < *cap)
         return TP_OK;
     size_t c = *cap ? *cap * 2 : 16;
-    ks_group *ng2 = tp_realloc(*g, c * sizeof **g);
-    if (ng2 != NULL)
-        *g = ng2;
-    tp_str *ids2 = ng2 ? tp_realloc(*ids, c * sizeof **ids) : NULL;
-    if (ids2 != NULL)
-        *ids = ids2;
-    if (ids2 == NULL)
-        return TP_ENOMEM;
-    *cap = c;
-    return TP_OK;
+    ks_group *g2 = tp_realloc(*g, c * sizeof **g);
+    tp_str *ids2 = g2 ? tp_realloc(*ids, c * sizeof **ids) : NULL;
+    *g = g2 ? g2 : *g;
+    *ids = ids2 ? ids2 : *ids;
+    *cap = ids2 ? c : *cap;
+    return ids2 ? TP_OK : TP_ENOMEM;
 }
 
 /* Adds every activity to its class's group: a handful of classes, found
