@@ -14,7 +14,9 @@ static const char tp_handoff_magic[8] = {'T', 'P', 'H', 'A', 'N', 'D', 'O', 'F'}
 #define IO_BUFFER (1u << 20)
 
 /* The row columns in file order (the args columns last, when present):
- * each array and its bytes per row.  The one list both sides follow. */
+ * each array and its bytes per row.  The one list both sides follow; the
+ * args columns are written a row each also when the trace holds them
+ * sparse (put_rows), and loaded dense, then settled. */
 typedef struct row_column {
     void *data;
     size_t size;
@@ -30,7 +32,7 @@ static inline size_t row_columns(const tp_trace *t, row_column *c)
         {t->cat, sizeof *t->cat},         {t->track, sizeof *t->track},
         {t->kind, 1},                     {t->phase, 1},
         {t->args_off, sizeof *t->args_off}, {t->args_len, sizeof *t->args_len}};
-    size_t n = ROW_COLUMNS - (t->args_off ? 0 : 2);
+    size_t n = ROW_COLUMNS - (t->args_off && !t->args_words ? 0 : 2); /* sparse: by rows */
     memcpy(c, v, n * sizeof *v);
     return n;
 }

@@ -504,8 +504,10 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     finish_outputs(st, rc == TP_OK);
     rc = rc == TP_OK ? st->error_code : rc;
 
-    if (rc == TP_OK && fresh != NULL)
+    if (rc == TP_OK && fresh != NULL) {
+        tp_trace_args_settle(fresh); /* its args slots as its rows say (issue 31) */
         rc = tp_run_add_source(run, tp_trace_source_path(fresh), "the trace");
+    }
     if (rc == TP_OK && fresh != NULL && run->has_rank_hint &&
         tp_info_type(tp_trace_info_of(fresh), "rank") == 0) {
         /* a batch trace that records no rank: the one its file name gives */

@@ -143,10 +143,10 @@ void tp_trace_free(tp_trace *t)
         return;
     void *cols[] = {t->ts,       t->dur,      t->ext_id,   t->corr,         t->flow_id,
                     t->name,     t->cat,      t->track,    t->kind,         t->phase,
-                    t->args_off, t->args_len, t->arena,    t->tracks.v,     t->tracks.slots,
-                    t->wide};
+                    t->arena,    t->tracks.v, t->tracks.slots, t->wide};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
         free(cols[i]);
+    tp_trace_args_free(t);
     for (size_t i = 0; i < t->n_meta; i++) {
         free(t->meta[i].key);
         free(t->meta[i].json);
@@ -181,6 +181,8 @@ static int grow(void **p, size_t elem, size_t cap)
     return 0;
 }
 
+int tp_trace_grow(void **p, size_t elem, size_t cap) { return grow(p, elem, cap); }
+
 int tp_trace_reserve_rows(tp_trace *t, size_t n)
 {
     if (n <= t->cap)
@@ -195,30 +197,13 @@ int tp_trace_reserve_rows(tp_trace *t, size_t n)
         grow((void **)&t->name, sizeof *t->name, n) || grow((void **)&t->cat, sizeof *t->cat, n) ||
         grow((void **)&t->kind, sizeof *t->kind, n) ||
         grow((void **)&t->phase, sizeof *t->phase, n) ||
-        (t->args_off && (grow((void **)&t->args_off, sizeof *t->args_off, n) ||
-                         grow((void **)&t->args_len, sizeof *t->args_len, n))) ||
-        tp_ext_reserve(t->ext, n) != TP_OK) {
+        tp_trace_args_grow(t, n) != TP_OK || tp_ext_reserve(t->ext, n) != TP_OK) {
         refresh_views(t);
         return TP_ENOMEM;
     }
     t->cap = n;
     refresh_views(t);
-    return TP_OK;
-}
-
-/* Creates the args (offset, length) columns, zero for the rows so far. */
-static int args_columns(tp_trace *t)
-{
-    size_t cap = t->cap ? t->cap : 1;
-    t->args_off = calloc(cap, sizeof *t->args_off);
-    t->args_len = calloc(cap, sizeof *t->args_len);
-    if (t->args_off == NULL || t->args_len == NULL) {
-        free(t->args_off);
-        free(t->args_len);
-        t->args_off = NULL;
-        t->args_len = NULL;
-        return TP_ENOMEM;
-    }
+    tp_trace_args_grown(t); /* dense or sparse args slots, as the rows so far say */
     return TP_OK;
 }
 
@@ -353,10 +338,8 @@ static int push_row(tp_trace *t, const tp_event *ev, uint64_t off, size_t alen)
     t->ext_id[i] = ext_id;
     t->corr[i] = corr;
     t->flow_id[i] = flow_id;
-    if (t->args_off) {
-        t->args_off[i] = off;
-        t->args_len[i] = (uint32_t)alen;
-    }
+    if (t->args_off && tp_trace_args_put(t, i, off, (uint32_t)alen) != TP_OK)
+        return TP_ENOMEM;
     t->cols.n = i + 1;
     return TP_OK;
 }
@@ -388,7 +371,7 @@ static int make_room(tp_trace *t, size_t alen)
         return TP_ENOMEM;
     if (alen > UINT32_MAX)
         return TP_EINVAL;
-    if (alen > 0 && t->args_off == NULL && args_columns(t) != TP_OK)
+    if (alen > 0 && t->args_off == NULL && tp_trace_args_make(t) != TP_OK)
         return TP_ENOMEM;
     return TP_OK;
 }
@@ -474,11 +457,8 @@ static int rows_cells(tp_trace *t, const tp_rows *r, uint32_t *tr, size_t at)
             id_cell(t, r->flow_id[i], &t->flow_id[j]) != TP_OK)
             return TP_ENOMEM;
     }
-    for (size_t i = 0; t->args_off && i < r->n; i++) {
-        uint32_t len = r->args_len ? r->args_len[i] : 0;
-        t->args_off[at + i] = len ? r->args_off[i] | ARGS_IN_FILE : 0;
-        t->args_len[at + i] = len;
-    }
+    if (t->args_off && tp_trace_args_put_block(t, at, r->n, r->args_off, r->args_len) != TP_OK)
+        return TP_ENOMEM;
     return TP_OK;
 }
 
@@ -494,7 +474,7 @@ int tp_trace_push_rows(tp_trace *t, const tp_rows *r)
     if (at + n > t->cap &&
         tp_trace_reserve_rows(t, at + n > t->cap * 2 ? at + n : t->cap * 2) != TP_OK)
         return TP_ENOMEM;
-    if (has_args && t->args_off == NULL && args_columns(t) != TP_OK)
+    if (has_args && t->args_off == NULL && tp_trace_args_make(t) != TP_OK)
         return TP_ENOMEM;
     if (has_args)
         source_hold(t->src);
@@ -566,13 +546,13 @@ const char *tp_trace_source_problem(const tp_trace *t)
 
 const char *tp_trace_args_text(const tp_trace *t, size_t row, size_t *len)
 {
-    if (row >= t->cols.n || t->args_len == NULL || t->args_len[row] == 0) {
+    uint64_t off;
+    size_t alen = tp_trace_args_ref(t, row, &off);
+    if (alen == 0) {
         if (len)
             *len = 0;
         return NULL;
     }
-    uint64_t off = t->args_off[row];
-    size_t alen = t->args_len[row];
     if (off & ARGS_IN_FILE) {
         const source_file *m = source_map(t);
         off &= ~ARGS_IN_FILE;

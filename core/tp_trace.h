@@ -13,6 +13,10 @@ tp_trace *tp_trace_new(tp_strpool *pool);
 void tp_trace_free(tp_trace *t);
 const tp_cols *tp_trace_columns(const tp_trace *t);
 int tp_trace_reserve_rows(tp_trace *t, size_t n);
+/* The args slots dense (a slot per row) or sparse (per row with args),
+ * whichever takes less memory for the rows now (tp_trace_args.c): after a
+ * reader, a filter or a hand-off load; also as the rows grow. */
+void tp_trace_args_settle(tp_trace *t);
 int tp_trace_push(tp_trace *t, const tp_event *ev);
 /* Row `row` gets kind `kind` and the track of its pid and tid with device
  * and stream replaced. */

@@ -59,11 +59,12 @@ static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
 {
     size_t alen = 0;
     const char *args = NULL;
-    int in_file = src->args_off && src->args_len[i] && (src->args_off[i] & ARGS_IN_FILE);
+    uint64_t off;
+    int in_file = tp_trace_args_ref(src, i, &off) && (off & ARGS_IN_FILE);
     if (!in_file)
         args = tp_trace_args_text(src, i, &alen);
     else
-        alen = src->args_len[i];
+        alen = tp_trace_args_ref(src, i, &off);
     const tp_track *where = &src->tracks.v[src->track[i]];
     const tp_cols *c = &src->cols;
     tp_event ev = {.ts = src->ts[i], .dur = src->dur[i], .name = src->name[i], .cat = src->cat[i],
@@ -75,7 +76,7 @@ static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
     /* a text still in the source file stays there: the filtered trace has
      * the same source */
     if (in_file)
-        return tp_trace_push_ref(dst, &ev, src->args_off[i] & ~ARGS_IN_FILE);
+        return tp_trace_push_ref(dst, &ev, off & ~ARGS_IN_FILE);
     return tp_trace_push(dst, &ev);
 }
 
@@ -124,6 +125,7 @@ tp_trace *tp_trace_filtered_clipped(const tp_trace *t, const uint8_t *keep,
     if (copy_identity(out, t) != TP_OK ||
         tp_ext_gather(t->ext, keep, t->cols.n, &out->ext, out->cap) != TP_OK)
         goto fail;
+    tp_trace_args_settle(out);
     return out;
 fail:
     tp_trace_free(out);
@@ -183,9 +185,7 @@ size_t tp_trace_memory(const tp_trace *t)
 {
     size_t per_row = 2 * sizeof(int64_t) + 3 * sizeof(int32_t) + 2 * sizeof(tp_str) +
                      sizeof(uint32_t) + 2;
-    if (t->args_off)
-        per_row += sizeof(uint64_t) + sizeof(uint32_t);
-    size_t bytes = t->cap * per_row + t->arena_cap;
+    size_t bytes = t->cap * per_row + tp_trace_args_memory(t) + t->arena_cap;
     bytes += t->tracks.cap * sizeof(tp_track) + t->tracks.nslots * sizeof(uint32_t);
     bytes += t->cap_wide * sizeof(int64_t);
     for (size_t i = 0; i < t->n_meta; i++)

@@ -130,6 +130,25 @@ static void put_texts(writer *w, const tp_strpool *pool)
         put_text(w, tp_strpool_text(pool, j), tp_strpool_len(pool, j));
 }
 
+/* Sparse args slots (tp_trace_args.c) as the dense columns: every row's
+ * offset, then every row's length. */
+static void put_args_by_row(writer *w, const tp_trace *t)
+{
+    enum { CHUNK = 4096 };
+    uint64_t off[CHUNK];
+    uint32_t len[CHUNK];
+    for (int col = 0; col < 2; col++)
+        for (size_t from = 0; from < t->cols.n; from += CHUNK) {
+            size_t rows = t->cols.n - from < CHUNK ? t->cols.n - from : CHUNK;
+            for (size_t i = 0; i < rows; i++)
+                len[i] = tp_trace_args_ref(t, from + i, &off[i]);
+            if (col == 0)
+                put(w, off, rows * sizeof *off);
+            else
+                put(w, len, rows * sizeof *len);
+        }
+}
+
 static void put_rows(writer *w, const tp_trace *t)
 {
     size_t n = t->cols.n;
@@ -138,6 +157,8 @@ static void put_rows(writer *w, const tp_trace *t)
     put_u8(w, t->args_off != NULL);
     for (size_t k = 0, nc = row_columns(t, c); k < nc; k++)
         put(w, c[k].data, n * c[k].size);
+    if (t->args_words != NULL)
+        put_args_by_row(w, t);
     put_u64(w, t->tracks.n);
     put(w, t->tracks.v, t->tracks.n * sizeof *t->tracks.v);
     put_u64(w, t->n_wide);

@@ -555,6 +555,8 @@ static tp_trace *load_all(loader *r, tp_strpool *pool, uint64_t key, const char 
             refuse(r, "damaged (an args file without a source)");
         if (!r->bad)
             attach_source(r, t, has_source ? source : NULL, own.present, path);
+        if (!r->bad) /* loaded dense: sparse if that takes less memory */
+            tp_trace_args_settle(t);
     }
     free(own.v);
     free(map);

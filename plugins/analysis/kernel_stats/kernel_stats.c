@@ -194,7 +194,8 @@ typedef struct ks {
     tp_graphs graphs; /* the graph replays (tp_sdk_graphs.h) */
     uint32_t *acts; /* activity rows */
     size_t nacts;
-    int64_t *key;   /* per activity (aligned with acts): the current result's grouping key */
+    uint32_t *lab;  /* per activity (aligned with acts): its label's string id (per_name) */
+    uint32_t *op;   /* per activity: its op's name id + 1, 0 for none (op_keys) */
     int32_t *iter;  /* per activity (aligned with acts): its iteration, or NULL */
     size_t niters;
     tp_str *label;  /* per name id: the kernel's label (short name), 0 = not yet */
@@ -219,61 +220,79 @@ static tp_str kernel_label(ks *k, uint32_t row)
     return k->cfg->short_names ? tp_kernel_short_id(k->st, name, k->label, k->nnames) : name;
 }
 
-/* Stable counting sort of the activities (acts, key and iter together) by
- * the 32 bits of key at shift, values in [0, bound): the keys are string
- * ids, so this is O(n + bound) where a comparison sort cost a third of the
- * analysis on a 1 GB trace; keys travel with the rows so no pass reads a
- * row-indexed table at random. */
-static int counting_sort(ks *k, int shift, size_t bound)
+/* *a (n cells, or NULL) replaced by its copy in the order of a stable
+ * counting sort by `by`: cell i goes to next[by[i]]++, next starting as
+ * start (bound cells); 0, or -1 out of memory (*a kept). */
+static int scatter(uint32_t **a, const uint32_t *by, const size_t *start, size_t *next,
+                   size_t bound, size_t n)
 {
-    size_t n = k->nacts ? k->nacts : 1;
-    size_t *count = tp_calloc(bound + 1, sizeof *count);
-    uint32_t *acts = tp_malloc(n * sizeof *acts);
-    int64_t *key = tp_malloc(n * sizeof *key);
-    int32_t *iter = k->iter ? tp_malloc(n * sizeof *iter) : NULL;
-    if (count == NULL || acts == NULL || key == NULL || (k->iter && iter == NULL)) {
-        tp_free(count);
-        tp_free(acts);
-        tp_free(key);
-        tp_free(iter);
-        return TP_ENOMEM;
-    }
-    for (size_t i = 0; i < k->nacts; i++)
-        count[((uint64_t)k->key[i] >> shift & 0xFFFFFFFFu) + 1]++;
-    for (size_t b = 1; b <= bound; b++)
-        count[b] += count[b - 1];
-    for (size_t i = 0; i < k->nacts; i++) {
-        size_t at = count[(uint64_t)k->key[i] >> shift & 0xFFFFFFFFu]++;
-        acts[at] = k->acts[i];
-        key[at] = k->key[i];
-        if (iter)
-            iter[at] = k->iter[i];
-    }
-    tp_free(k->acts);
-    tp_free(k->key);
-    tp_free(k->iter);
-    k->acts = acts;
-    k->key = key;
-    k->iter = iter;
-    tp_free(count);
-    return TP_OK;
+    uint32_t *to = *a ? tp_malloc((n ? n : 1) * sizeof *to) : NULL;
+    if (*a != NULL && to == NULL)
+        return -1;
+    memcpy(next, start, bound * sizeof *next);
+    for (size_t i = 0; to && i < n; i++)
+        to[next[by[i]]++] = (*a)[i];
+    tp_free(*a);
+    *a = to;
+    return 0;
 }
 
-/* Groups acts by k->key (per row: a string id in the low half, and in the
- * high half one more, or 0); bound exceeds every id. */
-static ks_group *group_by_key(ks *k, size_t bound, size_t *ng)
+/* Stable counting sort of the activities (acts, lab, op and iter together)
+ * by *by (lab or op), values in [0, bound): the keys are string ids, so
+ * this is O(n + bound) where a comparison sort cost a third of the analysis
+ * on a 1 GB trace; keys travel with the rows so no pass reads a row-indexed
+ * table at random.  One array is moved at a time, the key sorted by last:
+ * a copy of one 4-byte array at most beside them. */
+static int counting_sort(ks *k, uint32_t **by, size_t bound)
 {
-    int two = 0;
-    for (size_t i = 0; i < k->nacts && !two; i++)
-        two = (uint64_t)k->key[i] >> 32 != 0;
-    if (counting_sort(k, 0, bound) != TP_OK || (two && counting_sort(k, 32, bound) != TP_OK))
-        return NULL;
-    ks_group *g = tp_malloc((k->nacts ? k->nacts : 1) * sizeof *g);
-    if (g == NULL)
+    size_t n = k->nacts;
+    size_t *start = tp_calloc(bound + 1, sizeof *start), *next = tp_malloc((bound + 1) * sizeof *next);
+    int rc = start && next ? TP_OK : TP_ENOMEM;
+    for (size_t i = 0; rc == TP_OK && i < n; i++)
+        start[(*by)[i] + 1]++;
+    for (size_t b = 1; rc == TP_OK && b <= bound; b++)
+        start[b] += start[b - 1];
+    uint32_t **other = by == &k->lab ? &k->op : &k->lab;
+    uint32_t *iter = (uint32_t *)k->iter; /* int32 cells, moved as their unsigned type */
+    if (rc == TP_OK && (scatter(&k->acts, *by, start, next, bound, n) ||
+                        scatter(&iter, *by, start, next, bound, n) ||
+                        scatter(other, *by, start, next, bound, n) ||
+                        scatter(by, *by, start, next, bound, n)))
+        rc = TP_ENOMEM;
+    k->iter = (int32_t *)iter;
+    tp_free(start);
+    tp_free(next);
+    return rc;
+}
+
+/* Whether activities i and j fall in one group: the same label, and with
+ * ops the same op. */
+static int same_group(const ks *k, int ops, size_t i, size_t j)
+{
+    return k->lab[i] == k->lab[j] && (!ops || k->op[i] == k->op[j]);
+}
+
+/* The groups of acts by label, or with ops by (op, label): sorted by label,
+ * or, when the activities are grouped by label already (per_name), by op
+ * only when some has one; bound exceeds every id.  The groups are counted
+ * before they are made. */
+static ks_group *group_by_key(ks *k, size_t bound, int ops, size_t *ng)
+{
+    int any = 0;
+    for (size_t i = 0; i < k->nacts && ops && !any; i++)
+        any = k->op[i] != 0;
+    if ((!ops && counting_sort(k, &k->lab, bound) != TP_OK) ||
+        (any && counting_sort(k, &k->op, bound) != TP_OK))
         return NULL;
     size_t n = 0;
+    for (size_t i = 0; i < k->nacts; i++)
+        n += i == 0 || !same_group(k, ops, i, i - 1);
+    ks_group *g = tp_malloc((n ? n : 1) * sizeof *g);
+    if (g == NULL)
+        return NULL;
+    n = 0;
     for (size_t i = 0; i < k->nacts; i++) {
-        if (n == 0 || k->key[i] != k->key[g[n - 1].first])
+        if (n == 0 || !same_group(k, ops, i, g[n - 1].first))
             g[n++] = (ks_group){.first = i};
         g[n - 1].n++;
         g[n - 1].sum_us += dur_us(k, k->acts[i]);
@@ -372,15 +391,19 @@ static int per_name(ks *k, ks_group **out, size_t *nout)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Kernels by total time");
     for (size_t i = 0; i < k->nacts; i++)
-        k->key[i] = kernel_label(k, k->acts[i]);
+        k->lab[i] = kernel_label(k, k->acts[i]);
     size_t ng = 0;
-    ks_group *g = group_by_key(k, tp_str_count(k->st), &ng);
+    ks_group *g = group_by_key(k, tp_str_count(k->st), 0, &ng);
     if (g == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < ng; i++)
-        g[i].name = text_of(k, (tp_str)k->key[g[i].first]);
+        g[i].name = text_of(k, (tp_str)k->lab[g[i].first]);
     int rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
-    size_t keep = kept(k, ng);
+    size_t keep = kept(k, ng), most = 1;
+    for (size_t i = 0; i < keep; i++) /* the durations of the largest group kept */
+        most = g[i].n > most ? g[i].n : most;
+    if (rc == TP_OK && (k->vals = tp_malloc(most * sizeof *k->vals)) == NULL)
+        rc = TP_ENOMEM;
     for (size_t i = 0; i < keep && rc == TP_OK; i++)
         rc = name_row(k, r, &g[i]);
     if (rc == TP_OK)
@@ -394,30 +417,20 @@ static int per_name(ks *k, ks_group **out, size_t *nout)
 
 /* ----------------------------------------------------------- per op */
 
-static int per_op(ks *k, const int32_t *top_op)
+static int per_op(ks *k)
 {
     tp_result *r = tp_result_declared(k->st, "ops");
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Kernels per op (the outermost op that launched them)");
-    for (size_t i = 0; i < k->nacts; i++) {
-        uint32_t a = k->acts[i];
-        int32_t l = k->launcher[a], op = l >= 0 ? top_op[l] : -1;
-        /* op name id + 1 in the high half: 0 is "no op"; a graph's kernels
-         * are under the op that captured them, else graph <id> */
-        uint64_t opname = op >= 0 ? (uint64_t)k->c->name[op] + 1 : 0;
-        if (tp_graph_replayed(&k->graphs, a))
-            opname = (uint64_t)tp_graph_op_of(&k->graphs, a, 0) + 1;
-        k->key[i] = (int64_t)(opname << 32 | (uint64_t)kernel_label(k, a));
-    }
-    size_t ng = 0;
-    ks_group *g = group_by_key(k, tp_str_count(k->st) + 1, &ng);
+    size_t ng = 0; /* acts are grouped by label (per_name): now by op too */
+    ks_group *g = group_by_key(k, tp_str_count(k->st) + 1, 1, &ng);
     if (g == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < ng; i++) {
-        uint64_t key = (uint64_t)k->key[g[i].first];
-        g[i].name = key >> 32 == 0 ? "(no op)" : text_of(k, (tp_str)((key >> 32) - 1));
-        g[i].name2 = text_of(k, (tp_str)(key & 0xFFFFFFFFu));
+        uint32_t op = k->op[g[i].first];
+        g[i].name = op == 0 ? "(no op)" : text_of(k, (tp_str)(op - 1));
+        g[i].name2 = text_of(k, (tp_str)k->lab[g[i].first]);
     }
     int rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
     size_t keep = kept(k, ng);
@@ -471,29 +484,46 @@ static tp_str class_of(ks *k, tp_str name, tp_str *memo)
     return id;
 }
 
+/* Room for one more class in *g and *ids (*cap of each, doubled). */
+static int class_room(ks_group **g, tp_str **ids, size_t ng, size_t *cap)
+{
+    if (ng < *cap)
+        return TP_OK;
+    size_t c = *cap ? *cap * 2 : 16;
+    ks_group *g2 = tp_realloc(*g, c * sizeof **g);
+    tp_str *ids2 = g2 ? tp_realloc(*ids, c * sizeof **ids) : NULL;
+    *g = g2 ? g2 : *g;
+    *ids = ids2 ? ids2 : *ids;
+    *cap = ids2 ? c : *cap;
+    return ids2 ? TP_OK : TP_ENOMEM;
+}
+
 /* Adds every activity to its class's group: a handful of classes, found
  * by a linear search, so no sort over the activities. */
-static int class_groups(ks *k, ks_group *g, size_t *ng, tp_str *ids)
+static int class_groups(ks *k, ks_group **g, size_t *ng, tp_str **ids)
 {
     tp_str *memo = tp_calloc(k->nnames ? k->nnames : 1, sizeof *memo);
     if (memo == NULL)
         return TP_ENOMEM;
     int rc = TP_OK;
+    size_t cap = 0;
     for (size_t i = 0; i < k->nacts && rc == TP_OK; i++) {
         tp_str c = class_of(k, k->c->name[k->acts[i]], memo);
         size_t j = 0;
-        while (j < *ng && ids[j] != c)
+        while (j < *ng && (*ids)[j] != c)
             j++;
         if (c == TP_STR_ERROR) {
             rc = TP_ENOMEM;
             break;
         }
+        if (j == *ng && (rc = class_room(g, ids, *ng, &cap)) != TP_OK)
+            break;
         if (j == *ng) {
-            ids[j] = c;
-            g[(*ng)++] = (ks_group){.name = text_of(k, c)};
+            (*ids)[j] = c;
+            (*g)[(*ng)++] = (ks_group){.name = text_of(k, c)};
         }
-        g[j].n++;
-        g[j].sum_us += dur_us(k, k->acts[i]);
+        (*g)[j].n++;
+        (*g)[j].sum_us += dur_us(k, k->acts[i]);
     }
     tp_free(memo);
     return rc;
@@ -505,10 +535,10 @@ static int per_class(ks *k)
     if (r == NULL)
         return TP_ENOMEM;
     tp_result_set_meta(k->st, r, "title", "Device time per kernel class");
-    size_t cap = k->nacts ? k->nacts : 1, ng = 0; /* at most one class per activity */
-    ks_group *g = tp_malloc(cap * sizeof *g);
-    tp_str *ids = tp_malloc(cap * sizeof *ids);
-    int rc = g && ids ? class_groups(k, g, &ng, ids) : TP_ENOMEM;
+    size_t ng = 0;
+    ks_group *g = NULL;
+    tp_str *ids = NULL;
+    int rc = class_groups(k, &g, &ng, &ids);
     if (rc == TP_OK)
         rc = tp_sort(g, ng, sizeof *g, group_cmp, NULL);
     for (size_t i = 0; i < ng && rc == TP_OK; i++) {
@@ -602,13 +632,15 @@ static int per_iteration(ks *k, const ks_group *g, size_t ng)
 static int collect(ks *k)
 {
     const tp_cols *c = k->c;
-    size_t n = c->n ? c->n : 1;
-    k->acts = tp_malloc(n * sizeof *k->acts);
-    k->key = tp_malloc(n * sizeof *k->key);
-    k->vals = tp_malloc(n * sizeof *k->vals); /* sized before the activities are counted */
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++) /* counted first: the arrays are the activities' */
+        n += tp_ev_is_activity(c, i) != 0;
+    k->acts = tp_malloc((n ? n : 1) * sizeof *k->acts);
+    k->lab = tp_malloc((n ? n : 1) * sizeof *k->lab);
+    k->op = tp_malloc((n ? n : 1) * sizeof *k->op);
     k->nnames = tp_str_count(k->st);
     k->label = tp_calloc(k->nnames ? k->nnames : 1, sizeof *k->label);
-    if (!k->acts || !k->key || !k->vals || !k->label)
+    if (!k->acts || !k->lab || !k->op || !k->label)
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++)
         if (tp_ev_is_activity(c, i)) {
@@ -685,6 +717,26 @@ static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
     return rc;
 }
 
+/* Each activity's op (op: the op's name id + 1, 0 for none; a graph's
+ * kernels are under the op that captured them, else graph <id>), found
+ * while acts are in row order; the row-indexed memo is freed before the
+ * activities are sorted. */
+static int op_keys(ks *k, const int32_t *parent)
+{
+    int32_t *top_op = NULL;
+    int rc = ops_of_launches(k, parent, &top_op);
+    for (size_t i = 0; rc == TP_OK && i < k->nacts; i++) {
+        uint32_t a = k->acts[i];
+        int32_t l = k->launcher[a], op = l >= 0 ? top_op[l] : -1;
+        uint32_t opname = op >= 0 ? k->c->name[op] + 1 : 0;
+        if (tp_graph_replayed(&k->graphs, a))
+            opname = tp_graph_op_of(&k->graphs, a, 0) + 1;
+        k->op[i] = opname;
+    }
+    tp_free(top_op);
+    return rc;
+}
+
 static int ks_run(tp_stage *st, const void *config, void *state)
 {
     const tp_trace *t = tp_stage_trace(st);
@@ -695,7 +747,6 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     if (tp_hier_view_require(st, t, &v) != TP_OK)
         return TP_ENOTFOUND;
     k.launcher = v.launcher;
-    int32_t *top_op = NULL;
     ks_group *by_kernel = NULL;
     size_t nkernels = 0;
     int rc = tp_vocab_get(st, &k.vocab);
@@ -704,7 +755,7 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK)
         rc = tp_graphs_find(st, t, &k.vocab, k.launcher, &k.graphs);
     if (rc == TP_OK)
-        rc = ops_of_launches(&k, v.parent, &top_op);
+        rc = op_keys(&k, v.parent);
     if (rc == TP_OK)
         rc = act_iterations(&k);
     if (rc == TP_OK)
@@ -712,16 +763,16 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     if (rc == TP_OK) /* before per_op regroups the activities */
         rc = per_iteration(&k, by_kernel, nkernels);
     if (rc == TP_OK)
-        rc = per_op(&k, top_op);
+        rc = per_op(&k);
     if (rc == TP_OK)
         rc = per_class(&k);
     if (rc == TP_OK)
         rc = per_graph(&k);
     tp_graphs_free(&k.graphs);
     tp_free(by_kernel);
-    tp_free(top_op);
     tp_free(k.acts);
-    tp_free(k.key);
+    tp_free(k.lab);
+    tp_free(k.op);
     tp_free(k.iter);
     tp_free(k.vals);
     tp_free(k.label);
