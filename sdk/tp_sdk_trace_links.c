@@ -189,7 +189,10 @@ static int link_dense(linker *l, size_t *unlinked)
         nrt++;
     }
     uint64_t span;
-    int32_t *best = corr_dense(nrt, lo, hi, &span) ? dense_outermost(l, lo, span) : NULL;
+    /* rows past INT32_MAX do not fit the table's cells (a caller without
+     * hierarchy's row cap): the sorted path */
+    int32_t *best = c->n <= (size_t)INT32_MAX && corr_dense(nrt, lo, hi, &span)
+                        ? dense_outermost(l, lo, span) : NULL;
     if (best == NULL)
         return 0;
     for (size_t i = 0; i < c->n; i++) {

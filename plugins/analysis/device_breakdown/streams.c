@@ -74,24 +74,77 @@ static void walk_preorder(db *d, int32_t root)
  * distance to the set (from a kernel's launch to its op's top), not the
  * depth.
  */
-static int32_t entry_of(const db *d, int32_t l)
+/* Entries of chain rows remembered, direct-mapped (row & mask): a row
+ * between a launch and its topmost merge op never joins the set, so without
+ * this every activity launched below a deep chain would climb the whole
+ * chain again (issue 12's nested ops: quadratic).  A remembered entry stays
+ * right: it is a set member and a merge op with none above it, and no row
+ * between it and the row is ever added to the set.  row NULL: none kept. */
+typedef struct entry_cache {
+    int32_t *row, *entry;
+    uint32_t mask;
+} entry_cache;
+
+/* Rows from x up to stop (not included) remembered as having entry e. */
+static void remember(const db *d, entry_cache *ec, int32_t x, int32_t stop, int32_t e)
+{
+    for (; ec->row != NULL && x >= 0 && x != stop; x = d->parent[x]) {
+        ec->row[(uint32_t)x & ec->mask] = x;
+        ec->entry[(uint32_t)x & ec->mask] = e;
+    }
+}
+
+static int32_t entry_of(const db *d, entry_cache *ec, int32_t l)
 {
     int32_t top_merge = -1, r = l;
-    for (; r >= 0 && !in_set(d, r); r = d->parent[r])
+    for (; r >= 0 && !in_set(d, r); r = d->parent[r]) {
+        uint32_t slot = (uint32_t)r & ec->mask;
+        if (ec->row != NULL && ec->row[slot] == r) {
+            int32_t e = ec->entry[slot];
+            remember(d, ec, l, r, e);
+            return e;
+        }
         if (db_is_merge_op((db *)d, r))
             top_merge = r;
+    }
     if (r >= 0 && db_is_merge_op((db *)d, r))
         top_merge = r;
-    return top_merge >= 0 ? top_merge : l;
+    if (top_merge < 0)
+        return l;
+    remember(d, ec, l, top_merge, top_merge);
+    return top_merge;
 }
 
 /* Puts row l's entry and its ancestors in the set; returns the entry. */
-static int32_t add_entry(db *d, int32_t l)
+static int32_t add_entry(db *d, entry_cache *ec, int32_t l)
 {
-    int32_t e = entry_of(d, l);
+    int32_t e = entry_of(d, ec, l);
     for (int32_t r = e; r >= 0 && !in_set(d, r); r = d->parent[r])
         d->inset[r >> 6] |= (uint64_t)1 << (r & 63);
     return e;
+}
+
+/* A cache of up to 2^17 entries (1 MiB), only with merge_ops (without them
+ * there are no chains); without memory, none (slower, same answers). */
+static entry_cache entry_cache_new(const db *d)
+{
+    entry_cache ec = {NULL, NULL, 0};
+    if (!d->cfg->merge_ops)
+        return ec;
+    uint32_t size = 1;
+    while (size < (1u << 17) && size < d->c->n)
+        size <<= 1;
+    ec.row = tp_malloc(size * sizeof *ec.row);
+    ec.entry = tp_malloc(size * sizeof *ec.entry);
+    if (ec.row == NULL || ec.entry == NULL) {
+        tp_free(ec.row);
+        tp_free(ec.entry);
+        ec.row = ec.entry = NULL;
+        return ec;
+    }
+    memset(ec.row, 0xff, size * sizeof *ec.row); /* -1: no row */
+    ec.mask = size - 1;
+    return ec;
 }
 
 /* The set's rows in the host forest's pre-order (d->pre) and their
@@ -188,13 +241,17 @@ static int group_by_stream(db *d)
     }
     for (size_t s = 0; s < d->nstreams; s++)
         d->streams[s].count = 0;
+    entry_cache ec = entry_cache_new(d);
     for (size_t i = 0; i < c->n; i++) {
         if (!tp_ev_is_activity(c, i))
             continue;
         db_stream *st = &d->streams[slot[c->track[i]]];
         int32_t l = d->launcher[i];
-        d->by_stream[st->first + st->count++] = (db_act){(int32_t)i, l >= 0 ? add_entry(d, l) : -1};
+        d->by_stream[st->first + st->count++] =
+            (db_act){(int32_t)i, l >= 0 ? add_entry(d, &ec, l) : -1};
     }
+    tp_free(ec.row);
+    tp_free(ec.entry);
     tp_free(slot);
     /* drop the pairs no activity uses (host tracks' -1/-1, say) */
     size_t k = 0;
