@@ -184,13 +184,20 @@ int tp_trace_args_put_block(tp_trace *t, size_t at, size_t n, const uint64_t *of
     return TP_OK;
 }
 
-/* The slot arrays cut or grown to cap slots (failing to cut is harmless). */
+/* The slot arrays cut or grown to cap slots.  Failing leaves the slots
+ * usable: when the offsets were resized and the lengths were not, the slot
+ * count is the smaller of the two arrays (a cut offsets array must never be
+ * written past its new end). */
 static int resize_slots(tp_trace *t, size_t cap)
 {
-    if (grow((void **)&t->args_off, sizeof *t->args_off, cap) ||
-        grow((void **)&t->args_len, sizeof *t->args_len, cap))
+    size_t want = cap ? cap : 1;
+    if (grow((void **)&t->args_off, sizeof *t->args_off, cap))
         return TP_ENOMEM;
-    t->args_slot_cap = cap ? cap : 1;
+    if (grow((void **)&t->args_len, sizeof *t->args_len, cap)) {
+        t->args_slot_cap = want < t->args_slot_cap ? want : t->args_slot_cap;
+        return TP_ENOMEM;
+    }
+    t->args_slot_cap = want;
     return TP_OK;
 }
 

@@ -223,7 +223,7 @@ static tp_str kernel_label(ks *k, uint32_t row)
 /* *a (n cells, or NULL) replaced by its copy in the order of a stable
  * counting sort by `by`: cell i goes to next[by[i]]++, next starting as
  * start (bound cells); 0, or -1 out of memory (*a kept). */
-static int scatter(uint32_t **a, const uint32_t *by, const size_t *start, size_t *next,
+static int scatter(uint32_t **a, const uint32_t *by, const uint32_t *start, uint32_t *next,
                    size_t bound, size_t n)
 {
     uint32_t *to = *a ? tp_malloc((n ? n : 1) * sizeof *to) : NULL;
@@ -246,7 +246,10 @@ static int scatter(uint32_t **a, const uint32_t *by, const size_t *start, size_t
 static int counting_sort(ks *k, uint32_t **by, size_t bound)
 {
     size_t n = k->nacts;
-    size_t *start = tp_calloc(bound + 1, sizeof *start), *next = tp_malloc((bound + 1) * sizeof *next);
+    /* 4-byte counts: the activities are uint32 row numbers, fewer than 2^32
+     * (the counts are sized by the string pool, which may be far larger) */
+    uint32_t *start = n < UINT32_MAX ? tp_calloc(bound + 1, sizeof *start) : NULL;
+    uint32_t *next = start ? tp_malloc((bound + 1) * sizeof *next) : NULL;
     int rc = start && next ? TP_OK : TP_ENOMEM;
     for (size_t i = 0; rc == TP_OK && i < n; i++)
         start[(*by)[i] + 1]++;
