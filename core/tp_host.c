@@ -177,6 +177,37 @@ static void *host_trace_attach(tp_stage *st, tp_trace *t, const char *name, tp_c
     return tp_trace_attach_array(t, name, type, n);
 }
 
+static int host_trace_attach_lazy(tp_stage *st, tp_trace *t, const char *name, tp_coltype type,
+                                  size_t n, tp_attach_fill_fn fill, void *user,
+                                  void (*free_user)(void *user))
+{
+    (void)st;
+    return tp_trace_attach_lazy(t, name, type, n, fill, user, free_user);
+}
+
+/* The stage running on this thread (tp_host_set_stage): a lazy
+ * attachment's filler runs on behalf of the stage asking for it. */
+static _Thread_local tp_stage *running_stage;
+
+void tp_host_set_stage(tp_stage *st) { running_stage = st; }
+
+/* Looks an attachment up, filling a lazy one first: said at -v, and a
+ * failure fails the asking stage naming the attachment. */
+static const void *host_trace_attached(const tp_trace *t, const char *name, tp_coltype type,
+                                       size_t *n)
+{
+    bool filled;
+    int rc;
+    const void *a = tp_trace_find_lazy(t, name, type, n, &filled, &rc);
+    tp_stage *st = running_stage;
+    if (st != NULL && filled)
+        host_log(st, TP_LOG_INFO, "attachment '%s' filled on first use", name);
+    if (st != NULL && rc != TP_OK)
+        tp_host_fail(st, rc, "attachment '%s': its filler failed (%s)", name,
+                     rc == TP_ENOMEM ? "out of memory" : "error");
+    return a;
+}
+
 /* A result records the trace it came from: the notes "trace" (the reader's
  * id), "trace_label" and "rank" (from the trace's info, when known). */
 static tp_result *with_trace_note(tp_stage *st, tp_result *r)
@@ -343,7 +374,7 @@ static const tp_host_api host_api = {
     .trace_source = tp_trace_source_path,
     .trace_set_source = host_trace_set_source,
     .trace_attach = host_trace_attach,
-    .trace_attached = tp_trace_find_array,
+    .trace_attached = host_trace_attached,
     .result_new = host_result_new,
     .result_add_col = host_result_add_col,
     .result_add_row = host_result_add_row,
@@ -406,6 +437,7 @@ static const tp_host_api host_api = {
     .trace_set_args_file = host_trace_set_args_file,
     .trace_ext_read = tp_host_ext_read,
     .trace_append_rows = host_trace_append_rows,
+    .trace_attach_lazy = host_trace_attach_lazy,
 };
 
 /* ------------------------------------------------------------ threads */
