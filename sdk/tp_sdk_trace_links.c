@@ -57,17 +57,8 @@ static int64_t first_with_a(const link_key *k, size_t n, int64_t a)
     return lo < n && k[lo].a == a ? (int64_t)lo : -1;
 }
 
-/* Depths in the host forest: cells per row, or per member of a set (by
- * rank; rows outside it -1); no cells: not given. */
-typedef struct link_depth {
-    const int32_t *cells;
-    const tp_rowset *set;
-} link_depth;
-
-static int32_t depth_at(const link_depth *d, uint32_t x)
-{
-    return d->set ? tp_rowset_cell(d->set, d->cells, x) : d->cells[x];
-}
+/* Depths in the host forest (no cells: not given). */
+typedef tp_rowcells link_depth;
 
 /* Is runtime row x more outer than y: by depth in the host forest (rows
  * outside it last) when depths are given, else complete first, then
@@ -75,7 +66,7 @@ static int32_t depth_at(const link_depth *d, uint32_t x)
 static int outer_than(const tp_cols *c, const link_depth *depth, uint32_t x, uint32_t y)
 {
     if (depth->cells) {
-        int32_t dx = depth_at(depth, x), dy = depth_at(depth, y);
+        int32_t dx = tp_rowcells_at(depth, x), dy = tp_rowcells_at(depth, y);
         dx = dx < 0 ? INT32_MAX : dx;
         dy = dy < 0 ? INT32_MAX : dy;
         return dx != dy ? dx < dy : x < y;

@@ -62,4 +62,17 @@ static inline int32_t tp_rowset_cell(const tp_rowset *s, const int32_t *cells, i
     return cells[tp_bits_rank(s->bits, s->dir, r)];
 }
 
+/* Cells indexed by row, or (set given) by rank of a member of set, rows
+ * outside it reading -1: what an SDK function reads the hierarchy's wide
+ * or compact arrays through. */
+typedef struct tp_rowcells {
+    const int32_t *cells;
+    const tp_rowset *set; /* NULL: a cell per row */
+} tp_rowcells;
+
+static inline int32_t tp_rowcells_at(const tp_rowcells *a, int64_t r)
+{
+    return a->set ? tp_rowset_cell(a->set, a->cells, r) : a->cells[r];
+}
+
 #endif

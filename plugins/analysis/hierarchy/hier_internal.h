@@ -43,7 +43,10 @@ typedef struct hier {
 } hier;
 
 /* The index of host event r in the compact arrays. */
-static inline uint32_t hier_ix(const hier *h, int32_t r) { return tp_bits_rank(h->hbits, h->hdir, r); }
+static inline uint32_t hier_ix(const hier *h, int32_t r)
+{
+    return tp_bits_rank(h->hbits, h->hdir, r);
+}
 
 /* hier_publish.c: the compact attachments and the lazy wide ones. */
 int hier_publish_host_set(hier *h);
