@@ -28,20 +28,36 @@ static inline const int32_t *tp_hier_row_array(const tp_trace *t, const char *na
     return a != NULL && got == n ? a : NULL;
 }
 
+/* The five link arrays under names (name i of sizes[i] cells) into *out[i]
+ * and the roots: TP_ENOTFOUND when one is missing.  What both views load. */
+static inline int tp_hier_links_load(const tp_trace *t, const char *const names[5],
+                                     const size_t sizes[5], const int32_t **out[5],
+                                     const int32_t **roots, size_t *nroots)
+{
+    int missing = 0;
+    for (int i = 0; i < 5; i++)
+        missing |= (*out[i] = tp_hier_row_array(t, names[i], sizes[i])) == NULL;
+    *nroots = 0;
+    *roots = (const int32_t *)tp_trace_attached(t, "hierarchy.roots", TP_COL_I32, nroots);
+    return missing || *roots == NULL ? TP_ENOTFOUND : TP_OK;
+}
+
 /* Fills v from trace t of n rows; TP_ENOTFOUND if hierarchy has not run on it. */
 static inline int tp_hier_view_load(const tp_trace *t, size_t n, tp_hier_view *v)
 {
-    v->parent = tp_hier_row_array(t, "hierarchy.parent", n);
-    v->first_child = tp_hier_row_array(t, "hierarchy.first_child", n);
-    v->next_sibling = tp_hier_row_array(t, "hierarchy.next_sibling", n);
-    v->depth = tp_hier_row_array(t, "hierarchy.depth", n);
-    v->launcher = tp_hier_row_array(t, "hierarchy.launcher", n);
-    v->nroots = 0;
-    v->roots = (const int32_t *)tp_trace_attached(t, "hierarchy.roots", TP_COL_I32, &v->nroots);
-    if (!v->parent || !v->first_child || !v->next_sibling || !v->depth || !v->launcher ||
-        !v->roots)
-        return TP_ENOTFOUND;
-    return TP_OK;
+    static const char *const names[5] = {"hierarchy.parent", "hierarchy.first_child",
+                                         "hierarchy.next_sibling", "hierarchy.depth",
+                                         "hierarchy.launcher"};
+    const size_t sizes[5] = {n, n, n, n, n};
+    const int32_t **out[5] = {&v->parent, &v->first_child, &v->next_sibling, &v->depth,
+                              &v->launcher};
+    return tp_hier_links_load(t, names, sizes, out, &v->roots, &v->nroots);
+}
+
+/* Fails stage st for a trace hierarchy has not run on (TP_ENOTFOUND). */
+static inline int tp_hier_missing(tp_stage *st)
+{
+    return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
 }
 
 /* Loads the view of the stage's trace t, or fails the stage saying that
@@ -51,7 +67,7 @@ static inline int tp_hier_view_require(tp_stage *st, const tp_trace *t, tp_hier_
 {
     if (tp_hier_view_load(t, tp_trace_cols(t)->n, v) == TP_OK)
         return TP_OK;
-    return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    return tp_hier_missing(st);
 }
 
 /* The innermost cpu_op at or above row x (x itself when it is one), or -1. */
@@ -112,17 +128,13 @@ static inline int tp_hier_cview_load(const tp_trace *t, size_t n, tp_hier_cview 
     size_t w = tp_rowset_words(n) - 1;
     v->nhost = v->host.dir[w] + tp_popcount64(v->host.bits[w]);
     v->ngpu = v->gpu.dir[w] + tp_popcount64(v->gpu.bits[w]);
-    v->parent = tp_hier_row_array(t, "hierarchy.host_parent", v->nhost);
-    v->first_child = tp_hier_row_array(t, "hierarchy.host_first_child", v->nhost);
-    v->next_sibling = tp_hier_row_array(t, "hierarchy.host_next_sibling", v->nhost);
-    v->depth = tp_hier_row_array(t, "hierarchy.host_depth", v->nhost);
-    v->launcher = tp_hier_row_array(t, "hierarchy.gpu_launcher", v->ngpu);
-    v->nroots = 0;
-    v->roots = (const int32_t *)tp_trace_attached(t, "hierarchy.roots", TP_COL_I32, &v->nroots);
-    if (!v->parent || !v->first_child || !v->next_sibling || !v->depth || !v->launcher ||
-        !v->roots)
-        return TP_ENOTFOUND;
-    return TP_OK;
+    static const char *const names[5] = {"hierarchy.host_parent", "hierarchy.host_first_child",
+                                         "hierarchy.host_next_sibling", "hierarchy.host_depth",
+                                         "hierarchy.gpu_launcher"};
+    const size_t sizes[5] = {v->nhost, v->nhost, v->nhost, v->nhost, v->ngpu};
+    const int32_t **out[5] = {&v->parent, &v->first_child, &v->next_sibling, &v->depth,
+                              &v->launcher};
+    return tp_hier_links_load(t, names, sizes, out, &v->roots, &v->nroots);
 }
 
 /* The compact view of the stage's trace, or the stage failed as
@@ -131,7 +143,7 @@ static inline int tp_hier_cview_require(tp_stage *st, const tp_trace *t, tp_hier
 {
     if (tp_hier_cview_load(t, tp_trace_cols(t)->n, v) == TP_OK)
         return TP_OK;
-    return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    return tp_hier_missing(st);
 }
 
 /* Row r's links, as hierarchy.parent[r] ... would give them (-1: none). */

@@ -366,7 +366,7 @@ static int build_region(hb *h)
     if (h->seg == NULL || h->prefix == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
-        if (tp_hier_depth(&h->hv, (int64_t)i) < 0)
+        if (!tp_rowset_has(&h->hv.host, (int64_t)i)) /* not in the forest (depth -1) */
             continue;
         int64_t e = c->ts[i] + c->dur[i];
         if (!have || c->ts[i] < h->w0)
@@ -503,9 +503,12 @@ static int mark_parallel(hb *h)
         return TP_ENOMEM;
     }
     memset(furthest, 0xff, (nnames ? nnames : 1) * sizeof *furthest); /* -1 */
-    for (size_t p = 0; p < c->n; p++) {
-        int32_t first = tp_hier_first_child(&h->hv, (int64_t)p);
-        if (tp_hier_depth(&h->hv, (int64_t)p) < 0 || first < 0)
+    /* the forest's events by rank, in row order: the rank is the count */
+    for (size_t p = 0, rank = 0; p < c->n; p++) {
+        if (!tp_rowset_has(&h->hv.host, (int64_t)p))
+            continue;
+        int32_t first = h->hv.first_child[rank++];
+        if (first < 0)
             continue;
         for (int32_t k = first; k >= 0; k = tp_hier_next_sibling(&h->hv, k)) {
             int32_t *f = &furthest[c->name[k]];
