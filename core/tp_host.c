@@ -44,8 +44,14 @@ static void host_log(tp_stage *st, tp_level level, const char *fmt, ...)
     tp_run_log(st->run, level, st->id, msg);
 }
 
+/* The stage a lazy attachment's filler failed for (host_trace_attached):
+ * that message stays the stage's, whatever the stage reports after it. */
+static _Thread_local tp_stage *lazy_failed;
+
 int tp_host_fail(tp_stage *st, int code, const char *fmt, ...)
 {
+    if (st == lazy_failed && st->error_code != 0)
+        return st->error_code;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(st->error, sizeof st->error, fmt, ap);
@@ -189,7 +195,11 @@ static int host_trace_attach_lazy(tp_stage *st, tp_trace *t, const char *name, t
  * attachment's filler runs on behalf of the stage asking for it. */
 static _Thread_local tp_stage *running_stage;
 
-void tp_host_set_stage(tp_stage *st) { running_stage = st; }
+void tp_host_set_stage(tp_stage *st)
+{
+    running_stage = st;
+    lazy_failed = NULL;
+}
 
 /* Looks an attachment up, filling a lazy one first: said at -v, and a
  * failure fails the asking stage naming the attachment. */
@@ -202,9 +212,11 @@ static const void *host_trace_attached(const tp_trace *t, const char *name, tp_c
     tp_stage *st = running_stage;
     if (st != NULL && filled)
         host_log(st, TP_LOG_INFO, "attachment '%s' filled on first use", name);
-    if (st != NULL && rc != TP_OK)
+    if (st != NULL && rc != TP_OK) {
         tp_host_fail(st, rc, "attachment '%s': its filler failed (%s)", name,
                      rc == TP_ENOMEM ? "out of memory" : "error");
+        lazy_failed = st;
+    }
     return a;
 }
 

@@ -70,7 +70,33 @@ static int dump_run(tp_stage *st, const void *config, void *state)
     return rc;
 }
 
+static int fail_fill(const tp_trace *t, void *user, void *cells, size_t n)
+{
+    (void)t, (void)user, (void)cells, (void)n;
+    return TP_ENOMEM;
+}
+
+static int lazy_bad_run(tp_stage *st, const void *config, void *state)
+{
+    (void)config, (void)state;
+    return tp_trace_attach_lazy(st, tp_stage_trace(st), "test.lazy_bad", TP_COL_I32, 4,
+                                fail_fill, NULL, NULL);
+}
+
+static int lazy_ask_run(tp_stage *st, const void *config, void *state)
+{
+    (void)config, (void)state;
+    size_t n = 0;
+    if (tp_trace_attached(tp_stage_trace(st), "test.lazy_bad", TP_COL_I32, &n) == NULL)
+        return tp_fail(st, TP_ENOTFOUND, "lazy_ask: no test.lazy_bad");
+    return TP_OK;
+}
+
 static const tp_stage_desc stages[] = {
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "lazy_bad", "a lazy attachment whose filler fails", NULL,
+                  dump_cfg, NULL, NULL, NULL, 0, NULL, lazy_bad_run, NULL),
+    TP_STAGE_DECL(TP_STAGE_ANALYSIS, "lazy_ask", "asks for lazy_bad's attachment", NULL,
+                  dump_cfg, NULL, NULL, NULL, 0, NULL, lazy_ask_run, NULL),
     TP_STAGE_DECL(TP_STAGE_ANALYSIS, "hier_dump", "digests of the hierarchy's wide arrays", NULL,
                   dump_cfg, "hierarchy", dump_results, NULL, 0, NULL, dump_run, NULL),
     TP_STAGE_END};

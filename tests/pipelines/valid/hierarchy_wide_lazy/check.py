@@ -2,7 +2,8 @@
 stage that asks for them.  The turn-1 dlrm_breakdown job (hierarchy,
 host_breakdown, device_breakdown, writers) reads the compact view only: at
 -v no "filled on first use" line; this case's pipeline (hier_dump reads the
-wide view) fills each of the five once per trace (4 traces: 20 lines)."""
+wide view) fills each of the five once per trace (4 traces: 20 lines); a
+failing filler fails the asking stage with the core's message."""
 import os, re, subprocess, sys, tempfile
 
 out = sys.argv[1]
@@ -31,3 +32,17 @@ err, fills = filled([os.path.join(here, "pipeline.yaml"), "--plugin-dir", plugin
 for dump in ["dump_dlrm", "dump_sync", "dump_bert", "dump_bert_py"]:
     assert sorted(a for s, a in fills if s == dump) == sorted(WIDE), (dump, fills)
 assert len(fills) == 20, fills
+
+# a lazy attachment whose filler fails fails the stage that asked, with the
+# core's message naming it (not the stage's own "no test.lazy_bad")
+with tempfile.TemporaryDirectory() as tmp:
+    bad = os.path.join(tmp, "lazy_bad.yaml")
+    with open(bad, "w") as f:
+        f.write("stages:\n  - reader: kineto\n"
+                "    path: tests/data/dlrm_worker0_step12.pt.trace.json.gz\n"
+                "  - analysis: lazy_bad\n  - analysis: lazy_ask\n")
+    run = subprocess.run([pipeline, "run", bad, "--plugin-dir", plugins], cwd=root,
+                         capture_output=True, text=True)
+assert run.returncode != 0, run
+assert ("analysis 'lazy_ask': attachment 'test.lazy_bad': its filler failed (out of memory)"
+        in run.stderr), run.stderr
