@@ -44,8 +44,14 @@ static void host_log(tp_stage *st, tp_level level, const char *fmt, ...)
     tp_run_log(st->run, level, st->id, msg);
 }
 
+/* The stage a lazy attachment's filler failed for (host_trace_attached):
+ * that message stays the stage's, whatever the stage reports after it. */
+static _Thread_local tp_stage *lazy_failed;
+
 int tp_host_fail(tp_stage *st, int code, const char *fmt, ...)
 {
+    if (st == lazy_failed && st->error_code != 0)
+        return st->error_code;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(st->error, sizeof st->error, fmt, ap);
@@ -175,6 +181,43 @@ static void *host_trace_attach(tp_stage *st, tp_trace *t, const char *name, tp_c
 {
     (void)st;
     return tp_trace_attach_array(t, name, type, n);
+}
+
+static int host_trace_attach_lazy(tp_stage *st, tp_trace *t, const char *name, tp_coltype type,
+                                  size_t n, tp_attach_fill_fn fill, void *user,
+                                  void (*free_user)(void *user))
+{
+    (void)st;
+    return tp_trace_attach_lazy(t, name, type, n, fill, user, free_user);
+}
+
+/* The stage running on this thread (tp_host_set_stage): a lazy
+ * attachment's filler runs on behalf of the stage asking for it. */
+static _Thread_local tp_stage *running_stage;
+
+void tp_host_set_stage(tp_stage *st)
+{
+    running_stage = st;
+    lazy_failed = NULL;
+}
+
+/* Looks an attachment up, filling a lazy one first: said at -v, and a
+ * failure fails the asking stage naming the attachment. */
+static const void *host_trace_attached(const tp_trace *t, const char *name, tp_coltype type,
+                                       size_t *n)
+{
+    bool filled;
+    int rc;
+    const void *a = tp_trace_find_lazy(t, name, type, n, &filled, &rc);
+    tp_stage *st = running_stage;
+    if (st != NULL && filled)
+        host_log(st, TP_LOG_INFO, "attachment '%s' filled on first use", name);
+    if (st != NULL && rc != TP_OK) {
+        tp_host_fail(st, rc, "attachment '%s': its filler failed (%s)", name,
+                     rc == TP_ENOMEM ? "out of memory" : "error");
+        lazy_failed = st;
+    }
+    return a;
 }
 
 /* A result records the trace it came from: the notes "trace" (the reader's
@@ -343,7 +386,7 @@ static const tp_host_api host_api = {
     .trace_source = tp_trace_source_path,
     .trace_set_source = host_trace_set_source,
     .trace_attach = host_trace_attach,
-    .trace_attached = tp_trace_find_array,
+    .trace_attached = host_trace_attached,
     .result_new = host_result_new,
     .result_add_col = host_result_add_col,
     .result_add_row = host_result_add_row,
@@ -406,6 +449,7 @@ static const tp_host_api host_api = {
     .trace_set_args_file = host_trace_set_args_file,
     .trace_ext_read = tp_host_ext_read,
     .trace_append_rows = host_trace_append_rows,
+    .trace_attach_lazy = host_trace_attach_lazy,
 };
 
 /* ------------------------------------------------------------ threads */

@@ -48,6 +48,9 @@ int tp_host_fail(tp_stage *st, int code, const char *fmt, ...) TP_PRINTF(3, 4);
  * batch runs at once; 0: the cores the process may run on). */
 int tp_host_threads(tp_stage *st);
 void tp_host_set_threads(int n);
+/* The stage running on the calling thread (NULL after it): whom a lazy
+ * attachment's failed filler fails. */
+void tp_host_set_stage(tp_stage *st);
 /* tp_host_output.c: host_api.output_begin. */
 const char *tp_host_output_begin(tp_stage *st, const char *path);
 

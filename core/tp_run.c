@@ -485,8 +485,10 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     int rc = TP_OK;
     if (desc->init)
         rc = desc->init(st, config, &state);
+    tp_host_set_stage(st);
     if (rc == TP_OK)
         rc = desc->run(st, config, state);
+    tp_host_set_stage(NULL);
     if (desc->destroy)
         desc->destroy(st, state);
     tp_run_stage_let_go(st);

@@ -155,6 +155,8 @@ void tp_trace_free(tp_trace *t)
     for (size_t i = 0; i < t->n_att; i++) {
         free(t->att[i].name);
         free(t->att[i].data);
+        if (t->att[i].free_user)
+            t->att[i].free_user(t->att[i].user);
     }
     free(t->att);
     for (size_t i = 0; i < t->n_done; i++)

@@ -41,6 +41,16 @@ int tp_trace_args_file_set(tp_trace *t, int fd);
 const char *tp_trace_source_problem(const tp_trace *t);
 void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n);
 const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype type, size_t *n);
+/* Registers name as a lazy attachment (replacing any of that name): n
+ * cells of type that fill writes the first time the name is looked up
+ * (tp_trace_find_lazy).  Takes user in every case (free_user, when given,
+ * frees it).  TP_OK, TP_EINVAL or TP_ENOMEM. */
+int tp_trace_attach_lazy(tp_trace *t, const char *name, tp_coltype type, size_t n,
+                         tp_attach_fill_fn fill, void *user, void (*free_user)(void *user));
+/* tp_trace_find_array, running a lazy attachment's filler first.  *filled
+ * is set when it ran; a filler's failure gives NULL and its code in *rc. */
+const void *tp_trace_find_lazy(const tp_trace *t, const char *name, tp_coltype type, size_t *n,
+                               bool *filled, int *rc);
 /* A new trace holding the rows whose keep byte is non-zero, with the same
  * metadata and source; attachments are not carried over (they describe the
  * old rows). */

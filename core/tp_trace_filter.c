@@ -4,6 +4,7 @@
  */
 #include "tp_trace_impl.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,21 +14,37 @@ static size_t coltype_size(tp_coltype type)
                                                                      : sizeof(int64_t);
 }
 
-void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n)
+/* The attachment of that name, or NULL. */
+static attachment *find_att(const tp_trace *t, const char *name)
 {
-    if (type != TP_COL_I64 && type != TP_COL_F64 && type != TP_COL_I32)
-        return NULL;
-    void *data = calloc(n ? n : 1, coltype_size(type));
-    if (data == NULL)
-        return NULL;
-    for (size_t i = 0; i < t->n_att; i++) {
-        if (strcmp(t->att[i].name, name) == 0) {
-            free(t->att[i].data);
-            t->att[i].data = data;
-            t->att[i].type = type;
-            t->att[i].n = n;
-            return data;
-        }
+    for (size_t i = 0; i < t->n_att; i++)
+        if (strcmp(t->att[i].name, name) == 0)
+            return &t->att[i];
+    return NULL;
+}
+
+/* Lets go of a lazy attachment's filler and its user pointer. */
+static void drop_filler(attachment *a)
+{
+    if (a->free_user)
+        a->free_user(a->user);
+    a->fill = NULL;
+    a->user = NULL;
+    a->free_user = NULL;
+}
+
+/* Puts (data, type, n) under name, replacing what it held; a new entry
+ * when there is none.  TP_ENOMEM leaves everything as it was. */
+static int put_att(tp_trace *t, const char *name, tp_coltype type, size_t n, void *data)
+{
+    attachment *old = find_att(t, name);
+    if (old != NULL) {
+        free(old->data);
+        drop_filler(old);
+        old->data = data;
+        old->type = type;
+        old->n = n;
+        return TP_OK;
     }
     attachment *a = realloc(t->att, (t->n_att + 1) * sizeof *a);
     char *nm = strdup(name);
@@ -35,24 +52,89 @@ void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size
         if (a)
             t->att = a;
         free(nm);
+        return TP_ENOMEM;
+    }
+    t->att = a;
+    t->att[t->n_att++] = (attachment){nm, type, n, data, NULL, NULL, NULL};
+    return TP_OK;
+}
+
+void *tp_trace_attach_array(tp_trace *t, const char *name, tp_coltype type, size_t n)
+{
+    if (type != TP_COL_I64 && type != TP_COL_F64 && type != TP_COL_I32)
+        return NULL;
+    void *data = calloc(n ? n : 1, coltype_size(type));
+    if (data != NULL && put_att(t, name, type, n, data) != TP_OK) {
         free(data);
         return NULL;
     }
-    t->att = a;
-    t->att[t->n_att++] = (attachment){nm, type, n, data};
     return data;
+}
+
+int tp_trace_attach_lazy(tp_trace *t, const char *name, tp_coltype type, size_t n,
+                         tp_attach_fill_fn fill, void *user, void (*free_user)(void *user))
+{
+    int rc = (type == TP_COL_I64 || type == TP_COL_F64 || type == TP_COL_I32) && fill != NULL
+                 ? put_att(t, name, type, n, NULL) : TP_EINVAL;
+    attachment *a = rc == TP_OK ? find_att(t, name) : NULL;
+    if (a == NULL) {
+        if (free_user)
+            free_user(user);
+        return rc;
+    }
+    a->fill = fill;
+    a->user = user;
+    a->free_user = free_user;
+    return TP_OK;
 }
 
 const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype type, size_t *n)
 {
-    for (size_t i = 0; i < t->n_att; i++) {
-        if (strcmp(t->att[i].name, name) == 0 && t->att[i].type == type) {
-            if (n)
-                *n = t->att[i].n;
-            return t->att[i].data;
-        }
+    const attachment *a = find_att(t, name);
+    if (a == NULL || a->type != type || a->data == NULL)
+        return NULL;
+    if (n)
+        *n = a->n;
+    return a->data;
+}
+
+/* Lazy fills are rare (once per name and trace); the lock keeps two
+ * stages of a group from filling the same attachment at once. */
+static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Runs a's filler into new cells; TP_OK and a->data set, or its error. */
+static int run_filler(const tp_trace *t, attachment *a)
+{
+    void *cells = calloc(a->n ? a->n : 1, coltype_size(a->type));
+    if (cells == NULL)
+        return TP_ENOMEM;
+    int rc = a->fill(t, a->user, cells, a->n);
+    if (rc != TP_OK) {
+        free(cells);
+        return rc < 0 ? rc : TP_ERR;
     }
-    return NULL;
+    a->data = cells;
+    drop_filler(a);
+    return TP_OK;
+}
+
+const void *tp_trace_find_lazy(const tp_trace *t, const char *name, tp_coltype type, size_t *n,
+                               bool *filled, int *rc)
+{
+    *filled = false;
+    *rc = TP_OK;
+    attachment *a = find_att(t, name);
+    if (a == NULL || a->type != type)
+        return NULL;
+    if (a->data == NULL && a->fill != NULL) {
+        pthread_mutex_lock(&lazy_lock);
+        if (a->data == NULL && a->fill != NULL) {
+            *rc = run_filler(t, a);
+            *filled = *rc == TP_OK;
+        }
+        pthread_mutex_unlock(&lazy_lock);
+    }
+    return tp_trace_find_array(t, name, type, n);
 }
 
 static int copy_row(tp_trace *dst, const tp_trace *src, size_t i)
@@ -192,6 +274,6 @@ size_t tp_trace_memory(const tp_trace *t)
         bytes += strlen(t->meta[i].json);
     bytes += tp_ext_memory(t->ext);
     for (size_t i = 0; i < t->n_att; i++)
-        bytes += t->att[i].n * coltype_size(t->att[i].type);
+        bytes += t->att[i].data ? t->att[i].n * coltype_size(t->att[i].type) : 0;
     return bytes;
 }

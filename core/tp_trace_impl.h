@@ -18,6 +18,11 @@ typedef struct attachment {
     tp_coltype type;
     size_t n;
     void *data;
+    /* a lazy attachment (tp_trace_attach_lazy): data is NULL until the
+     * first lookup runs fill; user is freed once filled or with the trace */
+    tp_attach_fill_fn fill;
+    void *user;
+    void (*free_user)(void *user);
 } attachment;
 
 typedef struct meta_entry {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_rowset.h>
 #include <tracepipe/tp_sdk_ext.h>
 #include <tracepipe/tp_sdk_graphs.h>
 #include <tracepipe/tp_sdk_vocab.h>
@@ -55,7 +56,7 @@ static int64_t args_graph_id(const tp_trace *t, size_t row)
 
 /* The replayed activities, sorted by launch, then start: *n of them. */
 static int replayed_rows(tp_stage *st, const tp_cols *c, const tp_vocab *v,
-                         const int32_t *launcher, replay_row **out, size_t *n)
+                         const tp_rowcells *launcher, replay_row **out, size_t *n)
 {
     size_t nnames = tp_str_count(st), k = 0;
     uint8_t *memo = tp_calloc(nnames ? nnames : 1, 1);
@@ -66,7 +67,7 @@ static int replayed_rows(tp_stage *st, const tp_cols *c, const tp_vocab *v,
         return TP_ENOMEM;
     }
     for (size_t i = 0; i < c->n; i++) {
-        int32_t l = launcher[i];
+        int32_t l = tp_rowcells_at(launcher, (int64_t)i);
         if (l >= 0 && tp_kind_is_activity(c->kind[i]) &&
             is_graph_launch(st, v, c->name[l], memo, nnames))
             r[k++] = (replay_row){c->ts[l], c->ts[i], l, (uint32_t)i};
@@ -265,7 +266,7 @@ static int adopt(const tp_trace *t, size_t nrows, tp_graphs *g)
 }
 
 static int find_graphs(tp_stage *st, const tp_trace *t, const tp_vocab *v,
-                       const int32_t *launcher, tp_graphs *g)
+                       const tp_rowcells *launcher, tp_graphs *g)
 {
     const tp_cols *c = tp_trace_cols(t);
     int got = adopt(t, c->n, g);
@@ -289,10 +290,17 @@ static int find_graphs(tp_stage *st, const tp_trace *t, const tp_vocab *v,
 int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
                    tp_graphs *g)
 {
+    return tp_graphs_find_ranked(st, t, v, NULL, launcher, g);
+}
+
+int tp_graphs_find_ranked(tp_stage *st, const tp_trace *t, const tp_vocab *v,
+                          const tp_rowset *gpu, const int32_t *launcher, tp_graphs *g)
+{
+    tp_rowcells by = {launcher, gpu};
     const tp_cols *c = tp_trace_cols(t);
     memset(g, 0, sizeof *g);
     g->nrows = c->n;
-    int rc = find_graphs(st, t, v, launcher, g);
+    int rc = find_graphs(st, t, v, &by, g);
     if (rc == TP_OK && capture_columns(t, g) != TP_OK)
         rc = tp_fail(st, TP_ENOMEM, "out of memory reading the graph capture columns");
     if (rc != TP_OK)
@@ -314,7 +322,8 @@ int tp_graph_replays(tp_stage *st, const tp_trace *t, const tp_vocab *v, const i
     replay_row *r = NULL;
     size_t n = 0, m = 0;
     *nreplays = 0;
-    int rc = replayed_rows(st, c, v, launcher, &r, &n);
+    tp_rowcells by = {launcher, NULL};
+    int rc = replayed_rows(st, c, v, &by, &r, &n);
     *rows = rc == TP_OK ? tp_malloc((n ? n : 1) * sizeof **rows) : NULL;
     *start = *rows ? tp_malloc((n + 1) * sizeof **start) : NULL;
     if (rc == TP_OK && *start == NULL)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracepipe/tp_plugin.h>
+#include <tracepipe/tp_sdk_rowset.h>
 #include <tracepipe/tp_sdk_sort.h>
 #include <tracepipe/tp_sdk_trace.h>
 
@@ -56,13 +57,18 @@ static int64_t first_with_a(const link_key *k, size_t n, int64_t a)
     return lo < n && k[lo].a == a ? (int64_t)lo : -1;
 }
 
+/* Depths in the host forest (no cells: not given). */
+typedef tp_rowcells link_depth;
+
 /* Is runtime row x more outer than y: by depth in the host forest (rows
  * outside it last) when depths are given, else complete first, then
  * earliest start, then longest; then row. */
-static int outer_than(const tp_cols *c, const int32_t *depth, uint32_t x, uint32_t y)
+static int outer_than(const tp_cols *c, const link_depth *depth, uint32_t x, uint32_t y)
 {
-    if (depth) {
-        int32_t dx = depth[x] < 0 ? INT32_MAX : depth[x], dy = depth[y] < 0 ? INT32_MAX : depth[y];
+    if (depth->cells) {
+        int32_t dx = tp_rowcells_at(depth, x), dy = tp_rowcells_at(depth, y);
+        dx = dx < 0 ? INT32_MAX : dx;
+        dy = dy < 0 ? INT32_MAX : dy;
         return dx != dy ? dx < dy : x < y;
     }
     int cx = tp_ev_is_complete(c, x), cy = tp_ev_is_complete(c, y);
@@ -73,7 +79,7 @@ static int outer_than(const tp_cols *c, const int32_t *depth, uint32_t x, uint32
 
 /* The launch of a correlation group rt[at..]: its outermost call; *several
  * set when the group's calls lie in several pids. */
-static uint32_t outermost(const tp_cols *c, const int32_t *depth, const link_key *rt, size_t nrt,
+static uint32_t outermost(const tp_cols *c, const link_depth *depth, const link_key *rt, size_t nrt,
                           size_t at, int *several)
 {
     uint32_t best = rt[at].row;
@@ -92,7 +98,7 @@ static uint32_t outermost(const tp_cols *c, const int32_t *depth, const link_key
  * (else the first after it), the outermost among equal starts.  A kernel
  * never starts before its launch, and ranks of a merged trace that reuse
  * an id rarely launch with it at the same moment. */
-static uint32_t nearest_launch(const tp_cols *c, const int32_t *depth, const link_key *rt,
+static uint32_t nearest_launch(const tp_cols *c, const link_depth *depth, const link_key *rt,
                                size_t nrt, size_t at, int64_t ts)
 {
     uint32_t best = rt[at].row;
@@ -115,7 +121,7 @@ static uint32_t nearest_launch(const tp_cols *c, const int32_t *depth, const lin
 typedef struct linker {
     const tp_cols *c;
     const uint32_t *thread_of;
-    const int32_t *depth;
+    link_depth depth;
     int32_t *launcher;
     uint64_t *amb; /* a bit per row: an ambiguous activity (flows may relink it) */
     tp_link_counts n;
@@ -166,7 +172,7 @@ static int32_t *dense_outermost(const linker *l, int64_t lo, uint64_t span)
             tp_free(best); /* ambiguous: needs the groups */
             return NULL;
         }
-        if (*b < 0 || outer_than(c, l->depth, (uint32_t)i, (uint32_t)*b))
+        if (*b < 0 || outer_than(c, &l->depth, (uint32_t)i, (uint32_t)*b))
             *b = (int32_t)i;
     }
     return best;
@@ -273,9 +279,9 @@ static int link_by_corr(linker *l, size_t *unlinked)
             continue;
         }
         int several;
-        l->launcher[i] = (int32_t)outermost(c, l->depth, rt, nrt, (size_t)at, &several);
+        l->launcher[i] = (int32_t)outermost(c, &l->depth, rt, nrt, (size_t)at, &several);
         if (several) {
-            l->launcher[i] = (int32_t)nearest_launch(c, l->depth, rt, nrt, (size_t)at, c->ts[i]);
+            l->launcher[i] = (int32_t)nearest_launch(c, &l->depth, rt, nrt, (size_t)at, c->ts[i]);
             bit_put(l->amb, i, 1);
             l->n.ambiguous++;
             (*unlinked)++; /* let the flow pass try for the exact launch */
@@ -394,7 +400,13 @@ static void count_links(linker *l)
 int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t *depth,
                      int32_t *launcher, tp_link_counts *counts)
 {
-    linker l = {c, thread_of, depth, launcher, NULL, {0, 0, 0, 0, 0}};
+    return tp_link_launches_ranked(c, thread_of, NULL, depth, launcher, counts);
+}
+
+int tp_link_launches_ranked(const tp_cols *c, const uint32_t *thread_of, const tp_rowset *host,
+                            const int32_t *depth, int32_t *launcher, tp_link_counts *counts)
+{
+    linker l = {c, thread_of, {depth, depth ? host : NULL}, launcher, NULL, {0, 0, 0, 0, 0}};
     uint32_t *ranks = NULL;
     for (size_t i = 0; i < c->n; i++)
         launcher[i] = -1;

@@ -477,6 +477,20 @@ struct tp_host_api {
      * malformed block; TP_ENOMEM: no row appended (tracks and wide ids met
      * before it may stay, unused). */
     int (*trace_append_rows)(tp_stage *st, tp_trace *t, const tp_rows *rows);
+    /* A lazy attachment (since 3.4, issue 31): registers name as n cells
+     * of type (as trace_attach makes them, zeroed) that fill(t, user,
+     * cells, n) writes the first time any stage looks the name up
+     * (trace_attached); from then on it is an ordinary attachment.  The
+     * core takes user in every case and calls free_user(user) (when not
+     * NULL) once filled, replaced or with the trace.  A filler returning
+     * an error code makes that lookup give NULL and fails the asking stage
+     * with a message naming the attachment.  Compact published data can so
+     * keep a wide layout's old names for the plugins that read them, paid
+     * only by a pipeline that asks (the hierarchy's row arrays).  TP_OK,
+     * TP_EINVAL (bad type, no fill) or TP_ENOMEM. */
+    int (*trace_attach_lazy)(tp_stage *st, tp_trace *t, const char *name, tp_coltype type,
+                             size_t n, tp_attach_fill_fn fill, void *user,
+                             void (*free_user)(void *user));
 };
 
 /* Set by bind(); one per plugin, hidden so plugins never collide. */
@@ -565,6 +579,8 @@ extern TP_HIDDEN const tp_host_api *tp_host;
 #define tp_trace_set_source(st, t, p) tp_host->trace_set_source(st, t, p)
 #define tp_trace_set_args_file(st, t, fd) tp_host->trace_set_args_file(st, t, fd) /* since 3.4 */
 #define tp_trace_append_rows(st, t, rows) tp_host->trace_append_rows(st, t, rows) /* since 3.4 */
+#define tp_trace_attach_lazy(st, t, name, type, n, fill, user, free_user)                          \
+    tp_host->trace_attach_lazy(st, t, name, type, n, fill, user, free_user) /* since 3.4 */
 #define tp_trace_attach(st, t, name, type, n) tp_host->trace_attach(st, t, name, type, n)
 #define tp_trace_attached(t, name, type, n) tp_host->trace_attached(t, name, type, n)
 #define tp_result_new(st, name) tp_host->result_new(st, name)

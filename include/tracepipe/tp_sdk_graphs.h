@@ -94,6 +94,11 @@ typedef struct tp_graphs {
  */
 int tp_graphs_find(tp_stage *st, const tp_trace *t, const tp_vocab *v, const int32_t *launcher,
                    tp_graphs *g);
+/* The same with launcher per member of gpu (by rank), as the hierarchy's
+ * compact gpu_launcher holds it (issue 31). */
+struct tp_rowset;
+int tp_graphs_find_ranked(tp_stage *st, const tp_trace *t, const tp_vocab *v,
+                          const struct tp_rowset *gpu, const int32_t *launcher, tp_graphs *g);
 void tp_graphs_free(tp_graphs *g);
 /* tp_graphs_find computes the graphs once per trace and publishes them on
  * it (attachments tp.graphs.row, tp.graphs.list); later stages asking for

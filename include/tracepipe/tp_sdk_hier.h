@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "tp_plugin.h"
+#include "tp_sdk_rowset.h"
 
 /* Row numbers are int32_t, -1 for none. */
 typedef struct tp_hier_view {
@@ -18,7 +19,8 @@ typedef struct tp_hier_view {
     size_t nroots;
 } tp_hier_view;
 
-/* One per-row attachment of n elements, or NULL. */
+/* One int32 attachment of n elements (per row, or per member of a compact
+ * set), or NULL. */
 static inline const int32_t *tp_hier_row_array(const tp_trace *t, const char *name, size_t n)
 {
     size_t got = 0;
@@ -26,20 +28,36 @@ static inline const int32_t *tp_hier_row_array(const tp_trace *t, const char *na
     return a != NULL && got == n ? a : NULL;
 }
 
+/* The five link arrays under names (name i of sizes[i] cells) into *out[i]
+ * and the roots: TP_ENOTFOUND when one is missing.  What both views load. */
+static inline int tp_hier_links_load(const tp_trace *t, const char *const names[5],
+                                     const size_t sizes[5], const int32_t **out[5],
+                                     const int32_t **roots, size_t *nroots)
+{
+    int missing = 0;
+    for (int i = 0; i < 5; i++)
+        missing |= (*out[i] = tp_hier_row_array(t, names[i], sizes[i])) == NULL;
+    *nroots = 0;
+    *roots = (const int32_t *)tp_trace_attached(t, "hierarchy.roots", TP_COL_I32, nroots);
+    return missing || *roots == NULL ? TP_ENOTFOUND : TP_OK;
+}
+
 /* Fills v from trace t of n rows; TP_ENOTFOUND if hierarchy has not run on it. */
 static inline int tp_hier_view_load(const tp_trace *t, size_t n, tp_hier_view *v)
 {
-    v->parent = tp_hier_row_array(t, "hierarchy.parent", n);
-    v->first_child = tp_hier_row_array(t, "hierarchy.first_child", n);
-    v->next_sibling = tp_hier_row_array(t, "hierarchy.next_sibling", n);
-    v->depth = tp_hier_row_array(t, "hierarchy.depth", n);
-    v->launcher = tp_hier_row_array(t, "hierarchy.launcher", n);
-    v->nroots = 0;
-    v->roots = (const int32_t *)tp_trace_attached(t, "hierarchy.roots", TP_COL_I32, &v->nroots);
-    if (!v->parent || !v->first_child || !v->next_sibling || !v->depth || !v->launcher ||
-        !v->roots)
-        return TP_ENOTFOUND;
-    return TP_OK;
+    static const char *const names[5] = {"hierarchy.parent", "hierarchy.first_child",
+                                         "hierarchy.next_sibling", "hierarchy.depth",
+                                         "hierarchy.launcher"};
+    const size_t sizes[5] = {n, n, n, n, n};
+    const int32_t **out[5] = {&v->parent, &v->first_child, &v->next_sibling, &v->depth,
+                              &v->launcher};
+    return tp_hier_links_load(t, names, sizes, out, &v->roots, &v->nroots);
+}
+
+/* Fails stage st for a trace hierarchy has not run on (TP_ENOTFOUND). */
+static inline int tp_hier_missing(tp_stage *st)
+{
+    return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
 }
 
 /* Loads the view of the stage's trace t, or fails the stage saying that
@@ -49,7 +67,7 @@ static inline int tp_hier_view_require(tp_stage *st, const tp_trace *t, tp_hier_
 {
     if (tp_hier_view_load(t, tp_trace_cols(t)->n, v) == TP_OK)
         return TP_OK;
-    return tp_fail(st, TP_ENOTFOUND, "hierarchy attachments missing (run hierarchy first)");
+    return tp_hier_missing(st);
 }
 
 /* The innermost cpu_op at or above row x (x itself when it is one), or -1. */
@@ -65,6 +83,89 @@ static inline int32_t tp_hier_op_above(const tp_cols *c, const tp_hier_view *v, 
 static inline int32_t tp_hier_launching_op(const tp_cols *c, const tp_hier_view *v, size_t a)
 {
     return tp_hier_op_above(c, v, v->launcher[a]);
+}
+
+/*
+ * The compact view (issue 31), what the built-in analyses read: the same
+ * links as tp_hier_view, published over the rows they describe.  parent,
+ * first_child, next_sibling and depth have a cell per host event of the
+ * forest (the rows of `host`, by rank), launcher one per GPU activity (the
+ * rows of `gpu`).  The accessors give, for any row, what the wide arrays
+ * hold (-1 outside the set).  Loading it never fills the wide arrays, which
+ * are lazy attachments filled from these on a plugin's first ask.
+ */
+typedef struct tp_hier_cview {
+    tp_rowset host, gpu;
+    const int32_t *parent, *first_child, *next_sibling, *depth; /* per host event */
+    const int32_t *launcher;                                    /* per GPU activity */
+    size_t nhost, ngpu;
+    const int32_t *roots;
+    size_t nroots;
+} tp_hier_cview;
+
+/* The compact attachments' names (docs/plugins/hierarchy.md). */
+#define TP_HIER_HOST_ROWS "hierarchy.host_rows"
+#define TP_HIER_HOST_RANK "hierarchy.host_rank"
+#define TP_HIER_GPU_ROWS "hierarchy.gpu_rows"
+#define TP_HIER_GPU_RANK "hierarchy.gpu_rank"
+
+/* A rowset of trace t over n rows from its two attachments, or 0. */
+static inline int tp_hier_rowset_load(const tp_trace *t, const char *bits, const char *dir,
+                                      size_t n, tp_rowset *s)
+{
+    size_t nb = 0, nd = 0;
+    s->bits = (const uint64_t *)tp_trace_attached(t, bits, TP_COL_I64, &nb);
+    s->dir = (const uint32_t *)tp_trace_attached(t, dir, TP_COL_I32, &nd);
+    return s->bits != NULL && s->dir != NULL && nb == tp_rowset_words(n) && nd == nb;
+}
+
+/* Fills v from trace t of n rows; TP_ENOTFOUND if hierarchy has not run on it. */
+static inline int tp_hier_cview_load(const tp_trace *t, size_t n, tp_hier_cview *v)
+{
+    if (!tp_hier_rowset_load(t, TP_HIER_HOST_ROWS, TP_HIER_HOST_RANK, n, &v->host) ||
+        !tp_hier_rowset_load(t, TP_HIER_GPU_ROWS, TP_HIER_GPU_RANK, n, &v->gpu))
+        return TP_ENOTFOUND;
+    size_t w = tp_rowset_words(n) - 1;
+    v->nhost = v->host.dir[w] + tp_popcount64(v->host.bits[w]);
+    v->ngpu = v->gpu.dir[w] + tp_popcount64(v->gpu.bits[w]);
+    static const char *const names[5] = {"hierarchy.host_parent", "hierarchy.host_first_child",
+                                         "hierarchy.host_next_sibling", "hierarchy.host_depth",
+                                         "hierarchy.gpu_launcher"};
+    const size_t sizes[5] = {v->nhost, v->nhost, v->nhost, v->nhost, v->ngpu};
+    const int32_t **out[5] = {&v->parent, &v->first_child, &v->next_sibling, &v->depth,
+                              &v->launcher};
+    return tp_hier_links_load(t, names, sizes, out, &v->roots, &v->nroots);
+}
+
+/* The compact view of the stage's trace, or the stage failed as
+ * tp_hier_view_require fails it. */
+static inline int tp_hier_cview_require(tp_stage *st, const tp_trace *t, tp_hier_cview *v)
+{
+    if (tp_hier_cview_load(t, tp_trace_cols(t)->n, v) == TP_OK)
+        return TP_OK;
+    return tp_hier_missing(st);
+}
+
+/* Row r's links, as hierarchy.parent[r] ... would give them (-1: none). */
+static inline int32_t tp_hier_parent(const tp_hier_cview *v, int64_t r)
+{
+    return tp_rowset_cell(&v->host, v->parent, r);
+}
+static inline int32_t tp_hier_first_child(const tp_hier_cview *v, int64_t r)
+{
+    return tp_rowset_cell(&v->host, v->first_child, r);
+}
+static inline int32_t tp_hier_next_sibling(const tp_hier_cview *v, int64_t r)
+{
+    return tp_rowset_cell(&v->host, v->next_sibling, r);
+}
+static inline int32_t tp_hier_depth(const tp_hier_cview *v, int64_t r)
+{
+    return tp_rowset_cell(&v->host, v->depth, r);
+}
+static inline int32_t tp_hier_launcher(const tp_hier_cview *v, int64_t r)
+{
+    return tp_rowset_cell(&v->gpu, v->launcher, r);
 }
 
 #endif

@@ -172,6 +172,12 @@ typedef struct tp_link_counts {
  */
 int tp_link_launches(const tp_cols *c, const uint32_t *thread_of, const int32_t *depth,
                      int32_t *launcher, tp_link_counts *counts);
+/* The same with depths per member of host (by rank; tp_sdk_rowset.h), as
+ * the hierarchy's compact host_depth holds them (issue 31). */
+struct tp_rowset;
+int tp_link_launches_ranked(const tp_cols *c, const uint32_t *thread_of,
+                            const struct tp_rowset *host, const int32_t *depth,
+                            int32_t *launcher, tp_link_counts *counts);
 
 /* HTA's launch outliers of one launched activity (times in us), as bits:
  * TP_LAUNCH_SLOW when the call takes longer than runtime_cutoff_us,

@@ -258,6 +258,10 @@ typedef struct tp_stage tp_stage;   /* one configured stage while it runs */
 typedef struct tp_trace tp_trace;   /* an event table plus metadata */
 typedef struct tp_result tp_result; /* a typed result table */
 
+/* Fills a lazy attachment's n cells (host trace_attach_lazy, since 3.4):
+ * TP_OK, or an error code that fails the stage that asked for it. */
+typedef int (*tp_attach_fill_fn)(const tp_trace *t, void *user, void *cells, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -135,6 +135,76 @@ START_TEST(trace_wide_ids)
 }
 END_TEST
 
+/* A lazy attachment's filler: cells[i] = i * step (user), counting calls. */
+static int lazy_calls, lazy_frees;
+static int fill_steps(const tp_trace *t, void *user, void *cells, size_t n)
+{
+    (void)t;
+    lazy_calls++;
+    int32_t step = *(const int32_t *)user, *out = cells;
+    if (step < 0)
+        return TP_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (int32_t)i * step;
+    return TP_OK;
+}
+static void free_step(void *user)
+{
+    lazy_frees++;
+    (void)user;
+}
+
+START_TEST(trace_lazy_attachment)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    static int32_t three = 3, bad = -1;
+    lazy_calls = lazy_frees = 0;
+    size_t before = tp_trace_memory(t), n = 0;
+    ck_assert_int_eq(tp_trace_attach_lazy(t, "x.wide", TP_COL_I32, 1000, fill_steps, &three,
+                                          free_step), TP_OK);
+    ck_assert_uint_eq(tp_trace_memory(t), before); /* nothing held until asked */
+    ck_assert_int_eq(lazy_calls, 0);
+    bool filled;
+    int rc;
+    ck_assert_ptr_null(tp_trace_find_lazy(t, "x.wide", TP_COL_I64, &n, &filled, &rc));
+    ck_assert_int_eq(lazy_calls, 0); /* the wrong type never fills */
+    const int32_t *a = tp_trace_find_lazy(t, "x.wide", TP_COL_I32, &n, &filled, &rc);
+    ck_assert(filled);
+    ck_assert_int_eq(rc, TP_OK);
+    ck_assert_uint_eq(n, 1000);
+    ck_assert_int_eq(a[999], 2997);
+    ck_assert_int_eq(lazy_frees, 1); /* user let go once filled */
+    ck_assert_uint_eq(tp_trace_memory(t), before + 4000);
+    ck_assert_ptr_eq(tp_trace_find_lazy(t, "x.wide", TP_COL_I32, &n, &filled, &rc), a);
+    ck_assert(!filled);
+    ck_assert_int_eq(lazy_calls, 1); /* filled once */
+    /* a failing filler: NULL and its code, tried again on the next ask */
+    ck_assert_int_eq(tp_trace_attach_lazy(t, "x.bad", TP_COL_I32, 10, fill_steps, &bad,
+                                          free_step), TP_OK);
+    ck_assert_ptr_null(tp_trace_find_lazy(t, "x.bad", TP_COL_I32, &n, &filled, &rc));
+    ck_assert_int_eq(rc, TP_ENOMEM);
+    ck_assert(!filled);
+    /* replaced by an ordinary attachment: the filler's user is let go */
+    int32_t *plain = tp_trace_attach_array(t, "x.bad", TP_COL_I32, 2);
+    ck_assert_ptr_nonnull(plain);
+    ck_assert_int_eq(lazy_frees, 2);
+    ck_assert_ptr_eq(tp_trace_find_array(t, "x.bad", TP_COL_I32, &n), plain);
+    /* never asked: user freed with the trace */
+    ck_assert_int_eq(tp_trace_attach_lazy(t, "x.never", TP_COL_I32, 5, fill_steps, &three,
+                                          free_step), TP_OK);
+    /* a plain lookup does not fill */
+    ck_assert_ptr_null(tp_trace_find_array(t, "x.never", TP_COL_I32, &n));
+    ck_assert_int_eq(tp_trace_attach_lazy(t, "x.nofill", TP_COL_I32, 5, NULL, &three,
+                                          free_step), TP_EINVAL);
+    ck_assert_int_eq(lazy_frees, 3); /* taken even when refused */
+    tp_trace_free(t);
+    ck_assert_int_eq(lazy_frees, 4);
+    ck_assert_int_eq(lazy_calls, 2);
+    tp_strpool_free(pool);
+}
+END_TEST
+
 START_TEST(trace_meta_attach_filter)
 {
     tp_strpool *pool = tp_strpool_new();
@@ -433,6 +503,7 @@ static Suite *tables_suite(void)
     TCase *tc = tcase_create("trace");
     tcase_add_test(tc, trace_columns_and_args);
     tcase_add_test(tc, trace_meta_attach_filter);
+    tcase_add_test(tc, trace_lazy_attachment);
     tcase_add_test(tc, trace_tracks);
     tcase_add_test(tc, trace_refine_row);
     tcase_add_test(tc, trace_wide_ids);

@@ -6,6 +6,7 @@
 #include <tracepipe/tp_sdk_iter.h>
 #include <tracepipe/tp_sdk_vocab.h>
 #include <tracepipe/tp_sdk_graphs.h>
+#include <tracepipe/tp_sdk_hier.h>
 
 typedef struct db_config {
     int64_t depth;
@@ -92,7 +93,8 @@ typedef struct db {
     const tp_trace *t; /* the trace */
     int64_t w0, w1;    /* its window (tp_trace_window) */
     const tp_cols *c;
-    const int32_t *parent, *first_child, *next_sibling, *roots, *launcher; /* hierarchy */
+    tp_hier_cview hv; /* hierarchy */
+    const int32_t *roots;
     size_t nroots;
     size_t nacts;
     uint64_t *inset;    /* per row, a bit: an entry or an ancestor of one */
@@ -131,27 +133,17 @@ typedef struct db {
     int64_t total_ns, unlinked_ns, count;
 } db;
 
-/* Set bits of w, inline (the builtin is a library call without -mpopcnt). */
-static inline uint32_t db_popcount(uint64_t w)
-{
-    w = w - ((w >> 1) & 0x5555555555555555u);
-    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
-    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-    return (uint32_t)((w * 0x0101010101010101u) >> 56);
-}
-
 /* The rank of set member r: its index among the members in row order. */
 static inline uint32_t db_rank(const db *d, int64_t r)
 {
-    uint64_t below = ((uint64_t)1 << (r & 63)) - 1;
-    return d->rank_dir[r >> 6] + db_popcount(d->inset[r >> 6] & below);
+    return tp_bits_rank(d->inset, d->rank_dir, r);
 }
 
 /* Row r's index in pre: -1 when the tree cannot show it (outside the set
  * or the host forest). */
 static inline int32_t db_pos(const db *d, int64_t r)
 {
-    if (!((d->inset[r >> 6] >> (r & 63)) & 1))
+    if (!tp_bits_has(d->inset, r))
         return -1;
     return d->pos[db_rank(d, r)];
 }
@@ -162,7 +154,7 @@ static inline int32_t db_owner(const db *d, int32_t e)
 {
     int32_t r = d->pre[e];
     while (r >= 0 && d->c->kind[r] == TP_KIND_RUNTIME)
-        r = d->parent[r];
+        r = tp_hier_parent(&d->hv, r);
     return r >= 0 ? db_pos(d, r) : -1;
 }
 

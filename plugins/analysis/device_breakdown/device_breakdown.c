@@ -97,7 +97,8 @@ static int32_t touched_prev(const db *d, size_t *i)
  * device time, so the others are skipped without a list of their own. */
 static int push_touched_children(db *d, int32_t r, tp_agg_buf *out)
 {
-    for (int32_t k = d->first_child[r]; k >= 0; k = d->next_sibling[k]) {
+    for (int32_t k = tp_hier_first_child(&d->hv, r); k >= 0;
+         k = tp_hier_next_sibling(&d->hv, k)) {
         int32_t p = db_pos(d, k);
         int rc = p >= 0 && d->mark[p] ? push_host(d, p, out) : TP_OK;
         if (rc != TP_OK)
@@ -146,7 +147,7 @@ static int db_children(void *ctx, int64_t item, tp_agg_buf *out)
         /* the roots this stream touched, in pre-order = roots order */
         size_t i = 0;
         for (int32_t p; rc == TP_OK && (p = touched_next(d, &i)) >= 0;)
-            if (d->parent[d->pre[p]] < 0)
+            if (tp_hier_parent(&d->hv, d->pre[p]) < 0)
                 rc = push_host(d, p, out);
         if (rc == TP_OK)
             rc = push_owned(d, -1, out);
@@ -209,7 +210,7 @@ static int pos_cmp(const void *a, const void *b)
  * the list keeps the first touched_cap of them. */
 static void touch_chain(db *d, int32_t r)
 {
-    for (int32_t p; r >= 0 && !d->mark[p = db_pos(d, r)]; r = d->parent[r]) {
+    for (int32_t p; r >= 0 && !d->mark[p = db_pos(d, r)]; r = tp_hier_parent(&d->hv, r)) {
         d->mark[p] = 1;
         if (d->ntouched < d->touched_cap)
             d->touched[d->ntouched] = p;
@@ -278,7 +279,7 @@ static void stream_times(db *d)
     sort_touched(d);
     at = d->scan ? d->npre : d->ntouched;
     for (int32_t p; (p = touched_prev(d, &at)) >= 0;) {
-        int32_t parent = d->parent[d->pre[p]];
+        int32_t parent = tp_hier_parent(&d->hv, d->pre[p]);
         if (parent >= 0)
             d->dt[db_pos(d, parent)] += d->dt[p];
     }
@@ -335,15 +336,10 @@ static int write_tree(db *d)
 
 static int load_hierarchy(db *d, const tp_trace *t)
 {
-    tp_hier_view v;
-    if (tp_hier_view_load(t, d->c->n, &v) != TP_OK)
+    if (tp_hier_cview_load(t, d->c->n, &d->hv) != TP_OK)
         return TP_ENOTFOUND;
-    d->parent = v.parent;
-    d->first_child = v.first_child;
-    d->next_sibling = v.next_sibling;
-    d->launcher = v.launcher;
-    d->roots = v.roots;
-    d->nroots = v.nroots;
+    d->roots = d->hv.roots;
+    d->nroots = d->hv.nroots;
     return TP_OK;
 }
 
@@ -386,7 +382,7 @@ static int db_run(tp_stage *st, const void *config, void *state)
                        "(run the hierarchy analysis on this trace first)");
     int rc = tp_vocab_get(st, &d.vocab);
     rc = rc ? rc : tp_iter_view_get(st, (tp_trace *)t, NULL, &d.steps);
-    rc = rc ? rc : tp_graphs_find(st, t, &d.vocab, d.launcher, &d.graphs);
+    rc = rc ? rc : tp_graphs_find_ranked(st, t, &d.vocab, &d.hv.gpu, d.hv.launcher, &d.graphs);
     rc = rc ? rc : db_prepare(&d);
     if (rc == TP_OK)
         rc = db_write_streams(&d);

@@ -33,14 +33,14 @@ int db_is_merge_op(db *d, int64_t r)
 
 static int in_set(const db *d, int32_t r)
 {
-    return (d->inset[r >> 6] >> (r & 63)) & 1;
+    return tp_bits_has(d->inset, r);
 }
 
 /* Sibling k or the first set member after it, or -1. */
 static int32_t member_from(const db *d, int32_t k)
 {
     while (k >= 0 && !in_set(d, k))
-        k = d->next_sibling[k];
+        k = tp_hier_next_sibling(&d->hv, k);
     return k;
 }
 
@@ -52,12 +52,12 @@ static void walk_preorder(db *d, int32_t root)
     for (;;) {
         d->pos[db_rank(d, node)] = (int32_t)d->npre;
         d->pre[d->npre++] = node;
-        if ((k = member_from(d, d->first_child[node])) >= 0) {
+        if ((k = member_from(d, tp_hier_first_child(&d->hv, node))) >= 0) {
             node = k;
             continue;
         }
-        while (node != root && (k = member_from(d, d->next_sibling[node])) < 0)
-            node = d->parent[node];
+        while (node != root && (k = member_from(d, tp_hier_next_sibling(&d->hv, node))) < 0)
+            node = tp_hier_parent(&d->hv, node);
         if (node == root)
             return;
         node = k;
@@ -88,7 +88,7 @@ typedef struct entry_cache {
 /* Rows from x up to stop (not included) remembered as having entry e. */
 static void remember(const db *d, entry_cache *ec, int32_t x, int32_t stop, int32_t e)
 {
-    for (; ec->row != NULL && x >= 0 && x != stop; x = d->parent[x]) {
+    for (; ec->row != NULL && x >= 0 && x != stop; x = tp_hier_parent(&d->hv, x)) {
         ec->row[(uint32_t)x & ec->mask] = x;
         ec->entry[(uint32_t)x & ec->mask] = e;
     }
@@ -97,7 +97,7 @@ static void remember(const db *d, entry_cache *ec, int32_t x, int32_t stop, int3
 static int32_t entry_of(const db *d, entry_cache *ec, int32_t l)
 {
     int32_t top_merge = -1, r = l;
-    for (; r >= 0 && !in_set(d, r); r = d->parent[r]) {
+    for (; r >= 0 && !in_set(d, r); r = tp_hier_parent(&d->hv, r)) {
         uint32_t slot = (uint32_t)r & ec->mask;
         if (ec->row != NULL && ec->row[slot] == r) {
             int32_t e = ec->entry[slot];
@@ -119,7 +119,7 @@ static int32_t entry_of(const db *d, entry_cache *ec, int32_t l)
 static int32_t add_entry(db *d, entry_cache *ec, int32_t l)
 {
     int32_t e = entry_of(d, ec, l);
-    for (int32_t r = e; r >= 0 && !in_set(d, r); r = d->parent[r])
+    for (int32_t r = e; r >= 0 && !in_set(d, r); r = tp_hier_parent(&d->hv, r))
         d->inset[r >> 6] |= (uint64_t)1 << (r & 63);
     return e;
 }
@@ -153,12 +153,7 @@ static entry_cache entry_cache_new(const db *d)
  * positions. */
 static int owning_preorder(db *d)
 {
-    size_t nwords = d->c->n / 64 + 1;
-    uint32_t members = 0;
-    for (size_t w = 0; w < nwords; w++) {
-        d->rank_dir[w] = members;
-        members += db_popcount(d->inset[w]);
-    }
+    uint32_t members = tp_rowset_index(d->inset, d->rank_dir, tp_rowset_words(d->c->n));
     size_t m = members ? members : 1;
     d->pre = tp_malloc(m * sizeof *d->pre);
     d->pos = tp_malloc(m * sizeof *d->pos);
@@ -246,7 +241,7 @@ static int group_by_stream(db *d)
         if (!tp_ev_is_activity(c, i))
             continue;
         db_stream *st = &d->streams[slot[c->track[i]]];
-        int32_t l = d->launcher[i];
+        int32_t l = tp_hier_launcher(&d->hv, (int64_t)i);
         d->by_stream[st->first + st->count++] =
             (db_act){(int32_t)i, l >= 0 ? add_entry(d, &ec, l) : -1};
     }

@@ -230,7 +230,7 @@ static int sort_few(const tp_cols *c, uint32_t *rows, size_t k)
 static int sort_children(hier *h, int32_t p, uint32_t **kids, size_t *cap)
 {
     size_t k = 0;
-    for (int32_t x = h->first_child[p]; x >= 0; x = h->next_sibling[x]) {
+    for (int32_t x = h->cfirst[hier_ix(h, p)]; x >= 0; x = h->cnext[hier_ix(h, x)]) {
         if (k == *cap) {
             size_t ncap = *cap ? 2 * *cap : 64;
             uint32_t *grown = tp_realloc(*kids, ncap * sizeof *grown);
@@ -243,10 +243,10 @@ static int sort_children(hier *h, int32_t p, uint32_t **kids, size_t *cap)
     }
     if (sort_few(h->c, *kids, k) != TP_OK)
         return TP_ENOMEM;
-    h->first_child[p] = (int32_t)(*kids)[0];
+    h->cfirst[hier_ix(h, p)] = (int32_t)(*kids)[0];
     for (size_t i = 0; i + 1 < k; i++)
-        h->next_sibling[(*kids)[i]] = (int32_t)(*kids)[i + 1];
-    h->next_sibling[(*kids)[k - 1]] = -1;
+        h->cnext[hier_ix(h, (int32_t)(*kids)[i])] = (int32_t)(*kids)[i + 1];
+    h->cnext[hier_ix(h, (int32_t)(*kids)[k - 1])] = -1;
     return TP_OK;
 }
 
@@ -255,24 +255,26 @@ static int sort_children(hier *h, int32_t p, uint32_t **kids, size_t *cap)
  * parent's thread except those the cross-thread attach adopted: linking in
  * thread order, then sorting the adopters' lists, gives the order of one
  * sort of all the rows by time (issue 31: no scratch as large as the host
- * events).  hierarchy.depth serves as the per-parent "last child" scratch
- * (reset to -1 afterwards; depths are filled from the roots). */
+ * events).  The depths serve as the per-parent "last child" scratch
+ * (reset to -1 afterwards; depths are filled from the roots).  All by the
+ * host events' ranks (the compact arrays). */
 static int link_children(hier *h)
 {
-    int32_t *last = h->depth;
+    int32_t *last = h->cdepth;
     for (size_t i = 0; i < h->nev; i++) {
-        int32_t row = (int32_t)h->ev[i], p = h->parent[row];
+        int32_t row = (int32_t)h->ev[i], p = h->cparent[hier_ix(h, row)];
         if (p < 0)
             continue;
-        if (h->first_child[p] < 0)
-            h->first_child[p] = row;
+        uint32_t pi = hier_ix(h, p);
+        if (h->cfirst[pi] < 0)
+            h->cfirst[pi] = row;
         else
-            h->next_sibling[last[p]] = row;
-        last[p] = row;
+            h->cnext[hier_ix(h, last[pi])] = row;
+        last[pi] = row;
         h->nested++;
     }
-    for (size_t i = 0; i < h->c->n; i++)
-        h->depth[i] = -1;
+    for (size_t i = 0; i < h->nev; i++)
+        h->cdepth[i] = -1;
     uint32_t *kids = NULL;
     size_t cap = 0;
     int rc = TP_OK;
@@ -287,18 +289,22 @@ static int link_children(hier *h)
 static void fill_depths(hier *h, int32_t root)
 {
     int32_t node = root;
-    h->depth[root] = 0;
+    h->cdepth[hier_ix(h, root)] = 0;
     for (;;) {
-        if (h->first_child[node] >= 0) {
-            node = h->first_child[node];
+        uint32_t ni = hier_ix(h, node);
+        if (h->cfirst[ni] >= 0) {
+            node = h->cfirst[ni];
         } else {
-            while (node != root && h->next_sibling[node] < 0)
-                node = h->parent[node];
+            while (node != root && h->cnext[ni] < 0) {
+                node = h->cparent[ni];
+                ni = hier_ix(h, node);
+            }
             if (node == root)
                 return;
-            node = h->next_sibling[node];
+            node = h->cnext[ni];
         }
-        h->depth[node] = h->depth[h->parent[node]] + 1;
+        uint32_t at = hier_ix(h, node);
+        h->cdepth[at] = h->cdepth[hier_ix(h, h->cparent[at])] + 1;
     }
 }
 
@@ -337,28 +343,24 @@ static void fill_all_depths(hier *h)
         fill_depths(h, roots[i]);
 }
 
-static int attach_arrays(hier *h)
+/* A working array of a cell per row, all -1. */
+static int32_t *row_array(size_t n)
 {
-    tp_trace *tr = tp_stage_trace(h->st);
-    size_t n = h->c->n;
-    int32_t **arrays[] = {&h->parent, &h->first_child, &h->next_sibling, &h->depth, &h->launcher};
-    const char *names[] = {"hierarchy.parent", "hierarchy.first_child", "hierarchy.next_sibling",
-                           "hierarchy.depth", "hierarchy.launcher"};
-    for (size_t a = 0; a < 5; a++) {
-        *arrays[a] = tp_trace_attach(h->st, tr, names[a], TP_COL_I32, n);
-        if (*arrays[a] == NULL)
-            return TP_ENOMEM;
-        for (size_t i = 0; i < n; i++)
-            (*arrays[a])[i] = -1;
-    }
-    return TP_OK;
+    int32_t *a = tp_malloc((n ? n : 1) * sizeof *a);
+    if (a != NULL)
+        memset(a, 0xff, (n ? n : 1) * sizeof *a);
+    return a;
 }
 
-/* Every kernel / memcpy / memset linked to its launch (the SDK's rule). */
+/* Every kernel / memcpy / memset linked to its launch (the SDK's rule),
+ * into a working array the compact one is made from. */
 static int link_launches(hier *h)
 {
     tp_link_counts n;
-    if (tp_link_launches(h->c, h->thread_of, h->depth, h->launcher, &n) != TP_OK)
+    tp_rowset host = {h->hbits, h->hdir};
+    h->launcher = row_array(h->c->n);
+    if (h->launcher == NULL ||
+        tp_link_launches_ranked(h->c, h->thread_of, &host, h->cdepth, h->launcher, &n) != TP_OK)
         return TP_ENOMEM;
     h->launches_linked = n.launches_linked;
     h->gpu_linked = n.gpu_linked;
@@ -417,6 +419,8 @@ static int write_counts(hier *h)
 
 static void hier_free(hier *h)
 {
+    tp_free(h->parent);
+    tp_free(h->launcher);
     tp_free(h->ev);
     tp_free(h->adopted);
     tp_free(h->threads);
@@ -426,6 +430,10 @@ static void hier_free(hier *h)
 static int build_forest(hier *h)
 {
     int rc = collect_host(h);
+    if (rc == TP_OK)
+        rc = hier_publish_host_set(h);
+    if (rc == TP_OK)
+        rc = (h->parent = row_array(h->c->n)) != NULL ? TP_OK : TP_ENOMEM;
     if (rc == TP_OK)
         rc = nest_threads(h);
     if (rc == TP_OK)
@@ -441,6 +449,8 @@ static int build_forest(hier *h)
     tp_free(stack);
     if (rc == TP_OK)
         rc = collect_roots(h);
+    if (rc == TP_OK)
+        rc = hier_publish_host_links(h); /* and gives the working parent back */
     if (rc == TP_OK)
         rc = link_children(h);
     if (rc == TP_OK)
@@ -488,11 +498,13 @@ static int hier_run(tp_stage *st, const void *config, void *state)
     if (h.c->n > (size_t)INT32_MAX)
         return tp_fail(st, TP_EINVAL, "hierarchy: %zu events: at most %d are supported", h.c->n,
                        INT32_MAX);
-    int rc = attach_arrays(&h);
-    if (rc == TP_OK)
-        rc = build_forest(&h);
+    int rc = build_forest(&h);
     if (rc == TP_OK)
         rc = link_launches(&h);
+    if (rc == TP_OK)
+        rc = hier_publish_launchers(&h); /* and gives the working launcher back */
+    if (rc == TP_OK)
+        rc = hier_register_wide(&h);
     if (rc == TP_OK)
         rc = publish_main_tid(&h);
     if (rc == TP_OK)

@@ -109,7 +109,8 @@ typedef struct hb {
     tp_stage *st;
     const hb_config *cfg;
     const tp_cols *c;
-    const int32_t *parent, *first_child, *next_sibling, *roots, *depth; /* hierarchy */
+    tp_hier_cview hv; /* hierarchy */
+    const int32_t *roots;
     size_t nroots;
     uint8_t *memo; /* per name id: bit0 known, bit1 module */
     size_t nnames;
@@ -199,7 +200,8 @@ static int included(const hb *h, int64_t r)
 static int push_child(hb *h, int64_t r, tp_agg_buf *out)
 {
     if (transparent(h, r)) {
-        for (int64_t k = h->first_child[r]; k >= 0; k = h->next_sibling[k]) {
+        for (int64_t k = tp_hier_first_child(&h->hv, r); k >= 0;
+             k = tp_hier_next_sibling(&h->hv, k)) {
             int rc = push_child(h, k, out);
             if (rc != TP_OK)
                 return rc;
@@ -238,7 +240,8 @@ static int hb_children(void *ctx, int64_t item, tp_agg_buf *out)
             rc = push_child(h, h->roots[i], out);
         return rc;
     }
-    for (int64_t k = h->first_child[item]; k >= 0 && rc == TP_OK; k = h->next_sibling[k])
+    for (int64_t k = tp_hier_first_child(&h->hv, item); k >= 0 && rc == TP_OK;
+         k = tp_hier_next_sibling(&h->hv, k))
         rc = push_child(h, k, out);
     return rc;
 }
@@ -363,7 +366,7 @@ static int build_region(hb *h)
     if (h->seg == NULL || h->prefix == NULL)
         return TP_ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
-        if (h->depth[i] < 0)
+        if (!tp_rowset_has(&h->hv.host, (int64_t)i)) /* not in the forest (depth -1) */
             continue;
         int64_t e = c->ts[i] + c->dur[i];
         if (!have || c->ts[i] < h->w0)
@@ -452,15 +455,10 @@ static int write_summary(hb *h, tp_result *tree, int64_t runtime_ns)
 
 static int load_hierarchy(hb *h, const tp_trace *t)
 {
-    tp_hier_view v;
-    if (tp_hier_view_load(t, h->c->n, &v) != TP_OK)
+    if (tp_hier_cview_load(t, h->c->n, &h->hv) != TP_OK)
         return TP_ENOTFOUND;
-    h->parent = v.parent;
-    h->first_child = v.first_child;
-    h->next_sibling = v.next_sibling;
-    h->depth = v.depth;
-    h->roots = v.roots;
-    h->nroots = v.nroots;
+    h->roots = h->hv.roots;
+    h->nroots = h->hv.nroots;
     return TP_OK;
 }
 
@@ -505,17 +503,21 @@ static int mark_parallel(hb *h)
         return TP_ENOMEM;
     }
     memset(furthest, 0xff, (nnames ? nnames : 1) * sizeof *furthest); /* -1 */
-    for (size_t p = 0; p < c->n; p++) {
-        if (h->depth[p] < 0 || h->first_child[p] < 0)
+    /* the forest's events by rank, in row order: the rank is the count */
+    for (size_t p = 0, rank = 0; p < c->n; p++) {
+        if (!tp_rowset_has(&h->hv.host, (int64_t)p))
             continue;
-        for (int32_t k = h->first_child[p]; k >= 0; k = h->next_sibling[k]) {
+        int32_t first = h->hv.first_child[rank++];
+        if (first < 0)
+            continue;
+        for (int32_t k = first; k >= 0; k = tp_hier_next_sibling(&h->hv, k)) {
             int32_t *f = &furthest[c->name[k]];
             if (*f >= 0 && c->ts[k] < row_end(h, *f) && !same_thread(c, k, *f))
                 h->parallel[k] = h->parallel[*f] = 1;
             if (*f < 0 || row_end(h, k) > row_end(h, *f))
                 *f = k;
         }
-        for (int32_t k = h->first_child[p]; k >= 0; k = h->next_sibling[k])
+        for (int32_t k = first; k >= 0; k = tp_hier_next_sibling(&h->hv, k))
             furthest[c->name[k]] = -1;
     }
     tp_free(furthest);
