@@ -191,14 +191,35 @@ static int host_trace_attach_lazy(tp_stage *st, tp_trace *t, const char *name, t
     return tp_trace_attach_lazy(t, name, type, n, fill, user, free_user);
 }
 
-/* The stage running on this thread (tp_host_set_stage): a lazy
+/* The stage running on this thread (tp_host_enter_stage): a lazy
  * attachment's filler runs on behalf of the stage asking for it. */
 static _Thread_local tp_stage *running_stage;
 
-void tp_host_set_stage(tp_stage *st)
+tp_host_stage_mark tp_host_enter_stage(tp_stage *st)
 {
+    tp_host_stage_mark before = {running_stage, lazy_failed};
     running_stage = st;
     lazy_failed = NULL;
+    return before;
+}
+
+void tp_host_leave_stage(tp_host_stage_mark before)
+{
+    running_stage = before.stage;
+    lazy_failed = before.failed;
+}
+
+/* Why a filler failed, in words. */
+static const char *fill_error(int rc)
+{
+    switch (rc) {
+    case TP_ENOMEM: return "out of memory";
+    case TP_EIO: return "input or output error";
+    case TP_EFORMAT: return "malformed data";
+    case TP_EINVAL: return "invalid request (a filler asking for its own attachment?)";
+    case TP_ENOTFOUND: return "something it needs is missing";
+    default: return "error";
+    }
 }
 
 /* Looks an attachment up, filling a lazy one first: said at -v, and a
@@ -213,8 +234,7 @@ static const void *host_trace_attached(const tp_trace *t, const char *name, tp_c
     if (st != NULL && filled)
         host_log(st, TP_LOG_INFO, "attachment '%s' filled on first use", name);
     if (st != NULL && rc != TP_OK) {
-        tp_host_fail(st, rc, "attachment '%s': its filler failed (%s)", name,
-                     rc == TP_ENOMEM ? "out of memory" : "error");
+        tp_host_fail(st, rc, "attachment '%s': its filler failed (%s)", name, fill_error(rc));
         lazy_failed = st;
     }
     return a;

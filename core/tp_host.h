@@ -48,9 +48,15 @@ int tp_host_fail(tp_stage *st, int code, const char *fmt, ...) TP_PRINTF(3, 4);
  * batch runs at once; 0: the cores the process may run on). */
 int tp_host_threads(tp_stage *st);
 void tp_host_set_threads(int n);
-/* The stage running on the calling thread (NULL after it): whom a lazy
- * attachment's failed filler fails. */
-void tp_host_set_stage(tp_stage *st);
+/* The stage running on the calling thread: whom a lazy attachment's failed
+ * filler fails.  Entered before a stage's init and left after its run,
+ * restoring what was before (a batch stage runs other stages inside its
+ * own when it reads a trace late). */
+typedef struct tp_host_stage_mark {
+    tp_stage *stage, *failed;
+} tp_host_stage_mark;
+tp_host_stage_mark tp_host_enter_stage(tp_stage *st);
+void tp_host_leave_stage(tp_host_stage_mark before);
 /* tp_host_output.c: host_api.output_begin. */
 const char *tp_host_output_begin(tp_stage *st, const char *path);
 

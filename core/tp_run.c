@@ -483,12 +483,12 @@ static int run_stage(tp_run *run, const tp_stage_desc *desc, const char *id, con
     double t0 = now_seconds();
     void *state = NULL;
     int rc = TP_OK;
+    tp_host_stage_mark outer = tp_host_enter_stage(st);
     if (desc->init)
         rc = desc->init(st, config, &state);
-    tp_host_set_stage(st);
     if (rc == TP_OK)
         rc = desc->run(st, config, state);
-    tp_host_set_stage(NULL);
+    tp_host_leave_stage(outer);
     if (desc->destroy)
         desc->destroy(st, state);
     tp_run_stage_let_go(st);

@@ -4,7 +4,6 @@
  */
 #include "tp_trace_impl.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +37,8 @@ static void drop_filler(attachment *a)
 static int put_att(tp_trace *t, const char *name, tp_coltype type, size_t n, void *data)
 {
     attachment *old = find_att(t, name);
+    if (old != NULL && old->filling)
+        return TP_EINVAL; /* its filler is running on its user pointer */
     if (old != NULL) {
         free(old->data);
         drop_filler(old);
@@ -55,7 +56,7 @@ static int put_att(tp_trace *t, const char *name, tp_coltype type, size_t n, voi
         return TP_ENOMEM;
     }
     t->att = a;
-    t->att[t->n_att++] = (attachment){nm, type, n, data, NULL, NULL, NULL};
+    t->att[t->n_att++] = (attachment){nm, type, n, data, NULL, NULL, NULL, false};
     return TP_OK;
 }
 
@@ -98,18 +99,28 @@ const void *tp_trace_find_array(const tp_trace *t, const char *name, tp_coltype 
     return a->data;
 }
 
-/* Lazy fills are rare (once per name and trace); the lock keeps two
- * stages of a group from filling the same attachment at once. */
-static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Runs a's filler into new cells; TP_OK and a->data set, or its error. */
+/* Runs the filler of lazy attachment a of t into new cells; TP_OK and its
+ * data set, or its error.  No lock: stages run one at a time, even in a
+ * group (its baton).  A filler may ask for other lazy attachments (their
+ * fillers run then); asking for its own is refused (TP_EINVAL), not a
+ * deadlock.  a is found again after the filler: t's entries may have moved. */
 static int run_filler(const tp_trace *t, attachment *a)
 {
+    if (a->filling)
+        return TP_EINVAL;
     void *cells = calloc(a->n ? a->n : 1, coltype_size(a->type));
     if (cells == NULL)
         return TP_ENOMEM;
+    char *name = a->name;
+    a->filling = true;
     int rc = a->fill(t, a->user, cells, a->n);
-    if (rc != TP_OK) {
+    a = find_att(t, name);
+    if (a == NULL) { /* cannot happen through the API: entries are never removed */
+        free(cells);
+        return TP_ERR;
+    }
+    a->filling = false;
+    if (rc != TP_OK || a->fill == NULL) { /* failed, or replaced meanwhile */
         free(cells);
         return rc < 0 ? rc : TP_ERR;
     }
@@ -127,12 +138,8 @@ const void *tp_trace_find_lazy(const tp_trace *t, const char *name, tp_coltype t
     if (a == NULL || a->type != type)
         return NULL;
     if (a->data == NULL && a->fill != NULL) {
-        pthread_mutex_lock(&lazy_lock);
-        if (a->data == NULL && a->fill != NULL) {
-            *rc = run_filler(t, a);
-            *filled = *rc == TP_OK;
-        }
-        pthread_mutex_unlock(&lazy_lock);
+        *rc = run_filler(t, a);
+        *filled = *rc == TP_OK;
     }
     return tp_trace_find_array(t, name, type, n);
 }

@@ -23,6 +23,7 @@ typedef struct attachment {
     tp_attach_fill_fn fill;
     void *user;
     void (*free_user)(void *user);
+    bool filling; /* its filler is running (a filler asking for itself) */
 } attachment;
 
 typedef struct meta_entry {

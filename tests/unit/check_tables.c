@@ -205,6 +205,51 @@ START_TEST(trace_lazy_attachment)
 }
 END_TEST
 
+/* A filler that asks for another lazy attachment (user: its name) and
+ * copies it, plus one: the nested fill runs; asking for itself is refused. */
+static int nested_rc;
+static int fill_from_other(const tp_trace *t, void *user, void *cells, size_t n)
+{
+    bool filled;
+    size_t got = 0;
+    const int32_t *src = tp_trace_find_lazy(t, user, TP_COL_I32, &got, &filled, &nested_rc);
+    if (src == NULL || got != n)
+        return nested_rc != TP_OK ? nested_rc : TP_ERR;
+    for (size_t i = 0; i < n; i++)
+        ((int32_t *)cells)[i] = src[i] + 1;
+    return TP_OK;
+}
+
+START_TEST(trace_lazy_attachment_nested)
+{
+    tp_strpool *pool = tp_strpool_new();
+    tp_trace *t = tp_trace_new(pool);
+    static int32_t two = 2;
+    lazy_calls = lazy_frees = 0;
+    ck_assert_int_eq(tp_trace_attach_lazy(t, "x.base", TP_COL_I32, 8, fill_steps, &two,
+                                          free_step), TP_OK);
+    ck_assert_int_eq(tp_trace_attach_lazy(t, "x.derived", TP_COL_I32, 8, fill_from_other,
+                                          "x.base", NULL), TP_OK);
+    bool filled;
+    int rc;
+    size_t n = 0;
+    const int32_t *d = tp_trace_find_lazy(t, "x.derived", TP_COL_I32, &n, &filled, &rc);
+    ck_assert_int_eq(rc, TP_OK);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_eq(d[7], 15); /* 7 * 2 + 1 */
+    ck_assert_int_eq(lazy_calls, 1); /* x.base filled inside, once */
+    ck_assert_ptr_nonnull(tp_trace_find_array(t, "x.base", TP_COL_I32, &n));
+    /* a filler asking for its own name: refused, not a deadlock */
+    ck_assert_int_eq(tp_trace_attach_lazy(t, "x.self", TP_COL_I32, 4, fill_from_other, "x.self",
+                                          NULL), TP_OK);
+    ck_assert_ptr_null(tp_trace_find_lazy(t, "x.self", TP_COL_I32, &n, &filled, &rc));
+    ck_assert_int_eq(rc, TP_EINVAL);
+    ck_assert_int_eq(nested_rc, TP_EINVAL);
+    tp_trace_free(t);
+    tp_strpool_free(pool);
+}
+END_TEST
+
 START_TEST(trace_meta_attach_filter)
 {
     tp_strpool *pool = tp_strpool_new();
@@ -504,6 +549,7 @@ static Suite *tables_suite(void)
     tcase_add_test(tc, trace_columns_and_args);
     tcase_add_test(tc, trace_meta_attach_filter);
     tcase_add_test(tc, trace_lazy_attachment);
+    tcase_add_test(tc, trace_lazy_attachment_nested);
     tcase_add_test(tc, trace_tracks);
     tcase_add_test(tc, trace_refine_row);
     tcase_add_test(tc, trace_wide_ids);
