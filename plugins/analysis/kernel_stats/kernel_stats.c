@@ -190,7 +190,7 @@ typedef struct ks {
     const ks_state *map;
     tp_vocab vocab; /* the SDK's vocabulary with the pipeline's additions */
     const tp_cols *c;
-    const int32_t *launcher;
+    tp_hier_cview hv; /* launches by the compact view (no wide arrays) */
     tp_graphs graphs; /* the graph replays (tp_sdk_graphs.h) */
     uint32_t *acts; /* activity rows */
     size_t nacts;
@@ -575,7 +575,7 @@ static int act_iterations(ks *k)
             rc = TP_ENOMEM;
         for (size_t i = 0; rc == TP_OK && i < k->nacts; i++) {
             uint32_t a = k->acts[i];
-            int32_t l = k->launcher[a];
+            int32_t l = tp_hier_launcher(&k->hv, a);
             int32_t at = tp_iteration_of(&it, k->c->ts[l >= 0 ? (uint32_t)l : a]);
             /* skip_first / skip_last leave iterations out of the statistics */
             k->iter[i] = at >= (int32_t)v.first && at < (int32_t)v.last ? at - (int32_t)v.first
@@ -710,7 +710,7 @@ static int ops_of_launches(ks *k, const int32_t *parent, int32_t **top_op)
         for (size_t i = 0; i < k->c->n; i++)
             (*top_op)[i] = TP_OP_UNKNOWN;
         for (size_t i = 0; i < k->nacts; i++) {
-            int32_t l = k->launcher[k->acts[i]];
+            int32_t l = tp_hier_launcher(&k->hv, k->acts[i]);
             if (l >= 0)
                 tp_outermost_op(k->c, parent, memo, nmemo, *top_op, scratch, l);
         }
@@ -730,7 +730,7 @@ static int op_keys(ks *k, const int32_t *parent)
     int rc = ops_of_launches(k, parent, &top_op);
     for (size_t i = 0; rc == TP_OK && i < k->nacts; i++) {
         uint32_t a = k->acts[i];
-        int32_t l = k->launcher[a], op = l >= 0 ? top_op[l] : -1;
+        int32_t l = tp_hier_launcher(&k->hv, a), op = l >= 0 ? top_op[l] : -1;
         uint32_t opname = op >= 0 ? k->c->name[op] + 1 : 0;
         if (tp_graph_replayed(&k->graphs, a))
             opname = tp_graph_op_of(&k->graphs, a, 0) + 1;
@@ -746,19 +746,19 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     ks k = {.st = st, .cfg = config, .map = state, .c = tp_trace_cols(t)};
-    tp_hier_view v;
-    if (tp_hier_view_require(st, t, &v) != TP_OK)
-        return TP_ENOTFOUND;
-    k.launcher = v.launcher;
+    /* the wide parent array alone (tp_outermost_op walks it; filled lazily) */
+    const int32_t *parent = tp_hier_row_array(t, "hierarchy.parent", k.c->n);
+    if (tp_hier_cview_require(st, t, &k.hv) != TP_OK || parent == NULL)
+        return parent == NULL ? tp_hier_missing(st) : TP_ENOTFOUND;
     ks_group *by_kernel = NULL;
     size_t nkernels = 0;
     int rc = tp_vocab_get(st, &k.vocab);
     if (rc == TP_OK)
         rc = collect(&k);
     if (rc == TP_OK)
-        rc = tp_graphs_find(st, t, &k.vocab, k.launcher, &k.graphs);
+        rc = tp_graphs_find_ranked(st, t, &k.vocab, &k.hv.gpu, k.hv.launcher, &k.graphs);
     if (rc == TP_OK)
-        rc = op_keys(&k, v.parent);
+        rc = op_keys(&k, parent);
     if (rc == TP_OK)
         rc = act_iterations(&k);
     if (rc == TP_OK)
