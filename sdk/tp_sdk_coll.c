@@ -212,22 +212,42 @@ static int payload_comm(const tp_trace *t, int32_t r, char *buf, size_t size)
     return 1;
 }
 
-int tp_coll_group_of(const tp_trace *t, const struct tp_hier_view *h, int32_t a, char *buf,
-                     size_t size)
+/* Row x's parent from whichever view is given (w wide, else cv compact). */
+static int32_t up(const tp_hier_view *w, const tp_hier_cview *cv, int32_t x)
+{
+    return w != NULL ? w->parent[x] : tp_hier_parent(cv, x);
+}
+
+/* tp_coll_group_of on either view: w wide, else cv compact. */
+static int group_of(const tp_trace *t, const tp_hier_view *w, const tp_hier_cview *cv,
+                    int32_t a, char *buf, size_t size)
 {
     if (size == 0)
         return 0;
     buf[0] = '\0';
     if (group_arg(t, a, buf, size))
         return 1;
-    for (int32_t x = h->launcher[a]; x >= 0; x = h->parent[x])
+    int32_t l = w != NULL ? w->launcher[a] : tp_hier_launcher(cv, a);
+    for (int32_t x = l; x >= 0; x = up(w, cv, x))
         if (group_arg(t, x, buf, size))
             return 1;
-    for (int32_t x = h->launcher[a]; x >= 0; x = h->parent[x])
+    for (int32_t x = l; x >= 0; x = up(w, cv, x))
         if (payload_comm(t, x, buf, size))
             return 1;
     buf[0] = '\0';
     return 0;
+}
+
+int tp_coll_group_of(const tp_trace *t, const struct tp_hier_view *h, int32_t a, char *buf,
+                     size_t size)
+{
+    return group_of(t, h, NULL, a, buf, size);
+}
+
+int tp_coll_group_of_ranked(const tp_trace *t, const struct tp_hier_cview *h, int32_t a,
+                            char *buf, size_t size)
+{
+    return group_of(t, NULL, h, a, buf, size);
 }
 
 double tp_coll_busbw_factor(tp_coll_type t, int64_t n)

@@ -73,6 +73,10 @@ uint64_t tp_coll_key(const char *group, tp_coll_type type);
 struct tp_hier_view; /* tp_sdk_hier.h */
 int tp_coll_group_of(const tp_trace *t, const struct tp_hier_view *h, int32_t a, char *buf,
                      size_t size);
+/* The same on the hierarchy's compact view (no wide arrays filled). */
+struct tp_hier_cview; /* tp_sdk_hier.h */
+int tp_coll_group_of_ranked(const tp_trace *t, const struct tp_hier_cview *h, int32_t a,
+                            char *buf, size_t size);
 
 /* Members of set s. */
 static inline size_t tp_coll_set_size(const tp_coll_match *m, size_t s)

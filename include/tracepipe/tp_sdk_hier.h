@@ -168,4 +168,17 @@ static inline int32_t tp_hier_launcher(const tp_hier_cview *v, int64_t r)
     return tp_rowset_cell(&v->gpu, v->launcher, r);
 }
 
+/* tp_hier_op_above and tp_hier_launching_op on the compact view. */
+static inline int32_t tp_hier_op_above_ranked(const tp_cols *c, const tp_hier_cview *v, int32_t x)
+{
+    while (x >= 0 && c->kind[x] != TP_KIND_CPU_OP)
+        x = tp_hier_parent(v, x);
+    return x;
+}
+static inline int32_t tp_hier_launching_op_ranked(const tp_cols *c, const tp_hier_cview *v,
+                                                  size_t a)
+{
+    return tp_hier_op_above_ranked(c, v, tp_hier_launcher(v, (int64_t)a));
+}
+
 #endif

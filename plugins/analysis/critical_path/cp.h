@@ -60,7 +60,7 @@ extern const char *const cp_cat_names[CP_CAT__N];
 typedef struct cp_trace {
     const tp_trace *t;
     const tp_cols *c;
-    tp_hier_view h;
+    tp_hier_cview h;
     int32_t *node_of;   /* row -> node or -1, while the graph is built */
     size_t from, to;    /* its nodes */
     int64_t offset;     /* its clock minus the first trace's (ns): times are the first's */
@@ -149,7 +149,7 @@ static inline int32_t cp_owner(const cp_graph *g, uint8_t b, int32_t s, int32_t 
     if (CP_OWN_OF(b) == CP_OWN_DST)
         return k;
     const cp_trace *tr = g->nt == 1 ? g->tr : cp_trace_of(g, (size_t)k);
-    int32_t parent = tr->h.parent[g->row[k]];
+    int32_t parent = tp_hier_parent(&tr->h, g->row[k]);
     int32_t owner = parent >= 0 ? cp_node_of_row(g, tr, (uint32_t)parent) : -1;
     return owner >= 0 ? owner : k;
 }

@@ -50,7 +50,7 @@ static int calls_of(const cp_trace *tr, tp_coll_memo *memo, cp_calls *k)
     for (size_t i = 0; i < n && rc == TP_OK; i++) {
         uint32_t r = k->row[i];
         char group[64];
-        tp_coll_group_of(tr->t, &tr->h, (int32_t)r, group, sizeof group);
+        tp_coll_group_of_ranked(tr->t, &tr->h, (int32_t)r, group, sizeof group);
         k->start[i] = c->ts[r];
         k->end[i] = c->ts[r] + c->dur[r];
         k->key[i] = tp_coll_key(group, tp_coll_memo_type(memo, c->name[r]));

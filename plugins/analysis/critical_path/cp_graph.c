@@ -46,7 +46,7 @@ typedef struct cp_build_ctx {
     cp_graph *g;
     cp_trace *tr;
     const tp_cols *c;
-    tp_hier_view h;
+    tp_hier_cview h;
     const tp_vocab *vp;
     int32_t *s_src, *x_src, *end_src, *coll_src; /* the cp_found arrays */
     uint8_t *s_type, *end_type;
@@ -64,7 +64,7 @@ static int64_t ev_end(const tp_cols *c, size_t r) { return c->ts[r] + c->dur[r];
 /* When an activity's launch was issued: its launch call's start, else its own. */
 static int64_t launch_time(const cp_build_ctx *b, uint32_t a)
 {
-    int32_t l = b->h.launcher[a];
+    int32_t l = tp_hier_launcher(&b->h, a);
     return l >= 0 ? b->c->ts[l] : b->c->ts[a];
 }
 
@@ -124,7 +124,8 @@ static int blocks_of(cp_build_ctx *b, tp_str s)
  * them) and GPU activities are nodes. */
 static int is_node(const cp_trace *tr, size_t r)
 {
-    return (tp_ev_is_host(tr->c, r) && tr->h.depth[r] >= 0) || tp_ev_is_activity(tr->c, r);
+    return (tp_ev_is_host(tr->c, r) && tp_hier_depth(&tr->h, (int64_t)r) >= 0) ||
+           tp_ev_is_activity(tr->c, r);
 }
 
 /* Numbers trace tr's nodes from g->nn on. */
@@ -188,7 +189,8 @@ static void host_children(cp_build_ctx *b)
         int32_t r = (int32_t)g->row[k], prev = -1;
         if (!tp_ev_is_host(b->c, (size_t)r))
             continue;
-        for (int32_t ch = b->h.first_child[r]; ch >= 0; ch = b->h.next_sibling[ch]) {
+        for (int32_t ch = tp_hier_first_child(&b->h, r); ch >= 0;
+             ch = tp_hier_next_sibling(&b->h, ch)) {
             if (b->tr->node_of[ch] < 0)
                 continue;
             int32_t n = b->tr->node_of[ch];
@@ -212,7 +214,7 @@ static int host_roots(cp_build_ctx *b)
     size_t nthreads = 0, nr = 0;
     int rc = thread_of && roots ? tp_thread_ranks(c, thread_of, &nthreads) : TP_ENOMEM;
     for (size_t k = b->tr->from; k < b->tr->to && rc == TP_OK; k++)
-        if (tp_ev_is_host(c, g->row[k]) && b->h.parent[g->row[k]] < 0)
+        if (tp_ev_is_host(c, g->row[k]) && tp_hier_parent(&b->h, g->row[k]) < 0)
             roots[nr++] = g->row[k];
     rc = rc ? rc : tp_rows_sort_nesting(c, thread_of, roots, nr);
     for (size_t i = 1; i < nr && rc == TP_OK; i++) {
@@ -253,8 +255,9 @@ static int streams(cp_build_ctx *b)
             b->s_type[n] = CP_STREAM;
         }
         s->to = i + 1;
-        if (s->pid < 0 && b->h.launcher[a] >= 0)
-            s->pid = tp_ev_pid(c, (size_t)b->h.launcher[a]);
+        int32_t l = s->pid < 0 ? tp_hier_launcher(&b->h, a) : -1;
+        if (l >= 0)
+            s->pid = tp_ev_pid(c, (size_t)l);
     }
     return rc;
 }
@@ -446,7 +449,7 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
     const cp_graph *g = b->g;
     for (size_t k = b->tr->from; k < b->tr->to; k++) {
         uint32_t r = g->row[k];
-        if (c->kind[r] != TP_KIND_RUNTIME || b->h.first_child[r] >= 0)
+        if (c->kind[r] != TP_KIND_RUNTIME || tp_hier_first_child(&b->h, r) >= 0)
             continue;
         tp_sync_scope s = sync_scope_of(b, c->name[r]);
         if (s != TP_SYNC_NONE)
@@ -454,8 +457,8 @@ static void waits(cp_build_ctx *b, const tp_trace *t)
     }
     for (size_t i = 0; i < b->nacts; i++) {
         uint32_t a = b->acts[i];
-        int32_t l = b->h.launcher[a];
-        if (l < 0 || b->tr->node_of[l] < 0 || b->h.first_child[l] >= 0 ||
+        int32_t l = tp_hier_launcher(&b->h, a);
+        if (l < 0 || b->tr->node_of[l] < 0 || tp_hier_first_child(&b->h, l) >= 0 ||
             !blocks_of(b, c->name[l]))
             continue;
         int32_t n = b->tr->node_of[l], p = end_pt(b, (int32_t)a);
@@ -494,12 +497,12 @@ static void start_edges(const cp_build_ctx *b, int32_t k)
             add(g, b->s_src[k], CP_STREAM, 0, CP_OWN_DST);
         if (b->x_src[k] >= 0)
             add(g, b->x_src[k], CP_EVENT_WAIT, 0, CP_OWN_DST);
-        int32_t l = b->h.launcher[r];
+        int32_t l = tp_hier_launcher(&b->h, r);
         if (l >= 0 && b->tr->node_of[l] >= 0) /* the launch call's time */
             add(g, start_pt(b, l), CP_LAUNCH, 0, CP_OWN_SRC);
         return;
     }
-    int32_t src = b->s_src[k], parent = b->h.parent[r];
+    int32_t src = b->s_src[k], parent = tp_hier_parent(&b->h, r);
     if (src < 0)
         return;
     if (b->s_type[k] == CP_NESTING || parent < 0) { /* the parent's own time, or a root's order */
@@ -684,7 +687,7 @@ static int traces(cp_graph *g, tp_stage *st)
         if (total > INT32_MAX / 2)
             return tp_fail(st, TP_EINVAL, "%s: more events than critical_path handles (%d)",
                            tp_trace_source(tr->t), INT32_MAX / 2);
-        if (tp_hier_view_require(st, tr->t, &tr->h) != TP_OK)
+        if (tp_hier_cview_require(st, tr->t, &tr->h) != TP_OK)
             return TP_ENOTFOUND;
         if (number_nodes(g, tr) != TP_OK)
             return tp_fail(st, TP_ENOMEM, "out of memory");

@@ -126,7 +126,7 @@ static int class_matches(const cp_graph *g, cp_select *x, int32_t k)
     if (x->kclass)
         return (int)tp_vocab_kernel_class(&x->v, (tp_kind)tr->c->kind[row],
                                           tp_str_text(g->st, tr->c->name[row])) == x->kclass - 1;
-    int32_t a = tp_hier_launching_op(tr->c, &tr->h, row);
+    int32_t a = tp_hier_launching_op_ranked(tr->c, &tr->h, row);
     return (int)category_of(g, x, tr->c->name[a >= 0 ? (uint32_t)a : row]) == x->opcat - 1;
 }
 
@@ -134,7 +134,8 @@ static int class_matches(const cp_graph *g, cp_select *x, int32_t k)
 static int under_ops(const cp_graph *g, cp_select *x, int32_t k)
 {
     const cp_trace *tr = cp_trace_of(g, (size_t)k);
-    for (int32_t a = tr->h.launcher[g->row[k]]; a >= 0; a = tr->h.parent[a])
+    for (int32_t a = tp_hier_launcher(&tr->h, g->row[k]); a >= 0;
+         a = tp_hier_parent(&tr->h, a))
         if (op_matches(g, x, tr->c->name[a]))
             return 1;
     return 0;

@@ -136,6 +136,7 @@ typedef struct cp_rtrace {
     tp_iterations its; /* iv's, for tp_iteration_of */
     uint8_t *ops_memo; /* names that are no op: modules, iteration markers */
     size_t nmemo;
+    const int32_t *parent; /* the wide hierarchy.parent alone (tp_outermost_op_of walks it) */
 } cp_rtrace;
 
 typedef struct cp_run {
@@ -194,7 +195,7 @@ static size_t trace_ix(const cp_run *r, size_t k) { return (size_t)(cp_trace_of(
 static uint32_t time_row(const cp_run *r, size_t k, size_t i)
 {
     uint32_t row = r->g.row[k];
-    int32_t l = r->g.tr[i].h.launcher[row];
+    int32_t l = tp_hier_launcher(&r->g.tr[i].h, row);
     return l >= 0 ? (uint32_t)l : row;
 }
 
@@ -211,6 +212,10 @@ static int32_t node_iteration(const cp_run *r, size_t k)
 static int ops_of_rows(cp_run *r, size_t i)
 {
     cp_rtrace *x = &r->rt[i];
+    const tp_trace *t = r->g.tr[i].t;
+    x->parent = tp_hier_row_array(t, "hierarchy.parent", tp_trace_cols(t)->n); /* filled lazily */
+    if (x->parent == NULL)
+        return tp_hier_missing(r->st);
     tp_vocab v;
     int rc = tp_vocab_get(r->st, &v);
     if (rc != TP_OK)
@@ -243,7 +248,7 @@ static int64_t op_name(const cp_run *r, int32_t k)
 {
     size_t i = trace_ix(r, (size_t)k);
     const cp_trace *tr = &r->g.tr[i];
-    int32_t op = tp_outermost_op_of(tr->c, tr->h.parent, r->rt[i].ops_memo, r->rt[i].nmemo,
+    int32_t op = tp_outermost_op_of(tr->c, r->rt[i].parent, r->rt[i].ops_memo, r->rt[i].nmemo,
                                     (int32_t)time_row(r, (size_t)k, i));
     return op >= 0 ? (int64_t)tr->c->name[op] : -1;
 }
