@@ -87,47 +87,10 @@ static void add_disjoint(int64_t s, int64_t e, int64_t lo, int64_t hi, int64_t *
         *within += b - a;
 }
 
-/* Rows sorted by ts, then row, without scratch memory (heapsort): the
- * fallback when the merge sort's scratch cannot be had, so a union never
- * fails for want of memory (the interval union it replaced never did), and
- * the sort of a few rows (the unit tests' unions take this path). */
-static int row_before(const int64_t *ts, uint32_t a, uint32_t b)
-{
-    return ts[a] != ts[b] ? ts[a] < ts[b] : a < b;
-}
-
-static void sift_down(uint32_t *rows, size_t at, size_t n, const int64_t *ts)
-{
-    for (size_t child; (child = 2 * at + 1) < n; at = child) {
-        if (child + 1 < n && row_before(ts, rows[child], rows[child + 1]))
-            child++;
-        if (!row_before(ts, rows[at], rows[child]))
-            return;
-        uint32_t t = rows[at];
-        rows[at] = rows[child];
-        rows[child] = t;
-    }
-}
-
-static void sort_rows_in_place(uint32_t *rows, size_t n, const int64_t *ts)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(rows, i, n, ts);
-    for (size_t end = n; end-- > 1;) {
-        uint32_t t = rows[0];
-        rows[0] = rows[end];
-        rows[end] = t;
-        sift_down(rows, 0, end, ts);
-    }
-}
-
 int tp_intervals_rows_union(uint32_t *rows, size_t n, const int64_t *ts, const int64_t *dur,
                             int64_t lo, int64_t hi, int64_t *length, int64_t *within)
 {
-    /* a few rows need no scratch; without memory for it, in place too
-     * (slower, never fails) */
-    if (n <= 32 || tp_sort_rows_by_key(rows, n, ts) != TP_OK)
-        sort_rows_in_place(rows, n, ts);
+    tp_sort_rows_by_key(rows, n, ts); /* never fails (in place without memory) */
     int64_t len = 0, in = 0, s = 0, e = 0;
     int open = 0;
     for (size_t i = 0; i < n; i++) {

@@ -13,9 +13,39 @@ static int key_less(const int64_t *key, const uint32_t *a, const uint32_t *b)
 
 TP_MSORT_DEFINE(sort_rows_by_key, uint32_t, const int64_t *, key_less)
 
+/* The same order without scratch memory (heapsort): a few rows, which need
+ * no allocation, and the fallback when the merge sort's scratch cannot be
+ * had, so sorting rows never fails. */
+static void sift_down(uint32_t *rows, size_t at, size_t n, const int64_t *key)
+{
+    for (size_t child; (child = 2 * at + 1) < n; at = child) {
+        if (child + 1 < n && key_less(key, &rows[child], &rows[child + 1]))
+            child++;
+        if (!key_less(key, &rows[at], &rows[child]))
+            return;
+        uint32_t t = rows[at];
+        rows[at] = rows[child];
+        rows[child] = t;
+    }
+}
+
+static void sort_rows_in_place(uint32_t *rows, size_t n, const int64_t *key)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(rows, i, n, key);
+    for (size_t end = n; end-- > 1;) {
+        uint32_t t = rows[0];
+        rows[0] = rows[end];
+        rows[end] = t;
+        sift_down(rows, 0, end, key);
+    }
+}
+
 int tp_sort_rows_by_key(uint32_t *rows, size_t n, const int64_t *key)
 {
-    return sort_rows_by_key(key, rows, n);
+    if (n <= 32 || sort_rows_by_key(key, rows, n) != TP_OK)
+        sort_rows_in_place(rows, n, key);
+    return TP_OK;
 }
 
 /* The generic sort moves element indices (one word, whatever the element

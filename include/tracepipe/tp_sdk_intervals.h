@@ -45,9 +45,8 @@ int64_t tp_intervals_within(const tp_interval *u, size_t n, int64_t lo, int64_t 
  * at most, none when they come in start order; issue 31): rows is sorted in
  * place by start (tp_sort_rows_by_key), *length gets the union's length and
  * *within its part inside [lo, hi), both exactly as tp_intervals_union,
- * tp_intervals_length and tp_intervals_within give them.  Always TP_OK:
- * without memory for the sort's scratch the rows are sorted in place
- * (heapsort, same order: by start, then row). */
+ * tp_intervals_length and tp_intervals_within give them.  Always TP_OK
+ * (tp_sort_rows_by_key never fails). */
 int tp_intervals_rows_union(uint32_t *rows, size_t n, const int64_t *ts, const int64_t *dur,
                             int64_t lo, int64_t hi, int64_t *length, int64_t *within);
 

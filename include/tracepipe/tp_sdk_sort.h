@@ -24,7 +24,8 @@ int tp_sort(void *base, size_t n, size_t size,
 
 /* Sorts row numbers by key[row], ties by row number: the usual way to walk
  * trace rows in time order (key = tp_cols.ts) without moving the columns.
- * TP_OK, or TP_ENOMEM with rows unchanged. */
+ * Always TP_OK: a few rows, or rows without memory for the merge sort's
+ * scratch, are sorted in place (heapsort, the same order). */
 int tp_sort_rows_by_key(uint32_t *rows, size_t n, const int64_t *key);
 
 /* Binary search: n elements of `size` bytes at base, sorted by the int64_t
