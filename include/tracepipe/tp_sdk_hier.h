@@ -42,10 +42,19 @@ static inline int tp_hier_links_load(const tp_trace *t, const char *const names[
     return missing || *roots == NULL ? TP_ENOTFOUND : TP_OK;
 }
 
+/* The wide parent array alone (a cell per row; filled on this first ask),
+ * for code that walks parents by array, such as tp_outermost_op; NULL if
+ * hierarchy has not run on t. */
+#define TP_HIER_PARENT "hierarchy.parent"
+static inline const int32_t *tp_hier_parent_array(const tp_trace *t)
+{
+    return tp_hier_row_array(t, TP_HIER_PARENT, tp_trace_cols(t)->n);
+}
+
 /* Fills v from trace t of n rows; TP_ENOTFOUND if hierarchy has not run on it. */
 static inline int tp_hier_view_load(const tp_trace *t, size_t n, tp_hier_view *v)
 {
-    static const char *const names[5] = {"hierarchy.parent", "hierarchy.first_child",
+    static const char *const names[5] = {TP_HIER_PARENT, "hierarchy.first_child",
                                          "hierarchy.next_sibling", "hierarchy.depth",
                                          "hierarchy.launcher"};
     const size_t sizes[5] = {n, n, n, n, n};

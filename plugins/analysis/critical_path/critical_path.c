@@ -213,7 +213,7 @@ static int ops_of_rows(cp_run *r, size_t i)
 {
     cp_rtrace *x = &r->rt[i];
     const tp_trace *t = r->g.tr[i].t;
-    x->parent = tp_hier_row_array(t, "hierarchy.parent", tp_trace_cols(t)->n); /* filled lazily */
+    x->parent = tp_hier_parent_array(t); /* filled lazily */
     if (x->parent == NULL)
         return tp_hier_missing(r->st);
     tp_vocab v;

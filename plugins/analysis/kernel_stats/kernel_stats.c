@@ -746,10 +746,12 @@ static int ks_run(tp_stage *st, const void *config, void *state)
     if (t == NULL)
         return tp_fail(st, TP_EINVAL, "no trace: put a reader first");
     ks k = {.st = st, .cfg = config, .map = state, .c = tp_trace_cols(t)};
+    if (tp_hier_cview_require(st, t, &k.hv) != TP_OK)
+        return TP_ENOTFOUND;
     /* the wide parent array alone (tp_outermost_op walks it; filled lazily) */
-    const int32_t *parent = tp_hier_row_array(t, "hierarchy.parent", k.c->n);
-    if (tp_hier_cview_require(st, t, &k.hv) != TP_OK || parent == NULL)
-        return parent == NULL ? tp_hier_missing(st) : TP_ENOTFOUND;
+    const int32_t *parent = tp_hier_parent_array(t);
+    if (parent == NULL)
+        return tp_hier_missing(st);
     ks_group *by_kernel = NULL;
     size_t nkernels = 0;
     int rc = tp_vocab_get(st, &k.vocab);
